@@ -1,0 +1,1 @@
+export { IndusagiError, isErrorNamed } from './base.js';

@@ -1,0 +1,5 @@
+// The public face of `indusagi`: everything in `indusagi/runtime`, plus tools, parts and context.
+export * from './runtime/index.js';
+export * from './parts/index.js';
+export type { MemoryStore, MemoryRecord, RecallOptions } from './memory/types.js';
+export * from './tools/index.js';

@@ -1,0 +1,1 @@
+export type { AgentPart, AgentTextPart, AgentToolPart, AgentMemoryPart, AgentContextPart } from './types.js';

@@ -1,0 +1,39 @@
+import type { MemoryRecord } from '../memory/types.js';
+
+/** A chunk of assistant text, streamed as it arrives. */
+export interface AgentTextPart {
+  type: 'text';
+  text: string;
+}
+
+/** A tool the model called, with its result: render a component keyed by `name`. */
+export interface AgentToolPart {
+  type: 'tool';
+  /** The original (unsanitized) tool name. */
+  name: string;
+  callId: string;
+  input: unknown;
+  result: unknown;
+  isError?: boolean;
+  /** Set when the tool waits for approval; pass it to the approve/reject call. */
+  approvalId?: string;
+}
+
+/** A memory read or write from `runAgent`'s `memory` option (without `context`). */
+export interface AgentMemoryPart {
+  type: 'memory';
+  op: 'recalled' | 'saved';
+  records: MemoryRecord[];
+}
+
+/** An event from a ContextManager source (`'memory'`, `'tools'`, or your own). */
+export interface AgentContextPart {
+  type: 'context';
+  source: string;
+  op: 'recalled' | 'loaded' | 'saved';
+  records?: MemoryRecord[];
+  tools?: string[];
+}
+
+/** One streamed part of an assistant turn. Switch on `type`. */
+export type AgentPart = AgentTextPart | AgentToolPart | AgentMemoryPart | AgentContextPart;

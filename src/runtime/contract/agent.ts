@@ -1,0 +1,61 @@
+import type { ModelInvoker } from './model.js';
+import type { ToolDefinition } from './tool.js';
+import type { RunEvent, RunSnapshot } from './events.js';
+import type { SessionGraph } from '../store/graph.js';
+import type { RunLedger } from '../ledger/ledger.js';
+import type { AnthropicClientLike } from '../../providers/anthropic/client.js';
+
+/** When to condense history. Omit `AgentConfig.compaction` to disable condensation. */
+export type CompactionPolicy = {
+  /** Condense once the next call's estimated input reaches this share of the window. Default 0.8. */
+  triggerRatio?: number;
+  /** Turns always kept verbatim at the end of the history. Default 8. */
+  keepRecent?: number;
+};
+
+export type AgentConfig = {
+  model: string;
+  system?: string;
+  tools?: ToolDefinition[];
+  /** Model calls allowed in one run before it faults with `max_steps`. Default 64. */
+  maxSteps?: number;
+  maxOutputTokens?: number;
+  /** Overrides the model card's context window. */
+  contextWindow?: number;
+  compaction?: CompactionPolicy;
+  context?: unknown;
+  sessionId?: string;
+};
+
+/**
+ * The structural store interface the conductor needs. `SessionStore` implements it; inject your own
+ * (a database, a remote service) without subclassing.
+ */
+export interface SessionStoreLike {
+  /** Reads a session without taking its writer lock. A missing session is an empty graph. */
+  loadSession(id: string): Promise<SessionGraph>;
+  /** Takes the session's writer lock, then loads it. Rejects if another live writer holds it. */
+  openSession(id: string): Promise<SessionGraph>;
+  /** Durably appends what `graph` gained since it was loaded or last persisted; resolves once on disk. */
+  persist(graph: SessionGraph): Promise<void>;
+  /** Releases the writer lock taken by `openSession`. */
+  closeSession(id: string): Promise<void>;
+}
+
+export type AgentDeps = {
+  store?: SessionStoreLike;
+  ledger?: RunLedger;
+  invokeModel?: ModelInvoker;
+  client?: AnthropicClientLike;
+};
+
+export type SubmitOptions = { signal?: AbortSignal };
+
+export interface Agent {
+  readonly sessionId: string;
+  submit(prompt: string, opts?: SubmitOptions): Promise<RunSnapshot>;
+  subscribe(handler: (e: RunEvent) => void): () => void;
+  resume(sessionId: string): Promise<RunSnapshot>;
+  abort(): void;
+}
+

@@ -1,0 +1,62 @@
+import type { Turn } from './turn.js';
+import type { ModelUsage } from './model.js';
+
+/** A tool call that waits for a human decision; `approvalId` is the call's id. */
+export type PendingApproval = { approvalId: string; callId: string; name: string; input: unknown };
+
+/** Where a run stands. `waiting` means it settled with tool calls awaiting approval. */
+export type RunStatus = 'running' | 'settled' | 'waiting' | 'faulted';
+
+export type RunSnapshot = {
+  sessionId: string;
+  /** The conversation as the model will next see it (condensed where condensation ran). */
+  messages: Turn[];
+  /** The final assistant text of the run (text blocks of the last assistant turn, joined). */
+  text: string;
+  status: RunStatus;
+  pendingApprovals: PendingApproval[];
+  /** Tokens of this run's model calls, summed. */
+  usage: ModelUsage;
+};
+
+/** Why a run failed; `faulted.error.kind` and `RunFault.kind`. */
+export type FaultKind =
+  | 'aborted'
+  | 'max_steps'
+  | 'model_error'
+  | 'context_overflow'
+  | 'summarizer_failed'
+  | 'store_error'
+  | 'invalid_request'
+  | 'internal';
+
+export type RunError = { kind: FaultKind; message: string };
+
+/** Every step of a run, published on the RunLedger in order. Switch on `kind`. */
+export type RunEvent =
+  | { kind: 'run_started'; sessionId: string; prompt: string | null }
+  | { kind: 'text_delta'; delta: string }
+  | { kind: 'tool_started'; name: string; callId: string; input: unknown }
+  | { kind: 'tool_finished'; name: string; callId: string; result: unknown; isError: boolean }
+  | { kind: 'approval_requested'; approvalId: string; name: string; callId: string; input: unknown }
+  | { kind: 'snapshot'; snapshot: RunSnapshot }
+  | {
+      kind: 'compacted';
+      /** How many turns the summary replaced. */
+      removed: number;
+      summary: string;
+      tokensBefore: number;
+      tokensAfter: number;
+    }
+  | {
+      kind: 'context';
+      source: string;
+      op: 'recalled' | 'loaded' | 'saved';
+      records?: unknown[];
+      tools?: string[];
+    }
+  | { kind: 'usage'; usage: ModelUsage; total: ModelUsage }
+  | { kind: 'settled'; snapshot: RunSnapshot }
+  | { kind: 'faulted'; error: RunError; snapshot: RunSnapshot };
+
+export type RunEventKind = RunEvent['kind'];

@@ -1,0 +1,6 @@
+export * from './turn.js';
+export * from './session.js';
+export * from './model.js';
+export * from './tool.js';
+export * from './events.js';
+export * from './agent.js';

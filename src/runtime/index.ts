@@ -1,0 +1,5 @@
+// The public face of `indusagi/runtime`.
+export * from './contract/index.js';
+export * from './ledger/index.js';
+export * from './models/index.js';
+export * from '../errors/index.js';

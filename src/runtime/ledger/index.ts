@@ -1,0 +1,3 @@
+export { RunLedger } from './ledger.js';
+export type { RunEventHandler, RunLedgerOptions, SubscriberErrorHook } from './ledger.js';
+export { SnapshotAccumulator } from './snapshot-accumulator.js';

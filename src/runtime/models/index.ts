@@ -1,0 +1,1 @@
+export { modelCard, knownModelCards, DEFAULT_MODEL_CARD } from './cards.js';

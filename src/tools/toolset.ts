@@ -1,0 +1,97 @@
+import { randomUUID } from 'node:crypto';
+import type { ToolDefinition } from '../runtime/contract/tool.js';
+import { IndusagiError, isErrorNamed } from '../errors/index.js';
+
+/** A tool in the Anthropic API's shape, under its original (possibly dotted) name. */
+export type AnthropicToolSpec = { name: string; description: string; input_schema: object };
+
+/** What a tool that needs approval returns instead of running. */
+export type PendingApprovalResult = { status: 'pending_approval'; actionId: string };
+
+export type ExecuteContext = { signal?: AbortSignal; callId?: string };
+
+/** The bridge from `ToolDefinition`s to `runAgent`: specs for the model and one `execute` by name. */
+export interface Toolset {
+  tools: AnthropicToolSpec[];
+  /** Runs the tool called `name` (the original name). Tools with `needsApproval` return a `PendingApprovalResult`. */
+  execute(name: string, input: unknown, ctx?: ExecuteContext): Promise<unknown>;
+  /** Original names, in definition order (handy for `pin`). */
+  names: string[];
+  /** Runs a call that returned `pending_approval`, once. */
+  approve(actionId: string, ctx?: ExecuteContext): Promise<unknown>;
+  /** Drops a pending call without running it. Returns false if no such call was pending. */
+  reject(actionId: string): boolean;
+}
+
+export class UnknownToolError extends IndusagiError {
+  constructor(readonly toolName: string) {
+    super('unknown_tool', `No tool named "${toolName}".`);
+  }
+  static override isInstance(error: unknown): error is UnknownToolError {
+    return isErrorNamed(error, 'UnknownToolError');
+  }
+}
+
+export class UnknownApprovalError extends IndusagiError {
+  constructor(readonly actionId: string) {
+    super('unknown_approval', `No pending tool call with approval id "${actionId}".`);
+  }
+  static override isInstance(error: unknown): error is UnknownApprovalError {
+    return isErrorNamed(error, 'UnknownApprovalError');
+  }
+}
+
+export class DuplicateToolError extends IndusagiError {
+  constructor(readonly toolName: string) {
+    super('duplicate_tool', `Two tools are named "${toolName}".`);
+  }
+  static override isInstance(error: unknown): error is DuplicateToolError {
+    return isErrorNamed(error, 'DuplicateToolError');
+  }
+}
+
+export function isPendingApproval(value: unknown): value is PendingApprovalResult {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as PendingApprovalResult).status === 'pending_approval' &&
+    typeof (value as PendingApprovalResult).actionId === 'string'
+  );
+}
+
+/** Builds a `Toolset` from definitions; throws `DuplicateToolError` on a repeated name. */
+export function toToolset(definitions: readonly ToolDefinition[]): Toolset {
+  const byName = new Map<string, ToolDefinition>();
+  for (const definition of definitions) {
+    if (byName.has(definition.name)) throw new DuplicateToolError(definition.name);
+    byName.set(definition.name, definition);
+  }
+  const pending = new Map<string, { definition: ToolDefinition; input: unknown }>();
+
+  const run = async (definition: ToolDefinition, input: unknown, ctx: ExecuteContext | undefined, fallbackId: string) =>
+    definition.execute(input, { signal: ctx?.signal ?? new AbortController().signal, callId: ctx?.callId ?? fallbackId });
+
+  return {
+    tools: definitions.map((d) => ({ name: d.name, description: d.description, input_schema: d.inputSchema })),
+    names: definitions.map((d) => d.name),
+    async execute(name, input, ctx) {
+      const definition = byName.get(name);
+      if (!definition) throw new UnknownToolError(name);
+      const callId = ctx?.callId ?? randomUUID();
+      if (definition.needsApproval) {
+        pending.set(callId, { definition, input });
+        return { status: 'pending_approval', actionId: callId } satisfies PendingApprovalResult;
+      }
+      return run(definition, input, ctx, callId);
+    },
+    async approve(actionId, ctx) {
+      const call = pending.get(actionId);
+      if (!call) throw new UnknownApprovalError(actionId);
+      pending.delete(actionId);
+      return run(call.definition, call.input, ctx, actionId);
+    },
+    reject(actionId) {
+      return pending.delete(actionId);
+    },
+  };
+}

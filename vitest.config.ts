@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['tests/**/*.test.ts', 'tests/**/*.test.tsx'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    // Crash and multi-process tests spawn real children; two cores are all CI has.
+    maxWorkers: 2,
+  },
+});
