@@ -1,0 +1,66 @@
+import type { DemoToolKey } from './vocabulary.js';
+
+/** What a prompt asks the demo model for: a tool call, or one of its scripted answers. */
+export type Intent =
+  | { kind: 'tool'; tool: DemoToolKey; input: Record<string, string> }
+  | { kind: 'long' }
+  | { kind: 'help' }
+  | { kind: 'chat' };
+
+type Rule = { pattern: RegExp; intent: (m: RegExpMatchArray) => Intent };
+
+// Order matters: "remember that I read novels" is a memory request, not a read.
+const RULES: Rule[] = [
+  {
+    pattern: /\bwhat do you (?:remember|know|recall)(?:\s+about)?\s*(.*)$|^\s*recall\b\s*(.*)$/is,
+    intent: (m) => tool('recall', { query: cleanQuery(m[1] ?? m[2] ?? '') }),
+  },
+  { pattern: /^\s*(?:please\s+)?remember(?:\s+that)?\s+(.+)$/is, intent: (m) => tool('remember', { fact: cleanFact(m[1]) }) },
+  {
+    pattern: /\bwrite\s+(.+?)\s+(?:to|into)\s+(?:the\s+)?(?:file\s+)?(\S+)\s*$/is,
+    intent: (m) => tool('write', { path: cleanPath(m[2]), content: unquote(m[1]) }),
+  },
+  {
+    pattern: /\blist\b(?:\s+(?:the|all))?(?:\s+(?:files|folder|directory|contents|entries))?(?:\s+(?:in|of|under|inside)\s+(?:the\s+)?(?:folder\s+|directory\s+)?(\S+))?/i,
+    intent: (m) => tool('list', { path: m[1] ? cleanPath(m[1]) : '.' }),
+  },
+  { pattern: /\b(?:read|open|show me)\s+(?:the\s+)?(?:file\s+)?(\S+)/i, intent: (m) => tool('read', { path: cleanPath(m[1]) }) },
+  {
+    pattern: /\bwhat(?:'s| is)? the (?:time|date)\b|\bwhat time\b|\bwhat day\b|\bcurrent (?:time|date)\b|\btoday'?s date\b/i,
+    intent: () => tool('time', {}),
+  },
+  { pattern: /\blong (?:story|answer|reply)\b|\bslow(?:ly)?\b|\btake your time\b/i, intent: () => ({ kind: 'long' }) },
+  { pattern: /^\s*(?:help|what can you do)\b/i, intent: () => ({ kind: 'help' }) },
+];
+
+/** Picks what to do about a prompt; anything unrecognised is a plain chat answer. */
+export function readIntent(prompt: string): Intent {
+  for (const rule of RULES) {
+    const match = prompt.match(rule.pattern);
+    if (match) return rule.intent(match);
+  }
+  return { kind: 'chat' };
+}
+
+function tool(name: DemoToolKey, input: Record<string, string>): Intent {
+  return { kind: 'tool', tool: name, input };
+}
+
+/** Paths arrive wrapped in prose: "read `package.json`." */
+function cleanPath(raw: string): string {
+  return raw.replace(/^[`'"(]+/, '').replace(/[`'")?!.,;:]+$/, '');
+}
+
+function unquote(raw: string): string {
+  const trimmed = raw.trim();
+  const quoted = trimmed.match(/^(["'`])(.*)\1$/s);
+  return quoted ? quoted[2] : trimmed;
+}
+
+function cleanFact(raw: string): string {
+  return raw.trim().replace(/[.!]+$/, '');
+}
+
+function cleanQuery(raw: string): string {
+  return raw.trim().replace(/[?.!]+$/, '');
+}

@@ -1,0 +1,177 @@
+import { createHash } from 'node:crypto';
+import { DEMO_BANNER } from './card.js';
+import { DemoRequestError } from './errors.js';
+import { readIntent, type Intent } from './intents.js';
+import { longStory } from './story.js';
+import { isSummaryRequest, summarize } from './summary.js';
+import { messageText, parseDemoRequest, type DemoRequest, type WireBlock } from './request.js';
+import { DEMO_TOOLS, type DemoToolKey } from './vocabulary.js';
+
+export type DemoReplyBlock =
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+
+export type DemoStopReason = 'end_turn' | 'tool_use' | 'max_tokens';
+
+/** One scripted assistant message, before it is put on the wire. */
+export type DemoReply = {
+  id: string;
+  model: string;
+  content: DemoReplyBlock[];
+  stopReason: DemoStopReason;
+  usage: { inputTokens: number; outputTokens: number };
+};
+
+const PHRASES = [
+  'list files in src',
+  'read package.json',
+  'what time is it?',
+  'remember that my cat is called Tom',
+  'what do you remember about my cat?',
+  'write hello to notes.txt',
+  'tell me a long story',
+];
+
+const MAX_QUOTED_RESULT = 1_500;
+
+/**
+ * The demo model: a pure function from an Anthropic Messages request body to a scripted reply.
+ * It answers tool results with a text that uses them, a condensation request with a short summary,
+ * and a prompt by the first phrase it recognises (see `readIntent`). Same body, same reply.
+ */
+export function respond(body: unknown): DemoReply {
+  const request = parseDemoRequest(body);
+  const content = isSummaryRequest(request) ? [text(summarize(request))] : converse(request);
+  return finish(request, content);
+}
+
+function converse(request: DemoRequest): DemoReplyBlock[] {
+  const last = request.messages[request.messages.length - 1];
+  if (last.role !== 'user') throw new DemoRequestError('messages: the last message must come from the user');
+  const results = last.content.filter((b): b is Extract<WireBlock, { type: 'tool_result' }> => b.type === 'tool_result');
+  if (results.length > 0) return [text(answerResults(request, results))];
+  return answerPrompt(request, messageText(last).trim());
+}
+
+function answerPrompt(request: DemoRequest, prompt: string): DemoReplyBlock[] {
+  const intent = readIntent(prompt);
+  switch (intent.kind) {
+    case 'tool':
+      return callTool(request, intent);
+    case 'long':
+      return [text(`${DEMO_BANNER} A long answer, streamed slowly so you can interrupt it (Ctrl-C in the terminal).\n\n${longStory()}`)];
+    case 'help':
+      return [text(`${DEMO_BANNER} I am a scripted stand-in for Claude; no network and no API key needed. Phrases I act on:\n${PHRASES.map((p) => `- ${p}`).join('\n')}`)];
+    case 'chat':
+      return [text(chatAnswer(prompt))];
+  }
+}
+
+function chatAnswer(prompt: string): string {
+  const heard = prompt === '' ? 'nothing' : `"${clip(prompt, 120)}"`;
+  return `${DEMO_BANNER} I am the offline demo model, a scripted stand-in for Claude: I do not understand free text. You said ${heard}. Try: ${PHRASES.join(' · ')}.`;
+}
+
+function callTool(request: DemoRequest, intent: Extract<Intent, { kind: 'tool' }>): DemoReplyBlock[] {
+  const name = DEMO_TOOLS[intent.tool];
+  if (!request.tools.some((t) => t.name === name)) {
+    return [text(`${DEMO_BANNER} I would call the ${name} tool for that, but this conversation offers no such tool.`)];
+  }
+  const id = `toolu_demo_${digest(request).slice(0, 24)}`;
+  return [text(`${DEMO_BANNER} ${announce(intent.tool, intent.input)}`), { type: 'tool_use', id, name, input: intent.input }];
+}
+
+function announce(tool: DemoToolKey, input: Record<string, string>): string {
+  switch (tool) {
+    case 'list':
+      return `Listing ${input.path}.`;
+    case 'read':
+      return `Reading ${input.path}.`;
+    case 'write':
+      return `Writing ${input.content.length} characters to ${input.path}; that needs your approval.`;
+    case 'time':
+      return 'Checking the clock.';
+    case 'remember':
+      return 'Saving that to memory.';
+    case 'recall':
+      return 'Searching memory.';
+  }
+}
+
+function answerResults(request: DemoRequest, results: Extract<WireBlock, { type: 'tool_result' }>[]): string {
+  const previous = request.messages[request.messages.length - 2];
+  const calls = new Map(
+    (previous?.role === 'assistant' ? previous.content : [])
+      .filter((b): b is Extract<WireBlock, { type: 'tool_use' }> => b.type === 'tool_use')
+      .map((b) => [b.id, b]),
+  );
+  const paragraphs = results.map((result) => {
+    const call = calls.get(result.tool_use_id);
+    if (!call) throw new DemoRequestError(`tool_result ${result.tool_use_id} answers no tool_use in the previous assistant message`);
+    if (result.is_error) return `The ${call.name} call did not go through: ${clip(result.content, MAX_QUOTED_RESULT)}`;
+    return describeResult(call.name, call.input, result.content);
+  });
+  return `${DEMO_BANNER} ${paragraphs.join('\n\n')}`;
+}
+
+function describeResult(name: string, input: unknown, content: string): string {
+  const args = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>;
+  const quoted = clip(content, MAX_QUOTED_RESULT);
+  switch (name) {
+    case DEMO_TOOLS.list:
+      return `${String(args.path ?? '.')} holds:\n${quoted}`;
+    case DEMO_TOOLS.read:
+      return `${String(args.path)} reads:\n${quoted}`;
+    case DEMO_TOOLS.write:
+      return `Done. ${quoted}`;
+    case DEMO_TOOLS.time:
+      return `The clock tool says it is ${quoted}.`;
+    case DEMO_TOOLS.remember:
+      return `Remembered. ${quoted}`;
+    case DEMO_TOOLS.recall:
+      return `Memory returned, for "${String(args.query ?? '')}":\n${quoted}`;
+    default:
+      return `The ${name} tool returned:\n${quoted}`;
+  }
+}
+
+/** Output beyond `max_tokens` is cut, as the real API does, at the demo's 4-characters-a-token rate. */
+function finish(request: DemoRequest, content: DemoReplyBlock[]): DemoReply {
+  const hasToolUse = content.some((b) => b.type === 'tool_use');
+  let stopReason: DemoStopReason = hasToolUse ? 'tool_use' : 'end_turn';
+  let blocks = content;
+  if (!hasToolUse && tokens(content) > request.maxTokens) {
+    const allowed = request.maxTokens * 4;
+    blocks = [text(content.map((b) => (b.type === 'text' ? b.text : '')).join('').slice(0, allowed))];
+    stopReason = 'max_tokens';
+  }
+  return {
+    id: `msg_demo_${digest(request).slice(0, 24)}`,
+    model: request.model,
+    content: blocks,
+    stopReason,
+    usage: {
+      inputTokens: Math.ceil(JSON.stringify([request.system, request.messages, request.tools]).length / 4),
+      outputTokens: tokens(blocks),
+    },
+  };
+}
+
+function tokens(blocks: DemoReplyBlock[]): number {
+  const chars = blocks.reduce((n, b) => n + (b.type === 'text' ? b.text.length : JSON.stringify(b.input).length + b.name.length), 0);
+  return Math.max(1, Math.ceil(chars / 4));
+}
+
+// Ids derive from the conversation so the responder stays pure. They only need to be unique along one
+// conversation path, and a path only grows, so each call sees a new digest.
+function digest(request: DemoRequest): string {
+  return createHash('sha256').update(JSON.stringify([request.system, request.messages])).digest('hex');
+}
+
+function text(value: string): DemoReplyBlock {
+  return { type: 'text', text: value };
+}
+
+function clip(value: string, max: number): string {
+  return value.length > max ? `${value.slice(0, max)}… (${value.length - max} more characters)` : value;
+}
