@@ -2,4 +2,6 @@
 export * from './contract/index.js';
 export * from './ledger/index.js';
 export * from './models/index.js';
+export * from './compaction/index.js';
+export * from './store/index.js';
 export * from '../errors/index.js';

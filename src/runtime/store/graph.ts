@@ -1,0 +1,326 @@
+import type { Turn } from '../contract/turn.js';
+import type { SessionNode, SessionRecord } from '../contract/session.js';
+import { BrokenCondensationError, InvalidTurnError, SessionIntegrityError, UnknownNodeError } from './errors.js';
+import { hashNode } from './hash.js';
+import { turnProblem } from './records.js';
+
+/** Marks a condensation summary node: the verbatim tail it keeps starts at `firstKept` (null: keeps none). */
+export type CondensationMarker = { firstKept: string | null };
+
+export type AppendExtra = { condenses?: CondensationMarker };
+
+/** A node that could not be attached because its parent is missing; `index` is its position in the records. */
+export type OrphanNode = { id: string; parent: string; index: number };
+
+/** What `SessionGraph.restore` rebuilt, and what it could not. */
+export type RestoredGraph = {
+  graph: SessionGraph;
+  /** Nodes whose ancestry is broken (their parent, or one of its ancestors, is missing). Not in the graph. */
+  orphans: OrphanNode[];
+  /**
+   * Set when the records' last leaf position names a node that is not in the graph: `restored` is the
+   * most recent earlier leaf position whose node is intact (or null), which the graph's leaf is set to.
+   */
+  leafFallback: { recorded: string; restored: string | null } | null;
+};
+
+/**
+ * A session's history as a content-addressed DAG of turns. Appends go under the current leaf; moving the
+ * leaf (`branchFrom`, `resume`) and appending again forks. Every change since the graph was loaded is
+ * kept as unsaved records for a store to persist (`takeUnsaved`).
+ */
+export class SessionGraph {
+  readonly sessionId: string;
+  private readonly nodes = new Map<string, SessionNode>();
+  private readonly childrenOf = new Map<string, SessionNode[]>();
+  private readonly roots: SessionNode[] = [];
+  // Maintained on insert so a tree view's `tips()` never scans the whole graph.
+  private readonly tipIds = new Set<string>();
+  private currentLeaf: string | null = null;
+  private unsavedNodes: SessionRecord[] = [];
+  // The leaf the backing store last recorded; undefined when unknown (a write failed midway).
+  private savedLeaf: string | null | undefined = null;
+
+  constructor(sessionId: string) {
+    this.sessionId = sessionId;
+  }
+
+  /** The live leaf: where the next `append` goes. Null for an empty session. */
+  get leaf(): string | null {
+    return this.currentLeaf;
+  }
+
+  /** Number of nodes. */
+  get size(): number {
+    return this.nodes.size;
+  }
+
+  /** True when `takeUnsaved` would return records. */
+  get hasUnsaved(): boolean {
+    return this.unsavedNodes.length > 0 || this.currentLeaf !== this.savedLeaf;
+  }
+
+  node(id: string): SessionNode | undefined {
+    return this.nodes.get(id);
+  }
+
+  has(id: string): boolean {
+    return this.nodes.has(id);
+  }
+
+  /** The children of `id` in the order they were added; `null` gives the roots. */
+  children(id: string | null): SessionNode[] {
+    if (id === null) return [...this.roots];
+    this.require(id);
+    return [...(this.childrenOf.get(id) ?? [])];
+  }
+
+  /** Every node without children (the end of each branch), in the order the nodes were added. */
+  tips(): SessionNode[] {
+    return [...this.tipIds].map((id) => this.nodes.get(id)!);
+  }
+
+  /**
+   * Adds `turn` under the current leaf and moves the leaf to it. The node id is `hashNode({ parent, turn, at })`,
+   * so appending the same turn with the same parent and timestamp again returns the existing node (its
+   * `condenses` marker is kept as first stored). The graph stores a JSON copy of `turn`: later changes to
+   * the caller's object do not reach it, and what is stored is exactly what a reload will see.
+   */
+  append(turn: Turn, at: number = Date.now(), extra?: AppendExtra): SessionNode {
+    if (typeof at !== 'number' || !Number.isFinite(at)) throw new InvalidTurnError(`"at" must be a finite number, got ${String(at)}`);
+    const raw = jsonCopy(turn);
+    const problem = turnProblem(raw);
+    if (problem !== null) throw new InvalidTurnError(problem);
+    const copy = raw as Turn;
+    const parent = this.currentLeaf;
+    const id = hashNode({ parent, turn: copy, at });
+    const existing = this.nodes.get(id);
+    if (existing !== undefined) {
+      this.currentLeaf = id;
+      return existing;
+    }
+    const node: SessionNode = { id, parent, turn: copy, at };
+    const condenses = extra?.condenses;
+    if (condenses !== undefined) {
+      this.assertKeepsAncestor(id, parent, condenses);
+      node.condenses = { firstKept: condenses.firstKept };
+    }
+    this.insert(node);
+    this.currentLeaf = id;
+    this.unsavedNodes.push({ type: 'node', node });
+    return node;
+  }
+
+  /** Moves the leaf to `id` without adding a turn, so the next `append` forks from there. Recorded as a head move. */
+  branchFrom(id: string): void {
+    this.require(id);
+    this.currentLeaf = id;
+  }
+
+  /** Moves the leaf to `id` and returns the model context there (see `contextTo`). */
+  resume(id: string): Turn[] {
+    const context = this.contextTo(id);
+    this.currentLeaf = id;
+    return context;
+  }
+
+  /**
+   * The turns a model should see at `id`. Equal to `pathTo(id)` unless a node on the path carries a
+   * `condenses` marker; then the latest such node wins and the context is
+   * `[summary, ...kept tail (firstKept up to the summary's parent), ...turns after the summary]`.
+   * Older summaries inside a kept tail are left out: the newer summary already covers them.
+   * The walk goes upward from `id` and stops at the kept tail, so it costs the turns since the last
+   * condensation (plus the tail), not the depth of the session.
+   */
+  contextTo(id: string): Turn[] {
+    const after: Turn[] = [];
+    let current: SessionNode | undefined = this.require(id);
+    while (current !== undefined && current.condenses === undefined) {
+      after.push(current.turn);
+      current = current.parent === null ? undefined : this.nodes.get(current.parent);
+    }
+    after.reverse();
+    if (current === undefined) return after;
+
+    const summary = current;
+    const firstKept = summary.condenses!.firstKept;
+    const kept: Turn[] = [];
+    if (firstKept !== null) {
+      let walker = summary.parent === null ? undefined : this.nodes.get(summary.parent);
+      for (;;) {
+        if (walker === undefined) throw new BrokenCondensationError(this.sessionId, summary.id, firstKept);
+        if (walker.condenses === undefined) kept.push(walker.turn);
+        if (walker.id === firstKept) break;
+        walker = walker.parent === null ? undefined : this.nodes.get(walker.parent);
+      }
+      kept.reverse();
+    }
+    return [summary.turn, ...kept, ...after];
+  }
+
+  /** Every turn from the root to `id`, condensation summaries included. Costs the depth of `id`. */
+  pathTo(id: string): Turn[] {
+    return this.nodesTo(id).map((node) => node.turn);
+  }
+
+  /** Every node from the root to `id`. */
+  nodesTo(id: string): SessionNode[] {
+    const path: SessionNode[] = [];
+    let current: SessionNode | undefined = this.require(id);
+    while (current !== undefined) {
+      path.push(current);
+      current = current.parent === null ? undefined : this.nodes.get(current.parent);
+    }
+    return path.reverse();
+  }
+
+  /**
+   * Returns and forgets the records added since the graph was loaded or last taken: new nodes in append
+   * order, then one head record when the leaf differs from the one last recorded. A store that fails to
+   * write them must hand them back with `restoreUnsaved`.
+   */
+  takeUnsaved(): SessionRecord[] {
+    const records = this.unsavedNodes;
+    this.unsavedNodes = [];
+    if (this.currentLeaf !== this.savedLeaf) {
+      records.push({ type: 'head', leaf: this.currentLeaf });
+      this.savedLeaf = this.currentLeaf;
+    }
+    return records;
+  }
+
+  /** Puts back records taken by `takeUnsaved` that were not (or not surely) written, ahead of newer ones. */
+  restoreUnsaved(records: SessionRecord[]): void {
+    const nodes = records.filter((record) => record.type === 'node');
+    this.unsavedNodes = [...nodes, ...this.unsavedNodes];
+    // The head may or may not have reached the file: write one again next time whatever the leaf is.
+    if (nodes.length !== records.length) this.savedLeaf = undefined;
+  }
+
+  /**
+   * Rebuilds a graph from stored records, marking nothing unsaved. A node record moves the leaf to its
+   * node (as `append` did), a head record moves it where it says; records may come in any order.
+   * Nodes whose parent never arrives are returned as orphans, never silently dropped.
+   */
+  static restore(sessionId: string, records: Iterable<SessionRecord>): RestoredGraph {
+    const graph = new SessionGraph(sessionId);
+    const nodes = graph.nodes;
+    // Nodes waiting for their parent, keyed by the parent's id; empty for any file this store wrote.
+    const waiting = new Map<string, Array<{ node: SessionNode; index: number }>>();
+    const leafPositions: Array<string | null> = [];
+    let index = 0;
+    for (const record of records) {
+      if (record.type === 'node') {
+        const node = record.node;
+        leafPositions.push(node.id);
+        if (!nodes.has(node.id)) {
+          if (node.parent === null || nodes.has(node.parent)) graph.insertReleasing(node, waiting);
+          else {
+            const queue = waiting.get(node.parent);
+            if (queue === undefined) waiting.set(node.parent, [{ node, index }]);
+            else queue.push({ node, index });
+          }
+        }
+      } else {
+        leafPositions.push(record.leaf);
+      }
+      index++;
+    }
+
+    const orphans: OrphanNode[] = [];
+    const seen = new Set<string>();
+    for (const [parent, queue] of waiting) {
+      for (const { node, index: at } of queue) {
+        if (seen.has(node.id)) continue;
+        seen.add(node.id);
+        orphans.push({ id: node.id, parent, index: at });
+      }
+    }
+    orphans.sort((a, b) => a.index - b.index);
+
+    const recorded = leafPositions.length === 0 ? null : leafPositions[leafPositions.length - 1];
+    let leaf = recorded;
+    let leafFallback: RestoredGraph['leafFallback'] = null;
+    if (recorded !== null && !nodes.has(recorded)) {
+      leaf = null;
+      for (let i = leafPositions.length - 2; i >= 0; i--) {
+        const candidate = leafPositions[i];
+        if (candidate === null || nodes.has(candidate)) {
+          leaf = candidate;
+          break;
+        }
+      }
+      leafFallback = { recorded, restored: leaf };
+    }
+    graph.currentLeaf = leaf;
+    // Against what the records say, so the first persist after a fallback records the restored leaf.
+    graph.savedLeaf = recorded;
+    return { graph, orphans, leafFallback };
+  }
+
+  /** Like `restore`, but throws `SessionIntegrityError` unless every node attaches and the leaf is intact. */
+  static fromRecords(sessionId: string, records: Iterable<SessionRecord>): SessionGraph {
+    const { graph, orphans, leafFallback } = SessionGraph.restore(sessionId, records);
+    const problems = orphans.map((orphan) => `node ${orphan.id} has no parent ${orphan.parent}`);
+    if (leafFallback !== null) problems.push(`the leaf ${leafFallback.recorded} is not a node of the graph`);
+    if (problems.length > 0) throw new SessionIntegrityError(sessionId, problems);
+    return graph;
+  }
+
+  private require(id: string): SessionNode {
+    const node = this.nodes.get(id);
+    if (node === undefined) throw new UnknownNodeError(this.sessionId, id);
+    return node;
+  }
+
+  private insert(node: SessionNode): void {
+    this.nodes.set(node.id, node);
+    this.tipIds.add(node.id);
+    if (node.parent === null) {
+      this.roots.push(node);
+      return;
+    }
+    this.tipIds.delete(node.parent);
+    const siblings = this.childrenOf.get(node.parent);
+    if (siblings === undefined) this.childrenOf.set(node.parent, [node]);
+    else siblings.push(node);
+  }
+
+  /** Inserts `node`, then every waiting descendant it makes attachable (iteratively: chains can be long). */
+  private insertReleasing(node: SessionNode, waiting: Map<string, Array<{ node: SessionNode }>>): void {
+    this.insert(node);
+    if (waiting.size === 0) return;
+    const released = [node.id];
+    while (released.length > 0) {
+      const id = released.pop()!;
+      const queue = waiting.get(id);
+      if (queue === undefined) continue;
+      waiting.delete(id);
+      for (const entry of queue) {
+        if (this.nodes.has(entry.node.id)) continue;
+        this.insert(entry.node);
+        released.push(entry.node.id);
+      }
+    }
+  }
+
+  /** A summary's kept tail must start on its own path, or its context could never be rebuilt. */
+  private assertKeepsAncestor(id: string, parent: string | null, condenses: CondensationMarker): void {
+    const firstKept = condenses?.firstKept;
+    if (firstKept === null) return;
+    if (typeof firstKept !== 'string') throw new InvalidTurnError('"condenses.firstKept" must be a node id or null');
+    let walker = parent === null ? undefined : this.nodes.get(parent);
+    while (walker !== undefined && walker.id !== firstKept) {
+      walker = walker.parent === null ? undefined : this.nodes.get(walker.parent);
+    }
+    if (walker === undefined) throw new BrokenCondensationError(this.sessionId, id, firstKept);
+  }
+}
+
+function jsonCopy(turn: Turn): unknown {
+  try {
+    return JSON.parse(JSON.stringify(turn) ?? 'null');
+  } catch (error) {
+    throw new InvalidTurnError('the turn is not representable as JSON', { cause: error });
+  }
+}

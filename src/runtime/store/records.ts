@@ -1,0 +1,100 @@
+import type { Migrator, SessionRecord } from '../contract/session.js';
+
+/**
+ * Why `raw` is not a valid block, or null when it is. Checked field by field on purpose: the loader runs
+ * this on every record of a large file, so it must not copy or re-serialise anything.
+ */
+function blockProblem(raw: unknown): string | null {
+  if (typeof raw !== 'object' || raw === null) return 'a block is not an object';
+  const block = raw as Record<string, unknown>;
+  switch (block.kind) {
+    case 'text':
+      return typeof block.text === 'string' ? null : 'a text block has no string "text"';
+    case 'thinking':
+      if (typeof block.text !== 'string') return 'a thinking block has no string "text"';
+      return block.signature === undefined || typeof block.signature === 'string' ? null : 'a thinking block has a non-string "signature"';
+    case 'tool_call':
+      return typeof block.id === 'string' && typeof block.name === 'string' && 'input' in block
+        ? null
+        : 'a tool_call block needs string "id", string "name" and "input"';
+    case 'tool_result':
+      if (typeof block.callId !== 'string' || typeof block.content !== 'string') {
+        return 'a tool_result block needs string "callId" and string "content"';
+      }
+      return block.isError === undefined || typeof block.isError === 'boolean' ? null : 'a tool_result block has a non-boolean "isError"';
+    default:
+      return `unknown block kind ${JSON.stringify(block.kind)}`;
+  }
+}
+
+/** Why `raw` is not a `Turn`, or null when it is. */
+export function turnProblem(raw: unknown): string | null {
+  if (typeof raw !== 'object' || raw === null) return 'the turn is not an object';
+  const turn = raw as Record<string, unknown>;
+  if (turn.role !== 'user' && turn.role !== 'assistant') return `the turn role is ${JSON.stringify(turn.role)}, not "user" or "assistant"`;
+  if (!Array.isArray(turn.blocks)) return 'the turn has no "blocks" array';
+  for (const block of turn.blocks as unknown[]) {
+    const problem = blockProblem(block);
+    if (problem !== null) return problem;
+  }
+  return null;
+}
+
+function nodeProblem(raw: unknown): string | null {
+  if (typeof raw !== 'object' || raw === null) return 'the "node" field is not an object';
+  const node = raw as Record<string, unknown>;
+  if (typeof node.id !== 'string' || node.id.length === 0) return 'the node has no string "id"';
+  if (node.parent !== null && typeof node.parent !== 'string') return 'the node "parent" is neither a string nor null';
+  if (typeof node.at !== 'number' || !Number.isFinite(node.at)) return 'the node "at" is not a finite number';
+  if (node.condenses !== undefined) {
+    const condenses = node.condenses as Record<string, unknown> | null;
+    if (typeof condenses !== 'object' || condenses === null || (condenses.firstKept !== null && typeof condenses.firstKept !== 'string')) {
+      return 'the node "condenses" marker needs "firstKept" as a string or null';
+    }
+  }
+  return turnProblem(node.turn);
+}
+
+/**
+ * Narrows one decoded line to a `SessionRecord`. Returns the record itself (no copy) or the reason it
+ * is not one, which the loader reports against the line.
+ */
+export function narrowRecord(raw: unknown): SessionRecord | string {
+  if (typeof raw !== 'object' || raw === null) return 'not a JSON object';
+  const record = raw as Record<string, unknown>;
+  if (record.type === 'node') {
+    const problem = nodeProblem(record.node);
+    return problem === null ? (record as SessionRecord) : `malformed node record: ${problem}`;
+  }
+  if (record.type === 'head') {
+    return record.leaf === null || typeof record.leaf === 'string' ? (record as SessionRecord) : 'malformed head record: "leaf" is neither a string nor null';
+  }
+  return `not a node or head record (type ${JSON.stringify(record.type)})`;
+}
+
+/**
+ * Why a line did not yield a record. `unparsable` separates torn or garbled bytes from well-formed JSON
+ * of the wrong shape. A class, so no decoded record can ever pass for one.
+ */
+export class LineProblem {
+  constructor(readonly reason: string, readonly unparsable: boolean) {}
+}
+
+/** Parses one line, runs the migrators over it in order, and narrows the result. */
+export function decodeRecord(line: string, migrators: readonly Migrator[]): SessionRecord | LineProblem {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(line);
+  } catch (error) {
+    return new LineProblem(`not valid JSON (${(error as Error).message})`, true);
+  }
+  for (const migrator of migrators) {
+    try {
+      raw = migrator.upgrade(raw);
+    } catch (error) {
+      return new LineProblem(`migrator ${JSON.stringify(migrator.id)} threw: ${error instanceof Error ? error.message : String(error)}`, false);
+    }
+  }
+  const record = narrowRecord(raw);
+  return typeof record === 'string' ? new LineProblem(record, false) : record;
+}
