@@ -1,0 +1,153 @@
+import { Postings } from './postings.js';
+import { TopK } from './top-k.js';
+
+// The usual Okapi constants: term frequency saturates around k1, and b weighs length normalisation.
+const K1 = 1.2;
+const B = 0.75;
+
+export type Hit = { doc: number; score: number };
+
+export type IndexSearchOptions = {
+  /** Most hits returned. */
+  k: number;
+  /** Only hits scoring strictly above this. Default 0 (any document sharing a term). */
+  minScore?: number;
+  /** Filter consulted only for hits that would make the top k (kind filters, excluded tools). */
+  accept?: (doc: number) => boolean;
+};
+
+/**
+ * An incremental BM25 inverted index. `add` returns a document number (never reused, so a stale number
+ * can't alias a newer document); `remove` is amortised O(terms of the document). A query touches only
+ * the postings of its own terms, accumulates scores in reused typed arrays and keeps the best k in a
+ * heap: no per-document work for documents that share no term with the query.
+ */
+export class Bm25Index {
+  private readonly postings = new Map<string, Postings>();
+  private docTerms: Array<Postings[] | undefined> = [];
+  private lengths = new Float64Array(64);
+  private alive = new Uint8Array(64);
+  private scores = new Float64Array(64);
+  private stamps = new Uint32Array(64);
+  private touched = new Int32Array(64);
+  private epoch = 0;
+  private nextDoc = 0;
+  private liveDocs = 0;
+  private totalLength = 0;
+
+  /** Live documents. */
+  get size(): number {
+    return this.liveDocs;
+  }
+
+  has(doc: number): boolean {
+    return doc >= 0 && doc < this.nextDoc && this.alive[doc] === 1;
+  }
+
+  add(terms: readonly string[]): number {
+    const doc = this.nextDoc++;
+    this.ensureCapacity(this.nextDoc);
+    const counts = new Map<string, number>();
+    for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
+    const lists: Postings[] = [];
+    for (const [term, count] of counts) {
+      let list = this.postings.get(term);
+      if (!list) {
+        list = new Postings(term);
+        this.postings.set(term, list);
+      }
+      list.push(doc, count);
+      lists.push(list);
+    }
+    this.docTerms[doc] = lists;
+    this.lengths[doc] = terms.length;
+    this.alive[doc] = 1;
+    this.liveDocs++;
+    this.totalLength += terms.length;
+    return doc;
+  }
+
+  /** Returns false if `doc` was not a live document. */
+  remove(doc: number): boolean {
+    if (!this.has(doc)) return false;
+    this.alive[doc] = 0;
+    this.liveDocs--;
+    this.totalLength -= this.lengths[doc];
+    for (const list of this.docTerms[doc] ?? []) {
+      list.dead++;
+      if (list.live === 0) this.postings.delete(list.term);
+      else if (list.dead * 2 > list.length) list.compact(this.alive);
+    }
+    this.docTerms[doc] = undefined;
+    return true;
+  }
+
+  /** The best documents for `terms` (repeats count once), best first. */
+  search(terms: readonly string[], options: IndexSearchOptions): Hit[] {
+    const { k, minScore = 0, accept } = options;
+    if (k < 1 || this.liveDocs === 0) return [];
+    const lists: Postings[] = [];
+    for (const term of new Set(terms)) {
+      const list = this.postings.get(term);
+      if (list) lists.push(list);
+    }
+    if (lists.length === 0) return [];
+
+    const epoch = this.nextEpoch();
+    const { scores, stamps, touched, lengths, alive } = this;
+    const n = this.liveDocs;
+    const base = K1 * (1 - B);
+    const lengthWeight = (K1 * B) / Math.max(this.totalLength / n, 1);
+    let touchedCount = 0;
+    for (const list of lists) {
+      const df = list.live;
+      const weight = Math.log(1 + (n - df + 0.5) / (df + 0.5)) * (K1 + 1);
+      const { docs, freqs, length } = list;
+      for (let i = 0; i < length; i++) {
+        const doc = docs[i];
+        if (alive[doc] === 0) continue;
+        const tf = freqs[i];
+        const score = (weight * tf) / (tf + base + lengthWeight * lengths[doc]);
+        if (stamps[doc] === epoch) {
+          scores[doc] += score;
+        } else {
+          stamps[doc] = epoch;
+          scores[doc] = score;
+          touched[touchedCount++] = doc;
+        }
+      }
+    }
+
+    const top = new TopK(Math.min(k, touchedCount));
+    for (let i = 0; i < touchedCount; i++) {
+      const doc = touched[i];
+      const score = scores[doc];
+      if (score > minScore && top.wouldAccept(doc, score) && (accept === undefined || accept(doc))) top.offer(doc, score);
+    }
+    return top.drain();
+  }
+
+  private nextEpoch(): number {
+    if (this.epoch === 0xffffffff) {
+      this.stamps.fill(0);
+      this.epoch = 0;
+    }
+    return ++this.epoch;
+  }
+
+  private ensureCapacity(needed: number): void {
+    if (needed <= this.alive.length) return;
+    let capacity = this.alive.length;
+    while (capacity < needed) capacity *= 2;
+    const grow = <T extends Float64Array | Uint8Array | Uint32Array | Int32Array>(old: T, make: (n: number) => T): T => {
+      const next = make(capacity);
+      next.set(old);
+      return next;
+    };
+    this.lengths = grow(this.lengths, (c) => new Float64Array(c));
+    this.alive = grow(this.alive, (c) => new Uint8Array(c));
+    this.scores = new Float64Array(capacity);
+    this.stamps = new Uint32Array(capacity);
+    this.touched = new Int32Array(capacity);
+  }
+}

@@ -1,0 +1,33 @@
+import { stem } from './stem.js';
+import { STOPWORDS } from './stopwords.js';
+
+const WORD = /[\p{L}\p{N}]+/gu;
+// Only the Latin/Greek/Cyrillic combining accents: other scripts (Devanagari vowel signs, for one) use
+// combining marks that change the word, so folding them would merge distinct words.
+const COMBINING_ACCENTS = /[\u0300-\u036f]/g;
+
+/**
+ * The words of `text`, accent- and case-folded, stop words dropped, not stemmed. Only letters and
+ * digits survive, so the words are safe to quote into a full-text query of another engine.
+ */
+export function foldWords(text: string): string[] {
+  const folded = text.normalize('NFKD').replace(COMBINING_ACCENTS, '').toLowerCase();
+  const words: string[] = [];
+  for (const match of folded.matchAll(WORD)) {
+    if (!STOPWORDS.has(match[0])) words.push(match[0]);
+  }
+  return words;
+}
+
+/**
+ * Splits text into index terms: the folded words, stemmed. Documents and queries go through the same
+ * function, so whatever it conflates, it conflates on both sides.
+ */
+export function tokenize(text: string): string[] {
+  return foldWords(text).map(stem);
+}
+
+/** Splits identifier humps ("createInvoice" -> "create Invoice") so tool names match plain-word queries. */
+export function splitIdentifier(name: string): string {
+  return name.replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2');
+}
