@@ -1,0 +1,35 @@
+import { IndusagiError, isErrorNamed } from '../errors/index.js';
+
+/** `better-sqlite3` (an optional peer dependency) is not installed or its native build does not load. */
+export class SqliteUnavailableError extends IndusagiError {
+  constructor(options?: { cause?: unknown }) {
+    super(
+      'sqlite_unavailable',
+      'The SQLite memory store needs the optional peer dependency better-sqlite3 (12.x), which could not be loaded. Install it with `npm install better-sqlite3`.',
+      options,
+    );
+  }
+  static override isInstance(error: unknown): error is SqliteUnavailableError {
+    return isErrorNamed(error, 'SqliteUnavailableError');
+  }
+}
+
+/** The database file cannot be opened as a memory store, or holds rows this version cannot read. */
+export class SqliteMemoryFileError extends IndusagiError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('sqlite_memory_file', message, options);
+  }
+  static override isInstance(error: unknown): error is SqliteMemoryFileError {
+    return isErrorNamed(error, 'SqliteMemoryFileError');
+  }
+}
+
+/** The store was used after `close()`. */
+export class MemoryStoreClosedError extends IndusagiError {
+  constructor() {
+    super('memory_store_closed', 'This memory store is closed.');
+  }
+  static override isInstance(error: unknown): error is MemoryStoreClosedError {
+    return isErrorNamed(error, 'MemoryStoreClosedError');
+  }
+}

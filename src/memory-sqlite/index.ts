@@ -1,0 +1,5 @@
+// The public face of `indusagi/memory/sqlite`: a durable MemoryStore on better-sqlite3 (an optional peer
+// dependency, loaded only when a store is opened).
+export { openSqliteMemoryStore } from './store.js';
+export type { SqliteMemoryStore } from './store.js';
+export { SqliteUnavailableError, SqliteMemoryFileError, MemoryStoreClosedError } from './errors.js';
