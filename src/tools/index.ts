@@ -3,3 +3,6 @@ export { sanitizeToolName, buildToolNameMap, ToolNameCollisionError } from './na
 export type { ToolNameMap } from './names.js';
 export { toToolset, isPendingApproval, UnknownToolError, UnknownApprovalError, DuplicateToolError } from './toolset.js';
 export type { Toolset, AnthropicToolSpec, PendingApprovalResult, ExecuteContext } from './toolset.js';
+export { mergeToolsets, InvalidToolsetError } from './merge.js';
+export { lazyToolset, LazyToolsetInputError, SEARCH_TOOLS } from './lazy-toolset.js';
+export type { LazyToolset, LazyToolsetOptions, SearchToolsResult, FoundTool } from './lazy-toolset.js';

@@ -1,0 +1,172 @@
+import { IndusagiError, isErrorNamed } from '../errors/index.js';
+import { Bm25Index, splitIdentifier, tokenize } from '../search/index.js';
+import { buildToolNameMap, ToolNameCollisionError } from './names.js';
+import { DuplicateToolError, UnknownToolError } from './toolset.js';
+import type { AnthropicToolSpec } from './toolset.js';
+import { ToolError } from './tool-error.js';
+
+/** The meta-tool's name, as the model sees it. */
+export const SEARCH_TOOLS = 'search_tools';
+
+export type LazyToolsetOptions = {
+  /** Original names of tools that are always callable and never searched. */
+  pin?: string[];
+  /** Most tools one search loads. Default 5. */
+  k?: number;
+  /** Most names listed in the menu; the rest are counted. Default 50. */
+  menuSize?: number;
+};
+
+export type FoundTool = { name: string; description: string };
+
+/** What `search_tools` returns to the model. `name` is the callable (sanitized) name. */
+export type SearchToolsResult = { found: FoundTool[]; note: string };
+
+export interface LazyToolset {
+  /** The tools for the next model call, sanitized: `search_tools`, then pinned, then loaded ones. */
+  tools(): AnthropicToolSpec[];
+  /** The system-prompt text: how to load tools and a short menu of the unpinned ones. Never changes. */
+  readonly menu: string;
+  /** Sanitized -> original, for every wrapped tool (loaded or not). */
+  readonly nameMap: ReadonlyMap<string, string>;
+  /** Original names of the pinned tools. */
+  readonly pinned: readonly string[];
+  /** Original names of the tools searches have loaded, in load order. */
+  loaded(): string[];
+  /** Whether `name` (as the model called it) is the `search_tools` meta-tool. */
+  isMetaTool(name: string): boolean;
+  /** Searches names and descriptions, loads the best unloaded, unpinned matches and reports them. */
+  search(query: string): SearchToolsResult;
+  /** Runs a model's `search_tools` call; input that is not `{ query: string }` throws a `ToolError` for the model. */
+  handle(input: unknown): SearchToolsResult;
+  /** Unloads every tool searches loaded (pinned tools stay). */
+  reset(): void;
+}
+
+/** A tool spec or option `lazyToolset` cannot use. */
+export class LazyToolsetInputError extends IndusagiError {
+  constructor(message: string) {
+    super('lazy_toolset_input', message);
+  }
+  static override isInstance(error: unknown): error is LazyToolsetInputError {
+    return isErrorNamed(error, 'LazyToolsetInputError');
+  }
+}
+
+const SEARCH_TOOLS_SPEC: AnthropicToolSpec = Object.freeze({
+  name: SEARCH_TOOLS,
+  description:
+    'Find tools by keyword and load them. Search with a few words about the task or a tool name from the menu; the tools found can be called from your next step.',
+  input_schema: {
+    type: 'object',
+    properties: { query: { type: 'string', description: 'Keywords describing the tool you need.' } },
+    required: ['query'],
+  },
+});
+
+// A name says what a tool is for more densely than its description, so its terms count twice.
+const NAME_WEIGHT = 2;
+
+/**
+ * Keeps a large toolset's schemas out of context: the model gets `search_tools`, the pinned tools and
+ * a menu of the rest, and each search makes its best matches callable on the next model call. Search
+ * ranks with the same BM25 index as memory, over name and description.
+ */
+export function lazyToolset(tools: unknown[], opts?: LazyToolsetOptions): LazyToolset {
+  const specs = checkSpecs(tools);
+  const { pin, k, menuSize } = checkOptions(opts, specs);
+  const names = buildToolNameMap(specs.map((spec) => spec.name));
+  const shadowing = names.toOriginal.get(SEARCH_TOOLS);
+  if (shadowing !== undefined) throw new ToolNameCollisionError(shadowing, `${SEARCH_TOOLS} (the lazy toolset's meta-tool)`, SEARCH_TOOLS);
+  // Frozen because every `tools()` call hands out the same objects.
+  const forModel = specs.map((spec) => Object.freeze({ ...spec, name: names.toModel.get(spec.name)! }));
+
+  const index = new Bm25Index();
+  const toolOfDoc: number[] = [];
+  const deferred: number[] = [];
+  specs.forEach((spec, i) => {
+    if (pin.has(spec.name)) return;
+    const nameTerms = tokenize(`${spec.name} ${splitIdentifier(spec.name)}`);
+    const terms = [...tokenize(spec.description)];
+    for (let w = 0; w < NAME_WEIGHT; w++) terms.push(...nameTerms);
+    toolOfDoc[index.add(terms)] = i;
+    deferred.push(i);
+  });
+  const pinnedTools = specs.flatMap((spec, i) => (pin.has(spec.name) ? [i] : []));
+  const loaded = new Set<number>();
+  const notLoaded = (doc: number) => !loaded.has(toolOfDoc[doc]);
+
+  const search = (query: string): SearchToolsResult => {
+    if (typeof query !== 'string') throw new LazyToolsetInputError(`search query must be a string, got ${typeof query}.`);
+    const hits = index.search(tokenize(query), { k, accept: notLoaded });
+    const found = hits.map(({ doc }) => {
+      const i = toolOfDoc[doc];
+      loaded.add(i);
+      return { name: forModel[i].name, description: forModel[i].description };
+    });
+    return { found, note: noteFor(query, found, deferred.length - loaded.size) };
+  };
+
+  return {
+    tools: () => [SEARCH_TOOLS_SPEC, ...pinnedTools.map((i) => forModel[i]), ...[...loaded].map((i) => forModel[i])],
+    menu: menuFor(deferred.map((i) => forModel[i].name), menuSize),
+    nameMap: names.toOriginal,
+    pinned: pinnedTools.map((i) => specs[i].name),
+    loaded: () => [...loaded].map((i) => specs[i].name),
+    isMetaTool: (name) => name === SEARCH_TOOLS,
+    search,
+    handle(input) {
+      const query = (input as { query?: unknown } | null)?.query;
+      if (typeof query !== 'string') throw new ToolError(`${SEARCH_TOOLS} takes { "query": string }; got ${JSON.stringify(input) ?? 'nothing'}.`);
+      return search(query);
+    },
+    reset: () => loaded.clear(),
+  };
+}
+
+function noteFor(query: string, found: FoundTool[], remaining: number): string {
+  if (found.length > 0) {
+    return `Loaded ${found.map((tool) => tool.name).join(', ')}; call ${found.length === 1 ? 'it' : 'them'} from your next step.`;
+  }
+  if (remaining === 0) return 'Every tool is already loaded; call it directly.';
+  return `No unloaded tool matched "${query}". Try other keywords or a name from the menu.`;
+}
+
+function menuFor(names: string[], menuSize: number): string {
+  if (names.length === 0) return '';
+  const shown = names.slice(0, menuSize);
+  const more = names.length - shown.length;
+  return [
+    `More tools are available but not loaded. Call ${SEARCH_TOOLS} with a few keywords (or a name below) to load them.`,
+    `Tools: ${shown.join(', ')}${more > 0 ? `, and ${more} more` : ''}.`,
+  ].join('\n');
+}
+
+function checkSpecs(tools: unknown): AnthropicToolSpec[] {
+  if (!Array.isArray(tools)) throw new LazyToolsetInputError('lazyToolset takes an array of tool specs ({ name, description, input_schema }).');
+  const seen = new Set<string>();
+  return tools.map((tool, i) => {
+    const spec = tool as Partial<AnthropicToolSpec> | null;
+    if (typeof spec !== 'object' || spec === null) throw new LazyToolsetInputError(`tools[${i}] is not a tool spec.`);
+    if (typeof spec.name !== 'string' || spec.name === '') throw new LazyToolsetInputError(`tools[${i}].name must be a non-empty string.`);
+    if (typeof spec.description !== 'string') throw new LazyToolsetInputError(`tools[${i}] ("${spec.name}") has no string description.`);
+    if (typeof spec.input_schema !== 'object' || spec.input_schema === null) {
+      throw new LazyToolsetInputError(`tools[${i}] ("${spec.name}") has no input_schema object.`);
+    }
+    if (seen.has(spec.name)) throw new DuplicateToolError(spec.name);
+    seen.add(spec.name);
+    return { name: spec.name, description: spec.description, input_schema: spec.input_schema };
+  });
+}
+
+function checkOptions(opts: LazyToolsetOptions | undefined, specs: AnthropicToolSpec[]) {
+  const k = opts?.k ?? 5;
+  if (!Number.isInteger(k) || k < 1) throw new LazyToolsetInputError(`k must be a whole number >= 1, got ${String(k)}.`);
+  const menuSize = opts?.menuSize ?? 50;
+  if (!Number.isInteger(menuSize) || menuSize < 0) throw new LazyToolsetInputError(`menuSize must be a whole number >= 0, got ${String(menuSize)}.`);
+  const pinList = opts?.pin ?? [];
+  if (!Array.isArray(pinList)) throw new LazyToolsetInputError('pin must be an array of tool names.');
+  const known = new Set(specs.map((spec) => spec.name));
+  for (const name of pinList) if (!known.has(name)) throw new UnknownToolError(name);
+  return { pin: new Set(pinList), k, menuSize };
+}
