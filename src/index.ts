@@ -3,3 +3,4 @@ export * from './runtime/index.js';
 export * from './parts/index.js';
 export type { MemoryStore, MemoryRecord, RecallOptions } from './memory/types.js';
 export * from './tools/index.js';
+export * from './context/index.js';

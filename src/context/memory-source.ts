@@ -1,0 +1,32 @@
+import type { MemoryStore } from '../memory/types.js';
+import { recallMemory } from '../memory/recall.js';
+import { rememberFacts } from '../memory/remember.js';
+import type { ContextSource, MemorySourceOptions } from './types.js';
+import { ContextInputError } from './errors.js';
+
+/**
+ * A source named 'memory' over a `MemoryStore`. Before the model runs it recalls records matching the
+ * prompt into the system prompt; after the turn it saves exactly what `remember` returns. It never
+ * decides on its own what to save: without `remember`, nothing is written.
+ */
+export function memorySource(memory: MemoryStore, opts?: MemorySourceOptions): ContextSource {
+  if (typeof memory?.search !== 'function' || typeof memory.save !== 'function') {
+    throw new ContextInputError('memorySource needs a MemoryStore (an object with save and search).');
+  }
+  const remember = opts?.remember;
+  if (remember !== undefined && typeof remember !== 'function') throw new ContextInputError('remember must be a function (turn) => string[].');
+  const kind = opts?.rememberKind ?? 'fact';
+
+  return {
+    name: 'memory',
+    async select(turn) {
+      const { records, block } = await recallMemory(memory, turn.prompt, opts?.recall);
+      return records.length === 0 ? null : { op: 'recalled', records, text: block };
+    },
+    async commit(turn) {
+      if (!remember) return null;
+      const saved = await rememberFacts(memory, await remember(turn), { kind });
+      return saved.length === 0 ? null : { op: 'saved', records: saved };
+    },
+  };
+}
