@@ -1,0 +1,22 @@
+// The public face of `indusagi/chat`: the framework-free chat state behind `useAssistant`, for
+// Vue, Svelte, plain DOM or any other UI layer.
+export { AssistantStore, createAssistantStore } from './store.js';
+export { appendPart, applyPart, findToolPart } from './thread.js';
+export { assertAgentPart, assertAssistantItems } from './validate.js';
+export { InvalidPartError, InvalidItemError, InvalidStreamError, InvalidInputError, AssistantBusyError } from './errors.js';
+export type {
+  AssistantItem,
+  AssistantUserItem,
+  AssistantReplyItem,
+  AssistantStream,
+  AssistantStreamInfo,
+  ContinuationStream,
+  AssistantStoreOptions,
+  AssistantState,
+} from './types.js';
+// The browser side of the part-stream transport lives here too, so a page can import it without
+// pulling in the node-side runtime that the root entry carries.
+export { readParts, fetchParts } from '../transport/read.js';
+export type { ReadPartsOptions, FetchPartsInit } from '../transport/read.js';
+export type { PartFrame, RemoteErrorInfo } from '../transport/frames.js';
+export { PartStreamHttpError, PartStreamProtocolError, PartStreamTruncatedError, RemoteStreamError } from '../transport/errors.js';

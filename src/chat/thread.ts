@@ -1,0 +1,48 @@
+import type { AgentPart } from '../parts/types.js';
+import type { AssistantItem } from './types.js';
+
+// Pure, copy-on-write updates: every change returns new arrays and items and leaves the old ones
+// untouched, so snapshots handed to renderers never change under them.
+
+/** Adds a part to one assistant item's parts: text joins a text part right before it; anything else is appended. */
+export function appendPart(parts: readonly AgentPart[], part: AgentPart): AgentPart[] {
+  const last = parts[parts.length - 1];
+  if (part.type === 'text' && last?.type === 'text') {
+    return [...parts.slice(0, -1), { type: 'text', text: last.text + part.text }];
+  }
+  return [...parts, part];
+}
+
+/** Where the tool part for `callId` sits in the thread, searching from the newest item. */
+export function findToolPart(items: readonly AssistantItem[], callId: string): { item: number; part: number } | null {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i];
+    if (item.role !== 'assistant') continue;
+    const index = item.parts.findIndex((p) => p.type === 'tool' && p.callId === callId);
+    if (index !== -1) return { item: i, part: index };
+  }
+  return null;
+}
+
+/**
+ * Applies a part to the thread. A tool part whose `callId` is already in the thread replaces that part
+ * where it stands (the later part is the newer truth, e.g. the executed result after an approval);
+ * every other part goes into the assistant item at `target`.
+ */
+export function applyPart(items: readonly AssistantItem[], target: number, part: AgentPart): AssistantItem[] {
+  const existing = part.type === 'tool' ? findToolPart(items, part.callId) : null;
+  if (existing) return replaceAt(items, existing.item, (parts) => parts.map((p, i) => (i === existing.part ? part : p)));
+  return replaceAt(items, target, (parts) => appendPart(parts, part));
+}
+
+function replaceAt(
+  items: readonly AssistantItem[],
+  index: number,
+  update: (parts: readonly AgentPart[]) => AgentPart[],
+): AssistantItem[] {
+  const item = items[index];
+  if (item?.role !== 'assistant') throw new RangeError(`Item ${index} is not an assistant item.`);
+  const next = items.slice();
+  next[index] = { role: 'assistant', parts: update(item.parts) };
+  return next;
+}

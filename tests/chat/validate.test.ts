@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidPartError, assertAgentPart } from '../../src/chat/index.js';
+
+// Parts reach the store from the network; these are the shapes a renderer switches on.
+describe('assertAgentPart', () => {
+  it.each([
+    { type: 'text', text: '' },
+    { type: 'tool', name: 'notes.list', callId: 'c1', input: {}, result: undefined },
+    { type: 'tool', name: 'notes.delete', callId: 'c2', input: {}, result: null, isError: true, approvalId: 'c2' },
+    { type: 'memory', op: 'recalled', records: [] },
+    { type: 'context', source: 'tools', op: 'loaded', tools: ['notes.list'] },
+    { type: 'context', source: 'memory', op: 'saved', records: [] },
+  ])('accepts %j', (part) => {
+    expect(() => assertAgentPart(part)).not.toThrow();
+  });
+
+  it.each([
+    [null, /must be an object/],
+    ['text', /must be an object/],
+    [{ type: 'text', text: 3 }, /string "text"/],
+    [{ type: 'tool', callId: 'c1' }, /string "name"/],
+    [{ type: 'tool', name: 'x', callId: 'c1', isError: 'yes' }, /isError/],
+    [{ type: 'tool', name: 'x', callId: 'c1', approvalId: 7 }, /approvalId/],
+    [{ type: 'memory', op: 'forgot', records: [] }, /"op"/],
+    [{ type: 'memory', op: 'saved' }, /records/],
+    [{ type: 'context', source: 'tools', op: 'loaded', tools: [1] }, /array of strings/],
+    [{ type: 'context', op: 'loaded' }, /source/],
+    [{ type: 'image', url: 'x' }, /unknown part type "image"/],
+  ])('refuses %j with InvalidPartError', (part, message) => {
+    let caught: unknown;
+    try {
+      assertAgentPart(part);
+    } catch (error) {
+      caught = error;
+    }
+    expect(InvalidPartError.isInstance(caught)).toBe(true);
+    expect((caught as Error).message).toMatch(message);
+  });
+});
