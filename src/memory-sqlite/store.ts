@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { foldWords } from '../search/index.js';
 import type { MemoryRecord, MemoryStore } from '../memory/types.js';
 import { MemoryInputError } from '../memory/errors.js';
-import { checkSave, describe, resolveSearch } from '../memory/options.js';
+import { checkSave, describe, encodeMeta, resolveSearch } from '../memory/options.js';
 import { openDatabase } from './driver.js';
 import type { Database } from './driver.js';
 import { ensureSchema } from './schema.js';
@@ -74,7 +74,7 @@ export async function openSqliteMemoryStore(path: string): Promise<SqliteMemoryS
       const { k, kind, minScore } = resolveSearch(query, opts);
       const words = [...new Set(foldWords(query))];
       if (k === 0 || words.length === 0) return [];
-      // Only letters and digits reach this point, so quoting each word cannot smuggle in FTS syntax.
+      // Only letters, marks and digits reach this point, so quoting each word cannot smuggle in FTS syntax.
       const match = words.map((word) => `"${word}"`).join(' OR ');
       return search
         .all({ match, kind: kind ?? null, k })
@@ -106,14 +106,6 @@ async function openFile(path: string): Promise<Database> {
     db?.close();
     if (SqliteUnavailableError.isInstance(error) || SqliteMemoryFileError.isInstance(error)) throw error;
     throw new SqliteMemoryFileError(`Cannot open ${path} as a memory store: ${(error as Error).message}`, { cause: error });
-  }
-}
-
-function encodeMeta(meta: Record<string, unknown>): string {
-  try {
-    return JSON.stringify(meta);
-  } catch (error) {
-    throw new MemoryInputError(`meta must be JSON data to be stored: ${(error as Error).message}`, { cause: error });
   }
 }
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Bm25Index, tokenize } from '../search/index.js';
 import type { MemoryRecord, MemoryStore } from './types.js';
 import { MemoryInputError } from './errors.js';
-import { checkSave, describe, resolveSearch } from './options.js';
+import { checkSave, describe, encodeMeta, resolveSearch } from './options.js';
 
 /**
  * A dependency-free `MemoryStore` kept in process memory and ranked with BM25 over an incremental
@@ -79,11 +79,7 @@ function checkSeed(seed: MemoryRecord[] | undefined): MemoryRecord[] {
 
 /** The store owns its copy of `meta`, so a caller mutating the object later can't rewrite memory. */
 function cloneMeta(meta: Record<string, unknown>): Record<string, unknown> {
-  try {
-    return structuredClone(meta);
-  } catch (error) {
-    throw new MemoryInputError(`meta must be plain data (it could not be copied): ${(error as Error).message}`, { cause: error });
-  }
+  return JSON.parse(encodeMeta(meta));
 }
 
 function copy(record: MemoryRecord): MemoryRecord {

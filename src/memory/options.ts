@@ -33,6 +33,18 @@ export function resolveSearch(query: unknown, opts: SearchOptions | undefined): 
   return { k, kind, minScore };
 }
 
+/**
+ * Serializes `meta` as JSON, the one format every store can keep, so a record reads back the same from
+ * the in-process store and from SQLite. Values JSON cannot hold (BigInt, cycles) are refused.
+ */
+export function encodeMeta(meta: Record<string, unknown>): string {
+  try {
+    return JSON.stringify(meta);
+  } catch (error) {
+    throw new MemoryInputError(`meta must be JSON data: ${(error as Error).message}`, { cause: error });
+  }
+}
+
 export function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';

@@ -1,14 +1,15 @@
 import { stem } from './stem.js';
 import { STOPWORDS } from './stopwords.js';
 
-const WORD = /[\p{L}\p{N}]+/gu;
+// Marks belong to the word: in Indic scripts vowel signs and viramas are combining marks.
+const WORD = /[\p{L}\p{M}\p{N}]+/gu;
 // Only the Latin/Greek/Cyrillic combining accents: other scripts (Devanagari vowel signs, for one) use
 // combining marks that change the word, so folding them would merge distinct words.
 const COMBINING_ACCENTS = /[\u0300-\u036f]/g;
 
 /**
- * The words of `text`, accent- and case-folded, stop words dropped, not stemmed. Only letters and
- * digits survive, so the words are safe to quote into a full-text query of another engine.
+ * The words of `text`, accent- and case-folded, stop words dropped, not stemmed. Only letters, marks
+ * and digits survive, so the words are safe to quote into a full-text query of another engine.
  */
 export function foldWords(text: string): string[] {
   const folded = text.normalize('NFKD').replace(COMBINING_ACCENTS, '').toLowerCase();
