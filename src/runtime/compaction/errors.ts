@@ -1,0 +1,48 @@
+import { IndusagiError, isErrorNamed } from '../../errors/index.js';
+
+/** A policy, budget or history the condenser cannot work with; nothing was changed. */
+export class CompactionInputError extends IndusagiError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('invalid_request', message, options);
+  }
+  static override isInstance(error: unknown): error is CompactionInputError {
+    return isErrorNamed(error, 'CompactionInputError');
+  }
+}
+
+/**
+ * The summarizing model call failed: the invoker rejected (network, API error), the model refused,
+ * stopped early or answered with nothing. The history it was asked to condense is untouched.
+ */
+export class SummarizerError extends IndusagiError {
+  /** The reply's stop reason when the model answered but the answer was unusable. */
+  readonly stopReason: string | undefined;
+
+  constructor(message: string, options: { cause?: unknown; stopReason?: string } = {}) {
+    super('summarizer_failed', message, { cause: options.cause });
+    this.stopReason = options.stopReason;
+  }
+  static override isInstance(error: unknown): error is SummarizerError {
+    return isErrorNamed(error, 'SummarizerError');
+  }
+}
+
+/**
+ * Even the smallest legal context (a summary plus the last turn, or the last complete tool
+ * call/result pair) would not fit the budget, so no model call can succeed.
+ */
+export class ContextOverflowError extends IndusagiError {
+  /** Estimated tokens the smallest legal context needs, including system prompt and output reserve. */
+  readonly neededTokens: number;
+  /** The budget: context window × trigger ratio. */
+  readonly limitTokens: number;
+
+  constructor(message: string, sizes: { neededTokens: number; limitTokens: number }) {
+    super('context_overflow', message);
+    this.neededTokens = sizes.neededTokens;
+    this.limitTokens = sizes.limitTokens;
+  }
+  static override isInstance(error: unknown): error is ContextOverflowError {
+    return isErrorNamed(error, 'ContextOverflowError');
+  }
+}

@@ -1,0 +1,66 @@
+import type { Block, Turn } from '../contract/turn.js';
+import type { ModelTool } from '../contract/model.js';
+import { CompactionInputError } from './errors.js';
+
+/**
+ * The footprint heuristic: no tokenizer, about 4 characters a token, plus a per-turn surcharge for
+ * the role and framing the API adds. English prose runs nearer 4.5 characters a token, so this errs
+ * toward condensing a little early; dense JSON and code run nearer 3, which the trigger ratio's
+ * headroom and usage calibration absorb.
+ */
+export const CHARS_PER_TOKEN = 4;
+export const TURN_SURCHARGE_TOKENS = 4;
+
+export function estimateTextTokens(text: string): number {
+  return Math.ceil(text.length / CHARS_PER_TOKEN);
+}
+
+/** One turn's estimated tokens: every block counts, tool inputs (as JSON) and results included. */
+export function estimateTurnTokens(turn: Turn): number {
+  if (typeof turn !== 'object' || turn === null || !Array.isArray(turn.blocks)) {
+    throw new CompactionInputError('every turn must be an object with a `blocks` array');
+  }
+  let chars = 0;
+  for (const block of turn.blocks) chars += blockChars(block);
+  return TURN_SURCHARGE_TOKENS + Math.ceil(chars / CHARS_PER_TOKEN);
+}
+
+/** The estimated tokens of a whole conversation: the sum of its turns. */
+export function estimateContextTokens(messages: readonly Turn[]): number {
+  if (!Array.isArray(messages)) throw new CompactionInputError('messages must be an array of turns');
+  let total = 0;
+  for (const turn of messages) total += estimateTurnTokens(turn);
+  return total;
+}
+
+/** Tool definitions travel with every request; their schemas count like any other text. */
+export function estimateToolsTokens(tools: readonly ModelTool[]): number {
+  return tools.length === 0 ? 0 : Math.ceil(jsonLength(tools, 'tool definitions') / CHARS_PER_TOKEN);
+}
+
+function blockChars(block: Block): number {
+  switch (block?.kind) {
+    case 'text':
+    case 'thinking':
+      return text(block.text, block.kind);
+    case 'tool_call':
+      return text(block.id, 'tool_call id') + text(block.name, 'tool_call name') + jsonLength(block.input, 'tool_call input');
+    case 'tool_result':
+      return text(block.callId, 'tool_result callId') + text(block.content, 'tool_result content');
+    default:
+      throw new CompactionInputError(`unknown block kind ${JSON.stringify((block as { kind?: unknown } | null)?.kind)}`);
+  }
+}
+
+function text(value: unknown, what: string): number {
+  if (typeof value !== 'string') throw new CompactionInputError(`${what} must be a string`);
+  return value.length;
+}
+
+function jsonLength(value: unknown, what: string): number {
+  try {
+    return JSON.stringify(value)?.length ?? 0;
+  } catch (cause) {
+    throw new CompactionInputError(`${what} cannot be serialized as JSON`, { cause });
+  }
+}
