@@ -6,5 +6,8 @@ export type { ResolvedCompactionPolicy } from './policy.js';
 export { shouldCompact } from './budget.js';
 export type { CompactionBudget } from './budget.js';
 export { findCutPoint, legalCuts } from './cut-point.js';
+export { summarize, buildSummaryRequest, DEFAULT_SUMMARY_MAX_TOKENS } from './summarize.js';
+export type { SummarizeOptions } from './summarize.js';
 export { isSummaryTurn, makeSummaryTurn, summaryBody } from './summary-turn.js';
+export { TOOL_INPUT_CLIP_CHARS, TOOL_RESULT_CLIP_CHARS } from './transcript.js';
 export { CompactionInputError, ContextOverflowError, SummarizerError } from './errors.js';
