@@ -1,0 +1,320 @@
+// A loopback stand-in for the Anthropic Messages API, speaking its streaming wire format, so tests
+// drive the real `@anthropic-ai/sdk` client end to end and fake nothing but the network peer.
+//
+//   const server = await startAnthropicServer();
+//   server.enqueue(reply.tools([{ name: 'notes_list', input: {} }]), reply.text('You have 2 notes.'));
+//   const client = server.client();                  // a real `Anthropic` pointed at the server
+//   ...run the code under test...
+//   server.requests[1].body.messages                 // exactly what the SDK sent
+//   await server.close();
+//
+// Each POST /v1/messages takes the next scripted reply from the queue (or asks `respond`), records the
+// request body, and answers with SSE frames, each with an `event:` line, like the real API:
+// message_start, ping, content_block_start / content_block_delta (text_delta, input_json_delta,
+// thinking_delta, signature_delta) / content_block_stop, message_delta (stop_reason, usage),
+// message_stop. Scripts can also answer with an HTTP error status, an `event: error` frame mid-stream,
+// or a dropped connection, and can pause between frames so tests can abort mid-stream.
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Anthropic from '@anthropic-ai/sdk';
+
+/** One content block of a scripted reply, in the shape the API streams it. */
+export type ScriptBlock =
+  | {
+      type: 'text';
+      text: string;
+      /** How to split the text into `text_delta` frames. Default: up to 3 roughly equal pieces. */
+      chunks?: string[];
+    }
+  | { type: 'thinking'; thinking: string; signature?: string }
+  | {
+      type: 'tool_use';
+      /** Default: a unique `toolu_…` id. */
+      id?: string;
+      name: string;
+      input?: unknown;
+      /** Sent verbatim as the `input_json_delta` text instead of `JSON.stringify(input)` (for malformed JSON). */
+      rawJson?: string;
+    };
+
+export type ScriptUsage = {
+  input_tokens?: number;
+  output_tokens?: number;
+  cache_creation_input_tokens?: number;
+  cache_read_input_tokens?: number;
+};
+
+/** Cuts a streamed reply short after `afterFrames` frames (message_start is frame 1). */
+export type Interruption =
+  | { afterFrames: number; with: 'error'; errorType?: string; message?: string }
+  | { afterFrames: number; with: 'drop' };
+
+/** A streamed assistant message. */
+export type MessageScript = {
+  type: 'message';
+  blocks: ScriptBlock[];
+  /** Default: `tool_use` when a block is a tool call, else `end_turn`. */
+  stopReason?: string;
+  usage?: ScriptUsage;
+  /** Pause before every frame after the first, in milliseconds. Default 0. */
+  frameDelayMs?: number;
+  interrupt?: Interruption;
+};
+
+/** A non-200 answer with the API's JSON error body. */
+export type HttpErrorScript = {
+  type: 'http_error';
+  status: number;
+  /** API error type, e.g. `overloaded_error`. Default derived from the status. */
+  errorType?: string;
+  message?: string;
+  /** Extra response headers. `retry-after-ms: 0`-style headers steer the SDK's retry timing. */
+  headers?: Record<string, string>;
+};
+
+export type Script = MessageScript | HttpErrorScript;
+
+export type RecordedRequest = {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** The parsed JSON request body. */
+  body: any;
+  /** True once the client closed the connection before the reply was complete (an abort). */
+  clientClosedEarly: boolean;
+};
+
+/** Computes the reply to a request when the queue is empty; `index` counts requests from 0. */
+export type Responder = (body: any, index: number) => Script | Promise<Script>;
+
+export type AnthropicTestServer = {
+  /** `http://127.0.0.1:<port>`, for the SDK's `baseURL`. */
+  readonly baseURL: string;
+  /** Every request received, in arrival order. */
+  readonly requests: RecordedRequest[];
+  /** Queues replies, answered in order before `respond` is consulted. */
+  enqueue(...scripts: Script[]): void;
+  /** Sets the fallback that answers once the queue is empty. */
+  respond(responder: Responder): void;
+  /** A real `Anthropic` client for this server; `maxRetries` defaults to 0 so failures surface at once. */
+  client(options?: { maxRetries?: number }): Anthropic;
+  /** Resolves once `count` requests have arrived. */
+  waitForRequests(count: number): Promise<void>;
+  close(): Promise<void>;
+};
+
+let nextId = 0;
+const uniqueId = (prefix: string) => `${prefix}_${process.pid}_${++nextId}`;
+
+/** Builders for the common scripts. */
+export const reply = {
+  /** A plain text answer that ends the turn. */
+  text(text: string, options: Omit<MessageScript, 'type' | 'blocks'> = {}): MessageScript {
+    return { type: 'message', blocks: [{ type: 'text', text }], ...options };
+  },
+  /** An answer that calls tools (sanitized names, as the model sees them), optionally after some text. */
+  tools(
+    calls: Array<{ name: string; input?: unknown; id?: string; rawJson?: string }>,
+    options: Omit<MessageScript, 'type' | 'blocks'> & { text?: string } = {},
+  ): MessageScript {
+    const { text, ...rest } = options;
+    const blocks: ScriptBlock[] = text === undefined ? [] : [{ type: 'text', text }];
+    for (const call of calls) blocks.push({ type: 'tool_use', ...call });
+    return { type: 'message', blocks, ...rest };
+  },
+  /** Any mix of blocks. */
+  message(blocks: ScriptBlock[], options: Omit<MessageScript, 'type' | 'blocks'> = {}): MessageScript {
+    return { type: 'message', blocks, ...options };
+  },
+  /** An HTTP error; the SDK retries 408/409/429/5xx on its own (`retry-after-ms` steers how long it waits). */
+  httpError(status: number, options: Omit<HttpErrorScript, 'type' | 'status'> = {}): HttpErrorScript {
+    return { type: 'http_error', status, ...options };
+  },
+};
+
+const ERROR_TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  529: 'overloaded_error',
+};
+
+export async function startAnthropicServer(): Promise<AnthropicTestServer> {
+  const requests: RecordedRequest[] = [];
+  const queue: Script[] = [];
+  const waiters: Array<{ count: number; resolve: () => void }> = [];
+  const sockets = new Set<import('node:net').Socket>();
+  let responder: Responder | undefined;
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error) => {
+      // A broken script is a bug in the test itself: answer 500 so the SDK surfaces it, and say why.
+      console.error('[anthropic-server] script failed:', error);
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: String(error) } }));
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const raw = await readBody(req);
+    const record: RecordedRequest = {
+      method: req.method ?? '',
+      path: req.url ?? '',
+      headers: req.headers,
+      body: raw ? JSON.parse(raw) : undefined,
+      clientClosedEarly: false,
+    };
+    const index = requests.push(record) - 1;
+    for (const waiter of waiters.filter((w) => requests.length >= w.count)) {
+      waiters.splice(waiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
+    res.on('close', () => {
+      if (!res.writableFinished) record.clientClosedEarly = true;
+    });
+
+    if (req.method !== 'POST' || !record.path.startsWith('/v1/messages')) {
+      return sendHttpError(res, { type: 'http_error', status: 404, message: `No route for ${req.method} ${record.path}` });
+    }
+    const script = queue.shift() ?? (responder ? await responder(record.body, index) : undefined);
+    if (!script) {
+      return sendHttpError(res, {
+        type: 'http_error',
+        status: 500,
+        message: `anthropic-server: request #${index} arrived but no reply was scripted`,
+        headers: { 'x-should-retry': 'false' },
+      });
+    }
+    if (script.type === 'http_error') return sendHttpError(res, script);
+    await streamMessage(res, record, script);
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const baseURL = `http://127.0.0.1:${port}`;
+
+  return {
+    baseURL,
+    requests,
+    enqueue: (...scripts) => void queue.push(...scripts),
+    respond: (fn) => void (responder = fn),
+    client: (options = {}) => new Anthropic({ baseURL, apiKey: 'test-key', maxRetries: options.maxRetries ?? 0 }),
+    waitForRequests: (count) =>
+      requests.length >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve })),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        for (const socket of sockets) socket.destroy();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function sendHttpError(res: ServerResponse, script: HttpErrorScript): void {
+  const type = script.errorType ?? ERROR_TYPES[script.status] ?? 'api_error';
+  res.writeHead(script.status, { 'content-type': 'application/json', 'request-id': uniqueId('req'), ...script.headers });
+  res.end(JSON.stringify({ type: 'error', error: { type, message: script.message ?? `scripted ${script.status}` } }));
+}
+
+/** The SSE frames of one message, in wire order. */
+function framesOf(script: MessageScript, model: string): Array<{ event: string; data: unknown }> {
+  const usage = script.usage ?? {};
+  const hasToolUse = script.blocks.some((b) => b.type === 'tool_use');
+  const frames: Array<{ event: string; data: unknown }> = [
+    {
+      event: 'message_start',
+      data: {
+        type: 'message_start',
+        message: {
+          id: uniqueId('msg'),
+          type: 'message',
+          role: 'assistant',
+          model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: {
+            input_tokens: usage.input_tokens ?? 10,
+            output_tokens: 1,
+            cache_creation_input_tokens: usage.cache_creation_input_tokens ?? 0,
+            cache_read_input_tokens: usage.cache_read_input_tokens ?? 0,
+          },
+        },
+      },
+    },
+    { event: 'ping', data: { type: 'ping' } },
+  ];
+  script.blocks.forEach((block, index) => {
+    const start = (content_block: unknown) =>
+      frames.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block } });
+    const delta = (d: unknown) => frames.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: d } });
+    if (block.type === 'text') {
+      start({ type: 'text', text: '' });
+      for (const piece of block.chunks ?? split(block.text)) delta({ type: 'text_delta', text: piece });
+    } else if (block.type === 'thinking') {
+      start({ type: 'thinking', thinking: '', signature: '' });
+      for (const piece of split(block.thinking)) delta({ type: 'thinking_delta', thinking: piece });
+      delta({ type: 'signature_delta', signature: block.signature ?? 'sig-' + uniqueId('s') });
+    } else {
+      start({ type: 'tool_use', id: block.id ?? uniqueId('toolu'), name: block.name, input: {} });
+      const json = block.rawJson ?? JSON.stringify(block.input ?? {});
+      for (const piece of split(json)) delta({ type: 'input_json_delta', partial_json: piece });
+    }
+    frames.push({ event: 'content_block_stop', data: { type: 'content_block_stop', index } });
+  });
+  frames.push({
+    event: 'message_delta',
+    data: {
+      type: 'message_delta',
+      delta: { stop_reason: script.stopReason ?? (hasToolUse ? 'tool_use' : 'end_turn'), stop_sequence: null },
+      usage: { output_tokens: usage.output_tokens ?? 5 },
+    },
+  });
+  frames.push({ event: 'message_stop', data: { type: 'message_stop' } });
+  return frames;
+}
+
+function split(text: string): string[] {
+  if (text.length < 3) return text.length === 0 ? [] : [text];
+  const size = Math.ceil(text.length / 3);
+  const pieces: string[] = [];
+  for (let i = 0; i < text.length; i += size) pieces.push(text.slice(i, i + size));
+  return pieces;
+}
+
+async function streamMessage(res: ServerResponse, record: RecordedRequest, script: MessageScript): Promise<void> {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': uniqueId('req') });
+  const frames = framesOf(script, String(record.body?.model ?? 'claude-test'));
+  for (let i = 0; i < frames.length; i++) {
+    if (record.clientClosedEarly || res.destroyed) return;
+    if (script.interrupt && i === script.interrupt.afterFrames) {
+      if (script.interrupt.with === 'drop') {
+        res.socket?.destroy();
+        return;
+      }
+      const error = { type: script.interrupt.errorType ?? 'overloaded_error', message: script.interrupt.message ?? 'Overloaded' };
+      res.end(`event: error\ndata: ${JSON.stringify({ type: 'error', error })}\n\n`);
+      return;
+    }
+    if (i > 0 && script.frameDelayMs) await new Promise((r) => setTimeout(r, script.frameDelayMs));
+    if (record.clientClosedEarly || res.destroyed) return;
+    res.write(`event: ${frames[i].event}\ndata: ${JSON.stringify(frames[i].data)}\n\n`);
+  }
+  res.end();
+}
