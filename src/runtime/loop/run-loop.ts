@@ -1,0 +1,94 @@
+import type { Turn } from '../contract/turn.js';
+import type { ModelReply, ModelRequest } from '../contract/model.js';
+import { IndusagiError } from '../../errors/index.js';
+import { raceAbort } from './abort.js';
+import { openBatch } from './batch.js';
+import { MaxStepsError, ModelCallError, RunAbortedError } from './errors.js';
+import { abortBatch, settleBatch } from './run-tools.js';
+import type { LoopInput, LoopOutcome } from './types.js';
+import { ModelView, withOriginalNames } from './wire-names.js';
+
+/**
+ * The one model-and-tool loop, shared by `createAgent` and `runAgent`. It first settles the open batch
+ * of tool calls, if the context ends inside one (resuming after approvals); then it calls the model,
+ * appends the reply, runs the tools it asked for, appends their results, and repeats until a reply asks
+ * for no tool (`settled`), calls wait for approval (`waiting`), or it throws: `MaxStepsError`,
+ * `RunAbortedError`, `ModelCallError` or whatever a hook threw. Whatever happens, `input.context` holds
+ * only complete turns and no unanswered call except those waiting for a decision.
+ */
+export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
+  const { context, signal, emit, tools, hooks } = input;
+  const view = new ModelView(tools.names);
+  const onText = (delta: string) => emit({ kind: 'text_delta', delta });
+  let steps = 0;
+  // True right after a reply: its tool calls may run without a decision unless their tool needs approval.
+  let fresh = false;
+
+  for (;;) {
+    const batch = openBatch(context);
+    if (signal.aborted) {
+      if (batch.length > 0) abortBatch(batch, input);
+      throw new RunAbortedError({ cause: signal.reason });
+    }
+    if (batch.length > 0) {
+      const pending = await settleBatch(batch, input, fresh);
+      emit({ kind: 'step', steps });
+      if (pending.length > 0) {
+        if (!signal.aborted) return { status: 'waiting', pending, steps };
+        continue; // closes the batch as aborted above
+      }
+    } else if (fresh) {
+      emit({ kind: 'step', steps });
+      return { status: 'settled', pending: [], steps };
+    }
+
+    if (steps >= input.maxSteps) throw new MaxStepsError(input.maxSteps);
+    if (hooks?.beforeModelCall) {
+      const next = await raceAbort(Promise.resolve(hooks.beforeModelCall(context, signal)), signal);
+      if (next !== context) {
+        const previous = context.slice();
+        // Announced first, so a listener that cannot record the replacement stops it from taking effect.
+        emit({ kind: 'context_replaced', previous, next });
+        replaceContents(context, next);
+        view.reset();
+      }
+    }
+    const request: ModelRequest = {
+      model: input.model,
+      messages: view.of(context),
+      tools: tools.specs,
+      maxOutputTokens: input.maxOutputTokens,
+      signal,
+      onText,
+    };
+    if (input.system !== undefined) request.system = input.system;
+    const reply = await callModel(input, request);
+    steps++;
+    if (hooks?.afterModelCall) await raceAbort(Promise.resolve(hooks.afterModelCall(reply, { context, request })), signal);
+    emit({ kind: 'reply', reply });
+    const turn = withOriginalNames(reply.turn, tools.names);
+    context.push(turn);
+    emit({ kind: 'turn', turn });
+    fresh = true;
+  }
+}
+
+async function callModel(input: LoopInput, request: ModelRequest): Promise<ModelReply> {
+  let reply: ModelReply;
+  try {
+    reply = await raceAbort(input.invoke(request), input.signal);
+  } catch (error) {
+    if (input.signal.aborted) throw RunAbortedError.isInstance(error) ? error : new RunAbortedError({ cause: error });
+    if (IndusagiError.isInstance(error)) throw error;
+    throw new ModelCallError(`The model call failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+  if (!reply || !reply.turn || !Array.isArray(reply.turn.blocks)) {
+    throw new ModelCallError('The model invoker resolved without a reply turn.');
+  }
+  return reply;
+}
+
+function replaceContents(context: Turn[], next: readonly Turn[]): void {
+  context.length = 0;
+  for (const turn of next) context.push(turn);
+}

@@ -1,0 +1,91 @@
+import type { ToolCallBlock, ToolResultBlock, Turn } from '../contract/turn.js';
+import type { PendingApproval } from '../contract/events.js';
+import { raceAbort } from './abort.js';
+import { toPendingApproval } from './batch.js';
+import { ABORTED_RESULT, errorOutcome, executeCall, refusalOf, type CallOutcome } from './tool-call.js';
+import type { LoopInput } from './types.js';
+
+/**
+ * Answers what it can of a batch of tool calls and appends the answers as ONE user turn, in call order.
+ * Right after the model asked (`fresh`), calls run unless their tool needs approval; later (approving,
+ * or a session read back after a restart) nothing runs without a decision. Returns the calls still
+ * waiting. On abort, every call still unanswered gets an `aborted` error result before it rethrows,
+ * so the context never ends with a call that has no result and no one waiting on it.
+ */
+export async function settleBatch(calls: ToolCallBlock[], input: LoopInput, fresh: boolean): Promise<PendingApproval[]> {
+  const { tools, signal, emit } = input;
+  const outcomes: Array<CallOutcome | undefined> = new Array(calls.length);
+  const runnable: number[] = [];
+  const pending: PendingApproval[] = [];
+
+  for (let i = 0; i < calls.length; i++) {
+    const call = calls[i];
+    const refusal = refusalOf(call, tools);
+    if (refusal !== undefined) {
+      outcomes[i] = finish(call, errorOutcome(call, refusal), input);
+    } else if (fresh && !tools.needsApproval(call.name)) {
+      runnable.push(i);
+    } else {
+      const decision = input.decisions?.get(call.id);
+      if (decision === undefined) pending.push(toPendingApproval(call));
+      else if (decision.approved) runnable.push(i);
+      else outcomes[i] = finish(call, errorOutcome(call, rejectionMessage(decision.reason)), input);
+    }
+  }
+  if (fresh) {
+    for (const p of pending) emit({ kind: 'approval_requested', approvalId: p.approvalId, name: p.name, callId: p.callId, input: p.input });
+  }
+
+  if (runnable.length > 0) {
+    // Once the run is aborted, late finishers must not touch the answers already written down.
+    let closed = false;
+    const runOne = async (i: number) => {
+      if (closed) return;
+      const call = calls[i];
+      emit({ kind: 'tool_started', name: call.name, callId: call.id, input: call.input });
+      const outcome = await executeCall(call, tools, signal);
+      if (!closed) outcomes[i] = finish(call, outcome, input);
+    };
+    const all: Promise<unknown> = input.sequential ? runInOrder(runnable, runOne) : Promise.all(runnable.map(runOne));
+    try {
+      await raceAbort(all, signal);
+    } catch (error) {
+      closed = true;
+      for (let i = 0; i < calls.length; i++) outcomes[i] ??= finish(calls[i], errorOutcome(calls[i], ABORTED_RESULT), input);
+      appendResults(outcomes, input);
+      throw error;
+    }
+  }
+  appendResults(outcomes, input);
+  return pending;
+}
+
+/** Closes a batch without running anything: every unanswered call gets an `aborted` error result. */
+export function abortBatch(calls: ToolCallBlock[], input: LoopInput): void {
+  appendResults(
+    calls.map((call) => finish(call, errorOutcome(call, ABORTED_RESULT), input)),
+    input,
+  );
+}
+
+export function rejectionMessage(reason: string | undefined): string {
+  return reason ? `The user rejected this tool call. Reason: ${reason}` : 'The user rejected this tool call.';
+}
+
+function finish(call: ToolCallBlock, outcome: CallOutcome, input: LoopInput): CallOutcome {
+  input.emit({ kind: 'tool_finished', name: call.name, callId: call.id, result: outcome.result, isError: outcome.isError });
+  return outcome;
+}
+
+function appendResults(outcomes: Array<CallOutcome | undefined>, input: LoopInput): void {
+  const blocks: ToolResultBlock[] = [];
+  for (const outcome of outcomes) if (outcome !== undefined) blocks.push(outcome.block);
+  if (blocks.length === 0) return;
+  const turn: Turn = { role: 'user', blocks };
+  input.context.push(turn);
+  input.emit({ kind: 'turn', turn });
+}
+
+async function runInOrder(indexes: number[], run: (i: number) => Promise<void>): Promise<void> {
+  for (const i of indexes) await run(i);
+}

@@ -1,0 +1,85 @@
+import type { Turn } from '../contract/turn.js';
+import type { ModelInvoker, ModelReply, ModelRequest, ModelTool } from '../contract/model.js';
+import type { PendingApproval, RunEvent } from '../contract/events.js';
+import type { ToolNameMap } from '../../tools/names.js';
+
+export type ToolCallContext = { signal: AbortSignal; callId: string };
+
+/** The tools one loop may run, under their ORIGINAL names (the loop maps to and from sanitized ones). */
+export interface LoopTools {
+  /** What the model sees: sanitized names. */
+  readonly specs: ModelTool[];
+  /** Built with `buildToolNameMap`, so two names that sanitize alike were refused already. */
+  readonly names: ToolNameMap;
+  has(name: string): boolean;
+  /** True when the tool must not run before a human approves the call. */
+  needsApproval(name: string): boolean;
+  /** Runs the tool. A `ToolError` reaches the model as its message; any other throw as `Internal error`. */
+  execute(name: string, input: unknown, ctx: ToolCallContext): unknown;
+}
+
+/** A human's answer to a tool call waiting for approval; keyed by the call id (= approval id). */
+export type ApprovalDecision = { approved: true } | { approved: false; reason?: string };
+
+/**
+ * The extension points around every model call, including the calls between the steps of one tool
+ * loop. Condensation and context managers plug into `beforeModelCall`; usage accounting and token
+ * calibration into `afterModelCall`.
+ */
+export type LoopHooks = {
+  /**
+   * Returns the context to continue with. Return `context` itself to keep it; return a NEW array to
+   * replace it (never mutate `context`): the loop adopts it for this and every later step.
+   */
+  beforeModelCall?: (context: readonly Turn[], signal: AbortSignal) => Turn[] | readonly Turn[] | Promise<Turn[] | readonly Turn[]>;
+  /**
+   * Sees every reply with its `usage`, before the loop acts on it. `sent.context` is the context the
+   * call was made from (original tool names, the same turn objects `beforeModelCall` saw); it is only
+   * valid during the call, as the loop appends to it next.
+   */
+  afterModelCall?: (reply: ModelReply, sent: { context: readonly Turn[]; request: ModelRequest }) => void | Promise<void>;
+};
+
+/** What the loop reports as it goes. The first four are `RunEvent`s, forwarded as they are. */
+export type LoopEvent =
+  | Extract<RunEvent, { kind: 'text_delta' | 'tool_started' | 'tool_finished' | 'approval_requested' }>
+  /** A complete turn joined the context (a reply, or a batch of tool results). Never half a turn. */
+  | { kind: 'turn'; turn: Turn }
+  /** A model call returned. */
+  | { kind: 'reply'; reply: ModelReply }
+  /** `beforeModelCall` replaced the context. */
+  | { kind: 'context_replaced'; previous: readonly Turn[]; next: readonly Turn[] }
+  /** A step (one model call and the tool calls it asked for) is done. */
+  | { kind: 'step'; steps: number };
+
+export type LoopInput = {
+  model: string;
+  system?: string;
+  maxOutputTokens: number;
+  /** Model calls allowed in this loop before it throws `MaxStepsError`. */
+  maxSteps: number;
+  /**
+   * The caller's working copy of the conversation, tool names ORIGINAL. The loop appends to it in
+   * place (and replaces its contents when a hook replaces the context); after the loop returns or
+   * throws it holds the conversation as it stands, with no half turn and no call left without a result
+   * except those waiting for approval.
+   */
+  context: Turn[];
+  invoke: ModelInvoker;
+  tools: LoopTools;
+  /** Run a step's tool calls one at a time instead of all at once. Results are in call order either way. */
+  sequential?: boolean;
+  /** Decisions for calls waiting for approval in the open batch (see `openBatch`). */
+  decisions?: ReadonlyMap<string, ApprovalDecision>;
+  signal: AbortSignal;
+  hooks?: LoopHooks;
+  emit(event: LoopEvent): void;
+};
+
+export type LoopOutcome = {
+  /** `waiting` when calls still wait for a decision; the context then ends inside their batch. */
+  status: 'settled' | 'waiting';
+  pending: PendingApproval[];
+  /** Model calls made. */
+  steps: number;
+};
