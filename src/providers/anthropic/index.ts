@@ -1,0 +1,8 @@
+// The public face of `indusagi/anthropic`: the agent loop over an Anthropic client.
+export { runAgent, RUN_AGENT_DEFAULT_MAX_STEPS } from './run-agent.js';
+export type { RunAgentOptions } from './run-agent.js';
+export type { AnthropicClientLike } from './client.js';
+export { createAnthropicInvoker, requestBody } from './invoker.js';
+export { toMessageParams, fromMessage, fromMessageParams, toModelUsage } from './wire.js';
+export { UnsupportedMessageError, RunAgentOptionsError } from './errors.js';
+export { ModelCallError, RunAbortedError, MaxStepsError } from '../../runtime/loop/errors.js';

@@ -1,0 +1,75 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import type { Block, Turn } from '../../runtime/contract/turn.js';
+
+type Tracked =
+  | { type: 'text'; text: string }
+  | { type: 'thinking'; text: string; signature: string }
+  | { type: 'tool_use'; id: string; name: string; json: string }
+  | { type: 'other' };
+
+/**
+ * Follows the raw stream events of one reply, so a reply the SDK gives up on can still be used when
+ * the only fault is the model's own: tool input that is not valid JSON makes the SDK fail the whole
+ * stream at that block's end. The model should instead get an error result for that call and go on.
+ */
+export class ReplyTracker {
+  private readonly blocks: Tracked[] = [];
+  private usage: Anthropic.Usage | undefined;
+
+  observe(event: Anthropic.MessageStreamEvent): void {
+    switch (event.type) {
+      case 'message_start':
+        this.usage = event.message.usage;
+        return;
+      case 'content_block_start': {
+        const block = event.content_block;
+        if (block.type === 'text') this.blocks[event.index] = { type: 'text', text: block.text };
+        else if (block.type === 'thinking') this.blocks[event.index] = { type: 'thinking', text: block.thinking, signature: block.signature };
+        else if (block.type === 'tool_use') this.blocks[event.index] = { type: 'tool_use', id: block.id, name: block.name, json: '' };
+        else this.blocks[event.index] = { type: 'other' };
+        return;
+      }
+      case 'content_block_delta': {
+        const block = this.blocks[event.index];
+        const delta = event.delta;
+        if (block?.type === 'text' && delta.type === 'text_delta') block.text += delta.text;
+        else if (block?.type === 'thinking' && delta.type === 'thinking_delta') block.text += delta.thinking;
+        else if (block?.type === 'thinking' && delta.type === 'signature_delta') block.signature = delta.signature;
+        else if (block?.type === 'tool_use' && delta.type === 'input_json_delta') block.json += delta.partial_json;
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  /**
+   * When `error` is the SDK failing to parse the last tool call's input, the reply up to and including
+   * that call, its input kept as the raw text (which the loop answers with an error result). Otherwise
+   * undefined: the failure is real and must surface.
+   */
+  salvage(error: unknown): { turn: Turn; usage: Anthropic.Usage | undefined } | undefined {
+    if (!(typeof error === 'object' && error !== null && (error as { cause?: unknown }).cause instanceof SyntaxError)) return undefined;
+    const last = this.blocks[this.blocks.length - 1];
+    if (last?.type !== 'tool_use' || parseJson(last.json).ok) return undefined;
+    const blocks: Block[] = [];
+    for (const block of this.blocks) {
+      if (block.type === 'text') blocks.push({ kind: 'text', text: block.text });
+      else if (block.type === 'thinking') blocks.push({ kind: 'thinking', text: block.text, signature: block.signature });
+      else if (block.type === 'tool_use') {
+        const parsed = parseJson(block.json);
+        blocks.push({ kind: 'tool_call', id: block.id, name: block.name, input: parsed.ok ? parsed.value : block.json });
+      }
+    }
+    return { turn: { role: 'assistant', blocks }, usage: this.usage };
+  }
+}
+
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  if (text === '') return { ok: true, value: {} };
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+}
