@@ -4,4 +4,6 @@ export * from './ledger/index.js';
 export * from './models/index.js';
 export * from './compaction/index.js';
 export * from './store/index.js';
+export * from './loop/index.js';
+export * from './agent/index.js';
 export * from '../errors/index.js';

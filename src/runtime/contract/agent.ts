@@ -4,6 +4,8 @@ import type { RunEvent, RunSnapshot } from './events.js';
 import type { SessionGraph } from '../store/graph.js';
 import type { RunLedger } from '../ledger/ledger.js';
 import type { AnthropicClientLike } from '../../providers/anthropic/client.js';
+import type { LoopHooks } from '../loop/types.js';
+import type { PendingApproval } from './events.js';
 
 /** When to condense history. Omit `AgentConfig.compaction` to disable condensation. */
 export type CompactionPolicy = {
@@ -25,6 +27,8 @@ export type AgentConfig = {
   compaction?: CompactionPolicy;
   context?: unknown;
   sessionId?: string;
+  /** Run a step's tool calls one at a time instead of all at once. Results are in call order either way. */
+  sequential?: boolean;
 };
 
 /**
@@ -47,6 +51,8 @@ export type AgentDeps = {
   ledger?: RunLedger;
   invokeModel?: ModelInvoker;
   client?: AnthropicClientLike;
+  /** Runs around every model call of every run: condensation, context managers and usage accounting plug in here. */
+  hooks?: LoopHooks;
 };
 
 export type SubmitOptions = { signal?: AbortSignal };
@@ -57,5 +63,13 @@ export interface Agent {
   subscribe(handler: (e: RunEvent) => void): () => void;
   resume(sessionId: string): Promise<RunSnapshot>;
   abort(): void;
+  /** Runs the waiting tool call `approvalId` (its call id); the run goes on once every call of its batch is decided. */
+  approve(approvalId: string): Promise<RunSnapshot>;
+  /** Answers the waiting call `approvalId` with an error result saying the user rejected it (and why); it never runs. */
+  reject(approvalId: string, reason?: string): Promise<RunSnapshot>;
+  /** The calls of the current session waiting for a decision (after `resume` for a session read from a store). */
+  pendingApprovals(): PendingApproval[];
+  /** Waits for queued work, then releases the session (the store's writer lock). Later calls reject. */
+  close(): Promise<void>;
 }
 

@@ -1,0 +1,209 @@
+import { randomUUID } from 'node:crypto';
+import Anthropic from '@anthropic-ai/sdk';
+import type { Agent, AgentConfig, AgentDeps } from '../contract/agent.js';
+import type { FaultKind, PendingApproval, RunSnapshot, RunStatus } from '../contract/events.js';
+import type { ModelUsage } from '../contract/model.js';
+import type { Turn } from '../contract/turn.js';
+import { RunLedger } from '../ledger/ledger.js';
+import { runLoop } from '../loop/run-loop.js';
+import { lastAssistantText, pendingApprovalsOf } from '../loop/batch.js';
+import { RunFault, faultKindOf } from '../loop/errors.js';
+import type { ApprovalDecision, LoopEvent } from '../loop/types.js';
+import { UnknownApprovalError } from '../../tools/toolset.js';
+import { createAnthropicInvoker } from '../../providers/anthropic/invoker.js';
+import { AgentClosedError, ApprovalsPendingError, InvalidPromptError } from './errors.js';
+import { RunQueue } from './run-queue.js';
+import { memorySession, openStoredSession, type AgentSession } from './session.js';
+import { resolveSettings } from './settings.js';
+import { addUsage, zeroUsage } from './usage.js';
+
+/** Reads the session's context before a run starts; returns the decisions the run applies, or throws to refuse it. */
+type Admission = (sessionId: string, context: readonly Turn[]) => ReadonlyMap<string, ApprovalDecision> | undefined;
+
+/**
+ * The conductor: one agent, one session at a time, one run at a time. See docs/agent.md.
+ *
+ * Runs (`submit`, `approve`, `reject`) and `resume`/`close` queue behind each other. Each run publishes
+ * its events on the ledger, appends each settled turn to the session, persists the session once at the
+ * end (settled, waiting or faulted), and resolves with the final snapshot or rejects with `RunFault`.
+ */
+export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
+  const { card, maxSteps, tools } = resolveSettings(config);
+  const ledger = deps.ledger ?? new RunLedger();
+  // `new Anthropic()` reads ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL; it fails only when a call is made.
+  const invoke = deps.invokeModel ?? createAnthropicInvoker(deps.client ?? new Anthropic());
+  const queue = new RunQueue();
+  const memorySessions = new Map<string, AgentSession>();
+  let sessionId = config.sessionId ?? randomUUID();
+  let session: AgentSession | undefined;
+  let active: AbortController | undefined;
+  let closed = false;
+
+  async function ensureSession(): Promise<AgentSession> {
+    if (session !== undefined) return session;
+    if (deps.store !== undefined) {
+      session = await openStoredSession(deps.store, sessionId);
+    } else {
+      session = memorySessions.get(sessionId) ?? memorySession(sessionId);
+      memorySessions.set(sessionId, session);
+    }
+    return session;
+  }
+
+  async function conduct(prompt: string | null, admit: Admission, callerSignal?: AbortSignal): Promise<RunSnapshot> {
+    if (closed) throw new AgentClosedError();
+    let current: AgentSession;
+    try {
+      current = await ensureSession();
+    } catch (error) {
+      ledger.publish({ kind: 'run_started', sessionId, prompt });
+      throw fault('store_error', error, snapshotOf(sessionId, [], 'faulted', [], zeroUsage()));
+    }
+    const decisions = admit(current.id, current.context);
+    ledger.publish({ kind: 'run_started', sessionId: current.id, prompt });
+
+    const controller = new AbortController();
+    active = controller;
+    const signal = callerSignal ? AbortSignal.any([controller.signal, callerSignal]) : controller.signal;
+    const usage = zeroUsage();
+    const work = current.context.slice();
+    const emit = (event: LoopEvent): void => {
+      switch (event.kind) {
+        case 'turn':
+          current.append(event.turn);
+          return;
+        case 'reply': {
+          const used = event.reply.usage ?? zeroUsage();
+          addUsage(usage, used);
+          ledger.publish({ kind: 'usage', usage: used, total: { ...usage } });
+          return;
+        }
+        case 'context_replaced':
+          current.condense(event.previous, event.next);
+          return;
+        case 'step':
+          ledger.publish({ kind: 'snapshot', snapshot: snapshotOf(current.id, work, 'running', [], usage) });
+          return;
+        default:
+          ledger.publish(event);
+      }
+    };
+
+    let failure: { kind: FaultKind; error: unknown } | undefined;
+    try {
+      if (prompt !== null) {
+        const turn: Turn = { role: 'user', blocks: [{ kind: 'text', text: prompt }] };
+        work.push(turn);
+        current.append(turn);
+      }
+      await runLoop({
+        model: card.id,
+        system: config.system,
+        maxOutputTokens: card.maxOutputTokens,
+        maxSteps,
+        context: work,
+        invoke,
+        tools,
+        sequential: config.sequential,
+        decisions,
+        signal,
+        hooks: deps.hooks,
+        emit,
+      });
+    } catch (error) {
+      failure = { kind: faultKindOf(error), error };
+    } finally {
+      if (active === controller) active = undefined;
+    }
+    current.context = work;
+    try {
+      await current.persist();
+    } catch (error) {
+      // Nothing of this run is durable, which outweighs whatever else went wrong; both are kept as the cause.
+      failure = { kind: 'store_error', error: failure === undefined ? error : new AggregateError([error, failure.error], errorMessage(error)) };
+    }
+
+    const pending = pendingApprovalsOf(work);
+    const status: RunStatus = failure !== undefined ? 'faulted' : pending.length > 0 ? 'waiting' : 'settled';
+    const snapshot = snapshotOf(current.id, work, status, pending, usage);
+    if (failure !== undefined) throw fault(failure.kind, failure.error, snapshot);
+    ledger.publish({ kind: 'settled', snapshot });
+    return snapshot;
+  }
+
+  function fault(kind: FaultKind, error: unknown, snapshot: RunSnapshot): RunFault {
+    const message = errorMessage(error);
+    ledger.publish({ kind: 'faulted', error: { kind, message }, snapshot });
+    return new RunFault(kind, message, snapshot, { cause: error });
+  }
+
+  async function resume(id: string): Promise<RunSnapshot> {
+    if (closed) throw new AgentClosedError();
+    if (session?.id !== id) {
+      if (session !== undefined) await session.close();
+      session = undefined;
+      sessionId = id;
+    }
+    const current = await ensureSession();
+    const pending = pendingApprovalsOf(current.context);
+    const snapshot = snapshotOf(current.id, current.context, pending.length > 0 ? 'waiting' : 'settled', pending, zeroUsage());
+    ledger.publish({ kind: 'snapshot', snapshot });
+    return snapshot;
+  }
+
+  const refuseWhilePending: Admission = (id, context) => {
+    const pending = pendingApprovalsOf(context);
+    if (pending.length > 0) throw new ApprovalsPendingError(id, pending);
+    return undefined;
+  };
+
+  const decide =
+    (approvalId: string, decision: ApprovalDecision): Admission =>
+    (_id, context) => {
+      if (!pendingApprovalsOf(context).some((p) => p.approvalId === approvalId)) throw new UnknownApprovalError(approvalId);
+      return new Map([[approvalId, decision]]);
+    };
+
+  return {
+    get sessionId() {
+      return sessionId;
+    },
+    submit(prompt, opts) {
+      if (typeof prompt !== 'string' || prompt.trim() === '') {
+        return Promise.reject(new InvalidPromptError(typeof prompt === 'string' ? 'it has no visible text' : `expected a string, got ${typeof prompt}`));
+      }
+      return queue.run(() => conduct(prompt, refuseWhilePending, opts?.signal));
+    },
+    subscribe: (handler) => ledger.subscribe(handler),
+    resume: (id) => queue.run(() => resume(id)),
+    abort() {
+      active?.abort();
+    },
+    approve: (approvalId) => queue.run(() => conduct(null, decide(approvalId, { approved: true }))),
+    reject: (approvalId, reason) => queue.run(() => conduct(null, decide(approvalId, { approved: false, reason }))),
+    pendingApprovals: () => (session === undefined ? [] : pendingApprovalsOf(session.context)),
+    close: () =>
+      queue.run(async () => {
+        if (closed) return;
+        // Marked closed only once the session let go, so a failed close can be retried and loses nothing.
+        await session?.close();
+        session = undefined;
+        closed = true;
+      }),
+  };
+}
+
+function snapshotOf(sessionId: string, context: readonly Turn[], status: RunStatus, pending: PendingApproval[], usage: ModelUsage): RunSnapshot {
+  return {
+    sessionId,
+    messages: context.slice(),
+    text: lastAssistantText(context),
+    status,
+    pendingApprovals: pending,
+    usage: { ...usage },
+  };
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,59 @@
+import { IndusagiError, isErrorNamed } from '../../errors/index.js';
+import type { PendingApproval } from '../contract/events.js';
+
+/** `submit` while tool calls wait for a decision: approve or reject them first (`agent.pendingApprovals()`). */
+export class ApprovalsPendingError extends IndusagiError {
+  constructor(readonly sessionId: string, readonly pending: PendingApproval[]) {
+    super(
+      'approvals_pending',
+      `Session ${JSON.stringify(sessionId)} has ${pending.length} tool call(s) waiting for approval ` +
+        `(${pending.map((p) => `${p.name} ${p.approvalId}`).join(', ')}); approve or reject them before submitting.`,
+    );
+  }
+  static override isInstance(error: unknown): error is ApprovalsPendingError {
+    return isErrorNamed(error, 'ApprovalsPendingError');
+  }
+}
+
+/** A call on an agent after `close()`. */
+export class AgentClosedError extends IndusagiError {
+  constructor() {
+    super('agent_closed', 'The agent is closed; create a new one.');
+  }
+  static override isInstance(error: unknown): error is AgentClosedError {
+    return isErrorNamed(error, 'AgentClosedError');
+  }
+}
+
+/** An `AgentConfig` value that cannot work, refused by `createAgent` before anything runs. */
+export class AgentConfigError extends IndusagiError {
+  constructor(message: string) {
+    super('invalid_config', message);
+  }
+  static override isInstance(error: unknown): error is AgentConfigError {
+    return isErrorNamed(error, 'AgentConfigError');
+  }
+}
+
+/**
+ * A `beforeModelCall` hook replaced the context with something the session cannot record: only a
+ * condensation (`[summary, ...a suffix of the previous context]`) can be persisted faithfully.
+ */
+export class ContextReplacementError extends IndusagiError {
+  constructor(detail: string) {
+    super('invalid_request', `The context returned by beforeModelCall cannot be recorded in the session: ${detail}.`);
+  }
+  static override isInstance(error: unknown): error is ContextReplacementError {
+    return isErrorNamed(error, 'ContextReplacementError');
+  }
+}
+
+/** `submit` needs a prompt with visible text; the API refuses empty ones. */
+export class InvalidPromptError extends IndusagiError {
+  constructor(detail: string) {
+    super('invalid_request', `Invalid prompt: ${detail}.`);
+  }
+  static override isInstance(error: unknown): error is InvalidPromptError {
+    return isErrorNamed(error, 'InvalidPromptError');
+  }
+}
