@@ -10,4 +10,10 @@ export { summarize, buildSummaryRequest, DEFAULT_SUMMARY_MAX_TOKENS } from './su
 export type { SummarizeOptions } from './summarize.js';
 export { isSummaryTurn, makeSummaryTurn, summaryBody } from './summary-turn.js';
 export { TOOL_INPUT_CLIP_CHARS, TOOL_RESULT_CLIP_CHARS } from './transcript.js';
+export { compact } from './compact.js';
+export type { CompactOptions } from './compact.js';
+export type { CondenseResult } from './condense.js';
+export { Condenser } from './condenser.js';
+export type { CondenserOptions, CondensePlan, CondenseOptions } from './condenser.js';
+export { isPromptTooLongError, reportedPromptTokens } from './prompt-too-long.js';
 export { CompactionInputError, ContextOverflowError, SummarizerError } from './errors.js';

@@ -1,0 +1,43 @@
+import type { CompactionPolicy } from '../contract/agent.js';
+import type { ModelCard, ModelInvoker } from '../contract/model.js';
+import type { Turn } from '../contract/turn.js';
+import { resolveBudget, type CompactionBudget } from './budget.js';
+import { condenseAt } from './condense.js';
+import { findCutPoint, shrinkingCuts } from './cut-point.js';
+import { estimateTurnTokens } from './estimate.js';
+import { resolveCompactionPolicy } from './policy.js';
+
+export type CompactOptions = CompactionBudget & {
+  /** Preferred cap on the summary, in tokens. Default 4096. */
+  summaryMaxTokens?: number;
+  signal?: AbortSignal;
+};
+
+/**
+ * Condenses `messages` to `[summaryTurn, ...recentTail]` whenever there is something to drop: it does
+ * not consult `shouldCompact` (call that to decide). When the cut point is 0 it returns `messages`
+ * itself, unchanged. If the tail that `keepRecent` asks for would not fit beside a summary, fewer turns
+ * are kept; if even the smallest legal tail cannot fit it throws `ContextOverflowError`.
+ */
+export async function compact(
+  messages: Turn[],
+  modelCard: ModelCard,
+  policy: CompactionPolicy,
+  invokeModel: ModelInvoker,
+  opts: CompactOptions = {},
+): Promise<Turn[]> {
+  const resolved = resolveCompactionPolicy(policy);
+  const budget = resolveBudget(modelCard, resolved, opts);
+  const cut = findCutPoint(messages, resolved.keepRecent);
+  if (cut === 0) return messages;
+  const cumulative = [0];
+  for (const turn of messages) cumulative.push(cumulative[cumulative.length - 1] + estimateTurnTokens(turn));
+  const result = await condenseAt(messages, cumulative, shrinkingCuts(messages, resolved.keepRecent), budget.overhead + cumulative[messages.length], {
+    card: modelCard,
+    budget,
+    invokeModel,
+    summaryMaxTokens: opts.summaryMaxTokens,
+    signal: opts.signal,
+  });
+  return result.messages;
+}

@@ -1,0 +1,127 @@
+import type { ModelCard, ModelInvoker, ModelUsage } from '../contract/model.js';
+import type { Turn } from '../contract/turn.js';
+import { fits, type Budget } from './budget.js';
+import { ContextOverflowError } from './errors.js';
+import { estimateTurnTokens } from './estimate.js';
+import { DEFAULT_SUMMARY_MAX_TOKENS, requestSummary } from './summarize.js';
+import { makeSummaryTurn } from './summary-turn.js';
+
+/** What one condensation did; `messages` is what the next model call should be sent. */
+export type CondenseResult = {
+  /** `[summaryTurn, ...tail]`; the tail turns are the caller's own objects, unchanged. */
+  messages: Turn[];
+  summaryTurn: Turn;
+  /** How many turns of the input the summary replaced (equals `keptFrom`). */
+  removed: number;
+  /** Index in the input of the first kept turn; `input.length` when none is kept. */
+  keptFrom: number;
+  /** Estimated input tokens before (calibrated when usage was observed) and after. */
+  tokensBefore: number;
+  tokensAfter: number;
+  /** The summary body, without the `[condensed earlier context]` prefix. */
+  summary: string;
+  /** Tokens the summarizer call(s) reported, summed. */
+  usage: ModelUsage;
+};
+
+export type CondenseContext = {
+  card: ModelCard;
+  budget: Budget;
+  invokeModel: ModelInvoker;
+  /** Preferred cap on a summary, in tokens. Default 4096. */
+  summaryMaxTokens?: number;
+  signal?: AbortSignal;
+};
+
+/** Below this a summary cannot hold goal, progress and identifiers; overflow is the honest answer. */
+const SUMMARY_MIN_TOKENS = 256;
+/**
+ * Prose runs about 4.5 characters a token, which the estimate counts as about 1.125 tokens; asking the
+ * summarizer for 80% of the room keeps its summary inside the room by the estimate's own measure.
+ */
+const SUMMARY_ROOM_SHARE = 0.8;
+const SUMMARY_FRAME_TOKENS = estimateTurnTokens(makeSummaryTurn(''));
+
+/**
+ * Condenses `messages` at the first of `cuts` (legal, ascending, non-empty) whose kept tail leaves
+ * room for a full summary, or else at the last cut if it leaves room for a short one. A summary
+ * that still comes out too long is folded forward into a later cut (fewer kept turns), never looped
+ * on. `cumulative[i]` is the estimated tokens of `messages[0..i)`.
+ * Throws `ContextOverflowError` when no cut can fit, before any model call if that is already clear.
+ */
+export async function condenseAt(
+  messages: readonly Turn[],
+  cumulative: readonly number[],
+  cuts: readonly number[],
+  tokensBefore: number,
+  ctx: CondenseContext,
+): Promise<CondenseResult> {
+  const { budget } = ctx;
+  const total = cumulative[messages.length];
+  const tail = (cut: number) => total - cumulative[cut];
+  const room = (cut: number) => budget.limit - budget.reserve - budget.overhead - tail(cut) - SUMMARY_FRAME_TOKENS;
+  const preferred = Math.min(ctx.summaryMaxTokens ?? DEFAULT_SUMMARY_MAX_TOKENS, ctx.card.maxOutputTokens, Math.floor(budget.limit / 4));
+  const capAt = (cut: number) => Math.min(preferred, Math.floor(room(cut) * SUMMARY_ROOM_SHARE));
+  const lastCut = cuts[cuts.length - 1];
+
+  let index = cuts.findIndex((cut) => capAt(cut) >= preferred);
+  if (index === -1 && capAt(lastCut) >= Math.min(preferred, SUMMARY_MIN_TOKENS)) index = cuts.length - 1;
+  if (index === -1) {
+    throw overflow(budget, budget.overhead + SUMMARY_FRAME_TOKENS + Math.min(preferred, SUMMARY_MIN_TOKENS) + tail(lastCut), messages.length - lastCut);
+  }
+
+  const usage: ModelUsage = { inputTokens: 0, outputTokens: 0, cacheWriteTokens: 0, cacheReadTokens: 0 };
+  let carried: Turn | null = null;
+  let coveredTo = 0;
+  for (;;) {
+    const cut = cuts[index];
+    const cap = capAt(cut);
+    const dropped = carried === null ? messages.slice(0, cut) : [carried, ...messages.slice(coveredTo, cut)];
+    const reply = await requestSummary(dropped, ctx.invokeModel, {
+      model: ctx.card.id,
+      maxOutputTokens: cap,
+      inputBudgetTokens: budget.limit - cap,
+      signal: ctx.signal,
+    });
+    addUsage(usage, reply.usage);
+    const summaryTurn = makeSummaryTurn(reply.text);
+    const summaryTokens = estimateTurnTokens(summaryTurn);
+    const tokensAfter = budget.overhead + summaryTokens + tail(cut);
+    if (fits(budget, tokensAfter)) {
+      return {
+        messages: [summaryTurn, ...messages.slice(cut)],
+        summaryTurn,
+        removed: cut,
+        keptFrom: cut,
+        tokensBefore,
+        tokensAfter,
+        summary: reply.text,
+        usage,
+      };
+    }
+    // Longer than its room: keep fewer turns, folding this summary into the next one.
+    carried = summaryTurn;
+    coveredTo = cut;
+    const previous = index;
+    index = cuts.findIndex((c, i) => i > previous && fits(budget, budget.overhead + summaryTokens + tail(c)));
+    if (index === -1) throw overflow(budget, tokensAfter, messages.length - cut);
+  }
+}
+
+function overflow(budget: Budget, inputTokens: number, keptTurns: number): ContextOverflowError {
+  const neededTokens = inputTokens + budget.reserve;
+  return new ContextOverflowError(
+    `the context cannot be condensed to fit: a summary plus the last ${keptTurns} turn(s) that must stay together ` +
+      `need about ${neededTokens} tokens (system prompt, tools and ${budget.reserve} reserved for the reply included), ` +
+      `over the budget of ${budget.limit}`,
+    { neededTokens, limitTokens: budget.limit },
+  );
+}
+
+function addUsage(sum: ModelUsage, usage: ModelUsage | undefined): void {
+  if (usage === undefined) return;
+  sum.inputTokens += usage.inputTokens;
+  sum.outputTokens += usage.outputTokens;
+  sum.cacheWriteTokens += usage.cacheWriteTokens;
+  sum.cacheReadTokens += usage.cacheReadTokens;
+}

@@ -1,0 +1,151 @@
+import type { CompactionPolicy } from '../contract/agent.js';
+import type { ModelCard, ModelInvoker, ModelTool } from '../contract/model.js';
+import type { Turn } from '../contract/turn.js';
+import { fits, resolveBudget, type Budget } from './budget.js';
+import { condenseAt, type CondenseResult } from './condense.js';
+import { shrinkingCuts } from './cut-point.js';
+import { estimateTurnTokens } from './estimate.js';
+import { assertCount, resolveCompactionPolicy, type ResolvedCompactionPolicy } from './policy.js';
+
+export type CondenserOptions = {
+  card: ModelCard;
+  policy: CompactionPolicy;
+  /** Writes the summaries; normally the agent's own invoker and model. */
+  invokeModel: ModelInvoker;
+  /** The system prompt sent with every call; counted in every estimate. */
+  systemText?: string;
+  /** The tool definitions sent with every call; counted in every estimate. */
+  tools?: readonly ModelTool[];
+  /** The `max_tokens` every call requests, reserved in the budget. Default 0. */
+  maxOutputTokens?: number;
+  /** Preferred cap on a summary, in tokens. Default 4096. */
+  summaryMaxTokens?: number;
+};
+
+export type CondensePlan = {
+  /** The next call would not fit: estimated input plus the output reserve exceeds window × triggerRatio. */
+  shouldCompact: boolean;
+  /** Estimated input tokens of the next call: messages, system prompt and tools. */
+  estimatedTokens: number;
+};
+
+export type CondenseOptions = {
+  /** Condense even though the estimate says the context fits (the API said otherwise). */
+  force?: boolean;
+};
+
+/**
+ * The conductor's condensation state, one per agent. It remembers each turn's estimate, so deciding
+ * before a model call costs only the turns added since the last call, however long the history.
+ *
+ * Histories are recognised by the identity of their turn objects: a call whose first turn and last
+ * known turn are the same objects as last time is an extension (the conductor appends between
+ * calls); anything else (a resume, a condensed or replaced context) is estimated afresh.
+ */
+export class Condenser {
+  readonly #card: ModelCard;
+  readonly #policy: ResolvedCompactionPolicy;
+  readonly #budget: Budget;
+  readonly #invokeModel: ModelInvoker;
+  readonly #summaryMaxTokens: number | undefined;
+
+  #turns: Turn[] = [];
+  /** `#cumulative[i]`: estimated tokens of `#turns[0..i)`. */
+  #cumulative: number[] = [0];
+  /** The last reported input size and how many of `#turns` it covered. */
+  #anchor: { count: number; inputTokens: number } | null = null;
+
+  constructor(options: CondenserOptions) {
+    this.#card = options.card;
+    this.#policy = resolveCompactionPolicy(options.policy);
+    this.#budget = resolveBudget(options.card, this.#policy, options);
+    this.#invokeModel = options.invokeModel;
+    this.#summaryMaxTokens = options.summaryMaxTokens;
+    if (this.#summaryMaxTokens !== undefined) assertCount('summaryMaxTokens', this.#summaryMaxTokens);
+  }
+
+  /** Whether the next call with `messages` needs condensing, and its estimated input. */
+  plan(messages: readonly Turn[]): CondensePlan {
+    this.#track(messages);
+    const estimatedTokens = this.#estimate();
+    return { shouldCompact: !fits(this.#budget, estimatedTokens), estimatedTokens };
+  }
+
+  /**
+   * Calibrates from the API's count: until the history changes, estimates start from `inputTokens`
+   * and add only the heuristic estimate of turns appended after `messagesSent`. Pass the turns as
+   * handed to `plan` (the same objects), and the whole prompt size: `input_tokens` plus cache-read
+   * and cache-write tokens, which the API reports separately.
+   */
+  observeUsage(messagesSent: readonly Turn[], inputTokens: number): void {
+    assertCount('inputTokens', inputTokens);
+    if (!this.#isTrackedPrefix(messagesSent)) this.#track(messagesSent);
+    this.#anchor = { count: messagesSent.length, inputTokens };
+  }
+
+  /**
+   * Replaces the oldest turns with a summary so the next call fits. Returns null when the context
+   * already fits (unless `force`) or when no legal cut exists. Keeps `keepRecent` turns when they
+   * fit beside a summary, fewer (down to the last turn or last complete call/result pair) when not.
+   * Throws `ContextOverflowError` when even that cannot fit and `SummarizerError` when the summary
+   * call fails; in both cases `messages` is untouched and nothing is lost, so the caller may fault or retry.
+   */
+  async condense(messages: readonly Turn[], signal?: AbortSignal, opts: CondenseOptions = {}): Promise<CondenseResult | null> {
+    this.#track(messages);
+    const tokensBefore = this.#estimate();
+    if (!opts.force && fits(this.#budget, tokensBefore)) return null;
+    const cuts = shrinkingCuts(messages, this.#policy.keepRecent);
+    if (cuts.length === 0) return null;
+    const result = await condenseAt(messages, this.#cumulative, cuts, tokensBefore, {
+      card: this.#card,
+      budget: this.#budget,
+      invokeModel: this.#invokeModel,
+      summaryMaxTokens: this.#summaryMaxTokens,
+      signal,
+    });
+    this.#adopt(result);
+    return result;
+  }
+
+  #track(messages: readonly Turn[]): void {
+    const known = this.#turns.length;
+    const extends_ =
+      messages.length >= known && (known === 0 || (messages[0] === this.#turns[0] && messages[known - 1] === this.#turns[known - 1]));
+    if (!extends_) this.#reset();
+    for (let i = this.#turns.length; i < messages.length; i++) {
+      const turn = messages[i];
+      const cost = estimateTurnTokens(turn);
+      this.#turns.push(turn);
+      this.#cumulative.push(this.#cumulative[i] + cost);
+    }
+  }
+
+  #isTrackedPrefix(messages: readonly Turn[]): boolean {
+    const n = messages.length;
+    return n > 0 && n <= this.#turns.length && messages[0] === this.#turns[0] && messages[n - 1] === this.#turns[n - 1];
+  }
+
+  #estimate(): number {
+    const total = this.#cumulative[this.#turns.length];
+    if (this.#anchor === null) return this.#budget.overhead + total;
+    return this.#anchor.inputTokens + total - this.#cumulative[this.#anchor.count];
+  }
+
+  /** Continues from the condensed context, reusing the kept turns' estimates. */
+  #adopt(result: CondenseResult): void {
+    const kept = this.#cumulative;
+    const keptFrom = result.keptFrom;
+    this.#turns = result.messages.slice();
+    this.#cumulative = [0, estimateTurnTokens(result.summaryTurn)];
+    for (let i = keptFrom; i < kept.length - 1; i++) {
+      this.#cumulative.push(this.#cumulative[this.#cumulative.length - 1] + kept[i + 1] - kept[i]);
+    }
+    this.#anchor = null;
+  }
+
+  #reset(): void {
+    this.#turns = [];
+    this.#cumulative = [0];
+    this.#anchor = null;
+  }
+}
