@@ -3,6 +3,7 @@ import { messageText, type DemoRequest } from './request.js';
 
 const MENTIONS_SUMMARY = /\bsummar(?:y|ise|ize|ized|ised|izing|ising)\b/i;
 const MAX_POINTS = 8;
+const HEAD_POINTS = 3;
 const MAX_POINT_CHARS = 100;
 
 /**
@@ -16,20 +17,23 @@ export function isSummaryRequest(request: DemoRequest): boolean {
 }
 
 /**
- * A short, honest summary: the first lines of what was said, the user's lines first when the
- * transcript marks speakers. Bounded, so condensing always shrinks the context.
+ * A short, honest summary: lines of what was said, the user's lines only when the transcript marks
+ * speakers (points of an earlier summary included, so they carry forward). Bounded: the first few
+ * and the latest few points, so condensing always shrinks the context.
  */
 export function summarize(request: DemoRequest): string {
   // Lines that mention the summary are the summarizer's instructions, not the conversation.
   const lines = request.messages
     .flatMap((message) => messageText(message).split('\n'))
-    .map((line) => line.trim())
+    .map((line) => line.trim().replace(/^-\s+/, ''))
     .filter((line) => line !== '' && !line.startsWith(DEMO_BANNER) && !MENTIONS_SUMMARY.test(line));
   const userLines = lines.filter((line) => /^\[?(?:user|human)\]?\s*[:>]/i.test(line));
   const distinct = [...new Set(userLines.length > 0 ? userLines : lines)];
-  const points = distinct.slice(0, MAX_POINTS).map((line) => `- ${clip(line)}`);
-  const more = distinct.length > MAX_POINTS ? [`- …and ${distinct.length - MAX_POINTS} more lines`] : [];
-  const body = points.length > 0 ? [...points, ...more] : ['- (nothing was said yet)'];
+  const points =
+    distinct.length <= MAX_POINTS
+      ? distinct
+      : [...distinct.slice(0, HEAD_POINTS), `…${distinct.length - MAX_POINTS} more in between…`, ...distinct.slice(-(MAX_POINTS - HEAD_POINTS))];
+  const body = points.length > 0 ? points.map((line) => `- ${clip(line)}`) : ['- (nothing was said yet)'];
   return [`${DEMO_BANNER} Summary of the earlier conversation (scripted, not a real model's reading):`, ...body].join('\n');
 }
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DEMO_BANNER, DEMO_TOOLS, DemoRequestError, respond, type DemoReply } from '../../src/demo/index.js';
 import { IndusagiError } from '../../src/errors/index.js';
+import { buildSummaryRequest } from '../../src/runtime/compaction/index.js';
+import type { Turn } from '../../src/runtime/contract/index.js';
 
 const tools = Object.values(DEMO_TOOLS).map((name) => ({ name, description: name, input_schema: { type: 'object' } }));
 
@@ -124,6 +126,46 @@ describe('demo responder: condensation requests', () => {
     expect(text).toContain('- user: read package.json');
     expect(text).toContain('- user: what time is it?');
     expect(text).not.toContain('assistant: it reads');
+  });
+
+  it("recognises the runtime's own summarizer request and keeps the user's points, earlier summary included", () => {
+    const say = (role: Turn['role'], text: string): Turn => ({ role, blocks: [{ kind: 'text', text }] });
+    const turns: Turn[] = [
+      say('user', '[condensed earlier context]\n- User: read package.json'),
+      say('user', 'remember that the build runs on Fridays'),
+      say('assistant', 'Noted. ' + 'words '.repeat(300)),
+      say('user', 'tell me a long story'),
+      say('assistant', 'Once upon a time. '.repeat(80)),
+    ];
+    const request = buildSummaryRequest(turns, { model: 'indusagi-offline-demo' });
+    const reply = respond({
+      model: request.model,
+      max_tokens: request.maxOutputTokens,
+      system: request.system,
+      messages: request.messages.map((t) => ({ role: t.role, content: t.blocks.map((b) => ({ type: 'text', text: (b as { text: string }).text })) })),
+    });
+    expect(reply.stopReason).toBe('end_turn');
+    expect(textOf(reply).split('\n').slice(1)).toEqual([
+      '- User: read package.json',
+      '- User: remember that the build runs on Fridays',
+      '- User: tell me a long story',
+    ]);
+  });
+
+  it('keeps the first and the latest points of a long conversation, bounded', () => {
+    const transcript = Array.from({ length: 12 }, (_, i) => `User: prompt ${i + 1}`).join('\n');
+    const text = textOf(respond({ model: 'demo', max_tokens: 1_000, system: 'Write a summary.', messages: [{ role: 'user', content: transcript }] }));
+    expect(text.split('\n').slice(1)).toEqual([
+      '- User: prompt 1',
+      '- User: prompt 2',
+      '- User: prompt 3',
+      '- …4 more in between…',
+      '- User: prompt 8',
+      '- User: prompt 9',
+      '- User: prompt 10',
+      '- User: prompt 11',
+      '- User: prompt 12',
+    ]);
   });
 
   it('treats a chat request with tools as chat even when it mentions a summary', () => {
