@@ -253,8 +253,9 @@ export class SessionGraph {
       leafFallback = { recorded, restored: leaf };
     }
     graph.currentLeaf = leaf;
-    // Against what the records say, so the first persist after a fallback records the restored leaf.
-    graph.savedLeaf = recorded;
+    // Only a deliberate change (an append, a leaf move) records a new head: merely loading and saving
+    // a damaged session must not make the fallback permanent and hide that the live path was cut.
+    graph.savedLeaf = leaf;
     return { graph, orphans, leafFallback };
   }
 
