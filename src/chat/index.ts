@@ -1,7 +1,7 @@
 // The public face of `indusagi/chat`: the framework-free chat state behind `useAssistant`, for
 // Vue, Svelte, plain DOM or any other UI layer.
 export { AssistantStore, createAssistantStore } from './store.js';
-export { appendPart, applyPart, findToolPart } from './thread.js';
+export { appendPartToReply, applyPartToThread, findToolPart } from './thread.js';
 export { assertAgentPart, assertAssistantItems } from './validate.js';
 export { InvalidPartError, InvalidItemError, InvalidStreamError, InvalidInputError, AssistantBusyError } from './errors.js';
 export type {

@@ -7,7 +7,7 @@ import type {
   ContinuationStream,
 } from './types.js';
 import { AssistantBusyError, InvalidInputError, InvalidStreamError, describeValue } from './errors.js';
-import { applyPart, findToolPart } from './thread.js';
+import { applyPartToThread, findToolPart } from './thread.js';
 import { assertAgentPart, assertAssistantItems } from './validate.js';
 
 type StartStream = (signal: AbortSignal) => AsyncIterable<AgentPart> | Promise<AsyncIterable<AgentPart>>;
@@ -125,7 +125,7 @@ export class AssistantStore {
       items = [...items, { role: 'assistant', parts: [] }];
       target = items.length - 1;
     }
-    this.update({ items: applyPart(items, target, part) });
+    this.update({ items: applyPartToThread(items, target, part) });
     this.options.onPart?.(part);
   };
 
@@ -175,7 +175,7 @@ export class AssistantStore {
       for await (const part of iterable) {
         if (signal.aborted) break;
         assertAgentPart(part);
-        if (turn.epoch === this.epoch) this.update({ items: applyPart(this.state.items, turn.target, part) });
+        if (turn.epoch === this.epoch) this.update({ items: applyPartToThread(this.state.items, turn.target, part) });
         this.options.onPart?.(part);
       }
       return null;

@@ -5,7 +5,7 @@ import type { AssistantItem } from './types.js';
 // untouched, so snapshots handed to renderers never change under them.
 
 /** Adds a part to one assistant item's parts: text joins a text part right before it; anything else is appended. */
-export function appendPart(parts: readonly AgentPart[], part: AgentPart): AgentPart[] {
+export function appendPartToReply(parts: readonly AgentPart[], part: AgentPart): AgentPart[] {
   const last = parts[parts.length - 1];
   if (part.type === 'text' && last?.type === 'text') {
     return [...parts.slice(0, -1), { type: 'text', text: last.text + part.text }];
@@ -29,10 +29,10 @@ export function findToolPart(items: readonly AssistantItem[], callId: string): {
  * where it stands (the later part is the newer truth, e.g. the executed result after an approval);
  * every other part goes into the assistant item at `target`.
  */
-export function applyPart(items: readonly AssistantItem[], target: number, part: AgentPart): AssistantItem[] {
+export function applyPartToThread(items: readonly AssistantItem[], target: number, part: AgentPart): AssistantItem[] {
   const existing = part.type === 'tool' ? findToolPart(items, part.callId) : null;
   if (existing) return replaceAt(items, existing.item, (parts) => parts.map((p, i) => (i === existing.part ? part : p)));
-  return replaceAt(items, target, (parts) => appendPart(parts, part));
+  return replaceAt(items, target, (parts) => appendPartToReply(parts, part));
 }
 
 function replaceAt(
