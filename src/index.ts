@@ -4,3 +4,5 @@ export * from './parts/index.js';
 export type { MemoryStore, MemoryRecord, RecallOptions } from './memory/types.js';
 export * from './tools/index.js';
 export * from './context/index.js';
+export * from './chat/index.js';
+export * from './transport/index.js';
