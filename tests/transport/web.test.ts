@@ -79,6 +79,27 @@ describe('partsResponse (web Response)', () => {
     expect((error as Error).message).toBe('quota exceeded');
   });
 
+  it('answers a part that cannot be serialized with an error frame, reports it and closes the source', async () => {
+    const errors: unknown[] = [];
+    let closed = false;
+    const response = partsResponse(
+      (async function* () {
+        try {
+          yield text('a');
+          yield { type: 'tool', name: 'count', callId: 'c1', input: {}, result: 10n } as AgentPart;
+        } finally {
+          closed = true;
+        }
+      })(),
+      { onError: (error) => errors.push(error) },
+    );
+    const { parts, error } = await collect(readParts(response));
+    expect(parts).toEqual([text('a')]);
+    expect((error as RemoteStreamError).remoteKind).toBe('internal');
+    expect(errors[0]).toBeInstanceOf(TypeError);
+    expect(closed).toBe(true);
+  });
+
   it('pulls from the source only as fast as the body is read', async () => {
     let pulls = 0;
     const response = partsResponse(
