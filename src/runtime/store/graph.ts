@@ -32,10 +32,9 @@ export type RestoredGraph = {
 export class SessionGraph {
   readonly sessionId: string;
   private readonly nodes = new Map<string, SessionNode>();
-  private readonly childrenOf = new Map<string, SessionNode[]>();
-  private readonly roots: SessionNode[] = [];
-  // Maintained on insert so a tree view's `tips()` never scans the whole graph.
-  private readonly tipIds = new Set<string>();
+  // Children by parent id (null: the roots). Built on the first tree-view call, then kept up to date:
+  // loading and resuming, the hot path, never pay for it.
+  private childIndex: Map<string | null, SessionNode[]> | null = null;
   private currentLeaf: string | null = null;
   private unsavedNodes: SessionRecord[] = [];
   // The leaf the backing store last recorded; undefined when unknown (a write failed midway).
@@ -70,14 +69,16 @@ export class SessionGraph {
 
   /** The children of `id` in the order they were added; `null` gives the roots. */
   children(id: string | null): SessionNode[] {
-    if (id === null) return [...this.roots];
-    this.require(id);
-    return [...(this.childrenOf.get(id) ?? [])];
+    if (id !== null) this.require(id);
+    return [...(this.childIndexBuilt().get(id) ?? [])];
   }
 
   /** Every node without children (the end of each branch), in the order the nodes were added. */
   tips(): SessionNode[] {
-    return [...this.tipIds].map((id) => this.nodes.get(id)!);
+    const index = this.childIndexBuilt();
+    const tips: SessionNode[] = [];
+    for (const node of this.nodes.values()) if (!index.has(node.id)) tips.push(node);
+    return tips;
   }
 
   /**
@@ -276,15 +277,16 @@ export class SessionGraph {
 
   private insert(node: SessionNode): void {
     this.nodes.set(node.id, node);
-    this.tipIds.add(node.id);
-    if (node.parent === null) {
-      this.roots.push(node);
-      return;
+    if (this.childIndex !== null) indexChild(this.childIndex, node);
+  }
+
+  private childIndexBuilt(): Map<string | null, SessionNode[]> {
+    if (this.childIndex === null) {
+      const index = new Map<string | null, SessionNode[]>();
+      for (const node of this.nodes.values()) indexChild(index, node);
+      this.childIndex = index;
     }
-    this.tipIds.delete(node.parent);
-    const siblings = this.childrenOf.get(node.parent);
-    if (siblings === undefined) this.childrenOf.set(node.parent, [node]);
-    else siblings.push(node);
+    return this.childIndex;
   }
 
   /** Inserts `node`, then every waiting descendant it makes attachable (iteratively: chains can be long). */
@@ -316,6 +318,12 @@ export class SessionGraph {
     }
     if (walker === undefined) throw new BrokenCondensationError(this.sessionId, id, firstKept);
   }
+}
+
+function indexChild(index: Map<string | null, SessionNode[]>, node: SessionNode): void {
+  const siblings = index.get(node.parent);
+  if (siblings === undefined) index.set(node.parent, [node]);
+  else siblings.push(node);
 }
 
 function jsonCopy(turn: Turn): unknown {

@@ -47,17 +47,21 @@ export async function readSessionFile(path: string, options: ReadOptions): Promi
   }
   decoded.exists = true;
   try {
-    let buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+    // Reads what the file held when opened: a writer appending meanwhile adds whole records after it,
+    // which the next load sees. Sized to the file when small, so small loads do not churn 8 MiB buffers.
+    const { size } = await handle.stat();
+    let buffer = Buffer.allocUnsafe(Math.max(1, Math.min(CHUNK_BYTES, size)));
     let filled = 0;
-    for (;;) {
+    for (let remaining = size; remaining > 0; ) {
       if (filled === buffer.length) {
         // One line longer than the buffer: grow rather than split it.
         const bigger = Buffer.allocUnsafe(buffer.length * 2);
         buffer.copy(bigger, 0, 0, filled);
         buffer = bigger;
       }
-      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, null);
-      if (bytesRead === 0) break;
+      const { bytesRead } = await handle.read(buffer, filled, Math.min(buffer.length - filled, remaining), null);
+      if (bytesRead === 0) break; // Truncated under us: decode what there is.
+      remaining -= bytesRead;
       const end = filled + bytesRead;
       const lastNewline = buffer.lastIndexOf(NEWLINE, end - 1);
       if (lastNewline < 0) {

@@ -213,7 +213,7 @@ export class SessionStore implements SessionStoreLike {
     const { graph } = session;
     if (!graph.hasUnsaved) return;
     const id = graph.sessionId;
-    if (!(await this.io(id, 'checking the writer lock', () => stillHeld(session.lock)))) {
+    if (!(await this.io(id, 'checking the writer lock', async () => stillHeld(session.lock)))) {
       throw new SessionLockLostError(id, session.lock.path);
     }
     const records = graph.takeUnsaved();
