@@ -82,49 +82,74 @@ export class Bm25Index {
     return true;
   }
 
-  /** The best documents for `terms` (repeats count once), best first. */
+  /**
+   * The best documents for `terms` (repeats count once), best first. Rare terms are scored first; once
+   * the k-th best score so far beats the most the remaining (common, low-idf) terms could add, those
+   * terms only top up documents already in play. Long postings lists of common words then cost a walk,
+   * not a flood of new candidates for the heap: the MaxScore idea, exact because a document's final
+   * score is never lower than its partial one.
+   */
   search(terms: readonly string[], options: IndexSearchOptions): Hit[] {
     const { k, minScore = 0, accept } = options;
     if (k < 1 || this.liveDocs === 0) return [];
-    const lists: Postings[] = [];
+    const n = this.liveDocs;
+    const weighted: Array<{ list: Postings; weight: number }> = [];
     for (const term of new Set(terms)) {
       const list = this.postings.get(term);
-      if (list) lists.push(list);
+      if (list) weighted.push({ list, weight: Math.log(1 + (n - list.live + 0.5) / (list.live + 0.5)) * (K1 + 1) });
     }
-    if (lists.length === 0) return [];
+    if (weighted.length === 0) return [];
+    weighted.sort((a, b) => b.weight - a.weight);
+    // A term adds at most its weight (the tf factor stays below 1), so this bounds what is left to add.
+    const boundFrom = new Float64Array(weighted.length + 1);
+    for (let i = weighted.length - 1; i >= 0; i--) boundFrom[i] = boundFrom[i + 1] + weighted[i].weight;
 
     const epoch = this.nextEpoch();
     const { scores, stamps, touched, lengths, alive } = this;
-    const n = this.liveDocs;
     const base = K1 * (1 - B);
     const lengthWeight = (K1 * B) / Math.max(this.totalLength / n, 1);
     let touchedCount = 0;
-    for (const list of lists) {
-      const df = list.live;
-      const weight = Math.log(1 + (n - df + 0.5) / (df + 0.5)) * (K1 + 1);
+    let admitting = true;
+    for (let t = 0; t < weighted.length; t++) {
+      const { list, weight } = weighted[t];
+      // No partial score can exceed what the terms so far could add; below the bound, skip the threshold pass.
+      if (admitting && t > 0 && (boundFrom[0] - boundFrom[t] >= boundFrom[t] || minScore >= boundFrom[t])) {
+        if (boundFrom[t] <= this.threshold(touchedCount, k, minScore, accept)) admitting = false;
+      }
       const { docs, freqs, length } = list;
       for (let i = 0; i < length; i++) {
         const doc = docs[i];
         if (alive[doc] === 0) continue;
-        const tf = freqs[i];
-        const score = (weight * tf) / (tf + base + lengthWeight * lengths[doc]);
         if (stamps[doc] === epoch) {
-          scores[doc] += score;
-        } else {
+          const tf = freqs[i];
+          scores[doc] += (weight * tf) / (tf + base + lengthWeight * lengths[doc]);
+        } else if (admitting) {
+          const tf = freqs[i];
           stamps[doc] = epoch;
-          scores[doc] = score;
+          scores[doc] = (weight * tf) / (tf + base + lengthWeight * lengths[doc]);
           touched[touchedCount++] = doc;
         }
       }
     }
+    return this.best(touchedCount, k, minScore, accept).drain();
+  }
 
+  /** The score a document not yet in play would have to beat: the k-th best so far, or minScore. */
+  private threshold(touchedCount: number, k: number, minScore: number, accept: IndexSearchOptions['accept']): number {
+    if (touchedCount < k) return minScore;
+    const top = this.best(touchedCount, k, minScore, accept);
+    return top.full ? Math.max(top.worst, minScore) : minScore;
+  }
+
+  private best(touchedCount: number, k: number, minScore: number, accept: IndexSearchOptions['accept']): TopK {
+    const { scores, touched } = this;
     const top = new TopK(Math.min(k, touchedCount));
     for (let i = 0; i < touchedCount; i++) {
       const doc = touched[i];
       const score = scores[doc];
       if (score > minScore && top.wouldAccept(doc, score) && (accept === undefined || accept(doc))) top.offer(doc, score);
     }
-    return top.drain();
+    return top;
   }
 
   private nextEpoch(): number {

@@ -12,6 +12,16 @@ export class TopK {
     this.scores = new Float64Array(k);
   }
 
+  /** Whether the heap holds k pairs (and so `worst` is the score to beat). */
+  get full(): boolean {
+    return this.k > 0 && this.size === this.k;
+  }
+
+  /** The lowest kept score. */
+  get worst(): number {
+    return this.scores[0];
+  }
+
   /** Whether a candidate would enter the heap; checked before the (costlier) acceptance filter. */
   wouldAccept(doc: number, score: number): boolean {
     return this.size < this.k || this.better(doc, score, 0);

@@ -72,6 +72,52 @@ describe('Bm25Index', () => {
     }
   });
 
+  // Pruning is only exact if its bound is: a flat vocabulary (terms of similar weight) and large k put
+  // the k-th best score right at the bound, where an unsound cut would drop a true hit.
+  const corpora = {
+    'a Zipf-like vocabulary': (random: () => number) => `t${Math.min(299, Math.floor(1 / (random() + 1e-3)) - 1)}`,
+    'a flat vocabulary': (random: () => number) => `t${Math.floor(random() * 40)}`,
+  };
+  for (const [label, pick] of Object.entries(corpora)) {
+    it(`returns exactly the top k of an exhaustive BM25 scoring over ${label}, with minScore and a filter`, () => {
+      const random = rng(11);
+      const word = () => pick(random);
+      const docs = Array.from({ length: 3000 }, () => Array.from({ length: 1 + Math.floor(random() * 15) }, word));
+      const index = new Bm25Index();
+      docs.forEach((terms) => index.add(terms));
+
+      const avgdl = docs.reduce((sum, d) => sum + d.length, 0) / docs.length;
+      const df = new Map<string, number>();
+      for (const d of docs) for (const term of new Set(d)) df.set(term, (df.get(term) ?? 0) + 1);
+      const exhaustive = (query: string[], k: number, minScore: number, accept: (doc: number) => boolean) =>
+        docs
+          .map((terms, doc) => {
+            let score = 0;
+            for (const term of new Set(query)) {
+              const tf = terms.filter((t) => t === term).length;
+              if (tf === 0) continue;
+              const idf = Math.log(1 + (docs.length - df.get(term)! + 0.5) / (df.get(term)! + 0.5));
+              score += (idf * tf * 2.2) / (tf + 1.2 * (1 - 0.75 + (0.75 * terms.length) / avgdl));
+            }
+            return { doc, score };
+          })
+          .filter((hit) => hit.score > minScore && accept(hit.doc))
+          .sort((a, b) => b.score - a.score || a.doc - b.doc)
+          .slice(0, k);
+
+      for (let q = 0; q < 120; q++) {
+        const query = Array.from({ length: 2 + Math.floor(random() * 3) }, word);
+        const k = 1 + Math.floor(random() * 60);
+        const minScore = q % 3 === 0 ? random() * 2 : 0;
+        const accept = q % 2 === 0 ? (doc: number) => doc % 3 !== 0 : () => true;
+        const got = index.search(query, { k, minScore, accept });
+        const want = exhaustive(query, k, minScore, accept);
+        expect(got.map((h) => h.doc), query.join(' ')).toEqual(want.map((h) => h.doc));
+        got.forEach((hit, i) => expect(hit.score).toBeCloseTo(want[i].score, 9));
+      }
+    });
+  }
+
   it('forgets a removed document entirely and says so only once', () => {
     const index = new Bm25Index();
     const a = index.add(['alpha', 'beta']);
