@@ -17,3 +17,5 @@ export {
   PartStreamTruncatedError,
   RemoteStreamError,
 } from './errors.js';
+export { agentRunParts } from './agent-parts.js';
+export type { AgentLike } from './agent-parts.js';

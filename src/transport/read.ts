@@ -58,7 +58,11 @@ export async function* readParts(response: Response, options: ReadPartsOptions =
         buffer = buffer.slice(newline + 1);
         const frame = parseFrame(line, ++lineNumber, maxLineLength);
         if (frame === null) continue;
-        if (frame.frame === 'part') yield frame.part;
+        if (frame.frame === 'part') {
+          // Parts already buffered when the signal fired are not handed out either.
+          signal?.throwIfAborted();
+          yield frame.part;
+        }
         else if (frame.frame === 'error') throw new RemoteStreamError(frame.error.kind, frame.error.message);
         else return;
       }

@@ -152,6 +152,14 @@ describe('readParts', () => {
     await expect(pending).rejects.toBe(reason);
     await cancelled.promise;
   });
+
+  it('hands out no buffered part once its signal has fired', async () => {
+    const controller = new AbortController();
+    const parts = readParts(chunkedResponse([wireBytes]).response, { signal: controller.signal });
+    expect((await parts.next()).value).toEqual(wire[0]);
+    controller.abort();
+    await expect(parts.next()).rejects.toMatchObject({ name: 'AbortError' });
+  });
 });
 
 describe('fetchParts over a real connection', () => {
