@@ -1,0 +1,219 @@
+import type { Agent, AgentConfig } from '../../runtime/contract/agent.js';
+import type { PendingApproval, RunSnapshot } from '../../runtime/contract/events.js';
+import type { ModelInvoker } from '../../runtime/contract/model.js';
+import type { SessionStore } from '../../runtime/store/index.js';
+import { RunFault } from '../../runtime/loop/index.js';
+import { CliUsageError } from '../errors.js';
+import { oneLine } from '../output.js';
+import type { Paint } from '../style.js';
+import { listSessions, loadExisting, renderTree, resolveNode, shortId, excerpt } from '../sessions/index.js';
+import type { RunRenderer } from './render.js';
+import { parseSlash, SLASH_HELP, type SlashCommand } from './slash.js';
+import { condenseNow } from './compact-now.js';
+
+export type ChatDeps = {
+  store: SessionStore;
+  /** A fresh agent on `sessionId`; called again whenever the chat must let go of the session and retake it. */
+  makeAgent(sessionId: string): Agent;
+  /** What `/compact` needs besides the store: the agent's own configuration and model. */
+  config: AgentConfig;
+  invokeModel: ModelInvoker;
+  renderer: RunRenderer;
+  write(text: string): void;
+  paint: Paint;
+};
+
+/**
+ * One chat: the agent, the session it is on, and what each line of input does. A line is a prompt
+ * for the model or a slash command; runs are rendered as they stream, and Ctrl-C (`interrupt`)
+ * aborts the run in progress. Failures are reported as one line and the chat goes on.
+ */
+export class ChatController {
+  private agent: Agent;
+  private unsubscribe: () => void;
+  private running = false;
+  /** Set by a failed run or command, so a piped session can exit non-zero. */
+  failures = 0;
+
+  constructor(
+    private readonly deps: ChatDeps,
+    sessionId: string,
+  ) {
+    this.agent = deps.makeAgent(sessionId);
+    this.unsubscribe = this.agent.subscribe((event) => deps.renderer.handle(event));
+  }
+
+  get sessionId(): string {
+    return this.agent.sessionId;
+  }
+
+  get busy(): boolean {
+    return this.running;
+  }
+
+  /** Loads the session into the agent and reports where it stands. */
+  async open(resuming: boolean): Promise<void> {
+    const snapshot = await this.agent.resume(this.agent.sessionId);
+    if (resuming) this.info(`resumed session ${snapshot.sessionId}: ${snapshot.messages.length} turns in context`);
+    this.reportPending(snapshot.pendingApprovals);
+  }
+
+  /** Handles one line of input; false when the chat should end. */
+  async handle(line: string): Promise<boolean> {
+    if (line.trim() === '') return true;
+    let command: SlashCommand | null;
+    try {
+      command = parseSlash(line);
+    } catch (error) {
+      this.fail(error);
+      return true;
+    }
+    if (command === null) {
+      await this.run(() => this.agent.submit(line));
+      return true;
+    }
+    if (command.name === 'exit') return false;
+    try {
+      await this.command(command);
+    } catch (error) {
+      this.fail(error);
+    }
+    return true;
+  }
+
+  /** Ctrl-C: stops the run in progress. Returns false when nothing was running. */
+  interrupt(): boolean {
+    if (!this.running) return false;
+    this.agent.abort();
+    return true;
+  }
+
+  /** Lets go of the session (persisting what is left and releasing the writer lock). */
+  async close(): Promise<void> {
+    this.unsubscribe();
+    await this.agent.close();
+  }
+
+  private async command(command: Exclude<SlashCommand, { name: 'exit' }>): Promise<void> {
+    switch (command.name) {
+      case 'help':
+        this.deps.write(`${SLASH_HELP.join('\n')}\n`);
+        return;
+      case 'sessions':
+        this.deps.write(await listSessions(this.deps.store, this.deps.paint));
+        return;
+      case 'tree': {
+        const graph = await this.deps.store.loadSession(this.sessionId);
+        this.deps.write(graph.size === 0 ? 'this session is empty so far\n' : `${renderTree(graph, this.deps.paint).join('\n')}\n`);
+        return;
+      }
+      case 'resume': {
+        await loadExisting(this.deps.store, command.arg);
+        const snapshot = await this.agent.resume(command.arg);
+        this.info(`switched to session ${snapshot.sessionId}: ${snapshot.messages.length} turns in context`);
+        this.reportPending(snapshot.pendingApprovals);
+        return;
+      }
+      case 'fork':
+        await this.fork(command.arg);
+        return;
+      case 'compact':
+        await this.retake(async () => {
+          const outcome = await condenseNow(this.deps.store, this.sessionId, this.deps.config, this.deps.invokeModel, (event) =>
+            this.deps.renderer.handle(event),
+          );
+          if (outcome === null) this.info('nothing to condense yet: the history is shorter than what is always kept');
+        });
+        return;
+      case 'approve':
+      case 'reject': {
+        const pending = this.pick(command.arg);
+        await this.run(() => (command.name === 'approve' ? this.agent.approve(pending.approvalId) : this.agent.reject(pending.approvalId, 'rejected in the chat')));
+        return;
+      }
+    }
+  }
+
+  /** Moves the live leaf to an earlier node; the next prompt starts a new branch there. */
+  private async fork(nodeArg: string): Promise<void> {
+    const graph = await this.deps.store.loadSession(this.sessionId);
+    const node = resolveNode(graph, nodeArg);
+    if (node.turn.role === 'assistant' && node.turn.blocks.some((b) => b.kind === 'tool_call')) {
+      throw new CliUsageError(`node ${shortId(node.id)} is a tool call without its result; fork at its result or at an answer`);
+    }
+    await this.retake(async () => {
+      const writable = await this.deps.store.openSession(this.sessionId);
+      try {
+        writable.branchFrom(node.id);
+        await this.deps.store.persist(writable);
+      } finally {
+        await this.deps.store.closeSession(this.sessionId);
+      }
+    });
+    this.info(`forked: the next prompt continues after ${shortId(node.id)} (${node.turn.role}: ${excerpt(node.turn, 50)})`);
+  }
+
+  /**
+   * Closes the agent (releasing the writer lock), runs `work` on the stored session, then takes the
+   * session up again with a fresh agent, whether or not `work` succeeded.
+   */
+  private async retake(work: () => Promise<void>): Promise<void> {
+    const sessionId = this.sessionId;
+    this.unsubscribe();
+    await this.agent.close();
+    try {
+      await work();
+    } finally {
+      this.agent = this.deps.makeAgent(sessionId);
+      this.unsubscribe = this.agent.subscribe((event) => this.deps.renderer.handle(event));
+      const snapshot = await this.agent.resume(sessionId);
+      this.reportPending(snapshot.pendingApprovals);
+    }
+  }
+
+  private pick(arg: string | null): PendingApproval {
+    const pending = this.agent.pendingApprovals();
+    if (pending.length === 0) throw new CliUsageError('no tool call is waiting for approval');
+    if (arg === null) {
+      if (pending.length === 1) return pending[0];
+      throw new CliUsageError(`${pending.length} calls are waiting; name one: ${pending.map((p) => p.approvalId).join(', ')}`);
+    }
+    const matches = pending.filter((p) => p.approvalId.startsWith(arg));
+    if (matches.length === 1) return matches[0];
+    throw new CliUsageError(matches.length === 0 ? `no waiting call has the id ${arg}` : `${arg} matches ${matches.length} waiting calls; give more of the id`);
+  }
+
+  private async run(work: () => Promise<RunSnapshot>): Promise<void> {
+    this.running = true;
+    this.deps.renderer.begin();
+    try {
+      await work();
+    } catch (error) {
+      this.deps.renderer.end();
+      if (RunFault.isInstance(error) && error.kind === 'aborted') {
+        this.deps.renderer.line(this.deps.paint('yellow', '⏹ interrupted; the unfinished reply was not saved (Ctrl-C again to exit)'));
+      } else {
+        this.fail(error);
+      }
+    } finally {
+      this.deps.renderer.end();
+      this.running = false;
+    }
+  }
+
+  private reportPending(pending: PendingApproval[]): void {
+    for (const p of pending) {
+      this.deps.renderer.line(this.deps.paint('yellow', `  ? ${p.name} ${JSON.stringify(p.input)} waits for approval: /approve ${p.approvalId} or /reject ${p.approvalId}`));
+    }
+  }
+
+  private info(text: string): void {
+    this.deps.renderer.line(this.deps.paint('dim', text));
+  }
+
+  private fail(error: unknown): void {
+    this.failures++;
+    const label = RunFault.isInstance(error) ? `run failed (${error.kind})` : 'error';
+    this.deps.renderer.line(this.deps.paint('red', `✗ ${label}: ${oneLine(error)}`));
+  }
+}

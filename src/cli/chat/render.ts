@@ -1,0 +1,87 @@
+import type { RunEvent } from '../../runtime/contract/events.js';
+import type { Paint } from '../style.js';
+import type { Spinner } from './spinner.js';
+
+const RESULT_PREVIEW = 70;
+
+/**
+ * Turns a run's events into terminal output: assistant text as it streams, one compact line per tool
+ * call and result, a line when approval is needed or history was condensed, and the spinner whenever
+ * the model is being waited on. Faults are reported by whoever awaited the run, not here, so each
+ * failure is printed once.
+ */
+export class RunRenderer {
+  private atLineStart = true;
+
+  constructor(
+    private readonly write: (text: string) => void,
+    private readonly paint: Paint,
+    private readonly spinner: Spinner,
+  ) {}
+
+  /** Call when a run (a prompt, an approval, a rejection) begins. */
+  begin(): void {
+    this.spinner.start('waiting for the model');
+  }
+
+  /** Call when the run ends, however it ends. */
+  end(): void {
+    this.spinner.stop();
+    this.newline();
+  }
+
+  handle(event: RunEvent): void {
+    switch (event.kind) {
+      case 'text_delta':
+        this.spinner.stop();
+        this.write(event.delta);
+        if (event.delta !== '') this.atLineStart = event.delta.endsWith('\n');
+        return;
+      case 'tool_started':
+        this.line(this.paint('cyan', `  ⚙ ${event.name} ${compactJson(event.input)}`));
+        return;
+      case 'tool_finished':
+        this.line(event.isError ? this.paint('red', `  ✗ ${event.name}: ${preview(event.result)}`) : this.paint('green', `  ✓ ${event.name}: ${preview(event.result)}`));
+        this.spinner.start('waiting for the model');
+        return;
+      case 'approval_requested':
+        this.line(
+          this.paint('yellow', `  ? ${event.name} ${compactJson(event.input)} needs your approval: /approve ${event.approvalId} or /reject ${event.approvalId}`),
+        );
+        return;
+      case 'compacted':
+        this.line(
+          this.paint('magenta', `  ⟳ condensed ${event.removed} earlier turns into a summary (~${event.tokensBefore} → ~${event.tokensAfter} tokens)`),
+        );
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** A full line of status, started on a fresh line whatever was streaming before. */
+  line(text: string): void {
+    this.spinner.stop();
+    this.newline();
+    this.write(`${text}\n`);
+    this.atLineStart = true;
+  }
+
+  private newline(): void {
+    if (!this.atLineStart) this.write('\n');
+    this.atLineStart = true;
+  }
+}
+
+function compactJson(value: unknown): string {
+  const json = JSON.stringify(value) ?? '';
+  return json.length > RESULT_PREVIEW ? `${json.slice(0, RESULT_PREVIEW - 1)}…` : json;
+}
+
+/** The first line of a result, and how much more there is. */
+function preview(result: unknown): string {
+  const text = typeof result === 'string' ? result : (JSON.stringify(result) ?? String(result));
+  const lines = text.replace(/\n+$/, '').split('\n');
+  const first = lines[0].length > RESULT_PREVIEW ? `${lines[0].slice(0, RESULT_PREVIEW - 1)}…` : lines[0];
+  return lines.length > 1 ? `${first} (+${lines.length - 1} more lines)` : first;
+}

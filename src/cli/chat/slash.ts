@@ -1,0 +1,42 @@
+import { CliUsageError } from '../errors.js';
+
+export type SlashCommand =
+  | { name: 'help' | 'exit' | 'sessions' | 'tree' | 'compact' }
+  | { name: 'resume' | 'fork'; arg: string }
+  | { name: 'approve' | 'reject'; arg: string | null };
+
+const NO_ARG = new Set(['help', 'exit', 'sessions', 'tree', 'compact']);
+const NEEDS_ARG = new Set(['resume', 'fork']);
+const OPTIONAL_ARG = new Set(['approve', 'reject']);
+
+export const SLASH_HELP = [
+  '/sessions        list stored sessions',
+  '/resume ID       switch to a stored session',
+  '/tree            draw this session: branches, and the live leaf',
+  '/fork NODE       continue from an earlier node (an id or unique prefix from /tree)',
+  '/compact         condense the history now',
+  '/approve [ID]    run a tool call that waits for approval (no ID: the only one waiting)',
+  '/reject [ID]     refuse it; the model is told',
+  '/help            this list',
+  '/exit            leave (Ctrl-D works too; Ctrl-C stops a run, twice leaves)',
+];
+
+/** Null when the line is a prompt for the model; a command or a `CliUsageError` when it starts with "/". */
+export function parseSlash(line: string): SlashCommand | null {
+  const trimmed = line.trim();
+  if (!trimmed.startsWith('/')) return null;
+  const [word, ...rest] = trimmed.slice(1).split(/\s+/);
+  const name = word.toLowerCase();
+  if (rest.length > 1) throw new CliUsageError(`/${name} takes at most one argument`);
+  const arg = rest[0] ?? null;
+  if (NO_ARG.has(name)) {
+    if (arg !== null) throw new CliUsageError(`/${name} takes no argument`);
+    return { name } as SlashCommand;
+  }
+  if (NEEDS_ARG.has(name)) {
+    if (arg === null) throw new CliUsageError(`/${name} needs an id`);
+    return { name, arg } as SlashCommand;
+  }
+  if (OPTIONAL_ARG.has(name)) return { name, arg } as SlashCommand;
+  throw new CliUsageError(`unknown command /${name}; /help lists them`);
+}

@@ -1,0 +1,14 @@
+import { IndusagiError } from '../errors/index.js';
+import { InvalidSessionIdError, UnknownNodeError } from '../runtime/store/index.js';
+import { CliUsageError } from './errors.js';
+
+/** Bad input, as opposed to a failure while working: the user can fix it by changing what they typed. */
+export function isBadInput(error: unknown): boolean {
+  return CliUsageError.isInstance(error) || InvalidSessionIdError.isInstance(error) || UnknownNodeError.isInstance(error);
+}
+
+/** Errors are reported on one line; the typed ones already carry a message written for people. */
+export function oneLine(error: unknown): string {
+  const message = IndusagiError.isInstance(error) || error instanceof Error ? error.message : String(error);
+  return message.replace(/\s*\n\s*/g, ' ');
+}

@@ -1,0 +1,88 @@
+// Runs the real `indusagi` command as a child process (through tsx, as `npm start` does), with its
+// own working directory, so tests see exactly what a user sees: stdout, stderr, exit code, files.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+const TSX = new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
+
+export type Finished = { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string };
+
+export class CliProcess {
+  readonly child: ChildProcessWithoutNullStreams;
+  stdout = '';
+  stderr = '';
+  readonly finished: Promise<Finished>;
+  private watchers: Array<() => void> = [];
+
+  constructor(args: string[], cwd: string) {
+    const env = { ...process.env };
+    // Always the offline demo model, whatever the machine running the tests has configured.
+    delete env.ANTHROPIC_API_KEY;
+    delete env.ANTHROPIC_BASE_URL;
+    this.child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], { cwd, env });
+    this.child.stdout.setEncoding('utf8').on('data', (chunk: string) => this.grow('stdout', chunk));
+    this.child.stderr.setEncoding('utf8').on('data', (chunk: string) => this.grow('stderr', chunk));
+    this.finished = new Promise((resolve, reject) => {
+      this.child.once('error', reject);
+      this.child.once('close', (code, signal) => resolve({ code, signal, stdout: this.stdout, stderr: this.stderr }));
+    });
+  }
+
+  send(line: string): void {
+    this.child.stdin.write(`${line}\n`);
+  }
+
+  end(): Promise<Finished> {
+    this.child.stdin.end();
+    return this.finished;
+  }
+
+  /** Resolves once stdout matches `pattern` (checked as output arrives; rejects if the process ends first). */
+  waitFor(pattern: RegExp): Promise<RegExpMatchArray> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const match = this.stdout.match(pattern);
+        if (match) {
+          this.watchers = this.watchers.filter((w) => w !== check);
+          resolve(match);
+        }
+      };
+      this.watchers.push(check);
+      check();
+      this.finished.then(() => {
+        if (!this.stdout.match(pattern)) reject(new Error(`process ended without printing ${pattern}:\n${this.stdout}\n${this.stderr}`));
+      }, reject);
+    });
+  }
+
+  private grow(stream: 'stdout' | 'stderr', chunk: string): void {
+    this[stream] += chunk;
+    for (const watcher of [...this.watchers]) watcher();
+  }
+}
+
+/** Runs the command with `input` piped in (one prompt per line) and waits for it to exit. */
+export function runCli(args: string[], cwd: string, input: string[] = []): Promise<Finished> {
+  const cli = new CliProcess(args, cwd);
+  for (const line of input) cli.send(line);
+  return cli.end();
+}
+
+/** A scratch workspace with a couple of files for the file tools to find. */
+export async function makeWorkspace(): Promise<{ dir: string; cleanup(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'indusagi-cli-'));
+  await mkdir(join(dir, 'src'));
+  await writeFile(join(dir, 'src', 'greeting.txt'), 'hello from the workspace\n');
+  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** The session id the chat announces in its first line. */
+export function sessionIdOf(stdout: string): string {
+  const match = stdout.match(/^indusagi chat · session (\S+) ·/m);
+  if (!match) throw new Error(`no session banner in:\n${stdout}`);
+  return match[1];
+}
