@@ -157,8 +157,14 @@ export class SessionStore implements SessionStoreLike {
     assertValidSessionId(id);
     const session = this.sessions.get(id);
     if (session === undefined) return;
-    await session.queue;
-    if (session.graph.hasUnsaved) await this.persist(session.graph);
+    // Drain: persists queued meanwhile run first. The session is dropped right after the queue is seen
+    // idle with nothing unsaved (no await in between), so a later persist is refused, never half-run.
+    for (;;) {
+      const queue = session.queue;
+      await queue;
+      if (session.graph.hasUnsaved) await this.persist(session.graph);
+      else if (session.queue === queue) break;
+    }
     this.sessions.delete(id);
     await this.io(id, 'releasing the writer lock', async () => {
       try {
