@@ -1,9 +1,10 @@
-import { appendFileSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   InvalidSessionIdError,
   SessionGraph,
+  SessionIoError,
   SessionNotOpenError,
   SessionStore,
   hashNode,
@@ -76,6 +77,47 @@ describe('SessionStore', () => {
     const final = await store.loadSession('s');
     expect(final.children(a.id).map((n) => n.turn)).toEqual([assistant('b'), assistant('c')]);
     expect(final.leaf).toBe(c.id);
+  });
+
+  it('keeps condensation markers, so a reloaded session resumes to the same condensed context', async () => {
+    const store = new SessionStore(root);
+    const graph = await store.openSession('s');
+    graph.append(user('old question'), 1);
+    graph.append(assistant('old answer'), 2);
+    const kept = graph.append(user('recent question'), 3);
+    graph.append(assistant('recent answer'), 4);
+    const summary = { role: 'user' as const, blocks: [{ kind: 'text' as const, text: '[condensed earlier context] an old exchange' }] };
+    graph.append(summary, 5, { condenses: { firstKept: kept.id } });
+    const last = graph.append(user('next question'), 6);
+    const context = graph.contextTo(last.id);
+    await store.closeSession('s');
+
+    const reloaded = await store.loadSession('s');
+    expect(reloaded.resume(reloaded.leaf!)).toEqual(context);
+    expect(context).toEqual([summary, user('recent question'), assistant('recent answer'), user('next question')]);
+    expect(reloaded.pathTo(last.id)).toHaveLength(6);
+  });
+
+  it('gives unsaved records back when a write fails, and writes them with the next persist', async () => {
+    const store = new SessionStore(root);
+    const graph = await store.openSession('s');
+    const a = graph.append(user('a'), 1);
+    mkdirSync(join(root, 's.jsonl')); // the session file cannot be opened for appending
+    const error = await store.persist(graph).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(SessionIoError.isInstance(error)).toBe(true);
+    expect((error as SessionIoError).cause).toMatchObject({ code: 'EISDIR' });
+    expect(graph.hasUnsaved).toBe(true);
+
+    rmdirSync(join(root, 's.jsonl'));
+    const b = graph.append(assistant('b'), 2);
+    await store.closeSession('s');
+    const reloaded = await store.loadSessionWithReport('s');
+    expect(reloaded.graph.pathTo(b.id)).toEqual([user('a'), assistant('b')]);
+    expect(reloaded.graph.node(a.id)).toEqual(a);
+    expect(reloaded.report.skipped).toEqual([]);
   });
 
   it('loads a missing session as an empty graph without creating anything', async () => {
