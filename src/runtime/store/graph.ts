@@ -209,14 +209,18 @@ export class SessionGraph {
     // Nodes waiting for their parent, keyed by the parent's id; empty for any file this store wrote.
     const waiting = new Map<string, Array<{ node: SessionNode; index: number }>>();
     const leafPositions: Array<string | null> = [];
+    // Most nodes follow the node just inserted; comparing with it spares a map lookup on the hot path.
+    let previous: string | null = null;
     let index = 0;
     for (const record of records) {
       if (record.type === 'node') {
         const node = record.node;
         leafPositions.push(node.id);
         if (!nodes.has(node.id)) {
-          if (node.parent === null || nodes.has(node.parent)) graph.insertReleasing(node, waiting);
-          else {
+          if (node.parent === null || node.parent === previous || nodes.has(node.parent)) {
+            graph.insertReleasing(node, waiting);
+            previous = node.id;
+          } else {
             const queue = waiting.get(node.parent);
             if (queue === undefined) waiting.set(node.parent, [{ node, index }]);
             else queue.push({ node, index });
