@@ -82,7 +82,8 @@ export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
           current.condense(event.previous, event.next);
           return;
         case 'step':
-          ledger.publish({ kind: 'snapshot', snapshot: snapshotOf(current.id, work, 'running', [], usage) });
+          // A snapshot copies the whole context; nobody listening means nobody pays for it.
+          if (ledger.subscriberCount > 0) ledger.publish({ kind: 'snapshot', snapshot: snapshotOf(current.id, work, 'running', [], usage) });
           return;
         default:
           ledger.publish(event);

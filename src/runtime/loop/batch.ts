@@ -10,16 +10,19 @@ export function openBatch(context: readonly Turn[]): ToolCallBlock[] {
   for (let i = context.length - 1; i >= 0; i--) {
     const turn = context[i];
     if (turn.role !== 'assistant') continue;
-    const calls: ToolCallBlock[] = [];
-    for (const block of turn.blocks) if (block.kind === 'tool_call') calls.push(block);
-    if (calls.length === 0) return calls;
-    const answered = new Set<string>();
-    for (let j = i + 1; j < context.length; j++) {
-      for (const block of context[j].blocks) if (block.kind === 'tool_result') answered.add(block.callId);
-    }
-    return answered.size === 0 ? calls : calls.filter((call) => !answered.has(call.id));
+    const open: ToolCallBlock[] = [];
+    for (const block of turn.blocks) if (block.kind === 'tool_call' && !answeredAfter(context, i, block.id)) open.push(block);
+    return open;
   }
   return [];
+}
+
+// A batch holds a handful of calls, so a scan beats building a set on every step.
+function answeredAfter(context: readonly Turn[], index: number, callId: string): boolean {
+  for (let j = index + 1; j < context.length; j++) {
+    for (const block of context[j].blocks) if (block.kind === 'tool_result' && block.callId === callId) return true;
+  }
+  return false;
 }
 
 /** Every unanswered call of the open batch, as approvals to decide (the approval id is the call id). */

@@ -6,7 +6,6 @@ export { openBatch, pendingApprovalsOf, lastAssistantText } from './batch.js';
 export { RunFault, RunAbortedError, MaxStepsError, ModelCallError, faultKindOf } from './errors.js';
 export { ABORTED_RESULT, INTERNAL_ERROR } from './tool-call.js';
 export { rejectionMessage } from './run-tools.js';
-export { raceAbort } from './abort.js';
 export type {
   LoopInput,
   LoopOutcome,

@@ -1,7 +1,7 @@
 import type { Turn } from '../contract/turn.js';
 import type { ModelReply, ModelRequest } from '../contract/model.js';
 import { IndusagiError } from '../../errors/index.js';
-import { raceAbort } from './abort.js';
+import { AbortRace } from './abort.js';
 import { openBatch } from './batch.js';
 import { MaxStepsError, ModelCallError, RunAbortedError } from './errors.js';
 import { abortBatch, settleBatch } from './run-tools.js';
@@ -17,6 +17,15 @@ import { ModelView, withOriginalNames } from './wire-names.js';
  * only complete turns and no unanswered call except those waiting for a decision.
  */
 export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
+  const abort = new AbortRace(input.signal);
+  try {
+    return await runSteps(input, abort);
+  } finally {
+    abort.dispose();
+  }
+}
+
+async function runSteps(input: LoopInput, abort: AbortRace): Promise<LoopOutcome> {
   const { context, signal, emit, tools, hooks } = input;
   const view = new ModelView(tools.names);
   const onText = (delta: string) => emit({ kind: 'text_delta', delta });
@@ -31,7 +40,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
       throw new RunAbortedError({ cause: signal.reason });
     }
     if (batch.length > 0) {
-      const pending = await settleBatch(batch, input, fresh);
+      const pending = await settleBatch(batch, input, fresh, abort);
       emit({ kind: 'step', steps });
       if (pending.length > 0) {
         if (!signal.aborted) return { status: 'waiting', pending, steps };
@@ -44,7 +53,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
 
     if (steps >= input.maxSteps) throw new MaxStepsError(input.maxSteps);
     if (hooks?.beforeModelCall) {
-      const next = await raceAbort(Promise.resolve(hooks.beforeModelCall(context, signal)), signal);
+      const next = await abort.race(Promise.resolve(hooks.beforeModelCall(context, signal)));
       if (next !== context) {
         const previous = context.slice();
         // Announced first, so a listener that cannot record the replacement stops it from taking effect.
@@ -62,9 +71,9 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
       onText,
     };
     if (input.system !== undefined) request.system = input.system;
-    const reply = await callModel(input, request);
+    const reply = await callModel(input, request, abort);
     steps++;
-    if (hooks?.afterModelCall) await raceAbort(Promise.resolve(hooks.afterModelCall(reply, { context, request })), signal);
+    if (hooks?.afterModelCall) await abort.race(Promise.resolve(hooks.afterModelCall(reply, { context, request })));
     emit({ kind: 'reply', reply });
     const turn = withOriginalNames(reply.turn, tools.names);
     context.push(turn);
@@ -73,10 +82,10 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
   }
 }
 
-async function callModel(input: LoopInput, request: ModelRequest): Promise<ModelReply> {
+async function callModel(input: LoopInput, request: ModelRequest, abort: AbortRace): Promise<ModelReply> {
   let reply: ModelReply;
   try {
-    reply = await raceAbort(input.invoke(request), input.signal);
+    reply = await abort.race(input.invoke(request));
   } catch (error) {
     if (input.signal.aborted) throw RunAbortedError.isInstance(error) ? error : new RunAbortedError({ cause: error });
     if (IndusagiError.isInstance(error)) throw error;

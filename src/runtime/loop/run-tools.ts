@@ -1,6 +1,6 @@
 import type { ToolCallBlock, ToolResultBlock, Turn } from '../contract/turn.js';
 import type { PendingApproval } from '../contract/events.js';
-import { raceAbort } from './abort.js';
+import type { AbortRace } from './abort.js';
 import { toPendingApproval } from './batch.js';
 import { ABORTED_RESULT, errorOutcome, executeCall, refusalOf, type CallOutcome } from './tool-call.js';
 import type { LoopInput } from './types.js';
@@ -12,7 +12,7 @@ import type { LoopInput } from './types.js';
  * waiting. On abort, every call still unanswered gets an `aborted` error result before it rethrows,
  * so the context never ends with a call that has no result and no one waiting on it.
  */
-export async function settleBatch(calls: ToolCallBlock[], input: LoopInput, fresh: boolean): Promise<PendingApproval[]> {
+export async function settleBatch(calls: ToolCallBlock[], input: LoopInput, fresh: boolean, abort: AbortRace): Promise<PendingApproval[]> {
   const { tools, signal, emit } = input;
   const outcomes: Array<CallOutcome | undefined> = new Array(calls.length);
   const runnable: number[] = [];
@@ -48,7 +48,7 @@ export async function settleBatch(calls: ToolCallBlock[], input: LoopInput, fres
     };
     const all: Promise<unknown> = input.sequential ? runInOrder(runnable, runOne) : Promise.all(runnable.map(runOne));
     try {
-      await raceAbort(all, signal);
+      await abort.race(all);
     } catch (error) {
       closed = true;
       for (let i = 0; i < calls.length; i++) outcomes[i] ??= finish(calls[i], errorOutcome(calls[i], ABORTED_RESULT), input);
