@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { parseCommand } from './args.js';
 import { USAGE } from './help.js';
 import { isBadInput, oneLine } from './output.js';
-import { runSessions } from './sessions/index.js';
+import { loadExisting, runSessions } from './sessions/index.js';
+import { SessionStore } from '../runtime/store/index.js';
 import { paintFor } from './style.js';
 
 /** The streams and surroundings one invocation works with. */
@@ -31,7 +32,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
         await runSessions(command, (text) => io.stdout.write(text), paint);
         return 0;
       case 'chat': {
-        // Loaded only for a chat: the inspection commands need neither the SDK nor the demo server.
+        // Refused before the chat (the SDK, the demo server) is even loaded.
+        if (command.session !== undefined) await loadExisting(new SessionStore(command.locations.store), command.session);
         const { runChat } = await import('./chat/index.js');
         return await runChat(command, io);
       }

@@ -8,7 +8,6 @@ import type { Command } from '../args.js';
 import { openMemoryFile } from '../memory-file.js';
 import { chooseModel } from '../model.js';
 import type { Io } from '../run.js';
-import { loadExisting } from '../sessions/index.js';
 import { paintFor } from '../style.js';
 import { builtInTools, Workspace } from '../tools/index.js';
 import { ChatController } from './controller.js';
@@ -22,13 +21,12 @@ type ChatCommand = Extract<Command, { name: 'chat' }>;
 const EXIT_INTERRUPTED = 130;
 
 /**
- * Runs a chat until input ends, `/exit`, or a second Ctrl-C. Everything that can be refused (the
- * memory file, an unknown `--session`) is checked before the model starts. Piped (no terminal),
+ * Runs a chat until input ends, `/exit`, or a second Ctrl-C. `command.session` must name a stored
+ * session (the caller checks); the memory file is read before the model starts. Piped (no terminal),
  * prompts are echoed after `› ` and the exit code is 1 if any run or command failed.
  */
 export async function runChat(command: ChatCommand, io: Io): Promise<number> {
   const store = new SessionStore(command.locations.store);
-  if (command.session !== undefined) await loadExisting(store, command.session);
   const memory = await openMemoryFile(command.locations.memory);
   const workspace = await Workspace.open(io.cwd);
   const model = await chooseModel(io.env, command.model);
