@@ -128,7 +128,7 @@ export class ChatController {
       case 'approve':
       case 'reject': {
         const pending = this.pick(command.arg);
-        await this.run(() => (command.name === 'approve' ? this.agent.approve(pending.approvalId) : this.agent.reject(pending.approvalId, 'rejected in the chat')));
+        await this.run(() => (command.name === 'approve' ? this.agent.approve(pending.approvalId) : this.agent.reject(pending.approvalId)));
         return;
       }
     }
