@@ -8,6 +8,7 @@ import { RunLedger } from '../ledger/ledger.js';
 import { runLoop } from '../loop/run-loop.js';
 import { lastAssistantText, pendingApprovalsOf } from '../loop/batch.js';
 import { RunFault, faultKindOf } from '../loop/errors.js';
+import { isPromptTooLongError } from '../compaction/prompt-too-long.js';
 import type { ApprovalDecision, LoopEvent } from '../loop/types.js';
 import { UnknownApprovalError } from '../../tools/toolset.js';
 import { createAnthropicInvoker } from '../../providers/anthropic/invoker.js';
@@ -16,6 +17,8 @@ import { RunQueue } from './run-queue.js';
 import { memorySession, openStoredSession, type AgentSession } from './session.js';
 import { resolveSettings } from './settings.js';
 import { addUsage, zeroUsage } from './usage.js';
+import { condensationHooks } from './condensation-hooks.js';
+import { composeHooks } from './compose-hooks.js';
 
 /** Reads the session's context before a run starts; returns the decisions the run applies, or throws to refuse it. */
 type Admission = (sessionId: string, context: readonly Turn[]) => ReadonlyMap<string, ApprovalDecision> | undefined;
@@ -32,6 +35,22 @@ export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
   const ledger = deps.ledger ?? new RunLedger();
   // `new Anthropic()` reads ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL; it fails only when a call is made.
   const invoke = deps.invokeModel ?? createAnthropicInvoker(deps.client ?? new Anthropic());
+  // The running run's token totals, so summarizer calls made inside hooks count toward them.
+  let runUsage: ModelUsage | undefined;
+  const condensation =
+    config.compaction === undefined
+      ? undefined
+      : condensationHooks({
+          card,
+          policy: config.compaction,
+          invokeModel: invoke,
+          system: config.system,
+          tools: tools.specs,
+          maxOutputTokens: card.maxOutputTokens,
+          ledger,
+          addUsage: (used) => runUsage !== undefined && addUsage(runUsage, used),
+        });
+  const hooks = composeHooks(condensation, deps.hooks);
   const queue = new RunQueue();
   const memorySessions = new Map<string, AgentSession>();
   let sessionId = config.sessionId ?? randomUUID();
@@ -66,6 +85,7 @@ export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
     active = controller;
     const signal = callerSignal ? AbortSignal.any([controller.signal, callerSignal]) : controller.signal;
     const usage = zeroUsage();
+    runUsage = usage;
     const work = current.context.slice();
     const emit = (event: LoopEvent): void => {
       switch (event.kind) {
@@ -108,13 +128,15 @@ export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
         sequential: config.sequential,
         decisions,
         signal,
-        hooks: deps.hooks,
+        hooks,
         emit,
       });
     } catch (error) {
-      failure = { kind: faultKindOf(error), error };
+      // "Prompt is too long" arrives as a plain 400; it is still an overflow, whatever condensation could do.
+      failure = { kind: isPromptTooLongError(error) ? 'context_overflow' : faultKindOf(error), error };
     } finally {
       if (active === controller) active = undefined;
+      runUsage = undefined;
     }
     current.context = work;
     try {

@@ -33,6 +33,27 @@ async function runSteps(input: LoopInput, abort: AbortRace): Promise<LoopOutcome
   // True right after a reply: its tool calls may run without a decision unless their tool needs approval.
   let fresh = false;
 
+  const adopt = (next: readonly Turn[]): void => {
+    if (next === context) return;
+    const previous = context.slice();
+    // Announced first, so a listener that cannot record the replacement stops it from taking effect.
+    emit({ kind: 'context_replaced', previous, next });
+    replaceContents(context, next);
+    view.reset();
+  };
+  const requestFor = (): ModelRequest => {
+    const request: ModelRequest = {
+      model: input.model,
+      messages: view.of(context),
+      tools: tools.specs,
+      maxOutputTokens: input.maxOutputTokens,
+      signal,
+      onText,
+    };
+    if (input.system !== undefined) request.system = input.system;
+    return request;
+  };
+
   for (;;) {
     const batch = openBatch(context);
     if (signal.aborted) {
@@ -52,26 +73,18 @@ async function runSteps(input: LoopInput, abort: AbortRace): Promise<LoopOutcome
     }
 
     if (steps >= input.maxSteps) throw new MaxStepsError(input.maxSteps);
-    if (hooks?.beforeModelCall) {
-      const next = await abort.race(Promise.resolve(hooks.beforeModelCall(context, signal)));
-      if (next !== context) {
-        const previous = context.slice();
-        // Announced first, so a listener that cannot record the replacement stops it from taking effect.
-        emit({ kind: 'context_replaced', previous, next });
-        replaceContents(context, next);
-        view.reset();
-      }
+    if (hooks?.beforeModelCall) adopt(await abort.race(Promise.resolve(hooks.beforeModelCall(context, signal))));
+    let request = requestFor();
+    let reply: ModelReply;
+    try {
+      reply = await callModel(input, request, abort);
+    } catch (error) {
+      const retry = signal.aborted || !hooks?.recoverModelCall ? undefined : await abort.race(Promise.resolve(hooks.recoverModelCall(error, context, signal)));
+      if (retry === undefined || retry === context) throw error;
+      adopt(retry);
+      request = requestFor();
+      reply = await callModel(input, request, abort);
     }
-    const request: ModelRequest = {
-      model: input.model,
-      messages: view.of(context),
-      tools: tools.specs,
-      maxOutputTokens: input.maxOutputTokens,
-      signal,
-      onText,
-    };
-    if (input.system !== undefined) request.system = input.system;
-    const reply = await callModel(input, request, abort);
     steps++;
     if (hooks?.afterModelCall) await abort.race(Promise.resolve(hooks.afterModelCall(reply, { context, request })));
     emit({ kind: 'reply', reply });

@@ -38,6 +38,16 @@ export type LoopHooks = {
    * valid during the call, as the loop appends to it next.
    */
   afterModelCall?: (reply: ModelReply, sent: { context: readonly Turn[]; request: ModelRequest }) => void | Promise<void>;
+  /**
+   * Sees a model call that failed (never an abort). Return a NEW context to retry the call once with it
+   * (adopted like a `beforeModelCall` replacement, e.g. condensed after "prompt is too long"); return
+   * undefined to let the failure stand. A retry that fails too ends the loop with that failure.
+   */
+  recoverModelCall?: (
+    error: unknown,
+    context: readonly Turn[],
+    signal: AbortSignal,
+  ) => Turn[] | readonly Turn[] | undefined | Promise<Turn[] | readonly Turn[] | undefined>;
 };
 
 /** What the loop reports as it goes. The first four are `RunEvent`s, forwarded as they are. */

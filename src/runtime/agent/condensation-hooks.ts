@@ -1,0 +1,65 @@
+import type { CompactionPolicy } from '../contract/agent.js';
+import type { ModelCard, ModelInvoker, ModelTool, ModelUsage } from '../contract/model.js';
+import type { RunLedger } from '../ledger/ledger.js';
+import { Condenser } from '../compaction/condenser.js';
+import type { CondenseResult } from '../compaction/condense.js';
+import { isPromptTooLongError, reportedPromptTokens } from '../compaction/prompt-too-long.js';
+import type { LoopHooks } from '../loop/types.js';
+
+export type CondensationWiring = {
+  card: ModelCard;
+  policy: CompactionPolicy;
+  invokeModel: ModelInvoker;
+  system?: string;
+  tools: readonly ModelTool[];
+  maxOutputTokens: number;
+  ledger: RunLedger;
+  /** Where the summarizer's token usage goes (the current run's totals). */
+  addUsage(usage: ModelUsage): void;
+};
+
+/**
+ * `AgentConfig.compaction` as loop hooks, per docs/condensation.md: before every model call the
+ * agent's one `Condenser` decides and, when needed, condenses (publishing `compacted`); after each
+ * reply it calibrates from the reported prompt size; when the API still says the prompt is too long,
+ * it condenses once more, forced, and the call is retried once.
+ */
+export function condensationHooks(wiring: CondensationWiring): Required<Pick<LoopHooks, 'beforeModelCall' | 'afterModelCall' | 'recoverModelCall'>> {
+  const condenser = new Condenser({
+    card: wiring.card,
+    policy: wiring.policy,
+    invokeModel: wiring.invokeModel,
+    systemText: wiring.system,
+    tools: wiring.tools,
+    maxOutputTokens: wiring.maxOutputTokens,
+  });
+  const adopt = (result: CondenseResult) => {
+    if (result.usage) wiring.addUsage(result.usage);
+    wiring.ledger.publish({
+      kind: 'compacted',
+      removed: result.removed,
+      summary: result.summary,
+      tokensBefore: result.tokensBefore,
+      tokensAfter: result.tokensAfter,
+    });
+    return result.messages;
+  };
+  return {
+    async beforeModelCall(context, signal) {
+      if (!condenser.plan(context).shouldCompact) return context;
+      const result = await condenser.condense(context, signal);
+      return result === null ? context : adopt(result);
+    },
+    afterModelCall(reply, sent) {
+      const usage = reply.usage;
+      if (usage) condenser.observeUsage(sent.context, usage.inputTokens + usage.cacheWriteTokens + usage.cacheReadTokens);
+    },
+    async recoverModelCall(error, context, signal) {
+      if (!isPromptTooLongError(error)) return undefined;
+      const reported = reportedPromptTokens(error);
+      if (reported !== undefined) condenser.observeUsage(context, reported);
+      const result = await condenser.condense(context, signal, { force: true });
+      return result === null ? undefined : adopt(result);
+    },
+  };
+}
