@@ -11,5 +11,6 @@ export type Paint = (format: StyleFormat, text: string) => string;
  */
 export function paintFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): Paint {
   const enabled = stream.isTTY === true && (env.NO_COLOR ?? '') === '';
-  return enabled ? (format, text) => styleText(format, text) : (_format, text) => text;
+  // styleText would otherwise check process.stdout on its own; the stream painted for decides here.
+  return enabled ? (format, text) => styleText(format, text, { validateStream: false }) : (_format, text) => text;
 }
