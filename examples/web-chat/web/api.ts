@@ -1,0 +1,17 @@
+import { fetchParts } from '../../../src/chat/index.js';
+import type { AssistantItem, AssistantStream, ContinuationStream } from '../../../src/chat/index.js';
+
+/** The conversation so far, as the server's session store has it. */
+export async function loadThread(): Promise<AssistantItem[]> {
+  const response = await fetch('/api/thread');
+  if (!response.ok) throw new Error(`Loading the thread failed with HTTP ${response.status}: ${await response.text()}`);
+  return ((await response.json()) as { items: AssistantItem[] }).items;
+}
+
+// The server keeps the history in its session store, so only the prompt travels.
+export const chatStream: AssistantStream = (prompt, _history, { signal }) => fetchParts('/api/chat', { json: { prompt }, signal });
+
+/** The rest of the run once the user decided on a waiting tool call. */
+export function decision(approvalId: string, approved: boolean): ContinuationStream {
+  return (_history, { signal }) => fetchParts('/api/approve', { json: { approvalId, approved }, signal });
+}
