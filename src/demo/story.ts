@@ -10,11 +10,11 @@ const CHAPTERS = [
 ];
 
 /**
- * A long, fixed answer (about 4,000 characters): enough for several seconds of streaming, so
+ * A long, fixed answer (about 4,500 characters, some 1,100 tokens): enough for several seconds of streaming, so
  * interrupting a run can be tried by hand, and large enough to push the demo's small window.
  */
 export function longStory(): string {
-  const rounds = 4;
+  const rounds = 5;
   const paragraphs: string[] = [];
   for (let round = 1; round <= rounds; round++) {
     paragraphs.push(`Part ${round} of ${rounds}. ${CHAPTERS.join(' ')}`);

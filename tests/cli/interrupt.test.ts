@@ -22,14 +22,14 @@ describe('Ctrl-C in a chat', () => {
   it('stops the run, not the program, and leaves a session that loads cleanly', async () => {
     const cli = new CliProcess(['chat'], workspace.dir);
     cli.send('tell me a long story');
-    await cli.waitFor(/Part 1 of 4\. The lighthouse keeper/);
+    await cli.waitFor(/Part 1 of 5\. The lighthouse keeper/);
     cli.child.kill('SIGINT');
     await cli.waitFor(/⏹ interrupted; the unfinished reply was not saved/);
     cli.send('what time is it?');
     const run = await cli.end();
 
     expect(run.code).toBe(0);
-    expect(run.stdout).not.toContain('Part 4 of 4');
+    expect(run.stdout).not.toContain('Part 5 of 5');
     expect(run.stdout).toMatch(/⏹ interrupted.*\n› what time is it\?\n\(offline demo model\) Checking the clock\./);
     const sessionId = sessionIdOf(run.stdout);
 
@@ -56,7 +56,7 @@ describe('Ctrl-C in a chat', () => {
     const cli = new CliProcess(['chat'], workspace.dir);
     cli.send('list files in src');
     cli.send('tell me a long story');
-    await cli.waitFor(/Part 1 of 4/);
+    await cli.waitFor(/Part 1 of 5/);
     cli.child.kill('SIGINT');
     await cli.waitFor(/⏹ interrupted/);
     cli.child.kill('SIGINT');

@@ -2,14 +2,14 @@
 import { randomBytes } from 'node:crypto';
 import { createAnthropicInvoker } from '../../providers/anthropic/index.js';
 import { createAgent } from '../../runtime/agent/index.js';
-import type { AgentConfig } from '../../runtime/contract/agent.js';
 import { SessionStore } from '../../runtime/store/index.js';
 import type { Command } from '../args.js';
 import { openMemoryFile } from '../memory-file.js';
 import { chooseModel } from '../model.js';
 import type { Io } from '../run.js';
 import { paintFor } from '../style.js';
-import { builtInTools, Workspace } from '../tools/index.js';
+import { Workspace } from '../tools/index.js';
+import { chatConfig } from './config.js';
 import { ChatController } from './controller.js';
 import { LineSource } from './lines.js';
 import { RunRenderer } from './render.js';
@@ -35,16 +35,7 @@ export async function runChat(command: ChatCommand, io: Io): Promise<number> {
   const paint = paintFor(io.stdout, io.env);
   const write = (text: string) => void io.stdout.write(text);
   const renderer = new RunRenderer(write, paint, new Spinner(io.stdout, terminal));
-  const contextWindow = model.contextWindow;
-  const config: AgentConfig = {
-    model: model.model,
-    system: systemPrompt(io.cwd),
-    tools: builtInTools({ workspace, memory, maxReadChars: Math.min(16_000, contextWindow ?? 16_000) }),
-    contextWindow,
-    maxOutputTokens: model.maxOutputTokens,
-    // The demo's window is tiny: keeping fewer turns verbatim lets a summary make real room.
-    compaction: model.offline ? { keepRecent: 4 } : {},
-  };
+  const config = chatConfig(model, workspace, memory);
   const chat = new ChatController(
     {
       store,
@@ -103,14 +94,6 @@ export async function runChat(command: ChatCommand, io: Io): Promise<number> {
   }
   if (leaving) return EXIT_INTERRUPTED;
   return !terminal && chat.failures > 0 ? 1 : 0;
-}
-
-function systemPrompt(cwd: string): string {
-  return [
-    'You are the assistant of the indusagi terminal chat.',
-    `Your tools can list and read files under the workspace folder ${cwd}, write files there (each write waits for the user's approval), tell the current time, and remember or recall facts across sessions.`,
-    'Use them when they help; keep answers short and plain, since they are read in a terminal.',
-  ].join(' ');
 }
 
 /** Sortable and short enough to type: `20261129-183401-7f3a`. */

@@ -1,0 +1,48 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { chatConfig } from '../../src/cli/chat/config.js';
+import { openMemoryFile } from '../../src/cli/memory-file.js';
+import { Workspace } from '../../src/cli/tools/index.js';
+import { DEMO_MODEL_CARD, startDemoModel, type DemoModel } from '../../src/demo/index.js';
+import { createAgent, SessionStore, type RunEvent } from '../../src/runtime/index.js';
+
+let dir: string;
+let demo: DemoModel;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'indusagi-cli-condense-'));
+  demo = await startDemoModel({ chunkDelayMs: 0 });
+});
+afterEach(async () => {
+  await demo.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('the chat configuration over the demo model', () => {
+  it('condenses within a few turns of an ordinary demo conversation, and the chat goes on', async () => {
+    const demoModel = { model: DEMO_MODEL_CARD.id, contextWindow: DEMO_MODEL_CARD.contextWindow, maxOutputTokens: DEMO_MODEL_CARD.maxOutputTokens, offline: true };
+    const config = chatConfig(demoModel, await Workspace.open(dir), await openMemoryFile(join(dir, 'memory.jsonl')));
+    const store = new SessionStore(join(dir, 'sessions'));
+    const agent = createAgent({ ...config, sessionId: 'demo' }, { store, client: new Anthropic({ baseURL: demo.baseURL, apiKey: 'offline-demo' }) });
+    const compactedAt: number[] = [];
+    let turn = 0;
+    agent.subscribe((event: RunEvent) => {
+      if (event.kind === 'compacted') compactedAt.push(turn);
+    });
+
+    for (const prompt of ['list files', 'tell me a long story', 'tell me a long story', 'tell me a long story', 'what time is it?']) {
+      turn++;
+      const snapshot = await agent.submit(prompt);
+      expect(snapshot.status).toBe('settled');
+    }
+    expect(compactedAt).toEqual([5]);
+    await agent.close();
+
+    const graph = await store.loadSession('demo');
+    const context = graph.contextTo(graph.leaf!);
+    expect(context[0].blocks[0]).toMatchObject({ kind: 'text', text: expect.stringContaining('Summary of the earlier conversation') });
+  });
+});
