@@ -52,6 +52,9 @@ describe('indusagi chat with the offline demo model, piped', () => {
       'read src/greeting.txt',
       '/tree',
       '/compact',
+      `/resume ${sessionId}`,
+      '/sessions',
+      '/help',
     ]);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/resumed session \S+: 10 turns in context\n {2}\? files\.write \{"path":"notes\/plan\.txt","content":"first draft"\} waits for approval/);
@@ -81,5 +84,9 @@ describe('indusagi chat with the offline demo model, piped', () => {
     expect(context[0].blocks[0]).toMatchObject({ kind: 'text', text: expect.stringMatching(/^\[condensed earlier context\]\n\(offline demo model\) Summary/) });
     expect(context[0].blocks[0]).toMatchObject({ text: expect.stringContaining('User: list files in src') });
     expect(after.pathTo(after.leaf!)).toHaveLength(9);
+
+    expect(run.stdout).toContain(`› /resume ${sessionId}\nswitched to session ${sessionId}: 5 turns in context\n`);
+    expect(run.stdout).toMatch(new RegExp(`› /sessions\\n${sessionId}  \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d +21 nodes  leaf \\S{8}  list files in src\\n`));
+    expect(run.stdout).toMatch(/› \/help\n\/sessions {8}list stored sessions\n[^]*\/fork NODE/);
   });
 });
