@@ -39,20 +39,17 @@ const logError: NonNullable<PartStreamOptions['onError']> = (error, { afterDisco
  */
 export class PartPump {
   private readonly controller = new AbortController();
-  private readonly cancelled: Promise<typeof CANCELLED>;
-  private markCancelled!: () => void;
+  /** Ends the pull in progress, if any, when the stream is cancelled. */
+  private interrupt: (() => void) | null = null;
   private opening: Promise<AsyncIterator<AgentPart>> | null = null;
+  private opened: AsyncIterator<AgentPart> | null = null;
   private closing: Promise<void> = Promise.resolve();
   private ended: PartStreamOutcome | null = null;
 
   constructor(
     private readonly source: PartSource,
     private readonly options: PartStreamOptions = {},
-  ) {
-    this.cancelled = new Promise((resolve) => {
-      this.markCancelled = () => resolve(CANCELLED);
-    });
-  }
+  ) {}
 
   /** Null while the stream runs. */
   get outcome(): PartStreamOutcome | null {
@@ -64,8 +61,12 @@ export class PartPump {
     if (this.ended !== null) return null;
     let step: IteratorResult<AgentPart>;
     try {
-      const iterator = await this.untilCancelled(this.iterator());
-      if (iterator === CANCELLED) return null;
+      if (this.opened === null) {
+        const iterator = await this.untilCancelled(this.iterator());
+        if (iterator === CANCELLED) return null;
+        this.opened = iterator;
+      }
+      const iterator = this.opened;
       const result = await this.untilCancelled(iterator.next());
       if (result === CANCELLED) return null;
       step = result;
@@ -90,7 +91,7 @@ export class PartPump {
     if (this.ended === null) {
       this.ended = 'disconnected';
       this.controller.abort(reason);
-      this.markCancelled();
+      this.interrupt?.();
       this.closing = this.close(true);
     }
     return this.closing;
@@ -112,11 +113,35 @@ export class PartPump {
     return this.opening;
   }
 
-  /** Waits for `promise` unless the stream is cancelled first; a rejection that comes later still reaches onError. */
-  private async untilCancelled<T>(promise: Promise<T>): Promise<T | typeof CANCELLED> {
-    const result = await Promise.race([promise, this.cancelled]);
-    if (result === CANCELLED) promise.then(undefined, (error: unknown) => this.report(error, true));
-    return result;
+  /**
+   * Waits for `promise` unless the stream is cancelled first; a rejection that comes later still
+   * reaches onError. (Not a race against one long-lived "cancelled" promise: that would keep a
+   * reaction per pull alive for the whole stream.)
+   */
+  private untilCancelled<T>(pending: T | Promise<T>): Promise<T | typeof CANCELLED> {
+    // A hand-written iterator may answer next() with a plain object.
+    const promise = Promise.resolve(pending);
+    return new Promise<T | typeof CANCELLED>((resolve, reject) => {
+      const interrupt = () => {
+        promise.then(undefined, (error: unknown) => this.report(error, true));
+        resolve(CANCELLED);
+      };
+      if (this.controller.signal.aborted) return interrupt();
+      this.interrupt = interrupt;
+      const settle = () => {
+        if (this.interrupt === interrupt) this.interrupt = null;
+      };
+      promise.then(
+        (value) => {
+          settle();
+          resolve(value);
+        },
+        (error: unknown) => {
+          settle();
+          reject(error);
+        },
+      );
+    });
   }
 
   private async fail(error: unknown, closeSource: boolean): Promise<string> {

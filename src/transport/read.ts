@@ -53,9 +53,12 @@ export async function* readParts(response: Response, options: ReadPartsOptions =
       signal?.throwIfAborted();
       if (chunk.done) break;
       buffer += decode(decoder, chunk.value);
-      for (let newline = buffer.indexOf('\n'); newline !== -1; newline = buffer.indexOf('\n')) {
-        const line = buffer.slice(0, newline);
-        buffer = buffer.slice(newline + 1);
+      // Lines are cut by index and the rest kept once per chunk: re-slicing the buffer per line
+      // would copy it over and over when a chunk holds thousands of small frames.
+      let start = 0;
+      for (let newline = buffer.indexOf('\n'); newline !== -1; newline = buffer.indexOf('\n', start)) {
+        const line = buffer.slice(start, newline);
+        start = newline + 1;
         const frame = parseFrame(line, ++lineNumber, maxLineLength);
         if (frame === null) continue;
         if (frame.frame === 'part') {
@@ -66,6 +69,7 @@ export async function* readParts(response: Response, options: ReadPartsOptions =
         else if (frame.frame === 'error') throw new RemoteStreamError(frame.error.kind, frame.error.message);
         else return;
       }
+      buffer = buffer.slice(start);
       if (buffer.length > maxLineLength) throw new PartStreamProtocolError(`Line ${lineNumber + 1} is longer than ${maxLineLength} characters.`);
     }
     throw new PartStreamTruncatedError();
