@@ -7,11 +7,11 @@ export type DemoRequest = {
   messages: WireMessage[];
   tools: WireTool[];
   maxTokens: number;
-  stream: boolean;
 };
 
 export type WireMessage = { role: 'user' | 'assistant'; content: WireBlock[] };
-export type WireTool = { name: string; description: string };
+/** A tool on offer; the demo calls tools by name only. */
+export type WireTool = { name: string };
 
 /** Content blocks as they travel; kinds the demo does not act on are kept as `other`. */
 export type WireBlock =
@@ -43,7 +43,6 @@ export function parseDemoRequest(raw: unknown): DemoRequest {
     messages: body.messages.map((m, i) => parseMessage(m, `messages[${i}]`)),
     tools: tools.map((t, i) => parseTool(t, `tools[${i}]`)),
     maxTokens,
-    stream: body.stream === true,
   };
 }
 
@@ -105,7 +104,7 @@ function resultContent(content: unknown, where: string): string {
 function parseTool(raw: unknown, where: string): WireTool {
   const tool = asRecord(raw, where);
   if (typeof tool.name !== 'string' || tool.name === '') throw new DemoRequestError(`${where}.name: a non-empty string is required`);
-  return { name: tool.name, description: typeof tool.description === 'string' ? tool.description : '' };
+  return { name: tool.name };
 }
 
 function textOfBlock(raw: unknown, where: string): string {

@@ -47,10 +47,6 @@ export class ChatController {
     return this.agent.sessionId;
   }
 
-  get busy(): boolean {
-    return this.running;
-  }
-
   /** Loads the session into the agent and reports where it stands. */
   async open(resuming: boolean): Promise<void> {
     const snapshot = await this.agent.resume(this.agent.sessionId);
@@ -189,7 +185,6 @@ export class ChatController {
     try {
       await work();
     } catch (error) {
-      this.deps.renderer.end();
       if (RunFault.isInstance(error) && error.kind === 'aborted') {
         this.deps.renderer.line(this.deps.paint('yellow', '⏹ interrupted; the unfinished reply was not saved (Ctrl-C again to exit)'));
       } else {
