@@ -18,12 +18,13 @@ export class CliProcess {
   readonly finished: Promise<Finished>;
   private watchers: Array<() => void> = [];
 
-  constructor(args: string[], cwd: string) {
-    const env = { ...process.env };
-    // Always the offline demo model, whatever the machine running the tests has configured.
-    delete env.ANTHROPIC_API_KEY;
-    delete env.ANTHROPIC_BASE_URL;
-    this.child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], { cwd, env });
+  /** `env` is laid over a copy of the test's environment without any Anthropic key or endpoint. */
+  constructor(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) {
+    const base = { ...process.env };
+    // The offline demo model unless a test says otherwise, whatever the machine has configured.
+    delete base.ANTHROPIC_API_KEY;
+    delete base.ANTHROPIC_BASE_URL;
+    this.child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], { cwd, env: { ...base, ...env } });
     this.child.stdout.setEncoding('utf8').on('data', (chunk: string) => this.grow('stdout', chunk));
     this.child.stderr.setEncoding('utf8').on('data', (chunk: string) => this.grow('stderr', chunk));
     this.finished = new Promise((resolve, reject) => {
@@ -66,8 +67,8 @@ export class CliProcess {
 }
 
 /** Runs the command with `input` piped in (one prompt per line) and waits for it to exit. */
-export function runCli(args: string[], cwd: string, input: string[] = []): Promise<Finished> {
-  const cli = new CliProcess(args, cwd);
+export function runCli(args: string[], cwd: string, input: string[] = [], env?: NodeJS.ProcessEnv): Promise<Finished> {
+  const cli = new CliProcess(args, cwd, env);
   for (const line of input) cli.send(line);
   return cli.end();
 }
