@@ -6,6 +6,13 @@ import { runLoop } from '../../runtime/loop/run-loop.js';
 import { defineLoopTools } from '../../runtime/loop/tools.js';
 import { ModelCallError } from '../../runtime/loop/errors.js';
 import type { LoopEvent, LoopHooks } from '../../runtime/loop/types.js';
+import { beginContextTurn, type ContextTurnHandle } from '../../runtime/loop/context-turn.js';
+import { lastAssistantText, lastUserText } from '../../runtime/loop/batch.js';
+import type { CompletedTurn, ContextManager } from '../../context/types.js';
+import type { MemoryStore, RecallOptions } from '../../memory/types.js';
+import type { AgentContextPart } from '../../parts/types.js';
+import type { LazyToolset } from '../../tools/lazy-toolset.js';
+import { standaloneContext, standalonePart } from './standalone-context.js';
 import { isPendingApproval, type AnthropicToolSpec, type ExecuteContext } from '../../tools/toolset.js';
 import type { AnthropicClientLike } from './client.js';
 import { RunAgentOptionsError } from './errors.js';
@@ -38,6 +45,20 @@ export type RunAgentOptions = {
   sequential?: boolean;
   /** Runs around every model call; see `LoopHooks`. */
   hooks?: LoopHooks;
+  /**
+   * A context manager owning recall, tool loading, compaction and write-backs for this turn; its
+   * reports are yielded as `context` parts. With it, `memory`, `recall`, `remember` and `lazyToolset`
+   * are ignored.
+   */
+  context?: ContextManager;
+  /** Without `context`: recalls matching memory into the system prompt (a `memory` `recalled` part). */
+  memory?: MemoryStore;
+  /** Without `context`: how `memory` is searched. */
+  recall?: RecallOptions;
+  /** Without `context`: picks facts to save after the turn (one `memory` `saved` part). */
+  remember?: (turn: CompletedTurn) => string[] | Promise<string[]>;
+  /** Without `context`: keeps the tool schemas out of context behind `search_tools`. */
+  lazyToolset?: LazyToolset;
 };
 
 /**
@@ -63,6 +84,21 @@ export async function* runAgent(opts: RunAgentOptions): AsyncGenerator<AgentPart
   });
   const context: Turn[] = opts.messages ? fromMessageParams(opts.messages) : [];
   if (opts.prompt !== undefined) context.push({ role: 'user', blocks: [{ kind: 'text', text: opts.prompt }] });
+  const card = modelCard(opts.model, { maxOutputTokens: opts.maxTokens });
+
+  const manager =
+    opts.context ??
+    standaloneContext({ ...opts, contextWindow: card.contextWindow, maxOutputTokens: card.maxOutputTokens });
+  const asPart = opts.context !== undefined ? (part: AgentContextPart): AgentPart | undefined => part : standalonePart;
+  let contextTurn: ContextTurnHandle | undefined;
+  if (manager !== undefined) {
+    contextTurn = await beginContextTurn({ manager, prompt: opts.prompt ?? lastUserText(context), messages: context, system: opts.system, tools });
+    if (contextTurn.messages !== context) context.splice(0, context.length, ...contextTurn.messages);
+    for (const reported of contextTurn.prepared) {
+      const part = asPart(reported);
+      if (part !== undefined) yield part;
+    }
+  }
 
   const controller = new AbortController();
   const signal = opts.signal ? AbortSignal.any([controller.signal, opts.signal]) : controller.signal;
@@ -77,22 +113,32 @@ export async function* runAgent(opts: RunAgentOptions): AsyncGenerator<AgentPart
       if (event.isError) part.isError = true;
       if (isPendingApproval(event.result)) part.approvalId = event.result.actionId;
       parts.push(part);
+      if (contextTurn !== undefined) pushReports(contextTurn.takeParts(event.callId));
     }
   };
-  const card = modelCard(opts.model, { maxOutputTokens: opts.maxTokens });
-  const run = runLoop({
-    model: opts.model,
-    system: opts.system,
-    maxOutputTokens: card.maxOutputTokens,
-    maxSteps,
-    context,
-    invoke: createAnthropicInvoker(opts.client),
-    tools,
-    sequential: opts.sequential,
-    signal,
-    hooks: opts.hooks,
-    emit,
-  }).then(
+  const pushReports = (reports: AgentContextPart[]) => {
+    for (const reported of reports) {
+      const part = asPart(reported);
+      if (part !== undefined) parts.push(part);
+    }
+  };
+  const drive = async () => {
+    await runLoop({
+      model: opts.model,
+      system: contextTurn?.system ?? opts.system,
+      maxOutputTokens: card.maxOutputTokens,
+      maxSteps,
+      context,
+      invoke: createAnthropicInvoker(opts.client),
+      tools: contextTurn?.tools ?? tools,
+      sequential: opts.sequential,
+      signal,
+      hooks: opts.hooks,
+      emit,
+    });
+    if (contextTurn !== undefined) pushReports(await contextTurn.finish(context, lastAssistantText(context)));
+  };
+  const run = drive().then(
     () => parts.close(),
     // The client's own error, as the SDK raised it: callers catch `Anthropic.APIError` and friends.
     (error: unknown) => parts.fail(ModelCallError.isInstance(error) && error.cause !== undefined ? error.cause : error),

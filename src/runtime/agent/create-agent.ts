@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import Anthropic from '@anthropic-ai/sdk';
 import type { Agent, AgentConfig, AgentDeps } from '../contract/agent.js';
-import type { FaultKind, PendingApproval, RunSnapshot, RunStatus } from '../contract/events.js';
+import type { FaultKind, PendingApproval, RunEvent, RunSnapshot, RunStatus } from '../contract/events.js';
 import type { ModelUsage } from '../contract/model.js';
 import type { Turn } from '../contract/turn.js';
 import { RunLedger } from '../ledger/ledger.js';
 import { runLoop } from '../loop/run-loop.js';
-import { lastAssistantText, pendingApprovalsOf } from '../loop/batch.js';
+import { lastAssistantText, lastUserText, pendingApprovalsOf } from '../loop/batch.js';
+import { beginContextTurn, type ContextTurnHandle } from '../loop/context-turn.js';
+import type { AgentContextPart } from '../../parts/types.js';
 import { RunFault, faultKindOf } from '../loop/errors.js';
 import { isPromptTooLongError } from '../compaction/prompt-too-long.js';
 import type { ApprovalDecision, LoopEvent } from '../loop/types.js';
@@ -87,6 +89,10 @@ export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
     const usage = zeroUsage();
     runUsage = usage;
     const work = current.context.slice();
+    let contextTurn: ContextTurnHandle | undefined;
+    const report = (parts: AgentContextPart[]) => {
+      for (const part of parts) ledger.publish(contextEvent(part));
+    };
     const emit = (event: LoopEvent): void => {
       switch (event.kind) {
         case 'turn':
@@ -107,6 +113,7 @@ export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
           return;
         default:
           ledger.publish(event);
+          if (event.kind === 'tool_finished' && contextTurn !== undefined) report(contextTurn.takeParts(event.callId));
       }
     };
 
@@ -117,20 +124,30 @@ export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
         work.push(turn);
         current.append(turn);
       }
-      await runLoop({
+      if (config.context !== undefined) {
+        contextTurn = await beginContextTurn({ manager: config.context, prompt: prompt ?? lastUserText(work), messages: work, system: config.system, tools });
+        if (contextTurn.messages !== work) {
+          current.condense(work, contextTurn.messages);
+          work.splice(0, work.length, ...contextTurn.messages);
+        }
+        report(contextTurn.prepared);
+      }
+      const outcome = await runLoop({
         model: card.id,
-        system: config.system,
+        system: contextTurn?.system ?? config.system,
         maxOutputTokens: card.maxOutputTokens,
         maxSteps,
         context: work,
         invoke,
-        tools,
+        tools: contextTurn?.tools ?? tools,
         sequential: config.sequential,
         decisions,
         signal,
         hooks,
         emit,
       });
+      // Write-backs belong to a finished turn; a waiting one finishes in the run that decides it.
+      if (contextTurn !== undefined && outcome.status === 'settled') report(await contextTurn.finish(work, lastAssistantText(work)));
     } catch (error) {
       // "Prompt is too long" arrives as a plain 400; it is still an overflow, whatever condensation could do.
       failure = { kind: isPromptTooLongError(error) ? 'context_overflow' : faultKindOf(error), error };
@@ -229,4 +246,11 @@ function snapshotOf(sessionId: string, context: readonly Turn[], status: RunStat
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+function contextEvent(part: AgentContextPart): RunEvent {
+  const event: Extract<RunEvent, { kind: 'context' }> = { kind: 'context', source: part.source, op: part.op };
+  if (part.records !== undefined) event.records = part.records;
+  if (part.tools !== undefined) event.tools = part.tools;
+  return event;
 }

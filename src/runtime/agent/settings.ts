@@ -20,6 +20,10 @@ export function resolveSettings(config: AgentConfig): AgentSettings {
       throw new AgentConfigError(`\`${key}\` must be a positive integer, got ${String(value)}.`);
     }
   }
+  const context = config.context as Partial<Record<string, unknown>> | undefined;
+  if (context !== undefined && !['compact', 'prepare', 'handle', 'commit'].every((method) => typeof context?.[method] === 'function')) {
+    throw new AgentConfigError('`context` must be a ContextManager (see createContextManager).');
+  }
   const card = modelCard(config.model, { contextWindow: config.contextWindow, maxOutputTokens: config.maxOutputTokens });
   return { card, maxSteps: config.maxSteps ?? DEFAULT_MAX_STEPS, tools: toolsOf(config.tools ?? []) };
 }

@@ -6,6 +6,7 @@ import type { RunLedger } from '../ledger/ledger.js';
 import type { AnthropicClientLike } from '../../providers/anthropic/client.js';
 import type { LoopHooks } from '../loop/types.js';
 import type { PendingApproval } from './events.js';
+import type { ContextManager } from '../../context/types.js';
 
 /** When to condense history. Omit `AgentConfig.compaction` to disable condensation. */
 export type CompactionPolicy = {
@@ -25,7 +26,8 @@ export type AgentConfig = {
   /** Overrides the model card's context window. */
   contextWindow?: number;
   compaction?: CompactionPolicy;
-  context?: unknown;
+  /** Owns recall, tool loading and write-backs for each run (`createContextManager`); see docs/context.md. */
+  context?: ContextManager;
   sessionId?: string;
   /** Run a step's tool calls one at a time instead of all at once. Results are in call order either way. */
   sequential?: boolean;

@@ -45,3 +45,15 @@ export function lastAssistantText(context: readonly Turn[]): string {
   }
   return '';
 }
+
+/** The text of the last user turn that has any: what memory recalls against when a run has no new prompt. */
+export function lastUserText(context: readonly Turn[]): string {
+  for (let i = context.length - 1; i >= 0; i--) {
+    const turn = context[i];
+    if (turn.role !== 'user') continue;
+    let text = '';
+    for (const block of turn.blocks) if (block.kind === 'text') text += text === '' ? block.text : `\n${block.text}`;
+    if (text !== '') return text;
+  }
+  return '';
+}

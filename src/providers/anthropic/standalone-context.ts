@@ -1,0 +1,51 @@
+import { createContextManager } from '../../context/manager.js';
+import { memorySource } from '../../context/memory-source.js';
+import type { CompletedTurn, ContextManager, ContextSource } from '../../context/types.js';
+import type { MemoryStore, RecallOptions } from '../../memory/types.js';
+import type { AgentContextPart, AgentPart } from '../../parts/types.js';
+import { SEARCH_TOOLS, type LazyToolset } from '../../tools/lazy-toolset.js';
+
+export type StandaloneContextOptions = {
+  memory?: MemoryStore;
+  recall?: RecallOptions;
+  remember?: (turn: CompletedTurn) => string[] | Promise<string[]>;
+  lazyToolset?: LazyToolset;
+  /** The model's window, the budget the recalled memory and the tool menu must fit in. */
+  contextWindow: number;
+  maxOutputTokens: number;
+};
+
+/**
+ * `runAgent`'s `memory`/`recall`/`remember`/`lazyToolset` options (used without `context`) as a context
+ * manager of their own, so one code path drives both. Undefined when none of them is set.
+ */
+export function standaloneContext(opts: StandaloneContextOptions): ContextManager | undefined {
+  const sources: ContextSource[] = [];
+  if (opts.memory !== undefined) sources.push(memorySource(opts.memory, { recall: opts.recall, remember: opts.remember }));
+  if (opts.lazyToolset !== undefined) sources.push(lazyToolsetSource(opts.lazyToolset));
+  if (sources.length === 0) return undefined;
+  return createContextManager({
+    budget: { maxTokens: opts.contextWindow, reserve: opts.maxOutputTokens, count: (text) => Math.ceil(text.length / 4) },
+    sources,
+  });
+}
+
+/**
+ * How the standalone options report, per the reference: memory reads and writes as `memory` parts; a
+ * `search_tools` call only as its own `tool` part (so the manager's `loaded` reports are left out).
+ */
+export function standalonePart(part: AgentContextPart): AgentPart | undefined {
+  if (part.source !== 'memory' || part.op === 'loaded') return undefined;
+  return { type: 'memory', op: part.op, records: part.records ?? [] };
+}
+
+function lazyToolsetSource(lazy: LazyToolset): ContextSource {
+  return {
+    name: 'tools',
+    tools: () => lazy.tools(),
+    system: () => lazy.menu,
+    metaTools: () => [SEARCH_TOOLS],
+    nameMap: () => lazy.nameMap,
+    handle: (name, input) => (lazy.isMetaTool(name) ? { result: lazy.handle(input) } : undefined),
+  };
+}

@@ -1,0 +1,95 @@
+import type { Turn } from '../contract/turn.js';
+import type { ModelTool } from '../contract/model.js';
+import type { ContextManager, ContextTurn } from '../../context/types.js';
+import type { AgentContextPart } from '../../parts/types.js';
+import type { AnthropicToolSpec } from '../../tools/toolset.js';
+import type { ToolNameMap } from '../../tools/names.js';
+import type { LoopTools } from './types.js';
+
+export type ContextTurnInput = {
+  manager: ContextManager;
+  /** The prompt memory recalls against. */
+  prompt: string;
+  /** The conversation, latest prompt included, tool names original. */
+  messages: readonly Turn[];
+  system?: string;
+  /** The caller's own tools; used when no source owns the tool list, and for every ordinary call. */
+  tools: LoopTools;
+};
+
+/** One turn under a context manager, ready for the loop. */
+export type ContextTurnHandle = {
+  /** The messages after `compact`: the same array when the manager left them alone. */
+  messages: readonly Turn[];
+  /** The caller's system prompt followed by what the sources added. */
+  system: string | undefined;
+  /** The tools for the loop: meta-tool calls go to the manager, the rest to the caller's tools. */
+  tools: LoopTools;
+  /** What `prepare` reported (recalled memory, loaded tools): publish before the first model call. */
+  prepared: AgentContextPart[];
+  /** What the manager reported while answering call `callId`: publish right after that call's result. */
+  takeParts(callId: string): AgentContextPart[];
+  /** Runs the sources' write-backs after the turn's last reply; returns what they reported. */
+  finish(messages: readonly Turn[], text: string): Promise<AgentContextPart[]>;
+};
+
+/**
+ * Drives a `ContextManager` around the loop, as docs/context.md lays out: `compact`, then `prepare`
+ * once per turn (system text, tool list, budgeted selections); every tool call is offered to `handle`
+ * first (a `search_tools` call loads tools, which the very next model call sees); `commit` after.
+ */
+export async function beginContextTurn(input: ContextTurnInput): Promise<ContextTurnHandle> {
+  const { manager, tools: own } = input;
+  const messages = await manager.compact(input.messages as Turn[]);
+  const turn: ContextTurn = { prompt: input.prompt, messages: messages.slice(), system: input.system };
+  const prepared = await manager.prepare(turn);
+  const system = [input.system, prepared.system].filter((text) => text !== undefined && text !== '').join('\n\n') || undefined;
+  const names = mergeNames(own.names, prepared.nameMap, prepared.metaTools);
+  const meta = new Set(prepared.metaTools);
+  let specs = prepared.tools === null ? own.specs : toModelTools(prepared.tools);
+  const pending = new Map<string, AgentContextPart[]>();
+
+  const tools: LoopTools = {
+    get specs() {
+      return specs;
+    },
+    names,
+    has: (name) => meta.has(names.toModel.get(name) ?? name) || own.has(name),
+    needsApproval: (name) => own.needsApproval(name),
+    async execute(name, callInput, ctx) {
+      const handled = await manager.handle(names.toModel.get(name) ?? name, callInput, turn);
+      if (handled === null) return own.execute(name, callInput, ctx);
+      if (handled.tools !== null) specs = toModelTools(handled.tools);
+      if (handled.parts.length > 0) pending.set(ctx.callId, handled.parts);
+      return handled.result;
+    },
+  };
+
+  return {
+    messages,
+    system,
+    tools,
+    prepared: prepared.parts,
+    takeParts(callId) {
+      const parts = pending.get(callId);
+      if (parts === undefined) return [];
+      pending.delete(callId);
+      return parts;
+    },
+    finish: (final, text) => manager.commit({ ...turn, messages: final.slice(), text }),
+  };
+}
+
+function toModelTools(specs: readonly AnthropicToolSpec[]): ModelTool[] {
+  return specs.map((spec) => ({ name: spec.name, description: spec.description ?? '', inputSchema: spec.input_schema }));
+}
+
+// The sources' map wins: it names the tools they hand the model, which may not all be the caller's.
+function mergeNames(own: ToolNameMap, fromSources: ReadonlyMap<string, string>, metaTools: readonly string[]): ToolNameMap {
+  const toOriginal = new Map(own.toOriginal);
+  for (const [sanitized, original] of fromSources) toOriginal.set(sanitized, original);
+  for (const name of metaTools) if (!toOriginal.has(name)) toOriginal.set(name, name);
+  const toModel = new Map<string, string>();
+  for (const [sanitized, original] of toOriginal) toModel.set(original, sanitized);
+  return { toOriginal, toModel };
+}
