@@ -56,7 +56,7 @@ export class PartPump {
     return this.ended;
   }
 
-  /** The next line to send, or null when nothing more is to be sent. Never rejects. */
+  /** The next line to send, or null when nothing more is to be sent. The source's errors become an error frame, never a rejection. */
   async next(): Promise<string | null> {
     if (this.ended !== null) return null;
     let step: IteratorResult<AgentPart>;
