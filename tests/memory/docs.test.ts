@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { missing, runDocExamples } from './doc-examples.js';
+import { missing, runDocExamples } from '../support/doc-examples.js';
 
 it('every example in docs/memory.md runs and prints what its comments say', async () => {
   const { code, stderr, blocks } = await runDocExamples('docs/memory.md');

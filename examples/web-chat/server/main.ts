@@ -23,7 +23,7 @@ const chat = await startWebChat({
   sessionsDir: join(dataDir, 'sessions'),
   workspaceDir,
   client: demo ? new Anthropic({ baseURL: demo.baseURL, apiKey: 'offline-demo' }) : new Anthropic(),
-  model: demo ? DEMO_MODEL_ID : (process.env.INDUSAGI_MODEL ?? 'claude-sonnet-4-5'),
+  model: demo ? DEMO_MODEL_ID : (process.env.INDUSAGI_MODEL ?? 'claude-sonnet-5-5'),
   port: Number(process.env.PORT ?? 5174),
 });
 console.log(`web chat on ${chat.url} (${demo ? 'offline demo model' : 'Anthropic API'}); data in ${dataDir}`);

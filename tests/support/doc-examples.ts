@@ -10,7 +10,13 @@ const ENTRIES: Record<string, string> = {
   indusagi: 'src/index.ts',
   'indusagi/memory': 'src/memory/index.ts',
   'indusagi/memory/sqlite': 'src/memory-sqlite/index.ts',
+  'indusagi/runtime': 'src/runtime/index.ts',
+  'indusagi/anthropic': 'src/providers/anthropic/index.ts',
+  'indusagi/chat': 'src/chat/index.ts',
 };
+
+/** Where the blocks run: the repo by default; a scratch folder and extra variables for examples that write files or talk to a model. */
+export type DocRunOptions = { cwd?: string; env?: Record<string, string> };
 
 export type DocBlock = { index: number; expected: string[]; printed: string[] };
 
@@ -22,7 +28,7 @@ function expectations(code: string): string[] {
   return [...code.matchAll(/\/\/ -> (.*)$/gm)].map((m) => m[1].trim());
 }
 
-export async function runDocExamples(page: string): Promise<{ blocks: DocBlock[]; code: number | null; stderr: string }> {
+export async function runDocExamples(page: string, options: DocRunOptions = {}): Promise<{ blocks: DocBlock[]; code: number | null; stderr: string }> {
   const blocks = extractBlocks(readFileSync(join(repo, page), 'utf8'));
   const dir = mkdtempSync(join(tmpdir(), 'indusagi-docs-'));
   try {
@@ -38,7 +44,10 @@ export async function runDocExamples(page: string): Promise<{ blocks: DocBlock[]
     const runner = join(dir, 'run.mts');
     writeFileSync(runner, files.map((file, i) => `console.log('@@block ${i}');\nawait import(${JSON.stringify(file)});`).join('\n'));
     const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done, fail) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', runner], { cwd: repo });
+      const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), runner], {
+        cwd: options.cwd ?? repo,
+        env: { ...process.env, ...options.env },
+      });
       let out = '';
       let err = '';
       child.stdout.on('data', (chunk: Buffer) => (out += chunk));
