@@ -1,6 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { AgentPart } from '../../parts/types.js';
 import type { Turn } from '../../runtime/contract/turn.js';
+import type { CacheMode, CacheTtl } from '../../runtime/contract/model.js';
 import { modelCard } from '../../runtime/models/cards.js';
 import { runLoop } from '../../runtime/loop/run-loop.js';
 import { defineLoopTools } from '../../runtime/loop/tools.js';
@@ -12,9 +13,10 @@ import type { CompletedTurn, ContextManager } from '../../context/types.js';
 import type { MemoryStore, RecallOptions } from '../../memory/types.js';
 import type { AgentContextPart } from '../../parts/types.js';
 import type { LazyToolset } from '../../tools/lazy-toolset.js';
-import { standaloneContext, standalonePart } from './standalone-context.js';
+import { standaloneContext, standaloneParts } from './standalone-context.js';
 import { isPendingApproval, type AnthropicToolSpec, type ExecuteContext } from '../../tools/toolset.js';
 import type { AnthropicClientLike } from './client.js';
+import { cacheSettingsProblem } from './cache.js';
 import { RunAgentOptionsError } from './errors.js';
 import { createAnthropicInvoker } from './invoker.js';
 import { PartQueue } from './part-queue.js';
@@ -55,10 +57,14 @@ export type RunAgentOptions = {
   memory?: MemoryStore;
   /** Without `context`: how `memory` is searched. */
   recall?: RecallOptions;
-  /** Without `context`: picks facts to save after the turn (one `memory` `saved` part). */
+  /** Without `context`: picks facts to save after the turn (one `memory` `saved` part per saved fact). */
   remember?: (turn: CompletedTurn) => string[] | Promise<string[]>;
   /** Without `context`: keeps the tool schemas out of context behind `search_tools`. */
   lazyToolset?: LazyToolset;
+  /** Prompt caching: `auto` (default) places cache breakpoints on every call, `off` none. See docs/usage-and-caching.md. */
+  cache?: CacheMode;
+  /** TTL of the cache breakpoints: `5m` (the API's default) or `1h`. */
+  cacheTtl?: CacheTtl;
 };
 
 /**
@@ -77,6 +83,8 @@ export async function* runAgent(opts: RunAgentOptions): AsyncGenerator<AgentPart
   if (opts.maxTokens !== undefined && !(Number.isInteger(opts.maxTokens) && opts.maxTokens >= 1)) {
     throw new RunAgentOptionsError(`\`maxTokens\` must be a positive integer, got ${String(opts.maxTokens)}.`);
   }
+  const cacheProblem = cacheSettingsProblem(opts.cache, opts.cacheTtl);
+  if (cacheProblem !== null) throw new RunAgentOptionsError(`${cacheProblem}.`);
   const execute = opts.execute;
   const tools = defineLoopTools({
     tools: specs.map((spec) => ({ name: spec.name, description: spec.description ?? '', inputSchema: spec.input_schema })),
@@ -89,15 +97,12 @@ export async function* runAgent(opts: RunAgentOptions): AsyncGenerator<AgentPart
   const manager =
     opts.context ??
     standaloneContext({ ...opts, contextWindow: card.contextWindow, maxOutputTokens: card.maxOutputTokens });
-  const asPart = opts.context !== undefined ? (part: AgentContextPart): AgentPart | undefined => part : standalonePart;
+  const asParts = opts.context !== undefined ? (part: AgentContextPart): AgentPart[] => [part] : standaloneParts;
   let contextTurn: ContextTurnHandle | undefined;
   if (manager !== undefined) {
     contextTurn = await beginContextTurn({ manager, prompt: opts.prompt ?? lastUserText(context), messages: context, system: opts.system, tools });
     if (contextTurn.messages !== context) context.splice(0, context.length, ...contextTurn.messages);
-    for (const reported of contextTurn.prepared) {
-      const part = asPart(reported);
-      if (part !== undefined) yield part;
-    }
+    for (const reported of contextTurn.prepared) yield* asParts(reported);
   }
 
   const controller = new AbortController();
@@ -117,15 +122,15 @@ export async function* runAgent(opts: RunAgentOptions): AsyncGenerator<AgentPart
     }
   };
   const pushReports = (reports: AgentContextPart[]) => {
-    for (const reported of reports) {
-      const part = asPart(reported);
-      if (part !== undefined) parts.push(part);
-    }
+    for (const reported of reports) for (const part of asParts(reported)) parts.push(part);
   };
   const drive = async () => {
     await runLoop({
       model: opts.model,
       system: contextTurn?.system ?? opts.system,
+      volatileSystem: contextTurn?.volatileSystem,
+      cache: opts.cache,
+      cacheTtl: opts.cacheTtl,
       maxOutputTokens: card.maxOutputTokens,
       maxSteps,
       context,

@@ -31,12 +31,15 @@ export function standaloneContext(opts: StandaloneContextOptions): ContextManage
 }
 
 /**
- * How the standalone options report, per the reference: memory reads and writes as `memory` parts; a
- * `search_tools` call only as its own `tool` part (so the manager's `loaded` reports are left out).
+ * How the standalone options report, per the reference: a recall as one `memory` `recalled` part, each
+ * saved fact as its own `memory` `saved` part; a `search_tools` call only as its own `tool` part (so the
+ * manager's `loaded` reports are left out).
  */
-export function standalonePart(part: AgentContextPart): AgentPart | undefined {
-  if (part.source !== 'memory' || part.op === 'loaded') return undefined;
-  return { type: 'memory', op: part.op, records: part.records ?? [] };
+export function standaloneParts(part: AgentContextPart): AgentPart[] {
+  if (part.source !== 'memory' || part.op === 'loaded') return [];
+  const records = part.records ?? [];
+  if (part.op === 'saved') return records.map((record): AgentPart => ({ type: 'memory', op: 'saved', records: [record] }));
+  return [{ type: 'memory', op: part.op, records }];
 }
 
 function lazyToolsetSource(lazy: LazyToolset): ContextSource {
