@@ -5,6 +5,7 @@ import { Condenser } from '../compaction/condenser.js';
 import type { CondenseResult } from '../compaction/condense.js';
 import { isPromptTooLongError, reportedPromptTokens } from '../compaction/prompt-too-long.js';
 import type { LoopHooks } from '../loop/types.js';
+import { ContextWindowExceededError } from '../loop/errors.js';
 
 export type CondensationWiring = {
   card: ModelCard;
@@ -21,8 +22,9 @@ export type CondensationWiring = {
 /**
  * `AgentConfig.compaction` as loop hooks, per docs/condensation.md: before every model call the
  * agent's one `Condenser` decides and, when needed, condenses (publishing `compacted`); after each
- * reply it calibrates from the reported prompt size; when the API still says the prompt is too long,
- * it condenses once more, forced, and the call is retried once.
+ * reply it calibrates from the reported prompt size; when the API still says the prompt is too long
+ * (the 400, or stop reason `model_context_window_exceeded`), it condenses once more, forced, and the
+ * call is retried once.
  */
 export function condensationHooks(wiring: CondensationWiring): Required<Pick<LoopHooks, 'beforeModelCall' | 'afterModelCall' | 'recoverModelCall'>> {
   const condenser = new Condenser({
@@ -55,8 +57,10 @@ export function condensationHooks(wiring: CondensationWiring): Required<Pick<Loo
       if (usage) condenser.observeUsage(sent.context, usage.inputTokens + usage.cacheWriteTokens + usage.cacheReadTokens);
     },
     async recoverModelCall(error, context, signal) {
-      if (!isPromptTooLongError(error)) return undefined;
-      const reported = reportedPromptTokens(error);
+      // Both forms of "the prompt is too long": the 400, and a reply stopped by a full window.
+      const windowFull = ContextWindowExceededError.isInstance(error);
+      if (!windowFull && !isPromptTooLongError(error)) return undefined;
+      const reported = windowFull ? error.promptTokens : reportedPromptTokens(error);
       if (reported !== undefined) condenser.observeUsage(context, reported);
       const result = await condenser.condense(context, signal, { force: true });
       return result === null ? undefined : adopt(result);

@@ -1,5 +1,6 @@
 import { IndusagiError, isErrorNamed } from '../../errors/index.js';
 import type { FaultKind, RunSnapshot } from '../contract/events.js';
+import type { ModelReply } from '../contract/model.js';
 
 const FAULT_KINDS: ReadonlySet<string> = new Set<FaultKind>([
   'aborted',
@@ -56,6 +57,25 @@ export class ModelCallError extends IndusagiError {
   }
   static override isInstance(error: unknown): error is ModelCallError {
     return isErrorNamed(error, 'ModelCallError');
+  }
+}
+
+/**
+ * A reply that stopped because the prompt left no room to answer (stop reason
+ * `model_context_window_exceeded`). The API sends it instead of the 400 "prompt is too long" on newer
+ * models; it is the same overflow, so the loop treats the call as failed: the partial reply is never
+ * kept, and `recoverModelCall` may shrink the context and retry. `reply` is the partial reply.
+ */
+export class ContextWindowExceededError extends IndusagiError {
+  /** The whole prompt the API reported (input plus cache reads and writes), when it reported usage. */
+  readonly promptTokens: number | undefined;
+  constructor(readonly reply: ModelReply) {
+    super('context_overflow', 'The model stopped because the context window was full (stop reason model_context_window_exceeded); the prompt must shrink.');
+    const usage = reply.usage;
+    this.promptTokens = usage === undefined ? undefined : usage.inputTokens + usage.cacheWriteTokens + usage.cacheReadTokens;
+  }
+  static override isInstance(error: unknown): error is ContextWindowExceededError {
+    return isErrorNamed(error, 'ContextWindowExceededError');
   }
 }
 

@@ -5,7 +5,7 @@ export type { LoopToolsSource } from './tools.js';
 export { openBatch, pendingApprovalsOf, lastAssistantText, lastUserText } from './batch.js';
 export { beginContextTurn } from './context-turn.js';
 export type { ContextTurnInput, ContextTurnHandle } from './context-turn.js';
-export { RunFault, RunAbortedError, MaxStepsError, ModelCallError, faultKindOf } from './errors.js';
+export { RunFault, RunAbortedError, MaxStepsError, ModelCallError, ContextWindowExceededError, faultKindOf } from './errors.js';
 export { ABORTED_RESULT, INTERNAL_ERROR } from './tool-call.js';
 export { rejectionMessage } from './run-tools.js';
 export type {

@@ -3,7 +3,7 @@ import type { ModelReply, ModelRequest } from '../contract/model.js';
 import { IndusagiError } from '../../errors/index.js';
 import { AbortRace } from './abort.js';
 import { openBatch } from './batch.js';
-import { MaxStepsError, ModelCallError, RunAbortedError } from './errors.js';
+import { ContextWindowExceededError, MaxStepsError, ModelCallError, RunAbortedError } from './errors.js';
 import { abortBatch, settleBatch } from './run-tools.js';
 import type { LoopInput, LoopOutcome } from './types.js';
 import { ModelView, withOriginalNames } from './wire-names.js';
@@ -13,8 +13,10 @@ import { ModelView, withOriginalNames } from './wire-names.js';
  * of tool calls, if the context ends inside one (resuming after approvals); then it calls the model,
  * appends the reply, runs the tools it asked for, appends their results, and repeats until a reply asks
  * for no tool (`settled`), calls wait for approval (`waiting`), or it throws: `MaxStepsError`,
- * `RunAbortedError`, `ModelCallError` or whatever a hook threw. Whatever happens, `input.context` holds
- * only complete turns and no unanswered call except those waiting for a decision.
+ * `RunAbortedError`, `ModelCallError`, `ContextWindowExceededError` (a reply with stop reason
+ * `model_context_window_exceeded`, offered to `recoverModelCall` first) or whatever a hook threw.
+ * Whatever happens, `input.context` holds only complete turns and no unanswered call except those
+ * waiting for a decision.
  */
 export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
   const abort = new AbortRace(input.signal);
@@ -107,6 +109,8 @@ async function callModel(input: LoopInput, request: ModelRequest, abort: AbortRa
   if (!reply || !reply.turn || !Array.isArray(reply.turn.blocks)) {
     throw new ModelCallError('The model invoker resolved without a reply turn.');
   }
+  // A reply cut off by a full window is an overflow, not an answer: keeping it would store half a turn.
+  if (reply.stopReason === 'model_context_window_exceeded') throw new ContextWindowExceededError(reply);
   return reply;
 }
 

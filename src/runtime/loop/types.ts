@@ -39,9 +39,11 @@ export type LoopHooks = {
    */
   afterModelCall?: (reply: ModelReply, sent: { context: readonly Turn[]; request: ModelRequest }) => void | Promise<void>;
   /**
-   * Sees a model call that failed (never an abort). Return a NEW context to retry the call once with it
-   * (adopted like a `beforeModelCall` replacement, e.g. condensed after "prompt is too long"); return
-   * undefined to let the failure stand. A retry that fails too ends the loop with that failure.
+   * Sees a model call that failed (never an abort), including a reply that stopped with
+   * `model_context_window_exceeded` (as `ContextWindowExceededError`; the partial reply is not kept).
+   * Return a NEW context to retry the call once with it (adopted like a `beforeModelCall` replacement,
+   * e.g. condensed after "prompt is too long"); return undefined to let the failure stand. A retry
+   * that fails too ends the loop with that failure.
    */
   recoverModelCall?: (
     error: unknown,
