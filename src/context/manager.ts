@@ -96,6 +96,7 @@ export function createContextManager(opts: ContextManagerOptions): ContextManage
         system.push(text);
       }
 
+      const stableCount = system.length;
       const parts: AgentContextPart[] = [];
       const skipped: SkippedSelection[] = [];
       for (const source of sources) {
@@ -115,7 +116,17 @@ export function createContextManager(opts: ContextManagerOptions): ContextManage
         parts.push(toPart(source.name, event));
       }
 
-      return { system: system.join('\n\n'), tools, metaTools: [...metaTools], nameMap, parts, skipped, tokens: { used, limit } };
+      return {
+        system: system.join('\n\n'),
+        stableSystem: system.slice(0, stableCount).join('\n\n'),
+        selectedSystem: system.slice(stableCount).join('\n\n'),
+        tools,
+        metaTools: [...metaTools],
+        nameMap,
+        parts,
+        skipped,
+        tokens: { used, limit },
+      };
     },
 
     async handle(name, input, turn): Promise<HandledCall | null> {

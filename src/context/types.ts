@@ -95,6 +95,14 @@ export interface ContextManagerOptions {
 export interface PreparedContext {
   /** Append to your system prompt: the sources' system texts, then the selections that fit, blank-line separated. */
   system: string;
+  /**
+   * The first half of `system`: the sources' system texts (menus, instructions), the same turn after
+   * turn, so they belong in the cached system prefix. Optional for managers of your own; without it the
+   * whole of `system` is treated as changing (sent after the cache breakpoint).
+   */
+  stableSystem?: string;
+  /** The second half of `system`: the selections that fit (recalled memory), which change from turn to turn. */
+  selectedSystem?: string;
   /** The tool list to send, sanitized; `null` when no source owns it (send your own tools). */
   tools: AnthropicToolSpec[] | null;
   /** Sanitized names of meta-tools: send their calls to `handle`, not to your executor. */

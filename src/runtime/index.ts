@@ -2,6 +2,7 @@
 export * from './contract/index.js';
 export * from './ledger/index.js';
 export * from './models/index.js';
+export * from './usage/index.js';
 export * from './compaction/index.js';
 export * from './store/index.js';
 export * from './loop/index.js';

@@ -34,9 +34,9 @@ describe('createAgent over the real SDK and a loopback server', () => {
 
     expect(snapshot).toMatchObject({ status: 'settled', text: 'Clear skies in Pune.' });
     expect(snapshot.usage).toEqual({ inputTokens: 270, outputTokens: 12, cacheWriteTokens: 1000, cacheReadTokens: 1000 });
-    expect(server.requests[0].body).toMatchObject({ model: 'claude-haiku-4-5', max_tokens: 64_000, system: 'Answer briefly.' });
+    expect(server.requests[0].body).toMatchObject({ model: 'claude-haiku-4-5', max_tokens: 64_000, system: [{ type: 'text', text: 'Answer briefly.' }] });
     expect(server.requests[0].body.tools.map((t: { name: string }) => t.name)).toEqual(['weather_today']);
-    expect(server.requests[1].body.messages[2].content).toEqual([{ type: 'tool_result', tool_use_id: 'toolu_w', content: '{"city":"Pune","sky":"clear"}' }]);
+    expect(server.requests[1].body.messages[2].content).toMatchObject([{ type: 'tool_result', tool_use_id: 'toolu_w', content: '{"city":"Pune","sky":"clear"}' }]);
     expect(events.find((e) => e.kind === 'tool_finished')).toMatchObject({ name: 'weather.today', result: { city: 'Pune', sky: 'clear' } });
     expect(events.filter((e) => e.kind === 'text_delta').map((e) => (e as { delta: string }).delta).join('')).toBe('Clear skies in Pune.');
   });
@@ -88,7 +88,7 @@ describe('createAgent over the real SDK and a loopback server', () => {
     await expect(agent.submit('first question')).rejects.toMatchObject({ kind: 'model_error' });
     await agent.submit('second question');
 
-    expect(server.requests[1].body.messages).toEqual([
+    expect(server.requests[1].body.messages).toMatchObject([
       { role: 'user', content: [{ type: 'text', text: 'first question' }, { type: 'text', text: 'second question' }] },
     ]);
   });

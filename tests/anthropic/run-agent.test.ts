@@ -48,10 +48,10 @@ describe('runAgent over the real SDK', () => {
     ]);
     expect(calls).toEqual([{ tag: 'todo' }]);
     const [first, second] = server.requests.map((r) => r.body);
-    expect(first).toMatchObject({ model: 'claude-haiku-4-5', system: 'Be brief.', stream: true, messages: [{ role: 'user', content: [{ type: 'text', text: 'What notes do I have?' }] }] });
-    expect(first.tools).toEqual([{ name: 'notes_list', description: 'The notes.list tool.', input_schema: { type: 'object', properties: {} } }]);
+    expect(first).toMatchObject({ model: 'claude-haiku-4-5', system: [{ type: 'text', text: 'Be brief.' }], stream: true, messages: [{ role: 'user', content: [{ type: 'text', text: 'What notes do I have?' }] }] });
+    expect(first.tools).toMatchObject([{ name: 'notes_list', description: 'The notes.list tool.', input_schema: { type: 'object', properties: {} } }]);
     expect(second.messages[1].content[1]).toEqual({ type: 'tool_use', id: 'toolu_1', name: 'notes_list', input: { tag: 'todo' } });
-    expect(second.messages[2]).toEqual({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '["buy milk","call mum"]' }] });
+    expect(second.messages[2]).toMatchObject({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '["buy milk","call mum"]' }] });
   });
 
   it('reports a ToolError message with isError, and any other throw as "Internal error" after logging it', async () => {
@@ -72,7 +72,7 @@ describe('runAgent over the real SDK', () => {
       expect.objectContaining({ name: 'notes.add', isError: true, result: 'title is required' }),
       expect.objectContaining({ name: 'notes.sync', isError: true, result: 'Internal error' }),
     ]);
-    expect(server.requests[1].body.messages[2].content).toEqual([
+    expect(server.requests[1].body.messages[2].content).toMatchObject([
       { type: 'tool_result', tool_use_id: 'a', content: 'title is required', is_error: true },
       { type: 'tool_result', tool_use_id: 's', content: 'Internal error', is_error: true },
     ]);

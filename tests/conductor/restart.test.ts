@@ -71,10 +71,10 @@ describe('a conversation across processes', () => {
     const afterApproval = server.requests[1].body.messages;
     expect(afterApproval.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'user']);
     expect(afterApproval[1].content[1]).toEqual({ type: 'tool_use', id: 'toolu_del', name: 'files_delete', input: { path: 'a.txt' } });
-    expect(afterApproval[2].content).toEqual([{ type: 'tool_result', tool_use_id: 'toolu_del', content: 'deleted a.txt' }]);
+    expect(afterApproval[2].content).toMatchObject([{ type: 'tool_result', tool_use_id: 'toolu_del', content: 'deleted a.txt' }]);
     const laterTurn = server.requests[2].body.messages;
     expect(laterTurn).toHaveLength(5);
     expect(laterTurn[3]).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'Deleted a.txt.' }] });
-    expect(laterTurn[4]).toEqual({ role: 'user', content: [{ type: 'text', text: 'anything else?' }] });
+    expect(laterTurn[4]).toMatchObject({ role: 'user', content: [{ type: 'text', text: 'anything else?' }] });
   });
 });

@@ -11,7 +11,8 @@
 // Each POST /v1/messages takes the next scripted reply from the queue (or asks `respond`), records the
 // request body, and answers with SSE frames, each with an `event:` line, like the real API:
 // message_start, ping, content_block_start / content_block_delta (text_delta, input_json_delta,
-// thinking_delta, signature_delta) / content_block_stop, message_delta (stop_reason, usage),
+// thinking_delta, signature_delta) / content_block_stop, message_delta (stop_reason, usage; with
+// `startUsage`, message_start and message_delta report different cumulative counts),
 // message_stop. Scripts can also answer with an HTTP error status, an `event: error` frame mid-stream,
 // or a dropped connection, and can pause between frames so tests can abort mid-stream.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -56,6 +57,12 @@ export type MessageScript = {
   /** Default: `tool_use` when a block is a tool call, else `end_turn`. */
   stopReason?: string;
   usage?: ScriptUsage;
+  /**
+   * What `message_start` reports, when it should differ from the final `usage`. The API's counts are
+   * cumulative: with this set, `message_delta` carries all four final counts of `usage`, which replace
+   * these (clients must overwrite, not add).
+   */
+  startUsage?: ScriptUsage;
   /** Pause before every frame after the first, in milliseconds. Default 0. */
   frameDelayMs?: number;
   interrupt?: Interruption;
@@ -250,10 +257,10 @@ function framesOf(script: MessageScript, model: string): Array<{ event: string; 
           stop_reason: null,
           stop_sequence: null,
           usage: {
-            input_tokens: usage.input_tokens ?? 10,
-            output_tokens: 1,
-            cache_creation_input_tokens: usage.cache_creation_input_tokens ?? 0,
-            cache_read_input_tokens: usage.cache_read_input_tokens ?? 0,
+            input_tokens: (script.startUsage ?? usage).input_tokens ?? 10,
+            output_tokens: script.startUsage?.output_tokens ?? 1,
+            cache_creation_input_tokens: (script.startUsage ?? usage).cache_creation_input_tokens ?? 0,
+            cache_read_input_tokens: (script.startUsage ?? usage).cache_read_input_tokens ?? 0,
           },
         },
       },
@@ -283,7 +290,15 @@ function framesOf(script: MessageScript, model: string): Array<{ event: string; 
     data: {
       type: 'message_delta',
       delta: { stop_reason: script.stopReason ?? (hasToolUse ? 'tool_use' : 'end_turn'), stop_sequence: null },
-      usage: { output_tokens: usage.output_tokens ?? 5 },
+      usage:
+        script.startUsage === undefined
+          ? { output_tokens: usage.output_tokens ?? 5 }
+          : {
+              input_tokens: usage.input_tokens ?? 10,
+              output_tokens: usage.output_tokens ?? 5,
+              cache_creation_input_tokens: usage.cache_creation_input_tokens ?? 0,
+              cache_read_input_tokens: usage.cache_read_input_tokens ?? 0,
+            },
     },
   });
   frames.push({ event: 'message_stop', data: { type: 'message_stop' } });

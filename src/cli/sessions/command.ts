@@ -6,6 +6,7 @@ import type { Paint } from '../style.js';
 import { excerpt, shortId } from './nodes.js';
 import { exportJson, exportMarkdown, renderTranscript } from './transcript.js';
 import { renderTree } from './tree.js';
+import { usageLines } from './usage.js';
 
 type SessionsCommand = Extract<Command, { name: 'sessions' }>;
 
@@ -19,7 +20,7 @@ export async function runSessions(command: SessionsCommand, write: (text: string
   const graph = await loadExisting(store, command.id);
   switch (command.action) {
     case 'show':
-      write(`${renderTranscript(graph, paint).join('\n')}\n`);
+      write(`${[...renderTranscript(graph, paint), '', ...usageLines(graph)].join('\n')}\n`);
       return;
     case 'tree':
       write(`${renderTree(graph, paint).join('\n')}\n`);

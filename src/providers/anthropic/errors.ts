@@ -19,3 +19,13 @@ export class RunAgentOptionsError extends IndusagiError {
     return isErrorNamed(error, 'RunAgentOptionsError');
   }
 }
+
+/** A `cache` or `cacheTtl` setting the Anthropic invoker does not know, refused before any request. */
+export class CacheSettingsError extends IndusagiError {
+  constructor(detail: string) {
+    super('invalid_request', `Invalid prompt-caching settings: ${detail}.`);
+  }
+  static override isInstance(error: unknown): error is CacheSettingsError {
+    return isErrorNamed(error, 'CacheSettingsError');
+  }
+}

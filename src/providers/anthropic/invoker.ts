@@ -1,22 +1,32 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type { ModelInvoker, ModelReply, ModelRequest } from '../../runtime/contract/model.js';
+import type { CacheMode, CacheTtl, ModelInvoker, ModelReply, ModelRequest } from '../../runtime/contract/model.js';
 import { ModelCallError, RunAbortedError } from '../../runtime/loop/errors.js';
+import { cacheSettingsProblem, placeMessageBreakpoints, systemParam } from './cache.js';
 import type { AnthropicClientLike } from './client.js';
+import { CacheSettingsError } from './errors.js';
 import { ReplyTracker } from './reply-tracker.js';
 import { fromMessage, toMessageParams, toModelUsage } from './wire.js';
 
+/** Defaults for requests that do not set `cache`/`cacheTtl` themselves. */
+export type AnthropicInvokerOptions = { cache?: CacheMode; cacheTtl?: CacheTtl };
+
 /**
  * A `ModelInvoker` over an Anthropic client: streams each call with `client.messages.stream`, hands
- * every text delta to `onText`, and resolves with the final message as an assistant turn. Failures
- * reject typed: `RunAbortedError` when the request's signal fired, `ModelCallError` (with the HTTP
- * `status` when there is one, and the SDK's error as `cause`) for network errors, HTTP errors after
- * the client's own retries, and `error` events mid-stream.
+ * every text delta to `onText`, and resolves with the final message as an assistant turn and its usage.
+ * Prompt caching is `auto` unless the request or `options` say `off` (see `requestBody`). Failures
+ * reject typed: `CacheSettingsError` for cache settings that cannot work, before any request;
+ * `RunAbortedError` when the request's signal fired; `ModelCallError` (with the HTTP `status` when
+ * there is one, and the SDK's error as `cause`) for network errors, HTTP errors after the client's own
+ * retries, and `error` events mid-stream.
  */
-export function createAnthropicInvoker(client: AnthropicClientLike): ModelInvoker {
+export function createAnthropicInvoker(client: AnthropicClientLike, options: AnthropicInvokerOptions = {}): ModelInvoker {
+  const problem = cacheSettingsProblem(options.cache, options.cacheTtl);
+  if (problem !== null) throw new CacheSettingsError(problem);
   return async (request) => {
+    const body = requestBody({ ...request, cache: request.cache ?? options.cache, cacheTtl: request.cacheTtl ?? options.cacheTtl });
     const tracker = new ReplyTracker();
     try {
-      const stream = client.messages.stream(requestBody(request), request.signal ? { signal: request.signal } : undefined);
+      const stream = client.messages.stream(body, request.signal ? { signal: request.signal } : undefined);
       for await (const event of stream) {
         tracker.observe(event);
         if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') request.onText?.(event.delta.text);
@@ -32,14 +42,23 @@ export function createAnthropicInvoker(client: AnthropicClientLike): ModelInvoke
   };
 }
 
-/** The request body for `ModelRequest`; exported for callers that build their own streaming calls. */
+/**
+ * The request body for `ModelRequest`; exported for callers that build their own streaming calls.
+ * With `cache` `auto` (the default) it carries `cache_control` breakpoints as docs/usage-and-caching.md
+ * lays out; with `off`, none. Throws `CacheSettingsError` for a `cache`/`cacheTtl` it does not know.
+ */
 export function requestBody(request: ModelRequest): Anthropic.MessageStreamParams {
+  const problem = cacheSettingsProblem(request.cache, request.cacheTtl);
+  if (problem !== null) throw new CacheSettingsError(problem);
+  const marker: Anthropic.CacheControlEphemeral | undefined =
+    request.cache === 'off' ? undefined : request.cacheTtl === undefined ? { type: 'ephemeral' } : { type: 'ephemeral', ttl: request.cacheTtl };
   const body: Anthropic.MessageStreamParams = {
     model: request.model,
     max_tokens: request.maxOutputTokens,
     messages: toMessageParams(request.messages),
   };
-  if (request.system !== undefined && request.system !== '') body.system = request.system;
+  const system = systemParam(request.system, request.volatileSystem, marker);
+  if (system !== undefined) body.system = system;
   if (request.tools.length > 0) {
     body.tools = request.tools.map((tool) => ({
       name: tool.name,
@@ -47,6 +66,7 @@ export function requestBody(request: ModelRequest): Anthropic.MessageStreamParam
       input_schema: tool.inputSchema as Anthropic.Tool.InputSchema,
     }));
   }
+  if (marker !== undefined) placeMessageBreakpoints(body, marker);
   return body;
 }
 

@@ -106,13 +106,17 @@ function resultText(param: Anthropic.ToolResultBlockParam, index: number): strin
   return text;
 }
 
+/** The API's usage (final, cumulative counts) in indusagi's shape; `cacheWrite1hTokens` only when the API reported some. */
 export function toModelUsage(usage: Partial<Anthropic.Usage> | undefined): ModelUsage {
-  return {
+  const result: ModelUsage = {
     inputTokens: usage?.input_tokens ?? 0,
     outputTokens: usage?.output_tokens ?? 0,
     cacheWriteTokens: usage?.cache_creation_input_tokens ?? 0,
     cacheReadTokens: usage?.cache_read_input_tokens ?? 0,
   };
+  const write1h = usage?.cache_creation?.ephemeral_1h_input_tokens ?? 0;
+  if (write1h > 0) result.cacheWrite1hTokens = Math.min(write1h, result.cacheWriteTokens);
+  return result;
 }
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -16,9 +16,9 @@ import { UnknownApprovalError } from '../../tools/toolset.js';
 import { createAnthropicInvoker } from '../../providers/anthropic/invoker.js';
 import { AgentClosedError, ApprovalsPendingError, InvalidPromptError } from './errors.js';
 import { RunQueue } from './run-queue.js';
-import { memorySession, openStoredSession, type AgentSession } from './session.js';
+import { memorySession, openStoredSession, type AgentSession, type Billing } from './session.js';
 import { resolveSettings } from './settings.js';
-import { addUsage, zeroUsage } from './usage.js';
+import { addUsage, zeroUsage } from '../usage/sum.js';
 import { condensationHooks } from './condensation-hooks.js';
 import { composeHooks } from './compose-hooks.js';
 
@@ -39,6 +39,8 @@ export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
   const invoke = deps.invokeModel ?? createAnthropicInvoker(deps.client ?? new Anthropic());
   // The running run's token totals, so summarizer calls made inside hooks count toward them.
   let runUsage: ModelUsage | undefined;
+  // What the summarizer cost, until the summary node it produced is recorded (`context_replaced`).
+  let summarizerUsage: ModelUsage | undefined;
   const condensation =
     config.compaction === undefined
       ? undefined
@@ -50,7 +52,12 @@ export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
           tools: tools.specs,
           maxOutputTokens: card.maxOutputTokens,
           ledger,
-          addUsage: (used) => runUsage !== undefined && addUsage(runUsage, used),
+          addUsage: (used) => {
+            if (runUsage === undefined) return;
+            addUsage(runUsage, used);
+            summarizerUsage = used;
+            ledger.publish({ kind: 'usage', usage: used, total: { ...runUsage } });
+          },
         });
   const hooks = composeHooks(condensation, deps.hooks);
   const queue = new RunQueue();
@@ -90,22 +97,27 @@ export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
     runUsage = usage;
     const work = current.context.slice();
     let contextTurn: ContextTurnHandle | undefined;
+    // The reply's usage, stored on the node of the assistant turn that follows it.
+    let replyUsage: ModelUsage | undefined;
     const report = (parts: AgentContextPart[]) => {
       for (const part of parts) ledger.publish(contextEvent(part));
     };
     const emit = (event: LoopEvent): void => {
       switch (event.kind) {
         case 'turn':
-          current.append(event.turn);
+          current.append(event.turn, event.turn.role === 'assistant' ? billed(replyUsage) : undefined);
+          replyUsage = undefined;
           return;
         case 'reply': {
+          replyUsage = event.reply.usage;
           const used = event.reply.usage ?? zeroUsage();
           addUsage(usage, used);
           ledger.publish({ kind: 'usage', usage: used, total: { ...usage } });
           return;
         }
         case 'context_replaced':
-          current.condense(event.previous, event.next);
+          current.condense(event.previous, event.next, billed(summarizerUsage));
+          summarizerUsage = undefined;
           return;
         case 'step':
           // A snapshot copies the whole context; nobody listening means nobody pays for it.
@@ -135,6 +147,9 @@ export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
       const outcome = await runLoop({
         model: card.id,
         system: contextTurn?.system ?? config.system,
+        volatileSystem: contextTurn?.volatileSystem,
+        cache: config.cache,
+        cacheTtl: config.cacheTtl,
         maxOutputTokens: card.maxOutputTokens,
         maxSteps,
         context: work,
@@ -154,6 +169,7 @@ export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
     } finally {
       if (active === controller) active = undefined;
       runUsage = undefined;
+      summarizerUsage = undefined;
     }
     current.context = work;
     try {
@@ -169,6 +185,10 @@ export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
     if (failure !== undefined) throw fault(failure.kind, failure.error, snapshot);
     ledger.publish({ kind: 'settled', snapshot });
     return snapshot;
+  }
+
+  function billed(used: ModelUsage | undefined): Billing | undefined {
+    return used === undefined ? undefined : { usage: used, model: card.id };
   }
 
   function fault(kind: FaultKind, error: unknown, snapshot: RunSnapshot): RunFault {
@@ -222,6 +242,11 @@ export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
     approve: (approvalId) => queue.run(() => conduct(null, decide(approvalId, { approved: true }))),
     reject: (approvalId, reason) => queue.run(() => conduct(null, decide(approvalId, { approved: false, reason }))),
     pendingApprovals: () => (session === undefined ? [] : pendingApprovalsOf(session.context)),
+    sessionUsage: () =>
+      queue.run(async () => {
+        if (closed) throw new AgentClosedError();
+        return (await ensureSession()).usageTotal();
+      }),
     close: () =>
       queue.run(async () => {
         if (closed) return;

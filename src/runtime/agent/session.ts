@@ -1,6 +1,8 @@
 import type { Turn } from '../contract/turn.js';
 import type { SessionStoreLike } from '../contract/agent.js';
+import type { ModelUsage } from '../contract/model.js';
 import type { SessionGraph } from '../store/graph.js';
+import { addUsage, zeroUsage } from '../usage/sum.js';
 import { readCondensation } from './condensation.js';
 import { ContextReplacementError } from './errors.js';
 
@@ -9,25 +11,35 @@ export interface AgentSession {
   readonly id: string;
   /** The conversation as the model will next see it (condensation applied). Replaced after each run. */
   context: Turn[];
-  /** Records a turn that joined the context. */
-  append(turn: Turn): void;
-  /** Records a condensation of `previous` into `next` (see `readCondensation`). */
-  condense(previous: readonly Turn[], next: readonly Turn[]): void;
+  /** Records a turn that joined the context; `billed` is what the model call that produced it cost. */
+  append(turn: Turn, billed?: Billing): void;
+  /** Records a condensation of `previous` into `next` (see `readCondensation`); `billed`: the summarizer's cost. */
+  condense(previous: readonly Turn[], next: readonly Turn[], billed?: Billing): void;
+  /** Tokens billed over the whole session, every branch, earlier runs included. */
+  usageTotal(): ModelUsage;
   /** Makes everything recorded so far durable. */
   persist(): Promise<void>;
   /** Lets go of the session (the store's writer lock). */
   close(): Promise<void>;
 }
 
+/** Model calls' token usage and the model billed, stored on the node of the turn a call produced. */
+export type Billing = { usage: ModelUsage; model: string };
+
 /** Without a store: the context is the whole history, kept in memory. */
 export function memorySession(id: string): AgentSession {
+  const total = zeroUsage();
   return {
     id,
     context: [],
-    append() {},
-    condense(previous, next) {
-      readCondensation(previous, next);
+    append(_turn, billed) {
+      if (billed !== undefined) addUsage(total, billed.usage);
     },
+    condense(previous, next, billed) {
+      readCondensation(previous, next);
+      if (billed !== undefined) addUsage(total, billed.usage);
+    },
+    usageTotal: () => ({ ...total }),
     persist: async () => {},
     close: async () => {},
   };
@@ -45,10 +57,10 @@ export async function openStoredSession(store: SessionStoreLike, id: string): Pr
   return {
     id,
     context,
-    append(turn) {
-      nodeOf.set(turn, graph.append(turn).id);
+    append(turn, billed) {
+      nodeOf.set(turn, graph.append(turn, Date.now(), billed).id);
     },
-    condense(previous, next) {
+    condense(previous, next, billed) {
       const { summary, keptFrom } = readCondensation(previous, next);
       let firstKept: string | null = null;
       if (keptFrom < previous.length) {
@@ -56,8 +68,9 @@ export async function openStoredSession(store: SessionStoreLike, id: string): Pr
         if (kept === undefined) throw new ContextReplacementError('the first turn it keeps is not a turn of this session');
         firstKept = kept;
       }
-      nodeOf.set(summary, graph.append(summary, Date.now(), { condenses: { firstKept } }).id);
+      nodeOf.set(summary, graph.append(summary, Date.now(), { condenses: { firstKept }, ...billed }).id);
     },
+    usageTotal: () => graph.usageTotal(),
     persist: () => store.persist(graph),
     close: () => store.closeSession(id),
   };

@@ -5,6 +5,7 @@ import { modelCard } from '../models/cards.js';
 import { defineLoopTools } from '../loop/tools.js';
 import type { LoopTools } from '../loop/types.js';
 import { AgentConfigError } from './errors.js';
+import { cacheSettingsProblem } from '../../providers/anthropic/cache.js';
 
 /** Model calls one run may make before it faults with `max_steps`. */
 export const DEFAULT_MAX_STEPS = 64;
@@ -24,6 +25,8 @@ export function resolveSettings(config: AgentConfig): AgentSettings {
   if (context !== undefined && !['compact', 'prepare', 'handle', 'commit'].every((method) => typeof context?.[method] === 'function')) {
     throw new AgentConfigError('`context` must be a ContextManager (see createContextManager).');
   }
+  const cacheProblem = cacheSettingsProblem(config.cache, config.cacheTtl);
+  if (cacheProblem !== null) throw new AgentConfigError(`${cacheProblem}.`);
   const card = modelCard(config.model, { contextWindow: config.contextWindow, maxOutputTokens: config.maxOutputTokens });
   return { card, maxSteps: config.maxSteps ?? DEFAULT_MAX_STEPS, tools: toolsOf(config.tools ?? []) };
 }

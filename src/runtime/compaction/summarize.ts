@@ -92,6 +92,8 @@ export function buildSummaryRequest(turns: readonly Turn[], opts: SummarizeOptio
     messages: [{ role: 'user', blocks: [{ kind: 'text', text: frame(transcript, carried) }] }],
     tools: [],
     maxOutputTokens,
+    // A one-off prompt: a cache write would cost more than plain input and never be read back.
+    cache: 'off',
     signal: opts.signal,
   };
 }

@@ -1,4 +1,4 @@
-import type { ModelInvoker } from './model.js';
+import type { CacheMode, CacheTtl, ModelInvoker, ModelUsage } from './model.js';
 import type { ToolDefinition } from './tool.js';
 import type { RunEvent, RunSnapshot } from './events.js';
 import type { SessionGraph } from '../store/graph.js';
@@ -31,6 +31,10 @@ export type AgentConfig = {
   sessionId?: string;
   /** Run a step's tool calls one at a time instead of all at once. Results are in call order either way. */
   sequential?: boolean;
+  /** Prompt caching: `auto` (default) places cache breakpoints on every call, `off` none. See docs/usage-and-caching.md. */
+  cache?: CacheMode;
+  /** TTL of the cache breakpoints: `5m` (the API's default) or `1h`. */
+  cacheTtl?: CacheTtl;
 };
 
 /**
@@ -71,6 +75,11 @@ export interface Agent {
   reject(approvalId: string, reason?: string): Promise<RunSnapshot>;
   /** The calls of the current session waiting for a decision (after `resume` for a session read from a store). */
   pendingApprovals(): PendingApproval[];
+  /**
+   * Tokens billed over the whole current session: every model call stored in it, all branches and
+   * summarizer calls included, earlier runs and processes too (read from the store). Queued behind runs.
+   */
+  sessionUsage(): Promise<ModelUsage>;
   /** Waits for queued work, then releases the session (the store's writer lock). Later calls reject. */
   close(): Promise<void>;
 }

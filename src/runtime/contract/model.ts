@@ -14,6 +14,8 @@ export type ModelPricing = {
   outputPerMTok: number;
   cacheWritePerMTok: number;
   cacheReadPerMTok: number;
+  /** Cache writes with the 1-hour TTL. Default: twice `inputPerMTok`, the API's rate. */
+  cacheWrite1hPerMTok?: number;
   pricesAsOf: string;
 };
 
@@ -26,7 +28,18 @@ export type ModelUsage = {
   outputTokens: number;
   cacheWriteTokens: number;
   cacheReadTokens: number;
+  /**
+   * Of `cacheWriteTokens`, those written with the 1-hour TTL (billed higher than 5-minute writes).
+   * Absent when there were none.
+   */
+  cacheWrite1hTokens?: number;
 };
+
+/** Prompt caching of a request: `auto` places cache breakpoints (see docs/usage-and-caching.md), `off` none. */
+export type CacheMode = 'auto' | 'off';
+
+/** How long a cache entry lives after its last use. The API's default is `5m`. */
+export type CacheTtl = '5m' | '1h';
 
 export type StopReason =
   | 'end_turn'
@@ -40,7 +53,17 @@ export type StopReason =
 
 export type ModelRequest = {
   model: string;
+  /** The stable system prompt: the same on every call of a conversation, so it is cached. */
   system?: string;
+  /**
+   * System text that may change from turn to turn (recalled memory): sent after `system`, outside the
+   * cached system prefix, so a change to it does not cost the cached tools and system prompt.
+   */
+  volatileSystem?: string;
+  /** Default: the invoker's own default (`auto` for the Anthropic invoker). */
+  cache?: CacheMode;
+  /** TTL of the cache breakpoints; default the API's (`5m`). */
+  cacheTtl?: CacheTtl;
   /** The conversation to send; tool names inside `tool_call` blocks are the sanitized ones. */
   messages: Turn[];
   tools: ModelTool[];

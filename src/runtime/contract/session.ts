@@ -1,4 +1,5 @@
 import type { Turn } from './turn.js';
+import type { ModelUsage } from './model.js';
 
 /**
  * One node of a session's DAG. `id` is `hashNode({ parent, turn, at })`, so identical content with
@@ -15,6 +16,13 @@ export type SessionNode = {
    * the summary when the context is rebuilt; it stays on disk and in `pathTo`.
    */
   condenses?: { firstKept: string | null };
+  /**
+   * On an assistant turn: what the model call that produced it was billed; on a condensation summary:
+   * what the summarizer call(s) were billed. Stored with the node, not part of its id.
+   */
+  usage?: ModelUsage;
+  /** The model that was billed `usage`, so a cost can be estimated from the session alone. */
+  model?: string;
 };
 
 /** One line of a session file. The last `head` record names the live leaf. */

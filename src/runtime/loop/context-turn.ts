@@ -21,8 +21,10 @@ export type ContextTurnInput = {
 export type ContextTurnHandle = {
   /** The messages after `compact`: the same array when the manager left them alone. */
   messages: readonly Turn[];
-  /** The caller's system prompt followed by what the sources added. */
+  /** The caller's system prompt followed by the sources' stable system texts: the cached part. */
   system: string | undefined;
+  /** The selections (recalled memory), which change from turn to turn: sent after `system`, uncached. */
+  volatileSystem: string | undefined;
   /** The tools for the loop: meta-tool calls go to the manager, the rest to the caller's tools. */
   tools: LoopTools;
   /** What `prepare` reported (recalled memory, loaded tools): publish before the first model call. */
@@ -43,7 +45,10 @@ export async function beginContextTurn(input: ContextTurnInput): Promise<Context
   const messages = await manager.compact(input.messages as Turn[]);
   const turn: ContextTurn = { prompt: input.prompt, messages: messages.slice(), system: input.system };
   const prepared = await manager.prepare(turn);
-  const system = [input.system, prepared.system].filter((text) => text !== undefined && text !== '').join('\n\n') || undefined;
+  // A manager that does not split its text says nothing about what is stable: all of it counts as changing.
+  const split = prepared.stableSystem !== undefined && prepared.selectedSystem !== undefined;
+  const system = [input.system, split ? prepared.stableSystem : undefined].filter((text) => text !== undefined && text !== '').join('\n\n') || undefined;
+  const volatileSystem = (split ? prepared.selectedSystem : prepared.system) || undefined;
   const names = mergeNames(own.names, prepared.nameMap, prepared.metaTools);
   const meta = new Set(prepared.metaTools);
   let specs = prepared.tools === null ? own.specs : toModelTools(prepared.tools);
@@ -68,6 +73,7 @@ export async function beginContextTurn(input: ContextTurnInput): Promise<Context
   return {
     messages,
     system,
+    volatileSystem,
     tools,
     prepared: prepared.parts,
     takeParts(callId) {

@@ -53,6 +53,9 @@ async function runSteps(input: LoopInput, abort: AbortRace): Promise<LoopOutcome
       onText,
     };
     if (input.system !== undefined) request.system = input.system;
+    if (input.volatileSystem !== undefined) request.volatileSystem = input.volatileSystem;
+    if (input.cache !== undefined) request.cache = input.cache;
+    if (input.cacheTtl !== undefined) request.cacheTtl = input.cacheTtl;
     return request;
   };
 

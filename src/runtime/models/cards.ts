@@ -32,6 +32,7 @@ function card(id: string, contextWindow: number, maxOutputTokens: number, input:
       inputPerMTok: input,
       outputPerMTok: output,
       cacheWritePerMTok: input * 1.25,
+      cacheWrite1hPerMTok: input * 2,
       cacheReadPerMTok: input * 0.1,
       pricesAsOf: PRICES_AS_OF,
     },

@@ -1,5 +1,8 @@
 import type { Turn } from '../contract/turn.js';
+import type { ModelUsage } from '../contract/model.js';
 import type { SessionNode, SessionRecord } from '../contract/session.js';
+import { assertUsage } from '../usage/check.js';
+import { addUsage, zeroUsage } from '../usage/sum.js';
 import { BrokenCondensationError, InvalidTurnError, SessionIntegrityError, UnknownNodeError } from './errors.js';
 import { hashNode } from './hash.js';
 import { turnProblem } from './records.js';
@@ -7,7 +10,8 @@ import { turnProblem } from './records.js';
 /** Marks a condensation summary node: the verbatim tail it keeps starts at `firstKept` (null: keeps none). */
 export type CondensationMarker = { firstKept: string | null };
 
-export type AppendExtra = { condenses?: CondensationMarker };
+/** Stored on the node, outside its id: `usage` and `model` record what the call that produced the turn was billed. */
+export type AppendExtra = { condenses?: CondensationMarker; usage?: ModelUsage; model?: string };
 
 /** A node that could not be attached because its parent is missing; `index` is its position in the records. */
 export type OrphanNode = { id: string; parent: string; index: number };
@@ -67,6 +71,21 @@ export class SessionGraph {
     return this.nodes.has(id);
   }
 
+  /** Every node, in the order it was added. */
+  allNodes(): IterableIterator<SessionNode> {
+    return this.nodes.values();
+  }
+
+  /**
+   * Tokens billed over the whole session: the `usage` of every node, forks and summaries included,
+   * whether or not the live path still reaches it. That is what the API charged for, branch or not.
+   */
+  usageTotal(): ModelUsage {
+    const total = zeroUsage();
+    for (const node of this.nodes.values()) if (node.usage !== undefined) addUsage(total, node.usage);
+    return total;
+  }
+
   /** The children of `id` in the order they were added; `null` gives the roots. */
   children(id: string | null): SessionNode[] {
     if (id !== null) this.require(id);
@@ -105,6 +124,14 @@ export class SessionGraph {
     if (condenses !== undefined) {
       this.assertKeepsAncestor(id, parent, condenses);
       node.condenses = { firstKept: condenses.firstKept };
+    }
+    if (extra?.usage !== undefined) {
+      assertUsage(extra.usage);
+      node.usage = { ...extra.usage };
+    }
+    if (extra?.model !== undefined) {
+      if (typeof extra.model !== 'string' || extra.model === '') throw new InvalidTurnError('"model" must be a non-empty model id');
+      node.model = extra.model;
     }
     this.insert(node);
     this.currentLeaf = id;

@@ -1,4 +1,5 @@
 import type { Migrator, SessionRecord } from '../contract/session.js';
+import { usageProblem } from '../usage/check.js';
 
 /**
  * Why `raw` is not a valid block, or null when it is. Checked field by field on purpose: the loader runs
@@ -52,6 +53,11 @@ function nodeProblem(raw: unknown): string | null {
       return 'the node "condenses" marker needs "firstKept" as a string or null';
     }
   }
+  if (node.usage !== undefined) {
+    const problem = usageProblem(node.usage);
+    if (problem !== null) return `the node "usage" is malformed: ${problem}`;
+  }
+  if (node.model !== undefined && (typeof node.model !== 'string' || node.model === '')) return 'the node "model" is not a non-empty string';
   return turnProblem(node.turn);
 }
 

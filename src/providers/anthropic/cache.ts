@@ -1,0 +1,63 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import type { CacheMode, CacheTtl } from '../../runtime/contract/model.js';
+
+/** The most `cache_control` breakpoints the API accepts in one request. */
+export const MAX_CACHE_BREAKPOINTS = 4;
+
+export const CACHE_MODES: readonly CacheMode[] = ['auto', 'off'];
+export const CACHE_TTLS: readonly CacheTtl[] = ['5m', '1h'];
+
+/** Why `cache`/`cacheTtl` cannot be used, or null when they can (undefined means "the default"). */
+export function cacheSettingsProblem(cache: unknown, cacheTtl: unknown): string | null {
+  if (cache !== undefined && !CACHE_MODES.includes(cache as CacheMode)) return `\`cache\` must be "auto" or "off", got ${JSON.stringify(cache)}`;
+  if (cacheTtl !== undefined && !CACHE_TTLS.includes(cacheTtl as CacheTtl)) return `\`cacheTtl\` must be "5m" or "1h", got ${JSON.stringify(cacheTtl)}`;
+  return null;
+}
+
+type Body = Anthropic.MessageStreamParams;
+type Marker = Anthropic.CacheControlEphemeral;
+
+/**
+ * The `system` parameter. With a breakpoint `marker`, an array of text blocks: the stable text first,
+ * carrying the breakpoint, then the volatile text (recalled memory) after it, so a change to the
+ * volatile text leaves the tools and stable system cached. Without one, the plain joined string.
+ */
+export function systemParam(stable: string | undefined, volatile: string | undefined, marker: Marker | undefined): Body['system'] {
+  const texts = [stable, volatile].filter((text): text is string => text !== undefined && text !== '');
+  if (texts.length === 0) return undefined;
+  if (marker === undefined) return texts.join('\n\n');
+  const blocks: Anthropic.TextBlockParam[] = [];
+  if (stable !== undefined && stable !== '') blocks.push({ type: 'text', text: stable, cache_control: marker });
+  if (volatile !== undefined && volatile !== '') blocks.push({ type: 'text', text: volatile });
+  return blocks;
+}
+
+/**
+ * Marks where each call's prefix should be cached, in the API's prefix order (tools, system, messages):
+ * the last tool; the system prompt's stable block (placed by `systemParam`); the end of what the
+ * previous call sent (the message before the last assistant reply), so this call reads that entry
+ * however many blocks were added since; and the last message, so the next call reads this one. That is
+ * at most `MAX_CACHE_BREAKPOINTS`. Blocks are replaced, never mutated: they may be shared with the caller.
+ */
+export function placeMessageBreakpoints(body: Body, marker: Marker): void {
+  const tools = body.tools;
+  if (tools !== undefined && tools.length > 0) tools[tools.length - 1] = { ...tools[tools.length - 1], cache_control: marker } as Anthropic.ToolUnion;
+  const messages = body.messages;
+  const last = messages.length - 1;
+  if (last < 0) return;
+  markLastBlock(messages[last], marker);
+  let reply = last;
+  while (reply >= 0 && messages[reply].role !== 'assistant') reply--;
+  const previousEnd = reply - 1;
+  if (previousEnd >= 0 && previousEnd !== last) markLastBlock(messages[previousEnd], marker);
+}
+
+function markLastBlock(message: Anthropic.MessageParam, marker: Marker): void {
+  if (typeof message.content === 'string') {
+    message.content = [{ type: 'text', text: message.content, cache_control: marker }];
+    return;
+  }
+  const index = message.content.length - 1;
+  if (index < 0) return;
+  message.content[index] = { ...message.content[index], cache_control: marker } as Anthropic.ContentBlockParam;
+}
