@@ -5,6 +5,7 @@ import { Condenser } from '../compaction/condenser.js';
 import type { CondenseResult } from '../compaction/condense.js';
 import { isPromptTooLongError, reportedPromptTokens } from '../compaction/prompt-too-long.js';
 import type { LoopHooks } from '../loop/types.js';
+import type { Turn } from '../contract/turn.js';
 import { ContextWindowExceededError } from '../loop/errors.js';
 
 export type CondensationWiring = {
@@ -17,6 +18,23 @@ export type CondensationWiring = {
   ledger: RunLedger;
   /** Where the summarizer's token usage goes (the current run's totals). */
   addUsage(usage: ModelUsage): void;
+  /**
+   * What the next call sends besides the messages when that is not `system` and `tools`: a context
+   * manager's turn (its system text, recalled memory included, and its tool list). Read before every
+   * decision, so all of it counts against the same budget as the history.
+   */
+  sending?: () => Sending | undefined;
+};
+
+/** What a call sends besides the messages. */
+export type Sending = { system?: string; tools: readonly ModelTool[] };
+
+export type CondensationHooks = Required<Pick<LoopHooks, 'beforeModelCall' | 'afterModelCall' | 'recoverModelCall'>> & {
+  /**
+   * Condenses `messages` when they would not fit beside `sending` (a context turn being prepared,
+   * before its first call); returns them unchanged when they fit.
+   */
+  fit(messages: readonly Turn[], sending: Sending, signal: AbortSignal): Promise<readonly Turn[]>;
 };
 
 /**
@@ -26,7 +44,7 @@ export type CondensationWiring = {
  * (the 400, or stop reason `model_context_window_exceeded`), it condenses once more, forced, and the
  * call is retried once.
  */
-export function condensationHooks(wiring: CondensationWiring): Required<Pick<LoopHooks, 'beforeModelCall' | 'afterModelCall' | 'recoverModelCall'>> {
+export function condensationHooks(wiring: CondensationWiring): CondensationHooks {
   const condenser = new Condenser({
     card: wiring.card,
     policy: wiring.policy,
@@ -46,12 +64,20 @@ export function condensationHooks(wiring: CondensationWiring): Required<Pick<Loo
     });
     return result.messages;
   };
+  const stable: Sending = { system: wiring.system, tools: wiring.tools };
+  let counted = stable;
+  const condenseToFit = async (context: readonly Turn[], sending: Sending, signal: AbortSignal) => {
+    if (sending.system !== counted.system || sending.tools !== counted.tools) {
+      condenser.setOverhead({ systemText: sending.system, tools: sending.tools });
+      counted = sending;
+    }
+    if (!condenser.plan(context).shouldCompact) return context;
+    const result = await condenser.condense(context, signal);
+    return result === null ? context : adopt(result);
+  };
   return {
-    async beforeModelCall(context, signal) {
-      if (!condenser.plan(context).shouldCompact) return context;
-      const result = await condenser.condense(context, signal);
-      return result === null ? context : adopt(result);
-    },
+    beforeModelCall: (context, signal) => condenseToFit(context, wiring.sending?.() ?? stable, signal),
+    fit: condenseToFit,
     afterModelCall(reply, sent) {
       const usage = reply.usage;
       if (usage) condenser.observeUsage(sent.context, usage.inputTokens + usage.cacheWriteTokens + usage.cacheReadTokens);

@@ -41,6 +41,8 @@ export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
   let runUsage: ModelUsage | undefined;
   // What the summarizer cost, until the summary node it produced is recorded (`context_replaced`).
   let summarizerUsage: ModelUsage | undefined;
+  // The context turn of the run in progress: condensation counts everything its calls send.
+  let openTurn: ContextTurnHandle | undefined;
   const condensation =
     config.compaction === undefined
       ? undefined
@@ -52,6 +54,7 @@ export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
           tools: tools.specs,
           maxOutputTokens: card.maxOutputTokens,
           ledger,
+          sending: () => openTurn?.sending(),
           addUsage: (used) => {
             if (runUsage === undefined) return;
             addUsage(runUsage, used);
@@ -137,9 +140,20 @@ export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
         current.append(turn);
       }
       if (config.context !== undefined) {
-        contextTurn = await beginContextTurn({ manager: config.context, prompt: prompt ?? lastUserText(work), messages: work, system: config.system, tools });
+        contextTurn = await beginContextTurn({
+          manager: config.context,
+          prompt: prompt ?? lastUserText(work),
+          messages: work,
+          system: config.system,
+          tools,
+          // The conductor's condensation is the manager's history compaction: one budget for all three.
+          fit: condensation && ((messages, sending) => condensation.fit(messages, sending, signal)),
+        });
+        openTurn = contextTurn;
         if (contextTurn.messages !== work) {
-          current.condense(work, contextTurn.messages);
+          // Condensed by the manager's history or by `fit`; only the latter has a summarizer bill.
+          current.condense(work, contextTurn.messages, billed(summarizerUsage));
+          summarizerUsage = undefined;
           work.splice(0, work.length, ...contextTurn.messages);
         }
         report(contextTurn.prepared);
@@ -168,6 +182,7 @@ export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
       failure = { kind: isPromptTooLongError(error) ? 'context_overflow' : faultKindOf(error), error };
     } finally {
       if (active === controller) active = undefined;
+      openTurn = undefined;
       runUsage = undefined;
       summarizerUsage = undefined;
     }

@@ -4,7 +4,7 @@ import type { Turn } from '../contract/turn.js';
 import { fits, resolveBudget, type Budget } from './budget.js';
 import { condenseAt, type CondenseResult } from './condense.js';
 import { shrinkingCuts } from './cut-point.js';
-import { estimateTurnTokens } from './estimate.js';
+import { estimateTextTokens, estimateToolsTokens, estimateTurnTokens } from './estimate.js';
 import { assertCount, resolveCompactionPolicy, type ResolvedCompactionPolicy } from './policy.js';
 
 export type CondenserOptions = {
@@ -45,15 +45,15 @@ export type CondenseOptions = {
 export class Condenser {
   readonly #card: ModelCard;
   readonly #policy: ResolvedCompactionPolicy;
-  readonly #budget: Budget;
+  #budget: Budget;
   readonly #invokeModel: ModelInvoker;
   readonly #summaryMaxTokens: number | undefined;
 
   #turns: Turn[] = [];
   /** `#cumulative[i]`: estimated tokens of `#turns[0..i)`. */
   #cumulative: number[] = [0];
-  /** The last reported input size and how many of `#turns` it covered. */
-  #anchor: { count: number; inputTokens: number } | null = null;
+  /** The last reported input size, how many of `#turns` it covered, and the overhead estimated for it then. */
+  #anchor: { count: number; inputTokens: number; overhead: number } | null = null;
 
   constructor(options: CondenserOptions) {
     this.#card = options.card;
@@ -80,7 +80,17 @@ export class Condenser {
   observeUsage(messagesSent: readonly Turn[], inputTokens: number): void {
     assertCount('inputTokens', inputTokens);
     if (!this.#isTrackedPrefix(messagesSent)) this.#track(messagesSent);
-    this.#anchor = { count: messagesSent.length, inputTokens };
+    this.#anchor = { count: messagesSent.length, inputTokens, overhead: this.#budget.overhead };
+  }
+
+  /**
+   * Counts `sending` as what every call sends besides the messages from now on, in place of the
+   * constructor's `systemText` and `tools`: a context manager changes both from turn to turn (recalled
+   * memory) and within one (tools loaded by a search). A calibration taken before stays in use, moved
+   * by the estimated change, so a recalled block that is gone no longer counts and a new one does.
+   */
+  setOverhead(sending: { systemText?: string; tools?: readonly ModelTool[] }): void {
+    this.#budget = { ...this.#budget, overhead: estimateTextTokens(sending.systemText ?? '') + estimateToolsTokens(sending.tools ?? []) };
   }
 
   /**
@@ -128,7 +138,7 @@ export class Condenser {
   #estimate(): number {
     const total = this.#cumulative[this.#turns.length];
     if (this.#anchor === null) return this.#budget.overhead + total;
-    return this.#anchor.inputTokens + total - this.#cumulative[this.#anchor.count];
+    return this.#anchor.inputTokens + this.#budget.overhead - this.#anchor.overhead + total - this.#cumulative[this.#anchor.count];
   }
 
   /** Continues from the condensed context, reusing the kept turns' estimates. */

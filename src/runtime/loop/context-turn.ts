@@ -15,7 +15,17 @@ export type ContextTurnInput = {
   system?: string;
   /** The caller's own tools; used when no source owns the tool list, and for every ordinary call. */
   tools: LoopTools;
+  /**
+   * Shrinks the history when it would not fit beside everything the turn sends (the conductor's
+   * condensation, acting as the manager's history compaction); returns `messages` itself when it fits.
+   * Asked after `prepare`; when the history shrank, `prepare` runs again on it, so selections such as
+   * recalled memory see the room that freed.
+   */
+  fit?: (messages: readonly Turn[], sending: ContextTurnSending) => Promise<readonly Turn[]>;
 };
+
+/** What each call of a context turn sends besides the messages: every system text and the tool list. */
+export type ContextTurnSending = { system?: string; tools: readonly ModelTool[] };
 
 /** One turn under a context manager, ready for the loop. */
 export type ContextTurnHandle = {
@@ -33,6 +43,8 @@ export type ContextTurnHandle = {
   takeParts(callId: string): AgentContextPart[];
   /** Runs the sources' write-backs after the turn's last reply; returns what they reported. */
   finish(messages: readonly Turn[], text: string): Promise<AgentContextPart[]>;
+  /** What the next call sends besides the messages (the tool list grows as searches load tools). */
+  sending(): ContextTurnSending;
 };
 
 /**
@@ -42,9 +54,18 @@ export type ContextTurnHandle = {
  */
 export async function beginContextTurn(input: ContextTurnInput): Promise<ContextTurnHandle> {
   const { manager, tools: own } = input;
-  const messages = await manager.compact(input.messages as Turn[]);
-  const turn: ContextTurn = { prompt: input.prompt, messages: messages.slice(), system: input.system };
-  const prepared = await manager.prepare(turn);
+  let messages: readonly Turn[] = await manager.compact(input.messages as Turn[]);
+  let turn: ContextTurn = { prompt: input.prompt, messages: messages.slice(), system: input.system };
+  let prepared = await manager.prepare(turn);
+  if (input.fit !== undefined) {
+    const fitted = await input.fit(messages, { system: joinSystem(input.system, prepared.system), tools: prepared.tools === null ? own.specs : toModelTools(prepared.tools) });
+    if (fitted !== messages) {
+      messages = fitted;
+      turn = { prompt: input.prompt, messages: messages.slice(), system: input.system };
+      prepared = await manager.prepare(turn);
+    }
+  }
+  const everything = joinSystem(input.system, prepared.system);
   // A manager that does not split its text says nothing about what is stable: all of it counts as changing.
   const split = prepared.stableSystem !== undefined && prepared.selectedSystem !== undefined;
   const system = [input.system, split ? prepared.stableSystem : undefined].filter((text) => text !== undefined && text !== '').join('\n\n') || undefined;
@@ -83,7 +104,12 @@ export async function beginContextTurn(input: ContextTurnInput): Promise<Context
       return parts;
     },
     finish: (final, text) => manager.commit({ ...turn, messages: final.slice(), text }),
+    sending: () => ({ system: everything, tools: specs }),
   };
+}
+
+function joinSystem(system: string | undefined, added: string): string | undefined {
+  return [system, added].filter((text) => text !== undefined && text !== '').join('\n\n') || undefined;
 }
 
 function toModelTools(specs: readonly AnthropicToolSpec[]): ModelTool[] {
