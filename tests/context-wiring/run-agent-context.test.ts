@@ -210,5 +210,12 @@ describe('runAgent({ context })', () => {
     expect(stable.startsWith(system)).toBe(true);
     expect(stable).toContain('Call search_tools');
     expect(second.slice(0, memoryAt(second))).toBe(stable);
+    // On the wire: the cache breakpoint closes the stable block; the memory follows, outside it.
+    for (const request of server.requests) {
+      expect(request.body.system).toEqual([
+        { type: 'text', text: stable.trimEnd(), cache_control: { type: 'ephemeral' } },
+        { type: 'text', text: expect.stringMatching(/^Relevant memory/) },
+      ]);
+    }
   });
 });
