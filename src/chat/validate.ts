@@ -3,7 +3,7 @@ import type { AssistantItem } from './types.js';
 import { InvalidItemError, InvalidPartError } from './errors.js';
 
 const MEMORY_OPS = new Set(['recalled', 'saved']);
-const CONTEXT_OPS = new Set(['recalled', 'loaded', 'saved']);
+const CONTEXT_OPS = new Set(['recalled', 'loaded', 'saved', 'skipped']);
 
 // Parts cross process and network boundaries (the transport, a user's own fetch), so the store checks
 // the fields a renderer switches on instead of trusting the static type.
@@ -24,11 +24,12 @@ function partProblem(value: unknown): string | null {
       return Array.isArray(part.records) ? null : 'a memory part needs a "records" array';
     case 'context':
       if (typeof part.source !== 'string') return 'a context part needs a string "source"';
-      if (!CONTEXT_OPS.has(part.op as string)) return `a context part's "op" must be "recalled", "loaded" or "saved", got ${JSON.stringify(part.op)}`;
+      if (!CONTEXT_OPS.has(part.op as string)) return `a context part's "op" must be "recalled", "loaded", "saved" or "skipped", got ${JSON.stringify(part.op)}`;
       if (part.records !== undefined && !Array.isArray(part.records)) return 'a context part\'s "records" must be an array';
       if (part.tools !== undefined && !(Array.isArray(part.tools) && part.tools.every((t) => typeof t === 'string'))) {
         return 'a context part\'s "tools" must be an array of strings';
       }
+      if (part.tokens !== undefined && (typeof part.tokens !== 'number' || !Number.isFinite(part.tokens))) return 'a context part\'s "tokens" must be a finite number';
       return null;
     default:
       return `unknown part type ${JSON.stringify(part.type)}`;

@@ -109,6 +109,7 @@ export function createContextManager(opts: ContextManagerOptions): ContextManage
         const { text, ...event } = loaded;
         if (used + tokens > limit) {
           skipped.push({ source: source.name, tokens, ...event });
+          parts.push({ ...toPart(source.name, event), op: 'skipped', tokens });
           continue;
         }
         used += tokens;

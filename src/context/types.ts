@@ -34,7 +34,8 @@ export interface CompletedTurn extends ContextTurn {
 
 /** What a source reports; the manager turns it into an `AgentContextPart` named after the source. */
 export interface SourceEvent {
-  op: AgentContextPart['op'];
+  /** `'skipped'` is the manager's own report, never a source's. */
+  op: Exclude<AgentContextPart['op'], 'skipped'>;
   records?: MemoryRecord[];
   tools?: string[];
 }

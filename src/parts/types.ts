@@ -26,13 +26,18 @@ export interface AgentMemoryPart {
   records: MemoryRecord[];
 }
 
-/** An event from a ContextManager source (`'memory'`, `'tools'`, or your own). */
+/**
+ * An event from a ContextManager source (`'memory'`, `'tools'`, or your own). `'skipped'` reports a
+ * selection left out because it would have pushed the total past `maxTokens - reserve`; `tokens` is
+ * what it would have cost.
+ */
 export interface AgentContextPart {
   type: 'context';
   source: string;
-  op: 'recalled' | 'loaded' | 'saved';
+  op: 'recalled' | 'loaded' | 'saved' | 'skipped';
   records?: MemoryRecord[];
   tools?: string[];
+  tokens?: number;
 }
 
 /** One streamed part of an assistant turn. Switch on `type`. */

@@ -10,6 +10,7 @@ describe('assertAgentPart', () => {
     { type: 'memory', op: 'recalled', records: [] },
     { type: 'context', source: 'tools', op: 'loaded', tools: ['notes.list'] },
     { type: 'context', source: 'memory', op: 'saved', records: [] },
+    { type: 'context', source: 'memory', op: 'skipped', records: [], tokens: 900 },
   ])('accepts %j', (part) => {
     expect(() => assertAgentPart(part)).not.toThrow();
   });
@@ -25,6 +26,7 @@ describe('assertAgentPart', () => {
     [{ type: 'memory', op: 'saved' }, /records/],
     [{ type: 'context', source: 'tools', op: 'loaded', tools: [1] }, /array of strings/],
     [{ type: 'context', op: 'loaded' }, /source/],
+    [{ type: 'context', source: 'memory', op: 'skipped', tokens: 'many' }, /tokens/],
     [{ type: 'image', url: 'x' }, /unknown part type "image"/],
   ])('refuses %j with InvalidPartError', (part, message) => {
     let caught: unknown;

@@ -162,12 +162,12 @@ describe('createAgent({ context })', () => {
     for (let i = 0; i < 4; i++) await agent.submit(long(`Question ${i}: how does Acme pay?`));
 
     // Runs 1 and 2 have room for the handbook; run 3's history fits on its own but not beside it, so the
-    // handbook waits (nothing is condensed just to make room); run 4's history must condense anyway,
+    // handbook waits, reported as skipped (nothing is condensed just to make room); run 4's history must condense anyway,
     // and the handbook fits beside the summary.
     expect(runsOf(events).map(budgetEvents)).toEqual([
       ['context:memory:recalled'],
       ['context:memory:recalled'],
-      [],
+      ['context:memory:skipped'],
       ['compacted', 'context:memory:recalled'],
     ]);
     const requests = agentRequests();

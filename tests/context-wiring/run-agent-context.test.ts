@@ -135,7 +135,8 @@ describe('runAgent({ context })', () => {
     expect(system).not.toContain('HUGE');
     expect(system.indexOf('Stable.')).toBeLessThan(system.indexOf('FIRST block.'));
     expect(system.indexOf('FIRST block.')).toBeLessThan(system.indexOf('LAST block.'));
-    expect(shape(parts)).toEqual(['context:first:recalled', 'context:last:recalled']);
+    expect(shape(parts)).toEqual(['context:first:recalled', 'context:huge:skipped', 'context:last:recalled']);
+    expect(parts.find((p) => p.type === 'context' && p.op === 'skipped')).toMatchObject({ tokens: count(`HUGE ${'x'.repeat(4 * 900)}`) });
     // What the manager reports for the skip, with its cost against the limit it was held to.
     const prepared = await context.prepare({ prompt: 'hi', messages: [{ role: 'user', blocks: [{ kind: 'text', text: 'hi' }] }], system: 'Stable.' });
     expect(prepared.skipped).toMatchObject([{ source: 'huge', op: 'recalled', tokens: count(`HUGE ${'x'.repeat(4 * 900)}`) }]);

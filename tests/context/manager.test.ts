@@ -49,7 +49,8 @@ describe('createContextManager prepare', () => {
     });
     const prepared = await manager.prepare(turn);
     expect(prepared.system).toBe(`${'x'.repeat(30)}\n\n${'z'.repeat(20)}`);
-    expect(prepared.parts.map((p) => p.source)).toEqual(['small', 'tiny']);
+    expect(prepared.parts.map((p) => `${p.source}:${p.op}`)).toEqual(['small:recalled', 'large:skipped', 'tiny:recalled']);
+    expect(prepared.parts[1]).toEqual({ type: 'context', source: 'large', op: 'skipped', records: [], tokens: 30 });
     expect(prepared.skipped).toEqual([{ source: 'large', op: 'recalled', records: [], tokens: 30 }]);
     expect(prepared.tokens).toEqual({ used: limit, limit });
   });

@@ -292,5 +292,6 @@ function contextEvent(part: AgentContextPart): RunEvent {
   const event: Extract<RunEvent, { kind: 'context' }> = { kind: 'context', source: part.source, op: part.op };
   if (part.records !== undefined) event.records = part.records;
   if (part.tools !== undefined) event.tools = part.tools;
+  if (part.tokens !== undefined) event.tokens = part.tokens;
   return event;
 }

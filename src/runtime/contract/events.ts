@@ -51,9 +51,11 @@ export type RunEvent =
   | {
       kind: 'context';
       source: string;
-      op: 'recalled' | 'loaded' | 'saved';
+      /** `skipped`: a selection left out for the budget; `tokens` is what it would have cost. */
+      op: 'recalled' | 'loaded' | 'saved' | 'skipped';
       records?: unknown[];
       tools?: string[];
+      tokens?: number;
     }
   | { kind: 'usage'; usage: ModelUsage; total: ModelUsage }
   | { kind: 'settled'; snapshot: RunSnapshot }
