@@ -5,6 +5,7 @@ import { ContextOverflowError } from './errors.js';
 import { estimateTurnTokens } from './estimate.js';
 import { DEFAULT_SUMMARY_MAX_TOKENS, requestSummary } from './summarize.js';
 import { makeSummaryTurn } from './summary-turn.js';
+import { addUsage, zeroUsage } from '../usage/sum.js';
 
 /** What one condensation did; `messages` is what the next model call should be sent. */
 export type CondenseResult = {
@@ -70,7 +71,7 @@ export async function condenseAt(
     throw overflow(budget, budget.overhead + SUMMARY_FRAME_TOKENS + Math.min(preferred, SUMMARY_MIN_TOKENS) + tail(lastCut), messages.length - lastCut);
   }
 
-  const usage: ModelUsage = { inputTokens: 0, outputTokens: 0, cacheWriteTokens: 0, cacheReadTokens: 0 };
+  const usage = zeroUsage();
   let carried: Turn | null = null;
   let coveredTo = 0;
   for (;;) {
@@ -83,7 +84,7 @@ export async function condenseAt(
       inputBudgetTokens: budget.limit - cap,
       signal: ctx.signal,
     });
-    addUsage(usage, reply.usage);
+    if (reply.usage) addUsage(usage, reply.usage);
     const summaryTurn = makeSummaryTurn(reply.text);
     const summaryTokens = estimateTurnTokens(summaryTurn);
     const tokensAfter = budget.overhead + summaryTokens + tail(cut);
@@ -116,12 +117,4 @@ function overflow(budget: Budget, inputTokens: number, keptTurns: number): Conte
       `over the budget of ${budget.limit}`,
     { neededTokens, limitTokens: budget.limit },
   );
-}
-
-function addUsage(sum: ModelUsage, usage: ModelUsage | undefined): void {
-  if (usage === undefined) return;
-  sum.inputTokens += usage.inputTokens;
-  sum.outputTokens += usage.outputTokens;
-  sum.cacheWriteTokens += usage.cacheWriteTokens;
-  sum.cacheReadTokens += usage.cacheReadTokens;
 }
