@@ -33,10 +33,11 @@ export function standaloneContext(opts: StandaloneContextOptions): ContextManage
 /**
  * How the standalone options report, per the reference: a recall as one `memory` `recalled` part, each
  * saved fact as its own `memory` `saved` part; a `search_tools` call only as its own `tool` part (so the
- * manager's `loaded` reports are left out).
+ * manager's `loaded` reports are left out). A recall too big for the window is not sent and, as the
+ * memory part has no op for it, not reported.
  */
 export function standaloneParts(part: AgentContextPart): AgentPart[] {
-  if (part.source !== 'memory' || part.op === 'loaded') return [];
+  if (part.source !== 'memory' || part.op === 'loaded' || part.op === 'skipped') return [];
   const records = part.records ?? [];
   if (part.op === 'saved') return records.map((record): AgentPart => ({ type: 'memory', op: 'saved', records: [record] }));
   return [{ type: 'memory', op: part.op, records }];
