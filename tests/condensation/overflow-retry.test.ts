@@ -132,6 +132,25 @@ describe.each([
   });
 });
 
+it('bills the reply a full window cut off: it counts in the run and is stored with the summary it caused', async () => {
+  overflowingModel([cutOff]);
+  const agent = makeAgent();
+  await twoExchanges(agent);
+  const before = await agent.sessionUsage();
+
+  const snapshot = await agent.submit('Now write out the itinerary.');
+
+  // The cut-off call (199,600 in, 400 out), the summarizer and the retry all count in the run.
+  expect(snapshot.usage.inputTokens).toBeGreaterThanOrEqual(199_600);
+  expect(snapshot.usage.outputTokens).toBeGreaterThanOrEqual(400);
+  const after = await agent.sessionUsage();
+  expect(after.inputTokens - before.inputTokens).toBe(snapshot.usage.inputTokens);
+  expect(after.outputTokens - before.outputTokens).toBe(snapshot.usage.outputTokens);
+  await agent.close();
+  const { summaries } = await storedSession(dir.path, 'trip');
+  expect(summaries[0].usage!.inputTokens).toBeGreaterThanOrEqual(199_600);
+});
+
 describe('without compaction', () => {
   it.each([
     { form: 'the 400', overflow: tooLong },

@@ -16,7 +16,7 @@ export type CondensationWiring = {
   tools: readonly ModelTool[];
   maxOutputTokens: number;
   ledger: RunLedger;
-  /** Where the summarizer's token usage goes (the current run's totals). */
+  /** Where the summarizer's token usage goes (the current run's totals), and that of a reply cut off by a full window. */
   addUsage(usage: ModelUsage): void;
   /**
    * What the next call sends besides the messages when that is not `system` and `tools`: a context
@@ -88,6 +88,8 @@ export function condensationHooks(wiring: CondensationWiring): CondensationHooks
       if (!windowFull && !isPromptTooLongError(error)) return undefined;
       const reported = windowFull ? error.promptTokens : reportedPromptTokens(error);
       if (reported !== undefined) condenser.observeUsage(context, reported);
+      // The cut-off reply was billed though it is not kept: count it with the condensation it causes.
+      if (windowFull && error.reply.usage) wiring.addUsage(error.reply.usage);
       const result = await condenser.condense(context, signal, { force: true });
       return result === null ? undefined : adopt(result);
     },

@@ -18,7 +18,7 @@ import { AgentClosedError, ApprovalsPendingError, InvalidPromptError } from './e
 import { RunQueue } from './run-queue.js';
 import { memorySession, openStoredSession, type AgentSession, type Billing } from './session.js';
 import { resolveSettings } from './settings.js';
-import { addUsage, zeroUsage } from '../usage/sum.js';
+import { addUsage, sumUsage, zeroUsage } from '../usage/sum.js';
 import { condensationHooks } from './condensation-hooks.js';
 import { composeHooks } from './compose-hooks.js';
 
@@ -39,7 +39,7 @@ export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
   const invoke = deps.invokeModel ?? createAnthropicInvoker(deps.client ?? new Anthropic());
   // The running run's token totals, so summarizer calls made inside hooks count toward them.
   let runUsage: ModelUsage | undefined;
-  // What the summarizer cost, until the summary node it produced is recorded (`context_replaced`).
+  // What the summarizer (and a reply cut off by a full window) cost, until the summary node is recorded (`context_replaced`).
   let summarizerUsage: ModelUsage | undefined;
   // The context turn of the run in progress: condensation counts everything its calls send.
   let openTurn: ContextTurnHandle | undefined;
@@ -58,7 +58,7 @@ export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
           addUsage: (used) => {
             if (runUsage === undefined) return;
             addUsage(runUsage, used);
-            summarizerUsage = used;
+            summarizerUsage = sumUsage([summarizerUsage, used]);
             ledger.publish({ kind: 'usage', usage: used, total: { ...runUsage } });
           },
         });
