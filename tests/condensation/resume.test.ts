@@ -1,11 +1,11 @@
 // Resuming a condensed session in a NEW process rebuilds the condensed context from the session file
 // without asking the model to summarize again; resumed with a smaller window, the session is over the
 // limit and condenses on its next submit, carrying the stored summary forward.
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent, SessionStore } from '../../src/runtime/index.js';
 import type { RunEvent, RunSnapshot } from '../../src/runtime/index.js';
+import { runJsonChild } from '../support/child-process.js';
 import { reply, startAnthropicServer, type AnthropicTestServer } from '../support/anthropic-server.js';
 import { CONDENSED_PREFIX, compactedEvents, fakeModel, firstText, isSummarizerRequest, promptTokens, readChunkTool, record, storedSession, tempDir } from './helpers.js';
 
@@ -20,21 +20,7 @@ type ChildResult = { resumed: RunSnapshot; snapshot: RunSnapshot; compacted: Ext
 
 /** Resumes the session and submits `prompt` in a fresh Node process (spawned async, so this process's server answers it). */
 function inChild(args: Record<string, unknown>): Promise<ChildResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', fixture, JSON.stringify(args)], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.stderr.on('data', (chunk) => (err += chunk));
-    child.on('error', reject);
-    child.on('close', () => {
-      try {
-        resolve(JSON.parse(out) as ChildResult);
-      } catch {
-        reject(new Error(`child printed no result. stdout: ${out}\nstderr: ${err}`));
-      }
-    });
-  });
+  return runJsonChild<ChildResult>(fixture, args, { cwd: repoRoot });
 }
 
 let server: AnthropicTestServer;

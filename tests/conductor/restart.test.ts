@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunSnapshot } from '../../src/runtime/index.js';
+import { runJsonChild } from '../support/child-process.js';
 import { reply, startAnthropicServer, type AnthropicTestServer } from '../support/anthropic-server.js';
 import { tempDir } from './helpers.js';
 
@@ -14,21 +14,7 @@ type ChildResult = { pid: number; snapshots: RunSnapshot[]; error?: { name: stri
 
 /** Runs part of the conversation in a fresh Node process (spawned async, so this process's server answers it). */
 function inChild(args: Record<string, unknown>): Promise<ChildResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', fixture, JSON.stringify(args)], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.stderr.on('data', (chunk) => (err += chunk));
-    child.on('error', reject);
-    child.on('close', () => {
-      try {
-        resolve(JSON.parse(out) as ChildResult);
-      } catch {
-        reject(new Error(`child printed no result. stdout: ${out}\nstderr: ${err}`));
-      }
-    });
-  });
+  return runJsonChild<ChildResult>(fixture, args, { cwd: repoRoot });
 }
 
 let server: AnthropicTestServer;
