@@ -3,12 +3,13 @@
 // second overflow, or nothing to condense, faults `context_overflow`. A cut-off reply is never kept.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ContextWindowExceededError, createAgent, SessionStore } from '../../src/runtime/index.js';
 import { runAgent } from '../../src/providers/anthropic/index.js';
 import type { AgentPart } from '../../src/parts/index.js';
 import type { CompactionPolicy, RunFault } from '../../src/runtime/index.js';
-import { reply, startAnthropicServer, type AnthropicTestServer, type Script } from '../support/anthropic-server.js';
+import { serverAndDirPerTest, type TempDir } from '../support/server-and-dir.js';
+import { reply, type AnthropicTestServer, type Script } from '../support/anthropic-server.js';
 import { CONDENSED_PREFIX, compactedEvents, contentOf, fakeModel, firstText, isSummarizerRequest, record, storedSession, tempDir } from './helpers.js';
 
 const SUMMARY = 'Goal: plan the trip. Decisions: leave on Friday. Identifiers: booking REF-4471.';
@@ -17,15 +18,8 @@ const tooLong = reply.httpError(400, { message: 'prompt is too long: 212345 toke
 const cutOff = reply.text(PARTIAL, { stopReason: 'model_context_window_exceeded', usage: { input_tokens: 199_600, output_tokens: 400 } });
 
 let server: AnthropicTestServer;
-let dir: Awaited<ReturnType<typeof tempDir>>;
-beforeEach(async () => {
-  server = await startAnthropicServer();
-  dir = await tempDir();
-});
-afterEach(async () => {
-  await server.close();
-  await dir.remove();
-});
+let dir: TempDir;
+serverAndDirPerTest(tempDir, (s, d) => ((server = s), (dir = d)));
 
 /**
  * Two ordinary exchanges, then the third prompt's calls answered by `overflow` in turn (the estimate

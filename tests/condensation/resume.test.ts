@@ -2,11 +2,12 @@
 // without asking the model to summarize again; resumed with a smaller window, the session is over the
 // limit and condenses on its next submit, carrying the stored summary forward.
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createAgent, SessionStore } from '../../src/runtime/index.js';
 import type { RunEvent, RunSnapshot } from '../../src/runtime/index.js';
 import { runJsonChild } from '../support/child-process.js';
-import { reply, startAnthropicServer, type AnthropicTestServer } from '../support/anthropic-server.js';
+import { serverAndDirPerTest, type TempDir } from '../support/server-and-dir.js';
+import { reply, type AnthropicTestServer } from '../support/anthropic-server.js';
 import { CONDENSED_PREFIX, compactedEvents, fakeModel, firstText, isSummarizerRequest, promptTokens, readChunkTool, record, storedSession, tempDir } from './helpers.js';
 
 const fixture = fileURLToPath(new URL('./fixtures/resume-process.ts', import.meta.url));
@@ -24,15 +25,8 @@ function inChild(args: Record<string, unknown>): Promise<ChildResult> {
 }
 
 let server: AnthropicTestServer;
-let dir: Awaited<ReturnType<typeof tempDir>>;
-beforeEach(async () => {
-  server = await startAnthropicServer();
-  dir = await tempDir();
-});
-afterEach(async () => {
-  await server.close();
-  await dir.remove();
-});
+let dir: TempDir;
+serverAndDirPerTest(tempDir, (s, d) => ((server = s), (dir = d)));
 
 /** A long tool loop in this process that condenses once, leaving a condensed session on disk. */
 async function condensedSession(): Promise<RunSnapshot> {

@@ -1,24 +1,18 @@
 // A summarizer call that fails (network, API error, refusal) faults the run `summarizer_failed` and
 // loses nothing: the run's turns are on disk up to the fault, uncondensed, and a later submit works.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createAgent, SessionStore } from '../../src/runtime/index.js';
 import type { RunFault } from '../../src/runtime/index.js';
-import { reply, startAnthropicServer, type AnthropicTestServer, type Script } from '../support/anthropic-server.js';
+import { serverAndDirPerTest, type TempDir } from '../support/server-and-dir.js';
+import { reply, type AnthropicTestServer, type Script } from '../support/anthropic-server.js';
 import { CONDENSED_PREFIX, contentOf, fakeModel, isSummarizerRequest, readChunkTool, record, storedSession, tempDir } from './helpers.js';
 
 const PROMPT = 'Read the whole document, chunk by chunk.';
 const SUMMARY = 'Goal: read the document. Progress: many chunks read.';
 
 let server: AnthropicTestServer;
-let dir: Awaited<ReturnType<typeof tempDir>>;
-beforeEach(async () => {
-  server = await startAnthropicServer();
-  dir = await tempDir();
-});
-afterEach(async () => {
-  await server.close();
-  await dir.remove();
-});
+let dir: TempDir;
+serverAndDirPerTest(tempDir, (s, d) => ((server = s), (dir = d)));
 
 describe.each<{ failure: string; answer: Script }>([
   { failure: 'a dropped connection', answer: reply.text(SUMMARY, { interrupt: { afterFrames: 2, with: 'drop' } }) },

@@ -1,10 +1,11 @@
 // Condensation inside one long tool loop, through the real SDK and the loopback server: the check runs
 // before every model call, the summary lands in the session DAG under the current leaf, a second
 // condensation carries the first summary forward, and a tail that cannot fit keeps fewer turns or faults.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createAgent, SessionStore } from '../../src/runtime/index.js';
 import type { RunFault } from '../../src/runtime/index.js';
-import { reply, startAnthropicServer, type AnthropicTestServer } from '../support/anthropic-server.js';
+import { serverAndDirPerTest, type TempDir } from '../support/server-and-dir.js';
+import { reply, type AnthropicTestServer } from '../support/anthropic-server.js';
 import {
   CONDENSED_PREFIX,
   chunkText,
@@ -28,15 +29,8 @@ const BUDGET = WINDOW * 0.8;
 const PROMPT = 'Read the whole document, chunk by chunk, then tell me what it says.';
 
 let server: AnthropicTestServer;
-let dir: Awaited<ReturnType<typeof tempDir>>;
-beforeEach(async () => {
-  server = await startAnthropicServer();
-  dir = await tempDir();
-});
-afterEach(async () => {
-  await server.close();
-  await dir.remove();
-});
+let dir: TempDir;
+serverAndDirPerTest(tempDir, (s, d) => ((server = s), (dir = d)));
 
 /** The model reads chunks 0..steps-1, one per call, then answers. */
 function readingModel(steps: number, summaries: string[]) {

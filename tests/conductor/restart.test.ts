@@ -1,10 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunSnapshot } from '../../src/runtime/index.js';
 import { runJsonChild } from '../support/child-process.js';
-import { reply, startAnthropicServer, type AnthropicTestServer } from '../support/anthropic-server.js';
+import { serverAndDirPerTest, type TempDir } from '../support/server-and-dir.js';
+import { reply, type AnthropicTestServer } from '../support/anthropic-server.js';
 import { tempDir } from './helpers.js';
 
 const fixture = fileURLToPath(new URL('./fixtures/agent-process.ts', import.meta.url));
@@ -18,15 +19,8 @@ function inChild(args: Record<string, unknown>): Promise<ChildResult> {
 }
 
 let server: AnthropicTestServer;
-let dir: Awaited<ReturnType<typeof tempDir>>;
-beforeEach(async () => {
-  server = await startAnthropicServer();
-  dir = await tempDir();
-});
-afterEach(async () => {
-  await server.close();
-  await dir.remove();
-});
+let dir: TempDir;
+serverAndDirPerTest(tempDir, (s, d) => ((server = s), (dir = d)));
 
 describe('a conversation across processes', () => {
   it('waits for approval in one process; a second process resumes it, approves, and continues the conversation', async () => {
