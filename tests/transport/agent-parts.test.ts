@@ -10,6 +10,7 @@ import { RemoteStreamError, agentRunParts, fetchParts, sendParts } from '../../s
 import type { PartStreamOutcome } from '../../src/transport/index.js';
 import type { AgentPart } from '../../src/parts/index.js';
 import { startServer, turn } from './server.js';
+import { collect } from './helpers.js';
 
 // A real conductor over the real SDK, talking to the offline demo model on loopback.
 let demo: DemoModel;
@@ -48,16 +49,6 @@ function notesAgent(files: Map<string, string>, chunkDelayClient?: Anthropic): A
   const agent = createAgent({ model: DEMO_MODEL_ID, tools }, { client: chunkDelayClient ?? new Anthropic({ baseURL: demo.baseURL, apiKey: 'offline-demo', maxRetries: 0 }) });
   agents.push(agent);
   return agent;
-}
-
-async function collect(iterable: AsyncIterable<AgentPart>): Promise<{ parts: AgentPart[]; error?: unknown }> {
-  const parts: AgentPart[] = [];
-  try {
-    for await (const part of iterable) parts.push(part);
-    return { parts };
-  } catch (error) {
-    return { parts, error };
-  }
 }
 
 const joinedText = (parts: AgentPart[]) => parts.map((p) => (p.type === 'text' ? p.text : '')).join('');

@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import type { ServerResponse } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   ClientDisconnectedError,
   PART_STREAM_CONTENT_TYPE,
@@ -16,11 +16,9 @@ import { ToolError } from '../../src/tools/index.js';
 import type { AgentPart } from '../../src/parts/index.js';
 import { text, tool } from '../chat/channel.js';
 import { deferred, readJson, startServer, turn } from './server.js';
+import { collect, serversClosedAfterEach } from './helpers.js';
 
-const servers: Array<{ close: () => Promise<void> }> = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const servers = serversClosedAfterEach();
 
 /** A server whose every request streams `source` through sendParts; `outcomes` holds each call's result. */
 async function serve(source: (body: unknown) => PartSource, options: SendPartsOptions = {}) {
@@ -31,16 +29,6 @@ async function serve(source: (body: unknown) => PartSource, options: SendPartsOp
   });
   servers.push(server);
   return { url: server.url, outcomes };
-}
-
-async function collect(iterable: AsyncIterable<AgentPart>): Promise<{ parts: AgentPart[]; error?: unknown }> {
-  const parts: AgentPart[] = [];
-  try {
-    for await (const part of iterable) parts.push(part);
-    return { parts };
-  } catch (error) {
-    return { parts, error };
-  }
 }
 
 /** Opens a raw request, waits for the first bytes of the body, then drops the connection. */

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   PartStreamHttpError,
   PartStreamProtocolError,
@@ -8,14 +8,11 @@ import {
   fetchParts,
   readParts,
 } from '../../src/transport/index.js';
-import type { AgentPart } from '../../src/parts/index.js';
 import { text, tool } from '../chat/channel.js';
 import { deferred, startServer, turn } from './server.js';
+import { collect, serversClosedAfterEach } from './helpers.js';
 
-const servers: Array<{ close: () => Promise<void> }> = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const servers = serversClosedAfterEach();
 
 const NDJSON = { 'content-type': 'application/x-ndjson; charset=utf-8' };
 
@@ -37,16 +34,6 @@ function chunkedResponse(chunks: Uint8Array[], init: ResponseInit = { headers: N
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 const lines = (...frames: string[]) => bytes(frames.join(''));
-
-async function collect(iterable: AsyncIterable<AgentPart>): Promise<{ parts: AgentPart[]; error?: unknown }> {
-  const parts: AgentPart[] = [];
-  try {
-    for await (const part of iterable) parts.push(part);
-    return { parts };
-  } catch (error) {
-    return { parts, error };
-  }
-}
 
 const wire = [text('héllo 🙂 '), tool('c1', { result: { text: 'line\nbreak' } }), text('end')];
 const wireBytes = lines(...wire.map((part) => encodePartFrame({ frame: 'part', part })), encodePartFrame({ frame: 'end' }));

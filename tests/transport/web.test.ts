@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   ClientDisconnectedError,
   PART_STREAM_CONTENT_TYPE,
@@ -15,21 +15,9 @@ import { ToolError } from '../../src/tools/index.js';
 import type { AgentPart } from '../../src/parts/index.js';
 import { text } from '../chat/channel.js';
 import { deferred, startServer, turn } from './server.js';
+import { collect, serversClosedAfterEach } from './helpers.js';
 
-const servers: Array<{ close: () => Promise<void> }> = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function collect(iterable: AsyncIterable<AgentPart>): Promise<{ parts: AgentPart[]; error?: unknown }> {
-  const parts: AgentPart[] = [];
-  try {
-    for await (const part of iterable) parts.push(part);
-    return { parts };
-  } catch (error) {
-    return { parts, error };
-  }
-}
+const servers = serversClosedAfterEach();
 
 /** A source that waits on its signal after `parts`, recording how it was stopped. */
 function waitingSource(parts: AgentPart[]) {
