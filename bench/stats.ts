@@ -34,3 +34,17 @@ export function report(label: string, subject: number, baseline: number, unit: s
 export function fmt(value: number): string {
   return value >= 100 ? value.toFixed(0) : value >= 1 ? value.toFixed(2) : value.toPrecision(3);
 }
+
+/**
+ * The summary of an indexed search against the linear-scan baseline, both in microseconds per query:
+ * the indexed p50/p99 against `targetP50Us`, the scan's, the two ratios and the speed-up at p50.
+ */
+export function reportSearchVsScan(title: string, label: string, indexed: number[], scanned: number[], targetP50Us: number): void {
+  const p50 = percentile(indexed, 50);
+  const p99 = percentile(indexed, 99);
+  console.log(`${title}: p50 ${fmt(p50)} us, p99 ${fmt(p99)} us (target p50 < ${targetP50Us} us: ${p50 < targetP50Us ? 'met' : 'MISSED'})`);
+  console.log(`linear scan, ${scanned.length} queries: p50 ${fmt(percentile(scanned, 50))} us, p99 ${fmt(percentile(scanned, 99))} us`);
+  report(`${label} p50 vs linear scan`, p50, percentile(scanned, 50), 'us');
+  report(`${label} p99 vs linear scan`, p99, percentile(scanned, 99), 'us');
+  console.log(`speed-up at p50: ${fmt(percentile(scanned, 50) / p50)}x faster than the scan`);
+}
