@@ -7,6 +7,7 @@ import { createMemoryStore } from '../../src/memory/index.js';
 import { lazyToolset, mergeToolsets, SEARCH_TOOLS, toToolset } from '../../src/tools/index.js';
 import type { AgentPart } from '../../src/parts/index.js';
 import { reply, startAnthropicServer, type AnthropicTestServer } from '../support/anthropic-server.js';
+import { invoiceContext } from '../support/invoice-context.js';
 
 let server: AnthropicTestServer;
 beforeEach(async () => {
@@ -42,15 +43,7 @@ function scriptInvoiceTurn() {
 describe('a context manager driven by the loop', () => {
   it('runAgent({ context }): recalls memory, loads a searched tool for the next call, runs it by its original name, saves facts after', async () => {
     const { merged, local, invoices } = tools();
-    const memory = createMemoryStore();
-    await memory.save('Invoices for Acme go to billing@acme.test');
-    const context = createContextManager({
-      budget: { maxTokens: 100_000, reserve: 1024, count: (text) => Math.ceil(text.length / 4) },
-      sources: [
-        memorySource(memory, { remember: ({ text }) => (text.includes('INV-1') ? ['Acme was invoiced as INV-1'] : []) }),
-        lazyToolSource(merged.tools, { pin: local.names }),
-      ],
-    });
+    const { memory, context } = await invoiceContext(merged.tools, local.names);
     scriptInvoiceTurn();
 
     const parts: AgentPart[] = [];

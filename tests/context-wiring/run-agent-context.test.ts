@@ -8,6 +8,7 @@ import { createMemoryStore } from '../../src/memory/index.js';
 import { lazyToolset, SEARCH_TOOLS, toToolset } from '../../src/tools/index.js';
 import type { AgentPart } from '../../src/parts/index.js';
 import { reply, startAnthropicServer, type AnthropicTestServer } from '../support/anthropic-server.js';
+import { invoiceContext } from '../support/invoice-context.js';
 import { catalogue, shape, systemOf, toolNames } from './helpers.js';
 
 let server: AnthropicTestServer;
@@ -29,15 +30,7 @@ async function collect(run: AsyncGenerator<AgentPart>): Promise<AgentPart[]> {
 describe('runAgent({ context })', () => {
   it('lets the manager own recall, tool loading and write-backs, and ignores memory, recall, remember and lazyToolset', async () => {
     const { merged, local, calls } = catalogue();
-    const managed = createMemoryStore();
-    await managed.save('Invoices for Acme go to billing@acme.test');
-    const context = createContextManager({
-      budget: { maxTokens: 100_000, reserve: 1_024, count },
-      sources: [
-        memorySource(managed, { remember: ({ text }) => (text.includes('INV-1') ? ['Acme was invoiced as INV-1'] : []) }),
-        lazyToolSource(merged.tools, { pin: local.names }),
-      ],
-    });
+    const { memory: managed, context } = await invoiceContext(merged.tools, local.names);
     // Everything below would show up in the request or the parts if runAgent used it.
     const ignoredMemory = createMemoryStore();
     await ignoredMemory.save('Acme invoices must be faxed, says the ignored store');

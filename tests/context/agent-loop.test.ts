@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createContextManager, lazyToolSource, memorySource } from '../../src/context/index.js';
-import { createMemoryStore } from '../../src/memory/index.js';
+import { createContextManager, lazyToolSource } from '../../src/context/index.js';
 import { mergeToolsets, SEARCH_TOOLS, toToolset } from '../../src/tools/index.js';
 import type { ToolDefinition } from '../../src/runtime/contract/tool.js';
 import { reply, startAnthropicServer } from '../support/anthropic-server.js';
 import type { AnthropicTestServer } from '../support/anthropic-server.js';
+import { invoiceContext } from '../support/invoice-context.js';
 import { driveTurn } from './drive-turn.js';
 
 const schema = { type: 'object', properties: { customer: { type: 'string' } } };
@@ -32,15 +32,7 @@ function setup() {
 describe('a context manager driving an agent loop over the Anthropic SDK', () => {
   it('recalls memory, loads a searched tool for the next call, runs it by its original name, and saves facts after', async () => {
     const { merged, local, invoices } = setup();
-    const memory = createMemoryStore();
-    await memory.save('Invoices for Acme go to billing@acme.test');
-    const context = createContextManager({
-      budget: { maxTokens: 100_000, reserve: 1024, count: (text) => Math.ceil(text.length / 4) },
-      sources: [
-        memorySource(memory, { remember: ({ text }) => (text.includes('INV-1') ? ['Acme was invoiced as INV-1'] : []) }),
-        lazyToolSource(merged.tools, { pin: local.names }),
-      ],
-    });
+    const { memory, context } = await invoiceContext(merged.tools, local.names);
     server.enqueue(
       reply.tools([{ name: SEARCH_TOOLS, input: { q: 'invoice' } }]),
       reply.tools([{ name: SEARCH_TOOLS, input: { query: 'create invoice' } }]),
