@@ -14,7 +14,7 @@ export type ModelChoice = {
   close(): Promise<void>;
 };
 
-export const DEFAULT_LIVE_MODEL = 'claude-sonnet-5-5';
+const DEFAULT_LIVE_MODEL = 'claude-sonnet-5-5';
 
 /**
  * Claude when `ANTHROPIC_API_KEY` is set (through `ANTHROPIC_BASE_URL` when that is set too);

@@ -19,6 +19,11 @@ export class IndusagiError extends Error {
   }
 }
 
+/** The message of a thrown value, whatever was thrown. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /**
  * Subclasses get a working `isInstance` by naming themselves: it checks the marker and the class name,
  * so it survives bundling copies of the module.

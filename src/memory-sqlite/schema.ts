@@ -2,7 +2,7 @@ import type { Database } from './driver.js';
 import { SqliteMemoryFileError } from './errors.js';
 
 // Bumped whenever the tables change; an unknown version is refused rather than misread.
-export const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 1;
 
 const CREATE = `
   CREATE TABLE memory_records (

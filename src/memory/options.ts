@@ -4,7 +4,7 @@ export type SaveOptions = { kind?: string; meta?: Record<string, unknown> };
 export type SearchOptions = { k?: number; kind?: string; minScore?: number };
 export type ResolvedSearch = { k: number; kind: string | undefined; minScore: number };
 
-export const DEFAULT_K = 5;
+const DEFAULT_K = 5;
 
 /** Validates `save` input; every store applies the same rules so switching stores changes no behaviour. */
 export function checkSave(text: unknown, opts: SaveOptions | undefined): asserts text is string {

@@ -4,7 +4,7 @@ import type { SessionGraph } from '../../runtime/store/graph.js';
 import { CliUsageError } from '../errors.js';
 
 /** How many hex digits of a node id the command shows; any unique prefix of at least 4 is accepted back. */
-export const SHORT_ID = 8;
+const SHORT_ID = 8;
 const MIN_PREFIX = 4;
 
 export function shortId(id: string): string {

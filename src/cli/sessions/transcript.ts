@@ -5,7 +5,7 @@ import type { Paint } from '../style.js';
 import { shortId, walk } from './nodes.js';
 
 /** The nodes of the live branch, root first; empty for an empty session. */
-export function liveBranch(graph: SessionGraph): SessionNode[] {
+function liveBranch(graph: SessionGraph): SessionNode[] {
   return graph.leaf === null ? [] : graph.nodesTo(graph.leaf);
 }
 

@@ -4,8 +4,8 @@ import type { CacheMode, CacheTtl } from '../../runtime/contract/model.js';
 /** The most `cache_control` breakpoints the API accepts in one request. */
 export const MAX_CACHE_BREAKPOINTS = 4;
 
-export const CACHE_MODES: readonly CacheMode[] = ['auto', 'off'];
-export const CACHE_TTLS: readonly CacheTtl[] = ['5m', '1h'];
+const CACHE_MODES: readonly CacheMode[] = ['auto', 'off'];
+const CACHE_TTLS: readonly CacheTtl[] = ['5m', '1h'];
 
 /** Why `cache`/`cacheTtl` cannot be used, or null when they can (undefined means "the default"). */
 export function cacheSettingsProblem(cache: unknown, cacheTtl: unknown): string | null {

@@ -7,7 +7,7 @@ import { runLoop } from '../../runtime/loop/run-loop.js';
 import { defineLoopTools } from '../../runtime/loop/tools.js';
 import { ModelCallError } from '../../runtime/loop/errors.js';
 import type { LoopEvent, LoopHooks } from '../../runtime/loop/types.js';
-import { beginContextTurn, type ContextTurnHandle } from '../../runtime/loop/context-turn.js';
+import { beginContextTurn, toModelTools, type ContextTurnHandle } from '../../runtime/loop/context-turn.js';
 import { lastAssistantText, lastUserText } from '../../runtime/loop/batch.js';
 import type { CompletedTurn, ContextManager } from '../../context/types.js';
 import type { MemoryStore, RecallOptions } from '../../memory/types.js';
@@ -87,7 +87,7 @@ export async function* runAgent(opts: RunAgentOptions): AsyncGenerator<AgentPart
   if (cacheProblem !== null) throw new RunAgentOptionsError(`${cacheProblem}.`);
   const execute = opts.execute;
   const tools = defineLoopTools({
-    tools: specs.map((spec) => ({ name: spec.name, description: spec.description ?? '', inputSchema: spec.input_schema })),
+    tools: toModelTools(specs),
     execute: (name, input, ctx) => execute!(name, input, ctx),
   });
   const context: Turn[] = opts.messages ? fromMessageParams(opts.messages) : [];

@@ -119,6 +119,6 @@ export function toModelUsage(usage: Partial<Anthropic.Usage> | undefined): Model
   return result;
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
+function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -5,6 +5,7 @@ import { Condenser } from '../compaction/condenser.js';
 import type { CondenseResult } from '../compaction/condense.js';
 import { isPromptTooLongError, reportedPromptTokens } from '../compaction/prompt-too-long.js';
 import type { LoopHooks } from '../loop/types.js';
+import type { ContextTurnSending } from '../loop/context-turn.js';
 import type { Turn } from '../contract/turn.js';
 import { ContextWindowExceededError } from '../loop/errors.js';
 
@@ -23,18 +24,15 @@ export type CondensationWiring = {
    * manager's turn (its system text, recalled memory included, and its tool list). Read before every
    * decision, so all of it counts against the same budget as the history.
    */
-  sending?: () => Sending | undefined;
+  sending?: () => ContextTurnSending | undefined;
 };
-
-/** What a call sends besides the messages. */
-export type Sending = { system?: string; tools: readonly ModelTool[] };
 
 export type CondensationHooks = Required<Pick<LoopHooks, 'beforeModelCall' | 'afterModelCall' | 'recoverModelCall'>> & {
   /**
    * Condenses `messages` when they would not fit beside `sending` (a context turn being prepared,
    * before its first call); returns them unchanged when they fit.
    */
-  fit(messages: readonly Turn[], sending: Sending, signal: AbortSignal): Promise<readonly Turn[]>;
+  fit(messages: readonly Turn[], sending: ContextTurnSending, signal: AbortSignal): Promise<readonly Turn[]>;
 };
 
 /**
@@ -64,9 +62,9 @@ export function condensationHooks(wiring: CondensationWiring): CondensationHooks
     });
     return result.messages;
   };
-  const stable: Sending = { system: wiring.system, tools: wiring.tools };
+  const stable: ContextTurnSending = { system: wiring.system, tools: wiring.tools };
   let counted = stable;
-  const condenseToFit = async (context: readonly Turn[], sending: Sending, signal: AbortSignal) => {
+  const condenseToFit = async (context: readonly Turn[], sending: ContextTurnSending, signal: AbortSignal) => {
     if (sending.system !== counted.system || sending.tools !== counted.tools) {
       condenser.setOverhead({ systemText: sending.system, tools: sending.tools });
       counted = sending;

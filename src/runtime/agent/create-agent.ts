@@ -15,6 +15,7 @@ import type { ApprovalDecision, LoopEvent } from '../loop/types.js';
 import { UnknownApprovalError } from '../../tools/toolset.js';
 import { createAnthropicInvoker } from '../../providers/anthropic/invoker.js';
 import { AgentClosedError, ApprovalsPendingError, InvalidPromptError } from './errors.js';
+import { errorMessage } from '../../errors/base.js';
 import { RunQueue } from './run-queue.js';
 import { memorySession, openStoredSession, type AgentSession, type Billing } from './session.js';
 import { resolveSettings } from './settings.js';
@@ -282,10 +283,6 @@ function snapshotOf(sessionId: string, context: readonly Turn[], status: RunStat
     pendingApprovals: pending,
     usage: { ...usage },
   };
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function contextEvent(part: AgentContextPart): RunEvent {

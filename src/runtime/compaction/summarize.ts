@@ -4,6 +4,7 @@ import { modelCard } from '../models/index.js';
 import { DEFAULT_TRIGGER_RATIO, assertCount } from './policy.js';
 import { CHARS_PER_TOKEN, TURN_SURCHARGE_TOKENS, estimateTextTokens } from './estimate.js';
 import { CompactionInputError, ContextOverflowError, SummarizerError } from './errors.js';
+import { errorMessage } from '../../errors/base.js';
 import { stripCondensedPrefix } from './summary-turn.js';
 import { renderForSummary } from './transcript.js';
 
@@ -51,7 +52,7 @@ export async function requestSummary(
   } catch (cause) {
     // An abort is the caller's decision, not a summarizer fault: let it through as it came.
     if (opts.signal?.aborted) throw cause;
-    throw new SummarizerError(`the summarizer call failed: ${describe(cause)}`, { cause });
+    throw new SummarizerError(`the summarizer call failed: ${errorMessage(cause)}`, { cause });
   }
   if (reply?.stopReason === 'refusal') {
     throw new SummarizerError('the model refused to summarize the earlier context', { stopReason: 'refusal' });
@@ -129,8 +130,4 @@ function frame(transcript: string, carried: string | null): string {
     'TRANSCRIPT TO CONDENSE, oldest first. Long tool inputs and results are clipped where marked.\n' +
     `<transcript>\n${transcript}\n</transcript>\n\nWrite the summary now.`
   );
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -56,7 +56,7 @@ function renderBlock(speaker: string, block: Block): string {
  * `text` within `maxChars` characters: unchanged when it fits, else its head and tail around a marker
  * saying how many characters were cut.
  */
-export function clipMiddle(text: string, maxChars: number): string {
+function clipMiddle(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text;
   // Sized for the largest possible count, so the real marker is never longer than planned.
   const markerLength = marker(text.length).length;

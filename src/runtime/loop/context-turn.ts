@@ -112,7 +112,7 @@ function joinSystem(system: string | undefined, added: string): string | undefin
   return [system, added].filter((text) => text !== undefined && text !== '').join('\n\n') || undefined;
 }
 
-function toModelTools(specs: readonly AnthropicToolSpec[]): ModelTool[] {
+export function toModelTools(specs: readonly AnthropicToolSpec[]): ModelTool[] {
   return specs.map((spec) => ({ name: spec.name, description: spec.description ?? '', inputSchema: spec.input_schema }));
 }
 

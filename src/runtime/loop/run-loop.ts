@@ -1,6 +1,7 @@
 import type { Turn } from '../contract/turn.js';
 import type { ModelReply, ModelRequest } from '../contract/model.js';
 import { IndusagiError } from '../../errors/index.js';
+import { errorMessage } from '../../errors/base.js';
 import { AbortRace } from './abort.js';
 import { openBatch } from './batch.js';
 import { ContextWindowExceededError, MaxStepsError, ModelCallError, RunAbortedError } from './errors.js';
@@ -107,7 +108,7 @@ async function callModel(input: LoopInput, request: ModelRequest, abort: AbortRa
   } catch (error) {
     if (input.signal.aborted) throw RunAbortedError.isInstance(error) ? error : new RunAbortedError({ cause: error });
     if (IndusagiError.isInstance(error)) throw error;
-    throw new ModelCallError(`The model call failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new ModelCallError(`The model call failed: ${errorMessage(error)}`, { cause: error });
   }
   if (!reply || !reply.turn || !Array.isArray(reply.turn.blocks)) {
     throw new ModelCallError('The model invoker resolved without a reply turn.');

@@ -1,5 +1,6 @@
 import type { Migrator, SessionRecord } from '../contract/session.js';
 import { usageProblem } from '../usage/check.js';
+import { errorMessage } from '../../errors/base.js';
 
 /**
  * Why `raw` is not a valid block, or null when it is. Checked field by field on purpose: the loader runs
@@ -65,7 +66,7 @@ function nodeProblem(raw: unknown): string | null {
  * Narrows one decoded line to a `SessionRecord`. Returns the record itself (no copy) or the reason it
  * is not one, which the loader reports against the line.
  */
-export function narrowRecord(raw: unknown): SessionRecord | string {
+function narrowRecord(raw: unknown): SessionRecord | string {
   if (typeof raw !== 'object' || raw === null) return 'not a JSON object';
   const record = raw as Record<string, unknown>;
   if (record.type === 'node') {
@@ -98,7 +99,7 @@ export function decodeRecord(line: string, migrators: readonly Migrator[]): Sess
     try {
       raw = migrator.upgrade(raw);
     } catch (error) {
-      return new LineProblem(`migrator ${JSON.stringify(migrator.id)} threw: ${error instanceof Error ? error.message : String(error)}`, false);
+      return new LineProblem(`migrator ${JSON.stringify(migrator.id)} threw: ${errorMessage(error)}`, false);
     }
   }
   const record = narrowRecord(raw);
