@@ -1,6 +1,7 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { open } from 'node:fs/promises';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   InvalidSessionIdError,
   SessionGraph,
@@ -117,6 +118,38 @@ describe('SessionStore', () => {
     const reloaded = await store.loadSessionWithReport('s');
     expect(reloaded.graph.pathTo(b.id)).toEqual([user('a'), assistant('b')]);
     expect(reloaded.graph.node(a.id)).toEqual(a);
+    expect(reloaded.report.skipped).toEqual([]);
+  });
+
+  it('recovers after a write fails on an already-open file: the retry checks the tail and writes everything', async () => {
+    const store = new SessionStore(root);
+    const graph = await store.openSession('s');
+    const a = graph.append(user('a'), 1);
+    await store.persist(graph); // the session file is now open for appending
+
+    // The next write fails (as on a full disk); the file handle stays open.
+    const probe = await open(join(root, 'probe'), 'w');
+    const proto = Object.getPrototypeOf(probe) as { write: (...args: unknown[]) => Promise<unknown> };
+    await probe.close();
+    const failing = vi.spyOn(proto, 'write').mockRejectedValueOnce(Object.assign(new Error('no space left on device'), { code: 'ENOSPC' }));
+    const b = graph.append(assistant('b'), 2);
+    const error = await store.persist(graph).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    failing.mockRestore();
+    expect(SessionIoError.isInstance(error)).toBe(true);
+    expect((error as SessionIoError).cause).toMatchObject({ code: 'ENOSPC' });
+
+    // The disk has room again: the retry (which must first check how the file ends) succeeds.
+    const c = graph.append(user('c'), 3);
+    await store.persist(graph);
+    await store.closeSession('s');
+    const reloaded = await store.loadSessionWithReport('s');
+    expect(reloaded.graph.leaf).toBe(c.id);
+    expect(reloaded.graph.pathTo(c.id)).toEqual([user('a'), assistant('b'), user('c')]);
+    expect(reloaded.graph.node(a.id)).toEqual(a);
+    expect(reloaded.graph.node(b.id)).toEqual(b);
     expect(reloaded.report.skipped).toEqual([]);
   });
 

@@ -46,7 +46,7 @@ type OpenSession = {
   graph: SessionGraph;
   lock: HeldLock;
   path: string;
-  /** Opened on the first persist, in append mode. */
+  /** Opened on the first persist, in append mode (readable too, to check the tail after a failed write). */
   file: FileHandle | null;
   /** Whether the file ends with a newline; undefined after a failed write, when it must be checked. */
   endsCleanly: boolean | undefined;
@@ -224,7 +224,8 @@ export class SessionStore implements SessionStoreLike {
     }
     const records = graph.takeUnsaved();
     try {
-      session.file ??= await open(session.path, 'a');
+      // 'a+', not 'a': after a failed write, `endsWithNewline` must read the tail back through this handle.
+      session.file ??= await open(session.path, 'a+');
       session.endsCleanly ??= await endsWithNewline(session.file);
       // A line torn by an earlier crash is closed off, so the first new record starts on a line of its own.
       let text = session.endsCleanly ? '' : '\n';
