@@ -153,6 +153,22 @@ describe('SessionStore', () => {
     expect(reloaded.report.skipped).toEqual([]);
   });
 
+  it('keeps the leaf where branchFrom left it when the new turns were appended and then branched away from before one persist', async () => {
+    const store = new SessionStore(root);
+    const graph = await store.openSession('s');
+    const a = graph.append(user('a'), 1);
+    await store.persist(graph);
+    graph.append(assistant('b'), 2);
+    graph.branchFrom(a.id); // back to the leaf the file already records
+    await store.persist(graph);
+    await store.closeSession('s');
+
+    const reloaded = await store.loadSessionWithReport('s');
+    expect(reloaded.graph.leaf).toBe(a.id);
+    expect(reloaded.graph.size).toBe(2);
+    expect(reloaded.report.leafFallback).toBeNull();
+  });
+
   it('loads a missing session as an empty graph without creating anything', async () => {
     const store = new SessionStore(join(root, 'nothing-here'));
     const { graph, report } = await store.loadSessionWithReport('new');

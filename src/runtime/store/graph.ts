@@ -210,7 +210,10 @@ export class SessionGraph {
   takeUnsaved(): SessionRecord[] {
     const records = this.unsavedNodes;
     this.unsavedNodes = [];
-    if (this.currentLeaf !== this.savedLeaf) {
+    // A node record moves the replayed leaf to its node, so after new nodes a head is needed unless the
+    // leaf is the last of them (it may have been moved back with `branchFrom` since they were appended).
+    const last = records.length > 0 ? (records[records.length - 1] as { type: 'node'; node: SessionNode }).node.id : undefined;
+    if (this.currentLeaf !== this.savedLeaf || (last !== undefined && last !== this.currentLeaf)) {
       records.push({ type: 'head', leaf: this.currentLeaf });
       this.savedLeaf = this.currentLeaf;
     }
