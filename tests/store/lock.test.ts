@@ -84,6 +84,18 @@ describe('the writer lock', () => {
     expect(readFileSync(lockPath, 'utf8')).toBe('not a lock'); // never removed on a guess
   });
 
+  it("recovers a stale lock naming this process's pid that this process never took (a restarted container reuses pids)", async () => {
+    const store = new SessionStore(root);
+    const lockPath = join(root, 's.lock');
+    // Left by an earlier process that crashed and happened to run with the pid this one has now.
+    writeFileSync(lockPath, JSON.stringify({ pid: process.pid, host: hostname(), token: 'earlier-life', acquiredAt: '2020-01-01T00:00:00Z' }));
+    const graph = await store.openSession('s');
+    expect(JSON.parse(readFileSync(lockPath, 'utf8')).token).not.toBe('earlier-life');
+    graph.append(user('after the restart'), 1);
+    await store.closeSession('s');
+    expect(existsSync(lockPath)).toBe(false);
+  });
+
   it('refuses a second open in the same process until the first is closed', async () => {
     const first = new SessionStore(root);
     const second = new SessionStore(root);

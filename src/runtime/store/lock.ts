@@ -14,6 +14,10 @@ type LockContent = { pid: number; host: string; token: string; acquiredAt: strin
 // other openers keep winning the freed lock, which is contention, reported as such.
 const MAX_ROUNDS = 5;
 
+// Tokens of the locks this process holds or is linking into place. A lock naming this process's pid with
+// any other token was left by an earlier process that had the same pid (a restarted container): stale.
+const ownTokens = new Set<string>();
+
 /**
  * Takes `<root>/<id>.lock`. The content is written to a private temp file first (created with O_EXCL)
  * and then hard-linked into place: `link` fails if the lock exists, exactly like O_EXCL, but the lock
@@ -25,6 +29,7 @@ export async function acquireLock(sessionId: string, lockPath: string): Promise<
   const content: LockContent = { pid: process.pid, host: hostname(), token, acquiredAt: new Date().toISOString() };
   const handle = await open(temp, 'wx');
   let held = false;
+  ownTokens.add(token);
   try {
     await handle.writeFile(`${JSON.stringify(content)}\n`);
     await handle.sync();
@@ -37,6 +42,7 @@ export async function acquireLock(sessionId: string, lockPath: string): Promise<
     const { dev, ino } = await handle.stat({ bigint: true });
     return { sessionId, path: lockPath, token, handle, dev, ino };
   } catch (error) {
+    ownTokens.delete(token);
     await handle.close();
     if (held) await unlink(lockPath);
     await rm(temp, { force: true });
@@ -64,6 +70,7 @@ export async function releaseLock(lock: HeldLock): Promise<void> {
   try {
     if (stillHeld(lock)) await unlink(lock.path);
   } finally {
+    ownTokens.delete(lock.token);
     await lock.handle.close();
   }
 }
@@ -88,10 +95,10 @@ async function judgeHolder(sessionId: string, lockPath: string): Promise<void> {
   if (holder.host !== hostname()) {
     throw new SessionLockedError(sessionId, holder.pid, lockPath, `held by pid ${holder.pid} on host ${holder.host}, whose liveness cannot be checked from here`);
   }
-  if (holder.pid === process.pid) {
+  if (holder.pid === process.pid && ownTokens.has(holder.token)) {
     throw new SessionLockedError(sessionId, holder.pid, lockPath, `held by this process (pid ${holder.pid}); close the session before opening it again`);
   }
-  if (isAlive(holder.pid)) {
+  if (holder.pid !== process.pid && isAlive(holder.pid)) {
     throw new SessionLockedError(sessionId, holder.pid, lockPath, `held by live process pid ${holder.pid}`);
   }
   await removeStale(lockPath, holder.token);
