@@ -2,7 +2,7 @@ import type { Turn } from '../contract/turn.js';
 import type { ModelUsage } from '../contract/model.js';
 import type { SessionNode, SessionRecord } from '../contract/session.js';
 import { assertUsage } from '../usage/check.js';
-import { addUsage, zeroUsage } from '../usage/sum.js';
+import { sumUsage } from '../usage/sum.js';
 import { BrokenCondensationError, InvalidTurnError, SessionIntegrityError, UnknownNodeError } from './errors.js';
 import { hashNode } from './hash.js';
 import { turnProblem } from './records.js';
@@ -81,9 +81,7 @@ export class SessionGraph {
    * whether or not the live path still reaches it. That is what the API charged for, branch or not.
    */
   usageTotal(): ModelUsage {
-    const total = zeroUsage();
-    for (const node of this.nodes.values()) if (node.usage !== undefined) addUsage(total, node.usage);
-    return total;
+    return sumUsage(Array.from(this.nodes.values(), (node) => node.usage));
   }
 
   /** The children of `id` in the order they were added; `null` gives the roots. */
