@@ -51,8 +51,12 @@ export function legalCuts(messages: readonly Turn[]): boolean[] {
  */
 export function findCutPoint(messages: readonly Turn[], keepRecent: number): number {
   assertCount('keepRecent', keepRecent);
-  const legal = legalCuts(messages);
-  for (let c = messages.length - keepRecent; c > 0; c--) if (legal[c]) return c;
+  return latestLegalCut(legalCuts(messages), messages.length - keepRecent);
+}
+
+/** The latest legal cut at or before `c`, or 0 when there is none. */
+function latestLegalCut(legal: readonly boolean[], c: number): number {
+  for (; c > 0; c--) if (legal[c]) return c;
   return 0;
 }
 
@@ -66,13 +70,7 @@ export function shrinkingCuts(messages: readonly Turn[], keepRecent: number): nu
   assertCount('keepRecent', keepRecent);
   const legal = legalCuts(messages);
   const n = messages.length;
-  let first = 1;
-  for (let c = n - keepRecent; c > 0; c--) {
-    if (legal[c]) {
-      first = c;
-      break;
-    }
-  }
+  const first = latestLegalCut(legal, n - keepRecent) || 1;
   const last = keepRecent === 0 ? n : n - 1;
   const cuts: number[] = [];
   for (let c = first; c <= last; c++) if (legal[c]) cuts.push(c);
