@@ -68,7 +68,7 @@ export async function beginContextTurn(input: ContextTurnInput): Promise<Context
   const everything = joinSystem(input.system, prepared.system);
   // A manager that does not split its text says nothing about what is stable: all of it counts as changing.
   const split = prepared.stableSystem !== undefined && prepared.selectedSystem !== undefined;
-  const system = [input.system, split ? prepared.stableSystem : undefined].filter((text) => text !== undefined && text !== '').join('\n\n') || undefined;
+  const system = joinSystem(input.system, split ? prepared.stableSystem : undefined);
   const volatileSystem = (split ? prepared.selectedSystem : prepared.system) || undefined;
   const names = mergeNames(own.names, prepared.nameMap, prepared.metaTools);
   const meta = new Set(prepared.metaTools);
@@ -108,7 +108,7 @@ export async function beginContextTurn(input: ContextTurnInput): Promise<Context
   };
 }
 
-function joinSystem(system: string | undefined, added: string): string | undefined {
+function joinSystem(system: string | undefined, added: string | undefined): string | undefined {
   return [system, added].filter((text) => text !== undefined && text !== '').join('\n\n') || undefined;
 }
 
