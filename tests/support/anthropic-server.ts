@@ -18,6 +18,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
+import { encodeFrame, type WireEvent } from '../../src/demo/wire.js';
 
 /** One content block of a scripted reply, in the shape the API streams it. */
 export type ScriptBlock =
@@ -240,10 +241,10 @@ function sendHttpError(res: ServerResponse, script: HttpErrorScript): void {
 }
 
 /** The SSE frames of one message, in wire order. */
-function framesOf(script: MessageScript, model: string): Array<{ event: string; data: unknown }> {
+function framesOf(script: MessageScript, model: string): WireEvent[] {
   const usage = script.usage ?? {};
   const hasToolUse = script.blocks.some((b) => b.type === 'tool_use');
-  const frames: Array<{ event: string; data: unknown }> = [
+  const frames: WireEvent[] = [
     {
       event: 'message_start',
       data: {
@@ -268,7 +269,7 @@ function framesOf(script: MessageScript, model: string): Array<{ event: string; 
     { event: 'ping', data: { type: 'ping' } },
   ];
   script.blocks.forEach((block, index) => {
-    const start = (content_block: unknown) =>
+    const start = (content_block: Record<string, unknown>) =>
       frames.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block } });
     const delta = (d: unknown) => frames.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: d } });
     if (block.type === 'text') {
@@ -324,12 +325,12 @@ async function streamMessage(res: ServerResponse, record: RecordedRequest, scrip
         return;
       }
       const error = { type: script.interrupt.errorType ?? 'overloaded_error', message: script.interrupt.message ?? 'Overloaded' };
-      res.end(`event: error\ndata: ${JSON.stringify({ type: 'error', error })}\n\n`);
+      res.end(encodeFrame({ event: 'error', data: { type: 'error', error } }));
       return;
     }
     if (i > 0 && script.frameDelayMs) await new Promise((r) => setTimeout(r, script.frameDelayMs));
     if (record.clientClosedEarly || res.destroyed) return;
-    res.write(`event: ${frames[i].event}\ndata: ${JSON.stringify(frames[i].data)}\n\n`);
+    res.write(encodeFrame(frames[i]));
   }
   res.end();
 }
