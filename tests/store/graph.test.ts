@@ -242,6 +242,15 @@ describe('SessionGraph', () => {
       expect(graph.pathTo(b.id)).toEqual([user('a'), assistant('b')]);
     });
 
+    it('loads a node record written twice (a retried persist) as one node', () => {
+      const { records, a, b, c } = history();
+      const nodes = records.filter((r) => r.type === 'node');
+      const graph = SessionGraph.fromRecords('s', [...records, ...nodes, { type: 'head', leaf: b.id }]);
+      expect(graph.size).toBe(3);
+      expect(graph.children(a.id)).toEqual([b, c]);
+      expect(graph.leaf).toBe(b.id);
+    });
+
     it('reports orphans and a leaf that names no node; fromRecords refuses them', () => {
       const { records, a, b, c } = history();
       const withoutA = records.filter((r) => !(r.type === 'node' && r.node.id === a.id));
