@@ -44,6 +44,7 @@ export function createContextManager(opts: ContextManagerOptions): ContextManage
       nameMap.set(sanitized, original);
     };
     let tools: AnthropicToolSpec[] | null = null;
+    const taken = new Set<string>();
     for (const source of sources) {
       const map = source.nameMap?.();
       if (map !== undefined) for (const [sanitized, original] of map) addName(sanitized, original);
@@ -52,7 +53,6 @@ export function createContextManager(opts: ContextManagerOptions): ContextManage
       if (!Array.isArray(list)) throw new ContextSourceError(`Source "${source.name}" tools() must return an array of tool specs.`);
       if (list.length === 0) continue;
       tools ??= [];
-      const taken = new Set(tools.map((tool) => tool.name));
       for (const tool of list) {
         if (taken.has(tool.name)) throw new ToolNameCollisionError(nameMap.get(tool.name) ?? tool.name, map?.get(tool.name) ?? tool.name, tool.name);
         taken.add(tool.name);
