@@ -67,6 +67,14 @@ const SEARCH_TOOLS_SPEC: AnthropicToolSpec = Object.freeze({
 // A name says what a tool is for more densely than its description, so its terms count twice.
 const NAME_WEIGHT = 2;
 
+/** The index terms of one tool: its description's, then its name's (split at identifier humps) NAME_WEIGHT times. */
+export function toolTerms(spec: { name: string; description: string }): string[] {
+  const nameTerms = tokenize(`${spec.name} ${splitIdentifier(spec.name)}`);
+  const terms = tokenize(spec.description);
+  for (let w = 0; w < NAME_WEIGHT; w++) terms.push(...nameTerms);
+  return terms;
+}
+
 /**
  * Keeps a large toolset's schemas out of context: the model gets `search_tools`, the pinned tools and
  * a menu of the rest, and each search makes its best matches callable on the next model call. Search
@@ -86,10 +94,7 @@ export function lazyToolset(tools: unknown[], opts?: LazyToolsetOptions): LazyTo
   const deferred: number[] = [];
   specs.forEach((spec, i) => {
     if (pin.has(spec.name)) return;
-    const nameTerms = tokenize(`${spec.name} ${splitIdentifier(spec.name)}`);
-    const terms = [...tokenize(spec.description)];
-    for (let w = 0; w < NAME_WEIGHT; w++) terms.push(...nameTerms);
-    toolOfDoc[index.add(terms)] = i;
+    toolOfDoc[index.add(toolTerms(spec))] = i;
     deferred.push(i);
   });
   const pinnedTools = specs.flatMap((spec, i) => (pin.has(spec.name) ? [i] : []));
