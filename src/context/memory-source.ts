@@ -15,7 +15,6 @@ export function memorySource(memory: MemoryStore, opts?: MemorySourceOptions): C
   }
   const remember = opts?.remember;
   if (remember !== undefined && typeof remember !== 'function') throw new ContextInputError('remember must be a function (turn) => string[].');
-  const kind = opts?.rememberKind ?? 'fact';
 
   return {
     name: 'memory',
@@ -25,7 +24,7 @@ export function memorySource(memory: MemoryStore, opts?: MemorySourceOptions): C
     },
     async commit(turn) {
       if (!remember) return null;
-      const saved = await rememberFacts(memory, await remember(turn), { kind });
+      const saved = await rememberFacts(memory, await remember(turn), { kind: opts?.rememberKind });
       return saved.length === 0 ? null : { op: 'saved', records: saved };
     },
   };
