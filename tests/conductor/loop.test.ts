@@ -154,6 +154,24 @@ describe('the loop through createAgent', () => {
     expect(logged).toHaveBeenCalledWith(expect.stringContaining('"broken"'), boom);
   });
 
+  it('sends a string result as it is, any other value as JSON, and undefined as an empty result', async () => {
+    const text = tool('text', () => 'plain "text"');
+    const object = tool('object', () => ({ ok: true, n: 2 }));
+    const nothing = tool('nothing', () => undefined);
+    const model = scriptedModel(call({ name: 'text', id: 't' }, { name: 'object', id: 'o' }, { name: 'nothing', id: 'n' }), say('done'));
+    const agent = createAgent({ model: 'm', tools: [text, object, nothing] }, { invokeModel: model.invoke });
+    const events = record(agent);
+
+    await agent.submit('go');
+
+    expect(model.requests[1].messages.at(-1)!.blocks).toEqual([
+      { kind: 'tool_result', callId: 't', content: 'plain "text"' },
+      { kind: 'tool_result', callId: 'o', content: '{"ok":true,"n":2}' },
+      { kind: 'tool_result', callId: 'n', content: '' },
+    ]);
+    expect(events.find((e) => e.kind === 'tool_finished' && e.callId === 'o')).toMatchObject({ result: { ok: true, n: 2 }, isError: false });
+  });
+
   it('answers unknown tools and input that is not a JSON object with error results, and goes on', async () => {
     const runs: unknown[] = [];
     const echo = tool('echo', (input) => (runs.push(input), 'echoed'));
