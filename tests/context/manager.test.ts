@@ -41,6 +41,19 @@ describe('createContextManager prepare', () => {
     expect(prepared.tokens).toEqual({ used: messageTokens + 6, limit: 10_000 });
   });
 
+  it('reports the sources\' system texts as stableSystem and the selections that fit as selectedSystem', async () => {
+    const menu: ContextSource = { name: 'menu', system: () => 'MENU' };
+    const rules: ContextSource = { name: 'rules', system: () => 'RULES' };
+    const manager = createContextManager({
+      budget: { maxTokens: messageTokens + 20, count },
+      sources: [textSource('recall', 'AAA'), menu, textSource('big', 'B'.repeat(50)), rules],
+    });
+    const prepared = await manager.prepare(turn);
+    expect(prepared.stableSystem).toBe('MENU\n\nRULES');
+    expect(prepared.selectedSystem).toBe('AAA');
+    expect(prepared.system).toBe('MENU\n\nRULES\n\nAAA');
+  });
+
   it('skips a selection that would pass maxTokens - reserve, reports its cost, and still fits later ones', async () => {
     const limit = messageTokens + 50;
     const manager = createContextManager({
