@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CONDENSED_PREFIX, compact, findCutPoint, modelCard, shouldCompact, type Turn } from '../../src/runtime/index.js';
+import { CONDENSED_PREFIX, compact, findCutPoint, makeSummaryTurn, modelCard, shouldCompact, type Turn } from '../../src/runtime/index.js';
 import { assistant, promptOf, recordingInvoker, toolLoop, user } from './helpers.js';
 
 const card = modelCard('test-model', { contextWindow: 10_000, maxOutputTokens: 4_000 });
@@ -10,6 +10,15 @@ describe('compact', () => {
     const invoke = recordingInvoker(() => 'never');
     const short = [user('hi'), assistant('hello')];
     expect(await compact(short, card, policy, invoke)).toBe(short);
+    expect(invoke.requests).toHaveLength(0);
+  });
+
+  it('returns the very same array when the only legal cuts would keep fewer than keepRecent turns', async () => {
+    const invoke = recordingInvoker(() => 'never');
+    // Cutting before index 1 would drop only the earlier summary; cutting before 2 keeps one turn, not two.
+    const history = [makeSummaryTurn('Goal: earlier work.'), user('next?'), assistant('done')];
+    expect(findCutPoint(history, 2)).toBe(0);
+    expect(await compact(history, card, { ...policy, keepRecent: 2 }, invoke)).toBe(history);
     expect(invoke.requests).toHaveLength(0);
   });
 

@@ -3,7 +3,7 @@ import type { ModelCard, ModelInvoker } from '../contract/model.js';
 import type { Turn } from '../contract/turn.js';
 import { resolveBudget, type CompactionBudget } from './budget.js';
 import { condenseAt } from './condense.js';
-import { findCutPoint, shrinkingCuts } from './cut-point.js';
+import { shrinkingCuts } from './cut-point.js';
 import { estimateTurnTokens } from './estimate.js';
 import { resolveCompactionPolicy } from './policy.js';
 
@@ -28,11 +28,12 @@ export async function compact(
 ): Promise<Turn[]> {
   const resolved = resolveCompactionPolicy(policy);
   const budget = resolveBudget(modelCard, resolved, opts);
-  const cut = findCutPoint(messages, resolved.keepRecent);
-  if (cut === 0) return messages;
+  const cuts = shrinkingCuts(messages, resolved.keepRecent);
+  // Its first cut is `findCutPoint`'s unless that is 0 (no legal cut keeps `keepRecent` turns).
+  if (cuts.length === 0 || cuts[0] > messages.length - resolved.keepRecent) return messages;
   const cumulative = [0];
   for (const turn of messages) cumulative.push(cumulative[cumulative.length - 1] + estimateTurnTokens(turn));
-  const result = await condenseAt(messages, cumulative, shrinkingCuts(messages, resolved.keepRecent), budget.overhead + cumulative[messages.length], {
+  const result = await condenseAt(messages, cumulative, cuts, budget.overhead + cumulative[messages.length], {
     card: modelCard,
     budget,
     invokeModel,
