@@ -1,6 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { CacheMode, CacheTtl, ModelInvoker, ModelReply, ModelRequest } from '../../runtime/contract/model.js';
 import { ModelCallError, RunAbortedError } from '../../runtime/loop/errors.js';
+import { errorMessage } from '../../errors/base.js';
 import { cacheSettingsProblem, placeMessageBreakpoints, systemParam } from './cache.js';
 import type { AnthropicClientLike } from './client.js';
 import { CacheSettingsError } from './errors.js';
@@ -79,9 +80,7 @@ function toModelCallError(error: unknown): ModelCallError {
   const described =
     typeof detail?.type === 'string'
       ? `${detail.type}: ${typeof detail.message === 'string' ? detail.message : 'no message'}`
-      : error instanceof Error
-        ? error.message
-        : String(error);
+      : errorMessage(error);
   const where = status !== undefined ? `HTTP ${status}` : 'no HTTP status';
   return new ModelCallError(`The Anthropic API call failed (${where}): ${described}`, { status, cause: error });
 }
