@@ -57,12 +57,16 @@ export async function beginContextTurn(input: ContextTurnInput): Promise<Context
   let messages: readonly Turn[] = await manager.compact(input.messages as Turn[]);
   let turn: ContextTurn = { prompt: input.prompt, messages: messages.slice(), system: input.system };
   let prepared = await manager.prepare(turn);
+  const specsOf = (tools: readonly AnthropicToolSpec[] | null): ModelTool[] => (tools === null ? own.specs : toModelTools(tools));
+  // Converted once per `prepare`: the same array in `fit` and later calls, so the condensation's overhead is counted once.
+  let specs = specsOf(prepared.tools);
   if (input.fit !== undefined) {
-    const fitted = await input.fit(messages, { system: joinSystem(input.system, prepared.system), tools: prepared.tools === null ? own.specs : toModelTools(prepared.tools) });
+    const fitted = await input.fit(messages, { system: joinSystem(input.system, prepared.system), tools: specs });
     if (fitted !== messages) {
       messages = fitted;
       turn = { prompt: input.prompt, messages: messages.slice(), system: input.system };
       prepared = await manager.prepare(turn);
+      specs = specsOf(prepared.tools);
     }
   }
   const everything = joinSystem(input.system, prepared.system);
@@ -72,7 +76,6 @@ export async function beginContextTurn(input: ContextTurnInput): Promise<Context
   const volatileSystem = (split ? prepared.selectedSystem : prepared.system) || undefined;
   const names = mergeNames(own.names, prepared.nameMap, prepared.metaTools);
   const meta = new Set(prepared.metaTools);
-  let specs = prepared.tools === null ? own.specs : toModelTools(prepared.tools);
   const pending = new Map<string, AgentContextPart[]>();
 
   const tools: LoopTools = {
