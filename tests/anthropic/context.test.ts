@@ -132,3 +132,24 @@ describe('a context manager driven by the loop', () => {
 function systemText(body: { system: Array<{ text: string }> }): string {
   return body.system.map((block) => block.text).join('\n\n');
 }
+
+describe('a context manager over a long history', () => {
+  it('adopts a replaced history of 150,000 turns without overflowing the stack', async () => {
+    const history = Array.from({ length: 150_000 }, (_, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content: `m${i}` }) as const);
+    // A history compactor that hands back a new array (here: everything but the oldest exchange).
+    const context = createContextManager({
+      budget: { maxTokens: 10_000_000, count: (text) => Math.ceil(text.length / 4) },
+      sources: [],
+      history: { compact: (messages) => messages.slice(2) },
+    });
+    server.enqueue(reply.text('Still here.'));
+
+    const parts: AgentPart[] = [];
+    for await (const part of runAgent({ client: server.client(), model: 'claude-test', messages: [...history], prompt: 'and now?', context })) parts.push(part);
+
+    expect(parts.filter((p) => p.type === 'text').map((p) => (p as { text: string }).text).join('')).toBe('Still here.');
+    const sent = server.requests[0].body.messages;
+    expect(sent).toHaveLength(150_000 - 2 + 1);
+    expect(sent[0].content).toEqual([{ type: 'text', text: 'm2' }]);
+  }, 60_000);
+});

@@ -3,7 +3,7 @@ import type { AgentPart } from '../../parts/types.js';
 import type { Turn } from '../../runtime/contract/turn.js';
 import type { CacheMode, CacheTtl } from '../../runtime/contract/model.js';
 import { modelCard } from '../../runtime/models/cards.js';
-import { runLoop } from '../../runtime/loop/run-loop.js';
+import { replaceContents, runLoop } from '../../runtime/loop/run-loop.js';
 import { defineLoopTools } from '../../runtime/loop/tools.js';
 import { ModelCallError } from '../../runtime/loop/errors.js';
 import type { LoopEvent, LoopHooks } from '../../runtime/loop/types.js';
@@ -101,7 +101,7 @@ export async function* runAgent(opts: RunAgentOptions): AsyncGenerator<AgentPart
   let contextTurn: ContextTurnHandle | undefined;
   if (manager !== undefined) {
     contextTurn = await beginContextTurn({ manager, prompt: opts.prompt ?? lastUserText(context), messages: context, system: opts.system, tools });
-    if (contextTurn.messages !== context) context.splice(0, context.length, ...contextTurn.messages);
+    replaceContents(context, contextTurn.messages);
     for (const reported of contextTurn.prepared) yield* asParts(reported);
   }
 

@@ -5,7 +5,7 @@ import type { FaultKind, PendingApproval, RunEvent, RunSnapshot, RunStatus } fro
 import type { ModelUsage } from '../contract/model.js';
 import type { Turn } from '../contract/turn.js';
 import { RunLedger } from '../ledger/ledger.js';
-import { runLoop } from '../loop/run-loop.js';
+import { replaceContents, runLoop } from '../loop/run-loop.js';
 import { lastAssistantText, lastUserText, pendingApprovalsOf } from '../loop/batch.js';
 import { beginContextTurn, type ContextTurnHandle } from '../loop/context-turn.js';
 import type { AgentContextPart } from '../../parts/types.js';
@@ -155,7 +155,7 @@ export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
           // Condensed by the manager's history or by `fit`; only the latter has a summarizer bill.
           current.condense(work, contextTurn.messages, billed(summarizerUsage));
           summarizerUsage = undefined;
-          work.splice(0, work.length, ...contextTurn.messages);
+          replaceContents(work, contextTurn.messages);
         }
         report(contextTurn.prepared);
       }

@@ -118,7 +118,12 @@ async function callModel(input: LoopInput, request: ModelRequest, abort: AbortRa
   return reply;
 }
 
-function replaceContents(context: Turn[], next: readonly Turn[]): void {
+/**
+ * Makes `context` hold the turns of `next`, in place. A loop rather than `splice(0, n, ...next)`:
+ * spreading a long history as call arguments overflows the stack (from about 120,000 turns).
+ */
+export function replaceContents(context: Turn[], next: readonly Turn[]): void {
+  if (next === context) return;
   context.length = 0;
   for (const turn of next) context.push(turn);
 }
