@@ -1,32 +1,26 @@
-import { IndusagiError, isErrorNamed } from '../errors/index.js';
+import { IndusagiError } from '../errors/index.js';
 
 /** A stream yielded (or a caller applied) something that is not an `AgentPart`. */
 export class InvalidPartError extends IndusagiError {
+  static override readonly errorName = 'InvalidPartError';
   constructor(message: string) {
     super('invalid_part', message);
-  }
-  static override isInstance(error: unknown): error is InvalidPartError {
-    return isErrorNamed(error, 'InvalidPartError');
   }
 }
 
 /** A thread given to the store holds something that is not an `AssistantItem`. */
 export class InvalidItemError extends IndusagiError {
+  static override readonly errorName = 'InvalidItemError';
   constructor(message: string) {
     super('invalid_item', message);
-  }
-  static override isInstance(error: unknown): error is InvalidItemError {
-    return isErrorNamed(error, 'InvalidItemError');
   }
 }
 
 /** `stream` is not a function, or returned something that is not an async iterable of parts. */
 export class InvalidStreamError extends IndusagiError {
+  static override readonly errorName = 'InvalidStreamError';
   constructor(message: string) {
     super('invalid_stream', message);
-  }
-  static override isInstance(error: unknown): error is InvalidStreamError {
-    return isErrorNamed(error, 'InvalidStreamError');
   }
 }
 
@@ -35,21 +29,17 @@ export class InvalidStreamError extends IndusagiError {
  * `onClick={send}` or `onChange={setInput}`.
  */
 export class InvalidInputError extends IndusagiError {
+  static override readonly errorName = 'InvalidInputError';
   constructor(call: string, received: unknown, hint: string) {
     super('invalid_input', `${call} takes a string; it got ${describeValue(received)}. ${hint}`);
-  }
-  static override isInstance(error: unknown): error is InvalidInputError {
-    return isErrorNamed(error, 'InvalidInputError');
   }
 }
 
 /** `follow()` was called while a turn is running; parts of two turns would interleave. */
 export class AssistantBusyError extends IndusagiError {
+  static override readonly errorName = 'AssistantBusyError';
   constructor() {
     super('assistant_busy', 'A turn is already running; wait for it to end (or stop() it) before following another stream.');
-  }
-  static override isInstance(error: unknown): error is AssistantBusyError {
-    return isErrorNamed(error, 'AssistantBusyError');
   }
 }
 

@@ -1,15 +1,13 @@
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { IndusagiError, isErrorNamed } from '../errors/index.js';
+import { IndusagiError } from '../errors/index.js';
 import { createMemoryStore, type MemoryRecord, type MemoryStore } from '../memory/index.js';
 
 /** The command's memory file holds a line it cannot read; nothing was loaded or changed. */
 export class MemoryFileError extends IndusagiError {
+  static override readonly errorName = 'MemoryFileError';
   constructor(readonly path: string, readonly line: number, detail: string) {
     super('memory_file', `${path}:${line}: ${detail}`);
-  }
-  static override isInstance(error: unknown): error is MemoryFileError {
-    return isErrorNamed(error, 'MemoryFileError');
   }
 }
 

@@ -1,11 +1,9 @@
-import { IndusagiError, isErrorNamed } from '../errors/index.js';
+import { IndusagiError } from '../errors/index.js';
 
 /** A request body the demo model cannot answer; the server turns it into an HTTP 400. */
 export class DemoRequestError extends IndusagiError {
+  static override readonly errorName = 'DemoRequestError';
   constructor(message: string) {
     super('demo_bad_request', message);
-  }
-  static override isInstance(error: unknown): error is DemoRequestError {
-    return isErrorNamed(error, 'DemoRequestError');
   }
 }

@@ -1,1 +1,1 @@
-export { IndusagiError, isErrorNamed } from './base.js';
+export { IndusagiError, errorMessage } from './base.js';

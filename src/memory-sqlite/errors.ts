@@ -1,7 +1,8 @@
-import { IndusagiError, isErrorNamed } from '../errors/index.js';
+import { IndusagiError } from '../errors/index.js';
 
 /** `better-sqlite3` (an optional peer dependency) is not installed or its native build does not load. */
 export class SqliteUnavailableError extends IndusagiError {
+  static override readonly errorName = 'SqliteUnavailableError';
   constructor(options?: { cause?: unknown }) {
     super(
       'sqlite_unavailable',
@@ -9,27 +10,20 @@ export class SqliteUnavailableError extends IndusagiError {
       options,
     );
   }
-  static override isInstance(error: unknown): error is SqliteUnavailableError {
-    return isErrorNamed(error, 'SqliteUnavailableError');
-  }
 }
 
 /** The database file cannot be opened as a memory store, or holds rows this version cannot read. */
 export class SqliteMemoryFileError extends IndusagiError {
+  static override readonly errorName = 'SqliteMemoryFileError';
   constructor(message: string, options?: { cause?: unknown }) {
     super('sqlite_memory_file', message, options);
-  }
-  static override isInstance(error: unknown): error is SqliteMemoryFileError {
-    return isErrorNamed(error, 'SqliteMemoryFileError');
   }
 }
 
 /** The store was used after `close()`. */
 export class MemoryStoreClosedError extends IndusagiError {
+  static override readonly errorName = 'MemoryStoreClosedError';
   constructor() {
     super('memory_store_closed', 'This memory store is closed.');
-  }
-  static override isInstance(error: unknown): error is MemoryStoreClosedError {
-    return isErrorNamed(error, 'MemoryStoreClosedError');
   }
 }

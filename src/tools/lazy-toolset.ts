@@ -1,4 +1,4 @@
-import { IndusagiError, isErrorNamed } from '../errors/index.js';
+import { IndusagiError } from '../errors/index.js';
 import { Bm25Index, splitIdentifier, tokenize } from '../search/index.js';
 import { buildToolNameMap, ToolNameCollisionError } from './names.js';
 import { DuplicateToolError, UnknownToolError } from './toolset.js';
@@ -45,11 +45,9 @@ export interface LazyToolset {
 
 /** A tool spec or option `lazyToolset` cannot use. */
 export class LazyToolsetInputError extends IndusagiError {
+  static override readonly errorName = 'LazyToolsetInputError';
   constructor(message: string) {
     super('lazy_toolset_input', message);
-  }
-  static override isInstance(error: unknown): error is LazyToolsetInputError {
-    return isErrorNamed(error, 'LazyToolsetInputError');
   }
 }
 

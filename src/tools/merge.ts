@@ -1,15 +1,13 @@
-import { IndusagiError, isErrorNamed } from '../errors/index.js';
+import { IndusagiError } from '../errors/index.js';
 import { buildToolNameMap } from './names.js';
 import { DuplicateToolError, UnknownApprovalError, UnknownToolError, isPendingApproval } from './toolset.js';
 import type { Toolset } from './toolset.js';
 
 /** Something passed to `mergeToolsets` that is not a `Toolset`. */
 export class InvalidToolsetError extends IndusagiError {
+  static override readonly errorName = 'InvalidToolsetError';
   constructor(readonly position: number, detail: string) {
     super('invalid_toolset', `mergeToolsets argument ${position} is not a toolset: ${detail}.`);
-  }
-  static override isInstance(error: unknown): error is InvalidToolsetError {
-    return isErrorNamed(error, 'InvalidToolsetError');
   }
 }
 

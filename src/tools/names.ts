@@ -1,12 +1,10 @@
-import { IndusagiError, isErrorNamed } from '../errors/index.js';
+import { IndusagiError } from '../errors/index.js';
 
 /** Two tool names that the model would see as one. */
 export class ToolNameCollisionError extends IndusagiError {
+  static override readonly errorName = 'ToolNameCollisionError';
   constructor(readonly first: string, readonly second: string, readonly sanitized: string) {
     super('tool_name_collision', `Tool names "${first}" and "${second}" both become "${sanitized}" for the model; rename one.`);
-  }
-  static override isInstance(error: unknown): error is ToolNameCollisionError {
-    return isErrorNamed(error, 'ToolNameCollisionError');
   }
 }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ToolDefinition } from '../runtime/contract/tool.js';
-import { IndusagiError, isErrorNamed } from '../errors/index.js';
+import { IndusagiError } from '../errors/index.js';
 
 /** A tool in the Anthropic API's shape, under its original (possibly dotted) name. */
 export type AnthropicToolSpec = { name: string; description: string; input_schema: object };
@@ -24,29 +24,23 @@ export interface Toolset {
 }
 
 export class UnknownToolError extends IndusagiError {
+  static override readonly errorName = 'UnknownToolError';
   constructor(readonly toolName: string) {
     super('unknown_tool', `No tool named "${toolName}".`);
-  }
-  static override isInstance(error: unknown): error is UnknownToolError {
-    return isErrorNamed(error, 'UnknownToolError');
   }
 }
 
 export class UnknownApprovalError extends IndusagiError {
+  static override readonly errorName = 'UnknownApprovalError';
   constructor(readonly actionId: string) {
     super('unknown_approval', `No pending tool call with approval id "${actionId}".`);
-  }
-  static override isInstance(error: unknown): error is UnknownApprovalError {
-    return isErrorNamed(error, 'UnknownApprovalError');
   }
 }
 
 export class DuplicateToolError extends IndusagiError {
+  static override readonly errorName = 'DuplicateToolError';
   constructor(readonly toolName: string) {
     super('duplicate_tool', `Two tools are named "${toolName}".`);
-  }
-  static override isInstance(error: unknown): error is DuplicateToolError {
-    return isErrorNamed(error, 'DuplicateToolError');
   }
 }
 

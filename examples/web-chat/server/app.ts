@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { IndusagiError, isErrorNamed } from '../../../src/errors/index.js';
+import { IndusagiError } from '../../../src/errors/index.js';
 import { createAgent } from '../../../src/runtime/agent/index.js';
 import { SessionStore } from '../../../src/runtime/index.js';
 import type { AnthropicClientLike } from '../../../src/providers/anthropic/index.js';
@@ -32,11 +32,9 @@ const MAX_BODY = 1024 * 1024;
 
 /** A request the API cannot act on; answered with 400 and this message. */
 class BadRequestError extends IndusagiError {
+  static override readonly errorName = 'BadRequestError';
   constructor(message: string, options?: { cause?: unknown }) {
     super('bad_request', message, options);
-  }
-  static override isInstance(error: unknown): error is BadRequestError {
-    return isErrorNamed(error, 'BadRequestError');
   }
 }
 

@@ -1,8 +1,9 @@
-import { IndusagiError, isErrorNamed } from '../../errors/index.js';
+import { IndusagiError } from '../../errors/index.js';
 import type { PendingApproval } from '../contract/events.js';
 
 /** `submit` while tool calls wait for a decision: approve or reject them first (`agent.pendingApprovals()`). */
 export class ApprovalsPendingError extends IndusagiError {
+  static override readonly errorName = 'ApprovalsPendingError';
   constructor(readonly sessionId: string, readonly pending: PendingApproval[]) {
     super(
       'approvals_pending',
@@ -10,28 +11,21 @@ export class ApprovalsPendingError extends IndusagiError {
         `(${pending.map((p) => `${p.name} ${p.approvalId}`).join(', ')}); approve or reject them before submitting.`,
     );
   }
-  static override isInstance(error: unknown): error is ApprovalsPendingError {
-    return isErrorNamed(error, 'ApprovalsPendingError');
-  }
 }
 
 /** A call on an agent after `close()`. */
 export class AgentClosedError extends IndusagiError {
+  static override readonly errorName = 'AgentClosedError';
   constructor() {
     super('agent_closed', 'The agent is closed; create a new one.');
-  }
-  static override isInstance(error: unknown): error is AgentClosedError {
-    return isErrorNamed(error, 'AgentClosedError');
   }
 }
 
 /** An `AgentConfig` value that cannot work, refused by `createAgent` before anything runs. */
 export class AgentConfigError extends IndusagiError {
+  static override readonly errorName = 'AgentConfigError';
   constructor(message: string) {
     super('invalid_config', message);
-  }
-  static override isInstance(error: unknown): error is AgentConfigError {
-    return isErrorNamed(error, 'AgentConfigError');
   }
 }
 
@@ -40,20 +34,16 @@ export class AgentConfigError extends IndusagiError {
  * condensation (`[summary, ...a suffix of the previous context]`) can be persisted faithfully.
  */
 export class ContextReplacementError extends IndusagiError {
+  static override readonly errorName = 'ContextReplacementError';
   constructor(detail: string) {
     super('invalid_request', `The context returned by beforeModelCall cannot be recorded in the session: ${detail}.`);
-  }
-  static override isInstance(error: unknown): error is ContextReplacementError {
-    return isErrorNamed(error, 'ContextReplacementError');
   }
 }
 
 /** `submit` needs a prompt with visible text; the API refuses empty ones. */
 export class InvalidPromptError extends IndusagiError {
+  static override readonly errorName = 'InvalidPromptError';
   constructor(detail: string) {
     super('invalid_request', `Invalid prompt: ${detail}.`);
-  }
-  static override isInstance(error: unknown): error is InvalidPromptError {
-    return isErrorNamed(error, 'InvalidPromptError');
   }
 }

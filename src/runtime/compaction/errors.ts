@@ -1,12 +1,10 @@
-import { IndusagiError, isErrorNamed } from '../../errors/index.js';
+import { IndusagiError } from '../../errors/index.js';
 
 /** A policy, budget or history the condenser cannot work with; nothing was changed. */
 export class CompactionInputError extends IndusagiError {
+  static override readonly errorName = 'CompactionInputError';
   constructor(message: string, options?: { cause?: unknown }) {
     super('invalid_request', message, options);
-  }
-  static override isInstance(error: unknown): error is CompactionInputError {
-    return isErrorNamed(error, 'CompactionInputError');
   }
 }
 
@@ -15,15 +13,13 @@ export class CompactionInputError extends IndusagiError {
  * stopped early or answered with nothing. The history it was asked to condense is untouched.
  */
 export class SummarizerError extends IndusagiError {
+  static override readonly errorName = 'SummarizerError';
   /** The reply's stop reason when the model answered but the answer was unusable. */
   readonly stopReason: string | undefined;
 
   constructor(message: string, options: { cause?: unknown; stopReason?: string } = {}) {
     super('summarizer_failed', message, { cause: options.cause });
     this.stopReason = options.stopReason;
-  }
-  static override isInstance(error: unknown): error is SummarizerError {
-    return isErrorNamed(error, 'SummarizerError');
   }
 }
 
@@ -32,6 +28,7 @@ export class SummarizerError extends IndusagiError {
  * call/result pair) would not fit the budget, so no model call can succeed.
  */
 export class ContextOverflowError extends IndusagiError {
+  static override readonly errorName = 'ContextOverflowError';
   /** Estimated tokens the smallest legal context needs, including system prompt and output reserve. */
   readonly neededTokens: number;
   /** The budget: context window × trigger ratio. */
@@ -41,8 +38,5 @@ export class ContextOverflowError extends IndusagiError {
     super('context_overflow', message);
     this.neededTokens = sizes.neededTokens;
     this.limitTokens = sizes.limitTokens;
-  }
-  static override isInstance(error: unknown): error is ContextOverflowError {
-    return isErrorNamed(error, 'ContextOverflowError');
   }
 }

@@ -1,4 +1,4 @@
-import { IndusagiError, isErrorNamed } from '../../errors/index.js';
+import { IndusagiError } from '../../errors/index.js';
 import type { FaultKind, RunSnapshot } from '../contract/events.js';
 import type { ModelReply } from '../contract/model.js';
 
@@ -18,45 +18,37 @@ const FAULT_KINDS: ReadonlySet<string> = new Set<FaultKind>([
  * is the state the run left behind (also published with `faulted`), `cause` the underlying error.
  */
 export class RunFault extends IndusagiError {
+  static override readonly errorName = 'RunFault';
   declare readonly kind: FaultKind;
   constructor(kind: FaultKind, message: string, readonly snapshot: RunSnapshot, options?: { cause?: unknown }) {
     super(kind, message, options);
-  }
-  static override isInstance(error: unknown): error is RunFault {
-    return isErrorNamed(error, 'RunFault');
   }
 }
 
 /** The run was aborted (`agent.abort()`, a caller's signal, or a consumer leaving `runAgent` early). */
 export class RunAbortedError extends IndusagiError {
+  static override readonly errorName = 'RunAbortedError';
   constructor(options?: { cause?: unknown }) {
     super('aborted', 'The run was aborted.', options);
-  }
-  static override isInstance(error: unknown): error is RunAbortedError {
-    return isErrorNamed(error, 'RunAbortedError');
   }
 }
 
 /** The model still wanted tools after `maxSteps` model calls. */
 export class MaxStepsError extends IndusagiError {
+  static override readonly errorName = 'MaxStepsError';
   constructor(readonly maxSteps: number) {
     super('max_steps', `The model was still calling tools after ${maxSteps} model calls (maxSteps); the run stopped.`);
-  }
-  static override isInstance(error: unknown): error is MaxStepsError {
-    return isErrorNamed(error, 'MaxStepsError');
   }
 }
 
 /** A model call failed: network, an HTTP error after the client's own retries, or an error event mid-stream. */
 export class ModelCallError extends IndusagiError {
+  static override readonly errorName = 'ModelCallError';
   /** The HTTP status, when the failure was an HTTP error response. */
   readonly status: number | undefined;
   constructor(message: string, options: { status?: number; cause?: unknown } = {}) {
     super('model_error', message, { cause: options.cause });
     this.status = options.status;
-  }
-  static override isInstance(error: unknown): error is ModelCallError {
-    return isErrorNamed(error, 'ModelCallError');
   }
 }
 
@@ -67,15 +59,13 @@ export class ModelCallError extends IndusagiError {
  * kept, and `recoverModelCall` may shrink the context and retry. `reply` is the partial reply.
  */
 export class ContextWindowExceededError extends IndusagiError {
+  static override readonly errorName = 'ContextWindowExceededError';
   /** The whole prompt the API reported (input plus cache reads and writes), when it reported usage. */
   readonly promptTokens: number | undefined;
   constructor(readonly reply: ModelReply) {
     super('context_overflow', 'The model stopped because the context window was full (stop reason model_context_window_exceeded); the prompt must shrink.');
     const usage = reply.usage;
     this.promptTokens = usage === undefined ? undefined : usage.inputTokens + usage.cacheWriteTokens + usage.cacheReadTokens;
-  }
-  static override isInstance(error: unknown): error is ContextWindowExceededError {
-    return isErrorNamed(error, 'ContextWindowExceededError');
   }
 }
 

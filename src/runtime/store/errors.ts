@@ -1,17 +1,16 @@
-import { IndusagiError, isErrorNamed } from '../../errors/index.js';
+import { IndusagiError } from '../../errors/index.js';
 
 /** A session id that could name a file outside the store's root, or no file at all. */
 export class InvalidSessionIdError extends IndusagiError {
+  static override readonly errorName = 'InvalidSessionIdError';
   constructor(readonly sessionId: string, readonly reason: string) {
     super('invalid_session_id', `Invalid session id ${JSON.stringify(sessionId)}: ${reason}.`);
-  }
-  static override isInstance(error: unknown): error is InvalidSessionIdError {
-    return isErrorNamed(error, 'InvalidSessionIdError');
   }
 }
 
 /** Another live writer holds the session's lock file. `pid` is null when the holder cannot be named. */
 export class SessionLockedError extends IndusagiError {
+  static override readonly errorName = 'SessionLockedError';
   constructor(
     readonly sessionId: string,
     readonly pid: number | null,
@@ -20,87 +19,70 @@ export class SessionLockedError extends IndusagiError {
   ) {
     super('session_locked', `Session ${JSON.stringify(sessionId)} is locked for writing: ${detail} (lock file ${lockPath}).`);
   }
-  static override isInstance(error: unknown): error is SessionLockedError {
-    return isErrorNamed(error, 'SessionLockedError');
-  }
 }
 
 /** `persist` for a session this store did not open for writing (or with a graph other than the one it opened). */
 export class SessionNotOpenError extends IndusagiError {
+  static override readonly errorName = 'SessionNotOpenError';
   constructor(readonly sessionId: string, detail: string) {
     super('session_not_open', `Session ${JSON.stringify(sessionId)} is not open for writing: ${detail}.`);
-  }
-  static override isInstance(error: unknown): error is SessionNotOpenError {
-    return isErrorNamed(error, 'SessionNotOpenError');
   }
 }
 
 /** The writer's lock file vanished or was replaced while the session was open; writing on could fork history. */
 export class SessionLockLostError extends IndusagiError {
+  static override readonly errorName = 'SessionLockLostError';
   constructor(readonly sessionId: string, readonly lockPath: string) {
     super(
       'session_lock_lost',
       `The writer lock of session ${JSON.stringify(sessionId)} (${lockPath}) was removed or replaced by someone else; nothing was written.`,
     );
   }
-  static override isInstance(error: unknown): error is SessionLockLostError {
-    return isErrorNamed(error, 'SessionLockLostError');
-  }
 }
 
 /** A node id the graph does not hold. */
 export class UnknownNodeError extends IndusagiError {
+  static override readonly errorName = 'UnknownNodeError';
   constructor(readonly sessionId: string, readonly nodeId: string) {
     super('unknown_node', `Session ${JSON.stringify(sessionId)} has no node ${JSON.stringify(nodeId)}.`);
-  }
-  static override isInstance(error: unknown): error is UnknownNodeError {
-    return isErrorNamed(error, 'UnknownNodeError');
   }
 }
 
 /** A turn (or timestamp) that cannot be stored: wrong shape, or not representable as JSON. */
 export class InvalidTurnError extends IndusagiError {
+  static override readonly errorName = 'InvalidTurnError';
   constructor(detail: string, options?: { cause?: unknown }) {
     super('invalid_turn', `Cannot append turn: ${detail}.`, options);
-  }
-  static override isInstance(error: unknown): error is InvalidTurnError {
-    return isErrorNamed(error, 'InvalidTurnError');
   }
 }
 
 /** A condensation node whose `firstKept` is not one of its ancestors, so its context cannot be rebuilt. */
 export class BrokenCondensationError extends IndusagiError {
+  static override readonly errorName = 'BrokenCondensationError';
   constructor(readonly sessionId: string, readonly summaryId: string, readonly firstKept: string) {
     super(
       'broken_condensation',
       `Session ${JSON.stringify(sessionId)}: condensation node ${summaryId} keeps a tail from ${firstKept}, which is not one of its ancestors.`,
     );
   }
-  static override isInstance(error: unknown): error is BrokenCondensationError {
-    return isErrorNamed(error, 'BrokenCondensationError');
-  }
 }
 
 /** `SessionGraph.fromRecords` was given records that do not form a whole graph (orphans, or a head naming no node). */
 export class SessionIntegrityError extends IndusagiError {
+  static override readonly errorName = 'SessionIntegrityError';
   constructor(readonly sessionId: string, readonly problems: string[]) {
     super('session_integrity', `Session ${JSON.stringify(sessionId)} records do not form a whole graph: ${problems.join('; ')}.`);
-  }
-  static override isInstance(error: unknown): error is SessionIntegrityError {
-    return isErrorNamed(error, 'SessionIntegrityError');
   }
 }
 
 /** The file system refused a read or write; `cause` holds the system error. Nothing unsaved was dropped. */
 export class SessionIoError extends IndusagiError {
+  static override readonly errorName = 'SessionIoError';
   constructor(readonly sessionId: string, readonly operation: string, cause: unknown) {
     super(
       'session_io',
       `Session ${JSON.stringify(sessionId)}: ${operation} failed: ${cause instanceof Error ? cause.message : String(cause)}.`,
       { cause },
     );
-  }
-  static override isInstance(error: unknown): error is SessionIoError {
-    return isErrorNamed(error, 'SessionIoError');
   }
 }
