@@ -1,0 +1,185 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import {
+  MemoryStoreClosedError,
+  openSqliteMemoryStore,
+  SqliteMemoryFileError,
+} from '../../src/memory-sqlite/index.js';
+import type { SqliteMemoryStore } from '../../src/memory-sqlite/index.js';
+import { memoryStoreContract } from '../memory/store-contract.js';
+
+const root = mkdtempSync(join(tmpdir(), 'indusagi-sqlite-memory-'));
+const opened: SqliteMemoryStore[] = [];
+let files = 0;
+const freshPath = () => join(root, `store-${++files}.db`);
+const open = async (path = freshPath()) => {
+  const store = await openSqliteMemoryStore(path);
+  opened.push(store);
+  return store;
+};
+
+afterAll(() => {
+  for (const store of opened) store.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+const repo = resolve(import.meta.dirname, '../..');
+const storeModule = join(repo, 'src/memory-sqlite/index.ts');
+
+/** Runs an ES module script in a fresh Node process (TypeScript through tsx); resolves with its stdout. */
+function runChild(source: string, opts: { imports?: string[]; onLine?: (line: string, kill: () => void) => void } = {}) {
+  const script = join(root, `child-${++files}.mts`);
+  writeFileSync(script, source);
+  return new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((done, fail) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', ...(opts.imports ?? []).flatMap((i) => ['--import', i]), script], { cwd: repo });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk;
+      for (const line of chunk.toString().split('\n')) if (line) opts.onLine?.(line, () => child.kill('SIGKILL'));
+    });
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+    child.on('error', fail);
+    child.on('close', (code, signal) => done({ code, signal, stdout, stderr }));
+  });
+}
+
+memoryStoreContract('openSqliteMemoryStore', () => open());
+
+describe('openSqliteMemoryStore durability', () => {
+  it('keeps what another process saved (and forgot) once each promise resolved, even when that process is then killed', async () => {
+    const path = freshPath();
+    let kept = '';
+    const child = await runChild(
+      `
+      import { openSqliteMemoryStore } from ${JSON.stringify(storeModule)};
+      const store = await openSqliteMemoryStore(${JSON.stringify(path)});
+      const kept = await store.save('The user prefers metric units', { kind: 'preference', meta: { from: 'child' } });
+      const gone = await store.save('Temporary fact about units');
+      await store.forget(gone.id);
+      console.log('done ' + kept.id);
+      setInterval(() => {}, 1000);
+    `,
+      {
+        onLine: (line, kill) => {
+          if (!line.startsWith('done ')) return;
+          kept = line.slice(5);
+          kill();
+        },
+      },
+    );
+    expect(child.stderr).toBe('');
+    expect(child.signal).toBe('SIGKILL');
+    const store = await open(path);
+    const hits = await store.search('units');
+    expect(hits).toHaveLength(1);
+    expect(hits[0]).toMatchObject({ id: kept, text: 'The user prefers metric units', kind: 'preference', meta: { from: 'child' } });
+    expect((await store.all()).map((r) => r.id)).toEqual([kept]);
+  });
+
+  it('lets two processes write the same file at once without losing a record', async () => {
+    const path = freshPath();
+    (await open(path)).close();
+    const writer = (tag: string) => `
+      import { openSqliteMemoryStore } from ${JSON.stringify(storeModule)};
+      const store = await openSqliteMemoryStore(${JSON.stringify(path)});
+      for (let i = 0; i < 40; i++) await store.save('${tag} entry ' + i, { kind: '${tag}' });
+      store.close();
+    `;
+    const results = await Promise.all([runChild(writer('left')), runChild(writer('right'))]);
+    for (const result of results) expect(result.stderr).toBe('');
+    const store = await open(path);
+    const all = await store.all();
+    expect(all).toHaveLength(80);
+    expect(await store.search('entry', { kind: 'left', k: 100 })).toHaveLength(40);
+  });
+
+  it('reopens the same file in one process with everything in it', async () => {
+    const path = freshPath();
+    const first = await open(path);
+    await first.save('first open');
+    first.close();
+    const second = await open(path);
+    await second.save('second open');
+    expect((await second.all()).map((r) => r.text)).toEqual(['first open', 'second open']);
+  });
+});
+
+describe('openSqliteMemoryStore errors', () => {
+  it('refuses use after close with MemoryStoreClosedError, and close is idempotent', async () => {
+    const store = await open();
+    store.close();
+    store.close();
+    await expect(store.save('late')).rejects.toBeInstanceOf(MemoryStoreClosedError);
+    await expect(store.search('late')).rejects.toBeInstanceOf(MemoryStoreClosedError);
+    await expect(store.forget('x')).rejects.toBeInstanceOf(MemoryStoreClosedError);
+    await expect(store.all()).rejects.toBeInstanceOf(MemoryStoreClosedError);
+  });
+
+  it('refuses a file that is not a database, and leaves it as it was', async () => {
+    const path = freshPath();
+    writeFileSync(path, 'these are my notes, not a database\n'.repeat(200));
+    const error = await openSqliteMemoryStore(path).catch((e: unknown) => e);
+    expect(SqliteMemoryFileError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain(path);
+  });
+
+  it('refuses a memory file from an unknown schema version rather than misreading it', async () => {
+    const path = freshPath();
+    const db = new Database(path);
+    db.pragma('user_version = 99');
+    db.close();
+    await expect(openSqliteMemoryStore(path)).rejects.toThrow(/schema version 99/);
+  });
+
+  it('reports a row with unreadable meta as a SqliteMemoryFileError naming the record', async () => {
+    const path = freshPath();
+    const store = await open(path);
+    const record = await store.save('has meta', { meta: { ok: true } });
+    const db = new Database(path);
+    db.prepare('UPDATE memory_records SET meta = ? WHERE id = ?').run('{broken', record.id);
+    db.close();
+    const error = await store.all().catch((e: unknown) => e);
+    expect(SqliteMemoryFileError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain(record.id);
+  });
+
+  it('without better-sqlite3 installed: indusagi/memory and the root layers still load, and opening rejects with SqliteUnavailableError', async () => {
+    // Makes the package unresolvable in the child, as on a machine that never installed it.
+    const hook = join(root, 'no-sqlite-hook.mjs');
+    writeFileSync(
+      hook,
+      `import { register } from 'node:module';
+       register('data:text/javascript,' + encodeURIComponent(\`
+         export async function resolve(specifier, context, next) {
+           if (specifier === 'better-sqlite3') {
+             const error = new Error("Cannot find package 'better-sqlite3'");
+             error.code = 'ERR_MODULE_NOT_FOUND';
+             throw error;
+           }
+           return next(specifier, context);
+         }\`));`,
+    );
+    const child = await runChild(
+      `
+      import { createMemoryStore } from ${JSON.stringify(join(repo, 'src/memory/index.ts'))};
+      import { createContextManager, memorySource } from ${JSON.stringify(join(repo, 'src/context/index.ts'))};
+      import { openSqliteMemoryStore, SqliteUnavailableError } from ${JSON.stringify(storeModule)};
+      const memory = createMemoryStore();
+      await memory.save('works without sqlite');
+      createContextManager({ budget: { maxTokens: 1000, count: (t) => t.length }, sources: [memorySource(memory)] });
+      const error = await openSqliteMemoryStore(${JSON.stringify(freshPath())}).catch((e) => e);
+      console.log(JSON.stringify({ hits: (await memory.search('sqlite')).length, unavailable: SqliteUnavailableError.isInstance(error), kind: error.kind, message: error.message }));
+    `,
+      { imports: [hook] },
+    );
+    expect(child.stderr).toBe('');
+    const outcome = JSON.parse(child.stdout);
+    expect(outcome).toMatchObject({ hits: 1, unavailable: true, kind: 'sqlite_unavailable' });
+    expect(outcome.message).toContain('npm install better-sqlite3');
+  });
+});

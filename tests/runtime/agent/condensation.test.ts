@@ -1,0 +1,82 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createAgent, SessionStore, CONDENSED_PREFIX } from '../../../src/runtime/index.js';
+import type { ModelRequest, RunEvent, Turn } from '../../../src/runtime/index.js';
+import { record, say, scriptedModel, tempDir, usage } from './helpers.js';
+
+let dir: Awaited<ReturnType<typeof tempDir>>;
+beforeEach(async () => {
+  dir = await tempDir();
+});
+afterEach(async () => {
+  await dir.remove();
+});
+
+const long = (label: string) => `${label} ${'lorem ipsum dolor sit amet '.repeat(70)}`;
+const tool = { name: 'noop', description: 'Does nothing.', inputSchema: { type: 'object' }, execute: () => 'ok' };
+// The summarizer's request is the only one sent without the agent's tools.
+const isSummaryRequest = (request: ModelRequest) => request.tools.length === 0;
+const firstText = (turn: Turn) => (turn.blocks[0].kind === 'text' ? turn.blocks[0].text : '');
+
+/** Answers the conversation with long replies and the summarizer with a short summary. */
+function talkativeModel(options: { overflowOnce?: boolean; overflowAlways?: boolean } = {}) {
+  let overflowed = false;
+  const answer = (request: ModelRequest) => {
+    if (isSummaryRequest(request)) return say('The user and the assistant exchanged long greetings.', usage(900, 30));
+    if (options.overflowAlways || (options.overflowOnce && !overflowed && request.messages.length >= 7)) {
+      overflowed = true;
+      throw Object.assign(new Error('prompt is too long: 5200 tokens > 4000 maximum'), { status: 400 });
+    }
+    // Report a prompt size like the API would, so the conductor's calibration sees the real growth.
+    return say(long('reply'), usage(Math.ceil(JSON.stringify(request.messages).length / 4), 500));
+  };
+  return scriptedModel(...Array.from({ length: 40 }, () => answer));
+}
+
+const config = { model: 'claude-test', tools: [tool], contextWindow: 4_000, maxOutputTokens: 400, compaction: { keepRecent: 2 } };
+
+describe('condensation in the conductor (AgentConfig.compaction)', () => {
+  it('condenses before the call that would not fit, publishes compacted, counts the summarizer, and resumes condensed', async () => {
+    const model = talkativeModel();
+    const agent = createAgent({ ...config, sessionId: 'condensed' }, { invokeModel: model.invoke, store: new SessionStore(dir.path) });
+    const events = record(agent);
+
+    let snapshot;
+    for (let i = 0; i < 4 && !events.some((e) => e.kind === 'compacted'); i++) snapshot = await agent.submit(long(`question ${i}`));
+
+    const compacted = events.find((e): e is Extract<RunEvent, { kind: 'compacted' }> => e.kind === 'compacted');
+    expect(compacted).toBeDefined();
+    expect(compacted!.removed).toBeGreaterThan(0);
+    expect(compacted!.tokensAfter).toBeLessThan(compacted!.tokensBefore);
+    const summaryCall = model.requests.findIndex(isSummaryRequest);
+    const next = model.requests[summaryCall + 1];
+    expect(firstText(next.messages[0]).startsWith(CONDENSED_PREFIX)).toBe(true);
+    expect(firstText(next.messages[0])).toContain('exchanged long greetings');
+    expect(snapshot!.messages).toEqual(next.messages.concat(snapshot!.messages.slice(-1)));
+    // The run's totals include the summarizer's call: one reply of 500 output tokens plus a summary of 30.
+    expect(snapshot!.usage.outputTokens).toBe(500 + 30);
+    await agent.close();
+
+    const resumed = await createAgent(config, { invokeModel: model.invoke, store: new SessionStore(dir.path) }).resume('condensed');
+    expect(resumed.messages).toEqual(snapshot!.messages);
+  });
+
+  it('condenses once more and retries when the API still says the prompt is too long', async () => {
+    const model = talkativeModel({ overflowOnce: true });
+    const agent = createAgent({ ...config, compaction: { keepRecent: 2, triggerRatio: 1 }, contextWindow: 100_000 }, { invokeModel: model.invoke });
+    const events = record(agent);
+
+    for (let i = 0; i < 3; i++) await agent.submit(long(`question ${i}`));
+    const last = await agent.submit(long('question 3'));
+
+    expect(last.status).toBe('settled');
+    expect(events.filter((e) => e.kind === 'compacted')).toHaveLength(1);
+    expect(firstText(last.messages[0]).startsWith(CONDENSED_PREFIX)).toBe(true);
+  });
+
+  it('faults with context_overflow when condensing cannot make the prompt fit', async () => {
+    const model = talkativeModel({ overflowAlways: true });
+    const agent = createAgent({ ...config, contextWindow: 100_000 }, { invokeModel: model.invoke });
+
+    await expect(agent.submit('hi')).rejects.toMatchObject({ kind: 'context_overflow' });
+  });
+});

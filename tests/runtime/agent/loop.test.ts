@@ -1,0 +1,276 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createAgent, DEFAULT_MAX_STEPS, RunFault, AgentConfigError } from '../../../src/runtime/index.js';
+import type { ToolDefinition, Turn } from '../../../src/runtime/index.js';
+import { ToolError, ToolNameCollisionError, DuplicateToolError } from '../../../src/tools/index.js';
+import { call, deferred, record, say, scriptedModel } from './helpers.js';
+
+const schema = { type: 'object', properties: {} };
+const tool = (name: string, execute: ToolDefinition['execute'], extra: Partial<ToolDefinition> = {}): ToolDefinition => ({
+  name,
+  description: `The ${name} tool.`,
+  inputSchema: schema,
+  execute,
+  ...extra,
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('the loop through createAgent', () => {
+  it('runs a multi-step tool conversation and sends each result back until the model stops asking', async () => {
+    const model = scriptedModel(
+      call({ name: 'add', input: { a: 1, b: 2 }, id: 'c1' }),
+      call({ name: 'add', input: { a: 3, b: 4 }, id: 'c2' }),
+      say('1+2=3 and 3+4=7'),
+    );
+    const add = tool('add', (input: { a: number; b: number }) => input.a + input.b);
+    const agent = createAgent({ model: 'claude-sonnet-4-5', tools: [add] }, { invokeModel: model.invoke });
+
+    const snapshot = await agent.submit('add things');
+
+    expect(snapshot.status).toBe('settled');
+    expect(snapshot.text).toBe('1+2=3 and 3+4=7');
+    expect(model.requests).toHaveLength(3);
+    expect(model.requests[1].messages.at(-1)).toEqual({ role: 'user', blocks: [{ kind: 'tool_result', callId: 'c1', content: '3' }] });
+    expect(model.requests[2].messages.at(-1)).toEqual({ role: 'user', blocks: [{ kind: 'tool_result', callId: 'c2', content: '7' }] });
+    expect(snapshot.messages.map((t) => t.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
+    expect(snapshot.usage).toEqual({ inputTokens: 30, outputTokens: 15, cacheWriteTokens: 0, cacheReadTokens: 0 });
+  });
+
+  it('runs parallel calls at once and returns results in call order even when they finish out of order', async () => {
+    const gates = { slow: deferred(), fast: deferred() };
+    const started: string[] = [];
+    const slow = tool('slow', async () => {
+      started.push('slow');
+      await gates.slow.promise;
+      return 'slow done';
+    });
+    const fast = tool('fast', async () => {
+      started.push('fast');
+      await gates.fast.promise;
+      return 'fast done';
+    });
+    const model = scriptedModel(call({ name: 'slow', id: 'a' }, { name: 'fast', id: 'b' }), say('ok'));
+    const agent = createAgent({ model: 'm', tools: [slow, fast] }, { invokeModel: model.invoke });
+    const events = record(agent);
+
+    const run = agent.submit('go');
+    await vi.waitFor(() => expect(started).toEqual(['slow', 'fast']));
+    gates.fast.resolve();
+    await vi.waitFor(() => expect(events.some((e) => e.kind === 'tool_finished' && e.callId === 'b')).toBe(true));
+    gates.slow.resolve();
+    await run;
+
+    const finished = events.filter((e) => e.kind === 'tool_finished').map((e) => (e as { callId: string }).callId);
+    expect(finished).toEqual(['b', 'a']);
+    expect(model.requests[1].messages.at(-1)!.blocks).toEqual([
+      { kind: 'tool_result', callId: 'a', content: 'slow done' },
+      { kind: 'tool_result', callId: 'b', content: 'fast done' },
+    ]);
+  });
+
+  it('runs calls one at a time, in call order, with `sequential`', async () => {
+    const log: string[] = [];
+    const step = (name: string) =>
+      tool(name, async () => {
+        log.push(`${name} start`);
+        await new Promise((r) => setImmediate(r));
+        log.push(`${name} end`);
+        return name;
+      });
+    const model = scriptedModel(call({ name: 'one', id: '1' }, { name: 'two', id: '2' }), say('done'));
+    const agent = createAgent({ model: 'm', tools: [step('one'), step('two')], sequential: true }, { invokeModel: model.invoke });
+
+    await agent.submit('go');
+
+    expect(log).toEqual(['one start', 'one end', 'two start', 'two end']);
+  });
+
+  it('shows the model sanitized names while execute, events, snapshots and stored turns keep the dotted ones', async () => {
+    const seen: unknown[] = [];
+    const list = tool('notes.list', (input, ctx) => {
+      seen.push({ input, callId: ctx.callId });
+      return ['buy milk'];
+    });
+    const model = scriptedModel(call({ name: 'notes_list', input: { tag: 'home' }, id: 'n1' }), say('You have one note.'));
+    const agent = createAgent({ model: 'm', tools: [list] }, { invokeModel: model.invoke });
+    const events = record(agent);
+
+    const snapshot = await agent.submit('what notes?');
+
+    expect(model.requests[0].tools.map((t) => t.name)).toEqual(['notes_list']);
+    expect(model.requests[1].messages[1].blocks[0]).toMatchObject({ kind: 'tool_call', name: 'notes_list' });
+    expect(seen).toEqual([{ input: { tag: 'home' }, callId: 'n1' }]);
+    expect(events.find((e) => e.kind === 'tool_started')).toMatchObject({ name: 'notes.list', callId: 'n1' });
+    expect(events.find((e) => e.kind === 'tool_finished')).toMatchObject({ name: 'notes.list', result: ['buy milk'], isError: false });
+    expect(snapshot.messages[1].blocks[0]).toMatchObject({ kind: 'tool_call', name: 'notes.list' });
+    expect(model.requests[1].messages.at(-1)!.blocks[0]).toEqual({ kind: 'tool_result', callId: 'n1', content: '["buy milk"]' });
+  });
+
+  it('refuses at set-up two tool names that sanitize alike, and duplicate names', () => {
+    const noop = () => null;
+    expect(() => createAgent({ model: 'm', tools: [tool('a.b', noop), tool('a_b', noop)] }, { invokeModel: scriptedModel().invoke })).toThrow(
+      ToolNameCollisionError,
+    );
+    expect(() => createAgent({ model: 'm', tools: [tool('x', noop), tool('x', noop)] }, { invokeModel: scriptedModel().invoke })).toThrow(
+      DuplicateToolError,
+    );
+  });
+
+  it('refuses a config that cannot work before anything runs', () => {
+    const invokeModel = scriptedModel().invoke;
+    expect(() => createAgent({ model: '' }, { invokeModel })).toThrow(AgentConfigError);
+    expect(() => createAgent({ model: 'm', maxSteps: 0 }, { invokeModel })).toThrow(/maxSteps/);
+    expect(() => createAgent({ model: 'm', maxOutputTokens: 1.5 }, { invokeModel })).toThrow(/maxOutputTokens/);
+  });
+
+  it('sends a ToolError message with is_error, and any other throw as "Internal error" after logging it', async () => {
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const boom = new Error('database password is hunter2');
+    const picky = tool('picky', () => {
+      throw new ToolError('title must not be empty');
+    });
+    const broken = tool('broken', () => {
+      throw boom;
+    });
+    const model = scriptedModel(call({ name: 'picky', id: 'p' }, { name: 'broken', id: 'b' }), say('sorry'));
+    const agent = createAgent({ model: 'm', tools: [picky, broken] }, { invokeModel: model.invoke });
+    const events = record(agent);
+
+    const snapshot = await agent.submit('try');
+
+    expect(snapshot.status).toBe('settled');
+    expect(model.requests[1].messages.at(-1)!.blocks).toEqual([
+      { kind: 'tool_result', callId: 'p', content: 'title must not be empty', isError: true },
+      { kind: 'tool_result', callId: 'b', content: 'Internal error', isError: true },
+    ]);
+    expect(events.filter((e) => e.kind === 'tool_finished')).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ callId: 'p', isError: true, result: 'title must not be empty' }),
+        expect.objectContaining({ callId: 'b', isError: true, result: 'Internal error' }),
+      ]),
+    );
+    expect(logged).toHaveBeenCalledWith(expect.stringContaining('"broken"'), boom);
+  });
+
+  it('sends a string result as it is, any other value as JSON, and undefined as an empty result', async () => {
+    const text = tool('text', () => 'plain "text"');
+    const object = tool('object', () => ({ ok: true, n: 2 }));
+    const nothing = tool('nothing', () => undefined);
+    const model = scriptedModel(call({ name: 'text', id: 't' }, { name: 'object', id: 'o' }, { name: 'nothing', id: 'n' }), say('done'));
+    const agent = createAgent({ model: 'm', tools: [text, object, nothing] }, { invokeModel: model.invoke });
+    const events = record(agent);
+
+    await agent.submit('go');
+
+    expect(model.requests[1].messages.at(-1)!.blocks).toEqual([
+      { kind: 'tool_result', callId: 't', content: 'plain "text"' },
+      { kind: 'tool_result', callId: 'o', content: '{"ok":true,"n":2}' },
+      { kind: 'tool_result', callId: 'n', content: '' },
+    ]);
+    expect(events.find((e) => e.kind === 'tool_finished' && e.callId === 'o')).toMatchObject({ result: { ok: true, n: 2 }, isError: false });
+  });
+
+  it('answers unknown tools and input that is not a JSON object with error results, and goes on', async () => {
+    const runs: unknown[] = [];
+    const echo = tool('echo', (input) => (runs.push(input), 'echoed'));
+    const model = scriptedModel(
+      call({ name: 'nope', id: 'u' }, { name: 'echo', input: '{"text": tru', id: 'j' }, { name: 'echo', input: { text: 'hi' }, id: 'ok' }),
+      say('recovered'),
+    );
+    const agent = createAgent({ model: 'm', tools: [echo] }, { invokeModel: model.invoke });
+
+    const snapshot = await agent.submit('go');
+
+    expect(snapshot.status).toBe('settled');
+    const [unknown, invalid, fine] = model.requests[1].messages.at(-1)!.blocks as Array<{ content: string; isError?: boolean }>;
+    expect(unknown).toMatchObject({ isError: true, content: expect.stringContaining('Unknown tool "nope"') });
+    expect(invalid).toMatchObject({ isError: true, content: expect.stringContaining('not valid JSON') });
+    expect(fine).toMatchObject({ content: 'echoed' });
+    expect(runs).toEqual([{ text: 'hi' }]);
+  });
+
+  it('ends with a max_steps fault, never a silent stop, when the model keeps calling tools', async () => {
+    const ping = tool('ping', () => 'pong');
+    const forever = () => call({ name: 'ping', id: `c${Math.random()}` });
+    const model = scriptedModel(forever, forever, forever, forever);
+    const agent = createAgent({ model: 'm', tools: [ping], maxSteps: 3 }, { invokeModel: model.invoke });
+    const events = record(agent);
+
+    const failure = await agent.submit('loop').catch((e: unknown) => e);
+
+    expect(RunFault.isInstance(failure)).toBe(true);
+    expect((failure as RunFault).kind).toBe('max_steps');
+    expect(model.requests).toHaveLength(3);
+    const faulted = events.at(-1);
+    expect(faulted).toMatchObject({ kind: 'faulted', error: { kind: 'max_steps' } });
+    // The last calls were answered: the history is consistent and the next submit can carry on.
+    expect((faulted as { snapshot: { messages: Turn[] } }).snapshot.messages.at(-1)!.blocks[0]).toMatchObject({ kind: 'tool_result', content: 'pong' });
+    expect(DEFAULT_MAX_STEPS).toBe(64);
+  });
+
+  it('never mutates what it hands out: snapshots are copies and later runs do not change them', async () => {
+    const model = scriptedModel(say('first'), say('second'));
+    const agent = createAgent({ model: 'm' }, { invokeModel: model.invoke });
+
+    const first = await agent.submit('one');
+    const frozen = structuredClone(first.messages);
+    await agent.submit('two');
+
+    expect(first.messages).toEqual(frozen);
+    expect(model.requests[1].messages).toHaveLength(3);
+  });
+
+  it('calls beforeModelCall before every model call, including between the steps of one tool loop, and afterModelCall with each usage', async () => {
+    const seen: number[] = [];
+    const usages: number[] = [];
+    const model = scriptedModel(call({ name: 't', id: '1' }), say('done'));
+    const agent = createAgent(
+      { model: 'm', tools: [tool('t', () => 'ok')] },
+      {
+        invokeModel: model.invoke,
+        hooks: {
+          beforeModelCall: async (context) => {
+            seen.push(context.length);
+            return context;
+          },
+          afterModelCall: (reply, sent) => {
+            usages.push(reply.usage!.inputTokens);
+            expect(sent.context.length).toBe(sent.request.messages.length);
+          },
+        },
+      },
+    );
+
+    await agent.submit('go');
+
+    expect(seen).toEqual([1, 3]);
+    expect(usages).toEqual([10, 10]);
+  });
+
+  it('adopts a condensed context from beforeModelCall for this and later calls', async () => {
+    const model = scriptedModel(say('a'), say('b'), say('c'));
+    const condense = (context: readonly Turn[]): Turn[] =>
+      context.length < 5 ? (context as Turn[]) : [{ role: 'user', blocks: [{ kind: 'text', text: '[condensed earlier context] talk' }] }, ...context.slice(-1)];
+    const agent = createAgent({ model: 'm' }, { invokeModel: model.invoke, hooks: { beforeModelCall: condense } });
+
+    await agent.submit('one');
+    await agent.submit('two');
+    const third = await agent.submit('three');
+
+    expect(model.requests[2].messages.map((t) => (t.blocks[0] as { text: string }).text)).toEqual(['[condensed earlier context] talk', 'three']);
+    expect(third.messages).toHaveLength(3);
+  });
+
+  it('faults with invalid_request when beforeModelCall returns a context the session cannot record', async () => {
+    const model = scriptedModel(say('never'));
+    const agent = createAgent({ model: 'm' }, { invokeModel: model.invoke, hooks: { beforeModelCall: () => [] } });
+
+    const failure = (await agent.submit('hi').catch((e: unknown) => e)) as RunFault;
+
+    expect(failure.kind).toBe('invalid_request');
+    expect(model.requests).toHaveLength(0);
+    expect(failure.snapshot.messages).toHaveLength(1);
+  });
+});

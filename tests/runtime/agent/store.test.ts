@@ -1,0 +1,100 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createAgent, SessionStore, CONDENSED_PREFIX } from '../../../src/runtime/index.js';
+import type { SessionGraph, SessionStoreLike, Turn } from '../../../src/runtime/index.js';
+import { call, say, scriptedModel, tempDir } from './helpers.js';
+
+let dir: Awaited<ReturnType<typeof tempDir>>;
+beforeEach(async () => {
+  dir = await tempDir();
+});
+afterEach(async () => {
+  await dir.remove();
+});
+
+/** A real store that counts its durable writes. */
+function countingStore(root: string) {
+  const store = new SessionStore(root);
+  const counts = { persist: 0 };
+  const counted: SessionStoreLike = {
+    loadSession: (id) => store.loadSession(id),
+    openSession: (id) => store.openSession(id),
+    persist: (graph: SessionGraph) => {
+      counts.persist++;
+      return store.persist(graph);
+    },
+    closeSession: (id) => store.closeSession(id),
+  };
+  return { store: counted, counts };
+}
+
+const texts = (turns: Turn[]) => turns.map((t) => t.blocks.map((b) => (b.kind === 'text' ? b.text : b.kind)).join('|'));
+
+describe('the conductor over a session store', () => {
+  it('persists each run once, however many steps it took, and a fresh agent resumes the conversation', async () => {
+    const { store, counts } = countingStore(dir.path);
+    const tools = [{ name: 'clock.now', description: 'Now.', inputSchema: { type: 'object' }, execute: () => '12:00' }];
+    const model = scriptedModel(call({ name: 'clock_now', id: 't1' }), call({ name: 'clock_now', id: 't2' }), say('It is noon.'), say('Still noon.'));
+    const agent = createAgent({ model: 'm', tools, sessionId: 'clock-chat' }, { store, invokeModel: model.invoke });
+
+    const first = await agent.submit('time?');
+    expect(counts.persist).toBe(1);
+    await agent.submit('and now?');
+    expect(counts.persist).toBe(2);
+    await agent.close();
+
+    const fresh = createAgent({ model: 'm', tools }, { store: new SessionStore(dir.path), invokeModel: scriptedModel(say('Yes.')).invoke });
+    const resumed = await fresh.resume('clock-chat');
+    expect(fresh.sessionId).toBe('clock-chat');
+    expect(resumed.messages).toHaveLength(first.messages.length + 2);
+    expect(resumed.status).toBe('settled');
+    const next = await fresh.submit('sure?');
+    expect(texts(next.messages).slice(-2)).toEqual(['sure?', 'Yes.']);
+    await fresh.close();
+  });
+
+  it('persists a faulted run too, so the prompt is not lost', async () => {
+    const { store, counts } = countingStore(dir.path);
+    const agent = createAgent({ model: 'm', sessionId: 's' }, { store, invokeModel: () => Promise.reject(new Error('offline')) });
+
+    await expect(agent.submit('remember this')).rejects.toMatchObject({ kind: 'model_error' });
+    expect(counts.persist).toBe(1);
+    await agent.close();
+
+    const graph = await new SessionStore(dir.path).loadSession('s');
+    expect(texts(graph.resume(graph.leaf!))).toEqual(['remember this']);
+  });
+
+  it('faults with store_error when the session is held by another writer', async () => {
+    const holder = new SessionStore(dir.path);
+    await holder.openSession('busy');
+    const agent = createAgent({ model: 'm', sessionId: 'busy' }, { store: new SessionStore(dir.path), invokeModel: scriptedModel(say('no')).invoke });
+
+    await expect(agent.submit('hi')).rejects.toMatchObject({ kind: 'store_error', snapshot: { status: 'faulted' } });
+    await holder.closeSession('busy');
+    await expect(agent.submit('hi')).resolves.toMatchObject({ status: 'settled' });
+    await agent.close();
+  });
+
+  it('records a condensation in the session, so a resumed agent sees the condensed context', async () => {
+    const summary: Turn = { role: 'user', blocks: [{ kind: 'text', text: `${CONDENSED_PREFIX} we said hello twice` }] };
+    const condense = (context: readonly Turn[]) => (context.length >= 5 ? [summary, ...context.slice(-1)] : (context as Turn[]));
+    const model = scriptedModel(say('hello 1'), say('hello 2'), say('hello 3'), say('resumed answer'));
+    const agent = createAgent({ model: 'm', sessionId: 'long' }, { store: new SessionStore(dir.path), invokeModel: model.invoke, hooks: { beforeModelCall: condense } });
+    await agent.submit('one');
+    await agent.submit('two');
+    const third = await agent.submit('three');
+    await agent.close();
+    expect(texts(third.messages)).toEqual([summary.blocks[0].kind === 'text' ? summary.blocks[0].text : '', 'three', 'hello 3']);
+
+    const fresh = createAgent({ model: 'm' }, { store: new SessionStore(dir.path), invokeModel: model.invoke });
+    const resumed = await fresh.resume('long');
+    expect(resumed.messages).toEqual(third.messages);
+    await fresh.submit('four');
+    expect(texts(model.requests[3].messages)).toEqual([...texts(third.messages), 'four']);
+    await fresh.close();
+
+    // Nothing was deleted: the full history is still on the path.
+    const graph = await new SessionStore(dir.path).loadSession('long');
+    expect(graph.pathTo(graph.leaf!).length).toBe(9);
+  });
+});

@@ -1,0 +1,292 @@
+import { describe, expect, it } from 'vitest';
+import {
+  CONDENSED_PREFIX,
+  CompactionInputError,
+  Condenser,
+  ContextOverflowError,
+  SummarizerError,
+  estimateContextTokens,
+  estimateTextTokens,
+  estimateToolsTokens,
+  estimateTurnTokens,
+  findCutPoint,
+  isSummaryTurn,
+  modelCard,
+  type ModelTool,
+  type Turn,
+} from '../../../src/runtime/index.js';
+import { assistant, calls, promptOf, recordingInvoker, results, tailIsSelfContained, toolLoop, user } from './helpers.js';
+
+// limit = floor(10,000 × 0.8) = 8,000 estimated tokens; summaries are capped at 8,000 / 4 = 2,000.
+const card = modelCard('test-model', { contextWindow: 10_000, maxOutputTokens: 4_000 });
+const policy = { triggerRatio: 0.8, keepRecent: 4 };
+/** A turn of exactly `tokens` estimated tokens (surcharge included). */
+const sized = (tokens: number, role: 'user' | 'assistant' = 'user', label = ''): Turn =>
+  (role === 'user' ? user : assistant)(label.padEnd((tokens - 4) * 4, '.'));
+const ok = () => recordingInvoker(() => 'Goal: keep going. Identifiers: /repo/build.ts');
+
+describe('Condenser.plan', () => {
+  it('equals a full re-estimate at every step of a growing, replaced and resumed history', () => {
+    const systemText = 'You are a careful engineer. '.repeat(20);
+    const tools: ModelTool[] = [{ name: 'files_read', description: 'Reads a file', inputSchema: { type: 'object', properties: { path: { type: 'string' } } } }];
+    const condenser = new Condenser({ card, policy, invokeModel: ok(), systemText, tools });
+    const overhead = estimateTextTokens(systemText) + estimateToolsTokens(tools);
+    const full = (h: Turn[]) => overhead + estimateContextTokens(h);
+
+    let seed = 3;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    let history: Turn[] = [];
+    for (let step = 0; step < 200; step++) {
+      const r = random();
+      if (r < 0.8) history = [...history, sized(5 + Math.floor(random() * 300), random() < 0.5 ? 'user' : 'assistant')];
+      else if (r < 0.9) history = history.map((t) => structuredClone(t)); // a resume: same content, new objects
+      else history = [sized(50), ...history.slice(Math.floor(history.length / 2))]; // a replaced context
+      const plan = condenser.plan(history);
+      expect(plan.estimatedTokens, `step ${step}`).toBe(full(history));
+      expect(plan.shouldCompact).toBe(plan.estimatedTokens > 8_000);
+    }
+  });
+
+  it('reads only the turns appended since the last call, however long the history', () => {
+    const reads = new Map<number, number>();
+    const counted = (i: number): Turn => {
+      const blocks = sized(20).blocks;
+      return {
+        role: 'user',
+        get blocks() {
+          reads.set(i, (reads.get(i) ?? 0) + 1);
+          return blocks;
+        },
+      };
+    };
+    const history = Array.from({ length: 5_000 }, (_, i) => counted(i));
+    const condenser = new Condenser({ card, policy, invokeModel: ok() });
+    condenser.plan(history);
+    reads.clear();
+
+    history.push(counted(5_000), counted(5_001));
+    const plan = condenser.plan(history);
+    condenser.observeUsage(history, 1_234);
+    condenser.plan(history);
+
+    expect(plan.estimatedTokens).toBe(5_002 * 20);
+    expect([...reads.keys()].sort()).toEqual([5_000, 5_001]);
+  });
+
+  it('reserves the requested max_tokens for the reply', () => {
+    const history = [sized(3_000), sized(3_000)];
+    expect(new Condenser({ card, policy, invokeModel: ok(), maxOutputTokens: 2_000 }).plan(history).shouldCompact).toBe(false);
+    expect(new Condenser({ card, policy, invokeModel: ok(), maxOutputTokens: 2_001 }).plan(history).shouldCompact).toBe(true);
+  });
+
+  it('refuses a bad policy or budget at construction', () => {
+    expect(() => new Condenser({ card, policy: { keepRecent: -2 }, invokeModel: ok() })).toThrow(CompactionInputError);
+    expect(() => new Condenser({ card, policy, invokeModel: ok(), maxOutputTokens: -1 })).toThrow(CompactionInputError);
+    expect(() => new Condenser({ card, policy, invokeModel: ok(), summaryMaxTokens: 1.5 })).toThrow(CompactionInputError);
+  });
+});
+
+describe('Condenser.observeUsage', () => {
+  it('starts the next estimate from the reported count plus the estimate of what was added since', () => {
+    const condenser = new Condenser({ card, policy, invokeModel: ok(), systemText: 's'.repeat(400) });
+    const history = [sized(100), sized(100), sized(100)];
+    expect(condenser.plan(history).estimatedTokens).toBe(400);
+
+    condenser.observeUsage(history, 7_900);
+    expect(condenser.plan(history)).toEqual({ shouldCompact: false, estimatedTokens: 7_900 });
+    history.push(sized(150, 'assistant'), sized(50));
+    // The heuristic alone would say 600; the API's count says the next call is over the limit.
+    expect(condenser.plan(history)).toEqual({ shouldCompact: true, estimatedTokens: 8_100 });
+
+    // A report for a prefix of what the condenser has seen anchors at that prefix.
+    condenser.observeUsage(history.slice(0, 4), 1_000);
+    expect(condenser.plan(history).estimatedTokens).toBe(1_050);
+  });
+
+  it('is dropped when the history is replaced, e.g. by a resume', () => {
+    const condenser = new Condenser({ card, policy, invokeModel: ok() });
+    const history = [sized(100), sized(100)];
+    condenser.plan(history);
+    condenser.observeUsage(history, 5_000);
+    const resumed = history.map((t) => structuredClone(t));
+    expect(condenser.plan(resumed).estimatedTokens).toBe(200);
+  });
+
+  it('refuses a count that is not a whole number of tokens', () => {
+    const condenser = new Condenser({ card, policy, invokeModel: ok() });
+    expect(() => condenser.observeUsage([], Number.NaN)).toThrow(CompactionInputError);
+    expect(() => condenser.observeUsage([], -5)).toThrow(CompactionInputError);
+  });
+});
+
+describe('Condenser.condense', () => {
+  it('does nothing while the context fits, unless forced', async () => {
+    const invoke = ok();
+    const condenser = new Condenser({ card, policy, invokeModel: invoke });
+    const history = toolLoop(6);
+    expect(await condenser.condense(history)).toBeNull();
+    expect(invoke.requests).toHaveLength(0);
+
+    const forced = await condenser.condense(history, undefined, { force: true });
+    expect(forced?.keptFrom).toBe(findCutPoint(history, 4));
+    expect(invoke.requests).toHaveLength(1);
+  });
+
+  it('condenses at the keepRecent cut and reports what it did', async () => {
+    const invoke = ok();
+    const condenser = new Condenser({ card, policy, invokeModel: invoke, systemText: 'be brief' });
+    const history = Array.from({ length: 40 }, (_, i) => sized(210, i % 2 ? 'assistant' : 'user', `turn ${i}`));
+    const before = structuredClone(history);
+    const plan = condenser.plan(history);
+    expect(plan.shouldCompact).toBe(true);
+
+    const result = await condenser.condense(history);
+    expect(result).not.toBeNull();
+    const r = result!;
+    expect(r.keptFrom).toBe(36);
+    expect(r.removed).toBe(36);
+    expect(r.messages).toHaveLength(5);
+    expect(r.messages[0]).toBe(r.summaryTurn);
+    expect(isSummaryTurn(r.summaryTurn)).toBe(true);
+    expect(r.summary).toBe('Goal: keep going. Identifiers: /repo/build.ts');
+    r.messages.slice(1).forEach((turn, i) => expect(turn).toBe(history[36 + i]));
+    expect(r.tokensBefore).toBe(plan.estimatedTokens);
+    expect(r.tokensAfter).toBe(estimateTextTokens('be brief') + estimateContextTokens(r.messages));
+    expect(r.usage).toEqual({ inputTokens: 100, outputTokens: 20, cacheWriteTokens: 0, cacheReadTokens: 0 });
+    expect(history).toEqual(before);
+
+    // The summarizer got the dropped turns and a cap that fits the room.
+    const prompt = promptOf(invoke.requests[0]);
+    expect(prompt).toContain('turn 35');
+    expect(prompt).not.toContain('turn 36');
+    expect(invoke.requests[0].maxOutputTokens).toBe(2_000);
+
+    // The condenser continues from the condensed context, still in step with a full estimate.
+    const next = [...r.messages, sized(30)];
+    expect(condenser.plan(next)).toEqual({ shouldCompact: false, estimatedTokens: estimateTextTokens('be brief') + estimateContextTokens(next) });
+  });
+
+  it('keeps fewer turns when the kept tail holds a turn too big to keep, instead of looping', async () => {
+    const condenser = new Condenser({ card, policy, invokeModel: ok() });
+    const history = [...Array.from({ length: 10 }, () => sized(300)), sized(6_000, 'user', 'GIANT'), sized(50, 'assistant'), sized(50), sized(50, 'assistant')];
+    const result = await condenser.condense(history);
+    expect(result!.keptFrom).toBe(history.length - 3);
+    expect(result!.messages.some((t) => JSON.stringify(t).includes('GIANT'))).toBe(false);
+    expect(condenser.plan(result!.messages).shouldCompact).toBe(false);
+  });
+
+  it('goes below keepRecent when the whole short history does not fit', async () => {
+    const condenser = new Condenser({ card, policy: { keepRecent: 20 }, invokeModel: ok() });
+    const history = [sized(100), sized(100, 'assistant'), sized(7_800), sized(100, 'assistant'), sized(100)];
+    const result = await condenser.condense(history);
+    expect(result!.keptFrom).toBe(3);
+  });
+
+  it('never keeps a tool_result without its call when shrinking', async () => {
+    const condenser = new Condenser({ card, policy, invokeModel: ok() });
+    const history = [user('go'), calls({ id: 'a' }), results({ id: 'a', content: 'x'.repeat(32_000) }), calls({ id: 'b' }), results({ id: 'b' }), assistant('done')];
+    const result = await condenser.condense(history);
+    expect(result!.keptFrom).toBe(3);
+    expect(tailIsSelfContained(result!.messages)).toBe(true);
+  });
+
+  it('faults with context_overflow, before any model call, when even the last call/result pair cannot fit', async () => {
+    const invoke = ok();
+    const condenser = new Condenser({ card, policy, invokeModel: invoke, maxOutputTokens: 1_000 });
+    const history = [...toolLoop(3), calls({ id: 'big' }), results({ id: 'big', content: 'y'.repeat(30_000) })];
+    const before = structuredClone(history);
+    const error = await condenser.condense(history).catch((e) => e);
+    expect(ContextOverflowError.isInstance(error)).toBe(true);
+    expect(error.kind).toBe('context_overflow');
+    expect(error.limitTokens).toBe(8_000);
+    expect(error.neededTokens).toBeGreaterThan(8_000);
+    expect(error.message).toMatch(/last 2 turn\(s\)/);
+    expect(invoke.requests).toHaveLength(0);
+    expect(history).toEqual(before);
+  });
+
+  it('keeps nothing verbatim when keepRecent is 0', async () => {
+    const condenser = new Condenser({ card, policy: { keepRecent: 0 }, invokeModel: ok() });
+    const history = Array.from({ length: 40 }, () => sized(210));
+    const result = await condenser.condense(history);
+    expect(result!.keptFrom).toBe(40);
+    expect(result!.messages).toEqual([result!.summaryTurn]);
+  });
+
+  it('returns null when there is nothing it may drop', async () => {
+    const invoke = ok();
+    const condenser = new Condenser({ card, policy, invokeModel: invoke });
+    expect(await condenser.condense([sized(9_000)])).toBeNull();
+    expect(await condenser.condense([sized(9_000)], undefined, { force: true })).toBeNull();
+    expect(invoke.requests).toHaveLength(0);
+  });
+
+  it('faults with summarizer_failed and loses nothing when the summary call fails, then can try again', async () => {
+    const invoke = recordingInvoker((_, call) => (call === 0 ? new Error('socket hang up') : 'Goal: recovered'));
+    const condenser = new Condenser({ card, policy, invokeModel: invoke });
+    const history = Array.from({ length: 40 }, () => sized(210));
+    const before = structuredClone(history);
+
+    const error = await condenser.condense(history).catch((e) => e);
+    expect(SummarizerError.isInstance(error)).toBe(true);
+    expect(error.kind).toBe('summarizer_failed');
+    expect(history).toEqual(before);
+    expect(condenser.plan(history).shouldCompact).toBe(true);
+
+    const result = await condenser.condense(history);
+    expect(result!.summary).toBe('Goal: recovered');
+  });
+
+  it('folds a summary that came out too long into a later cut, carrying it forward', async () => {
+    // Tail at the keepRecent cut: 4 × 1,250 = 5,000 tokens, leaving room for ~2,988 of summary.
+    const history = [...Array.from({ length: 8 }, (_, i) => sized(400, 'user', `old ${i}`)), ...Array.from({ length: 4 }, (_, i) => sized(1_250, i % 2 ? 'assistant' : 'user', `recent ${i}`))];
+    const long = 'Identifiers: BILL-4471 ' + 'z'.repeat(13_000);
+    const invoke = recordingInvoker((_, call) => (call === 0 ? long : 'Goal: short now. Identifiers: BILL-4471'));
+    const condenser = new Condenser({ card, policy, invokeModel: invoke });
+
+    const result = await condenser.condense(history, undefined, { force: true });
+    expect(invoke.requests).toHaveLength(2);
+    const second = promptOf(invoke.requests[1]);
+    expect(second.split('<transcript>')[0]).toContain('Identifiers: BILL-4471');
+    expect(second).toContain('recent 0');
+    expect(second).not.toContain('old 0');
+    expect(result!.keptFrom).toBe(9);
+    expect(result!.summary).toBe('Goal: short now. Identifiers: BILL-4471');
+    expect(result!.usage.inputTokens).toBe(200);
+  });
+
+  it('gives up with context_overflow after a bounded number of calls when every summary is too long', async () => {
+    const history = [...Array.from({ length: 8 }, () => sized(400)), ...Array.from({ length: 4 }, () => sized(1_250))];
+    const invoke = recordingInvoker(() => 'z'.repeat(40_000));
+    const error = await new Condenser({ card, policy, invokeModel: invoke }).condense(history, undefined, { force: true }).catch((e) => e);
+    expect(ContextOverflowError.isInstance(error)).toBe(true);
+    expect(invoke.requests.length).toBeLessThanOrEqual(4);
+  });
+
+  it('carries the previous summary forward when condensing again', async () => {
+    const invoke = recordingInvoker((_, call) => (call === 0 ? 'Goal: ship. Identifiers: BILL-4471, /srv/billing/schema.sql' : 'Goal: ship. Identifiers: BILL-4471'));
+    const condenser = new Condenser({ card, policy, invokeModel: invoke });
+    const first = await condenser.condense(Array.from({ length: 40 }, () => sized(210)));
+
+    const grown = [...first!.messages, ...Array.from({ length: 36 }, () => sized(210))];
+    expect(condenser.plan(grown).shouldCompact).toBe(true);
+    const second = await condenser.condense(grown);
+
+    const carried = promptOf(invoke.requests[1]).split('<transcript>')[0];
+    expect(carried).toContain('PREVIOUS SUMMARY');
+    expect(carried).toContain('BILL-4471, /srv/billing/schema.sql');
+    expect(second!.messages.filter(isSummaryTurn)).toHaveLength(1);
+    expect((second!.messages[0].blocks[0] as { text: string }).text.startsWith(`${CONDENSED_PREFIX}\nGoal: ship.`)).toBe(true);
+  });
+
+  it('passes the abort signal to the summarizer', async () => {
+    const invoke = ok();
+    const controller = new AbortController();
+    await new Condenser({ card, policy, invokeModel: invoke }).condense(Array.from({ length: 40 }, () => sized(210)), controller.signal);
+    expect(invoke.requests[0].signal).toBe(controller.signal);
+  });
+});
+
+it('sizes test turns exactly', () => {
+  expect(estimateTurnTokens(sized(1_250))).toBe(1_250);
+});
