@@ -2,9 +2,9 @@
 // calls the same in-process model and tool directly. Also the ledger's fan-out rate to 3 subscribers
 // against calling 3 handlers in a plain loop. Targets: under 50 us of overhead per step; above
 // 5 million events a second to 3 subscribers.
-import { createAgent } from '../src/runtime/agent/index.js';
+import { createAgent } from '../src/entries/runtime.js';
 import { RunLedger, SnapshotAccumulator } from '../src/runtime/ledger/index.js';
-import type { ModelInvoker, ModelReply, RunEvent, ToolDefinition, Turn } from '../src/runtime/index.js';
+import type { ModelInvoker, ModelReply, RunEvent, ToolDefinition, Turn } from '../src/entries/runtime.js';
 import { fmt, median, now } from './stats.js';
 
 const STEPS = 1_000;

@@ -1,5 +1,6 @@
-// The public face of `indusagi`: everything in `indusagi/runtime`, plus tools, parts and context.
-export * from './runtime/index.js';
+// The public face of `indusagi`: everything in `indusagi/runtime`, plus tools, parts, context, chat
+// and the part-stream transport.
+export * from './entries/runtime.js';
 export * from './parts/index.js';
 export type { MemoryStore, MemoryRecord, RecallOptions } from './memory/types.js';
 export * from './tools/index.js';

@@ -2,8 +2,10 @@
 // Vue, Svelte, plain DOM or any other UI layer.
 export { AssistantStore, createAssistantStore } from './store.js';
 export { appendPartToReply, applyPartToThread, findToolPart } from './thread.js';
-export { assertAgentPart, assertAssistantItems } from './validate.js';
-export { InvalidPartError, InvalidItemError, InvalidStreamError, InvalidInputError, AssistantBusyError } from './errors.js';
+export { assertAssistantItems } from './validate.js';
+export { assertAgentPart } from '../parts/validate.js';
+export { InvalidItemError, InvalidInputError, AssistantBusyError } from './errors.js';
+export { InvalidPartError, InvalidStreamError } from '../parts/errors.js';
 export type {
   AssistantItem,
   AssistantUserItem,

@@ -6,9 +6,11 @@ import type {
   AssistantUserItem,
   ContinuationStream,
 } from './types.js';
-import { AssistantBusyError, InvalidInputError, InvalidStreamError, describeValue } from './errors.js';
+import { AssistantBusyError, InvalidInputError } from './errors.js';
+import { InvalidStreamError, describeValue } from '../parts/errors.js';
 import { applyPartToThread, findToolPart } from './thread.js';
-import { assertAgentPart, assertAssistantItems } from './validate.js';
+import { assertAgentPart } from '../parts/validate.js';
+import { assertAssistantItems } from './validate.js';
 
 type StartStream = (signal: AbortSignal) => AsyncIterable<AgentPart> | Promise<AsyncIterable<AgentPart>>;
 

@@ -1,46 +1,6 @@
-import type { AgentPart } from '../parts/types.js';
+import { partProblem } from '../parts/validate.js';
 import type { AssistantItem } from './types.js';
-import { InvalidItemError, InvalidPartError } from './errors.js';
-
-const MEMORY_OPS = new Set(['recalled', 'saved']);
-const CONTEXT_OPS = new Set(['recalled', 'loaded', 'saved', 'skipped']);
-
-// Parts cross process and network boundaries (the transport, a user's own fetch), so the store checks
-// the fields a renderer switches on instead of trusting the static type.
-function partProblem(value: unknown): string | null {
-  if (typeof value !== 'object' || value === null) return `a part must be an object, got ${value === null ? 'null' : typeof value}`;
-  const part = value as Record<string, unknown>;
-  switch (part.type) {
-    case 'text':
-      return typeof part.text === 'string' ? null : 'a text part needs a string "text"';
-    case 'tool':
-      if (typeof part.name !== 'string') return 'a tool part needs a string "name"';
-      if (typeof part.callId !== 'string') return 'a tool part needs a string "callId"';
-      if (part.isError !== undefined && typeof part.isError !== 'boolean') return 'a tool part\'s "isError" must be a boolean';
-      if (part.approvalId !== undefined && typeof part.approvalId !== 'string') return 'a tool part\'s "approvalId" must be a string';
-      return null;
-    case 'memory':
-      if (!MEMORY_OPS.has(part.op as string)) return `a memory part's "op" must be "recalled" or "saved", got ${JSON.stringify(part.op)}`;
-      return Array.isArray(part.records) ? null : 'a memory part needs a "records" array';
-    case 'context':
-      if (typeof part.source !== 'string') return 'a context part needs a string "source"';
-      if (!CONTEXT_OPS.has(part.op as string)) return `a context part's "op" must be "recalled", "loaded", "saved" or "skipped", got ${JSON.stringify(part.op)}`;
-      if (part.records !== undefined && !Array.isArray(part.records)) return 'a context part\'s "records" must be an array';
-      if (part.tools !== undefined && !(Array.isArray(part.tools) && part.tools.every((t) => typeof t === 'string'))) {
-        return 'a context part\'s "tools" must be an array of strings';
-      }
-      if (part.tokens !== undefined && (typeof part.tokens !== 'number' || !Number.isFinite(part.tokens))) return 'a context part\'s "tokens" must be a finite number';
-      return null;
-    default:
-      return `unknown part type ${JSON.stringify(part.type)}`;
-  }
-}
-
-/** Throws `InvalidPartError` unless `value` has the shape of an `AgentPart`. */
-export function assertAgentPart(value: unknown): asserts value is AgentPart {
-  const problem = partProblem(value);
-  if (problem !== null) throw new InvalidPartError(`Not an AgentPart: ${problem}.`);
-}
+import { InvalidItemError } from './errors.js';
 
 /** Throws `InvalidItemError` unless `items` is an array of `AssistantItem`s. */
 export function assertAssistantItems(items: unknown): asserts items is AssistantItem[] {

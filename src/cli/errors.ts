@@ -5,7 +5,7 @@ import { IndusagiError } from '../errors/index.js';
  * id. It is reported as one line and a non-zero exit, before anything stored is touched.
  */
 export class CliUsageError extends IndusagiError {
-  static override readonly errorName = 'CliUsageError';
+  static override readonly errorName: string = 'CliUsageError';
   constructor(message: string) {
     super('cli_usage', message);
   }

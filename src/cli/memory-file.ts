@@ -5,7 +5,7 @@ import { createMemoryStore, type MemoryRecord, type MemoryStore } from '../memor
 
 /** The command's memory file holds a line it cannot read; nothing was loaded or changed. */
 export class MemoryFileError extends IndusagiError {
-  static override readonly errorName = 'MemoryFileError';
+  static override readonly errorName: string = 'MemoryFileError';
   constructor(readonly path: string, readonly line: number, detail: string) {
     super('memory_file', `${path}:${line}: ${detail}`);
   }

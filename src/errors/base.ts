@@ -4,7 +4,7 @@ const NAMES = Symbol.for('indusagi.error.names');
 /**
  * Base of every error indusagi throws on purpose. `kind` is a stable machine-readable code.
  *
- * Each subclass names itself with a string literal, `static override readonly errorName = 'X'`: the
+ * Each subclass names itself with a string literal, `static override readonly errorName: string = 'X'`: the
  * name a bundler cannot rename. `name` is set from it, and `isInstance` checks it, so `X.isInstance`
  * holds across duplicated copies of the module and after minification, where neither `instanceof`
  * nor `constructor.name` can be trusted.

@@ -2,7 +2,7 @@ import { IndusagiError } from '../errors/index.js';
 
 /** `better-sqlite3` (an optional peer dependency) is not installed or its native build does not load. */
 export class SqliteUnavailableError extends IndusagiError {
-  static override readonly errorName = 'SqliteUnavailableError';
+  static override readonly errorName: string = 'SqliteUnavailableError';
   constructor(options?: { cause?: unknown }) {
     super(
       'sqlite_unavailable',
@@ -14,7 +14,7 @@ export class SqliteUnavailableError extends IndusagiError {
 
 /** The database file cannot be opened as a memory store, or holds rows this version cannot read. */
 export class SqliteMemoryFileError extends IndusagiError {
-  static override readonly errorName = 'SqliteMemoryFileError';
+  static override readonly errorName: string = 'SqliteMemoryFileError';
   constructor(message: string, options?: { cause?: unknown }) {
     super('sqlite_memory_file', message, options);
   }
@@ -22,7 +22,7 @@ export class SqliteMemoryFileError extends IndusagiError {
 
 /** The store was used after `close()`. */
 export class MemoryStoreClosedError extends IndusagiError {
-  static override readonly errorName = 'MemoryStoreClosedError';
+  static override readonly errorName: string = 'MemoryStoreClosedError';
   constructor() {
     super('memory_store_closed', 'This memory store is closed.');
   }

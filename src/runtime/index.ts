@@ -1,4 +1,5 @@
-// The public face of `indusagi/runtime`.
+// The vendor-free runtime: contract, ledger, models, usage, condensation, store, loop and the conductor.
+// The `indusagi/runtime` entry adds `createAgent` (this conductor with Claude as its default model).
 export * from './contract/index.js';
 export * from './ledger/index.js';
 export * from './models/index.js';

@@ -45,7 +45,7 @@ export interface LazyToolset {
 
 /** A tool spec or option `lazyToolset` cannot use. */
 export class LazyToolsetInputError extends IndusagiError {
-  static override readonly errorName = 'LazyToolsetInputError';
+  static override readonly errorName: string = 'LazyToolsetInputError';
   constructor(message: string) {
     super('lazy_toolset_input', message);
   }

@@ -5,7 +5,7 @@ import type { Toolset } from './toolset.js';
 
 /** Something passed to `mergeToolsets` that is not a `Toolset`. */
 export class InvalidToolsetError extends IndusagiError {
-  static override readonly errorName = 'InvalidToolsetError';
+  static override readonly errorName: string = 'InvalidToolsetError';
   constructor(readonly position: number, detail: string) {
     super('invalid_toolset', `mergeToolsets argument ${position} is not a toolset: ${detail}.`);
   }

@@ -5,7 +5,7 @@ import { IndusagiError } from '../errors/index.js';
  * the tool result, marked `is_error`. Any other thrown error reaches the model only as `Internal error`.
  */
 export class ToolError extends IndusagiError {
-  static override readonly errorName = 'ToolError';
+  static override readonly errorName: string = 'ToolError';
   constructor(message: string, options?: { cause?: unknown }) {
     super('tool_error', message, options);
   }

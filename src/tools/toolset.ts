@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ToolDefinition } from '../runtime/contract/tool.js';
 import { IndusagiError } from '../errors/index.js';
+import { ToolError } from './tool-error.js';
 
 /** A tool in the Anthropic API's shape, under its original (possibly dotted) name. */
 export type AnthropicToolSpec = { name: string; description: string; input_schema: object };
@@ -24,26 +25,47 @@ export interface Toolset {
 }
 
 export class UnknownToolError extends IndusagiError {
-  static override readonly errorName = 'UnknownToolError';
+  static override readonly errorName: string = 'UnknownToolError';
   constructor(readonly toolName: string) {
     super('unknown_tool', `No tool named "${toolName}".`);
   }
 }
 
 export class UnknownApprovalError extends IndusagiError {
-  static override readonly errorName = 'UnknownApprovalError';
+  static override readonly errorName: string = 'UnknownApprovalError';
   constructor(readonly actionId: string) {
     super('unknown_approval', `No pending tool call with approval id "${actionId}".`);
   }
 }
 
 export class DuplicateToolError extends IndusagiError {
-  static override readonly errorName = 'DuplicateToolError';
+  static override readonly errorName: string = 'DuplicateToolError';
   constructor(readonly toolName: string) {
     super('duplicate_tool', `Two tools are named "${toolName}".`);
   }
 }
 
+/** A call id the toolset already holds for approval: approving it must run exactly one call. */
+export class DuplicateCallIdError extends ToolError {
+  static override readonly errorName: string = 'DuplicateCallIdError';
+  constructor(readonly callId: string) {
+    super(`A call with id "${callId}" is already waiting for approval; one approval must run exactly one call.`);
+  }
+}
+
+// The pending-approval results toolsets minted for calls they hold. Anything else of that shape (JSON a
+// tool fetched, say) is only data: it must never turn into a request to approve somebody else's call.
+const held = new WeakSet<object>();
+
+/**
+ * True when `value` is a `PendingApprovalResult` that a toolset returned for a call it holds (and
+ * `approve(actionId)` will run). Use this, not the shape, to decide whether to offer approve/reject.
+ */
+export function isHeldApproval(value: unknown): value is PendingApprovalResult {
+  return typeof value === 'object' && value !== null && held.has(value);
+}
+
+/** True when `value` has the shape of a `PendingApprovalResult`; see `isHeldApproval` for whether a toolset holds it. */
 export function isPendingApproval(value: unknown): value is PendingApprovalResult {
   return (
     typeof value === 'object' &&
@@ -73,8 +95,11 @@ export function toToolset(definitions: readonly ToolDefinition[]): Toolset {
       if (!definition) throw new UnknownToolError(name);
       const callId = ctx?.callId ?? randomUUID();
       if (definition.needsApproval) {
+        if (pending.has(callId)) throw new DuplicateCallIdError(callId);
         pending.set(callId, { definition, input });
-        return { status: 'pending_approval', actionId: callId } satisfies PendingApprovalResult;
+        const result: PendingApprovalResult = { status: 'pending_approval', actionId: callId };
+        held.add(result);
+        return result;
       }
       return run(definition, input, ctx, callId);
     },

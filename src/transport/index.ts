@@ -17,5 +17,3 @@ export {
   PartStreamTruncatedError,
   RemoteStreamError,
 } from './errors.js';
-export { agentRunParts } from './agent-parts.js';
-export type { AgentLike } from './agent-parts.js';

@@ -1,6 +1,6 @@
 import type { AgentPart } from '../parts/types.js';
-import { InvalidStreamError, describeValue } from '../chat/errors.js';
-import { assertAgentPart } from '../chat/validate.js';
+import { InvalidStreamError, describeValue } from '../parts/errors.js';
+import { assertAgentPart } from '../parts/validate.js';
 import { ClientDisconnectedError } from './errors.js';
 import { encodePartFrame, publicErrorInfo } from './frames.js';
 import type { RemoteErrorInfo } from './frames.js';

@@ -1,5 +1,5 @@
 import type { AgentPart } from '../parts/types.js';
-import { assertAgentPart } from '../chat/validate.js';
+import { assertAgentPart } from '../parts/validate.js';
 import { PartStreamHttpError, PartStreamProtocolError, PartStreamTruncatedError, RemoteStreamError } from './errors.js';
 import type { PartFrame } from './frames.js';
 

@@ -7,7 +7,7 @@ import { chatConfig } from '../../src/cli/chat/config.js';
 import { openMemoryFile } from '../../src/cli/memory-file.js';
 import { Workspace } from '../../src/cli/tools/index.js';
 import { DEMO_MODEL_CARD, startDemoModel, type DemoModel } from '../../src/demo/index.js';
-import { createAgent, SessionStore, type RunEvent } from '../../src/runtime/index.js';
+import { createAgent, SessionStore, type RunEvent } from '../../src/entries/runtime.js';
 
 let dir: string;
 let demo: DemoModel;

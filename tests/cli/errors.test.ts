@@ -77,7 +77,7 @@ describe('indusagi chat: bad input inside a chat', () => {
     expect(errors).toEqual([
       expect.stringMatching(/^✗ error: Session ".*" has 1 tool call\(s\) waiting for approval \(files\.write toolu_\S+\); approve or reject them before submitting\.$/),
       `✗ error: session ${sessionId} has no node 0000ffff`,
-      `✗ error: node ${toolCallNode.id.slice(0, 8)} is a tool call without its result; fork at its result or at an answer`,
+      `✗ error: Cannot branch session "${sessionId}": node ${toolCallNode.id} is a reply whose tool calls have no result there; branch from its results or from an answer.`,
       expect.stringMatching(/^✗ error: no session "nobody" in .*; "indusagi sessions ls" lists them$/),
       '✗ error: Invalid session id "../etc": it contains a path separator.',
       '✗ error: no waiting call has the id toolu_nope',

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent, modelCard, SessionStore } from '../../src/runtime/index.js';
+import { createAgent, modelCard, SessionStore } from '../../src/entries/runtime.js';
 import { reply, startAnthropicServer } from '../support/anthropic-server.js';
 import { makeWorkspace, runCli } from './cli-process.js';
 

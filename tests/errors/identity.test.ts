@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // Two minified bundles of the same error classes, as two bundlers (or two copies of the package in one
 // app) would produce: class names are mangled, and each copy has its own classes.
-type Errors = typeof import('../../src/runtime/index.js');
+type Errors = typeof import('../../src/entries/runtime.js');
 type Copy = Pick<Errors, 'IndusagiError' | 'RunFault' | 'RunAbortedError' | 'SessionLockedError'> & Pick<typeof import('../../src/tools/index.js'), 'ToolError'>;
 
 let dir: string;
@@ -68,7 +68,7 @@ describe('error identity after minification, across two copies of the module', (
 
   it('recognises a subclass of yours that names itself, and one that does not by identity', () => {
     class QuotaError extends a.IndusagiError {
-      static override readonly errorName = 'QuotaError';
+      static override readonly errorName: string = 'QuotaError';
       constructor() {
         super('quota', 'over quota');
       }

@@ -1,6 +1,6 @@
 // Shared pieces for the context-wiring tests: a small tool catalogue, readers for the request bodies
 // the loopback Anthropic server recorded, and a fake model that reports prompt sizes like the API.
-import type { ToolDefinition } from '../../src/runtime/index.js';
+import type { ToolDefinition } from '../../src/entries/runtime.js';
 import type { AgentPart } from '../../src/parts/index.js';
 import { toToolset, mergeToolsets } from '../../src/tools/index.js';
 import type { AnthropicTestServer, MessageScript, Script } from './anthropic-server.js';

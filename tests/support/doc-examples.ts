@@ -6,14 +6,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const repo = resolve(import.meta.dirname, '../..');
-const ENTRIES: Record<string, string> = {
-  indusagi: 'src/index.ts',
-  'indusagi/memory': 'src/memory/index.ts',
-  'indusagi/memory/sqlite': 'src/memory-sqlite/index.ts',
-  'indusagi/runtime': 'src/runtime/index.ts',
-  'indusagi/anthropic': 'src/providers/anthropic/index.ts',
-  'indusagi/chat': 'src/chat/index.ts',
-};
+// Every entry of the package's exports map, at its source file: what `import 'indusagi/x'` loads once built.
+const ENTRIES: Record<string, string> = Object.fromEntries(
+  Object.entries(JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')).exports as Record<string, string | { import?: string; default?: string }>)
+    .map(([key, target]) => [key, typeof target === 'string' ? target : (target.import ?? target.default)] as const)
+    .filter((entry): entry is readonly [string, string] => entry[1]?.startsWith('./dist/') === true)
+    .map(([key, file]) => [`indusagi${key.slice(1)}`, file.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts')]),
+);
 
 /** Where the blocks run: the repo by default; a scratch folder and extra variables for examples that write files or talk to a model. */
 export type DocRunOptions = { cwd?: string; env?: Record<string, string> };

@@ -1,12 +1,13 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent } from '../../src/runtime/agent/index.js';
-import type { Agent, ToolDefinition } from '../../src/runtime/index.js';
+import { createAgent } from '../../src/entries/runtime.js';
+import type { Agent, ToolDefinition } from '../../src/entries/runtime.js';
 import { RunFault } from '../../src/runtime/loop/errors.js';
 import { DEMO_MODEL_ID, startDemoModel } from '../../src/demo/index.js';
 import type { DemoModel } from '../../src/demo/index.js';
 import { ToolError } from '../../src/tools/index.js';
-import { RemoteStreamError, agentRunParts, fetchParts, sendParts } from '../../src/transport/index.js';
+import { RemoteStreamError, fetchParts, sendParts } from '../../src/transport/index.js';
+import { agentRunParts } from '../../src/parts/index.js';
 import type { PartStreamOutcome } from '../../src/transport/index.js';
 import type { AgentPart } from '../../src/parts/index.js';
 import { startServer, turn } from './server.js';

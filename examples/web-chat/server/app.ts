@@ -2,11 +2,12 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { IndusagiError } from '../../../src/errors/index.js';
-import { createAgent } from '../../../src/runtime/agent/index.js';
-import { SessionStore } from '../../../src/runtime/index.js';
+import { createAgent } from '../../../src/entries/runtime.js';
+import { SessionStore } from '../../../src/entries/runtime.js';
 import type { AnthropicClientLike } from '../../../src/providers/anthropic/index.js';
 import { createMemoryStore } from '../../../src/memory/index.js';
-import { agentRunParts, sendParts } from '../../../src/transport/index.js';
+import { sendParts } from '../../../src/transport/index.js';
+import { agentRunParts } from '../../../src/parts/index.js';
 import { Workspace, builtInTools } from '../../../src/cli/tools/index.js';
 import { serveStatic } from './static.js';
 import { itemsFromTurns } from './thread.js';
@@ -32,7 +33,7 @@ const MAX_BODY = 1024 * 1024;
 
 /** A request the API cannot act on; answered with 400 and this message. */
 class BadRequestError extends IndusagiError {
-  static override readonly errorName = 'BadRequestError';
+  static override readonly errorName: string = 'BadRequestError';
   constructor(message: string, options?: { cause?: unknown }) {
     super('bad_request', message, options);
   }

@@ -2,7 +2,7 @@ import type { AgentPart } from '../../../src/parts/index.js';
 import type { AssistantItem } from '../../../src/chat/index.js';
 import { applyPartToThread, findToolPart } from '../../../src/chat/index.js';
 import { CONDENSED_PREFIX } from '../../../src/runtime/contract/turn.js';
-import type { PendingApproval, Turn } from '../../../src/runtime/index.js';
+import type { PendingApproval, Turn } from '../../../src/entries/runtime.js';
 
 /**
  * The chat thread as the page showed it live, rebuilt from the session's turns: a tool result (which

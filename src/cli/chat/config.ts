@@ -1,4 +1,4 @@
-import type { AgentConfig } from '../../runtime/contract/agent.js';
+import type { AgentConfig } from '../../runtime/agent/index.js';
 import type { MemoryStore } from '../../memory/index.js';
 import type { ModelChoice } from '../model.js';
 import { builtInTools, type Workspace } from '../tools/index.js';

@@ -1,7 +1,6 @@
-import type { Agent, AgentConfig } from '../../runtime/contract/agent.js';
+import type { Agent } from '../../runtime/agent/index.js';
 import type { PendingApproval, RunSnapshot } from '../../runtime/contract/events.js';
-import type { ModelInvoker } from '../../runtime/contract/model.js';
-import type { SessionStore } from '../../runtime/store/index.js';
+import { loadReportProblems, type SessionStore } from '../../runtime/store/index.js';
 import { RunFault } from '../../runtime/loop/index.js';
 import { CliUsageError } from '../errors.js';
 import { oneLine } from '../output.js';
@@ -9,15 +8,12 @@ import type { Paint } from '../style.js';
 import { listSessions, loadExisting, renderTree, resolveNode, shortId, excerpt } from '../sessions/index.js';
 import type { RunRenderer } from './render.js';
 import { parseSlash, SLASH_HELP, type SlashCommand } from './slash.js';
-import { condenseNow } from './compact-now.js';
 
 export type ChatDeps = {
+  /** Read without the writer lock, for listings, the tree and resolving node prefixes; the agent writes. */
   store: SessionStore;
-  /** A fresh agent on `sessionId`; called again whenever the chat must let go of the session and retake it. */
+  /** The chat's agent, on `sessionId`. */
   makeAgent(sessionId: string): Agent;
-  /** What `/compact` needs besides the store: the agent's own configuration and model. */
-  config: AgentConfig;
-  invokeModel: ModelInvoker;
   renderer: RunRenderer;
   write(text: string): void;
   paint: Paint;
@@ -29,8 +25,8 @@ export type ChatDeps = {
  * aborts the run in progress. Failures are reported as one line and the chat goes on.
  */
 export class ChatController {
-  private agent: Agent;
-  private unsubscribe: () => void;
+  private readonly agent: Agent;
+  private readonly unsubscribe: () => void;
   private running = false;
   /** Set by a failed run or command, so a piped session can exit non-zero. */
   failures = 0;
@@ -51,6 +47,7 @@ export class ChatController {
   async open(resuming: boolean): Promise<void> {
     const snapshot = await this.agent.resume(this.agent.sessionId);
     if (resuming) this.info(`resumed session ${snapshot.sessionId}: ${snapshot.messages.length} turns in context`);
+    this.reportDamage(snapshot);
     this.reportPending(snapshot.pendingApprovals);
   }
 
@@ -107,6 +104,7 @@ export class ChatController {
         await loadExisting(this.deps.store, command.arg);
         const snapshot = await this.agent.resume(command.arg);
         this.info(`switched to session ${snapshot.sessionId}: ${snapshot.messages.length} turns in context`);
+        this.reportDamage(snapshot);
         this.reportPending(snapshot.pendingApprovals);
         return;
       }
@@ -114,11 +112,9 @@ export class ChatController {
         await this.fork(command.arg);
         return;
       case 'compact':
-        await this.retake(async () => {
-          const outcome = await condenseNow(this.deps.store, this.sessionId, this.deps.config, this.deps.invokeModel, (event) =>
-            this.deps.renderer.handle(event),
-          );
-          if (outcome === null) this.info('nothing to condense yet: the history is shorter than what is always kept');
+        await this.run(async () => {
+          const outcome = await this.agent.condense();
+          if (outcome.compacted === null) this.info('nothing to condense yet: the history is shorter than what is always kept');
         });
         return;
       case 'approve':
@@ -132,39 +128,10 @@ export class ChatController {
 
   /** Moves the live leaf to an earlier node; the next prompt starts a new branch there. */
   private async fork(nodeArg: string): Promise<void> {
-    const graph = await this.deps.store.loadSession(this.sessionId);
-    const node = resolveNode(graph, nodeArg);
-    if (node.turn.role === 'assistant' && node.turn.blocks.some((b) => b.kind === 'tool_call')) {
-      throw new CliUsageError(`node ${shortId(node.id)} is a tool call without its result; fork at its result or at an answer`);
-    }
-    await this.retake(async () => {
-      const writable = await this.deps.store.openSession(this.sessionId);
-      try {
-        writable.branchFrom(node.id);
-        await this.deps.store.persist(writable);
-      } finally {
-        await this.deps.store.closeSession(this.sessionId);
-      }
-    });
+    const node = resolveNode(await this.deps.store.loadSession(this.sessionId), nodeArg);
+    const snapshot = await this.agent.branchFrom(node.id);
     this.info(`forked: the next prompt continues after ${shortId(node.id)} (${node.turn.role}: ${excerpt(node.turn, 50)})`);
-  }
-
-  /**
-   * Closes the agent (releasing the writer lock), runs `work` on the stored session, then takes the
-   * session up again with a fresh agent, whether or not `work` succeeded.
-   */
-  private async retake(work: () => Promise<void>): Promise<void> {
-    const sessionId = this.sessionId;
-    this.unsubscribe();
-    await this.agent.close();
-    try {
-      await work();
-    } finally {
-      this.agent = this.deps.makeAgent(sessionId);
-      this.unsubscribe = this.agent.subscribe((event) => this.deps.renderer.handle(event));
-      const snapshot = await this.agent.resume(sessionId);
-      this.reportPending(snapshot.pendingApprovals);
-    }
+    this.reportPending(snapshot.pendingApprovals);
   }
 
   private pick(arg: string | null): PendingApproval {
@@ -179,7 +146,7 @@ export class ChatController {
     throw new CliUsageError(matches.length === 0 ? `no waiting call has the id ${arg}` : `${arg} matches ${matches.length} waiting calls; give more of the id`);
   }
 
-  private async run(work: () => Promise<RunSnapshot>): Promise<void> {
+  private async run(work: () => Promise<unknown>): Promise<void> {
     this.running = true;
     this.deps.renderer.begin();
     try {
@@ -194,6 +161,12 @@ export class ChatController {
       this.deps.renderer.end();
       this.running = false;
     }
+  }
+
+  /** A session file damaged by a crash or an edit loads what it can: say what it could not. */
+  private reportDamage(snapshot: RunSnapshot): void {
+    if (snapshot.loadReport === undefined) return;
+    for (const problem of loadReportProblems(snapshot.loadReport)) this.deps.renderer.line(this.deps.paint('yellow', `  ! session ${snapshot.sessionId}: ${problem}`));
   }
 
   private reportPending(pending: PendingApproval[]): void {

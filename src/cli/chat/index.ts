@@ -1,7 +1,6 @@
 // `indusagi chat`: an interactive (or piped) conversation with an agent over a stored session.
 import { randomBytes } from 'node:crypto';
-import { createAnthropicInvoker } from '../../providers/anthropic/index.js';
-import { createAgent } from '../../runtime/agent/index.js';
+import { createAgent } from '../../providers/anthropic/index.js';
 import { SessionStore } from '../../runtime/store/index.js';
 import type { Command } from '../args.js';
 import { openMemoryFile } from '../memory-file.js';
@@ -39,8 +38,6 @@ export async function runChat(command: ChatCommand, io: Io): Promise<number> {
   const chat = new ChatController(
     {
       store,
-      config,
-      invokeModel: createAnthropicInvoker(model.client),
       renderer,
       write,
       paint,

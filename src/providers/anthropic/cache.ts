@@ -1,5 +1,18 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type { CacheMode, CacheTtl } from '../../runtime/contract/model.js';
+import type { ProviderOptions } from '../../runtime/contract/model.js';
+import { CacheSettingsError } from './errors.js';
+
+/** Prompt caching of a request: `auto` places cache breakpoints (see docs/usage-and-caching.md), `off` none. */
+export type CacheMode = 'auto' | 'off';
+
+/** How long a cache entry lives after its last use. The API's default is `5m`. */
+export type CacheTtl = '5m' | '1h';
+
+/** The provider id of the Anthropic invoker: the key of its `providerOptions`. */
+export const ANTHROPIC = 'anthropic';
+
+/** `providerOptions.anthropic`: what a config or request may set for the Anthropic invoker. */
+export type AnthropicProviderOptions = { cache?: CacheMode; cacheTtl?: CacheTtl };
 
 /** The most `cache_control` breakpoints the API accepts in one request. */
 export const MAX_CACHE_BREAKPOINTS = 4;
@@ -12,6 +25,22 @@ export function cacheSettingsProblem(cache: unknown, cacheTtl: unknown): string 
   if (cache !== undefined && !CACHE_MODES.includes(cache as CacheMode)) return `\`cache\` must be "auto" or "off", got ${JSON.stringify(cache)}`;
   if (cacheTtl !== undefined && !CACHE_TTLS.includes(cacheTtl as CacheTtl)) return `\`cacheTtl\` must be "5m" or "1h", got ${JSON.stringify(cacheTtl)}`;
   return null;
+}
+
+/**
+ * Reads `providerOptions.anthropic`, throwing `CacheSettingsError` for a key or value it does not know
+ * (an option that silently does nothing is worse than an error). Other providers' keys are not ours.
+ */
+export function anthropicOptions(options: ProviderOptions | undefined): AnthropicProviderOptions {
+  const own = options?.[ANTHROPIC];
+  if (own === undefined) return {};
+  if (typeof own !== 'object' || own === null) throw new CacheSettingsError('`providerOptions.anthropic` must be an object');
+  for (const key of Object.keys(own)) {
+    if (key !== 'cache' && key !== 'cacheTtl') throw new CacheSettingsError(`\`providerOptions.anthropic.${key}\` is not an Anthropic option (known: cache, cacheTtl)`);
+  }
+  const problem = cacheSettingsProblem(own.cache, own.cacheTtl);
+  if (problem !== null) throw new CacheSettingsError(problem);
+  return own as AnthropicProviderOptions;
 }
 
 type Body = Anthropic.MessageStreamParams;

@@ -1,10 +1,14 @@
-// The public face of `indusagi/anthropic`: the agent loop over an Anthropic client.
+// The public face of `indusagi/anthropic`: Claude as the conductor's model (`createAgent`), the
+// streaming invoker, and `runAgent`, the conductor as a stream of parts.
+export { createAgent } from './create-agent.js';
+export type { AgentDeps, AnthropicAgentConfig } from './create-agent.js';
 export { runAgent, RUN_AGENT_DEFAULT_MAX_STEPS } from './run-agent.js';
 export type { RunAgentOptions } from './run-agent.js';
 export type { AnthropicClientLike } from './client.js';
 export { createAnthropicInvoker, requestBody } from './invoker.js';
 export type { AnthropicInvokerOptions } from './invoker.js';
-export { MAX_CACHE_BREAKPOINTS } from './cache.js';
+export { MAX_CACHE_BREAKPOINTS, ANTHROPIC } from './cache.js';
+export type { CacheMode, CacheTtl, AnthropicProviderOptions } from './cache.js';
 export { toMessageParams, fromMessage, fromMessageParams, toModelUsage } from './wire.js';
 export { UnsupportedMessageError, RunAgentOptionsError, CacheSettingsError } from './errors.js';
 export { ModelCallError, RunAbortedError, MaxStepsError } from '../../runtime/loop/errors.js';

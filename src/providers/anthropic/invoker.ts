@@ -1,21 +1,23 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type { CacheMode, CacheTtl, ModelInvoker, ModelReply, ModelRequest } from '../../runtime/contract/model.js';
+import type { ModelInvoker, ModelReply, ModelRequest } from '../../runtime/contract/model.js';
 import { ModelCallError, RunAbortedError } from '../../runtime/loop/errors.js';
 import { errorMessage } from '../../errors/base.js';
-import { cacheSettingsProblem, placeMessageBreakpoints, systemParam } from './cache.js';
+import { ANTHROPIC, anthropicOptions, cacheSettingsProblem, placeMessageBreakpoints, systemParam, type AnthropicProviderOptions } from './cache.js';
 import type { AnthropicClientLike } from './client.js';
 import { CacheSettingsError } from './errors.js';
 import { ReplyTracker } from './reply-tracker.js';
 import { fromMessage, toMessageParams, toModelUsage } from './wire.js';
 
-/** Defaults for requests that do not set `cache`/`cacheTtl` themselves. */
-export type AnthropicInvokerOptions = { cache?: CacheMode; cacheTtl?: CacheTtl };
+/** Defaults for requests whose `providerOptions.anthropic` does not set `cache`/`cacheTtl`. */
+export type AnthropicInvokerOptions = AnthropicProviderOptions;
 
 /**
  * A `ModelInvoker` over an Anthropic client: streams each call with `client.messages.stream`, hands
  * every text delta to `onText`, and resolves with the final message as an assistant turn and its usage.
- * Prompt caching is `auto` unless the request or `options` say `off` (see `requestBody`). Failures
- * reject typed: `CacheSettingsError` for cache settings that cannot work, before any request;
+ * Prompt caching is `auto` unless the request's `providerOptions.anthropic` or `options` say `off`, or
+ * the request is not `cacheable` (see `requestBody`). The invoker is tagged `provider: 'anthropic'` and
+ * checks `providerOptions.anthropic` eagerly through `checkOptions`. Failures reject typed:
+ * `CacheSettingsError` for cache settings that cannot work, before any request;
  * `RunAbortedError` when the request's signal fired; `ModelCallError` (with the HTTP `status` when
  * there is one, and the SDK's error as `cause`) for network errors, HTTP errors after the client's own
  * retries, and `error` events mid-stream.
@@ -23,8 +25,8 @@ export type AnthropicInvokerOptions = { cache?: CacheMode; cacheTtl?: CacheTtl }
 export function createAnthropicInvoker(client: AnthropicClientLike, options: AnthropicInvokerOptions = {}): ModelInvoker {
   const problem = cacheSettingsProblem(options.cache, options.cacheTtl);
   if (problem !== null) throw new CacheSettingsError(problem);
-  return async (request) => {
-    const body = requestBody({ ...request, cache: request.cache ?? options.cache, cacheTtl: request.cacheTtl ?? options.cacheTtl });
+  const invoke = async (request: ModelRequest): Promise<ModelReply> => {
+    const body = requestBody(request, options);
     const tracker = new ReplyTracker();
     try {
       const stream = client.messages.stream(body, request.signal ? { signal: request.signal } : undefined);
@@ -41,18 +43,21 @@ export function createAnthropicInvoker(client: AnthropicClientLike, options: Ant
       throw toModelCallError(error);
     }
   };
+  return Object.assign(invoke, { provider: ANTHROPIC, checkOptions: (given: ModelRequest['providerOptions']) => void anthropicOptions(given) });
 }
 
 /**
  * The request body for `ModelRequest`; exported for callers that build their own streaming calls.
- * With `cache` `auto` (the default) it carries `cache_control` breakpoints as docs/usage-and-caching.md
- * lays out; with `off`, none. Throws `CacheSettingsError` for a `cache`/`cacheTtl` it does not know.
+ * With `cache` `auto` (the default: `providerOptions.anthropic.cache`, else `defaults.cache`) it
+ * carries `cache_control` breakpoints as docs/usage-and-caching.md lays out; with `off`, or for a
+ * request that is not `cacheable`, none. Throws `CacheSettingsError` for options it does not know.
  */
-export function requestBody(request: ModelRequest): Anthropic.MessageStreamParams {
-  const problem = cacheSettingsProblem(request.cache, request.cacheTtl);
-  if (problem !== null) throw new CacheSettingsError(problem);
+export function requestBody(request: ModelRequest, defaults: AnthropicProviderOptions = {}): Anthropic.MessageStreamParams {
+  const own = anthropicOptions(request.providerOptions);
+  const cache = request.cacheable === false ? 'off' : (own.cache ?? defaults.cache);
+  const cacheTtl = own.cacheTtl ?? defaults.cacheTtl;
   const marker: Anthropic.CacheControlEphemeral | undefined =
-    request.cache === 'off' ? undefined : request.cacheTtl === undefined ? { type: 'ephemeral' } : { type: 'ephemeral', ttl: request.cacheTtl };
+    cache === 'off' ? undefined : cacheTtl === undefined ? { type: 'ephemeral' } : { type: 'ephemeral', ttl: cacheTtl };
   const body: Anthropic.MessageStreamParams = {
     model: request.model,
     max_tokens: request.maxOutputTokens,

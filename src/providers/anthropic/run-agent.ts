@@ -1,25 +1,22 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type { AgentPart } from '../../parts/types.js';
-import type { Turn } from '../../runtime/contract/turn.js';
-import type { CacheMode, CacheTtl } from '../../runtime/contract/model.js';
+import type { CompactionPolicy } from '../../runtime/contract/compaction.js';
+import type { ToolDefinition } from '../../runtime/contract/tool.js';
+import { createConductor } from '../../runtime/agent/create-conductor.js';
+import { ModelCallError, RunFault } from '../../runtime/loop/errors.js';
+import type { LoopHooks } from '../../runtime/loop/types.js';
 import { modelCard } from '../../runtime/models/cards.js';
-import { replaceContents, runLoop } from '../../runtime/loop/run-loop.js';
-import { defineLoopTools } from '../../runtime/loop/tools.js';
-import { ModelCallError } from '../../runtime/loop/errors.js';
-import type { LoopEvent, LoopHooks } from '../../runtime/loop/types.js';
-import { beginContextTurn, toModelTools, type ContextTurnHandle } from '../../runtime/loop/context-turn.js';
-import { lastAssistantText, lastUserText } from '../../runtime/loop/batch.js';
 import type { CompletedTurn, ContextManager } from '../../context/types.js';
 import type { MemoryStore, RecallOptions } from '../../memory/types.js';
-import type { AgentContextPart } from '../../parts/types.js';
+import { agentRunParts } from '../../parts/agent-run.js';
+import type { AgentPart } from '../../parts/types.js';
 import type { LazyToolset } from '../../tools/lazy-toolset.js';
-import { standaloneContext, standaloneParts } from './standalone-context.js';
-import { isPendingApproval, type AnthropicToolSpec, type ExecuteContext } from '../../tools/toolset.js';
+import type { AnthropicToolSpec, ExecuteContext } from '../../tools/toolset.js';
+import { errorMessage } from '../../errors/index.js';
+import { ANTHROPIC, anthropicOptions, type CacheMode, type CacheTtl } from './cache.js';
 import type { AnthropicClientLike } from './client.js';
-import { cacheSettingsProblem } from './cache.js';
 import { RunAgentOptionsError } from './errors.js';
 import { createAnthropicInvoker } from './invoker.js';
-import { PartQueue } from './part-queue.js';
+import { standaloneContext, standaloneParts } from './standalone-context.js';
 import { fromMessageParams } from './wire.js';
 
 /** Model calls one `runAgent` may make before it throws `MaxStepsError`. */
@@ -32,7 +29,7 @@ export type RunAgentOptions = {
   tools?: readonly AnthropicToolSpec[];
   /** Runs a tool by its original name. Required when `tools` is not empty. */
   execute?: (name: string, input: unknown, ctx?: ExecuteContext) => unknown;
-  /** Appended as a user turn after `messages`. */
+  /** Appended as a user turn after `messages`. Without it the loop picks up where `messages` end. */
   prompt?: string;
   /** The conversation so far; copied, never changed. */
   messages?: readonly Anthropic.MessageParam[];
@@ -47,6 +44,8 @@ export type RunAgentOptions = {
   sequential?: boolean;
   /** Runs around every model call; see `LoopHooks`. */
   hooks?: LoopHooks;
+  /** Condense the conversation when it nears the model's window, as `createAgent`'s `compaction` does. Default off. */
+  compaction?: CompactionPolicy;
   /**
    * A context manager owning recall, tool loading, compaction and write-backs for this turn; its
    * reports are yielded as `context` parts. With it, `memory`, `recall`, `remember` and `lazyToolset`
@@ -69,7 +68,8 @@ export type RunAgentOptions = {
 
 /**
  * Runs the model-and-tool loop over an Anthropic client, yielding a text part per streamed delta and one
- * tool part per tool call (with `approvalId` when the tool answered `{ status: 'pending_approval' }`).
+ * tool part per tool call (with `approvalId` when the toolset holds the call for approval). It is the
+ * conductor over the caller's `messages`, streamed through the one RunEvent -> AgentPart translation.
  * The client's own errors end the generator unchanged; an abort ends it with `RunAbortedError`, the step
  * cap with `MaxStepsError`. Leaving the loop early (`break`) aborts the run.
  */
@@ -83,76 +83,56 @@ export async function* runAgent(opts: RunAgentOptions): AsyncGenerator<AgentPart
   if (opts.maxTokens !== undefined && !(Number.isInteger(opts.maxTokens) && opts.maxTokens >= 1)) {
     throw new RunAgentOptionsError(`\`maxTokens\` must be a positive integer, got ${String(opts.maxTokens)}.`);
   }
-  const cacheProblem = cacheSettingsProblem(opts.cache, opts.cacheTtl);
-  if (cacheProblem !== null) throw new RunAgentOptionsError(`${cacheProblem}.`);
-  const execute = opts.execute;
-  const tools = defineLoopTools({
-    tools: toModelTools(specs),
-    execute: (name, input, ctx) => execute!(name, input, ctx),
-  });
-  const context: Turn[] = opts.messages ? fromMessageParams(opts.messages) : [];
-  if (opts.prompt !== undefined) context.push({ role: 'user', blocks: [{ kind: 'text', text: opts.prompt }] });
-  const card = modelCard(opts.model, { maxOutputTokens: opts.maxTokens });
-
-  const manager =
-    opts.context ??
-    standaloneContext({ ...opts, contextWindow: card.contextWindow, maxOutputTokens: card.maxOutputTokens });
-  const asParts = opts.context !== undefined ? (part: AgentContextPart): AgentPart[] => [part] : standaloneParts;
-  let contextTurn: ContextTurnHandle | undefined;
-  if (manager !== undefined) {
-    contextTurn = await beginContextTurn({ manager, prompt: opts.prompt ?? lastUserText(context), messages: context, system: opts.system, tools });
-    replaceContents(context, contextTurn.messages);
-    for (const reported of contextTurn.prepared) yield* asParts(reported);
+  const own = { ...(opts.cache !== undefined && { cache: opts.cache }), ...(opts.cacheTtl !== undefined && { cacheTtl: opts.cacheTtl }) };
+  const providerOptions = { [ANTHROPIC]: own };
+  try {
+    anthropicOptions(providerOptions);
+  } catch (error) {
+    throw new RunAgentOptionsError(`${errorMessage(error)}.`);
   }
+  const history = opts.messages ? fromMessageParams(opts.messages) : [];
+  const card = modelCard(opts.model, { maxOutputTokens: opts.maxTokens });
+  const execute = opts.execute;
+  const tools: ToolDefinition[] = specs.map((spec) => ({
+    name: spec.name,
+    description: spec.description,
+    inputSchema: spec.input_schema,
+    execute: (input, ctx) => execute!(spec.name, input, ctx),
+  }));
+
+  const agent = createConductor(
+    {
+      model: opts.model,
+      system: opts.system,
+      tools,
+      maxSteps,
+      maxOutputTokens: card.maxOutputTokens,
+      sequential: opts.sequential,
+      compaction: opts.compaction,
+      context: opts.context ?? standaloneContext({ ...opts, contextWindow: card.contextWindow, maxOutputTokens: card.maxOutputTokens }),
+      providerOptions,
+    },
+    { invokeModel: createAnthropicInvoker(opts.client), messages: history, hooks: opts.hooks },
+  );
+  const asParts = opts.context !== undefined ? (part: AgentPart): AgentPart[] => [part] : standaloneParts;
 
   const controller = new AbortController();
   const signal = opts.signal ? AbortSignal.any([controller.signal, opts.signal]) : controller.signal;
-  const parts = new PartQueue<AgentPart>();
-  const inputs = new Map<string, unknown>();
-  const emit = (event: LoopEvent): void => {
-    if (event.kind === 'text_delta') parts.push({ type: 'text', text: event.delta });
-    else if (event.kind === 'turn') {
-      for (const block of event.turn.blocks) if (block.kind === 'tool_call') inputs.set(block.id, block.input);
-    } else if (event.kind === 'tool_finished') {
-      const part: AgentPart = { type: 'tool', name: event.name, callId: event.callId, input: inputs.get(event.callId), result: event.result };
-      if (event.isError) part.isError = true;
-      if (isPendingApproval(event.result)) part.approvalId = event.result.actionId;
-      parts.push(part);
-      if (contextTurn !== undefined) pushReports(contextTurn.takeParts(event.callId));
-    }
-  };
-  const pushReports = (reports: AgentContextPart[]) => {
-    for (const reported of reports) for (const part of asParts(reported)) parts.push(part);
-  };
-  const drive = async () => {
-    await runLoop({
-      model: opts.model,
-      system: contextTurn?.system ?? opts.system,
-      volatileSystem: contextTurn?.volatileSystem,
-      cache: opts.cache,
-      cacheTtl: opts.cacheTtl,
-      maxOutputTokens: card.maxOutputTokens,
-      maxSteps,
-      context,
-      invoke: createAnthropicInvoker(opts.client),
-      tools: contextTurn?.tools ?? tools,
-      sequential: opts.sequential,
-      signal,
-      hooks: opts.hooks,
-      emit,
-    });
-    if (contextTurn !== undefined) pushReports(await contextTurn.finish(context, lastAssistantText(context)));
-  };
-  const run = drive().then(
-    () => parts.close(),
-    // The client's own error, as the SDK raised it: callers catch `Anthropic.APIError` and friends.
-    (error: unknown) => parts.fail(ModelCallError.isInstance(error) && error.cause !== undefined ? error.cause : error),
-  );
+  const prompt = opts.prompt;
+  const start = () => (prompt !== undefined ? agent.submit(prompt, { signal }) : agent.continue({ signal }));
   try {
-    yield* parts;
+    for await (const part of agentRunParts(agent, start)) yield* asParts(part);
+  } catch (error) {
+    throw RunFault.isInstance(error) ? reason(error) : error;
   } finally {
     // A consumer that stops early (break, return, throw) ends the run; after a normal end this does nothing.
     controller.abort();
-    await run;
+    await agent.close();
   }
+}
+
+/** What `runAgent` callers catch: the failure behind the fault, and the SDK's own error behind a failed call. */
+function reason(fault: RunFault): unknown {
+  const cause = fault.cause;
+  return ModelCallError.isInstance(cause) && cause.cause !== undefined ? cause.cause : (cause ?? fault);
 }

@@ -2,7 +2,7 @@ import { createContextManager } from '../../context/manager.js';
 import { memorySource } from '../../context/memory-source.js';
 import type { CompletedTurn, ContextManager, ContextSource } from '../../context/types.js';
 import type { MemoryStore, RecallOptions } from '../../memory/types.js';
-import type { AgentContextPart, AgentPart } from '../../parts/types.js';
+import type { AgentPart } from '../../parts/types.js';
 import { SEARCH_TOOLS, type LazyToolset } from '../../tools/lazy-toolset.js';
 
 export type StandaloneContextOptions = {
@@ -34,9 +34,10 @@ export function standaloneContext(opts: StandaloneContextOptions): ContextManage
  * How the standalone options report, per the reference: a recall as one `memory` `recalled` part, each
  * saved fact as its own `memory` `saved` part; a `search_tools` call only as its own `tool` part (so the
  * manager's `loaded` reports are left out). A recall too big for the window is not sent and, as the
- * memory part has no op for it, not reported.
+ * memory part has no op for it, not reported. Parts other than context parts pass through.
  */
-export function standaloneParts(part: AgentContextPart): AgentPart[] {
+export function standaloneParts(part: AgentPart): AgentPart[] {
+  if (part.type !== 'context') return [part];
   if (part.source !== 'memory' || part.op === 'loaded' || part.op === 'skipped') return [];
   const records = part.records ?? [];
   if (part.op === 'saved') return records.map((record): AgentPart => ({ type: 'memory', op: 'saved', records: [record] }));

@@ -1,12 +1,13 @@
-import type { CompactionPolicy } from '../contract/agent.js';
+import type { CompactionPolicy } from '../contract/compaction.js';
 import type { ModelCard, ModelInvoker, ModelTool, ModelUsage } from '../contract/model.js';
 import type { RunLedger } from '../ledger/ledger.js';
 import { Condenser } from '../compaction/condenser.js';
 import type { CondenseResult } from '../compaction/condense.js';
 import { isPromptTooLongError, reportedPromptTokens } from '../compaction/prompt-too-long.js';
 import type { LoopHooks } from '../loop/types.js';
-import type { ContextTurnSending } from '../loop/context-turn.js';
+import type { ContextTurnSending } from './context-turn.js';
 import type { Turn } from '../contract/turn.js';
+import type { RunEvent } from '../contract/events.js';
 import { ContextWindowExceededError } from '../loop/errors.js';
 
 export type CondensationWiring = {
@@ -33,7 +34,11 @@ export type CondensationHooks = Required<Pick<LoopHooks, 'beforeModelCall' | 'af
    * before its first call); returns them unchanged when they fit.
    */
   fit(messages: readonly Turn[], sending: ContextTurnSending, signal: AbortSignal): Promise<readonly Turn[]>;
+  /** Condenses `messages` whatever their size (`agent.condense()`); null when nothing can be dropped. */
+  condenseNow(messages: readonly Turn[], signal: AbortSignal): Promise<{ messages: readonly Turn[]; compacted: CompactedEvent } | null>;
 };
+
+type CompactedEvent = Extract<RunEvent, { kind: 'compacted' }>;
 
 /**
  * `AgentConfig.compaction` as loop hooks, per docs/condensation.md: before every model call the
@@ -51,15 +56,20 @@ export function condensationHooks(wiring: CondensationWiring): CondensationHooks
     tools: wiring.tools,
     maxOutputTokens: wiring.maxOutputTokens,
   });
-  const adopt = (result: CondenseResult) => {
+  const announce = (result: CondenseResult): CompactedEvent => {
     if (result.usage) wiring.addUsage(result.usage);
-    wiring.ledger.publish({
+    const compacted: CompactedEvent = {
       kind: 'compacted',
       removed: result.removed,
       summary: result.summary,
       tokensBefore: result.tokensBefore,
       tokensAfter: result.tokensAfter,
-    });
+    };
+    wiring.ledger.publish(compacted);
+    return compacted;
+  };
+  const adopt = (result: CondenseResult) => {
+    announce(result);
     return result.messages;
   };
   const stable: ContextTurnSending = { system: wiring.system, tools: wiring.tools };
@@ -76,6 +86,10 @@ export function condensationHooks(wiring: CondensationWiring): CondensationHooks
   return {
     beforeModelCall: (context, signal) => condenseToFit(context, wiring.sending?.() ?? stable, signal),
     fit: condenseToFit,
+    async condenseNow(context, signal) {
+      const result = await condenser.condense(context, signal, { force: true, keepAllRecent: true });
+      return result === null ? null : { messages: result.messages, compacted: announce(result) };
+    },
     afterModelCall(reply, sent) {
       const usage = reply.usage;
       if (usage) condenser.observeUsage(sent.context, usage.inputTokens + usage.cacheWriteTokens + usage.cacheReadTokens);

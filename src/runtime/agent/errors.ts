@@ -3,7 +3,7 @@ import type { PendingApproval } from '../contract/events.js';
 
 /** `submit` while tool calls wait for a decision: approve or reject them first (`agent.pendingApprovals()`). */
 export class ApprovalsPendingError extends IndusagiError {
-  static override readonly errorName = 'ApprovalsPendingError';
+  static override readonly errorName: string = 'ApprovalsPendingError';
   constructor(readonly sessionId: string, readonly pending: PendingApproval[]) {
     super(
       'approvals_pending',
@@ -15,7 +15,7 @@ export class ApprovalsPendingError extends IndusagiError {
 
 /** A call on an agent after `close()`. */
 export class AgentClosedError extends IndusagiError {
-  static override readonly errorName = 'AgentClosedError';
+  static override readonly errorName: string = 'AgentClosedError';
   constructor() {
     super('agent_closed', 'The agent is closed; create a new one.');
   }
@@ -23,9 +23,9 @@ export class AgentClosedError extends IndusagiError {
 
 /** An `AgentConfig` value that cannot work, refused by `createAgent` before anything runs. */
 export class AgentConfigError extends IndusagiError {
-  static override readonly errorName = 'AgentConfigError';
-  constructor(message: string) {
-    super('invalid_config', message);
+  static override readonly errorName: string = 'AgentConfigError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('invalid_config', message, options);
   }
 }
 
@@ -34,7 +34,7 @@ export class AgentConfigError extends IndusagiError {
  * condensation (`[summary, ...a suffix of the previous context]`) can be persisted faithfully.
  */
 export class ContextReplacementError extends IndusagiError {
-  static override readonly errorName = 'ContextReplacementError';
+  static override readonly errorName: string = 'ContextReplacementError';
   constructor(detail: string) {
     super('invalid_request', `The context returned by beforeModelCall cannot be recorded in the session: ${detail}.`);
   }
@@ -42,8 +42,16 @@ export class ContextReplacementError extends IndusagiError {
 
 /** `submit` needs a prompt with visible text; the API refuses empty ones. */
 export class InvalidPromptError extends IndusagiError {
-  static override readonly errorName = 'InvalidPromptError';
+  static override readonly errorName: string = 'InvalidPromptError';
   constructor(detail: string) {
     super('invalid_request', `Invalid prompt: ${detail}.`);
+  }
+}
+
+/** `branchFrom` to a node the session cannot continue from (or an agent without a store, whose turns have no node ids). */
+export class BranchPointError extends IndusagiError {
+  static override readonly errorName: string = 'BranchPointError';
+  constructor(readonly sessionId: string, detail: string) {
+    super('invalid_request', `Cannot branch session ${JSON.stringify(sessionId)}: ${detail}.`);
   }
 }

@@ -1,6 +1,10 @@
-// The conductor: `createAgent` and what its callers may catch or configure.
-export { createAgent } from './create-agent.js';
+// The conductor: `createConductor` (vendor-free; `createAgent` adds the default model at the package
+// edge) and what its callers configure, call and catch.
+export { createConductor } from './create-conductor.js';
+export type { Agent, AgentConfig, ConductorDeps, SubmitOptions, CondenseOutcome } from './types.js';
 export { DEFAULT_MAX_STEPS } from './settings.js';
-export { AgentClosedError, AgentConfigError, ApprovalsPendingError, ContextReplacementError, InvalidPromptError } from './errors.js';
+export { AgentClosedError, AgentConfigError, ApprovalsPendingError, BranchPointError, ContextReplacementError, InvalidPromptError } from './errors.js';
 export { readCondensation } from './condensation.js';
 export type { Condensation } from './condensation.js';
+export { beginContextTurn } from './context-turn.js';
+export type { ContextTurnInput, ContextTurnHandle, ContextTurnSending } from './context-turn.js';

@@ -1,20 +1,25 @@
 import type { Turn } from '../contract/turn.js';
-import type { SessionStoreLike } from '../contract/agent.js';
 import type { ModelUsage } from '../contract/model.js';
+import type { LoadReport } from '../contract/session.js';
 import type { SessionGraph } from '../store/graph.js';
+import type { SessionStoreLike } from '../store/types.js';
 import { addUsage, zeroUsage } from '../usage/sum.js';
 import { readCondensation } from './condensation.js';
-import { ContextReplacementError } from './errors.js';
+import { BranchPointError, ContextReplacementError } from './errors.js';
 
 /** Where an agent keeps one session's history while it works on it. */
 export interface AgentSession {
   readonly id: string;
   /** The conversation as the model will next see it (condensation applied). Replaced after each run. */
   context: Turn[];
+  /** What loading the session from its store found; undefined without a store or when the store cannot say. */
+  readonly report: LoadReport | undefined;
   /** Records a turn that joined the context; `billed` is what the model call that produced it cost. */
   append(turn: Turn, billed?: Billing): void;
   /** Records a condensation of `previous` into `next` (see `readCondensation`); `billed`: the summarizer's cost. */
   condense(previous: readonly Turn[], next: readonly Turn[], billed?: Billing): void;
+  /** Moves the live leaf to `nodeId` and makes the context the one there. */
+  branchFrom(nodeId: string): void;
   /** Tokens billed over the whole session, every branch, earlier runs included. */
   usageTotal(): ModelUsage;
   /** Makes everything recorded so far durable. */
@@ -26,18 +31,26 @@ export interface AgentSession {
 /** Model calls' token usage and the model billed, stored on the node of the turn a call produced. */
 export type Billing = { usage: ModelUsage; model: string };
 
-/** Without a store: the context is the whole history, kept in memory. */
-export function memorySession(id: string): AgentSession {
+/**
+ * Without a store: the context is the whole history, kept in memory, with no graph behind it. A session
+ * started from the caller's own `messages` records nothing, so any replacement of its context is
+ * adopted; otherwise only a condensation is, as a store would require.
+ */
+export function memorySession(id: string, messages?: readonly Turn[]): AgentSession {
   const total = zeroUsage();
   return {
     id,
-    context: [],
+    context: messages === undefined ? [] : messages.slice(),
+    report: undefined,
     append(_turn, billed) {
       if (billed !== undefined) addUsage(total, billed.usage);
     },
     condense(previous, next, billed) {
-      readCondensation(previous, next);
+      if (messages === undefined) readCondensation(previous, next);
       if (billed !== undefined) addUsage(total, billed.usage);
+    },
+    branchFrom() {
+      throw new BranchPointError(id, 'the agent has no session store, so its turns have no node ids; pass a store (new MemorySessionStore() keeps one in memory)');
     },
     usageTotal: () => ({ ...total }),
     persist: async () => {},
@@ -47,16 +60,21 @@ export function memorySession(id: string): AgentSession {
 
 /**
  * A session in a `SessionStoreLike`: opened for writing (the store's writer lock), every turn appended
- * to the graph as it settles, persisted when the agent says so (once per run).
+ * to the graph as it settles, persisted when the agent says so.
  */
 export async function openStoredSession(store: SessionStoreLike, id: string): Promise<AgentSession> {
-  const graph = await store.openSession(id);
-  const context = graph.leaf === null ? [] : graph.resume(graph.leaf);
+  const { graph, report } = store.openSessionWithReport ? await store.openSessionWithReport(id) : { graph: await store.openSession(id), report: undefined };
   // The node behind each context turn, so a condensation can name the first turn it keeps.
-  const nodeOf = mapContextToNodes(graph, context);
-  return {
+  let nodeOf = new WeakMap<Turn, string>();
+  const contextAt = (leaf: string | null): Turn[] => {
+    const context = leaf === null ? [] : graph.resume(leaf);
+    nodeOf = mapContextToNodes(graph, context);
+    return context;
+  };
+  const session: AgentSession = {
     id,
-    context,
+    context: contextAt(graph.leaf),
+    report,
     append(turn, billed) {
       nodeOf.set(turn, graph.append(turn, Date.now(), billed).id);
     },
@@ -70,10 +88,19 @@ export async function openStoredSession(store: SessionStoreLike, id: string): Pr
       }
       nodeOf.set(summary, graph.append(summary, Date.now(), { condenses: { firstKept }, ...billed }).id);
     },
+    branchFrom(nodeId) {
+      const node = graph.node(nodeId);
+      if (node !== undefined && node.turn.role === 'assistant' && node.turn.blocks.some((block) => block.kind === 'tool_call')) {
+        throw new BranchPointError(id, `node ${nodeId} is a reply whose tool calls have no result there; branch from its results or from an answer`);
+      }
+      // An unknown id throws UnknownNodeError from the graph, before anything moves.
+      session.context = contextAt(nodeId);
+    },
     usageTotal: () => graph.usageTotal(),
     persist: () => store.persist(graph),
     close: () => store.closeSession(id),
   };
+  return session;
 }
 
 function mapContextToNodes(graph: SessionGraph, context: readonly Turn[]): WeakMap<Turn, string> {

@@ -1,20 +1,22 @@
-import type { AgentConfig } from '../contract/agent.js';
-import type { ModelCard } from '../contract/model.js';
+import type { ModelCard, ModelInvoker } from '../contract/model.js';
 import type { ToolDefinition } from '../contract/tool.js';
 import { modelCard } from '../models/cards.js';
 import { defineLoopTools } from '../loop/tools.js';
 import type { LoopTools } from '../loop/types.js';
+import { IndusagiError, errorMessage } from '../../errors/index.js';
 import { AgentConfigError } from './errors.js';
-import { cacheSettingsProblem } from '../../providers/anthropic/cache.js';
+import type { AgentConfig, ConductorDeps } from './types.js';
+import { turnProblem } from '../store/records.js';
 
 /** Model calls one run may make before it faults with `max_steps`. */
 export const DEFAULT_MAX_STEPS = 64;
 
 export type AgentSettings = { card: ModelCard; maxSteps: number; tools: LoopTools };
 
-/** Checks `config` and fills in its defaults; every problem throws here, before any run. */
-export function resolveSettings(config: AgentConfig): AgentSettings {
+/** Checks `config` against the invoker and fills in its defaults; every problem throws here, before any run. */
+export function resolveSettings(config: AgentConfig, invokeModel: ModelInvoker): AgentSettings {
   if (typeof config?.model !== 'string' || config.model.trim() === '') throw new AgentConfigError('`model` must be a non-empty model id.');
+  if (typeof invokeModel !== 'function') throw new AgentConfigError('`invokeModel` must be a ModelInvoker function.');
   for (const key of ['maxSteps', 'maxOutputTokens', 'contextWindow'] as const) {
     const value = config[key];
     if (value !== undefined && !(Number.isInteger(value) && value >= 1)) {
@@ -25,10 +27,30 @@ export function resolveSettings(config: AgentConfig): AgentSettings {
   if (context !== undefined && !['compact', 'prepare', 'handle', 'commit'].every((method) => typeof context?.[method] === 'function')) {
     throw new AgentConfigError('`context` must be a ContextManager (see createContextManager).');
   }
-  const cacheProblem = cacheSettingsProblem(config.cache, config.cacheTtl);
-  if (cacheProblem !== null) throw new AgentConfigError(`${cacheProblem}.`);
+  const options = config.providerOptions;
+  if (options !== undefined && (typeof options !== 'object' || options === null || Object.values(options).some((value) => typeof value !== 'object' || value === null))) {
+    throw new AgentConfigError('`providerOptions` must map provider ids to option objects, e.g. { anthropic: { cacheTtl: "1h" } }.');
+  }
+  try {
+    invokeModel.checkOptions?.(options);
+  } catch (error) {
+    if (!IndusagiError.isInstance(error)) throw error;
+    throw new AgentConfigError(errorMessage(error), { cause: error });
+  }
   const card = modelCard(config.model, { contextWindow: config.contextWindow, maxOutputTokens: config.maxOutputTokens });
   return { card, maxSteps: config.maxSteps ?? DEFAULT_MAX_STEPS, tools: toolsOf(config.tools ?? []) };
+}
+
+/** `deps.messages` must be turns, and cannot stand beside a store that keeps the history itself. */
+export function checkMessages(deps: ConductorDeps): void {
+  const messages = deps.messages;
+  if (messages === undefined) return;
+  if (deps.store !== undefined) throw new AgentConfigError('Pass either `messages` (a history you keep) or a `store` (which keeps it), not both.');
+  if (!Array.isArray(messages)) throw new AgentConfigError(`\`messages\` must be an array of turns, got ${typeof messages}.`);
+  messages.forEach((turn, index) => {
+    const problem = turnProblem(turn);
+    if (problem !== null) throw new AgentConfigError(`\`messages[${index}]\` is not a turn: ${problem}.`);
+  });
 }
 
 function toolsOf(definitions: readonly ToolDefinition[]): LoopTools {

@@ -1,4 +1,4 @@
-import type { CompactionPolicy } from '../contract/agent.js';
+import type { CompactionPolicy } from '../contract/compaction.js';
 import type { ModelCard, ModelTool } from '../contract/model.js';
 import type { Turn } from '../contract/turn.js';
 import { CompactionInputError } from './errors.js';

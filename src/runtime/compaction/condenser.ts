@@ -1,9 +1,9 @@
-import type { CompactionPolicy } from '../contract/agent.js';
+import type { CompactionPolicy } from '../contract/compaction.js';
 import type { ModelCard, ModelInvoker, ModelTool } from '../contract/model.js';
 import type { Turn } from '../contract/turn.js';
 import { fits, resolveBudget, type Budget } from './budget.js';
 import { condenseAt, type CondenseResult } from './condense.js';
-import { shrinkingCuts } from './cut-point.js';
+import { findCutPoint, shrinkingCuts } from './cut-point.js';
 import { estimateTextTokens, estimateToolsTokens, estimateTurnTokens } from './estimate.js';
 import { assertCount, resolveCompactionPolicy, type ResolvedCompactionPolicy } from './policy.js';
 
@@ -30,8 +30,13 @@ export type CondensePlan = {
 };
 
 export type CondenseOptions = {
-  /** Condense even though the estimate says the context fits (the API said otherwise). */
+  /** Condense even though the estimate says the context fits (the API said otherwise, or a user asked). */
   force?: boolean;
+  /**
+   * Never keep fewer than `keepRecent` turns: return null when that leaves nothing to drop. For a
+   * condensation someone asked for; one the window forces may cut into them.
+   */
+  keepAllRecent?: boolean;
 };
 
 /**
@@ -104,7 +109,7 @@ export class Condenser {
     this.#track(messages);
     const tokensBefore = this.#estimate();
     if (!opts.force && fits(this.#budget, tokensBefore)) return null;
-    const cuts = shrinkingCuts(messages, this.#policy.keepRecent);
+    const cuts = opts.keepAllRecent ? atLeast(findCutPoint(messages, this.#policy.keepRecent)) : shrinkingCuts(messages, this.#policy.keepRecent);
     if (cuts.length === 0) return null;
     const result = await condenseAt(messages, this.#cumulative, cuts, tokensBefore, {
       card: this.#card,
@@ -158,4 +163,9 @@ export class Condenser {
     this.#cumulative = [0];
     this.#anchor = null;
   }
+}
+
+// The one cut that keeps every recent turn, when there is one.
+function atLeast(cut: number): number[] {
+  return cut === 0 ? [] : [cut];
 }

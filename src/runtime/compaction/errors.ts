@@ -2,7 +2,7 @@ import { IndusagiError } from '../../errors/index.js';
 
 /** A policy, budget or history the condenser cannot work with; nothing was changed. */
 export class CompactionInputError extends IndusagiError {
-  static override readonly errorName = 'CompactionInputError';
+  static override readonly errorName: string = 'CompactionInputError';
   constructor(message: string, options?: { cause?: unknown }) {
     super('invalid_request', message, options);
   }
@@ -13,7 +13,7 @@ export class CompactionInputError extends IndusagiError {
  * stopped early or answered with nothing. The history it was asked to condense is untouched.
  */
 export class SummarizerError extends IndusagiError {
-  static override readonly errorName = 'SummarizerError';
+  static override readonly errorName: string = 'SummarizerError';
   /** The reply's stop reason when the model answered but the answer was unusable. */
   readonly stopReason: string | undefined;
 
@@ -28,7 +28,7 @@ export class SummarizerError extends IndusagiError {
  * call/result pair) would not fit the budget, so no model call can succeed.
  */
 export class ContextOverflowError extends IndusagiError {
-  static override readonly errorName = 'ContextOverflowError';
+  static override readonly errorName: string = 'ContextOverflowError';
   /** Estimated tokens the smallest legal context needs, including system prompt and output reserve. */
   readonly neededTokens: number;
   /** The budget: context window × trigger ratio. */

@@ -1,4 +1,4 @@
-import type { CompactionPolicy } from '../contract/agent.js';
+import type { CompactionPolicy } from '../contract/compaction.js';
 import { CompactionInputError } from './errors.js';
 
 export const DEFAULT_TRIGGER_RATIO = 0.8;

@@ -94,7 +94,7 @@ export function buildSummaryRequest(turns: readonly Turn[], opts: SummarizeOptio
     tools: [],
     maxOutputTokens,
     // A one-off prompt: a cache write would cost more than plain input and never be read back.
-    cache: 'off',
+    cacheable: false,
     signal: opts.signal,
   };
 }

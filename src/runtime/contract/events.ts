@@ -1,5 +1,6 @@
 import type { Turn } from './turn.js';
 import type { ModelUsage } from './model.js';
+import type { LoadReport } from './session.js';
 
 /** A tool call that waits for a human decision; `approvalId` is the call's id. */
 export type PendingApproval = { approvalId: string; callId: string; name: string; input: unknown };
@@ -17,6 +18,11 @@ export type RunSnapshot = {
   pendingApprovals: PendingApproval[];
   /** Tokens of this run's model calls, summed. */
   usage: ModelUsage;
+  /**
+   * On the snapshot `resume` (and `branchFrom`) returns: what loading the session from its store found,
+   * skipped lines, orphans and a torn tail included. Absent when the store reports nothing.
+   */
+  loadReport?: LoadReport;
 };
 
 /** Why a run failed; `faulted.error.kind` and `RunFault.kind`. */
@@ -35,9 +41,12 @@ export type RunError = { kind: FaultKind; message: string };
 /** Every step of a run, published on the RunLedger in order. Switch on `kind`. */
 export type RunEvent =
   | { kind: 'run_started'; sessionId: string; prompt: string | null }
+  /** The agent opened a session from its store; `report` says what the load found (check it: a damaged file loads what it can). */
+  | { kind: 'session_opened'; sessionId: string; report: LoadReport }
   | { kind: 'text_delta'; delta: string }
   | { kind: 'tool_started'; name: string; callId: string; input: unknown }
-  | { kind: 'tool_finished'; name: string; callId: string; result: unknown; isError: boolean }
+  /** Every call ends with one, whether it ran or not (unknown tool, invalid input, rejected, aborted); `input` as the model gave it. */
+  | { kind: 'tool_finished'; name: string; callId: string; input: unknown; result: unknown; isError: boolean }
   | { kind: 'approval_requested'; approvalId: string; name: string; callId: string; input: unknown }
   | { kind: 'snapshot'; snapshot: RunSnapshot }
   | {

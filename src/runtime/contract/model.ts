@@ -35,11 +35,12 @@ export type ModelUsage = {
   cacheWrite1hTokens?: number;
 };
 
-/** Prompt caching of a request: `auto` places cache breakpoints (see docs/usage-and-caching.md), `off` none. */
-export type CacheMode = 'auto' | 'off';
-
-/** How long a cache entry lives after its last use. The API's default is `5m`. */
-export type CacheTtl = '5m' | '1h';
+/**
+ * Options only one provider understands, keyed by its id (`{ anthropic: { cacheTtl: '1h' } }`). The
+ * runtime passes them through untouched; each invoker reads and validates its own key and ignores the
+ * others, so one config can carry options for several providers.
+ */
+export type ProviderOptions = Record<string, Record<string, unknown>>;
 
 export type StopReason =
   | 'end_turn'
@@ -60,10 +61,13 @@ export type ModelRequest = {
    * cached system prefix, so a change to it does not cost the cached tools and system prompt.
    */
   volatileSystem?: string;
-  /** Default: the invoker's own default (`auto` for the Anthropic invoker). */
-  cache?: CacheMode;
-  /** TTL of the cache breakpoints; default the API's (`5m`). */
-  cacheTtl?: CacheTtl;
+  /**
+   * False for a one-off prompt that will not be sent again (the summarizer's): an invoker should not
+   * pay to write it to a prompt cache. Default true.
+   */
+  cacheable?: boolean;
+  /** Passed through to the invoker untouched; see `ProviderOptions`. */
+  providerOptions?: ProviderOptions;
   /** The conversation to send; tool names inside `tool_call` blocks are the sanitized ones. */
   messages: Turn[];
   tools: ModelTool[];
@@ -81,7 +85,17 @@ export type ModelReply = {
 };
 
 /**
- * The one seam between the loop and a model. The Anthropic invoker implements it over the SDK; tests
- * and benchmarks may implement it in-process. It must reject (not resolve) when the call fails.
+ * The one seam between the runtime and a model: the runtime sees models only through it. The Anthropic
+ * invoker implements it over the SDK; other providers, tests and benchmarks implement it too. It must
+ * reject (not resolve) when the call fails: `RunAbortedError` once `request.signal` fired,
+ * `ModelCallError` (with the HTTP `status`) for a failed call.
+ *
+ * Two optional properties describe the invoker without the runtime knowing the vendor: `provider`, the
+ * id its `providerOptions` are keyed by (and what telemetry reports), and `checkOptions`, which throws
+ * a typed error for provider options it cannot use, so a config fails when the agent is created
+ * rather than on the first call.
  */
-export type ModelInvoker = (request: ModelRequest) => Promise<ModelReply>;
+export type ModelInvoker = ((request: ModelRequest) => Promise<ModelReply>) & {
+  readonly provider?: string;
+  checkOptions?(options: ProviderOptions | undefined): void;
+};

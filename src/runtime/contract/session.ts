@@ -30,3 +30,28 @@ export type SessionRecord = { type: 'node'; node: SessionNode } | { type: 'head'
 
 /** Upgrades one raw decoded record one schema step forward; runs in order on every record at load. */
 export type Migrator = { id: string; upgrade(raw: unknown): unknown };
+
+/** A line of a session that gave no record, and why (bad JSON, a migrator threw, not a record, a torn final line...). */
+export type SkippedLine = { line: number; reason: string };
+
+/**
+ * What loading a session found besides the graph: nothing a loader leaves out goes unmentioned. A store
+ * that reads no file fills what applies to it (an in-memory store reports a clean load).
+ */
+export type LoadReport = {
+  /** Lines read, including skipped ones. */
+  lines: number;
+  /** Records (node and head lines) applied to the graph, orphans included. */
+  records: number;
+  /** Lines that gave no record, with why. */
+  skipped: SkippedLine[];
+  /** Nodes left out because their ancestry is broken, with the missing parent and the node's line. */
+  orphans: Array<{ id: string; parent: string; line: number }>;
+  /** The file ended in a partial line, a write cut short by a crash. It is listed in `skipped` too. */
+  truncatedTail: boolean;
+  /**
+   * Set when the last recorded leaf names a node that is not in the graph (skipped or orphaned): the
+   * graph's leaf is the most recent earlier position whose node is intact (`restored`).
+   */
+  leafFallback: { recorded: string; restored: string | null } | null;
+};

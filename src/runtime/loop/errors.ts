@@ -18,7 +18,7 @@ const FAULT_KINDS: ReadonlySet<string> = new Set<FaultKind>([
  * is the state the run left behind (also published with `faulted`), `cause` the underlying error.
  */
 export class RunFault extends IndusagiError {
-  static override readonly errorName = 'RunFault';
+  static override readonly errorName: string = 'RunFault';
   declare readonly kind: FaultKind;
   constructor(kind: FaultKind, message: string, readonly snapshot: RunSnapshot, options?: { cause?: unknown }) {
     super(kind, message, options);
@@ -27,7 +27,7 @@ export class RunFault extends IndusagiError {
 
 /** The run was aborted (`agent.abort()`, a caller's signal, or a consumer leaving `runAgent` early). */
 export class RunAbortedError extends IndusagiError {
-  static override readonly errorName = 'RunAbortedError';
+  static override readonly errorName: string = 'RunAbortedError';
   constructor(options?: { cause?: unknown }) {
     super('aborted', 'The run was aborted.', options);
   }
@@ -35,7 +35,7 @@ export class RunAbortedError extends IndusagiError {
 
 /** The model still wanted tools after `maxSteps` model calls. */
 export class MaxStepsError extends IndusagiError {
-  static override readonly errorName = 'MaxStepsError';
+  static override readonly errorName: string = 'MaxStepsError';
   constructor(readonly maxSteps: number) {
     super('max_steps', `The model was still calling tools after ${maxSteps} model calls (maxSteps); the run stopped.`);
   }
@@ -43,7 +43,7 @@ export class MaxStepsError extends IndusagiError {
 
 /** A model call failed: network, an HTTP error after the client's own retries, or an error event mid-stream. */
 export class ModelCallError extends IndusagiError {
-  static override readonly errorName = 'ModelCallError';
+  static override readonly errorName: string = 'ModelCallError';
   /** The HTTP status, when the failure was an HTTP error response. */
   readonly status: number | undefined;
   constructor(message: string, options: { status?: number; cause?: unknown } = {}) {
@@ -59,7 +59,7 @@ export class ModelCallError extends IndusagiError {
  * kept, and `recoverModelCall` may shrink the context and retry. `reply` is the partial reply.
  */
 export class ContextWindowExceededError extends IndusagiError {
-  static override readonly errorName = 'ContextWindowExceededError';
+  static override readonly errorName: string = 'ContextWindowExceededError';
   /** The whole prompt the API reported (input plus cache reads and writes), when it reported usage. */
   readonly promptTokens: number | undefined;
   constructor(readonly reply: ModelReply) {

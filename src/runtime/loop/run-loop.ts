@@ -10,7 +10,7 @@ import type { LoopInput, LoopOutcome } from './types.js';
 import { ModelView, withOriginalNames } from './wire-names.js';
 
 /**
- * The one model-and-tool loop, shared by `createAgent` and `runAgent`. It first settles the open batch
+ * The one model-and-tool loop, driven by the conductor (`createConductor`, behind `createAgent` and `runAgent`). It first settles the open batch
  * of tool calls, if the context ends inside one (resuming after approvals); then it calls the model,
  * appends the reply, runs the tools it asked for, appends their results, and repeats until a reply asks
  * for no tool (`settled`), calls wait for approval (`waiting`), or it throws: `MaxStepsError`,
@@ -55,8 +55,7 @@ async function runSteps(input: LoopInput, abort: AbortRace): Promise<LoopOutcome
     };
     if (input.system !== undefined) request.system = input.system;
     if (input.volatileSystem !== undefined) request.volatileSystem = input.volatileSystem;
-    if (input.cache !== undefined) request.cache = input.cache;
-    if (input.cacheTtl !== undefined) request.cacheTtl = input.cacheTtl;
+    if (input.providerOptions !== undefined) request.providerOptions = input.providerOptions;
     return request;
   };
 

@@ -73,7 +73,7 @@ export function rejectionMessage(reason: string | undefined): string {
 }
 
 function finish(call: ToolCallBlock, outcome: CallOutcome, input: LoopInput): CallOutcome {
-  input.emit({ kind: 'tool_finished', name: call.name, callId: call.id, result: outcome.result, isError: outcome.isError });
+  input.emit({ kind: 'tool_finished', name: call.name, callId: call.id, input: call.input, result: outcome.result, isError: outcome.isError });
   return outcome;
 }
 

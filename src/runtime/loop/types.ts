@@ -1,5 +1,5 @@
 import type { Turn } from '../contract/turn.js';
-import type { CacheMode, CacheTtl, ModelInvoker, ModelReply, ModelRequest, ModelTool } from '../contract/model.js';
+import type { ModelInvoker, ModelReply, ModelRequest, ModelTool, ProviderOptions } from '../contract/model.js';
 import type { PendingApproval, RunEvent } from '../contract/events.js';
 import type { ToolNameMap } from '../../tools/names.js';
 
@@ -69,9 +69,8 @@ export type LoopInput = {
   system?: string;
   /** System text that changes from turn to turn (recalled memory); see `ModelRequest.volatileSystem`. */
   volatileSystem?: string;
-  /** Passed on every request; see `ModelRequest.cache` and `cacheTtl`. */
-  cache?: CacheMode;
-  cacheTtl?: CacheTtl;
+  /** Passed on every request, untouched; see `ModelRequest.providerOptions`. */
+  providerOptions?: ProviderOptions;
   maxOutputTokens: number;
   /** Model calls allowed in this loop before it throws `MaxStepsError`. */
   maxSteps: number;

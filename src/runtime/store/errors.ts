@@ -2,7 +2,7 @@ import { IndusagiError } from '../../errors/index.js';
 
 /** A session id that could name a file outside the store's root, or no file at all. */
 export class InvalidSessionIdError extends IndusagiError {
-  static override readonly errorName = 'InvalidSessionIdError';
+  static override readonly errorName: string = 'InvalidSessionIdError';
   constructor(readonly sessionId: string, readonly reason: string) {
     super('invalid_session_id', `Invalid session id ${JSON.stringify(sessionId)}: ${reason}.`);
   }
@@ -10,7 +10,7 @@ export class InvalidSessionIdError extends IndusagiError {
 
 /** Another live writer holds the session's lock file. `pid` is null when the holder cannot be named. */
 export class SessionLockedError extends IndusagiError {
-  static override readonly errorName = 'SessionLockedError';
+  static override readonly errorName: string = 'SessionLockedError';
   constructor(
     readonly sessionId: string,
     readonly pid: number | null,
@@ -23,7 +23,7 @@ export class SessionLockedError extends IndusagiError {
 
 /** `persist` for a session this store did not open for writing (or with a graph other than the one it opened). */
 export class SessionNotOpenError extends IndusagiError {
-  static override readonly errorName = 'SessionNotOpenError';
+  static override readonly errorName: string = 'SessionNotOpenError';
   constructor(readonly sessionId: string, detail: string) {
     super('session_not_open', `Session ${JSON.stringify(sessionId)} is not open for writing: ${detail}.`);
   }
@@ -31,7 +31,7 @@ export class SessionNotOpenError extends IndusagiError {
 
 /** The writer's lock file vanished or was replaced while the session was open; writing on could fork history. */
 export class SessionLockLostError extends IndusagiError {
-  static override readonly errorName = 'SessionLockLostError';
+  static override readonly errorName: string = 'SessionLockLostError';
   constructor(readonly sessionId: string, readonly lockPath: string) {
     super(
       'session_lock_lost',
@@ -42,7 +42,7 @@ export class SessionLockLostError extends IndusagiError {
 
 /** A node id the graph does not hold. */
 export class UnknownNodeError extends IndusagiError {
-  static override readonly errorName = 'UnknownNodeError';
+  static override readonly errorName: string = 'UnknownNodeError';
   constructor(readonly sessionId: string, readonly nodeId: string) {
     super('unknown_node', `Session ${JSON.stringify(sessionId)} has no node ${JSON.stringify(nodeId)}.`);
   }
@@ -50,7 +50,7 @@ export class UnknownNodeError extends IndusagiError {
 
 /** A turn (or timestamp) that cannot be stored: wrong shape, or not representable as JSON. */
 export class InvalidTurnError extends IndusagiError {
-  static override readonly errorName = 'InvalidTurnError';
+  static override readonly errorName: string = 'InvalidTurnError';
   constructor(detail: string, options?: { cause?: unknown }) {
     super('invalid_turn', `Cannot append turn: ${detail}.`, options);
   }
@@ -58,7 +58,7 @@ export class InvalidTurnError extends IndusagiError {
 
 /** A condensation node whose `firstKept` is not one of its ancestors, so its context cannot be rebuilt. */
 export class BrokenCondensationError extends IndusagiError {
-  static override readonly errorName = 'BrokenCondensationError';
+  static override readonly errorName: string = 'BrokenCondensationError';
   constructor(readonly sessionId: string, readonly summaryId: string, readonly firstKept: string) {
     super(
       'broken_condensation',
@@ -69,7 +69,7 @@ export class BrokenCondensationError extends IndusagiError {
 
 /** `SessionGraph.fromRecords` was given records that do not form a whole graph (orphans, or a head naming no node). */
 export class SessionIntegrityError extends IndusagiError {
-  static override readonly errorName = 'SessionIntegrityError';
+  static override readonly errorName: string = 'SessionIntegrityError';
   constructor(readonly sessionId: string, readonly problems: string[]) {
     super('session_integrity', `Session ${JSON.stringify(sessionId)} records do not form a whole graph: ${problems.join('; ')}.`);
   }
@@ -77,7 +77,7 @@ export class SessionIntegrityError extends IndusagiError {
 
 /** The file system refused a read or write; `cause` holds the system error. Nothing unsaved was dropped. */
 export class SessionIoError extends IndusagiError {
-  static override readonly errorName = 'SessionIoError';
+  static override readonly errorName: string = 'SessionIoError';
   constructor(readonly sessionId: string, readonly operation: string, cause: unknown) {
     super(
       'session_io',

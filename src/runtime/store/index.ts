@@ -1,11 +1,15 @@
-// The public face of the session store: content-addressed graphs of turns, kept in append-only files.
+// The public face of the session store: content-addressed graphs of turns, kept in append-only files
+// (`SessionStore`) or in memory (`MemorySessionStore`), behind one structural `SessionStoreLike`.
 export { hashNode } from './hash.js';
 export type { NodeIdentity } from './hash.js';
 export { SessionGraph } from './graph.js';
 export type { AppendExtra, CondensationMarker, OrphanNode, RestoredGraph } from './graph.js';
 export { SessionStore } from './store.js';
-export type { LoadReport, LoadedSession, SessionStoreOptions, SessionSummary } from './store.js';
-export type { SkippedLine } from './read-session.js';
+export type { SessionStoreOptions, SessionSummary } from './store.js';
+export { MemorySessionStore } from './memory-store.js';
+export type { SessionStoreLike, LoadedSession } from './types.js';
+export type { LoadReport, SkippedLine } from '../contract/session.js';
+export { loadReportProblems } from './load-report.js';
 export { assertValidSessionId } from './session-id.js';
 export {
   BrokenCondensationError,

@@ -1,10 +1,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
-import type { Migrator, SessionRecord } from '../contract/session.js';
+import type { Migrator, SessionRecord, SkippedLine } from '../contract/session.js';
 import { hashNode } from './hash.js';
 import { decodeRecord, LineProblem } from './records.js';
-
-/** A line the loader did not turn into a record, with its 1-based line number. */
-export type SkippedLine = { line: number; reason: string };
 
 /** Everything decoded from one session file, before the graph is rebuilt. */
 export type DecodedFile = {

@@ -1,12 +1,12 @@
 import { mkdir, open, readdir, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import type { Migrator } from '../contract/session.js';
-import type { SessionStoreLike } from '../contract/agent.js';
+import type { LoadReport, Migrator } from '../contract/session.js';
+import type { LoadedSession, SessionStoreLike } from './types.js';
 import { IndusagiError } from '../../errors/index.js';
 import { SessionGraph, type RestoredGraph } from './graph.js';
 import { SessionIoError, SessionLockLostError, SessionNotOpenError } from './errors.js';
 import { assertValidSessionId, sessionIdProblem } from './session-id.js';
-import { readSessionFile, type SkippedLine } from './read-session.js';
+import { readSessionFile } from './read-session.js';
 import { readRecordedLeaf } from './recorded-leaf.js';
 import { acquireLock, releaseLock, stillHeld, type HeldLock } from './lock.js';
 import { appendDurably, endsWithNewline, syncDirectory } from './durable-append.js';
@@ -15,27 +15,6 @@ export type SessionStoreOptions = {
   /** Re-hash every node at load and skip (and report) those whose id does not match. Default false: ids are trusted. */
   verify?: boolean;
 };
-
-/** What a load found besides the graph. Nothing the loader leaves out goes unmentioned here. */
-export type LoadReport = {
-  /** Lines read, including skipped ones. */
-  lines: number;
-  /** Records (node and head lines) applied to the graph, orphans included. */
-  records: number;
-  /** Lines that gave no record, with why: bad JSON, a migrator threw, not a node/head, hash mismatch (`verify`), a torn final line. */
-  skipped: SkippedLine[];
-  /** Nodes left out because their ancestry is broken, with the missing parent and the node's line. */
-  orphans: Array<{ id: string; parent: string; line: number }>;
-  /** The file ended in a partial line, a write cut short by a crash. It is listed in `skipped` too. */
-  truncatedTail: boolean;
-  /**
-   * Set when the file's last leaf position names a node that is not in the graph (skipped or orphaned):
-   * the graph's leaf is the most recent earlier position whose node is intact (`restored`).
-   */
-  leafFallback: RestoredGraph['leafFallback'];
-};
-
-export type LoadedSession = { graph: SessionGraph; report: LoadReport };
 
 /** One entry of `listSessions`. `leaf` is the leaf the file records at its end. */
 export type SessionSummary = { id: string; size: number; modifiedAt: Date; leaf: string | null };

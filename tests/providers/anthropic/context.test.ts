@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runAgent } from '../../../src/providers/anthropic/index.js';
-import { createAgent } from '../../../src/runtime/index.js';
-import type { RunEvent, ToolDefinition } from '../../../src/runtime/index.js';
+import { createAgent } from '../../../src/entries/runtime.js';
+import type { RunEvent, ToolDefinition } from '../../../src/entries/runtime.js';
 import { createContextManager, lazyToolSource, memorySource } from '../../../src/context/index.js';
 import { createMemoryStore } from '../../../src/memory/index.js';
 import { lazyToolset, mergeToolsets, SEARCH_TOOLS, toToolset } from '../../../src/tools/index.js';

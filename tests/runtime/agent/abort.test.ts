@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent, SessionStore, ABORTED_RESULT, RunFault } from '../../../src/runtime/index.js';
-import type { ModelInvoker, ToolDefinition } from '../../../src/runtime/index.js';
+import { createAgent, SessionStore, ABORTED_RESULT, RunFault } from '../../../src/entries/runtime.js';
+import type { ModelInvoker, ToolDefinition } from '../../../src/entries/runtime.js';
 import { call, record, say, scriptedModel, tempDir } from './helpers.js';
 
 let dir: Awaited<ReturnType<typeof tempDir>>;

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent, SessionStore, ApprovalsPendingError } from '../../../src/runtime/index.js';
-import type { ToolDefinition } from '../../../src/runtime/index.js';
+import { createAgent, SessionStore, ApprovalsPendingError } from '../../../src/entries/runtime.js';
+import type { ToolDefinition } from '../../../src/entries/runtime.js';
 import { UnknownApprovalError } from '../../../src/tools/index.js';
 import { call, record, say, scriptedModel, tempDir } from './helpers.js';
 

@@ -4,10 +4,10 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ContextWindowExceededError, createAgent, SessionStore } from '../../../src/runtime/index.js';
+import { ContextWindowExceededError, createAgent, SessionStore } from '../../../src/entries/runtime.js';
 import { runAgent } from '../../../src/providers/anthropic/index.js';
 import type { AgentPart } from '../../../src/parts/index.js';
-import type { CompactionPolicy, RunFault } from '../../../src/runtime/index.js';
+import type { CompactionPolicy, RunFault } from '../../../src/entries/runtime.js';
 import { serverAndDirPerTest, type TempDir } from '../../support/server-and-dir.js';
 import { reply, type AnthropicTestServer, type Script } from '../../support/anthropic-server.js';
 import { CONDENSED_PREFIX, compactedEvents, contentOf, fakeModel, firstText, isSummarizerRequest, record, storedSession, tempDir } from './condensation-helpers.js';

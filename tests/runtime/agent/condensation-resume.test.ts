@@ -3,8 +3,8 @@
 // limit and condenses on its next submit, carrying the stored summary forward.
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { createAgent, SessionStore } from '../../../src/runtime/index.js';
-import type { RunEvent, RunSnapshot } from '../../../src/runtime/index.js';
+import { createAgent, SessionStore } from '../../../src/entries/runtime.js';
+import type { RunEvent, RunSnapshot } from '../../../src/entries/runtime.js';
 import { runJsonChild } from '../../support/child-process.js';
 import { serverAndDirPerTest, type TempDir } from '../../support/server-and-dir.js';
 import { reply, type AnthropicTestServer } from '../../support/anthropic-server.js';

@@ -1,8 +1,8 @@
 // A summarizer call that fails (network, API error, refusal) faults the run `summarizer_failed` and
 // loses nothing: the run's turns are on disk up to the fault, uncondensed, and a later submit works.
 import { describe, expect, it } from 'vitest';
-import { createAgent, SessionStore } from '../../../src/runtime/index.js';
-import type { RunFault } from '../../../src/runtime/index.js';
+import { createAgent, SessionStore } from '../../../src/entries/runtime.js';
+import type { RunFault } from '../../../src/entries/runtime.js';
 import { serverAndDirPerTest, type TempDir } from '../../support/server-and-dir.js';
 import { reply, type AnthropicTestServer, type Script } from '../../support/anthropic-server.js';
 import { CONDENSED_PREFIX, contentOf, fakeModel, isSummarizerRequest, readChunkTool, record, storedSession, tempDir } from './condensation-helpers.js';

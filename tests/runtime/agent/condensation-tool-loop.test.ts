@@ -2,8 +2,8 @@
 // before every model call, the summary lands in the session DAG under the current leaf, a second
 // condensation carries the first summary forward, and a tail that cannot fit keeps fewer turns or faults.
 import { describe, expect, it } from 'vitest';
-import { createAgent, SessionStore } from '../../../src/runtime/index.js';
-import type { RunFault } from '../../../src/runtime/index.js';
+import { createAgent, SessionStore } from '../../../src/entries/runtime.js';
+import type { RunFault } from '../../../src/entries/runtime.js';
 import { serverAndDirPerTest, type TempDir } from '../../support/server-and-dir.js';
 import { reply, type AnthropicTestServer } from '../../support/anthropic-server.js';
 import {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent, SessionStore, CONDENSED_PREFIX } from '../../../src/runtime/index.js';
-import type { ModelRequest, RunEvent, Turn } from '../../../src/runtime/index.js';
+import { createAgent, SessionStore, CONDENSED_PREFIX } from '../../../src/entries/runtime.js';
+import type { ModelRequest, RunEvent, Turn } from '../../../src/entries/runtime.js';
 import { record, say, scriptedModel, tempDir, usage } from './helpers.js';
 
 let dir: Awaited<ReturnType<typeof tempDir>>;

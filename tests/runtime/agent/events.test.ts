@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createAgent, RunLedger, SnapshotAccumulator, InvalidPromptError, AgentClosedError } from '../../../src/runtime/index.js';
-import type { RunEvent } from '../../../src/runtime/index.js';
+import { createAgent, RunLedger, SnapshotAccumulator, InvalidPromptError, AgentClosedError } from '../../../src/entries/runtime.js';
+import type { RunEvent } from '../../../src/entries/runtime.js';
 import { call, deferred, record, say, scriptedModel, usage } from './helpers.js';
 
 const tool = { name: 'lookup', description: 'Look it up.', inputSchema: { type: 'object' }, execute: () => 'found' };

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ModelInvoker, ModelReply, ModelRequest, ModelUsage } from '../../../src/runtime/contract/model.js';
 import type { RunEvent } from '../../../src/runtime/contract/events.js';
-import type { Agent } from '../../../src/runtime/contract/agent.js';
+import type { Agent } from '../../../src/runtime/agent/index.js';
 import type { Block } from '../../../src/runtime/contract/turn.js';
 
 export type Step = ModelReply | ((request: ModelRequest) => ModelReply | Promise<ModelReply>);

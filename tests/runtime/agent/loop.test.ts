@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createAgent, DEFAULT_MAX_STEPS, RunFault, AgentConfigError } from '../../../src/runtime/index.js';
-import type { ToolDefinition, Turn } from '../../../src/runtime/index.js';
+import { createAgent, DEFAULT_MAX_STEPS, RunFault, AgentConfigError } from '../../../src/entries/runtime.js';
+import type { ToolDefinition, Turn } from '../../../src/entries/runtime.js';
 import { ToolError, ToolNameCollisionError, DuplicateToolError } from '../../../src/tools/index.js';
 import { call, deferred, record, say, scriptedModel } from './helpers.js';
 

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { RunSnapshot } from '../../../src/runtime/index.js';
+import type { RunSnapshot } from '../../../src/entries/runtime.js';
 import { runJsonChild } from '../../support/child-process.js';
 import { serverAndDirPerTest, type TempDir } from '../../support/server-and-dir.js';
 import { reply, type AnthropicTestServer } from '../../support/anthropic-server.js';

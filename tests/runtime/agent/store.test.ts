@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent, SessionStore, CONDENSED_PREFIX } from '../../../src/runtime/index.js';
-import type { SessionGraph, SessionStoreLike, Turn } from '../../../src/runtime/index.js';
+import { createAgent, SessionStore, CONDENSED_PREFIX } from '../../../src/entries/runtime.js';
+import type { SessionGraph, SessionStoreLike, Turn } from '../../../src/entries/runtime.js';
 import { call, say, scriptedModel, tempDir } from './helpers.js';
 
 let dir: Awaited<ReturnType<typeof tempDir>>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CONDENSED_PREFIX, compact, findCutPoint, makeSummaryTurn, modelCard, shouldCompact, type Turn } from '../../../src/runtime/index.js';
+import { CONDENSED_PREFIX, compact, findCutPoint, makeSummaryTurn, modelCard, shouldCompact, type Turn } from '../../../src/entries/runtime.js';
 import { assistant, promptOf, recordingInvoker, toolLoop, user } from './helpers.js';
 
 const card = modelCard('test-model', { contextWindow: 10_000, maxOutputTokens: 4_000 });

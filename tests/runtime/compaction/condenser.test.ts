@@ -14,7 +14,7 @@ import {
   modelCard,
   type ModelTool,
   type Turn,
-} from '../../../src/runtime/index.js';
+} from '../../../src/entries/runtime.js';
 import { assistant, calls, promptOf, recordingInvoker, results, tailIsSelfContained, toolLoop, user } from './helpers.js';
 
 // limit = floor(10,000 × 0.8) = 8,000 estimated tokens; summaries are capped at 8,000 / 4 = 2,000.

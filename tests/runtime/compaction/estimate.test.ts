@@ -7,7 +7,7 @@ import {
   modelCard,
   shouldCompact,
   type Turn,
-} from '../../../src/runtime/index.js';
+} from '../../../src/entries/runtime.js';
 import { calls, results, user } from './helpers.js';
 
 describe('estimateContextTokens', () => {

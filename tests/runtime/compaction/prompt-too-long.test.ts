@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IndusagiError, isPromptTooLongError, reportedPromptTokens } from '../../../src/runtime/index.js';
+import { IndusagiError, isPromptTooLongError, reportedPromptTokens } from '../../../src/entries/runtime.js';
 
 // A loopback peer answering every request with the status and error body queued for it, so the
 // errors below are the real SDK's, built from a real HTTP response.

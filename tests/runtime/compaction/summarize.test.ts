@@ -9,7 +9,7 @@ import {
   summarize,
   type ModelReply,
   type Turn,
-} from '../../../src/runtime/index.js';
+} from '../../../src/entries/runtime.js';
 import { assistant, calls, promptOf, recordingInvoker, results, user } from './helpers.js';
 
 const history: Turn[] = [

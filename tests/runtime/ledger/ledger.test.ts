@@ -153,7 +153,7 @@ describe('SnapshotAccumulator', () => {
     ledger.publish({ kind: 'snapshot', snapshot: snapshot('a') });
     expect(acc.getSnapshot()?.text).toBe('a');
     ledger.publish({ kind: 'tool_started', name: 't', callId: 'c', input: {} });
-    ledger.publish({ kind: 'tool_finished', name: 't', callId: 'c', result: 1, isError: false });
+    ledger.publish({ kind: 'tool_finished', name: 't', callId: 'c', input: {}, result: 1, isError: false });
     ledger.publish(delta('ignored'));
     expect(acc.getSnapshot()?.text).toBe('a');
     ledger.publish({ kind: 'settled', snapshot: snapshot('b') });

@@ -10,7 +10,8 @@ import {
   SessionStore,
   hashNode,
 } from '../../../src/runtime/store/index.js';
-import type { Migrator, SessionStoreLike } from '../../../src/runtime/contract/index.js';
+import type { Migrator } from '../../../src/runtime/contract/index.js';
+import type { SessionStoreLike } from '../../../src/runtime/store/index.js';
 import { assistant, tempRoot, toolCall, toolResult, user } from './helpers.js';
 
 let root: string;

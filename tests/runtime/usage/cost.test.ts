@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { describeCost, describeUsage, estimateCost, InvalidUsageError, modelCard, sessionCost } from '../../../src/runtime/index.js';
-import type { ModelUsage } from '../../../src/runtime/index.js';
+import { describeCost, describeUsage, estimateCost, InvalidUsageError, modelCard, sessionCost } from '../../../src/entries/runtime.js';
+import type { ModelUsage } from '../../../src/entries/runtime.js';
 import { toModelUsage } from '../../../src/providers/anthropic/index.js';
 
 const usage = (input: number, output: number, write: number, read: number): ModelUsage => ({

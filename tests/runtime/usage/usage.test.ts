@@ -2,10 +2,10 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent, hashNode, InvalidUsageError, SessionStore, sumUsage } from '../../../src/runtime/index.js';
-import type { ModelUsage, RunEvent, SessionNode, SessionRecord, ToolDefinition } from '../../../src/runtime/index.js';
+import { createAgent, hashNode, InvalidUsageError, SessionStore, sumUsage } from '../../../src/entries/runtime.js';
+import type { ModelUsage, RunEvent, SessionNode, SessionRecord, ToolDefinition } from '../../../src/entries/runtime.js';
 import { reply, startAnthropicServer, type AnthropicTestServer, type ScriptUsage } from '../../support/anthropic-server.js';
-import { breakpoints } from './wire.js';
+import { breakpoints } from '../../support/cache-markers.js';
 
 let server: AnthropicTestServer;
 let dir: string;

@@ -6,13 +6,14 @@ import {
   runAgent,
   RunAgentOptionsError,
 } from '../../../src/providers/anthropic/index.js';
-import { AgentConfigError, createAgent } from '../../../src/runtime/index.js';
-import type { ToolDefinition } from '../../../src/runtime/index.js';
+import { AgentConfigError, createAgent } from '../../../src/entries/runtime.js';
+import type { ModelRequest, ProviderOptions, ToolDefinition } from '../../../src/entries/runtime.js';
+import { IndusagiError } from '../../../src/errors/index.js';
 import { createContextManager, lazyToolSource, memorySource } from '../../../src/context/index.js';
 import { createMemoryStore } from '../../../src/memory/index.js';
 import { toToolset } from '../../../src/tools/index.js';
 import { reply, startAnthropicServer, type AnthropicTestServer } from '../../support/anthropic-server.js';
-import { breakpoints, withoutMarkers } from './wire.js';
+import { breakpoints, withoutMarkers } from '../../support/cache-markers.js';
 
 let server: AnthropicTestServer;
 beforeEach(async () => {
@@ -145,9 +146,51 @@ describe('cache settings that cannot work', () => {
     await expect(runAgent({ client: server.client(), model: 'm', prompt: 'x', cache: 'always' as never }).next()).rejects.toThrow(RunAgentOptionsError);
     expect(() => createAnthropicInvoker(server.client(), { cache: 'yes' as never })).toThrow(CacheSettingsError);
     const invoke = createAnthropicInvoker(server.client());
-    await expect(invoke({ model: 'm', messages: [{ role: 'user', blocks: [{ kind: 'text', text: 'x' }] }], tools: [], maxOutputTokens: 10, cacheTtl: '1d' as never })).rejects.toThrow(
-      CacheSettingsError,
-    );
+    const request = { model: 'm', messages: [{ role: 'user' as const, blocks: [{ kind: 'text' as const, text: 'x' }] }], tools: [], maxOutputTokens: 10 };
+    await expect(invoke({ ...request, providerOptions: { anthropic: { cacheTtl: '1d' } } })).rejects.toThrow(CacheSettingsError);
+    await expect(invoke({ ...request, providerOptions: { anthropic: { ttl: '1h' } } })).rejects.toThrow(/providerOptions.anthropic.ttl` is not an Anthropic option/);
+    expect(() => createAgent({ model: 'm', providerOptions: { anthropic: { cache: 'sometimes' } } }, { client: server.client() })).toThrow(AgentConfigError);
+    expect(() => createAgent({ model: 'm', cache: 'off', providerOptions: { anthropic: { cache: 'auto' } } }, { client: server.client() })).toThrow(/disagree/);
     expect(server.requests).toHaveLength(0);
   });
 });
+
+describe('provider options reach the invoker untouched', () => {
+  it("providerOptions.anthropic works like the shorthands, and other providers' keys are left alone", async () => {
+    server.enqueue(reply.text('ok'));
+    const agent = createAgent(
+      { model: 'claude-sonnet-5-5', system: SYSTEM, providerOptions: { anthropic: { cacheTtl: '1h' }, openai: { store: false } } },
+      { client: server.client() },
+    );
+    await agent.submit('hi');
+    expect(JSON.stringify(server.requests[0].body)).toContain('"cache_control":{"type":"ephemeral","ttl":"1h"}');
+    expect(JSON.stringify(server.requests[0].body)).not.toContain('store');
+  });
+
+  it('an invoker of another vendor checks its own options when the agent is created, and the runtime passes them as given', async () => {
+    const seen: unknown[] = [];
+    const invoke = Object.assign(
+      async (request: ModelRequest) => {
+        seen.push(request.providerOptions);
+        return { turn: { role: 'assistant' as const, blocks: [{ kind: 'text' as const, text: 'ok' }] }, stopReason: 'end_turn' };
+      },
+      {
+        provider: 'acme',
+        checkOptions(options: ProviderOptions | undefined) {
+          if (options?.acme?.speed !== undefined && options.acme.speed !== 'fast') throw new AcmeOptionsError();
+        },
+      },
+    );
+    expect(() => createAgent({ model: 'm', providerOptions: { acme: { speed: 'slow' } } }, { invokeModel: invoke })).toThrow(AgentConfigError);
+    const agent = createAgent({ model: 'm', providerOptions: { acme: { speed: 'fast' } } }, { invokeModel: invoke });
+    await agent.submit('hi');
+    expect(seen).toEqual([{ acme: { speed: 'fast' } }]);
+  });
+});
+
+class AcmeOptionsError extends IndusagiError {
+  static override readonly errorName: string = 'AcmeOptionsError';
+  constructor() {
+    super('invalid_request', 'acme.speed must be "fast"');
+  }
+}

@@ -4,7 +4,7 @@ import type { ContextManager, ContextTurn } from '../../context/types.js';
 import type { AgentContextPart } from '../../parts/types.js';
 import type { AnthropicToolSpec } from '../../tools/toolset.js';
 import type { ToolNameMap } from '../../tools/names.js';
-import type { LoopTools } from './types.js';
+import type { LoopTools } from '../loop/types.js';
 
 export type ContextTurnInput = {
   manager: ContextManager;

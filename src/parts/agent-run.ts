@@ -1,20 +1,21 @@
-import type { Agent } from '../runtime/contract/agent.js';
 import type { RunEvent, RunSnapshot } from '../runtime/contract/events.js';
-import type { AgentPart } from '../parts/types.js';
 import type { MemoryRecord } from '../memory/types.js';
-import { PartQueue } from '../providers/anthropic/part-queue.js';
+import { isHeldApproval } from '../tools/toolset.js';
+import type { AgentPart } from './types.js';
+import { PartQueue } from './queue.js';
 
 /** The part of an `Agent` the adapter uses. */
-export type AgentLike = Pick<Agent, 'subscribe' | 'pendingApprovals'>;
+export type AgentLike = { subscribe(handler: (event: RunEvent) => void): () => void };
 
 // An agent's events carry no run id, so two runs streamed at once could not be told apart: runs
 // started through agentRunParts on one agent wait for each other, each stream getting only its own.
 const lastRunOf = new WeakMap<AgentLike, Promise<void>>();
 
 /**
- * The parts of one `createAgent` run, as `runAgent` would yield them: text deltas, a tool part per
- * finished call, a tool part with `approvalId` per call waiting for approval (its later result has the
- * same `callId`), and context parts. `start` begins the run (`() => agent.submit(prompt, { signal })`,
+ * The parts of one agent run: text deltas, a tool part per finished call, a tool part with
+ * `approvalId` per call waiting for approval (its later result has the same `callId`), and context
+ * parts. This is the one translation from `RunEvent`s to `AgentPart`s: `runAgent` and the part-stream
+ * transport both use it. `start` begins the run (`() => agent.submit(prompt, { signal })`,
  * `() => agent.approve(id)`); its rejection (a `RunFault`) is thrown after the parts before it.
  * Don't start runs on the same agent outside this adapter while a stream is open.
  */
@@ -29,10 +30,8 @@ export async function* agentRunParts(agent: AgentLike, start: () => Promise<RunS
   try {
     await previous;
     const parts = new PartQueue<AgentPart>();
-    // Calls decided now (approve/reject) were requested by an earlier run; their inputs come from there.
-    const inputs = new Map<string, unknown>(agent.pendingApprovals().map((p) => [p.callId, p.input]));
     const unsubscribe = agent.subscribe((event) => {
-      const part = partOf(event, inputs);
+      const part = partOfEvent(event);
       if (part !== null) parts.push(part);
     });
     let snapshot: RunSnapshot | undefined;
@@ -59,15 +58,16 @@ export async function* agentRunParts(agent: AgentLike, start: () => Promise<RunS
   }
 }
 
-function partOf(event: RunEvent, inputs: Map<string, unknown>): AgentPart | null {
+/**
+ * The part `event` becomes, or null. A result is an approval request only when a toolset really holds
+ * that call (`toToolset` with `needsApproval`): a tool returning the same shape of JSON (a fetched page,
+ * say) cannot make a part that approves somebody else's call.
+ */
+export function partOfEvent(event: RunEvent): AgentPart | null {
   switch (event.kind) {
     case 'text_delta':
       return { type: 'text', text: event.delta };
-    case 'tool_started':
-      inputs.set(event.callId, event.input);
-      return null;
     case 'approval_requested':
-      inputs.set(event.callId, event.input);
       return {
         type: 'tool',
         name: event.name,
@@ -77,14 +77,16 @@ function partOf(event: RunEvent, inputs: Map<string, unknown>): AgentPart | null
         approvalId: event.approvalId,
       };
     case 'tool_finished': {
-      const part: AgentPart = { type: 'tool', name: event.name, callId: event.callId, input: inputs.get(event.callId), result: event.result };
+      const part: AgentPart = { type: 'tool', name: event.name, callId: event.callId, input: event.input, result: event.result };
       if (event.isError) part.isError = true;
+      if (isHeldApproval(event.result)) part.approvalId = event.result.actionId;
       return part;
     }
     case 'context': {
       const part: AgentPart = { type: 'context', source: event.source, op: event.op };
       if (event.records !== undefined) part.records = event.records as MemoryRecord[];
       if (event.tools !== undefined) part.tools = event.tools;
+      if (event.tokens !== undefined) part.tokens = event.tokens;
       return part;
     }
     default:

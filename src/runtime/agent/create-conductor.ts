@@ -1,72 +1,73 @@
 import { randomUUID } from 'node:crypto';
-import Anthropic from '@anthropic-ai/sdk';
-import type { Agent, AgentConfig, AgentDeps } from '../contract/agent.js';
 import type { FaultKind, PendingApproval, RunEvent, RunSnapshot, RunStatus } from '../contract/events.js';
 import type { ModelUsage } from '../contract/model.js';
 import type { Turn } from '../contract/turn.js';
 import { RunLedger } from '../ledger/ledger.js';
 import { replaceContents, runLoop } from '../loop/run-loop.js';
-import { lastAssistantText, lastUserText, pendingApprovalsOf } from '../loop/batch.js';
-import { beginContextTurn, type ContextTurnHandle } from '../loop/context-turn.js';
-import type { AgentContextPart } from '../../parts/types.js';
+import { lastAssistantText, lastUserText, openBatch, pendingApprovalsOf } from '../loop/batch.js';
 import { RunFault, faultKindOf } from '../loop/errors.js';
-import { isPromptTooLongError } from '../compaction/prompt-too-long.js';
 import type { ApprovalDecision, LoopEvent } from '../loop/types.js';
-import { UnknownApprovalError } from '../../tools/toolset.js';
-import { createAnthropicInvoker } from '../../providers/anthropic/invoker.js';
-import { AgentClosedError, ApprovalsPendingError, InvalidPromptError } from './errors.js';
-import { errorMessage } from '../../errors/base.js';
-import { RunQueue } from './run-queue.js';
-import { memorySession, openStoredSession, type AgentSession, type Billing } from './session.js';
-import { resolveSettings } from './settings.js';
+import { isPromptTooLongError } from '../compaction/prompt-too-long.js';
 import { addUsage, sumUsage, zeroUsage } from '../usage/sum.js';
+import type { AgentContextPart } from '../../parts/types.js';
+import { UnknownApprovalError } from '../../tools/toolset.js';
+import { errorMessage } from '../../errors/index.js';
+import { beginContextTurn, type ContextTurnHandle } from './context-turn.js';
 import { condensationHooks } from './condensation-hooks.js';
 import { composeHooks } from './compose-hooks.js';
+import { AgentClosedError, ApprovalsPendingError, InvalidPromptError } from './errors.js';
+import { RunQueue } from './run-queue.js';
+import { memorySession, openStoredSession, type AgentSession, type Billing } from './session.js';
+import { checkMessages, resolveSettings } from './settings.js';
+import type { Agent, AgentConfig, ConductorDeps, CondenseOutcome } from './types.js';
 
 /** Reads the session's context before a run starts; returns the decisions the run applies, or throws to refuse it. */
 type Admission = (sessionId: string, context: readonly Turn[]) => ReadonlyMap<string, ApprovalDecision> | undefined;
 
 /**
- * The conductor: one agent, one session at a time, one run at a time. See docs/agent.md.
+ * The conductor: one agent, one session at a time, one run at a time, over any `ModelInvoker`. See
+ * docs/agent.md. `createAgent` is this conductor with Claude as the default model; `runAgent` is a
+ * stream of parts from it.
  *
- * Runs (`submit`, `approve`, `reject`) and `resume`/`close` queue behind each other. Each run publishes
- * its events on the ledger, appends each settled turn to the session, persists the session once at the
- * end (settled, waiting or faulted), and resolves with the final snapshot or rejects with `RunFault`.
+ * Runs (`submit`, `approve`, `reject`, `continue`, `condense`) and `resume`/`branchFrom`/`close` queue
+ * behind each other. Each run publishes its events on the ledger, appends each settled turn to the
+ * session, persists the session once at the end (settled, waiting or faulted), and resolves with the
+ * final snapshot or rejects with `RunFault`.
  */
-export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
-  const { card, maxSteps, tools } = resolveSettings(config);
+export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent {
+  const invoke = deps?.invokeModel;
+  const { card, maxSteps, tools } = resolveSettings(config, invoke);
+  checkMessages(deps);
   const ledger = deps.ledger ?? new RunLedger();
-  // `new Anthropic()` reads ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL; it fails only when a call is made.
-  const invoke = deps.invokeModel ?? createAnthropicInvoker(deps.client ?? new Anthropic());
   // The running run's token totals, so summarizer calls made inside hooks count toward them.
   let runUsage: ModelUsage | undefined;
   // What the summarizer (and a reply cut off by a full window) cost, until the summary node is recorded (`context_replaced`).
   let summarizerUsage: ModelUsage | undefined;
   // The context turn of the run in progress: condensation counts everything its calls send.
   let openTurn: ContextTurnHandle | undefined;
-  const condensation =
-    config.compaction === undefined
-      ? undefined
-      : condensationHooks({
-          card,
-          policy: config.compaction,
-          invokeModel: invoke,
-          system: config.system,
-          tools: tools.specs,
-          maxOutputTokens: card.maxOutputTokens,
-          ledger,
-          sending: () => openTurn?.sending(),
-          addUsage: (used) => {
-            if (runUsage === undefined) return;
-            addUsage(runUsage, used);
-            summarizerUsage = sumUsage([summarizerUsage, used]);
-            ledger.publish({ kind: 'usage', usage: used, total: { ...runUsage } });
-          },
-        });
-  const hooks = composeHooks(condensation, deps.hooks);
+  // One Condenser per agent: automatic when `compaction` is set, and behind `condense()` either way.
+  const condensation = condensationHooks({
+    card,
+    policy: config.compaction ?? {},
+    invokeModel: invoke,
+    system: config.system,
+    tools: tools.specs,
+    maxOutputTokens: card.maxOutputTokens,
+    ledger,
+    sending: () => openTurn?.sending(),
+    addUsage: (used) => {
+      if (runUsage === undefined) return;
+      addUsage(runUsage, used);
+      summarizerUsage = sumUsage([summarizerUsage, used]);
+      ledger.publish({ kind: 'usage', usage: used, total: { ...runUsage } });
+    },
+  });
+  const automatic = config.compaction === undefined ? undefined : condensation;
+  const hooks = composeHooks(automatic, deps.hooks);
   const queue = new RunQueue();
   const memorySessions = new Map<string, AgentSession>();
   let sessionId = config.sessionId ?? randomUUID();
+  if (deps.messages !== undefined) memorySessions.set(sessionId, memorySession(sessionId, deps.messages));
   let session: AgentSession | undefined;
   let active: AbortController | undefined;
   let closed = false;
@@ -75,6 +76,7 @@ export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
     if (session !== undefined) return session;
     if (deps.store !== undefined) {
       session = await openStoredSession(deps.store, sessionId);
+      if (session.report !== undefined) ledger.publish({ kind: 'session_opened', sessionId, report: session.report });
     } else {
       session = memorySessions.get(sessionId) ?? memorySession(sessionId);
       memorySessions.set(sessionId, session);
@@ -82,15 +84,19 @@ export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
     return session;
   }
 
-  async function conduct(prompt: string | null, admit: Admission, callerSignal?: AbortSignal): Promise<RunSnapshot> {
+  /** Opens the session for a run; a failure is the run's `store_error` fault. */
+  async function sessionForRun(prompt: string | null): Promise<AgentSession> {
     if (closed) throw new AgentClosedError();
-    let current: AgentSession;
     try {
-      current = await ensureSession();
+      return await ensureSession();
     } catch (error) {
       ledger.publish({ kind: 'run_started', sessionId, prompt });
-      throw fault('store_error', error, snapshotOf(sessionId, [], 'faulted', [], zeroUsage()));
+      throw fault('store_error', error, snapshotOf(sessionId, [], 'faulted', zeroUsage()));
     }
+  }
+
+  async function conduct(prompt: string | null, admit: Admission, callerSignal?: AbortSignal): Promise<RunSnapshot> {
+    const current = await sessionForRun(prompt);
     const decisions = admit(current.id, current.context);
     ledger.publish({ kind: 'run_started', sessionId: current.id, prompt });
 
@@ -125,7 +131,7 @@ export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
           return;
         case 'step':
           // A snapshot copies the whole context; nobody listening means nobody pays for it.
-          if (ledger.subscriberCount > 0) ledger.publish({ kind: 'snapshot', snapshot: snapshotOf(current.id, work, 'running', [], usage) });
+          if (ledger.subscriberCount > 0) ledger.publish({ kind: 'snapshot', snapshot: snapshotOf(current.id, work, 'running', usage) });
           return;
         default:
           ledger.publish(event);
@@ -140,44 +146,45 @@ export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
         work.push(turn);
         current.append(turn);
       }
-      if (config.context !== undefined) {
-        contextTurn = await beginContextTurn({
-          manager: config.context,
-          prompt: prompt ?? lastUserText(work),
-          messages: work,
-          system: config.system,
-          tools,
-          // The conductor's condensation is the manager's history compaction: one budget for all three.
-          fit: condensation && ((messages, sending) => condensation.fit(messages, sending, signal)),
-        });
-        openTurn = contextTurn;
-        if (contextTurn.messages !== work) {
-          // Condensed by the manager's history or by `fit`; only the latter has a summarizer bill.
-          current.condense(work, contextTurn.messages, billed(summarizerUsage));
-          summarizerUsage = undefined;
-          replaceContents(work, contextTurn.messages);
+      if (prompt !== null || hasWorkToContinue(work)) {
+        if (config.context !== undefined) {
+          contextTurn = await beginContextTurn({
+            manager: config.context,
+            prompt: prompt ?? lastUserText(work),
+            messages: work,
+            system: config.system,
+            tools,
+            // The conductor's condensation is the manager's history compaction: one budget for all three.
+            fit: automatic && ((messages, sending) => automatic.fit(messages, sending, signal)),
+          });
+          openTurn = contextTurn;
+          if (contextTurn.messages !== work) {
+            // Condensed by the manager's history or by `fit`; only the latter has a summarizer bill.
+            current.condense(work, contextTurn.messages, billed(summarizerUsage));
+            summarizerUsage = undefined;
+            replaceContents(work, contextTurn.messages);
+          }
+          report(contextTurn.prepared);
         }
-        report(contextTurn.prepared);
+        const outcome = await runLoop({
+          model: card.id,
+          system: contextTurn?.system ?? config.system,
+          volatileSystem: contextTurn?.volatileSystem,
+          providerOptions: config.providerOptions,
+          maxOutputTokens: card.maxOutputTokens,
+          maxSteps,
+          context: work,
+          invoke,
+          tools: contextTurn?.tools ?? tools,
+          sequential: config.sequential,
+          decisions,
+          signal,
+          hooks,
+          emit,
+        });
+        // Write-backs belong to a finished turn; a waiting one finishes in the run that decides it.
+        if (contextTurn !== undefined && outcome.status === 'settled') report(await contextTurn.finish(work, lastAssistantText(work)));
       }
-      const outcome = await runLoop({
-        model: card.id,
-        system: contextTurn?.system ?? config.system,
-        volatileSystem: contextTurn?.volatileSystem,
-        cache: config.cache,
-        cacheTtl: config.cacheTtl,
-        maxOutputTokens: card.maxOutputTokens,
-        maxSteps,
-        context: work,
-        invoke,
-        tools: contextTurn?.tools ?? tools,
-        sequential: config.sequential,
-        decisions,
-        signal,
-        hooks,
-        emit,
-      });
-      // Write-backs belong to a finished turn; a waiting one finishes in the run that decides it.
-      if (contextTurn !== undefined && outcome.status === 'settled') report(await contextTurn.finish(work, lastAssistantText(work)));
     } catch (error) {
       // "Prompt is too long" arrives as a plain 400; it is still an overflow, whatever condensation could do.
       failure = { kind: isPromptTooLongError(error) ? 'context_overflow' : faultKindOf(error), error };
@@ -188,16 +195,48 @@ export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
       summarizerUsage = undefined;
     }
     current.context = work;
+    return finishRun(current, failure, usage);
+  }
+
+  /** `condense()`: a run that makes one forced condensation and nothing else. */
+  async function condenseRun(callerSignal?: AbortSignal): Promise<CondenseOutcome> {
+    const current = await sessionForRun(null);
+    ledger.publish({ kind: 'run_started', sessionId: current.id, prompt: null });
+    const controller = new AbortController();
+    active = controller;
+    const signal = callerSignal ? AbortSignal.any([controller.signal, callerSignal]) : controller.signal;
+    const usage = zeroUsage();
+    runUsage = usage;
+    let compacted: CondenseOutcome['compacted'] = null;
+    let failure: { kind: FaultKind; error: unknown } | undefined;
+    try {
+      const outcome = await condensation.condenseNow(current.context, signal);
+      if (outcome !== null) {
+        current.condense(current.context, outcome.messages, billed(summarizerUsage));
+        current.context = outcome.messages.slice();
+        compacted = outcome.compacted;
+      }
+    } catch (error) {
+      failure = { kind: faultKindOf(error), error };
+    } finally {
+      if (active === controller) active = undefined;
+      runUsage = undefined;
+      summarizerUsage = undefined;
+    }
+    return { compacted, snapshot: await finishRun(current, failure, usage) };
+  }
+
+  /** Persists what the run recorded, then settles it (`settled` or `waiting`) or faults it. */
+  async function finishRun(current: AgentSession, failure: { kind: FaultKind; error: unknown } | undefined, usage: ModelUsage): Promise<RunSnapshot> {
     try {
       await current.persist();
     } catch (error) {
       // Nothing of this run is durable, which outweighs whatever else went wrong; both are kept as the cause.
       failure = { kind: 'store_error', error: failure === undefined ? error : new AggregateError([error, failure.error], errorMessage(error)) };
     }
-
-    const pending = pendingApprovalsOf(work);
+    const pending = pendingApprovalsOf(current.context);
     const status: RunStatus = failure !== undefined ? 'faulted' : pending.length > 0 ? 'waiting' : 'settled';
-    const snapshot = snapshotOf(current.id, work, status, pending, usage);
+    const snapshot = snapshotOf(current.id, current.context, status, usage, pending);
     if (failure !== undefined) throw fault(failure.kind, failure.error, snapshot);
     ledger.publish({ kind: 'settled', snapshot });
     return snapshot;
@@ -213,6 +252,15 @@ export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
     return new RunFault(kind, message, snapshot, { cause: error });
   }
 
+  /** The session as it stands now, published as one `snapshot` (after `resume` and `branchFrom`). */
+  function standing(current: AgentSession): RunSnapshot {
+    const pending = pendingApprovalsOf(current.context);
+    const snapshot = snapshotOf(current.id, current.context, pending.length > 0 ? 'waiting' : 'settled', zeroUsage(), pending);
+    if (current.report !== undefined) snapshot.loadReport = current.report;
+    ledger.publish({ kind: 'snapshot', snapshot });
+    return snapshot;
+  }
+
   async function resume(id: string): Promise<RunSnapshot> {
     if (closed) throw new AgentClosedError();
     if (session?.id !== id) {
@@ -220,11 +268,15 @@ export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
       session = undefined;
       sessionId = id;
     }
+    return standing(await ensureSession());
+  }
+
+  async function branchFrom(nodeId: string): Promise<RunSnapshot> {
+    if (closed) throw new AgentClosedError();
     const current = await ensureSession();
-    const pending = pendingApprovalsOf(current.context);
-    const snapshot = snapshotOf(current.id, current.context, pending.length > 0 ? 'waiting' : 'settled', pending, zeroUsage());
-    ledger.publish({ kind: 'snapshot', snapshot });
-    return snapshot;
+    current.branchFrom(nodeId);
+    await current.persist();
+    return standing(current);
   }
 
   const refuseWhilePending: Admission = (id, context) => {
@@ -239,6 +291,8 @@ export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
       if (!pendingApprovalsOf(context).some((p) => p.approvalId === approvalId)) throw new UnknownApprovalError(approvalId);
       return new Map([[approvalId, decision]]);
     };
+
+  const admitAll: Admission = () => undefined;
 
   return {
     get sessionId() {
@@ -257,6 +311,9 @@ export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
     },
     approve: (approvalId) => queue.run(() => conduct(null, decide(approvalId, { approved: true }))),
     reject: (approvalId, reason) => queue.run(() => conduct(null, decide(approvalId, { approved: false, reason }))),
+    continue: (opts) => queue.run(() => conduct(null, admitAll, opts?.signal)),
+    condense: (opts) => queue.run(() => condenseRun(opts?.signal)),
+    branchFrom: (nodeId) => queue.run(() => branchFrom(nodeId)),
     pendingApprovals: () => (session === undefined ? [] : pendingApprovalsOf(session.context)),
     sessionUsage: () =>
       queue.run(async () => {
@@ -274,7 +331,16 @@ export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
   };
 }
 
-function snapshotOf(sessionId: string, context: readonly Turn[], status: RunStatus, pending: PendingApproval[], usage: ModelUsage): RunSnapshot {
+/**
+ * Whether a run without a new prompt has anything to do: calls of the last reply without a result, or
+ * a context that ends with a user turn (a prompt or tool results) the model has not answered.
+ */
+function hasWorkToContinue(context: readonly Turn[]): boolean {
+  const last = context[context.length - 1];
+  return last !== undefined && (last.role === 'user' || openBatch(context).length > 0);
+}
+
+function snapshotOf(sessionId: string, context: readonly Turn[], status: RunStatus, usage: ModelUsage, pending: PendingApproval[] = []): RunSnapshot {
   return {
     sessionId,
     messages: context.slice(),

@@ -1,0 +1,97 @@
+import type { CompactionPolicy } from '../contract/compaction.js';
+import type { ModelInvoker, ModelUsage, ProviderOptions } from '../contract/model.js';
+import type { ToolDefinition } from '../contract/tool.js';
+import type { Turn } from '../contract/turn.js';
+import type { PendingApproval, RunEvent, RunSnapshot } from '../contract/events.js';
+import type { RunLedger } from '../ledger/ledger.js';
+import type { LoopHooks } from '../loop/types.js';
+import type { SessionStoreLike } from '../store/types.js';
+import type { ContextManager } from '../../context/types.js';
+
+export type AgentConfig = {
+  model: string;
+  system?: string;
+  tools?: ToolDefinition[];
+  /** Model calls allowed in one run before it faults with `max_steps`. Default 64. */
+  maxSteps?: number;
+  maxOutputTokens?: number;
+  /** Overrides the model card's context window. */
+  contextWindow?: number;
+  /** Condense history automatically near the window. Omit to condense only when asked (`agent.condense()`). */
+  compaction?: CompactionPolicy;
+  /** Owns recall, tool loading and write-backs for each run (`createContextManager`); see docs/context.md. */
+  context?: ContextManager;
+  sessionId?: string;
+  /** Run a step's tool calls one at a time instead of all at once. Results are in call order either way. */
+  sequential?: boolean;
+  /**
+   * Options for the model's provider, keyed by its id (`{ anthropic: { cacheTtl: '1h' } }`), passed to
+   * every request untouched; the invoker checks its own key when the agent is created.
+   */
+  providerOptions?: ProviderOptions;
+};
+
+/** What the conductor is built from. Only `invokeModel` is required: the conductor knows no vendor. */
+export type ConductorDeps = {
+  /** The model, through the one seam. `createAgent` defaults it to Claude through `new Anthropic()`. */
+  invokeModel: ModelInvoker;
+  /** Where sessions are kept. Default: in the agent's memory (no node ids, no branching). */
+  store?: SessionStoreLike;
+  /**
+   * Instead of a store: the conversation so far, kept by you (as `runAgent`'s `messages`). The agent's
+   * first session starts from these turns and records nothing, so a hook or context manager may
+   * replace its context with any turns it likes; read where it ends from the snapshots.
+   */
+  messages?: readonly Turn[];
+  ledger?: RunLedger;
+  /** Runs around every model call of every run: condensation, context managers and usage accounting plug in here. */
+  hooks?: LoopHooks;
+};
+
+export type SubmitOptions = { signal?: AbortSignal };
+
+/** What `agent.condense()` did: the `compacted` event it published, or null when there was nothing to condense. */
+export type CondenseOutcome = {
+  compacted: Extract<RunEvent, { kind: 'compacted' }> | null;
+  snapshot: RunSnapshot;
+};
+
+export interface Agent {
+  readonly sessionId: string;
+  submit(prompt: string, opts?: SubmitOptions): Promise<RunSnapshot>;
+  subscribe(handler: (e: RunEvent) => void): () => void;
+  resume(sessionId: string): Promise<RunSnapshot>;
+  abort(): void;
+  /** Runs the waiting tool call `approvalId` (its call id); the run goes on once every call of its batch is decided. */
+  approve(approvalId: string): Promise<RunSnapshot>;
+  /** Answers the waiting call `approvalId` with an error result saying the user rejected it (and why); it never runs. */
+  reject(approvalId: string, reason?: string): Promise<RunSnapshot>;
+  /**
+   * Picks the loop up where the session stands, without a new prompt: a context that ends with a
+   * prompt or tool results goes to the model; one that ends with an answer, or with calls waiting for
+   * a decision, has nothing to run and settles (or waits) at once.
+   */
+  continue(opts?: SubmitOptions): Promise<RunSnapshot>;
+  /**
+   * Condenses the session now, whatever its size (as `/compact` does): the oldest turns become one
+   * summary, the last `compaction.keepRecent` (default 8) stay verbatim, and the summary is recorded in
+   * the session. A run of its own: it publishes `compacted` and `usage`, and faults `summarizer_failed`
+   * without changing anything when the summary call fails.
+   */
+  condense(opts?: SubmitOptions): Promise<CondenseOutcome>;
+  /**
+   * Moves the session's live leaf to node `nodeId`, so the next prompt starts a new branch there (as
+   * `/fork` does); the later turns stay in the session. Needs a store (`MemorySessionStore` for one in
+   * memory). Refuses a node that is a reply whose tool calls have no result there.
+   */
+  branchFrom(nodeId: string): Promise<RunSnapshot>;
+  /** The calls of the current session waiting for a decision (after `resume` for a session read from a store). */
+  pendingApprovals(): PendingApproval[];
+  /**
+   * Tokens billed over the whole current session: every model call stored in it, all branches and
+   * summarizer calls included, earlier runs and processes too (read from the store). Queued behind runs.
+   */
+  sessionUsage(): Promise<ModelUsage>;
+  /** Waits for queued work, then releases the session (the store's writer lock). Later calls reject. */
+  close(): Promise<void>;
+}
