@@ -1,7 +1,8 @@
-import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { mkdir, open, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { IndusagiError } from '../errors/index.js';
 import { createMemoryStore, type MemoryRecord, type MemoryStore } from '../memory/index.js';
+import { appendDurably, endsWithNewline, syncDirectory } from '../runtime/store/durable-append.js';
 
 /** The command's memory file holds a line it cannot read; nothing was loaded or changed. */
 export class MemoryFileError extends IndusagiError {
@@ -11,20 +12,37 @@ export class MemoryFileError extends IndusagiError {
   }
 }
 
+/** What the replay left out, as the session store reports a load: nothing skipped goes unmentioned. */
+export type MemoryFileReport = {
+  /** Lines that are not JSON (1-based), with why: the remains of writes cut short. */
+  skipped: Array<{ line: number; reason: string }>;
+  /** The file ended in a partial line (a write cut short by a crash); it is listed in `skipped` too. */
+  tornTail: boolean;
+};
+
+export type MemoryFile = MemoryStore & { readonly report: MemoryFileReport; all(): Promise<MemoryRecord[]> };
+
 type Entry = { op: 'save'; record: MemoryRecord } | { op: 'forget'; id: string };
 
 /**
  * The in-process memory store, made to outlive the process: the file is an append-only log of
  * saves and forgets, replayed into `createMemoryStore` at start, so search and ranking stay the
- * memory module's. Each change is appended before the call resolves.
+ * memory module's. Each change is appended and fsynced before the call resolves. A line that is not
+ * JSON (left by a crash mid-append) is skipped and reported; a JSON line of an unknown shape is
+ * refused, since it was written by something this version would misread.
  */
-export async function openMemoryFile(path: string): Promise<MemoryStore> {
-  const store = createMemoryStore(await replay(path));
-  const log = async (entry: Entry) => {
-    await mkdir(dirname(path), { recursive: true });
-    await appendFile(path, `${JSON.stringify(entry)}\n`, 'utf8');
+export async function openMemoryFile(path: string): Promise<MemoryFile> {
+  const { records, report } = await replay(path);
+  const store = createMemoryStore(records);
+  // Appends run one at a time, so each sees the tail the previous one left.
+  let queue: Promise<void> = Promise.resolve();
+  const log = (entry: Entry): Promise<void> => {
+    const appended = queue.then(() => append(path, entry));
+    queue = appended.catch(() => undefined);
+    return appended;
   };
   return {
+    report,
     async save(text, opts) {
       const record = await store.save(text, opts);
       await log({ op: 'save', record });
@@ -40,36 +58,62 @@ export async function openMemoryFile(path: string): Promise<MemoryStore> {
   };
 }
 
-async function replay(path: string): Promise<MemoryRecord[]> {
+async function append(path: string, entry: Entry): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  // 'a+': the tail is read back through the same handle the line is appended with.
+  const file = await open(path, 'a+');
+  let created: boolean;
+  try {
+    created = (await file.stat()).size === 0;
+    // A line torn by a crash is closed off first, so this entry never glues onto it (the session store's rule).
+    const separator = (await endsWithNewline(file)) ? '' : '\n';
+    await appendDurably(file, Buffer.from(`${separator}${JSON.stringify(entry)}\n`, 'utf8'));
+  } finally {
+    await file.close();
+  }
+  if (created) await syncDirectory(dirname(path));
+}
+
+async function replay(path: string): Promise<{ records: MemoryRecord[]; report: MemoryFileReport }> {
+  const report: MemoryFileReport = { skipped: [], tornTail: false };
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], report };
     throw error;
   }
   const lines = text.split('\n');
-  // A crash mid-append leaves a final line without its newline: that change never completed.
-  if (!text.endsWith('\n')) lines.pop();
+  const unterminated = !text.endsWith('\n');
+  if (!unterminated) lines.pop();
   const records = new Map<string, MemoryRecord>();
   lines.forEach((line, i) => {
     if (line.trim() === '') return;
-    const entry = parseEntry(line, path, i + 1);
+    const number = i + 1;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      const last = unterminated && i === lines.length - 1;
+      report.tornTail ||= last;
+      report.skipped.push({ line: number, reason: last ? 'incomplete final line (a write cut short)' : 'not JSON (the remains of a write cut short)' });
+      return;
+    }
+    const entry = asEntry(parsed, path, number);
     if (entry.op === 'save') records.set(entry.record.id, entry.record);
     else records.delete(entry.id);
   });
-  return [...records.values()];
+  return { records: [...records.values()], report };
 }
 
-function parseEntry(line: string, path: string, number: number): Entry {
-  let entry: unknown;
-  try {
-    entry = JSON.parse(line);
-  } catch {
-    throw new MemoryFileError(path, number, 'not JSON');
-  }
-  const e = entry as Partial<Record<string, unknown>>;
-  if (e?.op === 'save' && typeof e.record === 'object' && e.record !== null) return entry as Entry;
-  if (e?.op === 'forget' && typeof e.id === 'string') return entry as Entry;
+function asEntry(value: unknown, path: string, number: number): Entry {
+  const e = value as Partial<Record<string, unknown>> | null;
+  if (e?.op === 'save' && typeof e.record === 'object' && e.record !== null) return value as Entry;
+  if (e?.op === 'forget' && typeof e.id === 'string') return value as Entry;
   throw new MemoryFileError(path, number, 'expected {"op":"save","record":…} or {"op":"forget","id":…}');
+}
+
+/** One line per skipped line of the memory file, for the chat to show at start. */
+export function describeMemoryReport(path: string, report: MemoryFileReport): string[] {
+  return report.skipped.map(({ line, reason }) => `memory file ${path}: skipped line ${line}, ${reason}`);
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { builtInTools, Workspace } from '../../src/cli/tools/index.js';
-import { openMemoryFile, MemoryFileError } from '../../src/cli/memory-file.js';
+import { openMemoryFile } from '../../src/cli/memory-file.js';
 import { ToolError } from '../../src/tools/index.js';
 import { sanitizeToolName } from '../../src/tools/index.js';
 import { DEMO_TOOLS } from '../../src/demo/index.js';
@@ -104,15 +104,10 @@ describe('memory file', () => {
     expect(await run('memory.recall', { query: 'zebra' })).toBe('Nothing in memory matches "zebra".');
   });
 
-  it('ignores a torn last line from a crash but refuses a corrupt line elsewhere', async () => {
+  it('ignores a torn last line from a crash (tests/cli/memory-file.test.ts covers what follows)', async () => {
     const path = join(dir, 'torn.jsonl');
     const saved = { op: 'save', record: { id: 'r1', text: 'kept fact', createdAt: 1 } };
     await writeFile(path, `${JSON.stringify(saved)}\n{"op":"save","rec`);
     expect((await (await openMemoryFile(path)).search('kept')).map((r) => r.text)).toEqual(['kept fact']);
-
-    await writeFile(path, `{"op":"save"\n${JSON.stringify(saved)}\n`);
-    const error = await openMemoryFile(path).catch((e: unknown) => e);
-    expect(MemoryFileError.isInstance(error)).toBe(true);
-    expect((error as Error).message).toBe(`${path}:1: not JSON`);
   });
 });

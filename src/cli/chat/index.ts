@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createAgent } from '../../providers/anthropic/index.js';
 import { SessionStore } from '../../runtime/store/index.js';
 import type { Command } from '../args.js';
-import { openMemoryFile } from '../memory-file.js';
+import { describeMemoryReport, openMemoryFile } from '../memory-file.js';
 import { chooseModel } from '../model.js';
 import type { Io } from '../run.js';
 import { paintFor } from '../style.js';
@@ -71,6 +71,7 @@ export async function runChat(command: ChatCommand, io: Io): Promise<number> {
   try {
     renderer.line(paint('bold', `indusagi chat · session ${chat.sessionId} · ${model.describe}`));
     renderer.line(paint('dim', 'type /help for commands, /exit to leave'));
+    for (const note of describeMemoryReport(command.locations.memory, memory.report)) renderer.line(paint('yellow', note));
     await chat.open(command.session !== undefined);
     for (;;) {
       const line = await lines.next(paint('cyan', 'you › '));
