@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { SqliteUnavailableError } from './errors.js';
+import { SqliteMemoryFileError, SqliteMemoryIoError, SqliteUnavailableError } from './errors.js';
 
 export type Database = BetterSqlite3.Database;
 type DatabaseConstructor = typeof BetterSqlite3;
@@ -26,4 +26,21 @@ export async function openDatabase(path: string): Promise<Database> {
     if (BROKEN_BINDING.test((error as Error).message ?? '')) throw new SqliteUnavailableError({ cause: error });
     throw error;
   }
+}
+
+// Result codes that mean the bytes on disk are not a sound database, as opposed to a failed read or write.
+const DAMAGE = /^SQLITE_(CORRUPT|NOTADB)/;
+
+/**
+ * The typed error for a failure better-sqlite3 raised while working on the file at `path` (its
+ * `SqliteError` carries SQLite's result code); anything else is returned as it is.
+ */
+export function sqliteFailure(error: unknown, path: string): unknown {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return error;
+  const detail = (error as Error).message;
+  if (DAMAGE.test(code)) {
+    return new SqliteMemoryFileError(`${path} is damaged (${detail}); move it aside to start a new memory file, or restore it from a backup.`, { cause: error });
+  }
+  return new SqliteMemoryIoError(`${path}: ${detail} (${code})`, code, { cause: error });
 }

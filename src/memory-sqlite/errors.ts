@@ -20,6 +20,19 @@ export class SqliteMemoryFileError extends IndusagiError {
   }
 }
 
+/** SQLite could not read or write the file for a reason other than damage: disk full, I/O error, busy, read-only. */
+export class SqliteMemoryIoError extends IndusagiError {
+  static override readonly errorName = 'SqliteMemoryIoError';
+  constructor(
+    message: string,
+    /** SQLite's extended result code, e.g. `SQLITE_FULL`. */
+    readonly code: string,
+    options?: { cause?: unknown },
+  ) {
+    super('sqlite_memory_io', message, options);
+  }
+}
+
 /** The store was used after `close()`. */
 export class MemoryStoreClosedError extends IndusagiError {
   static override readonly errorName: string = 'MemoryStoreClosedError';
