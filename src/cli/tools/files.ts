@@ -1,11 +1,17 @@
-import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { constants } from 'node:fs';
+import { open, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
+import type { Stats } from 'node:fs';
 import type { ToolDefinition } from '../../runtime/contract/tool.js';
 import { ToolError } from '../../tools/index.js';
+import { CONTROL_CHARS } from '../safe-text.js';
 import type { Workspace } from './workspace.js';
 
 const MAX_ENTRIES = 200;
+
+// Non-blocking, so opening a FIFO returns at once (to be refused) instead of waiting for a writer and
+// holding one of libuv's four file threads; no controlling terminal from a device.
+const READ_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
 
 const pathSchema = { type: 'string', description: 'A path relative to the workspace folder' };
 
@@ -13,13 +19,20 @@ const pathSchema = { type: 'string', description: 'A path relative to the worksp
 export function listTool(workspace: Workspace): ToolDefinition {
   return {
     name: 'files.list',
-    description: 'List the entries of a folder in the workspace. Folders end with "/".',
+    description:
+      'List the entries of a folder in the workspace, one per line. Folders end with "/". A name holding a control character or starting with a quote is shown as a JSON string.',
     inputSchema: { type: 'object', properties: { path: pathSchema }, required: ['path'] },
     async execute(input) {
-      const target = await workspace.resolve(field(input, 'path'));
-      const entries = await fsCall(() => readdir(target, { withFileTypes: true }), workspace.display(target));
-      const names = entries.map((e) => (e.isDirectory() ? `${e.name}/` : e.name)).sort();
-      if (names.length === 0) return `${workspace.display(target)} is empty`;
+      const at = workspace.locate(field(input, 'path'));
+      const folder = await fsCall(() => workspace.openFolder(at), at.shown);
+      let entries;
+      try {
+        entries = await fsCall(() => readdir(folder.self, { withFileTypes: true }), at.shown);
+      } finally {
+        await folder.close();
+      }
+      const names = entries.map((e) => `${listedName(e.name)}${e.isDirectory() ? '/' : ''}`).sort();
+      if (names.length === 0) return `${at.shown} is empty`;
       const shown = names.slice(0, MAX_ENTRIES);
       const more = names.length > MAX_ENTRIES ? [`…and ${names.length - MAX_ENTRIES} more`] : [];
       return [...shown, ...more].join('\n');
@@ -34,13 +47,14 @@ export function readTool(workspace: Workspace, maxChars: number): ToolDefinition
     description: `Read a text file in the workspace (at most ${maxChars} characters are returned).`,
     inputSchema: { type: 'object', properties: { path: pathSchema }, required: ['path'] },
     async execute(input) {
-      const target = await workspace.resolve(field(input, 'path'));
-      const shown = workspace.display(target);
-      const info = await fsCall(() => stat(target), shown);
-      if (info.isDirectory()) throw new ToolError(`${shown} is a folder; list it instead`);
-      // Read only what can be shown: a multi-gigabyte log must not be loaded to return its head.
-      const handle = await fsCall(() => open(target, 'r'), shown);
+      const at = workspace.locate(field(input, 'path'));
+      const shown = at.shown;
+      const handle = await fsCall(() => workspace.openFile(at, READ_FLAGS), shown);
       try {
+        const info = await handle.stat();
+        if (info.isDirectory()) throw new ToolError(`${shown} is a folder; list it instead`);
+        if (!info.isFile()) throw new ToolError(`${shown} is not a regular file (${kindOf(info)}); only regular files can be read`);
+        // Read only what can be shown: a multi-gigabyte log must not be loaded to return its head.
         const buffer = Buffer.alloc(Math.min(info.size, maxChars * 4));
         const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
         const bytes = buffer.subarray(0, bytesRead);
@@ -67,25 +81,29 @@ export function writeTool(workspace: Workspace): ToolDefinition {
     },
     needsApproval: true,
     async execute(input) {
-      const target = await workspace.resolve(field(input, 'path'));
+      const at = workspace.locate(field(input, 'path'));
       const content = field(input, 'content', { allowEmpty: true });
-      const shown = workspace.display(target);
-      await fsCall(() => mkdir(dirname(target), { recursive: true }), shown);
-      // Write a sibling, then rename: a crash mid-write leaves the old file whole, never half of each.
-      const temporary = `${target}.${randomUUID()}.tmp`;
+      const shown = at.shown;
+      if (at.names.length === 0) throw new ToolError(`${at.asked} names the workspace folder itself; give the path of a file inside it`);
+      const folder = await fsCall(() => workspace.openFolder(at, { depth: at.names.length - 1, create: true }), shown);
       try {
-        await fsCall(async () => {
-          const handle = await open(temporary, 'wx');
-          try {
-            await handle.writeFile(content, 'utf8');
-            await handle.sync();
-          } finally {
-            await handle.close();
-          }
-          await rename(temporary, target);
-        }, shown);
+        const target = folder.at(at.names[at.names.length - 1]);
+        // Replacing a symlink that leads outside would not write there, but it would not do what was asked either.
+        const existing = await fsCall(() => workspace.realTarget(target), shown);
+        if (existing !== null && !workspace.contains(existing)) throw workspace.outside(at.asked);
+        // Write a sibling in the same held folder, then rename: a crash mid-write leaves the old file
+        // whole, never half of each. A fixed-length name, so any legal target name stays writable.
+        const temporary = folder.at(`.indusagi-${randomUUID()}.tmp`);
+        try {
+          await fsCall(async () => {
+            await writeNew(temporary, content);
+            await rename(temporary, target);
+          }, shown);
+        } finally {
+          await rm(temporary, { force: true });
+        }
       } finally {
-        await rm(temporary, { force: true });
+        await folder.close();
       }
       return `Wrote ${Buffer.byteLength(content)} bytes to ${shown}`;
     },
@@ -112,6 +130,39 @@ async function fsCall<T>(action: () => Promise<T>, shown: string): Promise<T> {
     if (code === 'ENOTDIR') throw new ToolError(`${shown} is not a folder`, { cause: error });
     if (code === 'EACCES' || code === 'EPERM') throw new ToolError(`${shown}: permission denied`, { cause: error });
     if (code === 'EISDIR') throw new ToolError(`${shown} is a folder`, { cause: error });
+    if (code === 'ENAMETOOLONG') throw new ToolError(`${shown}: a name in this path is too long for the file system`, { cause: error });
+    if (code === 'ELOOP') throw new ToolError(`${shown}: too many levels of symbolic links`, { cause: error });
+    if (code === 'ENXIO') throw new ToolError(`${shown} is not a regular file (a socket or a device); only regular files can be read`, { cause: error });
+    if (code === 'ENOSPC' || code === 'EDQUOT') throw new ToolError(`${shown}: no space left on the device`, { cause: error });
     throw error;
   }
+}
+
+/** O_EXCL: fails rather than follow anything already at `path`. */
+async function writeNew(path: string, content: string): Promise<void> {
+  const handle: FileHandle = await open(path, 'wx');
+  try {
+    await handle.writeFile(content, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+function kindOf(info: Stats): string {
+  if (info.isFIFO()) return 'a FIFO';
+  if (info.isSocket()) return 'a socket';
+  return 'a device';
+}
+
+// A name that could pass for something else in a one-per-line listing (a newline, a control or
+// direction-changing character, a leading quote) is listed as its JSON string, so it is one entry
+// the model can give back as it is meant.
+const NEEDS_QUOTING = new RegExp(`^"|[\\n\\t]|${CONTROL_CHARS.source}`, 'u');
+const JSON_UNESCAPED = new RegExp(CONTROL_CHARS.source, 'gu');
+
+function listedName(name: string): string {
+  if (!NEEDS_QUOTING.test(name)) return name;
+  // JSON.stringify escapes C0 controls itself; DEL, C1 and BIDI controls it leaves raw.
+  return JSON.stringify(name).replace(JSON_UNESCAPED, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
