@@ -1,8 +1,14 @@
 import { styleText } from 'node:util';
+import { terminalText } from './safe-text.js';
 
 export type StyleFormat = Parameters<typeof styleText>[0];
 
-/** Paints text for one output stream; a no-op where colour would be noise. */
+/**
+ * Paints text for one output stream: steering characters in it are always written out as escapes
+ * (see `terminalText`), so what a model or a tool put in a painted line cannot act on the terminal;
+ * colour only where it is not noise. Paint each piece once: painted text handed to paint again has
+ * its colour codes shown as escapes.
+ */
 export type Paint = (format: StyleFormat, text: string) => string;
 
 /**
@@ -12,5 +18,5 @@ export type Paint = (format: StyleFormat, text: string) => string;
 export function paintFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): Paint {
   const enabled = stream.isTTY === true && (env.NO_COLOR ?? '') === '';
   // styleText would otherwise check process.stdout on its own; the stream painted for decides here.
-  return enabled ? (format, text) => styleText(format, text, { validateStream: false }) : (_format, text) => text;
+  return enabled ? (format, text) => styleText(format, terminalText(text), { validateStream: false }) : (_format, text) => terminalText(text);
 }

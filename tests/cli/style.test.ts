@@ -10,3 +10,10 @@ describe('colour', () => {
     expect(paintFor({}, {})(['bold', 'green'], 'x')).toBe('x');
   });
 });
+
+describe('painted text', () => {
+  it('shows steering characters as escapes, in colour or not', () => {
+    expect(paintFor({ isTTY: true }, {})('red', 'a\x1b[2Kb\u009b\r\n')).toBe('\x1b[31ma\\x1b[2Kb\\x9b\n\x1b[39m');
+    expect(paintFor({}, {})('red', 'a\x1b]52;c;aGk=\x07')).toBe('a\\x1b]52;c;aGk=\\x07');
+  });
+});

@@ -1,4 +1,5 @@
 import type { RunEvent } from '../../runtime/contract/events.js';
+import { terminalText } from '../safe-text.js';
 import type { Paint } from '../style.js';
 import type { Spinner } from './spinner.js';
 
@@ -8,7 +9,8 @@ const RESULT_PREVIEW = 70;
  * Turns a run's events into terminal output: assistant text as it streams, one compact line per tool
  * call and result, a line when approval is needed or history was condensed, and the spinner whenever
  * the model is being waited on. Faults are reported by whoever awaited the run, not here, so each
- * failure is printed once.
+ * failure is printed once. Nothing the model or a tool produced reaches the terminal raw: streamed
+ * text goes through `terminalText`, status lines through `paint` (which does the same) and `line`.
  */
 export class RunRenderer {
   private atLineStart = true;
@@ -32,11 +34,13 @@ export class RunRenderer {
 
   handle(event: RunEvent): void {
     switch (event.kind) {
-      case 'text_delta':
+      case 'text_delta': {
+        const shown = terminalText(event.delta);
         this.spinner.stop();
-        this.write(event.delta);
-        if (event.delta !== '') this.atLineStart = event.delta.endsWith('\n');
+        this.write(shown);
+        if (shown !== '') this.atLineStart = shown.endsWith('\n');
         return;
+      }
       case 'tool_started':
         this.line(this.paint('cyan', `  ⚙ ${event.name} ${compactJson(event.input)}`));
         return;
@@ -59,11 +63,15 @@ export class RunRenderer {
     }
   }
 
-  /** A full line of status, started on a fresh line whatever was streaming before. */
+  /**
+   * A full line of status (painted text), started on a fresh line whatever was streaming before. One
+   * line it stays: a line break inside (a tool name, an approval id) is shown as `\n`, so it cannot
+   * start a line that looks like one of ours.
+   */
   line(text: string): void {
     this.spinner.stop();
     this.newline();
-    this.write(`${text}\n`);
+    this.write(`${text.replace(/\n/g, '\\n')}\n`);
     this.atLineStart = true;
   }
 
@@ -81,7 +89,7 @@ function compactJson(value: unknown): string {
 /** The first line of a result, and how much more there is. */
 function preview(result: unknown): string {
   const text = typeof result === 'string' ? result : (JSON.stringify(result) ?? String(result));
-  const lines = text.replace(/\n+$/, '').split('\n');
+  const lines = text.replace(/(\r?\n)+$/, '').split(/\r?\n/);
   const first = lines[0].length > RESULT_PREVIEW ? `${lines[0].slice(0, RESULT_PREVIEW - 1)}…` : lines[0];
   return lines.length > 1 ? `${first} (+${lines.length - 1} more lines)` : first;
 }

@@ -2,6 +2,7 @@ import type { SessionNode } from '../../runtime/contract/session.js';
 import type { Block, Turn } from '../../runtime/contract/turn.js';
 import type { SessionGraph } from '../../runtime/store/graph.js';
 import { CliUsageError } from '../errors.js';
+import { terminalText } from '../safe-text.js';
 
 /** How many hex digits of a node id the command shows; any unique prefix of at least 4 is accepted back. */
 const SHORT_ID = 8;
@@ -40,10 +41,10 @@ export function excerpt(turn: Turn, max = 72): string {
   return clipLine(turn.blocks.map(describeBlock).filter((s) => s !== '').join(' '), max);
 }
 
-/** `text` folded onto one line and cut to `max` characters. */
+/** `text` folded onto one line, cut to `max` characters and made safe for a terminal. */
 export function clipLine(text: string, max = 72): string {
   const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+  return terminalText(line.length > max ? `${line.slice(0, max - 1)}…` : line);
 }
 
 function describeBlock(block: Block): string {

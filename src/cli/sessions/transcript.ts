@@ -1,6 +1,7 @@
 import type { SessionNode } from '../../runtime/contract/session.js';
 import type { Block } from '../../runtime/contract/turn.js';
 import type { SessionGraph } from '../../runtime/store/graph.js';
+import { terminalJson, terminalText } from '../safe-text.js';
 import type { Paint } from '../style.js';
 import { shortId, walk } from './nodes.js';
 
@@ -22,12 +23,16 @@ export function renderTranscript(graph: SessionGraph, paint: Paint): string[] {
   for (const node of liveBranch(graph)) {
     const summary = node.condenses !== undefined ? ' (summary of earlier turns)' : '';
     lines.push('', `${paint('yellow', shortId(node.id))} ${paint('bold', node.turn.role)}${summary}`);
-    for (const block of node.turn.blocks) lines.push(...indent(blockText(block)));
+    for (const block of node.turn.blocks) lines.push(...indent(terminalText(blockText(block))));
   }
   return lines;
 }
 
-/** The live branch as Markdown: a heading per turn, tool calls and results in fenced blocks. */
+/**
+ * The live branch as Markdown: a heading per turn, tool calls and results in fenced blocks. A document
+ * for people, printed or saved and printed later, so steering characters are written out as escapes;
+ * the JSON export is the lossless one.
+ */
 export function exportMarkdown(graph: SessionGraph): string {
   const branch = liveBranch(graph);
   const parts = [
@@ -40,12 +45,15 @@ export function exportMarkdown(graph: SessionGraph): string {
     parts.push(`## ${who}${summary} · \`${shortId(node.id)}\` · ${new Date(node.at).toISOString()}`);
     for (const block of node.turn.blocks) parts.push(blockMarkdown(block));
   }
-  return `${parts.filter((p) => p !== '').join('\n\n')}\n`;
+  return terminalText(`${parts.filter((p) => p !== '').join('\n\n')}\n`);
 }
 
-/** Every node of every branch, lossless, plus the live leaf: what a script needs to rebuild the session. */
+/**
+ * Every node of every branch, lossless, plus the live leaf: what a script needs to rebuild the session.
+ * Steering characters JSON leaves raw are `\u`-escaped: the same value, safe to print.
+ */
 export function exportJson(graph: SessionGraph): string {
-  return `${JSON.stringify({ sessionId: graph.sessionId, leaf: graph.leaf, nodes: [...walk(graph)] }, null, 2)}\n`;
+  return `${terminalJson(JSON.stringify({ sessionId: graph.sessionId, leaf: graph.leaf, nodes: [...walk(graph)] }, null, 2))}\n`;
 }
 
 function blockText(block: Block): string {

@@ -1,7 +1,9 @@
 import type { SessionNode } from '../../runtime/contract/session.js';
 import { summaryBody } from '../../runtime/compaction/index.js';
 import type { SessionGraph } from '../../runtime/store/graph.js';
-import type { Paint } from '../style.js';
+import type { Paint, StyleFormat } from '../style.js';
+
+type OneFormat = Exclude<StyleFormat, readonly unknown[]>;
 import { clipLine, excerpt, shortId } from './nodes.js';
 
 type Row = { node: SessionNode; lead: string; indent: string };
@@ -21,9 +23,11 @@ export function renderTree(graph: SessionGraph, paint: Paint): string[] {
     const marker = node.id === graph.leaf ? paint(['bold', 'green'], '  ◀ live') : children.length === 0 ? paint('dim', '  (tip)') : '';
     const role = node.turn.role === 'user' ? 'user     ' : 'assistant';
     const summary = node.condenses !== undefined;
-    const text = summary ? paint('magenta', `[summary] ${clipLine(summaryBody(node.turn), 62)}`) : excerpt(node.turn);
-    const body = `${paint('yellow', shortId(node.id))} ${role} ${text}`;
-    lines.push(`${paint('dim', lead)}${live.has(node.id) ? body : paint('dim', body)}${marker}`);
+    const text = summary ? `[summary] ${clipLine(summaryBody(node.turn), 62)}` : excerpt(node.turn);
+    // Each piece painted once, and dimmed too off the live path: paint shows colour codes it is handed as text.
+    const dim: OneFormat[] = live.has(node.id) ? [] : ['dim'];
+    const body = `${paint([...dim, 'yellow'], shortId(node.id))}${paint(dim, ` ${role} `)}${paint(summary ? [...dim, 'magenta'] : dim, text)}`;
+    lines.push(`${paint('dim', lead)}${body}${marker}`);
     stack.push(...branches(children, indent).reverse());
   }
   return lines;

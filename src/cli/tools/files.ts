@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import type { ToolDefinition } from '../../runtime/contract/tool.js';
 import { ToolError } from '../../tools/index.js';
-import { CONTROL_CHARS } from '../safe-text.js';
+import { CONTROL_CHARS, terminalJson } from '../safe-text.js';
 import type { Workspace } from './workspace.js';
 
 const MAX_ENTRIES = 200;
@@ -159,10 +159,7 @@ function kindOf(info: Stats): string {
 // direction-changing character, a leading quote) is listed as its JSON string, so it is one entry
 // the model can give back as it is meant.
 const NEEDS_QUOTING = new RegExp(`^"|[\\n\\t]|${CONTROL_CHARS.source}`, 'u');
-const JSON_UNESCAPED = new RegExp(CONTROL_CHARS.source, 'gu');
 
 function listedName(name: string): string {
-  if (!NEEDS_QUOTING.test(name)) return name;
-  // JSON.stringify escapes C0 controls itself; DEL, C1 and BIDI controls it leaves raw.
-  return JSON.stringify(name).replace(JSON_UNESCAPED, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return NEEDS_QUOTING.test(name) ? terminalJson(JSON.stringify(name)) : name;
 }
