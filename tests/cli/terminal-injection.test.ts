@@ -20,24 +20,23 @@ describe('indusagi never hands a terminal escapes a model or a tool produced', (
     await workspace.cleanup();
   });
 
-  for (const env of [{}, { NO_COLOR: '1' }]) {
-    it(`in the chat, piped${'NO_COLOR' in env ? ' with NO_COLOR' : ''}`, async () => {
-      const run = await runCli(['chat'], workspace.dir, ['read evil.txt', 'list files'], env);
-      expect(run.code).toBe(0);
-      sessionId = sessionIdOf(run.stdout);
-      expect(run.stdout).not.toMatch(STEERING);
-      expect(run.stdout).toContain('✓ files.read: \\x1b]52;c;ZWNobyBwd25lZAo=\\x07 \\x1b[1A\\x1b[2K');
-      expect(run.stdout).toContain('reads:\n\\x1b]52;c;ZWNobyBwd25lZAo=\\x07');
-      // The listing shows the planted name as one quoted entry, not as a fake line of its own.
-      expect(run.stdout).not.toMatch(/^ {2}✓ fake\.txt/m);
-      expect(run.stdout).toContain('"name\\u001b]52;c;aGk=\\u0007\\n  ✓ fake.txt"');
-    });
-  }
+  it('in the chat, piped and with NO_COLOR', async () => {
+    const run = await runCli(['chat'], workspace.dir, ['read evil.txt', 'list files'], { NO_COLOR: '1' });
+    expect(run.code).toBe(0);
+    sessionId = sessionIdOf(run.stdout);
+    expect(run.stdout).not.toMatch(STEERING);
+    expect(run.stdout).toContain('✓ files.read: \\x1b]52;c;ZWNobyBwd25lZAo=\\x07 \\x1b[1A\\x1b[2K');
+    expect(run.stdout).toContain('reads:\n\\x1b]52;c;ZWNobyBwd25lZAo=\\x07');
+    // The listing shows the planted name as one quoted entry, not as a fake line of its own.
+    expect(run.stdout).not.toMatch(/^ {2}✓ fake\.txt/m);
+    expect(run.stdout).toContain('"name\\u001b]52;c;aGk=\\u0007\\n  ✓ fake.txt"');
+  });
 
   it('in sessions ls, show, tree and the Markdown export', async () => {
-    for (const args of [['ls'], ['show', sessionId], ['tree', sessionId], ['export', sessionId]]) {
-      const run = await runCli(['sessions', ...args], workspace.dir);
+    const views = [['ls'], ['show', sessionId], ['tree', sessionId], ['export', sessionId]];
+    for (const run of await Promise.all(views.map((args) => runCli(['sessions', ...args], workspace.dir)))) {
       expect(run.code).toBe(0);
+      expect(run.stdout).toContain('evil.txt');
       expect(run.stdout).not.toMatch(STEERING);
     }
   });
