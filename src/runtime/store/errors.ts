@@ -86,3 +86,30 @@ export class SessionIoError extends IndusagiError {
     );
   }
 }
+
+/**
+ * A session file or lock file that is not a plain file of the store's own: a symbolic link (followed,
+ * it could make the store read or write outside its root), a directory, a FIFO or a device. Nothing
+ * was read from it or written to it; remove or rename it by hand.
+ */
+export class SessionPathUnsafeError extends IndusagiError {
+  static override readonly errorName = 'SessionPathUnsafeError';
+  constructor(readonly sessionId: string, readonly path: string, readonly reason: string) {
+    super('session_path_unsafe', `Session ${JSON.stringify(sessionId)}: ${reason}; the store never follows links or opens anything but regular files in its root.`);
+  }
+}
+
+/**
+ * The context at `nodeId` needs `missingId`, which the graph does not hold: its record was damaged or
+ * lost (the load report names the line). Only nodes kept past such a gap can raise it, never the leaf
+ * a load chose: the loader falls back to a leaf whose context is whole.
+ */
+export class MissingHistoryError extends IndusagiError {
+  static override readonly errorName = 'MissingHistoryError';
+  constructor(readonly sessionId: string, readonly nodeId: string, readonly missingId: string) {
+    super(
+      'missing_history',
+      `Session ${JSON.stringify(sessionId)}: the context at node ${nodeId} needs node ${missingId}, which is damaged or missing (see the load report).`,
+    );
+  }
+}

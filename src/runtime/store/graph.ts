@@ -3,9 +3,11 @@ import type { ModelUsage } from '../contract/model.js';
 import type { SessionNode, SessionRecord } from '../contract/session.js';
 import { assertUsage } from '../usage/check.js';
 import { sumUsage } from '../usage/sum.js';
-import { BrokenCondensationError, InvalidTurnError, SessionIntegrityError, UnknownNodeError } from './errors.js';
+import { BrokenCondensationError, InvalidTurnError, MissingHistoryError, SessionIntegrityError, UnknownNodeError } from './errors.js';
 import { hashNode } from './hash.js';
 import { turnProblem } from './records.js';
+import { chainTurns, contextChain } from './context-chain.js';
+import { restoreRecords, type LeafFallback, type OrphanNode, type RejectedNode } from './restore.js';
 
 /** Marks a condensation summary node: the verbatim tail it keeps starts at `firstKept` (null: keeps none). */
 export type CondensationMarker = { firstKept: string | null };
@@ -13,19 +15,23 @@ export type CondensationMarker = { firstKept: string | null };
 /** Stored on the node, outside its id: `usage` and `model` record what the call that produced the turn was billed. */
 export type AppendExtra = { condenses?: CondensationMarker; usage?: ModelUsage; model?: string };
 
-/** A node that could not be attached because its parent is missing; `index` is its position in the records. */
-export type OrphanNode = { id: string; parent: string; index: number };
-
 /** What `SessionGraph.restore` rebuilt, and what it could not. */
 export type RestoredGraph = {
   graph: SessionGraph;
   /** Nodes whose ancestry is broken (their parent, or one of its ancestors, is missing). Not in the graph. */
   orphans: OrphanNode[];
   /**
-   * Set when the records' last leaf position names a node that is not in the graph: `restored` is the
-   * most recent earlier leaf position whose node is intact (or null), which the graph's leaf is set to.
+   * Set when the model context at the records' last leaf position cannot be built (a node it needs is
+   * missing, or its condensation is broken): `restored` is the most recent earlier leaf position whose
+   * context can (or null), which the graph's leaf is set to.
    */
-  leafFallback: { recorded: string; restored: string | null } | null;
+  leafFallback: LeafFallback | null;
+  /**
+   * Condensation summaries treated as damaged records although they decoded: their `firstKept` is not
+   * one of their ancestors, so no context through them can be rebuilt. Not in the graph; their
+   * descendants are orphans.
+   */
+  rejected: RejectedNode[];
 };
 
 /**
@@ -159,29 +165,11 @@ export class SessionGraph {
    * condensation (plus the tail), not the depth of the session.
    */
   contextTo(id: string): Turn[] {
-    const after: Turn[] = [];
-    let current: SessionNode | undefined = this.require(id);
-    while (current !== undefined && current.condenses === undefined) {
-      after.push(current.turn);
-      current = current.parent === null ? undefined : this.nodes.get(current.parent);
-    }
-    after.reverse();
-    if (current === undefined) return after;
-
-    const summary = current;
-    const firstKept = summary.condenses!.firstKept;
-    const kept: Turn[] = [];
-    if (firstKept !== null) {
-      let walker = summary.parent === null ? undefined : this.nodes.get(summary.parent);
-      for (;;) {
-        if (walker === undefined) throw new BrokenCondensationError(this.sessionId, summary.id, firstKept);
-        if (walker.condenses === undefined) kept.push(walker.turn);
-        if (walker.id === firstKept) break;
-        walker = walker.parent === null ? undefined : this.nodes.get(walker.parent);
-      }
-      kept.reverse();
-    }
-    return [summary.turn, ...kept, ...after];
+    const chain = contextChain(id, (nodeId) => this.nodes.get(nodeId));
+    if (chain.ok) return chainTurns(chain);
+    if ('broken' in chain) throw new BrokenCondensationError(this.sessionId, chain.broken.id, chain.broken.condenses!.firstKept!);
+    if (chain.missing === id) throw new UnknownNodeError(this.sessionId, id);
+    throw new MissingHistoryError(this.sessionId, id, chain.missing);
   }
 
   /** Every turn from the root to `id`, condensation summaries included. Costs the depth of `id`. */
@@ -229,74 +217,27 @@ export class SessionGraph {
   /**
    * Rebuilds a graph from stored records, marking nothing unsaved. A node record moves the leaf to its
    * node (as `append` did), a head record moves it where it says; records may come in any order.
-   * Nodes whose parent never arrives are returned as orphans, never silently dropped.
+   * Nodes whose parent never arrives are returned as orphans, never silently dropped. The leaf is the
+   * last one the records name if the model context there can be built, else the most recent earlier
+   * one whose context can (`leafFallback`); see docs/sessions.md, "The load report".
    */
   static restore(sessionId: string, records: Iterable<SessionRecord>): RestoredGraph {
+    const restored = restoreRecords(Array.isArray(records) ? records : [...records]);
     const graph = new SessionGraph(sessionId);
-    const nodes = graph.nodes;
-    // Nodes waiting for their parent, keyed by the parent's id; empty for any file this store wrote.
-    const waiting = new Map<string, Array<{ node: SessionNode; index: number }>>();
-    const leafPositions: Array<string | null> = [];
-    // Most nodes follow the node just inserted; comparing with it spares a map lookup on the hot path.
-    let previous: string | null = null;
-    let index = 0;
-    for (const record of records) {
-      if (record.type === 'node') {
-        const node = record.node;
-        leafPositions.push(node.id);
-        if (!nodes.has(node.id)) {
-          if (node.parent === null || node.parent === previous || nodes.has(node.parent)) {
-            graph.insertReleasing(node, waiting);
-            previous = node.id;
-          } else {
-            const queue = waiting.get(node.parent);
-            if (queue === undefined) waiting.set(node.parent, [{ node, index }]);
-            else queue.push({ node, index });
-          }
-        }
-      } else {
-        leafPositions.push(record.leaf);
-      }
-      index++;
-    }
-
-    const orphans: OrphanNode[] = [];
-    const seen = new Set<string>();
-    for (const [parent, queue] of waiting) {
-      for (const { node, index: at } of queue) {
-        if (seen.has(node.id)) continue;
-        seen.add(node.id);
-        orphans.push({ id: node.id, parent, index: at });
-      }
-    }
-    orphans.sort((a, b) => a.index - b.index);
-
-    const recorded = leafPositions.length === 0 ? null : leafPositions[leafPositions.length - 1];
-    let leaf = recorded;
-    let leafFallback: RestoredGraph['leafFallback'] = null;
-    if (recorded !== null && !nodes.has(recorded)) {
-      leaf = null;
-      for (let i = leafPositions.length - 2; i >= 0; i--) {
-        const candidate = leafPositions[i];
-        if (candidate === null || nodes.has(candidate)) {
-          leaf = candidate;
-          break;
-        }
-      }
-      leafFallback = { recorded, restored: leaf };
-    }
-    graph.currentLeaf = leaf;
+    for (const node of restored.nodes.values()) graph.nodes.set(node.id, node);
+    graph.currentLeaf = restored.leaf;
     // Only a deliberate change (an append, a leaf move) records a new head: merely loading and saving
     // a damaged session must not make the fallback permanent and hide that the live path was cut.
-    graph.savedLeaf = leaf;
-    return { graph, orphans, leafFallback };
+    graph.savedLeaf = restored.leaf;
+    return { graph, orphans: restored.orphans, leafFallback: restored.leafFallback, rejected: restored.rejected };
   }
 
   /** Like `restore`, but throws `SessionIntegrityError` unless every node attaches and the leaf is intact. */
   static fromRecords(sessionId: string, records: Iterable<SessionRecord>): SessionGraph {
-    const { graph, orphans, leafFallback } = SessionGraph.restore(sessionId, records);
+    const { graph, orphans, leafFallback, rejected } = SessionGraph.restore(sessionId, records);
     const problems = orphans.map((orphan) => `node ${orphan.id} has no parent ${orphan.parent}`);
-    if (leafFallback !== null) problems.push(`the leaf ${leafFallback.recorded} is not a node of the graph`);
+    for (const summary of rejected) problems.push(summary.reason);
+    if (leafFallback !== null) problems.push(`the context at the leaf ${leafFallback.recorded} cannot be rebuilt`);
     if (problems.length > 0) throw new SessionIntegrityError(sessionId, problems);
     return graph;
   }
@@ -319,24 +260,6 @@ export class SessionGraph {
       this.childIndex = index;
     }
     return this.childIndex;
-  }
-
-  /** Inserts `node`, then every waiting descendant it makes attachable (iteratively: chains can be long). */
-  private insertReleasing(node: SessionNode, waiting: Map<string, Array<{ node: SessionNode }>>): void {
-    this.insert(node);
-    if (waiting.size === 0) return;
-    const released = [node.id];
-    while (released.length > 0) {
-      const id = released.pop()!;
-      const queue = waiting.get(id);
-      if (queue === undefined) continue;
-      waiting.delete(id);
-      for (const entry of queue) {
-        if (this.nodes.has(entry.node.id)) continue;
-        this.insert(entry.node);
-        released.push(entry.node.id);
-      }
-    }
   }
 
   /** A summary's kept tail must start on its own path, or its context could never be rebuilt. */

@@ -3,7 +3,8 @@
 export { hashNode } from './hash.js';
 export type { NodeIdentity } from './hash.js';
 export { SessionGraph } from './graph.js';
-export type { AppendExtra, CondensationMarker, OrphanNode, RestoredGraph } from './graph.js';
+export type { AppendExtra, CondensationMarker, RestoredGraph } from './graph.js';
+export type { LeafFallback, OrphanNode, RejectedNode } from './restore.js';
 export { SessionStore } from './store.js';
 export type { SessionStoreOptions, SessionSummary } from './store.js';
 export { MemorySessionStore } from './memory-store.js';
@@ -15,10 +16,12 @@ export {
   BrokenCondensationError,
   InvalidSessionIdError,
   InvalidTurnError,
+  MissingHistoryError,
   SessionIntegrityError,
   SessionIoError,
   SessionLockLostError,
   SessionLockedError,
   SessionNotOpenError,
+  SessionPathUnsafeError,
   UnknownNodeError,
 } from './errors.js';

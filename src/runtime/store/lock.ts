@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { statSync } from 'node:fs';
-import { link, open, readFile, rename, rm, unlink, type FileHandle } from 'node:fs/promises';
+import { lstatSync } from 'node:fs';
+import { link, open, rename, rm, unlink, type FileHandle } from 'node:fs/promises';
 import { SessionLockedError } from './errors.js';
+import { openForReading } from './safe-open.js';
 
 /** A writer lock this process holds. The lock file stays open so its inode cannot be reused while held. */
 export type HeldLock = { sessionId: string; path: string; token: string; handle: FileHandle; dev: bigint; ino: bigint };
@@ -51,13 +52,13 @@ export async function acquireLock(sessionId: string, lockPath: string): Promise<
 }
 
 /**
- * True while the lock file at its path is still the very file this holder created. Synchronous on
- * purpose: it is one metadata lookup of a few microseconds, checked right before every durable write,
- * where a thread-pool round trip would cost more than the lookup itself.
+ * True while the lock file at its path is still the very file this holder created (a link put in its
+ * place is not). Synchronous on purpose: it is one metadata lookup of a few microseconds, checked right
+ * before every durable write, where a thread-pool round trip would cost more than the lookup itself.
  */
 export function stillHeld(lock: HeldLock): boolean {
   try {
-    const current = statSync(lock.path, { bigint: true });
+    const current = lstatSync(lock.path, { bigint: true });
     return current.dev === lock.dev && current.ino === lock.ino;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
@@ -87,7 +88,7 @@ async function tryLink(temp: string, lockPath: string): Promise<boolean> {
 
 /** Throws `SessionLockedError` when the current holder is alive (or cannot be judged); removes a stale lock. */
 async function judgeHolder(sessionId: string, lockPath: string): Promise<void> {
-  const holder = await readHolder(lockPath);
+  const holder = await readHolder(sessionId, lockPath);
   if (holder === 'gone') return;
   if (holder === 'unreadable') {
     throw new SessionLockedError(sessionId, null, lockPath, 'the lock file is not an indusagi lock; remove it if no writer is running');
@@ -101,18 +102,24 @@ async function judgeHolder(sessionId: string, lockPath: string): Promise<void> {
   if (holder.pid !== process.pid && isAlive(holder.pid)) {
     throw new SessionLockedError(sessionId, holder.pid, lockPath, `held by live process pid ${holder.pid}`);
   }
-  await removeStale(lockPath, holder.token);
+  await removeStale(sessionId, lockPath, holder.token);
 }
 
-async function readHolder(lockPath: string): Promise<LockContent | 'gone' | 'unreadable'> {
-  let text: string;
-  try {
-    text = await readFile(lockPath, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'gone';
-    throw error;
-  }
+/** What the lock file holds; a link or anything but a regular file throws `SessionPathUnsafeError`, unread. */
+async function readHolder(sessionId: string, lockPath: string): Promise<LockContent | 'gone' | 'unreadable'> {
+  const text = await readLockText(sessionId, lockPath);
+  if (text === null) return 'gone';
   return parseLock(text) ?? 'unreadable';
+}
+
+async function readLockText(sessionId: string, path: string): Promise<string | null> {
+  const handle = await openForReading(sessionId, path, 'lock file');
+  if (handle === null) return null;
+  try {
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
 }
 
 function parseLock(text: string): LockContent | null {
@@ -144,7 +151,7 @@ function isAlive(pid: number): boolean {
  * openers recovering the same stale lock cannot both delete it; if what was moved turns out to be a
  * fresh lock another opener took meanwhile, it is linked back.
  */
-async function removeStale(lockPath: string, staleToken: string): Promise<void> {
+async function removeStale(sessionId: string, lockPath: string, staleToken: string): Promise<void> {
   const aside = `${lockPath}.${randomBytes(16).toString('hex')}.stale`;
   try {
     await rename(lockPath, aside);
@@ -153,7 +160,8 @@ async function removeStale(lockPath: string, staleToken: string): Promise<void> 
     throw error;
   }
   try {
-    const moved = parseLock(await readFile(aside, 'utf8'));
+    const text = await readLockText(sessionId, aside);
+    const moved = text === null ? null : parseLock(text);
     if (moved?.token === staleToken) return;
     // If a third opener got in before the link-back, it fails with EEXIST: the displaced holder then
     // finds its lock replaced before its next write (SessionLockLostError) and writes nothing.

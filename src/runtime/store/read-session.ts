@@ -1,7 +1,7 @@
-import { open, type FileHandle } from 'node:fs/promises';
 import type { Migrator, SessionRecord, SkippedLine } from '../contract/session.js';
 import { hashNode } from './hash.js';
 import { decodeRecord, LineProblem } from './records.js';
+import { openForReading } from './safe-open.js';
 
 /** Everything decoded from one session file, before the graph is rebuilt. */
 export type DecodedFile = {
@@ -25,7 +25,7 @@ const CHUNK_BYTES = 8 * 1024 * 1024;
 const NEWLINE = 0x0a;
 
 /** Reads a session file line by line, without any lock. A missing file decodes as empty. */
-export async function readSessionFile(path: string, options: ReadOptions): Promise<DecodedFile> {
+export async function readSessionFile(sessionId: string, path: string, options: ReadOptions): Promise<DecodedFile> {
   const decoded: DecodedFile = {
     exists: false,
     records: [],
@@ -35,13 +35,8 @@ export async function readSessionFile(path: string, options: ReadOptions): Promi
     truncatedTail: false,
     endsCleanly: true,
   };
-  let handle: FileHandle;
-  try {
-    handle = await open(path, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return decoded;
-    throw error;
-  }
+  const handle = await openForReading(sessionId, path, 'session file');
+  if (handle === null) return decoded;
   decoded.exists = true;
   try {
     // Reads what the file held when opened: a writer appending meanwhile adds whole records after it,

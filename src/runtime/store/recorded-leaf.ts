@@ -1,6 +1,6 @@
-import { open } from 'node:fs/promises';
 import type { Migrator } from '../contract/session.js';
 import { decodeRecord, LineProblem } from './records.js';
+import { openForReading } from './safe-open.js';
 
 const FIRST_WINDOW = 64 * 1024;
 
@@ -9,9 +9,10 @@ const FIRST_WINDOW = 64 * 1024;
  * read backwards from the end so that listing sessions never parses whole files. It matches the loaded
  * leaf unless the file is damaged; `loadSessionWithReport` is the authority then.
  */
-export async function readRecordedLeaf(path: string, size: number, migrators: readonly Migrator[]): Promise<string | null> {
+export async function readRecordedLeaf(sessionId: string, path: string, size: number, migrators: readonly Migrator[]): Promise<string | null> {
   if (size === 0) return null;
-  const file = await open(path, 'r');
+  const file = await openForReading(sessionId, path, 'session file');
+  if (file === null) return null;
   try {
     for (let window = FIRST_WINDOW; ; window *= 4) {
       const start = Math.max(0, size - window);

@@ -1,4 +1,4 @@
-import { mkdir, open, readdir, stat, type FileHandle } from 'node:fs/promises';
+import { mkdir, readdir, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { LoadReport, Migrator } from '../contract/session.js';
 import type { LoadedSession, SessionStoreLike } from './types.js';
@@ -10,6 +10,7 @@ import { readSessionFile } from './read-session.js';
 import { readRecordedLeaf } from './recorded-leaf.js';
 import { acquireLock, releaseLock, stillHeld, type HeldLock } from './lock.js';
 import { appendDurably, endsWithNewline, syncDirectory } from './durable-append.js';
+import { openForAppending } from './safe-open.js';
 
 export type SessionStoreOptions = {
   /** Re-hash every node at load and skip (and report) those whose id does not match. Default false: ids are trusted. */
@@ -171,7 +172,7 @@ export class SessionStore implements SessionStoreLike {
       const path = join(this.root, name);
       const summary = await this.io(id, 'reading its summary', async () => {
         const info = await stat(path);
-        return { id, size: info.size, modifiedAt: info.mtime, leaf: await readRecordedLeaf(path, info.size, this.migrators) };
+        return { id, size: info.size, modifiedAt: info.mtime, leaf: await readRecordedLeaf(id, path, info.size, this.migrators) };
       });
       summaries.push(summary);
     }
@@ -180,13 +181,16 @@ export class SessionStore implements SessionStoreLike {
 
   private async read(id: string, path: string): Promise<ReadResult> {
     const decoded = await this.io(id, 'reading the session file', () =>
-      readSessionFile(path, { migrators: this.migrators, verify: this.verify }),
+      readSessionFile(id, path, { migrators: this.migrators, verify: this.verify }),
     );
-    const { graph, orphans, leafFallback } = SessionGraph.restore(id, decoded.records);
+    const { graph, orphans, leafFallback, rejected } = SessionGraph.restore(id, decoded.records);
+    // A rejected summary decoded but is damaged all the same: it is reported as a skipped line.
+    const skipped = [...decoded.skipped, ...rejected.map((summary) => ({ line: decoded.lineOf[summary.index], reason: summary.reason }))];
+    skipped.sort((a, b) => a.line - b.line);
     const report: LoadReport = {
       lines: decoded.lines,
-      records: decoded.records.length,
-      skipped: decoded.skipped,
+      records: decoded.records.length - rejected.length,
+      skipped,
       orphans: orphans.map((orphan) => ({ id: orphan.id, parent: orphan.parent, line: decoded.lineOf[orphan.index] })),
       truncatedTail: decoded.truncatedTail,
       leafFallback,
@@ -203,8 +207,8 @@ export class SessionStore implements SessionStoreLike {
     }
     const records = graph.takeUnsaved();
     try {
-      // 'a+', not 'a': after a failed write, `endsWithNewline` must read the tail back through this handle.
-      session.file ??= await open(session.path, 'a+');
+      // Opened readable too: after a failed write, `endsWithNewline` reads the tail back through this handle.
+      session.file ??= await openForAppending(id, session.path);
       session.endsCleanly ??= await endsWithNewline(session.file);
       // A line torn by an earlier crash is closed off, so the first new record starts on a line of its own.
       let text = session.endsCleanly ? '' : '\n';
@@ -218,6 +222,7 @@ export class SessionStore implements SessionStoreLike {
       }
     } catch (error) {
       graph.restoreUnsaved(records);
+      if (IndusagiError.isInstance(error)) throw error;
       throw new SessionIoError(id, 'persisting', error);
     }
   }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   BrokenCondensationError,
   InvalidTurnError,
+  MissingHistoryError,
   SessionGraph,
   SessionIntegrityError,
   UnknownNodeError,
@@ -266,6 +267,55 @@ describe('SessionGraph', () => {
       expect(SessionGraph.restore('s', unknownHead).leafFallback).toEqual({ recorded: 'nowhere', restored: b.id });
       // Loading alone records nothing: only a deliberate change would move the stored head.
       expect(SessionGraph.restore('s', unknownHead).graph.takeUnsaved()).toEqual([]);
+    });
+
+    /** 1..4, then a summary keeping 3..4, then 5..6; a branch 2b forks off 2. */
+    function condensedHistory() {
+      const graph = new SessionGraph('s');
+      const [one, two] = [graph.append(user('1'), 1), graph.append(assistant('2'), 2)];
+      const twoB = graph.append(user('2b'), 3);
+      graph.branchFrom(two.id);
+      const [three, four] = [graph.append(user('3'), 4), graph.append(assistant('4'), 5)];
+      const s = graph.append(summary('1-2'), 6, { condenses: { firstKept: three.id } });
+      const [five, six] = [graph.append(user('5'), 7), graph.append(assistant('6'), 8)];
+      return { records: graph.takeUnsaved(), one, two, twoB, three, four, s, five, six };
+    }
+    const without = (records: SessionRecord[], id: string) => records.filter((r) => !(r.type === 'node' && r.node.id === id));
+
+    it('keeps the leaf when the damage lies above the latest condensation, with the intact part of its path', () => {
+      const { records, one, two, twoB, three, six } = condensedHistory();
+      const restored = SessionGraph.restore('s', without(records, one.id));
+      expect(restored.leafFallback).toBeNull();
+      expect(restored.graph.leaf).toBe(six.id);
+      expect(restored.graph.resume(six.id)).toEqual([summary('1-2'), user('3'), assistant('4'), user('5'), assistant('6')]);
+      // The live path is kept as far back as it is intact; the branch off the lost history is an orphan.
+      expect(restored.graph.pathTo(six.id)[0]).toEqual(assistant('2'));
+      expect(restored.orphans.map((orphan) => orphan.id)).toEqual([twoB.id]);
+      // A node whose own context runs into the gap says so instead of returning a cut context.
+      expect(() => restored.graph.contextTo(three.id)).toThrow(MissingHistoryError);
+      expect(() => restored.graph.contextTo(three.id)).toThrow(new RegExp(`needs node ${one.id}`));
+      expect(restored.graph.has(two.id)).toBe(true);
+    });
+
+    it('falls back when a node of the kept tail is lost, as for any node the context needs', () => {
+      const { records, three, four, six } = condensedHistory();
+      const restored = SessionGraph.restore('s', without(records, four.id));
+      expect(restored.leafFallback).toEqual({ recorded: six.id, restored: three.id });
+      expect(restored.graph.resume(three.id)).toEqual([user('1'), assistant('2'), user('3')]);
+    });
+
+    it('rejects a summary whose firstKept is not an ancestor, like a damaged record, and falls back before it', () => {
+      const { records, s, four, five, six } = condensedHistory();
+      const damaged = records.map((r) => (r.type === 'node' && r.node.id === s.id ? { type: 'node' as const, node: { ...r.node, condenses: { firstKept: 'f'.repeat(64) } } } : r));
+      const restored = SessionGraph.restore('s', damaged);
+      expect(restored.rejected).toEqual([{ id: s.id, index: damaged.findIndex((r) => r.type === 'node' && r.node.id === s.id), reason: expect.stringMatching(/not one of its ancestors/) }]);
+      expect(restored.graph.has(s.id)).toBe(false);
+      expect(restored.orphans.map((orphan) => [orphan.id, orphan.parent])).toEqual([
+        [five.id, s.id],
+        [six.id, five.id],
+      ]);
+      expect(restored.leafFallback).toEqual({ recorded: six.id, restored: four.id });
+      expect(() => SessionGraph.fromRecords('s', damaged)).toThrow(/not one of its ancestors/);
     });
   });
 });
