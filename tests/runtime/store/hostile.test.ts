@@ -9,6 +9,8 @@ import {
   SessionPathUnsafeError,
   SessionStore,
 } from '../../../src/runtime/store/index.js';
+import { createConductor } from '../../../src/runtime/agent/index.js';
+import type { ModelInvoker } from '../../../src/runtime/contract/index.js';
 import { assistant, tempRoot, user } from './helpers.js';
 
 let root: string;
@@ -175,5 +177,26 @@ describe('a damaged condensation marker', () => {
 
     const { report: again } = await store.loadSessionWithReport('s');
     expect(again.skipped.map((entry) => entry.line)).toEqual([line]);
+  });
+
+  it('lets an agent resume the session from the fallback and close it, so the next writer is not locked out', async () => {
+    const store = new SessionStore(root);
+    const { before, kept } = await condensedSession(store);
+    const line = flipFirstKept(join(root, 's.jsonl'), kept.id);
+    const invokeModel: ModelInvoker = async () => {
+      throw new Error('resuming calls no model');
+    };
+
+    const agent = createConductor({ model: 'm' }, { invokeModel, store });
+    const snapshot = await agent.resume('s');
+    expect(snapshot.messages).toEqual([user('old question'), assistant('old answer'), user('recent question')]);
+    expect(snapshot.loadReport?.skipped.map((entry) => entry.line)).toEqual([line]);
+    expect(snapshot.loadReport?.leafFallback?.restored).toBe(before.id);
+    await agent.close();
+
+    const other = new SessionStore(root);
+    const next = await other.openSession('s');
+    expect(next.leaf).toBe(before.id);
+    await other.closeSession('s');
   });
 });
