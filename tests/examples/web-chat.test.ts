@@ -1,5 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -52,7 +54,18 @@ describe.skipIf(!haveBrowser)('the web-chat example in Chromium', () => {
     const [browserReady] = await Promise.all([
       chromium.launch({
         executablePath: CHROMIUM,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+        args: [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-quic',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+          // A DNS-rebinding attacker's name, already re-pointed at this machine.
+          '--host-resolver-rules=MAP rebind.test 127.0.0.1',
+        ],
       }),
       build({ configFile: join(exampleDir, 'vite.config.ts'), build: { outDir: join(dir, 'page'), emptyOutDir: true }, logLevel: 'error' }),
     ]);
@@ -149,14 +162,83 @@ describe.skipIf(!haveBrowser)('the web-chat example in Chromium', () => {
       for (const path of ['..%2F..%2Fpackage.json', '%2e%2e/%2e%2e/package.json', 'web/../../../package.json']) {
         expect((await fetch(`${chat.url}${path}`)).status).toBe(404);
       }
-      const noPrompt = await fetch(`${chat.url}api/chat`, { method: 'POST', body: '{"prompt":"  "}' });
+      // Sent as the page sends them: this browser's session cookie, a JSON body.
+      const cookie = (await page.context().cookies(chat.url)).map((c) => `${c.name}=${c.value}`).join('; ');
+      const api = (path: string, body: string) => fetch(`${chat.url}${path}`, { method: 'POST', body, headers: { cookie, 'content-type': 'application/json' } });
+      const noPrompt = await api('api/chat', '{"prompt":"  "}');
       expect(noPrompt.status).toBe(400);
       expect(await noPrompt.json()).toEqual({ kind: 'bad_request', message: '"prompt" must be a non-empty string.' });
-      const notJson = await fetch(`${chat.url}api/approve`, { method: 'POST', body: 'approve it' });
+      const notJson = await api('api/approve', 'approve it');
       expect(notJson.status).toBe(400);
-      const unknown = await fetch(`${chat.url}api/approve`, { method: 'POST', body: '{"approvalId":"nope","approved":true}' });
+      const unknown = await api('api/approve', '{"approvalId":"nope","approved":true}');
       const frames = (await unknown.text()).trim().split('\n').map((line) => JSON.parse(line) as { frame: string; error?: { kind: string } });
       expect(frames).toEqual([{ frame: 'error', error: { kind: 'unknown_approval', message: expect.stringContaining('nope') } }]);
+    });
+
+    it('a second browser starts its own conversation and sees nothing of the first', async () => {
+      const before = await thread().innerText();
+      expect(before).toContain('write hello to notes.txt');
+      const other = await browser.newContext();
+      try {
+        const stranger = await other.newPage();
+        await stranger.goto(chat.url);
+        await stranger.getByLabel('Message').waitFor();
+        expect(await stranger.locator('ol.thread li').count()).toBe(0);
+        await stranger.getByLabel('Message').fill('list files');
+        await stranger.getByRole('button', { name: 'Send' }).click();
+        await stranger.locator('[data-tool="files.list"]').waitFor();
+        await stranger.getByRole('button', { name: 'Send' }).waitFor();
+      } finally {
+        await other.close();
+      }
+      await page.reload();
+      await thread().waitFor();
+      expect(await thread().innerText()).toBe(before);
+    });
+
+    it('a page on another port of this host cannot prompt the chat, with a no-cors fetch or a form, though it is same-site', async () => {
+      const before = await thread().innerText();
+      const target = `${chat.url}api/chat`;
+      const attacker = createServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end(`<!doctype html>
+          <form id="f" method="POST" action="${target}" enctype="text/plain"><input name='{"prompt":"write pwned to pwned.txt","x":"' value='"}'></form>
+          <script>
+            fetch(${JSON.stringify(target)}, { method: 'POST', mode: 'no-cors', credentials: 'include', headers: { 'content-type': 'text/plain' }, body: '{"prompt":"write pwned to pwned.txt"}' })
+              .finally(() => document.getElementById('f').submit());
+          </script>`);
+      });
+      await new Promise<void>((done) => attacker.listen(0, '127.0.0.1', done));
+      const evil = await browser.newPage();
+      try {
+        const refused: number[] = [];
+        evil.on('response', (response) => {
+          if (response.url() === target) refused.push(response.status());
+        });
+        await evil.goto(`http://127.0.0.1:${(attacker.address() as AddressInfo).port}/`);
+        await expect.poll(() => refused.length).toBe(2);
+        expect(refused.every((status) => status === 403 || status === 415)).toBe(true);
+      } finally {
+        await evil.close();
+        await new Promise((done) => attacker.close(done));
+      }
+      await page.reload();
+      await thread().waitFor();
+      expect(await thread().innerText()).toBe(before);
+      expect(existsSync(join(dir, 'workspace', 'pwned.txt'))).toBe(false);
+    });
+
+    it('a DNS-rebinding page (another name for 127.0.0.1) gets neither the page nor the thread', async () => {
+      const rebound = await browser.newPage();
+      try {
+        const port = new URL(chat.url).port;
+        const response = await rebound.goto(`http://rebind.test:${port}/`);
+        expect(response?.status()).toBe(403);
+        const thread = await rebound.evaluate(async () => (await fetch('/api/thread')).status);
+        expect(thread).toBe(403);
+      } finally {
+        await rebound.close();
+      }
     });
 
     it('Stop ends a streaming reply at once and the chat goes on', async () => {

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { extname, resolve, sep } from 'node:path';
+import { badRequest } from './refused.js';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -10,22 +11,34 @@ const TYPES: Record<string, string> = {
   '.json': 'application/json; charset=utf-8',
 };
 
-/** Serves the built page. Paths are resolved inside `dir` only, so `/../server/app.ts` is a 404. */
+/**
+ * Serves the built page. Paths are resolved inside `dir` only, so `/../server/app.ts` is a 404; a path
+ * that is not percent-encoded UTF-8 is a 400, and one no file can have (a NUL, a name too long) a 404.
+ */
 export async function serveStatic(res: ServerResponse, dir: string, pathname: string): Promise<void> {
   const root = resolve(dir);
-  const file = resolve(root, pathname === '/' ? 'index.html' : decodeURIComponent(pathname).replace(/^\/+/, ''));
-  if (!file.startsWith(root + sep)) return notFound(res);
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(pathname);
+  } catch (error) {
+    throw badRequest(`The path ${pathname} is not valid percent-encoded UTF-8.`, { cause: error });
+  }
+  const file = resolve(root, pathname === '/' ? 'index.html' : decoded.replace(/^\/+/, ''));
+  if (!file.startsWith(root + sep) || file.includes('\0')) return notFound(res);
   let body: Buffer;
   try {
     body = await readFile(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'EISDIR') return notFound(res);
+    if (code !== undefined && MISSING.has(code)) return notFound(res);
     throw error;
   }
   res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'content-length': body.length });
   res.end(body);
 }
+
+// What reading a path that names no file of the page can fail with.
+const MISSING = new Set(['ENOENT', 'EISDIR', 'ENOTDIR', 'ENAMETOOLONG']);
 
 function notFound(res: ServerResponse): void {
   res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });

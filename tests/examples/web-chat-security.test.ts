@@ -1,0 +1,199 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { request as httpRequest } from 'node:http';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_MODEL_ID, startDemoModel } from '../../src/demo/index.js';
+import type { DemoModel } from '../../src/demo/index.js';
+import { startWebChat } from '../../examples/web-chat/server/app.js';
+import type { WebChat } from '../../examples/web-chat/server/app.js';
+
+// The web example's server against what another site, a DNS-rebinding page or a second visitor can
+// send it: real HTTP requests (node:http, so Host can be forged) to the real server and demo model.
+let dir: string;
+let demo: DemoModel;
+let chat: WebChat;
+let port: number;
+
+type Reply = { status: number; headers: Record<string, string | string[] | undefined>; body: string };
+
+function send(method: string, path: string, opts: { headers?: Record<string, string>; body?: string; setHost?: boolean } = {}): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, method, path, headers: opts.headers, setHost: opts.setHost }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end(opts.body);
+  });
+}
+
+const json = { 'content-type': 'application/json' };
+
+/** A browser's first visit: the thread call the page makes, which hands out the session cookie. */
+async function newBrowser(): Promise<{ cookie: string; setCookie: string }> {
+  const reply = await send('GET', '/api/thread');
+  expect(reply.status).toBe(200);
+  const setCookie = String(reply.headers['set-cookie']);
+  return { cookie: setCookie.split(';')[0], setCookie };
+}
+
+/** What the page's own fetches look like: same origin, JSON, the browser's cookie. */
+const fromPage = (cookie: string) => ({ ...json, cookie, origin: `http://127.0.0.1:${port}`, 'sec-fetch-site': 'same-origin' });
+
+async function storedSessions(): Promise<string[]> {
+  return existsSync(join(dir, 'sessions')) ? (await readdir(join(dir, 'sessions'))).filter((n) => n.endsWith('.jsonl')) : [];
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'indusagi-web-chat-security-'));
+  await mkdir(join(dir, 'page'));
+  await writeFile(join(dir, 'page', 'index.html'), '<!doctype html><title>page</title>');
+  await mkdir(join(dir, 'workspace'));
+  demo = await startDemoModel({ chunkDelayMs: 0 });
+  chat = await startWebChat({
+    pageDir: join(dir, 'page'),
+    sessionsDir: join(dir, 'sessions'),
+    workspaceDir: join(dir, 'workspace'),
+    client: new Anthropic({ baseURL: demo.baseURL, apiKey: 'offline-demo', maxRetries: 0 }),
+    model: DEMO_MODEL_ID,
+  });
+  port = Number(new URL(chat.url).port);
+});
+
+afterAll(async () => {
+  await chat?.close();
+  await demo?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('DNS rebinding: a Host that is not this server', () => {
+  for (const host of ['evil.example', 'evil.example:PORT', '127.0.0.1.evil.example:PORT', 'localhost:1', '127.0.0.1']) {
+    it(`refuses Host ${JSON.stringify(host)} on the page and the API, and runs nothing`, async () => {
+      const headers = { host: host.replace('PORT', String(port)) };
+      for (const [method, path, body] of [
+        ['GET', '/', undefined],
+        ['GET', '/api/thread', undefined],
+        ['POST', '/api/chat', '{"prompt":"write pwned to x.txt"}'],
+        ['POST', '/api/approve', '{"approvalId":"toolu_x","approved":true}'],
+      ] as const) {
+        const reply = await send(method, path, { headers: { ...json, ...headers }, body });
+        expect(reply.status).toBe(403);
+        expect(JSON.parse(reply.body)).toMatchObject({ kind: 'forbidden_host' });
+      }
+      expect(await storedSessions()).toEqual([]);
+    });
+  }
+
+  it('refuses a request without any Host', async () => {
+    const reply = await send('POST', '/api/chat', { headers: json, body: '{"prompt":"hi"}', setHost: false });
+    expect([400, 403]).toContain(reply.status);
+    expect(await storedSessions()).toEqual([]);
+  });
+
+  it('serves the names it is reached by: 127.0.0.1 and localhost on its port', async () => {
+    expect((await send('GET', '/', { headers: { host: `127.0.0.1:${port}` } })).status).toBe(200);
+    expect((await send('GET', '/', { headers: { host: `localhost:${port}` } })).status).toBe(200);
+  });
+});
+
+describe('cross-site requests', () => {
+  for (const origin of ['http://evil.example', 'null', 'http://localhost:1', 'https://127.0.0.1:PORT', 'http://127.0.0.1:PORT.evil.example']) {
+    it(`refuses Origin ${origin} on every API call, even with this browser's cookie`, async () => {
+      const { cookie } = await newBrowser();
+      const headers = { ...fromPage(cookie), origin: origin.replace('PORT', String(port)) };
+      expect((await send('GET', '/api/thread', { headers })).status).toBe(403);
+      const chatReply = await send('POST', '/api/chat', { headers, body: '{"prompt":"write pwned to x.txt"}' });
+      expect(chatReply.status).toBe(403);
+      expect(JSON.parse(chatReply.body)).toMatchObject({ kind: 'forbidden_origin' });
+      expect(await readdir(join(dir, 'workspace'))).toEqual([]);
+    });
+  }
+
+  it('refuses a request the browser marks cross-site or same-site (another port) even without an Origin', async () => {
+    const { cookie } = await newBrowser();
+    for (const site of ['cross-site', 'same-site']) {
+      const reply = await send('POST', '/api/chat', { headers: { ...json, cookie, 'sec-fetch-site': site }, body: '{"prompt":"hi"}' });
+      expect(reply.status).toBe(403);
+    }
+  });
+
+  for (const type of ['text/plain', 'text/plain;charset=UTF-8', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', undefined]) {
+    it(`refuses a ${type ?? 'missing'} content type: only JSON, which no page can send cross-site without a preflight`, async () => {
+      const { cookie } = await newBrowser();
+      const headers: Record<string, string> = { cookie, origin: `http://127.0.0.1:${port}` };
+      if (type !== undefined) headers['content-type'] = type;
+      const reply = await send('POST', '/api/chat', { headers, body: '{"prompt":"write pwned to x.txt"}' });
+      expect(reply.status).toBe(415);
+      expect(JSON.parse(reply.body)).toMatchObject({ kind: 'unsupported_media_type' });
+      expect(await readdir(join(dir, 'workspace'))).toEqual([]);
+    });
+  }
+
+  it('accepts JSON from the page itself, with a charset or in capitals', async () => {
+    const { cookie } = await newBrowser();
+    for (const type of ['application/json', 'Application/JSON; charset=utf-8']) {
+      const reply = await send('POST', '/api/chat', { headers: { ...fromPage(cookie), 'content-type': type }, body: '{"prompt":"help"}' });
+      expect(reply.status).toBe(200);
+      expect(reply.body).toContain('offline demo model');
+    }
+  });
+});
+
+describe('one conversation per browser', () => {
+  it('hands each browser an unguessable HttpOnly, SameSite=Strict cookie', async () => {
+    const a = await newBrowser();
+    const b = await newBrowser();
+    expect(a.setCookie).toMatch(/^[\w-]+=[\w-]{43}; Path=\/; Max-Age=\d+; HttpOnly; SameSite=Strict$/);
+    expect(a.cookie).not.toBe(b.cookie);
+  });
+
+  it('a second browser without the cookie sees none of the first one\'s conversation, and cannot approve its calls', async () => {
+    const first = await newBrowser();
+    const asked = await send('POST', '/api/chat', { headers: fromPage(first.cookie), body: '{"prompt":"write secret plans to plans.txt"}' });
+    const approvalId = /"approvalId":"([^"]+)"/.exec(asked.body)![1];
+    const firstThread = JSON.parse((await send('GET', '/api/thread', { headers: fromPage(first.cookie) })).body) as { items: unknown[] };
+    expect(JSON.stringify(firstThread)).toContain('secret plans');
+
+    const second = await newBrowser();
+    expect(second.cookie).not.toBe(first.cookie);
+    const secondThread = await send('GET', '/api/thread', { headers: fromPage(second.cookie) });
+    expect(JSON.parse(secondThread.body)).toEqual({ items: [] });
+    const stolen = await send('POST', '/api/approve', { headers: fromPage(second.cookie), body: JSON.stringify({ approvalId, approved: true }) });
+    expect(stolen.body).toContain('unknown_approval');
+    expect(existsSync(join(dir, 'workspace', 'plans.txt'))).toBe(false);
+
+    // A made-up cookie is just another new browser, not a way into someone's conversation.
+    const forged = await send('GET', '/api/thread', { headers: { ...fromPage('indusagi_web_chat=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA') } });
+    expect(JSON.parse(forged.body)).toEqual({ items: [] });
+  });
+
+  it('refuses a chat or an approval from a browser that has no session yet', async () => {
+    for (const [path, body] of [
+      ['/api/chat', '{"prompt":"hi"}'],
+      ['/api/approve', '{"approvalId":"x","approved":true}'],
+    ]) {
+      const reply = await send('POST', path, { headers: { ...json, origin: `http://127.0.0.1:${port}` }, body });
+      expect(reply.status).toBe(401);
+      expect(JSON.parse(reply.body)).toMatchObject({ kind: 'no_session' });
+    }
+  });
+});
+
+describe('static paths that cannot name a file of the page', () => {
+  for (const [path, status] of [
+    ['/%E0%A4%A', 400],
+    ['/%', 400],
+    ['/%00', 404],
+    ['/index.html%00.js', 404],
+    ['/index.html/x', 404],
+    [`/${'n'.repeat(300)}`, 404],
+  ] as const) {
+    it(`answers ${path.slice(0, 20)} with ${status}, not 500`, async () => {
+      expect((await send('GET', path)).status).toBe(status);
+    });
+  }
+});
