@@ -85,6 +85,7 @@ export async function beginContextTurn(input: ContextTurnInput): Promise<Context
     names,
     has: (name) => meta.has(names.toModel.get(name) ?? name) || own.has(name),
     needsApproval: (name) => own.needsApproval(name),
+    idempotent: (name) => own.idempotent(name),
     async execute(name, callInput, ctx) {
       const handled = await manager.handle(names.toModel.get(name) ?? name, callInput, turn);
       if (handled === null) return own.execute(name, callInput, ctx);

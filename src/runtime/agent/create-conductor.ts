@@ -3,10 +3,10 @@ import type { FaultKind, PendingApproval, RunEvent, RunSnapshot, RunStatus } fro
 import type { ModelUsage } from '../contract/model.js';
 import type { Turn } from '../contract/turn.js';
 import { RunLedger } from '../ledger/ledger.js';
-import { replaceContents, runLoop } from '../loop/run-loop.js';
-import { lastAssistantText, lastUserText, openBatch, pendingApprovalsOf } from '../loop/batch.js';
+import { replaceContents, runLoop, settleOpenBatch } from '../loop/run-loop.js';
+import { lastAssistantText, lastUserText, openBatch, openBatchStanding } from '../loop/batch.js';
 import { RunFault, faultKindOf } from '../loop/errors.js';
-import type { ApprovalDecision, LoopEvent } from '../loop/types.js';
+import type { ApprovalDecision, LoopDurability, LoopEvent, LoopInput } from '../loop/types.js';
 import { isPromptTooLongError } from '../compaction/prompt-too-long.js';
 import { addUsage, sumUsage, zeroUsage } from '../usage/sum.js';
 import type { AgentContextPart } from '../../parts/types.js';
@@ -15,14 +15,14 @@ import { errorMessage } from '../../errors/index.js';
 import { beginContextTurn, type ContextTurnHandle } from './context-turn.js';
 import { condensationHooks } from './condensation-hooks.js';
 import { composeHooks } from './compose-hooks.js';
-import { AgentClosedError, ApprovalsPendingError, InvalidPromptError } from './errors.js';
+import { AgentClosedError, ApprovalsPendingError, CheckpointError, InvalidPromptError } from './errors.js';
 import { RunQueue } from './run-queue.js';
 import { memorySession, openStoredSession, type AgentSession, type Billing } from './session.js';
 import { checkMessages, resolveSettings } from './settings.js';
 import type { Agent, AgentConfig, ConductorDeps, CondenseOutcome } from './types.js';
 
-/** Reads the session's context before a run starts; returns the decisions the run applies, or throws to refuse it. */
-type Admission = (sessionId: string, context: readonly Turn[]) => ReadonlyMap<string, ApprovalDecision> | undefined;
+/** Reads the session before a run starts; returns the decisions the run applies, or throws to refuse it. */
+type Admission = (session: AgentSession) => ReadonlyMap<string, ApprovalDecision> | undefined;
 
 /**
  * The conductor: one agent, one session at a time, one run at a time, over any `ModelInvoker`. See
@@ -31,8 +31,9 @@ type Admission = (sessionId: string, context: readonly Turn[]) => ReadonlyMap<st
  *
  * Runs (`submit`, `approve`, `reject`, `continue`, `condense`) and `resume`/`branchFrom`/`close` queue
  * behind each other. Each run publishes its events on the ledger, appends each settled turn to the
- * session, persists the session once at the end (settled, waiting or faulted), and resolves with the
- * final snapshot or rejects with `RunFault`.
+ * session and, with a store, makes every step durable as it settles (see `LoopDurability`): a crash
+ * loses at most the step in flight, and the next run answers or re-runs the calls it cut off. It
+ * resolves with the final snapshot or rejects with `RunFault`.
  */
 export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent {
   const invoke = deps?.invokeModel;
@@ -95,9 +96,29 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent
     }
   }
 
+  /** What the calls of the session's open batch are now: waiting for a decision, or cut off by a stopped run. */
+  function standingOf(current: AgentSession) {
+    return openBatchStanding(current.context, tools, (callId) => current.startsOf(callId));
+  }
+
+  function durabilityOf(current: AgentSession): LoopDurability | undefined {
+    if (!current.durable) return undefined;
+    return {
+      async checkpoint() {
+        try {
+          await current.persist();
+        } catch (error) {
+          throw new CheckpointError(current.id, { cause: error });
+        }
+      },
+      markStarted: (callIds) => current.markStarted(callIds),
+      startsOf: (callId) => current.startsOf(callId),
+    };
+  }
+
   async function conduct(prompt: string | null, admit: Admission, callerSignal?: AbortSignal): Promise<RunSnapshot> {
     const current = await sessionForRun(prompt);
-    const decisions = admit(current.id, current.context);
+    const decisions = admit(current);
     ledger.publish({ kind: 'run_started', sessionId: current.id, prompt });
 
     const controller = new AbortController();
@@ -139,12 +160,33 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent
       }
     };
 
+    const durability = durabilityOf(current);
+    const base: LoopInput = {
+      model: card.id,
+      system: config.system,
+      providerOptions: config.providerOptions,
+      maxOutputTokens: card.maxOutputTokens,
+      maxSteps,
+      context: work,
+      invoke,
+      tools,
+      sequential: config.sequential,
+      decisions,
+      signal,
+      hooks,
+      durability,
+      emit,
+    };
+
     let failure: { kind: FaultKind; error: unknown } | undefined;
     try {
       if (prompt !== null) {
+        // Calls an earlier run left cut off are answered (or re-run) first: their results must come before the prompt.
+        await settleOpenBatch(base);
         const turn: Turn = { role: 'user', blocks: [{ kind: 'text', text: prompt }] };
         work.push(turn);
         current.append(turn);
+        await durability?.checkpoint();
       }
       if (prompt !== null || hasWorkToContinue(work)) {
         if (config.context !== undefined) {
@@ -163,24 +205,15 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent
             current.condense(work, contextTurn.messages, billed(summarizerUsage));
             summarizerUsage = undefined;
             replaceContents(work, contextTurn.messages);
+            await durability?.checkpoint();
           }
           report(contextTurn.prepared);
         }
         const outcome = await runLoop({
-          model: card.id,
+          ...base,
           system: contextTurn?.system ?? config.system,
           volatileSystem: contextTurn?.volatileSystem,
-          providerOptions: config.providerOptions,
-          maxOutputTokens: card.maxOutputTokens,
-          maxSteps,
-          context: work,
-          invoke,
           tools: contextTurn?.tools ?? tools,
-          sequential: config.sequential,
-          decisions,
-          signal,
-          hooks,
-          emit,
         });
         // Write-backs belong to a finished turn; a waiting one finishes in the run that decides it.
         if (contextTurn !== undefined && outcome.status === 'settled') report(await contextTurn.finish(work, lastAssistantText(work)));
@@ -234,7 +267,7 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent
       // Nothing of this run is durable, which outweighs whatever else went wrong; both are kept as the cause.
       failure = { kind: 'store_error', error: failure === undefined ? error : new AggregateError([error, failure.error], errorMessage(error)) };
     }
-    const pending = pendingApprovalsOf(current.context);
+    const pending = standingOf(current).pending;
     const status: RunStatus = failure !== undefined ? 'faulted' : pending.length > 0 ? 'waiting' : 'settled';
     const snapshot = snapshotOf(current.id, current.context, status, usage, pending);
     if (failure !== undefined) throw fault(failure.kind, failure.error, snapshot);
@@ -254,8 +287,11 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent
 
   /** The session as it stands now, published as one `snapshot` (after `resume` and `branchFrom`). */
   function standing(current: AgentSession): RunSnapshot {
-    const pending = pendingApprovalsOf(current.context);
-    const snapshot = snapshotOf(current.id, current.context, pending.length > 0 ? 'waiting' : 'settled', zeroUsage(), pending);
+    const { pending, interrupted } = standingOf(current);
+    const cutOff = interrupted.length > 0 || current.context.at(-1)?.role === 'user';
+    const status: RunStatus = cutOff ? 'interrupted' : pending.length > 0 ? 'waiting' : 'settled';
+    const snapshot = snapshotOf(current.id, current.context, status, zeroUsage(), pending);
+    if (cutOff) snapshot.interrupted = interrupted;
     if (current.report !== undefined) snapshot.loadReport = current.report;
     ledger.publish({ kind: 'snapshot', snapshot });
     return snapshot;
@@ -279,16 +315,16 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent
     return standing(current);
   }
 
-  const refuseWhilePending: Admission = (id, context) => {
-    const pending = pendingApprovalsOf(context);
-    if (pending.length > 0) throw new ApprovalsPendingError(id, pending);
+  const refuseWhilePending: Admission = (current) => {
+    const pending = standingOf(current).pending;
+    if (pending.length > 0) throw new ApprovalsPendingError(current.id, pending);
     return undefined;
   };
 
   const decide =
     (approvalId: string, decision: ApprovalDecision): Admission =>
-    (_id, context) => {
-      if (!pendingApprovalsOf(context).some((p) => p.approvalId === approvalId)) throw new UnknownApprovalError(approvalId);
+    (current) => {
+      if (!standingOf(current).pending.some((p) => p.approvalId === approvalId)) throw new UnknownApprovalError(approvalId);
       return new Map([[approvalId, decision]]);
     };
 
@@ -314,7 +350,7 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent
     continue: (opts) => queue.run(() => conduct(null, admitAll, opts?.signal)),
     condense: (opts) => queue.run(() => condenseRun(opts?.signal)),
     branchFrom: (nodeId) => queue.run(() => branchFrom(nodeId)),
-    pendingApprovals: () => (session === undefined ? [] : pendingApprovalsOf(session.context)),
+    pendingApprovals: () => (session === undefined ? [] : standingOf(session).pending),
     sessionUsage: () =>
       queue.run(async () => {
         if (closed) throw new AgentClosedError();

@@ -1,4 +1,4 @@
-import { IndusagiError } from '../../errors/index.js';
+import { IndusagiError, errorMessage } from '../../errors/index.js';
 import type { PendingApproval } from '../contract/events.js';
 
 /** `submit` while tool calls wait for a decision: approve or reject them first (`agent.pendingApprovals()`). */
@@ -53,5 +53,16 @@ export class BranchPointError extends IndusagiError {
   static override readonly errorName: string = 'BranchPointError';
   constructor(readonly sessionId: string, detail: string) {
     super('invalid_request', `Cannot branch session ${JSON.stringify(sessionId)}: ${detail}.`);
+  }
+}
+
+/**
+ * A step could not be made durable mid-run (the store refused the write): the run stops there, before
+ * anything runs that the session could not record. `cause` is the store's error.
+ */
+export class CheckpointError extends IndusagiError {
+  static override readonly errorName: string = 'CheckpointError';
+  constructor(readonly sessionId: string, options: { cause: unknown }) {
+    super('store_error', `Session ${JSON.stringify(sessionId)} could not be made durable mid-run, so the run stopped: ${errorMessage(options.cause)}`, options);
   }
 }

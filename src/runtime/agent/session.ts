@@ -14,6 +14,11 @@ export interface AgentSession {
   context: Turn[];
   /** What loading the session from its store found; undefined without a store or when the store cannot say. */
   readonly report: LoadReport | undefined;
+  /** True when `persist` makes things durable (a store), so runs checkpoint every step. */
+  readonly durable: boolean;
+  /** Records calls as about to run once more; see `SessionGraph.markStarted`. */
+  markStarted(callIds: string[]): void;
+  startsOf(callId: string): number;
   /** Records a turn that joined the context; `billed` is what the model call that produced it cost. */
   append(turn: Turn, billed?: Billing): void;
   /** Records a condensation of `previous` into `next` (see `readCondensation`); `billed`: the summarizer's cost. */
@@ -38,10 +43,16 @@ export type Billing = { usage: ModelUsage; model: string };
  */
 export function memorySession(id: string, messages?: readonly Turn[]): AgentSession {
   const total = zeroUsage();
+  const starts = new Map<string, number>();
   return {
     id,
     context: messages === undefined ? [] : messages.slice(),
     report: undefined,
+    durable: false,
+    markStarted(callIds) {
+      for (const callId of callIds) starts.set(callId, (starts.get(callId) ?? 0) + 1);
+    },
+    startsOf: (callId) => starts.get(callId) ?? 0,
     append(_turn, billed) {
       if (billed !== undefined) addUsage(total, billed.usage);
     },
@@ -75,6 +86,9 @@ export async function openStoredSession(store: SessionStoreLike, id: string): Pr
     id,
     context: contextAt(graph.leaf),
     report,
+    durable: true,
+    markStarted: (callIds) => graph.markStarted(callIds),
+    startsOf: (callId) => graph.startsOf(callId),
     append(turn, billed) {
       nodeOf.set(turn, graph.append(turn, Date.now(), billed).id);
     },

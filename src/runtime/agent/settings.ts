@@ -65,5 +65,6 @@ function toolsOf(definitions: readonly ToolDefinition[]): LoopTools {
     tools: definitions,
     execute: (name, input, ctx) => byName.get(name)!.execute(input, ctx),
     needsApproval: (name) => byName.get(name)?.needsApproval === true,
+    idempotent: (name) => byName.get(name)?.idempotent === true,
   });
 }

@@ -5,8 +5,15 @@ import type { LoadReport } from './session.js';
 /** A tool call that waits for a human decision; `approvalId` is the call's id. */
 export type PendingApproval = { approvalId: string; callId: string; name: string; input: unknown };
 
-/** Where a run stands. `waiting` means it settled with tool calls awaiting approval. */
-export type RunStatus = 'running' | 'settled' | 'waiting' | 'faulted';
+/**
+ * Where a run stands. `waiting` means it settled with tool calls awaiting approval; `interrupted` (on
+ * the snapshot of a session just opened) that a run stopped before its end, by a crash or a failed
+ * model call, and `continue()` picks it up.
+ */
+export type RunStatus = 'running' | 'settled' | 'waiting' | 'faulted' | 'interrupted';
+
+/** A tool call a crash cut off: it has no result. `continue()` re-runs it when `rerun`, else answers it as interrupted. */
+export type InterruptedCall = { callId: string; name: string; input: unknown; rerun: boolean };
 
 export type RunSnapshot = {
   sessionId: string;
@@ -23,6 +30,8 @@ export type RunSnapshot = {
    * skipped lines, orphans and a torn tail included. Absent when the store reports nothing.
    */
   loadReport?: LoadReport;
+  /** With status `interrupted`: the calls of the last reply a crash cut off (empty when the model had not answered yet). */
+  interrupted?: InterruptedCall[];
 };
 
 /** Why a run failed; `faulted.error.kind` and `RunFault.kind`. */
@@ -67,6 +76,8 @@ export type RunEvent =
       tokens?: number;
     }
   | { kind: 'usage'; usage: ModelUsage; total: ModelUsage }
+  /** The model call failed in a way worth retrying (overloaded, rate limited, a dropped connection); it is retried after `delayMs`. */
+  | { kind: 'model_retry'; attempt: number; delayMs: number; status?: number; reason: string }
   | { kind: 'settled'; snapshot: RunSnapshot }
   | { kind: 'faulted'; error: RunError; snapshot: RunSnapshot };
 

@@ -75,7 +75,12 @@ export type ModelRequest = {
   signal?: AbortSignal;
   /** Called with each piece of assistant text as it streams. */
   onText?: (delta: string) => void;
+  /** Called before each retry an invoker makes of this request, with the wait it is about to take. */
+  onRetry?: (retry: ModelRetry) => void;
 };
+
+/** One retry of a model call: the `attempt` about to be made (2 for the first retry), after `delayMs`. */
+export type ModelRetry = { attempt: number; delayMs: number; status?: number; reason: string };
 
 export type ModelReply = {
   /** The assistant turn, complete. */

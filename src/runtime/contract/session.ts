@@ -25,8 +25,15 @@ export type SessionNode = {
   model?: string;
 };
 
-/** One line of a session file. The last `head` record names the live leaf. */
-export type SessionRecord = { type: 'node'; node: SessionNode } | { type: 'head'; leaf: string | null };
+/**
+ * One line of a session file. The last `head` record names the live leaf. A `started` record says
+ * that approved tool calls were about to run: after a crash they may have run, so they are never
+ * offered for approval again.
+ */
+export type SessionRecord =
+  | { type: 'node'; node: SessionNode }
+  | { type: 'head'; leaf: string | null }
+  | { type: 'started'; callIds: string[] };
 
 /** Upgrades one raw decoded record one schema step forward; runs in order on every record at load. */
 export type Migrator = { id: string; upgrade(raw: unknown): unknown };

@@ -1,5 +1,6 @@
 import type { ToolCallBlock, Turn } from '../contract/turn.js';
-import type { PendingApproval } from '../contract/events.js';
+import type { InterruptedCall, PendingApproval } from '../contract/events.js';
+import type { LoopTools } from './types.js';
 
 /**
  * The tool calls of the last assistant turn that have no result yet. Results of one batch may arrive in
@@ -25,9 +26,42 @@ function answeredAfter(context: readonly Turn[], index: number, callId: string):
   return false;
 }
 
-/** Every unanswered call of the open batch, as approvals to decide (the approval id is the call id). */
+/**
+ * Every unanswered call of the open batch, as approvals to decide (the approval id is the call id),
+ * when nothing is known about the tools; `openBatchStanding` tells approvals from interrupted calls.
+ */
 export function pendingApprovalsOf(context: readonly Turn[]): PendingApproval[] {
   return openBatch(context).map(toPendingApproval);
+}
+
+/**
+ * What an unanswered call of an earlier reply is, now. A call whose tool needs approval starts only
+ * when approved (`startsOf` counts that); any other call was about to start once its reply was durable.
+ * Never started: `pending`, it waits for a decision. Started once: it may have run before the run
+ * stopped, so it is `rerun` when running it again does no harm (an idempotent tool), `interrupted`
+ * when not. Started more than once: `interrupted`, whatever the tool (a call is run again only once).
+ */
+export function callStanding(call: ToolCallBlock, tools: Pick<LoopTools, 'has' | 'needsApproval' | 'idempotent'>, startsOf: (callId: string) => number): 'pending' | 'rerun' | 'interrupted' {
+  const known = tools.has(call.name);
+  const starts = startsOf(call.id) + (known && tools.needsApproval(call.name) ? 0 : 1);
+  if (starts === 0) return 'pending';
+  return known && tools.idempotent(call.name) && starts === 1 ? 'rerun' : 'interrupted';
+}
+
+/** The open batch split into the calls waiting for a decision and those a stopped run cut off. */
+export function openBatchStanding(
+  context: readonly Turn[],
+  tools: Pick<LoopTools, 'has' | 'needsApproval' | 'idempotent'>,
+  startsOf: (callId: string) => number,
+): { pending: PendingApproval[]; interrupted: InterruptedCall[] } {
+  const pending: PendingApproval[] = [];
+  const interrupted: InterruptedCall[] = [];
+  for (const call of openBatch(context)) {
+    const standing = callStanding(call, tools, startsOf);
+    if (standing === 'pending') pending.push(toPendingApproval(call));
+    else interrupted.push({ callId: call.id, name: call.name, input: call.input, rerun: standing === 'rerun' });
+  }
+  return { pending, interrupted };
 }
 
 export function toPendingApproval(call: ToolCallBlock): PendingApproval {

@@ -1,16 +1,17 @@
 // The one model-and-tool loop and what it is made of; the conductor (`createConductor`) drives it.
-export { runLoop } from './run-loop.js';
+export { runLoop, settleOpenBatch } from './run-loop.js';
 export { defineLoopTools } from './tools.js';
 export type { LoopToolsSource } from './tools.js';
-export { openBatch, pendingApprovalsOf, lastAssistantText, lastUserText } from './batch.js';
+export { openBatch, pendingApprovalsOf, openBatchStanding, callStanding, lastAssistantText, lastUserText } from './batch.js';
 export { RunFault, RunAbortedError, MaxStepsError, ModelCallError, ContextWindowExceededError, faultKindOf } from './errors.js';
-export { ABORTED_RESULT, INTERNAL_ERROR } from './tool-call.js';
+export { ABORTED_RESULT, INTERNAL_ERROR, INTERRUPTED_RESULT } from './tool-call.js';
 export { rejectionMessage } from './run-tools.js';
 export type {
   LoopInput,
   LoopOutcome,
   LoopEvent,
   LoopHooks,
+  LoopDurability,
   LoopTools,
   ToolCallContext,
   ApprovalDecision,

@@ -1,5 +1,6 @@
 import type { Turn } from '../contract/turn.js';
 import type { ModelReply, ModelRequest } from '../contract/model.js';
+import type { PendingApproval } from '../contract/events.js';
 import { IndusagiError } from '../../errors/index.js';
 import { errorMessage } from '../../errors/base.js';
 import { AbortRace } from './abort.js';
@@ -36,13 +37,17 @@ async function runSteps(input: LoopInput, abort: AbortRace): Promise<LoopOutcome
   // True right after a reply: its tool calls may run without a decision unless their tool needs approval.
   let fresh = false;
 
-  const adopt = (next: readonly Turn[]): void => {
+  const checkpoint = async (): Promise<void> => {
+    if (input.durability !== undefined) await input.durability.checkpoint();
+  };
+  const adopt = async (next: readonly Turn[]): Promise<void> => {
     if (next === context) return;
     const previous = context.slice();
     // Announced first, so a listener that cannot record the replacement stops it from taking effect.
     emit({ kind: 'context_replaced', previous, next });
     replaceContents(context, next);
     view.reset();
+    await checkpoint();
   };
   const requestFor = (): ModelRequest => {
     const request: ModelRequest = {
@@ -67,6 +72,7 @@ async function runSteps(input: LoopInput, abort: AbortRace): Promise<LoopOutcome
     }
     if (batch.length > 0) {
       const pending = await settleBatch(batch, input, fresh, abort);
+      await checkpoint();
       emit({ kind: 'step', steps });
       if (pending.length > 0) {
         if (!signal.aborted) return { status: 'waiting', pending, steps };
@@ -78,7 +84,7 @@ async function runSteps(input: LoopInput, abort: AbortRace): Promise<LoopOutcome
     }
 
     if (steps >= input.maxSteps) throw new MaxStepsError(input.maxSteps);
-    if (hooks?.beforeModelCall) adopt(await abort.race(Promise.resolve(hooks.beforeModelCall(context, signal))));
+    if (hooks?.beforeModelCall) await adopt(await abort.race(Promise.resolve(hooks.beforeModelCall(context, signal))));
     let request = requestFor();
     let reply: ModelReply;
     try {
@@ -86,7 +92,7 @@ async function runSteps(input: LoopInput, abort: AbortRace): Promise<LoopOutcome
     } catch (error) {
       const retry = signal.aborted || !hooks?.recoverModelCall ? undefined : await abort.race(Promise.resolve(hooks.recoverModelCall(error, context, signal)));
       if (retry === undefined || retry === context) throw error;
-      adopt(retry);
+      await adopt(retry);
       request = requestFor();
       reply = await callModel(input, request, abort);
     }
@@ -96,6 +102,8 @@ async function runSteps(input: LoopInput, abort: AbortRace): Promise<LoopOutcome
     const turn = withOriginalNames(reply.turn, tools.names);
     context.push(turn);
     emit({ kind: 'turn', turn });
+    // The reply is durable before any of its tools starts: after a crash its calls count as possibly run.
+    if (turn.blocks.some((block) => block.kind === 'tool_call')) await checkpoint();
     fresh = true;
   }
 }
@@ -115,6 +123,24 @@ async function callModel(input: LoopInput, request: ModelRequest, abort: AbortRa
   // A reply cut off by a full window is an overflow, not an answer: keeping it would store half a turn.
   if (reply.stopReason === 'model_context_window_exceeded') throw new ContextWindowExceededError(reply);
   return reply;
+}
+
+/**
+ * Settles the open batch an earlier run left (approvals aside: their calls keep waiting) without
+ * calling the model, so a new prompt can follow the results: a context must not ask the model anything
+ * while a call of its last reply has no result. Returns the calls still waiting for a decision.
+ */
+export async function settleOpenBatch(input: LoopInput): Promise<PendingApproval[]> {
+  const batch = openBatch(input.context);
+  if (batch.length === 0) return [];
+  const abort = new AbortRace(input.signal);
+  try {
+    const pending = await settleBatch(batch, input, false, abort);
+    await input.durability?.checkpoint();
+    return pending;
+  } finally {
+    abort.dispose();
+  }
 }
 
 /**

@@ -1,22 +1,28 @@
 import type { ToolCallBlock, ToolResultBlock, Turn } from '../contract/turn.js';
 import type { PendingApproval } from '../contract/events.js';
 import type { AbortRace } from './abort.js';
-import { toPendingApproval } from './batch.js';
-import { ABORTED_RESULT, errorOutcome, executeCall, refusalOf, type CallOutcome } from './tool-call.js';
+import { callStanding, toPendingApproval } from './batch.js';
+import { ABORTED_RESULT, INTERRUPTED_RESULT, errorOutcome, executeCall, refusalOf, type CallOutcome } from './tool-call.js';
 import type { LoopInput } from './types.js';
 
 /**
  * Answers what it can of a batch of tool calls and appends the answers as ONE user turn, in call order.
- * Right after the model asked (`fresh`), calls run unless their tool needs approval; later (approving,
- * or a session read back after a restart) nothing runs without a decision. Returns the calls still
- * waiting. On abort, every call still unanswered gets an `aborted` error result before it rethrows,
- * so the context never ends with a call that has no result and no one waiting on it.
+ * Right after the model asked (`fresh`), calls run unless their tool needs approval. Later (approving,
+ * or a session picked up after a crash), a call runs only with an approval, or again when it may have
+ * run already and its tool is idempotent; one that may have run otherwise is answered as interrupted,
+ * and one that needs approval and never started keeps waiting (see `callStanding`). Approved calls are
+ * marked started, durably, before they run. Returns the calls still waiting. On abort, every call still
+ * unanswered gets an `aborted` error result before it rethrows, so the context never ends with a call
+ * that has no result and no one waiting on it.
  */
 export async function settleBatch(calls: ToolCallBlock[], input: LoopInput, fresh: boolean, abort: AbortRace): Promise<PendingApproval[]> {
   const { tools, signal, emit } = input;
   const outcomes: Array<CallOutcome | undefined> = new Array(calls.length);
   const runnable: number[] = [];
+  // Approved calls and calls run again: each start is durable before the call runs.
+  const starting: string[] = [];
   const pending: PendingApproval[] = [];
+  const startsOf = input.durability?.startsOf ?? neverStarted;
 
   for (let i = 0; i < calls.length; i++) {
     const call = calls[i];
@@ -27,10 +33,26 @@ export async function settleBatch(calls: ToolCallBlock[], input: LoopInput, fres
       runnable.push(i);
     } else {
       const decision = input.decisions?.get(call.id);
-      if (decision === undefined) pending.push(toPendingApproval(call));
-      else if (decision.approved) runnable.push(i);
-      else outcomes[i] = finish(call, errorOutcome(call, rejectionMessage(decision.reason)), input);
+      const standing = fresh ? 'pending' : callStanding(call, tools, startsOf);
+      if (decision !== undefined && decision.approved) {
+        runnable.push(i);
+        starting.push(call.id);
+      } else if (decision !== undefined) {
+        outcomes[i] = finish(call, errorOutcome(call, rejectionMessage(decision.reason)), input);
+      } else if (standing === 'pending') {
+        pending.push(toPendingApproval(call));
+      } else if (standing === 'rerun') {
+        runnable.push(i);
+        starting.push(call.id);
+      } else {
+        outcomes[i] = finish(call, errorOutcome(call, INTERRUPTED_RESULT), input);
+      }
     }
+  }
+  if (starting.length > 0 && input.durability !== undefined) {
+    // Durable before the first of them starts: after a crash they may have run, and must not be approved or re-run again.
+    input.durability.markStarted(starting);
+    await input.durability.checkpoint();
   }
   if (fresh) {
     for (const p of pending) emit({ kind: 'approval_requested', approvalId: p.approvalId, name: p.name, callId: p.callId, input: p.input });
@@ -88,4 +110,8 @@ function appendResults(outcomes: Array<CallOutcome | undefined>, input: LoopInpu
 
 async function runInOrder(indexes: number[], run: (i: number) => Promise<void>): Promise<void> {
   for (const i of indexes) await run(i);
+}
+
+function neverStarted(): number {
+  return 0;
 }

@@ -7,6 +7,8 @@ export type CallOutcome = { block: ToolResultBlock; result: unknown; isError: bo
 
 export const INTERNAL_ERROR = 'Internal error';
 export const ABORTED_RESULT = 'Aborted: the run was stopped before this tool call finished.';
+export const INTERRUPTED_RESULT =
+  'Interrupted: the run stopped (its process ended) while this tool call was running, so it may have run. Check its effect before calling it again.';
 
 export function errorOutcome(call: ToolCallBlock, message: string): CallOutcome {
   return { block: { kind: 'tool_result', callId: call.id, content: message, isError: true }, result: message, isError: true };

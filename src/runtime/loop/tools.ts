@@ -8,6 +8,7 @@ export type LoopToolsSource = {
   tools: ReadonlyArray<{ name: string; description: string; inputSchema: object }>;
   execute(name: string, input: unknown, ctx: ToolCallContext): unknown;
   needsApproval?(name: string): boolean;
+  idempotent?(name: string): boolean;
 };
 
 /**
@@ -27,11 +28,13 @@ export function defineLoopTools(source: LoopToolsSource): LoopTools {
     inputSchema: tool.inputSchema,
   }));
   const needsApproval = source.needsApproval ?? (() => false);
+  const idempotent = source.idempotent ?? (() => false);
   return {
     specs,
     names,
     has: (name) => known.has(name),
     needsApproval: (name) => needsApproval(name),
+    idempotent: (name) => idempotent(name),
     execute: (name, input, ctx) => source.execute(name, input, ctx),
   };
 }

@@ -14,6 +14,8 @@ export interface LoopTools {
   has(name: string): boolean;
   /** True when the tool must not run before a human approves the call. */
   needsApproval(name: string): boolean;
+  /** True when running a call of the tool twice does no harm, so one a crash cut off may run again. */
+  idempotent(name: string): boolean;
   /** Runs the tool. A `ToolError` reaches the model as its message; any other throw as `Internal error`. */
   execute(name: string, input: unknown, ctx: ToolCallContext): unknown;
 }
@@ -89,7 +91,22 @@ export type LoopInput = {
   decisions?: ReadonlyMap<string, ApprovalDecision>;
   signal: AbortSignal;
   hooks?: LoopHooks;
+  /** Makes every settled step durable as it settles; absent, nothing is written mid-run. */
+  durability?: LoopDurability;
   emit(event: LoopEvent): void;
+};
+
+/**
+ * How the loop makes each step durable as it settles (the conductor backs it with the session store):
+ * a reply with tool calls is checkpointed before its tools start, results as their batch settles, a
+ * replaced context as it is adopted, and approved calls and calls run again after a crash are marked
+ * started (and checkpointed) before they run, so a call that may have run is never offered for
+ * approval again, nor run again twice.
+ */
+export type LoopDurability = {
+  checkpoint(): Promise<void>;
+  markStarted(callIds: string[]): void;
+  startsOf(callId: string): number;
 };
 
 export type LoopOutcome = {

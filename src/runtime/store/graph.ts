@@ -47,6 +47,9 @@ export class SessionGraph {
   private childIndex: Map<string | null, SessionNode[]> | null = null;
   private currentLeaf: string | null = null;
   private unsavedNodes: SessionRecord[] = [];
+  // How often each call was recorded as about to run (approved, or run again), and the starts not yet persisted.
+  private readonly starts = new Map<string, number>();
+  private unsavedStarts: string[] = [];
   // The leaf the backing store last recorded; undefined when unknown (a write failed midway).
   private savedLeaf: string | null | undefined = null;
 
@@ -66,7 +69,26 @@ export class SessionGraph {
 
   /** True when `takeUnsaved` would return records. */
   get hasUnsaved(): boolean {
-    return this.unsavedNodes.length > 0 || this.currentLeaf !== this.savedLeaf;
+    return this.unsavedNodes.length > 0 || this.unsavedStarts.length > 0 || this.currentLeaf !== this.savedLeaf;
+  }
+
+  /**
+   * Records that the calls `callIds` are about to run once more (an approved call, a call run again
+   * after a crash), so that after another crash they count as possibly run: never offered for
+   * approval again, never run again more than once. A start written twice (a persist retried after a
+   * failed write) counts twice, which errs toward not running a call again.
+   */
+  markStarted(callIds: readonly string[]): void {
+    for (const id of callIds) {
+      if (typeof id !== 'string' || id === '') throw new InvalidTurnError('a started call id must be a non-empty string');
+      this.starts.set(id, (this.starts.get(id) ?? 0) + 1);
+      this.unsavedStarts.push(id);
+    }
+  }
+
+  /** How many times `markStarted` recorded call `callId`, in this process or before. */
+  startsOf(callId: string): number {
+    return this.starts.get(callId) ?? 0;
   }
 
   node(id: string): SessionNode | undefined {
@@ -196,9 +218,15 @@ export class SessionGraph {
   takeUnsaved(): SessionRecord[] {
     const records = this.unsavedNodes;
     this.unsavedNodes = [];
+    // After the nodes they refer to, before the head: one record for every start since the last take.
+    if (this.unsavedStarts.length > 0) {
+      records.push({ type: 'started', callIds: this.unsavedStarts });
+      this.unsavedStarts = [];
+    }
     // A node record moves the replayed leaf to its node, so after new nodes a head is needed unless the
     // leaf is the last of them (it may have been moved back with `branchFrom` since they were appended).
-    const last = records.length > 0 ? (records[records.length - 1] as { type: 'node'; node: SessionNode }).node.id : undefined;
+    const lastNode = records.findLast((record) => record.type === 'node');
+    const last = lastNode === undefined ? undefined : lastNode.node.id;
     if (this.currentLeaf !== this.savedLeaf || (last !== undefined && last !== this.currentLeaf)) {
       records.push({ type: 'head', leaf: this.currentLeaf });
       this.savedLeaf = this.currentLeaf;
@@ -210,8 +238,10 @@ export class SessionGraph {
   restoreUnsaved(records: SessionRecord[]): void {
     const nodes = records.filter((record) => record.type === 'node');
     this.unsavedNodes = [...nodes, ...this.unsavedNodes];
+    const starts = records.flatMap((record) => (record.type === 'started' ? record.callIds : []));
+    this.unsavedStarts = [...starts, ...this.unsavedStarts];
     // The head may or may not have reached the file: write one again next time whatever the leaf is.
-    if (nodes.length !== records.length) this.savedLeaf = undefined;
+    if (records.some((record) => record.type === 'head')) this.savedLeaf = undefined;
   }
 
   /**
@@ -222,10 +252,14 @@ export class SessionGraph {
    * one whose context can (`leafFallback`); see docs/sessions.md, "The load report".
    */
   static restore(sessionId: string, records: Iterable<SessionRecord>): RestoredGraph {
-    const restored = restoreRecords(Array.isArray(records) ? records : [...records]);
+    const list = Array.isArray(records) ? records : [...records];
+    const restored = restoreRecords(list);
     const graph = new SessionGraph(sessionId);
     for (const node of restored.nodes.values()) graph.nodes.set(node.id, node);
     graph.currentLeaf = restored.leaf;
+    for (const record of list) {
+      if (record.type === 'started') for (const id of record.callIds) graph.starts.set(id, (graph.starts.get(id) ?? 0) + 1);
+    }
     // Only a deliberate change (an append, a leaf move) records a new head: merely loading and saving
     // a damaged session must not make the fallback permanent and hide that the live path was cut.
     graph.savedLeaf = restored.leaf;

@@ -24,7 +24,7 @@ export async function readRecordedLeaf(sessionId: string, path: string, size: nu
       for (let i = lines.length - 1; i >= first; i--) {
         if (lines[i].length === 0) continue;
         const record = decodeRecord(lines[i], migrators);
-        if (record instanceof LineProblem) continue;
+        if (record instanceof LineProblem || record.type === 'started') continue;
         return record.type === 'head' ? record.leaf : record.node.id;
       }
       if (start === 0) return null;

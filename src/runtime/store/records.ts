@@ -76,7 +76,13 @@ function narrowRecord(raw: unknown): SessionRecord | string {
   if (record.type === 'head') {
     return record.leaf === null || typeof record.leaf === 'string' ? (record as SessionRecord) : 'malformed head record: "leaf" is neither a string nor null';
   }
-  return `not a node or head record (type ${JSON.stringify(record.type)})`;
+  if (record.type === 'started') {
+    const ids = record.callIds;
+    return Array.isArray(ids) && ids.length > 0 && ids.every((id) => typeof id === 'string' && id !== '')
+      ? (record as SessionRecord)
+      : 'malformed started record: "callIds" must be a non-empty array of call ids';
+  }
+  return `not a node, head or started record (type ${JSON.stringify(record.type)})`;
 }
 
 /**

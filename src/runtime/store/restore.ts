@@ -66,6 +66,8 @@ function attach(records: readonly SessionRecord[], rejected: Map<string, Rejecte
   let previous: string | null = null;
   for (let index = 0; index < records.length; index++) {
     const record = records[index];
+    // A start moves no leaf: it only says a call was about to run (SessionGraph counts them).
+    if (record.type === 'started') continue;
     if (record.type !== 'node') {
       leafPositions.push(record.leaf);
       continue;

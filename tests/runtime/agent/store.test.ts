@@ -11,15 +11,15 @@ afterEach(async () => {
   await dir.remove();
 });
 
-/** A real store that counts its durable writes. */
+/** A real store that counts its durable writes (persists with something to write). */
 function countingStore(root: string) {
   const store = new SessionStore(root);
-  const counts = { persist: 0 };
+  const counts = { writes: 0 };
   const counted: SessionStoreLike = {
     loadSession: (id) => store.loadSession(id),
     openSession: (id) => store.openSession(id),
     persist: (graph: SessionGraph) => {
-      counts.persist++;
+      if (graph.hasUnsaved) counts.writes++;
       return store.persist(graph);
     },
     closeSession: (id) => store.closeSession(id),
@@ -30,16 +30,27 @@ function countingStore(root: string) {
 const texts = (turns: Turn[]) => turns.map((t) => t.blocks.map((b) => (b.kind === 'text' ? b.text : b.kind)).join('|'));
 
 describe('the conductor over a session store', () => {
-  it('persists each run once, however many steps it took, and a fresh agent resumes the conversation', async () => {
+  it('makes each step durable as it settles, one write per settled step, and a fresh agent resumes the conversation', async () => {
     const { store, counts } = countingStore(dir.path);
-    const tools = [{ name: 'clock.now', description: 'Now.', inputSchema: { type: 'object' }, execute: () => '12:00' }];
-    const model = scriptedModel(call({ name: 'clock_now', id: 't1' }), call({ name: 'clock_now', id: 't2' }), say('It is noon.'), say('Still noon.'));
+    const onDisk = async () => {
+      const graph = await new SessionStore(dir.path).loadSession('clock-chat');
+      return graph.leaf === null ? [] : texts(graph.resume(graph.leaf));
+    };
+    const seenByTool: string[][] = [];
+    const seenByModel: string[][] = [];
+    const tools = [{ name: 'clock.now', description: 'Now.', inputSchema: { type: 'object' }, execute: async () => (seenByTool.push(await onDisk()), '12:00') }];
+    const step = (reply: ReturnType<typeof say>) => async () => (seenByModel.push(await onDisk()), reply);
+    const model = scriptedModel(step(call({ name: 'clock_now', id: 't1' })), step(call({ name: 'clock_now', id: 't2' })), step(say('It is noon.')), step(say('Still noon.')));
     const agent = createAgent({ model: 'm', tools, sessionId: 'clock-chat' }, { store, invokeModel: model.invoke });
 
     const first = await agent.submit('time?');
-    expect(counts.persist).toBe(1);
+    // Each tool saw its own call on disk before it ran; each model call saw everything before it, results included.
+    expect(seenByTool).toEqual([['time?', 'tool_call'], ['time?', 'tool_call', 'tool_result', 'tool_call']]);
+    expect(seenByModel).toEqual([['time?'], ['time?', 'tool_call', 'tool_result'], ['time?', 'tool_call', 'tool_result', 'tool_call', 'tool_result']]);
+    // The prompt, two replies with calls, two batches of results, the final answer: one write each.
+    expect(counts.writes).toBe(6);
     await agent.submit('and now?');
-    expect(counts.persist).toBe(2);
+    expect(counts.writes).toBe(8);
     await agent.close();
 
     const fresh = createAgent({ model: 'm', tools }, { store: new SessionStore(dir.path), invokeModel: scriptedModel(say('Yes.')).invoke });
@@ -57,7 +68,7 @@ describe('the conductor over a session store', () => {
     const agent = createAgent({ model: 'm', sessionId: 's' }, { store, invokeModel: () => Promise.reject(new Error('offline')) });
 
     await expect(agent.submit('remember this')).rejects.toMatchObject({ kind: 'model_error' });
-    expect(counts.persist).toBe(1);
+    expect(counts.writes).toBe(1);
     await agent.close();
 
     const graph = await new SessionStore(dir.path).loadSession('s');

@@ -19,7 +19,7 @@ function lineEnds(bytes: Buffer): number[] {
 
 /** The leaf a prefix of records names: a node record moves it to the node, a head record where it says. */
 function leafOf(records: SessionRecord[]): string | null {
-  const last = records.at(-1);
+  const last = records.findLast((record) => record.type !== 'started');
   if (last === undefined) return null;
   return last.type === 'head' ? last.leaf : last.node.id;
 }

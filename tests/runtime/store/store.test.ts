@@ -311,7 +311,7 @@ describe('migrators', () => {
     expect(report.records).toBe(3);
     expect(report.skipped).toEqual([
       { line: 2, reason: 'migrator "v0-to-v1" threw: cannot read this' },
-      { line: 4, reason: 'not a node or head record (type undefined)' },
+      { line: 4, reason: 'not a node, head or started record (type undefined)' },
     ]);
 
     // In the other order v1-to-v2 sees no node and nothing narrows: all five lines are reported.

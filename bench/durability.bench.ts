@@ -1,0 +1,117 @@
+// Per-step durability: a tool conversation through the conductor over a SessionStore makes every
+// settled step durable (the reply before its tools run, the results as the batch settles). Measured
+// against a raw write + fsync of exactly the bytes each of those commits appended, in the same run;
+// and the conductor's own overhead per step with durable steps (in memory, without the fsync) against
+// none. Targets: durable step <= 1.2x the raw writes.
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createConductor, MemorySessionStore, SessionStore } from '../src/runtime/index.js';
+import type { ModelInvoker, ModelReply, SessionGraph, SessionStoreLike, ToolDefinition } from '../src/runtime/index.js';
+import { fmt, median, now, report } from './stats.js';
+
+const STEPS = 200;
+const SAMPLES = 7;
+
+const tool: ToolDefinition = {
+  name: 'counter.bump',
+  description: 'Adds one.',
+  inputSchema: { type: 'object', properties: { n: { type: 'number' } } },
+  execute: (input: { n: number }) => input.n + 1,
+};
+
+function script(): ModelReply[] {
+  const replies: ModelReply[] = [];
+  for (let i = 0; i < STEPS - 1; i++) {
+    replies.push({ turn: { role: 'assistant', blocks: [{ kind: 'tool_call', id: `c${i}`, name: 'counter_bump', input: { n: i } }] }, stopReason: 'tool_use' });
+  }
+  replies.push({ turn: { role: 'assistant', blocks: [{ kind: 'text', text: 'done' }] }, stopReason: 'end_turn' });
+  return replies;
+}
+
+const instant = (replies: ModelReply[]): ModelInvoker => {
+  let next = 0;
+  return async () => replies[next++];
+};
+
+/** A store that remembers how many bytes each persist appended to the session file. */
+function measuring(store: SessionStore, file: () => string): { store: SessionStoreLike; chunks: number[] } {
+  const chunks: number[] = [];
+  let size = 0;
+  return {
+    chunks,
+    store: {
+      loadSession: (id) => store.loadSession(id),
+      openSession: (id) => store.openSession(id),
+      closeSession: (id) => store.closeSession(id),
+      async persist(graph: SessionGraph) {
+        await store.persist(graph);
+        const now = statSync(file()).size;
+        if (now > size) chunks.push(now - size);
+        size = now;
+      },
+    },
+  };
+}
+
+async function conversation(deps: { store?: SessionStoreLike }): Promise<number> {
+  const agent = createConductor({ model: 'bench', tools: [tool], maxSteps: STEPS, sessionId: 's' }, { invokeModel: instant(script()), ...deps });
+  const t0 = now();
+  await agent.submit('count');
+  const elapsed = now() - t0;
+  await agent.close();
+  return elapsed;
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'indusagi-bench-durable-'));
+try {
+  // Warm the JIT on the in-memory paths first.
+  for (let i = 0; i < 40; i++) {
+    await conversation({});
+    await conversation({ store: new MemorySessionStore() });
+  }
+
+  const durable: number[] = [];
+  const raw: number[] = [];
+  let commits = 0;
+  let previous: { chunks: number[]; bytes: Buffer } = { chunks: [], bytes: Buffer.alloc(0) };
+  for (let sample = 0; sample < SAMPLES; sample++) {
+    const root = join(dir, `files-${sample}`);
+    const measured = measuring(new SessionStore(root), () => join(root, 's.jsonl'));
+    // The raw side writes the very same bytes, one write + fsync per commit (what the store issues), into
+    // a file of its own. Which side goes first alternates, so neither always inherits the other's flushes.
+    const rawWrites = async (chunks: number[], bytes: Buffer) => {
+      const file = await open(join(dir, `raw-${sample}.jsonl`), 'a');
+      let offset = 0;
+      const t0 = now();
+      for (const length of chunks) {
+        await file.write(bytes, offset, length);
+        await file.sync();
+        offset += length;
+      }
+      const elapsed = now() - t0;
+      await file.close();
+      return elapsed;
+    };
+    if (sample % 2 === 1 && commits > 0) raw.push(await rawWrites(previous.chunks, previous.bytes));
+    durable.push(await conversation({ store: measured.store }));
+    commits = measured.chunks.length;
+    previous = { chunks: measured.chunks, bytes: readFileSync(join(root, 's.jsonl')) };
+    if (sample % 2 === 0) raw.push(await rawWrites(previous.chunks, previous.bytes));
+  }
+  console.log(`durable steps: a ${STEPS}-step tool conversation over a SessionStore, ${commits} commits (the prompt, each reply with calls, each batch of results, the answer), median of ${SAMPLES}`);
+  report('  per-step durability, conductor vs raw write+fsync of the same bytes', median(durable) / STEPS, median(raw) / STEPS, 'ms/step', 1.2);
+
+  const none: number[] = [];
+  const inMemory: number[] = [];
+  for (let sample = 0; sample < 15; sample++) {
+    none.push(await conversation({}));
+    inMemory.push(await conversation({ store: new MemorySessionStore() }));
+  }
+  const perStep = (ms: number) => (ms * 1000) / STEPS;
+  console.log(`loop overhead per step (in-process model and tool, median of 15): no store ${fmt(perStep(median(none)))} us, durable steps in a MemorySessionStore ${fmt(perStep(median(inMemory)))} us`);
+  report('  durable steps (in memory) vs none', median(inMemory), median(none), 'ms');
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
