@@ -111,6 +111,9 @@ export class ChatController {
       case 'fork':
         await this.fork(command.arg);
         return;
+      case 'continue':
+        await this.run(() => this.agent.continue());
+        return;
       case 'compact':
         await this.run(async () => {
           const outcome = await this.agent.condense();
@@ -163,8 +166,13 @@ export class ChatController {
     }
   }
 
-  /** A session file damaged by a crash or an edit loads what it can: say what it could not. */
+  /** A session file damaged by a crash or an edit loads what it can: say what it could not, and what a stopped run left. */
   private reportDamage(snapshot: RunSnapshot): void {
+    if (snapshot.status === 'interrupted') {
+      const cut = snapshot.interrupted ?? [];
+      const calls = cut.length === 0 ? '' : `; its tool calls ${cut.map((c) => `${c.name} (${c.rerun ? 'will run again' : 'may have run'})`).join(', ')}`;
+      this.deps.renderer.line(this.deps.paint('yellow', `  ! the last run stopped before its end${calls}: /continue picks it up`));
+    }
     if (snapshot.loadReport === undefined) return;
     for (const problem of loadReportProblems(snapshot.loadReport)) this.deps.renderer.line(this.deps.paint('yellow', `  ! session ${snapshot.sessionId}: ${problem}`));
   }

@@ -1,11 +1,11 @@
 import { CliUsageError } from '../errors.js';
 
 export type SlashCommand =
-  | { name: 'help' | 'exit' | 'sessions' | 'tree' | 'compact' }
+  | { name: 'help' | 'exit' | 'sessions' | 'tree' | 'compact' | 'continue' }
   | { name: 'resume' | 'fork'; arg: string }
   | { name: 'approve' | 'reject'; arg: string | null };
 
-const NO_ARG = new Set(['help', 'exit', 'sessions', 'tree', 'compact']);
+const NO_ARG = new Set(['help', 'exit', 'sessions', 'tree', 'compact', 'continue']);
 const NEEDS_ARG = new Set(['resume', 'fork']);
 const OPTIONAL_ARG = new Set(['approve', 'reject']);
 
@@ -15,6 +15,7 @@ export const SLASH_HELP = [
   '/tree            draw this session: branches, and the live leaf',
   '/fork NODE       continue from an earlier node (an id or unique prefix from /tree)',
   '/compact         condense the history now',
+  '/continue        pick up a run that stopped before its end (a crash, a failed call)',
   '/approve [ID]    run a tool call that waits for approval (no ID: the only one waiting)',
   '/reject [ID]     refuse it; the model is told',
   '/help            this list',
