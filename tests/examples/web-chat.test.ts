@@ -181,7 +181,16 @@ describe.skipIf(!haveBrowser)('the web-chat example in Chromium', () => {
       const other = await browser.newContext();
       try {
         const stranger = await other.newPage();
+        // The page is built in development mode under the test runner, so StrictMode runs its effects twice.
+        const threadRequests: string[] = [];
+        stranger.on('request', (request) => {
+          if (request.url().endsWith('/api/thread')) threadRequests.push(request.url());
+        });
         await stranger.goto(chat.url);
+        await stranger.getByLabel('Message').waitFor();
+        // One first request, one session: two at once would mint two cookies and split the conversation.
+        expect(threadRequests).toHaveLength(1);
+        expect((await other.cookies(chat.url)).map((c) => c.name)).toEqual(['indusagi_web_chat']);
         await stranger.getByLabel('Message').waitFor();
         expect(await stranger.locator('ol.thread li').count()).toBe(0);
         await stranger.getByLabel('Message').fill('list files');
