@@ -53,6 +53,20 @@ export class ModelCallError extends IndusagiError {
 }
 
 /**
+ * The API refused a call because the prompt does not fit the model's window (its 400 "context length
+ * exceeded", however the vendor words it). Invokers throw it, so the runtime condenses and retries
+ * without knowing any vendor's wording; `promptTokens` is the size the API reported, when it did.
+ */
+export class PromptTooLongError extends ModelCallError {
+  static override readonly errorName: string = 'PromptTooLongError';
+  readonly promptTokens: number | undefined;
+  constructor(message: string, options: { status?: number; cause?: unknown; promptTokens?: number } = {}) {
+    super(message, options);
+    this.promptTokens = options.promptTokens;
+  }
+}
+
+/**
  * A reply that stopped because the prompt left no room to answer (stop reason
  * `model_context_window_exceeded`). The API sends it instead of the 400 "prompt is too long" on newer
  * models; it is the same overflow, so the loop treats the call as failed: the partial reply is never

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IndusagiError, isPromptTooLongError, reportedPromptTokens } from '../../../src/entries/runtime.js';
+import { IndusagiError, isPromptTooLongError, ModelCallError, PromptTooLongError, reportedPromptTokens } from '../../../src/entries/runtime.js';
 
 // A loopback peer answering every request with the status and error body queued for it, so the
 // errors below are the real SDK's, built from a real HTTP response.
@@ -62,5 +62,22 @@ describe('isPromptTooLongError', () => {
     expect(isPromptTooLongError(new Error('prompt is too long'))).toBe(false);
     expect(isPromptTooLongError(undefined)).toBe(false);
     expect(reportedPromptTokens(new Error('boom'))).toBeUndefined();
+  });
+});
+
+describe('PromptTooLongError, the typed form every invoker throws', () => {
+  it('is recognised whatever its wording, also down a cause chain, with the size the API reported', () => {
+    const typed = new PromptTooLongError('Your input exceeds the context window of this model.', { status: 400, promptTokens: 130_532 });
+    const wrapped = new Error('the summarizer call failed', { cause: typed });
+
+    expect(isPromptTooLongError(typed)).toBe(true);
+    expect(isPromptTooLongError(wrapped)).toBe(true);
+    expect(reportedPromptTokens(wrapped)).toBe(130_532);
+    expect(ModelCallError.isInstance(typed)).toBe(true);
+    expect(typed).toMatchObject({ kind: 'model_error', status: 400 });
+  });
+
+  it('is not confused with another failed call of the same status', () => {
+    expect(isPromptTooLongError(new ModelCallError('Invalid value for tools[0].name.', { status: 400 }))).toBe(false);
   });
 });
