@@ -11,4 +11,4 @@ export { MAX_CACHE_BREAKPOINTS, ANTHROPIC } from './cache.js';
 export type { CacheMode, CacheTtl, AnthropicProviderOptions } from './cache.js';
 export { toMessageParams, fromMessage, fromMessageParams, toModelUsage } from './wire.js';
 export { UnsupportedMessageError, RunAgentOptionsError, CacheSettingsError } from './errors.js';
-export { ModelCallError, RunAbortedError, MaxStepsError } from '../../runtime/loop/errors.js';
+export { ModelCallError, PromptTooLongError, RunAbortedError, MaxStepsError } from '../../runtime/loop/errors.js';

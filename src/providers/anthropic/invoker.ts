@@ -1,6 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ModelInvoker, ModelReply, ModelRequest } from '../../runtime/contract/model.js';
-import { ModelCallError, RunAbortedError } from '../../runtime/loop/errors.js';
+import { ModelCallError, PromptTooLongError, RunAbortedError } from '../../runtime/loop/errors.js';
+import { isPromptTooLongError, reportedPromptTokens } from '../../runtime/compaction/prompt-too-long.js';
 import { errorMessage } from '../../errors/base.js';
 import { ANTHROPIC, anthropicOptions, cacheSettingsProblem, placeMessageBreakpoints, systemParam, type AnthropicProviderOptions } from './cache.js';
 import type { AnthropicClientLike } from './client.js';
@@ -18,7 +19,8 @@ export type AnthropicInvokerOptions = AnthropicProviderOptions;
  * the request is not `cacheable` (see `requestBody`). The invoker is tagged `provider: 'anthropic'` and
  * checks `providerOptions.anthropic` eagerly through `checkOptions`. Failures reject typed:
  * `CacheSettingsError` for cache settings that cannot work, before any request;
- * `RunAbortedError` when the request's signal fired; `ModelCallError` (with the HTTP `status` when
+ * `RunAbortedError` when the request's signal fired; `PromptTooLongError` for the 400 "prompt is too
+ * long"; `ModelCallError` (with the HTTP `status` when
  * there is one, and the SDK's error as `cause`) for network errors, HTTP errors after the client's own
  * retries, and `error` events mid-stream.
  */
@@ -35,7 +37,7 @@ export function createAnthropicInvoker(client: AnthropicClientLike, options: Ant
         if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') request.onText?.(event.delta.text);
       }
       const message = await stream.finalMessage();
-      return { turn: fromMessage(message), stopReason: message.stop_reason ?? 'end_turn', usage: toModelUsage(message.usage) };
+      return { turn: fromMessage(tracker.strictInputs(message)), stopReason: message.stop_reason ?? 'end_turn', usage: toModelUsage(message.usage) };
     } catch (error) {
       if (request.signal?.aborted) throw new RunAbortedError({ cause: error });
       const salvaged = tracker.salvage(error);
@@ -87,5 +89,8 @@ function toModelCallError(error: unknown): ModelCallError {
       ? `${detail.type}: ${typeof detail.message === 'string' ? detail.message : 'no message'}`
       : errorMessage(error);
   const where = status !== undefined ? `HTTP ${status}` : 'no HTTP status';
-  return new ModelCallError(`The Anthropic API call failed (${where}): ${described}`, { status, cause: error });
+  const message = `The Anthropic API call failed (${where}): ${described}`;
+  // The API words "too long" in its message only; typed here, so the runtime need not know the wording.
+  if (isPromptTooLongError(error)) return new PromptTooLongError(message, { status, cause: error, promptTokens: reportedPromptTokens(error) });
+  return new ModelCallError(message, { status, cause: error });
 }

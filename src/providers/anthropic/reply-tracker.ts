@@ -44,6 +44,22 @@ export class ReplyTracker {
   }
 
   /**
+   * The message with each tool call whose streamed input is not valid JSON carrying that raw text as
+   * its input. The SDK parses tool input leniently (a truncated `{"city": "Pu` comes out as a guess
+   * such as `{}`), and a tool must not run on a guess: the loop answers raw text with an error result.
+   */
+  strictInputs<M extends Pick<Anthropic.Message, 'content'>>(message: M): M {
+    let changed = false;
+    const content = message.content.map((block, index) => {
+      const tracked = this.blocks[index];
+      if (block.type !== 'tool_use' || tracked?.type !== 'tool_use' || parseJson(tracked.json).ok) return block;
+      changed = true;
+      return { ...block, input: tracked.json };
+    });
+    return changed ? { ...message, content } : message;
+  }
+
+  /**
    * When `error` is the SDK failing to parse the last tool call's input, the reply up to and including
    * that call, its input kept as the raw text (which the loop answers with an error result). Otherwise
    * undefined: the failure is real and must surface.
