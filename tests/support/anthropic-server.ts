@@ -14,11 +14,14 @@
 // thinking_delta, signature_delta) / content_block_stop, message_delta (stop_reason, usage; with
 // `startUsage`, message_start and message_delta report different cumulative counts),
 // message_stop. Scripts can also answer with an HTTP error status, an `event: error` frame mid-stream,
-// or a dropped connection, and can pause between frames so tests can abort mid-stream.
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+// a dropped connection or a frame that is not JSON, and can pause between frames so tests can abort
+// mid-stream.
+import type { ServerResponse } from 'node:http';
 import Anthropic from '@anthropic-ai/sdk';
 import { encodeFrame, type WireEvent } from '../../src/demo/wire.js';
+import { split, startLoopbackServer, writeFrames, type LoopbackServer, type RecordedRequest } from './loopback-server.js';
+
+export type { RecordedRequest, Responder } from './loopback-server.js';
 
 /** One content block of a scripted reply, in the shape the API streams it. */
 export type ScriptBlock =
@@ -49,7 +52,8 @@ export type ScriptUsage = {
 /** Cuts a streamed reply short after `afterFrames` frames (message_start is frame 1). */
 export type Interruption =
   | { afterFrames: number; with: 'error'; errorType?: string; message?: string }
-  | { afterFrames: number; with: 'drop' };
+  | { afterFrames: number; with: 'drop' }
+  | { afterFrames: number; with: 'garbage' };
 
 /** A streamed assistant message. */
 export type MessageScript = {
@@ -82,33 +86,11 @@ export type HttpErrorScript = {
 
 export type Script = MessageScript | HttpErrorScript;
 
-export type RecordedRequest = {
-  method: string;
-  path: string;
-  headers: IncomingHttpHeaders;
-  /** The parsed JSON request body. */
-  body: any;
-  /** True once the client closed the connection before the reply was complete (an abort). */
-  clientClosedEarly: boolean;
-};
-
-/** Computes the reply to a request when the queue is empty; `index` counts requests from 0. */
-export type Responder = (body: any, index: number) => Script | Promise<Script>;
-
-export type AnthropicTestServer = {
+export type AnthropicTestServer = Omit<LoopbackServer<Script>, 'origin'> & {
   /** `http://127.0.0.1:<port>`, for the SDK's `baseURL`. */
   readonly baseURL: string;
-  /** Every request received, in arrival order. */
-  readonly requests: RecordedRequest[];
-  /** Queues replies, answered in order before `respond` is consulted. */
-  enqueue(...scripts: Script[]): void;
-  /** Sets the fallback that answers once the queue is empty. */
-  respond(responder: Responder): void;
   /** A real `Anthropic` client for this server; `maxRetries` defaults to 0 so failures surface at once. */
   client(options?: { maxRetries?: number }): Anthropic;
-  /** Resolves once `count` requests have arrived. */
-  waitForRequests(count: number): Promise<void>;
-  close(): Promise<void>;
 };
 
 let nextId = 0;
@@ -152,86 +134,17 @@ const ERROR_TYPES: Record<number, string> = {
 };
 
 export async function startAnthropicServer(): Promise<AnthropicTestServer> {
-  const requests: RecordedRequest[] = [];
-  const queue: Script[] = [];
-  const waiters: Array<{ count: number; resolve: () => void }> = [];
-  const sockets = new Set<import('node:net').Socket>();
-  let responder: Responder | undefined;
-
-  const server = createServer((req, res) => {
-    handle(req, res).catch((error) => {
-      // A broken script is a bug in the test itself: answer 500 so the SDK surfaces it, and say why.
-      console.error('[anthropic-server] script failed:', error);
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: String(error) } }));
-    });
+  const { origin, ...loopback } = await startLoopbackServer<Script>({
+    name: 'anthropic-server',
+    routes: (method, path) => method === 'POST' && path.startsWith('/v1/messages'),
+    error: (res, status, message) => sendHttpError(res, { type: 'http_error', status, message, headers: { 'x-should-retry': 'false' } }),
+    answer: async (res, record, script) => (script.type === 'http_error' ? sendHttpError(res, script) : streamMessage(res, record, script)),
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const raw = await readBody(req);
-    const record: RecordedRequest = {
-      method: req.method ?? '',
-      path: req.url ?? '',
-      headers: req.headers,
-      body: raw ? JSON.parse(raw) : undefined,
-      clientClosedEarly: false,
-    };
-    const index = requests.push(record) - 1;
-    for (const waiter of waiters.filter((w) => requests.length >= w.count)) {
-      waiters.splice(waiters.indexOf(waiter), 1);
-      waiter.resolve();
-    }
-    res.on('close', () => {
-      if (!res.writableFinished) record.clientClosedEarly = true;
-    });
-
-    if (req.method !== 'POST' || !record.path.startsWith('/v1/messages')) {
-      return sendHttpError(res, { type: 'http_error', status: 404, message: `No route for ${req.method} ${record.path}` });
-    }
-    const script = queue.shift() ?? (responder ? await responder(record.body, index) : undefined);
-    if (!script) {
-      return sendHttpError(res, {
-        type: 'http_error',
-        status: 500,
-        message: `anthropic-server: request #${index} arrived but no reply was scripted`,
-        headers: { 'x-should-retry': 'false' },
-      });
-    }
-    if (script.type === 'http_error') return sendHttpError(res, script);
-    await streamMessage(res, record, script);
-  }
-
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  const baseURL = `http://127.0.0.1:${port}`;
-
   return {
-    baseURL,
-    requests,
-    enqueue: (...scripts) => void queue.push(...scripts),
-    respond: (fn) => void (responder = fn),
-    client: (options = {}) => new Anthropic({ baseURL, apiKey: 'test-key', maxRetries: options.maxRetries ?? 0 }),
-    waitForRequests: (count) =>
-      requests.length >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve })),
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        for (const socket of sockets) socket.destroy();
-        server.close((error) => (error ? reject(error) : resolve()));
-      }),
+    ...loopback,
+    baseURL: origin,
+    client: (options = {}) => new Anthropic({ baseURL: origin, apiKey: 'test-key', maxRetries: options.maxRetries ?? 0 }),
   };
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
 
 function sendHttpError(res: ServerResponse, script: HttpErrorScript): void {
@@ -306,31 +219,17 @@ function framesOf(script: MessageScript, model: string): WireEvent[] {
   return frames;
 }
 
-function split(text: string): string[] {
-  if (text.length < 3) return text.length === 0 ? [] : [text];
-  const size = Math.ceil(text.length / 3);
-  const pieces: string[] = [];
-  for (let i = 0; i < text.length; i += size) pieces.push(text.slice(i, i + size));
-  return pieces;
-}
-
 async function streamMessage(res: ServerResponse, record: RecordedRequest, script: MessageScript): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': uniqueId('req') });
-  const frames = framesOf(script, String(record.body?.model ?? 'claude-test'));
-  for (let i = 0; i < frames.length; i++) {
-    if (record.clientClosedEarly || res.destroyed) return;
-    if (script.interrupt && i === script.interrupt.afterFrames) {
-      if (script.interrupt.with === 'drop') {
-        res.socket?.destroy();
-        return;
-      }
-      const error = { type: script.interrupt.errorType ?? 'overloaded_error', message: script.interrupt.message ?? 'Overloaded' };
-      res.end(encodeFrame({ event: 'error', data: { type: 'error', error } }));
-      return;
-    }
-    if (i > 0 && script.frameDelayMs) await new Promise((r) => setTimeout(r, script.frameDelayMs));
-    if (record.clientClosedEarly || res.destroyed) return;
-    res.write(encodeFrame(frames[i]));
-  }
-  res.end();
+  const frames = framesOf(script, String(record.body?.model ?? 'claude-test')).map(encodeFrame);
+  const interrupt = script.interrupt;
+  const error = { type: interrupt?.with === 'error' ? (interrupt.errorType ?? 'overloaded_error') : 'overloaded_error', message: (interrupt?.with === 'error' && interrupt.message) || 'Overloaded' };
+  await writeFrames(res, record, frames, {
+    delayMs: script.frameDelayMs,
+    cut: interrupt,
+    broken: {
+      error: encodeFrame({ event: 'error', data: { type: 'error', error } }),
+      garbage: 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":\n\n',
+    },
+  });
 }

@@ -1,0 +1,149 @@
+// The HTTP half every loopback model server shares: a server on 127.0.0.1 that records each request
+// (parsed JSON body, headers, whether the client hung up early), answers it from a queue of scripts or
+// a fallback responder, and lets a test wait for requests to arrive. The vendor half (what a script
+// means on the wire) is the `answer` function each server passes in.
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+export type RecordedRequest = {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** The parsed JSON request body. */
+  body: any;
+  /** True once the client closed the connection before the reply was complete (an abort). */
+  clientClosedEarly: boolean;
+};
+
+/** Computes the reply to a request when the queue is empty; `index` counts requests from 0. */
+export type Responder<S> = (body: any, index: number) => S | Promise<S>;
+
+export type LoopbackServer<S> = {
+  /** `http://127.0.0.1:<port>`. */
+  readonly origin: string;
+  /** Every request received, in arrival order. */
+  readonly requests: RecordedRequest[];
+  /** Queues replies, answered in order before `respond` is consulted. */
+  enqueue(...scripts: S[]): void;
+  /** Sets the fallback that answers once the queue is empty. */
+  respond(responder: Responder<S>): void;
+  /** Resolves once `count` requests have arrived. */
+  waitForRequests(count: number): Promise<void>;
+  close(): Promise<void>;
+};
+
+export type LoopbackHandlers<S> = {
+  /** Log prefix naming the server. */
+  name: string;
+  /** Whether this server answers the request at all (method and path); others get `notFound`. */
+  routes(method: string, path: string): boolean;
+  /** Writes a 404 for an unknown route, a 500 when no reply was scripted, in the vendor's error shape. */
+  error(res: ServerResponse, status: number, message: string): void;
+  /** Writes the scripted reply. */
+  answer(res: ServerResponse, record: RecordedRequest, script: S): Promise<void>;
+};
+
+export async function startLoopbackServer<S>(handlers: LoopbackHandlers<S>): Promise<LoopbackServer<S>> {
+  const requests: RecordedRequest[] = [];
+  const queue: S[] = [];
+  const waiters: Array<{ count: number; resolve: () => void }> = [];
+  const sockets = new Set<Socket>();
+  let responder: Responder<S> | undefined;
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error) => {
+      // A broken script is a bug in the test itself: answer 500 so the SDK surfaces it, and say why.
+      console.error(`[${handlers.name}] script failed:`, error);
+      if (!res.headersSent) handlers.error(res, 500, String(error));
+      else res.end();
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const raw = await readBody(req);
+    const record: RecordedRequest = {
+      method: req.method ?? '',
+      path: req.url ?? '',
+      headers: req.headers,
+      body: raw ? JSON.parse(raw) : undefined,
+      clientClosedEarly: false,
+    };
+    const index = requests.push(record) - 1;
+    for (const waiter of waiters.filter((w) => requests.length >= w.count)) {
+      waiters.splice(waiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
+    res.on('close', () => {
+      if (!res.writableFinished) record.clientClosedEarly = true;
+    });
+    if (!handlers.routes(record.method, record.path)) return handlers.error(res, 404, `No route for ${record.method} ${record.path}`);
+    const script = queue.length > 0 ? queue.shift() : responder ? await responder(record.body, index) : undefined;
+    if (script === undefined) return handlers.error(res, 500, `${handlers.name}: request #${index} arrived but no reply was scripted`);
+    await handlers.answer(res, record, script);
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    requests,
+    enqueue: (...scripts) => void queue.push(...scripts),
+    respond: (fn) => void (responder = fn),
+    waitForRequests: (count) => (requests.length >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve }))),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        for (const socket of sockets) socket.destroy();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+/** Cuts a stream short before frame `afterFrames`: with the vendor's error frame, a dropped connection, or a frame that is not JSON. */
+export type StreamCut = { afterFrames: number; with: 'error' | 'drop' | 'garbage' };
+
+/**
+ * Writes `frames` (already encoded) one by one, pausing `delayMs` between them, until the client hangs
+ * up or `cut` ends the stream early; `broken` holds the vendor's own error and malformed frames.
+ */
+export async function writeFrames(
+  res: ServerResponse,
+  record: RecordedRequest,
+  frames: readonly string[],
+  options: { delayMs?: number; cut?: StreamCut; broken: { error: string; garbage: string } },
+): Promise<void> {
+  for (let i = 0; i < frames.length; i++) {
+    if (record.clientClosedEarly || res.destroyed) return;
+    if (options.cut?.afterFrames === i) {
+      if (options.cut.with === 'drop') res.socket?.destroy();
+      else res.end(options.broken[options.cut.with]);
+      return;
+    }
+    if (i > 0 && options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
+    if (record.clientClosedEarly || res.destroyed) return;
+    res.write(frames[i]);
+  }
+  res.end();
+}
+
+/** Splits text into up to 3 roughly equal pieces, as a stream would deliver it. */
+export function split(text: string): string[] {
+  if (text.length < 3) return text.length === 0 ? [] : [text];
+  const size = Math.ceil(text.length / 3);
+  const pieces: string[] = [];
+  for (let i = 0; i < text.length; i += size) pieces.push(text.slice(i, i + size));
+  return pieces;
+}
