@@ -17,6 +17,7 @@ const CONTRACT: Record<string, string[]> = {
   'indusagi/react': ['useAssistant'],
   'indusagi/memory/sqlite': ['openSqliteMemoryStore'],
   'indusagi/chat': ['createAssistantStore', 'readParts'],
+  'indusagi/openai': ['createOpenAIInvoker'],
 };
 
 // Built the way `npm run build` builds, into a scratch copy of the package so the exports map is
