@@ -71,6 +71,8 @@ export type MessageScript = {
   /** Pause before every frame after the first, in milliseconds. Default 0. */
   frameDelayMs?: number;
   interrupt?: Interruption;
+  /** Rewrites the frames before they are sent, for wire-level damage no other option can describe. */
+  rewrite?: (frames: WireEvent[]) => WireEvent[];
 };
 
 /** A non-200 answer with the API's JSON error body. */
@@ -221,7 +223,8 @@ function framesOf(script: MessageScript, model: string): WireEvent[] {
 
 async function streamMessage(res: ServerResponse, record: RecordedRequest, script: MessageScript): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': uniqueId('req') });
-  const frames = framesOf(script, String(record.body?.model ?? 'claude-test')).map(encodeFrame);
+  const built = framesOf(script, String(record.body?.model ?? 'claude-test'));
+  const frames = (script.rewrite ? script.rewrite(built) : built).map(encodeFrame);
   const interrupt = script.interrupt;
   const error = { type: interrupt?.with === 'error' ? (interrupt.errorType ?? 'overloaded_error') : 'overloaded_error', message: (interrupt?.with === 'error' && interrupt.message) || 'Overloaded' };
   await writeFrames(res, record, frames, {

@@ -1,6 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ProviderOptions } from '../../runtime/contract/model.js';
-import { CacheSettingsError } from './errors.js';
+import { AnthropicOptionsError, CacheSettingsError } from './errors.js';
 
 /** Prompt caching of a request: `auto` places cache breakpoints (see docs/usage-and-caching.md), `off` none. */
 export type CacheMode = 'auto' | 'off';
@@ -11,8 +11,14 @@ export type CacheTtl = '5m' | '1h';
 /** The provider id of the Anthropic invoker: the key of its `providerOptions`. */
 export const ANTHROPIC = 'anthropic';
 
-/** `providerOptions.anthropic`: what a config or request may set for the Anthropic invoker. */
-export type AnthropicProviderOptions = { cache?: CacheMode; cacheTtl?: CacheTtl };
+/**
+ * `providerOptions.anthropic`: what a config or request may set for the Anthropic invoker. `maxRetries`
+ * (default: the client's own, 2 for `new Anthropic()`) and `maxRetryDelayMs` (default 60,000) bound how
+ * it retries a call that failed before streaming (429, 529, 5xx, a dropped connection).
+ */
+export type AnthropicProviderOptions = { cache?: CacheMode; cacheTtl?: CacheTtl; maxRetries?: number; maxRetryDelayMs?: number };
+
+const OPTION_KEYS = new Set(['cache', 'cacheTtl', 'maxRetries', 'maxRetryDelayMs']);
 
 /** The most `cache_control` breakpoints the API accepts in one request. */
 export const MAX_CACHE_BREAKPOINTS = 4;
@@ -28,19 +34,31 @@ export function cacheSettingsProblem(cache: unknown, cacheTtl: unknown): string 
 }
 
 /**
- * Reads `providerOptions.anthropic`, throwing `CacheSettingsError` for a key or value it does not know
- * (an option that silently does nothing is worse than an error). Other providers' keys are not ours.
+ * Reads `providerOptions.anthropic`, throwing for a key or value it does not know (an option that
+ * silently does nothing is worse than an error): `CacheSettingsError` for the cache settings,
+ * `AnthropicOptionsError` for the rest. Other providers' keys are not ours.
  */
 export function anthropicOptions(options: ProviderOptions | undefined): AnthropicProviderOptions {
   const own = options?.[ANTHROPIC];
   if (own === undefined) return {};
-  if (typeof own !== 'object' || own === null) throw new CacheSettingsError('`providerOptions.anthropic` must be an object');
+  if (typeof own !== 'object' || own === null) throw new AnthropicOptionsError('`providerOptions.anthropic` must be an object');
   for (const key of Object.keys(own)) {
-    if (key !== 'cache' && key !== 'cacheTtl') throw new CacheSettingsError(`\`providerOptions.anthropic.${key}\` is not an Anthropic option (known: cache, cacheTtl)`);
+    if (!OPTION_KEYS.has(key)) throw new AnthropicOptionsError(`\`providerOptions.anthropic.${key}\` is not an Anthropic option (known: ${[...OPTION_KEYS].join(', ')})`);
   }
-  const problem = cacheSettingsProblem(own.cache, own.cacheTtl);
-  if (problem !== null) throw new CacheSettingsError(problem);
+  checkAnthropicOptions(own);
   return own as AnthropicProviderOptions;
+}
+
+/** Throws for values of the Anthropic options that cannot work. */
+export function checkAnthropicOptions(options: Record<string, unknown>): void {
+  const problem = cacheSettingsProblem(options.cache, options.cacheTtl);
+  if (problem !== null) throw new CacheSettingsError(problem);
+  for (const key of ['maxRetries', 'maxRetryDelayMs'] as const) {
+    const value = options[key];
+    if (value !== undefined && !(Number.isInteger(value) && (value as number) >= 0)) {
+      throw new AnthropicOptionsError(`\`${key}\` must be a whole number >= 0, got ${JSON.stringify(value)}`);
+    }
+  }
 }
 
 type Body = Anthropic.MessageStreamParams;

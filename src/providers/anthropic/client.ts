@@ -8,7 +8,7 @@ export interface AnthropicClientLike {
   messages: {
     stream(
       body: Anthropic.MessageStreamParams,
-      options?: { signal?: AbortSignal },
+      options?: { signal?: AbortSignal; maxRetries?: number },
     ): AsyncIterable<Anthropic.MessageStreamEvent> & {
       finalMessage(): Promise<Anthropic.Message>;
     };

@@ -16,10 +16,26 @@ export class RunAgentOptionsError extends IndusagiError {
   }
 }
 
+/** An option for the Anthropic invoker (`providerOptions.anthropic`, `createAnthropicInvoker`) it cannot use, refused before any request. */
+export class AnthropicOptionsError extends IndusagiError {
+  static override readonly errorName: string = 'AnthropicOptionsError';
+  constructor(detail: string) {
+    super('invalid_request', `Invalid Anthropic options: ${detail}.`);
+  }
+}
+
 /** A `cache` or `cacheTtl` setting the Anthropic invoker does not know, refused before any request. */
 export class CacheSettingsError extends IndusagiError {
   static override readonly errorName: string = 'CacheSettingsError';
   constructor(detail: string) {
     super('invalid_request', `Invalid prompt-caching settings: ${detail}.`);
+  }
+}
+
+/** The API's event stream broke its own rules (a delta for a block that never started): the reply cannot be trusted. */
+export class MalformedStreamError extends IndusagiError {
+  static override readonly errorName: string = 'MalformedStreamError';
+  constructor(detail: string) {
+    super('model_error', `The reply stream is malformed: ${detail}.`);
   }
 }

@@ -1,15 +1,16 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type { ModelInvoker, ModelReply, ModelRequest } from '../../runtime/contract/model.js';
+import type { ModelInvoker, ModelReply, ModelRequest, ModelRetry } from '../../runtime/contract/model.js';
 import { ModelCallError, PromptTooLongError, RunAbortedError } from '../../runtime/loop/errors.js';
 import { isPromptTooLongError, reportedPromptTokens } from '../../runtime/compaction/prompt-too-long.js';
 import { errorMessage } from '../../errors/base.js';
-import { ANTHROPIC, anthropicOptions, cacheSettingsProblem, placeMessageBreakpoints, systemParam, type AnthropicProviderOptions } from './cache.js';
+import { ANTHROPIC, anthropicOptions, checkAnthropicOptions, placeMessageBreakpoints, systemParam, type AnthropicProviderOptions } from './cache.js';
 import type { AnthropicClientLike } from './client.js';
-import { CacheSettingsError } from './errors.js';
+import { DEFAULT_MAX_RETRY_DELAY_MS, retryDelayMs, retryReason, sleep } from './retry.js';
 import { ReplyTracker } from './reply-tracker.js';
 import { fromMessage, toMessageParams, toModelUsage } from './wire.js';
 
-/** Defaults for requests whose `providerOptions.anthropic` does not set `cache`/`cacheTtl`. */
+
+/** Defaults for requests whose `providerOptions.anthropic` does not set them. */
 export type AnthropicInvokerOptions = AnthropicProviderOptions;
 
 /**
@@ -17,32 +18,54 @@ export type AnthropicInvokerOptions = AnthropicProviderOptions;
  * every text delta to `onText`, and resolves with the final message as an assistant turn and its usage.
  * Prompt caching is `auto` unless the request's `providerOptions.anthropic` or `options` say `off`, or
  * the request is not `cacheable` (see `requestBody`). The invoker is tagged `provider: 'anthropic'` and
- * checks `providerOptions.anthropic` eagerly through `checkOptions`. Failures reject typed:
- * `CacheSettingsError` for cache settings that cannot work, before any request;
- * `RunAbortedError` when the request's signal fired; `PromptTooLongError` for the 400 "prompt is too
- * long"; `ModelCallError` (with the HTTP `status` when
- * there is one, and the SDK's error as `cause`) for network errors, HTTP errors after the client's own
- * retries, and `error` events mid-stream.
+ * checks `providerOptions.anthropic` eagerly through `checkOptions`.
+ *
+ * It retries a call that failed before anything streamed (429, 529, 5xx, a dropped connection) itself,
+ * rather than leaving it to the SDK, so that no wait is silent or unbounded: up to `maxRetries` times
+ * (default: the client's own `maxRetries`, 2 for `new Anthropic()`), telling `request.onRetry` each time
+ * with the wait, which is what the API asked for (`retry-after`) or backoff. A wait longer than
+ * `maxRetryDelayMs` (default 60 s) is not taken: the call fails at once.
+ *
+ * Failures reject typed: `CacheSettingsError`/`AnthropicOptionsError` for options that cannot work,
+ * before any request; `RunAbortedError` when the request's signal fired (also during a retry wait);
+ * `PromptTooLongError` for the 400 "prompt is too long"; `ModelCallError` (with the HTTP `status`
+ * when there is one, and the SDK's error as `cause`) for network errors, HTTP errors once retries are
+ * spent, and `error` events mid-stream.
  */
 export function createAnthropicInvoker(client: AnthropicClientLike, options: AnthropicInvokerOptions = {}): ModelInvoker {
-  const problem = cacheSettingsProblem(options.cache, options.cacheTtl);
-  if (problem !== null) throw new CacheSettingsError(problem);
+  checkAnthropicOptions(options);
+  const clientRetries = (client as { maxRetries?: unknown }).maxRetries;
   const invoke = async (request: ModelRequest): Promise<ModelReply> => {
+    const own = anthropicOptions(request.providerOptions);
     const body = requestBody(request, options);
-    const tracker = new ReplyTracker();
-    try {
-      const stream = client.messages.stream(body, request.signal ? { signal: request.signal } : undefined);
-      for await (const event of stream) {
-        tracker.observe(event);
-        if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') request.onText?.(event.delta.text);
+    const maxRetries = own.maxRetries ?? options.maxRetries ?? (typeof clientRetries === 'number' ? clientRetries : 2);
+    const maxDelay = own.maxRetryDelayMs ?? options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS;
+    for (let retry = 1; ; retry++) {
+      const tracker = new ReplyTracker();
+      try {
+        const stream = client.messages.stream(body, { signal: request.signal, maxRetries: 0 });
+        for await (const event of stream) {
+          tracker.observe(event);
+          if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') request.onText?.(event.delta.text);
+        }
+        const message = await stream.finalMessage();
+        return { turn: fromMessage(tracker.strictInputs(message)), stopReason: message.stop_reason ?? 'end_turn', usage: toModelUsage(message.usage) };
+      } catch (error) {
+        if (request.signal?.aborted) throw new RunAbortedError({ cause: error });
+        const salvaged = tracker.salvage(error);
+        if (salvaged !== undefined) return { turn: salvaged.turn, stopReason: 'tool_use', usage: toModelUsage(salvaged.usage) } satisfies ModelReply;
+        // Only a call that failed before anything streamed is tried again: a reply cut off halfway is not.
+        const worth = tracker.started ? null : retryReason(error);
+        if (worth === null || retry > maxRetries) throw toModelCallError(error);
+        const delayMs = Math.round(retryDelayMs(error, retry));
+        if (delayMs > maxDelay) {
+          throw toModelCallError(error, `it asked to wait ${Math.ceil(delayMs / 1000)} s before a retry, over the ${Math.round(maxDelay / 1000)} s limit (maxRetryDelayMs)`);
+        }
+        const retryInfo: ModelRetry = { attempt: retry + 1, delayMs, reason: worth.reason };
+        if (worth.status !== undefined) retryInfo.status = worth.status;
+        request.onRetry?.(retryInfo);
+        await sleep(delayMs, request.signal);
       }
-      const message = await stream.finalMessage();
-      return { turn: fromMessage(tracker.strictInputs(message)), stopReason: message.stop_reason ?? 'end_turn', usage: toModelUsage(message.usage) };
-    } catch (error) {
-      if (request.signal?.aborted) throw new RunAbortedError({ cause: error });
-      const salvaged = tracker.salvage(error);
-      if (salvaged !== undefined) return { turn: salvaged.turn, stopReason: 'tool_use', usage: toModelUsage(salvaged.usage) } satisfies ModelReply;
-      throw toModelCallError(error);
     }
   };
   return Object.assign(invoke, { provider: ANTHROPIC, checkOptions: (given: ModelRequest['providerOptions']) => void anthropicOptions(given) });
@@ -80,7 +103,7 @@ export function requestBody(request: ModelRequest, defaults: AnthropicProviderOp
 
 type ApiErrorShape = { status?: unknown; error?: { error?: { type?: unknown; message?: unknown } } };
 
-function toModelCallError(error: unknown): ModelCallError {
+function toModelCallError(error: unknown, why?: string): ModelCallError {
   const shape = (typeof error === 'object' && error !== null ? error : {}) as ApiErrorShape;
   const status = typeof shape.status === 'number' ? shape.status : undefined;
   const detail = shape.error?.error;
@@ -89,7 +112,7 @@ function toModelCallError(error: unknown): ModelCallError {
       ? `${detail.type}: ${typeof detail.message === 'string' ? detail.message : 'no message'}`
       : errorMessage(error);
   const where = status !== undefined ? `HTTP ${status}` : 'no HTTP status';
-  const message = `The Anthropic API call failed (${where}): ${described}`;
+  const message = `The Anthropic API call failed (${where}): ${described}${why === undefined ? '' : `; ${why}`}`;
   // The API words "too long" in its message only; typed here, so the runtime need not know the wording.
   if (isPromptTooLongError(error)) return new PromptTooLongError(message, { status, cause: error, promptTokens: reportedPromptTokens(error) });
   return new ModelCallError(message, { status, cause: error });

@@ -1,5 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Block, Turn } from '../../runtime/contract/turn.js';
+import { MalformedStreamError } from './errors.js';
 
 type Tracked =
   | { type: 'text'; text: string }
@@ -15,8 +16,11 @@ type Tracked =
 export class ReplyTracker {
   private readonly blocks: Tracked[] = [];
   private usage: Anthropic.Usage | undefined;
+  /** True once any event of the reply arrived: a failure after that is not a failed request but a broken reply. */
+  started = false;
 
   observe(event: Anthropic.MessageStreamEvent): void {
+    this.started = true;
     switch (event.type) {
       case 'message_start':
         this.usage = event.message.usage;
@@ -31,6 +35,8 @@ export class ReplyTracker {
       }
       case 'content_block_delta': {
         const block = this.blocks[event.index];
+        // The SDK drops such a delta without a word, so the text streamed to the user and the reply kept would differ.
+        if (block === undefined) throw new MalformedStreamError(`a content_block_delta for block ${event.index}, which never started`);
         const delta = event.delta;
         if (block?.type === 'text' && delta.type === 'text_delta') block.text += delta.text;
         else if (block?.type === 'thinking' && delta.type === 'thinking_delta') block.text += delta.thinking;

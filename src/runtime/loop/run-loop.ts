@@ -1,5 +1,5 @@
 import type { Turn } from '../contract/turn.js';
-import type { ModelReply, ModelRequest } from '../contract/model.js';
+import type { ModelReply, ModelRequest, ModelRetry } from '../contract/model.js';
 import type { PendingApproval } from '../contract/events.js';
 import { IndusagiError } from '../../errors/index.js';
 import { errorMessage } from '../../errors/base.js';
@@ -9,6 +9,7 @@ import { ContextWindowExceededError, MaxStepsError, ModelCallError, RunAbortedEr
 import { abortBatch, settleBatch } from './run-tools.js';
 import type { LoopInput, LoopOutcome } from './types.js';
 import { ModelView, withOriginalNames } from './wire-names.js';
+import { turnProblem } from '../store/records.js';
 
 /**
  * The one model-and-tool loop, driven by the conductor (`createConductor`, behind `createAgent` and `runAgent`). It first settles the open batch
@@ -33,6 +34,7 @@ async function runSteps(input: LoopInput, abort: AbortRace): Promise<LoopOutcome
   const { context, signal, emit, tools, hooks } = input;
   const view = new ModelView(tools.names);
   const onText = (delta: string) => emit({ kind: 'text_delta', delta });
+  const onRetry = (retry: ModelRetry) => emit({ kind: 'model_retry', ...retry });
   let steps = 0;
   // True right after a reply: its tool calls may run without a decision unless their tool needs approval.
   let fresh = false;
@@ -57,6 +59,7 @@ async function runSteps(input: LoopInput, abort: AbortRace): Promise<LoopOutcome
       maxOutputTokens: input.maxOutputTokens,
       signal,
       onText,
+      onRetry,
     };
     if (input.system !== undefined) request.system = input.system;
     if (input.volatileSystem !== undefined) request.volatileSystem = input.volatileSystem;
@@ -120,6 +123,8 @@ async function callModel(input: LoopInput, request: ModelRequest, abort: AbortRa
   if (!reply || !reply.turn || !Array.isArray(reply.turn.blocks)) {
     throw new ModelCallError('The model invoker resolved without a reply turn.');
   }
+  const problem = replyProblem(reply.turn);
+  if (problem !== null) throw new ModelCallError(`The model's reply is malformed, so it was not kept: ${problem}.`);
   // A reply cut off by a full window is an overflow, not an answer: keeping it would store half a turn.
   if (reply.stopReason === 'model_context_window_exceeded') throw new ContextWindowExceededError(reply);
   return reply;
@@ -151,4 +156,25 @@ export function replaceContents(context: Turn[], next: readonly Turn[]): void {
   if (next === context) return;
   context.length = 0;
   for (const turn of next) context.push(turn);
+}
+
+/**
+ * Why a reply cannot join the context, or null. Beyond the shape every stored turn has, each tool call
+ * needs an id and a name of its own: a result is paired with its call, and an approval with its call,
+ * by that id alone, so a missing or repeated one would leave a call no result can answer, or let one
+ * approval run two calls.
+ */
+function replyProblem(turn: Turn): string | null {
+  if (turn.role !== 'assistant') return `its role is ${JSON.stringify(turn.role)}, not "assistant"`;
+  const shape = turnProblem(turn);
+  if (shape !== null) return shape;
+  const ids = new Set<string>();
+  for (const block of turn.blocks) {
+    if (block.kind !== 'tool_call') continue;
+    if (block.id === '') return 'a tool call has no id';
+    if (block.name === '') return `tool call ${block.id} has no tool name`;
+    if (ids.has(block.id)) return `two tool calls share the id ${block.id}`;
+    ids.add(block.id);
+  }
+  return null;
 }

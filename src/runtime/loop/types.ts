@@ -54,9 +54,9 @@ export type LoopHooks = {
   ) => Turn[] | readonly Turn[] | undefined | Promise<Turn[] | readonly Turn[] | undefined>;
 };
 
-/** What the loop reports as it goes. The first four are `RunEvent`s, forwarded as they are. */
+/** What the loop reports as it goes. The first five are `RunEvent`s, forwarded as they are. */
 export type LoopEvent =
-  | Extract<RunEvent, { kind: 'text_delta' | 'tool_started' | 'tool_finished' | 'approval_requested' }>
+  | Extract<RunEvent, { kind: 'text_delta' | 'tool_started' | 'tool_finished' | 'approval_requested' | 'model_retry' }>
   /** A complete turn joined the context (a reply, or a batch of tool results). Never half a turn. */
   | { kind: 'turn'; turn: Turn }
   /** A model call returned. */
