@@ -37,7 +37,7 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 type Child = { process: ChildProcess; lines: string[]; waitFor(line: RegExp): Promise<void>; exited: Promise<void> };
 
 function start(args: Record<string, unknown>): Child {
-  const child = spawn(process.execPath, [bundle, JSON.stringify(args)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bundle, JSON.stringify(args)], { stdio: ['pipe', 'pipe', 'pipe'] });
   const lines: string[] = [];
   const waiters: Array<{ line: RegExp; resolve: () => void }> = [];
   let buffer = '';
@@ -181,13 +181,15 @@ describe('a tool loop killed at random moments', () => {
     for (const run of runs) expect(run.startsWith('read ')).toBe(true);
     const bumps = all.filter((m) => m.tool === 'bump');
     expect(new Set(bumps.map((m) => m.id)).size).toBe(bumps.length);
-  }, 120_000);
+  }, 300_000);
 });
 
 describe('an approved call cut off while it ran', () => {
   it('is never offered for approval again: the model hears it may have run, and it is not paid twice', async () => {
     const base = { storeDir: join(dir, 'pay-sessions'), sessionId: 'pay', markerFile: join(dir, 'pay-markers.log'), violationsFile: join(dir, 'pay-violations.log'), mode: 'approval' };
     const child = start(base);
+    await child.waitFor(/^waiting$/);
+    child.process.stdin!.write('approve\n');
     await child.waitFor(/^paying$/);
     await kill(child);
     const paid = markers(base.markerFile);
