@@ -1,0 +1,207 @@
+import { execFile } from 'node:child_process';
+import { chmod, cp, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// What a user gets from `npm install indusagi`: the repo is packed the way `npm publish` packs it
+// (prepack builds), the tarball is installed into a scratch consumer project, and that project
+// imports, requires, typechecks against and runs the installed package. Every entry point is read
+// from the packed package.json, so entries added or moved are checked without editing this file.
+
+const run = promisify(execFile);
+const repo = resolve(import.meta.dirname, '../..');
+const fixtures = join(import.meta.dirname, 'consumer');
+const tsc = join(repo, 'node_modules/typescript/bin/tsc');
+
+// The runtime values CONTRACT.md promises per entry point, and the headline values of the entries
+// added beside it (types are checked by the consumer typecheck).
+const CONTRACT: Record<string, string[]> = {
+  'indusagi/runtime': ['createAgent', 'RunLedger', 'SnapshotAccumulator', 'SessionStore', 'SessionGraph', 'hashNode', 'estimateContextTokens', 'shouldCompact', 'findCutPoint', 'summarize', 'compact'],
+  'indusagi/memory': ['createMemoryStore', 'recallMemory', 'rememberFacts', 'formatMemoryBlock'],
+  'indusagi/anthropic': ['runAgent'],
+  indusagi: ['createContextManager', 'memorySource', 'lazyToolSource', 'lazyToolset', 'ToolError', 'toToolset', 'mergeToolsets', 'createAgent', 'SessionStore', 'hashNode', 'compact'],
+  'indusagi/react': ['useAssistant'],
+  'indusagi/memory/sqlite': ['openSqliteMemoryStore'],
+  'indusagi/chat': ['createAssistantStore', 'readParts'],
+  'indusagi/openai': ['createOpenAIInvoker'],
+};
+
+// Module settings a consumer's tsconfig pairs with each resolution mode. One mode also checks the
+// package's declarations themselves against the types of what they import (skipLibCheck false);
+// doing it in every mode would mostly re-check @types/node, at several seconds a run.
+const RESOLUTIONS = {
+  node16: { module: 'node16', moduleResolution: 'node16', skipLibCheck: true },
+  nodenext: { module: 'nodenext', moduleResolution: 'nodenext', skipLibCheck: false },
+  bundler: { module: 'esnext', moduleResolution: 'bundler', skipLibCheck: true },
+  // Ignores `exports`: the root resolves through `types`, subpaths through `typesVersions`.
+  node10: { module: 'commonjs', moduleResolution: 'node10', skipLibCheck: true },
+} as const;
+type Mode = keyof typeof RESOLUTIONS;
+
+type PackedFile = { path: string; size: number };
+type Manifest = {
+  version: string;
+  bin: Record<string, string>;
+  exports: Record<string, string | Record<string, string>>;
+  dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+};
+
+let scratch: string;
+let consumer: string;
+let installed: string;
+let packed: PackedFile[];
+let manifest: Manifest;
+let typechecks: Record<Mode, Promise<string>>;
+
+const specifier = (key: string) => (key === '.' ? 'indusagi' : `indusagi/${key.slice(2)}`);
+const codeEntries = () => Object.keys(manifest.exports).filter((key) => key !== './package.json');
+
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'indusagi-tarball-'));
+
+  // Pack a copy of the working tree, so the prepack build cannot disturb the repo's own dist/.
+  // Generated state is left behind, then planted back: a stale build output that the prepack
+  // build must remove, and a session directory that must not ship.
+  const source = join(scratch, 'source');
+  await cp(repo, source, {
+    recursive: true,
+    filter: (path) => {
+      const parts = relative(repo, path).split(sep);
+      return !parts.includes('node_modules') && !parts.includes('.git') && !['dist', '.indusagi', 'coverage'].includes(parts[0]);
+    },
+  });
+  await symlink(join(repo, 'node_modules'), join(source, 'node_modules'), 'dir');
+  await mkdir(join(source, 'dist'));
+  await writeFile(join(source, 'dist/stale-from-an-old-build.js'), 'export {};\n');
+  await mkdir(join(source, '.indusagi/sessions'), { recursive: true });
+  await writeFile(join(source, '.indusagi/sessions/planted.jsonl'), '{}\n');
+  const { stdout } = await run('npm', ['pack', '--json', '--ignore-scripts=false', '--pack-destination', scratch], { cwd: source, maxBuffer: 16 * 1024 * 1024 });
+  const [result] = JSON.parse(stdout) as Array<{ filename: string; files: PackedFile[] }>;
+  packed = result.files;
+  if (!packed.some((file) => file.path.startsWith('dist/'))) throw new Error('npm pack shipped no dist/: the prepack script must build it');
+
+  // Installed as npm installs it: unpacked into node_modules/indusagi, bins linked and made
+  // executable. Its dependencies and peers (plus their @types) are linked from this repo's
+  // node_modules, which makes the install offline and fast; anything the package imports without
+  // declaring it is still missing, because nothing else is on the package's resolution path.
+  consumer = join(scratch, 'consumer');
+  installed = join(consumer, 'node_modules/indusagi');
+  await mkdir(installed, { recursive: true });
+  await run('tar', ['-xzf', join(scratch, result.filename), '-C', installed, '--strip-components=1']);
+  manifest = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')) as Manifest;
+  const wanted = [...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})];
+  for (const name of new Set([...wanted, ...wanted.map(typesPackage), '@types/node'])) {
+    const target = join(repo, 'node_modules', name);
+    if (!existsSync(target)) continue;
+    await mkdir(dirname(join(consumer, 'node_modules', name)), { recursive: true });
+    await symlink(target, join(consumer, 'node_modules', name), 'dir');
+  }
+  await mkdir(join(consumer, 'node_modules/.bin'));
+  for (const [name, path] of Object.entries(manifest.bin)) {
+    await chmod(join(installed, path), 0o755);
+    await symlink(join('..', 'indusagi', path), join(consumer, 'node_modules/.bin', name));
+  }
+
+  await writeFile(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  await cp(fixtures, consumer, { recursive: true });
+  // One import per entry point, so every entry's declarations resolve under every mode.
+  const everyEntry = codeEntries().map((key, i) => `import * as entry${i} from '${specifier(key)}';`);
+  const used = `export const entries = [${codeEntries().map((_, i) => `entry${i}`).join(', ')}];\n`;
+  await writeFile(join(consumer, 'every-entry.ts'), `${everyEntry.join('\n')}\n${used}`);
+  await writeFile(join(consumer, 'every-entry.cts'), `${everyEntry.join('\n')}\n${used}`);
+  // Started together, awaited one test per mode: the compilers share the cores instead of queueing.
+  const modes = Object.keys(RESOLUTIONS) as Mode[];
+  typechecks = Object.fromEntries(modes.map((mode) => [mode, typecheck(mode)])) as Record<Mode, Promise<string>>;
+}, 180_000);
+
+afterAll(async () => {
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+});
+
+/** tsc's diagnostics for the consumer compiled under `mode` ('' when it compiles). */
+async function typecheck(mode: Mode): Promise<string> {
+  // A CommonJS TypeScript file may import the package only where TypeScript models require(esm).
+  const files = ['usage.ts', 'every-entry.ts', ...(mode === 'nodenext' ? ['usage.cts', 'every-entry.cts'] : [])];
+  const compilerOptions = { ...RESOLUTIONS[mode], target: 'ES2022', strict: true, noEmit: true, types: ['node'] };
+  await writeFile(join(consumer, `tsconfig.${mode}.json`), JSON.stringify({ compilerOptions, files }));
+  return run(process.execPath, [tsc, '-p', `tsconfig.${mode}.json`], { cwd: consumer }).then(
+    ({ stdout }) => stdout,
+    (error: { stdout?: string; message: string }) => error.stdout || error.message,
+  );
+}
+
+function typesPackage(name: string): string {
+  return `@types/${name.startsWith('@') ? name.slice(1).replace('/', '__') : name}`;
+}
+
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
+}
+
+describe('the packed package', () => {
+  it('holds a fresh build, the sources its maps point at and the docs, and nothing else', async () => {
+    const paths = packed.map((file) => file.path);
+    const allowed = /^(package\.json|README\.md|docs\/[\w.-]+\.md|dist\/.+\.(js|d\.ts|js\.map|d\.ts\.map)|src\/.+\.tsx?)$/;
+    expect(paths.filter((path) => !allowed.test(path))).toEqual([]);
+    expect(paths.filter((path) => /(^|\/)(tests?|\.indusagi)\/|\.test\.|stale-from-an-old-build/.test(path))).toEqual([]);
+
+    const targets = [...Object.values(manifest.bin), ...Object.values(manifest.exports).flatMap((target) => (typeof target === 'string' ? [target] : Object.values(target)))];
+    for (const target of targets) expect(paths, `${target} is packed`).toContain(target.replace(/^\.\//, ''));
+  });
+
+  it('ships source maps whose sources are in the package', async () => {
+    const maps = (await filesUnder(join(installed, 'dist'))).filter((path) => path.endsWith('.map'));
+    expect(maps.length).toBeGreaterThan(0);
+    const unresolved: string[] = [];
+    for (const map of maps) {
+      const { sources, sourceRoot = '' } = JSON.parse(await readFile(map, 'utf8')) as { sources: string[]; sourceRoot?: string };
+      for (const source of sources) {
+        const path = resolve(dirname(map), sourceRoot, source);
+        if (!path.startsWith(installed + sep) || !existsSync(path)) unresolved.push(`${relative(installed, map)} -> ${source}`);
+      }
+    }
+    expect(unresolved).toEqual([]);
+  });
+
+  it('imports every entry point from an ES module consumer, with the values the contract names', async () => {
+    const { stdout } = await run(process.execPath, ['import-every-entry.mjs'], { cwd: consumer });
+    const names = JSON.parse(stdout) as Record<string, string[]>;
+    expect(Object.keys(names).sort()).toEqual(codeEntries().map(specifier).sort());
+    for (const [entry, exported] of Object.entries(names)) expect(exported.length, `${entry} exports values`).toBeGreaterThan(0);
+    for (const [entry, values] of Object.entries(CONTRACT)) expect(names[entry], entry).toEqual(expect.arrayContaining(values));
+  });
+
+  it('require()s every entry point, root included, from a CommonJS consumer and gets what import gets', async () => {
+    const [required, imported] = await Promise.all(
+      ['require-every-entry.cjs', 'import-every-entry.mjs'].map(async (script) => JSON.parse((await run(process.execPath, [script], { cwd: consumer })).stdout) as Record<string, string[]>),
+    );
+    expect(required.indusagi).toEqual(expect.arrayContaining(CONTRACT.indusagi));
+    expect(required).toEqual(imported);
+  });
+
+  it.each(Object.keys(RESOLUTIONS) as Mode[])('typechecks a consumer under %s resolution', async (mode) => {
+    const hint = mode === 'node10' ? ' (node10 finds a subpath only through "typesVersions" in package.json)' : '';
+    expect(await typechecks[mode], `tsc under ${mode}${hint}`).toBe('');
+  }, 90_000);
+
+  it('runs the indusagi command from the installed bin, through a chat turn with the offline demo model', async () => {
+    const bin = join(consumer, 'node_modules/.bin/indusagi');
+    const { stdout: version } = await run(bin, ['--version'], { cwd: consumer });
+    expect(version.trim()).toBe(manifest.version);
+
+    // The whole chat graph from the tarball: the SDK, the demo model's loopback server, a tool, the session store.
+    await mkdir(join(consumer, 'notes'));
+    await writeFile(join(consumer, 'notes/groceries.txt'), 'milk\n');
+    const { ANTHROPIC_API_KEY: _key, ANTHROPIC_BASE_URL: _url, ...env } = process.env;
+    const chat = run(bin, ['chat'], { cwd: consumer, env });
+    chat.child.stdin!.end('list files in notes\n');
+    const { stdout } = await chat;
+    expect(stdout).toContain('offline demo model');
+    expect(stdout).toMatch(/files\.list: groceries\.txt/);
+  });
+});
