@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { chmod, cp, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -53,6 +53,7 @@ type Manifest = {
 let scratch: string;
 let consumer: string;
 let installed: string;
+let bare: string;
 let packed: PackedFile[];
 let manifest: Manifest;
 
@@ -83,29 +84,17 @@ beforeAll(async () => {
   packed = result.files;
   if (!packed.some((file) => file.path.startsWith('dist/'))) throw new Error('npm pack shipped no dist/: the prepack script must build it');
 
-  // Installed as npm installs it: unpacked into node_modules/indusagi, bins linked and made
-  // executable. Its dependencies and peers (plus their @types) are linked from this repo's
-  // node_modules, which makes the install offline and fast; anything the package imports without
-  // declaring it is still missing, because nothing else is on the package's resolution path.
+  // The consumer installs the package with every peer (to load every entry point) and the @types a
+  // TypeScript project adds; a bare project installs it alone, as a user who needs no peer would.
   consumer = join(scratch, 'consumer');
   installed = join(consumer, 'node_modules/indusagi');
-  await mkdir(installed, { recursive: true });
-  await run('tar', ['-xzf', join(scratch, result.filename), '-C', installed, '--strip-components=1']);
-  manifest = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')) as Manifest;
-  const wanted = [...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})];
-  for (const name of new Set([...wanted, ...wanted.map(typesPackage), '@types/node'])) {
-    const target = join(repo, 'node_modules', name);
-    if (!existsSync(target)) continue;
-    await mkdir(dirname(join(consumer, 'node_modules', name)), { recursive: true });
-    await symlink(target, join(consumer, 'node_modules', name), 'dir');
-  }
-  await mkdir(join(consumer, 'node_modules/.bin'));
-  for (const [name, path] of Object.entries(manifest.bin)) {
-    await chmod(join(installed, path), 0o755);
-    await symlink(join('..', 'indusagi', path), join(consumer, 'node_modules/.bin', name));
-  }
+  manifest = await install(join(scratch, result.filename), consumer, (pkg) => {
+    const wanted = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})];
+    return { required: wanted, optional: [...wanted.map(typesPackage), '@types/node'] };
+  });
+  bare = join(scratch, 'bare');
+  await install(join(scratch, result.filename), bare, (pkg) => ({ required: Object.keys(pkg.dependencies ?? {}), optional: [] }));
 
-  await writeFile(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
   await cp(fixtures, consumer, { recursive: true });
   // One import per entry point, so every entry's declarations resolve under every mode.
   const everyEntry = codeEntries().map((key, i) => `import * as entry${i} from '${specifier(key)}';`);
@@ -128,6 +117,37 @@ async function typecheck(mode: Mode): Promise<string> {
     ({ stdout }) => stdout,
     (error: { stdout?: string; message: string }) => error.stdout || error.message,
   );
+}
+
+/**
+ * Installs the tarball into `project` as npm installs it: unpacked into node_modules/indusagi, bins
+ * linked and made executable. The packages `select` names are linked from this repo's node_modules,
+ * which makes the install offline and fast (`npm install --offline` would need registry metadata that
+ * `npm ci` never caches); anything the package imports without declaring it is still missing, since
+ * nothing else is on the installed package's resolution path.
+ */
+async function install(tarball: string, project: string, select: (pkg: Manifest) => { required: string[]; optional: string[] }): Promise<Manifest> {
+  const target = join(project, 'node_modules/indusagi');
+  await mkdir(target, { recursive: true });
+  await run('tar', ['-xzf', tarball, '-C', target, '--strip-components=1']);
+  const pkg = JSON.parse(await readFile(join(target, 'package.json'), 'utf8')) as Manifest;
+  const { required, optional } = select(pkg);
+  for (const name of new Set([...required, ...optional])) {
+    const source = join(repo, 'node_modules', name);
+    if (!existsSync(source)) {
+      if (required.includes(name)) throw new Error(`${name} is not in node_modules: run npm install`);
+      continue;
+    }
+    await mkdir(dirname(join(project, 'node_modules', name)), { recursive: true });
+    await symlink(source, join(project, 'node_modules', name), 'dir');
+  }
+  await mkdir(join(project, 'node_modules/.bin'));
+  for (const [name, path] of Object.entries(pkg.bin)) {
+    await chmod(join(target, path), 0o755);
+    await symlink(join('..', 'indusagi', path), join(project, 'node_modules/.bin', name));
+  }
+  await writeFile(join(project, 'package.json'), JSON.stringify({ name: basename(project), private: true, type: 'module' }));
+  return pkg;
 }
 
 function typesPackage(name: string): string {
@@ -179,6 +199,12 @@ describe('the packed package', { timeout: 180_000 }, () => {
     );
     expect(required.indusagi).toEqual(expect.arrayContaining(CONTRACT.indusagi));
     expect(required).toEqual(imported);
+  });
+
+  it('loads the root entry, by import and by require(), with no optional peer installed', async () => {
+    const imported = await run(process.execPath, ['--input-type=module', '-e', "console.log(typeof (await import('indusagi')).createAgent)"], { cwd: bare });
+    const required = await run(process.execPath, ['--input-type=commonjs', '-e', "console.log(typeof require('indusagi').createAgent)"], { cwd: bare });
+    expect([imported.stdout.trim(), required.stdout.trim()]).toEqual(['function', 'function']);
   });
 
   it.each(Object.keys(RESOLUTIONS) as Mode[])('typechecks a consumer under %s resolution', async (mode) => {
