@@ -7,6 +7,7 @@ const { O_RDONLY } = constants;
 // Absent on Windows, where they have no meaning.
 const O_DIRECTORY = constants.O_DIRECTORY ?? 0;
 const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
+const DIR_FLAGS = O_RDONLY | O_DIRECTORY | O_NONBLOCK;
 
 /** Where a folder descriptor can be named so that lookups go through the descriptor, not a path. */
 const FD_DIR = '/proc/self/fd';
@@ -25,12 +26,13 @@ export type Folder = { readonly self: string; at(name: string): string; close():
  * The folder the file tools may touch. Every path the model names is resolved inside it, symlinks
  * included, so a prompt cannot talk the agent into reading `~/.ssh` or writing `../elsewhere`.
  *
- * There is no window between check and use: a path is opened one folder at a time from the
- * workspace's own descriptor, each descriptor is checked (where does it really lead?) before the next
- * name is looked up in it, and the file itself is checked after it is opened, before a byte is read
- * or written. On Linux the check reads the descriptor's path from `/proc/self/fd`. Where that does
- * not exist (macOS, Windows) entries are named by their checked real path instead, which leaves a
- * window between the check and the use for a process racing the tool with symlink swaps.
+ * There is no window between check and use: what a path leads to is checked after it is opened, on
+ * the descriptor (where does it really lead?), and only that descriptor is used: read from, or
+ * written in through its folder's descriptor. Missing folders are made one at a time from the
+ * workspace's own descriptor, each checked before the next name is looked up in it. On Linux the
+ * check reads the descriptor's path from `/proc/self/fd`. Where that does not exist (macOS, Windows)
+ * entries are named by their checked real path instead, which leaves a window between the check and
+ * the use for a process racing the tool with symlink swaps.
  */
 export class Workspace {
   private constructor(
@@ -64,45 +66,28 @@ export class Workspace {
   }
 
   /**
-   * Opens the folder made of the first `depth` names of `at` (all of them by default), one name at a
-   * time; with `create`, missing folders are made on the way, each inside the folder just checked.
-   * File-system errors (ENOENT, ENOTDIR, …) are thrown as they are, for the caller to word.
+   * Opens the folder made of the first `depth` names of `at` (all of them by default) and hands it out
+   * once it is known to be inside. With `create`, missing folders are made one at a time, each inside
+   * the folder just opened and checked. File-system errors (ENOENT, ENOTDIR, …) are thrown as they
+   * are, for the caller to word.
    */
   async openFolder(at: Located, opts: { depth?: number; create?: boolean } = {}): Promise<Folder> {
-    let folder = await this.hold(await open(this.root, O_RDONLY | O_DIRECTORY), this.root, at);
+    const names = at.names.slice(0, opts.depth ?? at.names.length);
+    const path = join(this.root, ...names);
     try {
-      for (const name of at.names.slice(0, opts.depth ?? at.names.length)) {
-        const path = folder.at(name);
-        const handle = await open(path, O_RDONLY | O_DIRECTORY | O_NONBLOCK).catch(async (error: NodeJS.ErrnoException) => {
-          if (!opts.create || error.code !== 'ENOENT') throw error;
-          // mkdir never follows a symlink in the last place: a dangling link makes it fail, not create elsewhere.
-          await mkdir(path).catch((made: NodeJS.ErrnoException) => {
-            if (made.code !== 'EEXIST') throw made;
-          });
-          return open(path, O_RDONLY | O_DIRECTORY | O_NONBLOCK);
-        });
-        const next = await this.hold(handle, path, at);
-        await folder.close();
-        folder = next;
-      }
-      return folder;
+      return await this.hold(await open(path, DIR_FLAGS), path, at);
     } catch (error) {
-      await folder.close();
-      throw error;
+      if (!opts.create || (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
+    return this.makeFolders(names, at);
   }
 
   /** Opens the file `at` names with `flags`, and hands it out only once it is known to be inside. */
   async openFile(at: Located, flags: number): Promise<FileHandle> {
-    const folder = await this.openFolder(at, { depth: Math.max(0, at.names.length - 1) });
-    try {
-      const path = at.names.length === 0 ? folder.self : folder.at(at.names[at.names.length - 1]);
-      const handle = await open(path, flags);
-      await this.check(handle, path, at);
-      return handle;
-    } finally {
-      await folder.close();
-    }
+    const path = join(this.root, ...at.names);
+    const handle = await open(path, flags);
+    await this.check(handle, path, at);
+    return handle;
   }
 
   /** Where `path` (an entry of a held folder) really leads, or null when nothing is there. */
@@ -121,6 +106,30 @@ export class Workspace {
 
   outside(asked: string): ToolError {
     return new ToolError(`${asked} is outside the workspace (${this.root}); only files under it are reachable`);
+  }
+
+  private async makeFolders(names: string[], at: Located): Promise<Folder> {
+    let folder = await this.hold(await open(this.root, DIR_FLAGS), this.root, at);
+    try {
+      for (const name of names) {
+        const path = folder.at(name);
+        const handle = await open(path, DIR_FLAGS).catch(async (error: NodeJS.ErrnoException) => {
+          if (error.code !== 'ENOENT') throw error;
+          // mkdir never follows a symlink in the last place: a dangling link makes it fail, not create elsewhere.
+          await mkdir(path).catch((made: NodeJS.ErrnoException) => {
+            if (made.code !== 'EEXIST') throw made;
+          });
+          return open(path, DIR_FLAGS);
+        });
+        const next = await this.hold(handle, path, at);
+        await folder.close();
+        folder = next;
+      }
+      return folder;
+    } catch (error) {
+      await folder.close();
+      throw error;
+    }
   }
 
   private async hold(handle: FileHandle, openedAs: string, at: Located): Promise<Folder> {
