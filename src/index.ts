@@ -1,9 +1,10 @@
-// The public face of `indusagi`: everything in `indusagi/runtime`, plus tools, parts, context, chat
+// The public face of `indusagi`: everything in `indusagi/runtime`, plus tools, schemas, parts, context, chat
 // and the part-stream transport.
 export * from './entries/runtime.js';
 export * from './parts/index.js';
 export type { MemoryStore, MemoryRecord, RecallOptions } from './memory/types.js';
 export * from './tools/index.js';
+export * from './schema/index.js';
 export * from './context/index.js';
 export * from './chat/index.js';
 export * from './transport/index.js';

@@ -6,3 +6,7 @@ export type { Toolset, AnthropicToolSpec, PendingApprovalResult, ExecuteContext 
 export { mergeToolsets, InvalidToolsetError } from './merge.js';
 export { lazyToolset, LazyToolsetInputError, SEARCH_TOOLS } from './lazy-toolset.js';
 export type { LazyToolset, LazyToolsetOptions, SearchToolsResult, FoundTool } from './lazy-toolset.js';
+export { tool, defineTool } from './define-tool.js';
+export type { StandardTool, JsonSchemaTool } from './define-tool.js';
+export { ToolInputError, compileToolInput, checkToolInput } from './tool-input.js';
+export type { ToolInputCheck } from './tool-input.js';

@@ -3,7 +3,8 @@ import { Bm25Index, splitIdentifier, tokenize } from '../search/index.js';
 import { buildToolNameMap, ToolNameCollisionError } from './names.js';
 import { DuplicateToolError, UnknownToolError } from './toolset.js';
 import type { AnthropicToolSpec } from './toolset.js';
-import { ToolError } from './tool-error.js';
+import { compileJsonSchema } from '../schema/index.js';
+import { ToolInputError } from './tool-input.js';
 
 /** The meta-tool's name, as the model sees it. */
 export const SEARCH_TOOLS = 'search_tools';
@@ -37,7 +38,7 @@ export interface LazyToolset {
   isMetaTool(name: string): boolean;
   /** Searches names and descriptions, loads the best unloaded, unpinned matches and reports them. */
   search(query: string): SearchToolsResult;
-  /** Runs a model's `search_tools` call; input that is not `{ query: string }` throws a `ToolError` for the model. */
+  /** Runs a model's `search_tools` call; input that is not `{ query: string }` throws a `ToolInputError` (a `ToolError`) for the model. */
   handle(input: unknown): SearchToolsResult;
   /** Unloads every tool searches loaded (pinned tools stay). */
   reset(): void;
@@ -61,6 +62,9 @@ const SEARCH_TOOLS_SPEC: AnthropicToolSpec = Object.freeze({
     required: ['query'],
   },
 });
+
+// `search_tools` input is checked like any tool's, so the model reads the same kind of error everywhere.
+const searchToolsIssues = compileJsonSchema(SEARCH_TOOLS_SPEC.input_schema, `${SEARCH_TOOLS} input_schema`);
 
 // A name says what a tool is for more densely than its description, so its terms count twice.
 const NAME_WEIGHT = 2;
@@ -119,9 +123,9 @@ export function lazyToolset(tools: unknown[], opts?: LazyToolsetOptions): LazyTo
     isMetaTool: (name) => name === SEARCH_TOOLS,
     search,
     handle(input) {
-      const query = (input as { query?: unknown } | null)?.query;
-      if (typeof query !== 'string') throw new ToolError(`${SEARCH_TOOLS} takes { "query": string }; got ${JSON.stringify(input) ?? 'nothing'}.`);
-      return search(query);
+      const issues = searchToolsIssues(input);
+      if (issues.length > 0) throw new ToolInputError(SEARCH_TOOLS, issues);
+      return search((input as { query: string }).query);
     },
     reset: () => loaded.clear(),
   };

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { ToolDefinition } from '../runtime/contract/tool.js';
 import { IndusagiError } from '../errors/index.js';
 import { ToolError } from './tool-error.js';
+import { checkToolInput, compileToolInput } from './tool-input.js';
+import type { CompiledSchema } from '../schema/index.js';
 
 /** A tool in the Anthropic API's shape, under its original (possibly dotted) name. */
 export type AnthropicToolSpec = { name: string; description: string; input_schema: object };
@@ -75,12 +77,20 @@ export function isPendingApproval(value: unknown): value is PendingApprovalResul
   );
 }
 
-/** Builds a `Toolset` from definitions; throws `DuplicateToolError` on a repeated name. */
+/**
+ * Builds a `Toolset` from definitions: specs carry each tool's JSON Schema (derived from a Standard
+ * Schema where that is what the tool has), and `execute` checks the input against the tool's schema
+ * first, throwing `ToolInputError` (a `ToolError`, so the model sees every problem) instead of running
+ * or holding an invalid call. Throws `DuplicateToolError` on a repeated name and `SchemaDefinitionError`
+ * for a schema that cannot be used.
+ */
 export function toToolset(definitions: readonly ToolDefinition[]): Toolset {
   const byName = new Map<string, ToolDefinition>();
+  const inputs = new Map<string, CompiledSchema>();
   for (const definition of definitions) {
     if (byName.has(definition.name)) throw new DuplicateToolError(definition.name);
     byName.set(definition.name, definition);
+    inputs.set(definition.name, compileToolInput(definition));
   }
   const pending = new Map<string, { definition: ToolDefinition; input: unknown }>();
 
@@ -88,11 +98,14 @@ export function toToolset(definitions: readonly ToolDefinition[]): Toolset {
     definition.execute(input, { signal: ctx?.signal ?? new AbortController().signal, callId: ctx?.callId ?? fallbackId });
 
   return {
-    tools: definitions.map((d) => ({ name: d.name, description: d.description, input_schema: d.inputSchema })),
+    tools: definitions.map((d) => ({ name: d.name, description: d.description, input_schema: inputs.get(d.name)!.jsonSchema })),
     names: definitions.map((d) => d.name),
-    async execute(name, input, ctx) {
+    async execute(name, raw, ctx) {
       const definition = byName.get(name);
       if (!definition) throw new UnknownToolError(name);
+      const checked = await checkToolInput(name, inputs.get(name)!, raw);
+      if (!checked.ok) throw checked.error;
+      const input = checked.input;
       const callId = ctx?.callId ?? randomUUID();
       if (definition.needsApproval) {
         if (pending.has(callId)) throw new DuplicateCallIdError(callId);

@@ -12,6 +12,7 @@ import type { AgentPart } from '../../parts/types.js';
 import type { LazyToolset } from '../../tools/lazy-toolset.js';
 import type { AnthropicToolSpec, ExecuteContext } from '../../tools/toolset.js';
 import { errorMessage } from '../../errors/index.js';
+import { plainJsonSchema } from '../../schema/index.js';
 import { ANTHROPIC, anthropicOptions, type CacheMode, type CacheTtl } from './cache.js';
 import type { AnthropicClientLike } from './client.js';
 import { RunAgentOptionsError } from './errors.js';
@@ -96,7 +97,8 @@ export async function* runAgent(opts: RunAgentOptions): AsyncGenerator<AgentPart
   const tools: ToolDefinition[] = specs.map((spec) => ({
     name: spec.name,
     description: spec.description,
-    inputSchema: spec.input_schema,
+    // Checked as the JSON Schema it is: `execute` (a Toolset's, say) may check again with the tool's own schema.
+    inputSchema: plainJsonSchema(spec.input_schema),
     execute: (input, ctx) => execute!(spec.name, input, ctx),
   }));
 

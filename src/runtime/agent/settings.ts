@@ -2,11 +2,13 @@ import type { ModelCard, ModelInvoker } from '../contract/model.js';
 import type { ToolDefinition } from '../contract/tool.js';
 import { modelCard } from '../models/cards.js';
 import { defineLoopTools } from '../loop/tools.js';
-import type { LoopTools } from '../loop/types.js';
+import type { InputCheck, LoopTools } from '../loop/types.js';
 import { IndusagiError, errorMessage } from '../../errors/index.js';
 import { AgentConfigError } from './errors.js';
 import type { AgentConfig, ConductorDeps } from './types.js';
 import { turnProblem } from '../store/records.js';
+import { checkToolInput, compileToolInput, type ToolInputCheck } from '../../tools/tool-input.js';
+import type { CompiledSchema } from '../../schema/index.js';
 
 /** Model calls one run may make before it faults with `max_steps`. */
 export const DEFAULT_MAX_STEPS = 64;
@@ -53,18 +55,34 @@ export function checkMessages(deps: ConductorDeps): void {
   });
 }
 
+/** The tools as the loop runs them: each input schema compiled once, every call checked against it before `execute`. */
 function toolsOf(definitions: readonly ToolDefinition[]): LoopTools {
   const byName = new Map<string, ToolDefinition>();
+  const inputs = new Map<string, CompiledSchema>();
   for (const definition of definitions) {
     if (typeof definition?.name !== 'string' || definition.name === '' || typeof definition.execute !== 'function') {
       throw new AgentConfigError('Every tool needs a non-empty `name` and an `execute` function.');
     }
     byName.set(definition.name, definition);
+    try {
+      inputs.set(definition.name, compileToolInput(definition));
+    } catch (error) {
+      if (!IndusagiError.isInstance(error)) throw error;
+      throw new AgentConfigError(errorMessage(error), { cause: error });
+    }
   }
   return defineLoopTools({
-    tools: definitions,
+    tools: definitions.map((definition) => ({ name: definition.name, description: definition.description, inputSchema: inputs.get(definition.name)!.jsonSchema })),
     execute: (name, input, ctx) => byName.get(name)!.execute(input, ctx),
     needsApproval: (name) => byName.get(name)?.needsApproval === true,
     idempotent: (name) => byName.get(name)?.idempotent === true,
+    check(name, input) {
+      const checked = checkToolInput(name, inputs.get(name)!, input);
+      return checked instanceof Promise ? checked.then(toInputCheck) : toInputCheck(checked);
+    },
   });
+}
+
+function toInputCheck(checked: ToolInputCheck): InputCheck {
+  return checked.ok ? checked : { ok: false, message: checked.error.message };
 }

@@ -4,8 +4,17 @@ export type ToolContext = { signal: AbortSignal; callId: string };
 export type ToolDefinition = {
   name: string;
   description: string;
-  /** JSON Schema of the input object. */
+  /**
+   * The input object's schema: a JSON Schema, or a Standard Schema (zod 4, valibot, arktype) from which
+   * the JSON Schema the model sees is derived. Every call's input is checked against it before
+   * `execute`; invalid input never reaches the tool (see docs/tools.md). `tool()` types `execute` from it.
+   */
   inputSchema: object;
+  /**
+   * With a Standard Schema as `inputSchema`: the JSON Schema to send the model instead of the derived
+   * one (for a library that cannot derive one). The Standard Schema still decides what is valid.
+   */
+  inputJsonSchema?: object;
   execute(input: any, ctx: ToolContext): unknown;
   /** When true the tool never runs until the call is approved (see `Agent.approve`). */
   needsApproval?: boolean;

@@ -2,7 +2,7 @@ import type { ToolCallBlock, ToolResultBlock, Turn } from '../contract/turn.js';
 import type { PendingApproval } from '../contract/events.js';
 import type { AbortRace } from './abort.js';
 import { callStanding, toPendingApproval } from './batch.js';
-import { ABORTED_RESULT, INTERRUPTED_RESULT, errorOutcome, executeCall, refusalOf, type CallOutcome } from './tool-call.js';
+import { ABORTED_RESULT, INTERRUPTED_RESULT, admitCalls, errorOutcome, executeCall, type Admission, type CallOutcome } from './tool-call.js';
 import type { LoopInput } from './types.js';
 
 /**
@@ -23,12 +23,16 @@ export async function settleBatch(calls: ToolCallBlock[], input: LoopInput, fres
   const starting: string[] = [];
   const pending: PendingApproval[] = [];
   const startsOf = input.durability?.startsOf ?? neverStarted;
+  const admitted = await admit(calls, input, abort);
+  // The input each admitted call runs with: its schema's output, which may differ from what the model sent.
+  const inputs: unknown[] = new Array(calls.length);
 
   for (let i = 0; i < calls.length; i++) {
     const call = calls[i];
-    const refusal = refusalOf(call, tools);
-    if (refusal !== undefined) {
-      outcomes[i] = finish(call, errorOutcome(call, refusal), input);
+    const admission = admitted[i];
+    if ('input' in admission) inputs[i] = admission.input;
+    if ('refusal' in admission) {
+      outcomes[i] = finish(call, errorOutcome(call, admission.refusal), input);
     } else if (fresh && !tools.needsApproval(call.name)) {
       runnable.push(i);
     } else {
@@ -65,7 +69,7 @@ export async function settleBatch(calls: ToolCallBlock[], input: LoopInput, fres
       if (closed) return;
       const call = calls[i];
       emit({ kind: 'tool_started', name: call.name, callId: call.id, input: call.input });
-      const outcome = await executeCall(call, tools, signal);
+      const outcome = await executeCall(call, inputs[i], tools, signal);
       if (!closed) outcomes[i] = finish(call, outcome, input);
     };
     const all: Promise<unknown> = input.sequential ? runInOrder(runnable, runOne) : Promise.all(runnable.map(runOne));
@@ -80,6 +84,18 @@ export async function settleBatch(calls: ToolCallBlock[], input: LoopInput, fres
   }
   appendResults(outcomes, input);
   return pending;
+}
+
+/** Every call's admission (see `admitCalls`); an abort while a schema validates asynchronously closes the batch as aborted. */
+async function admit(calls: ToolCallBlock[], input: LoopInput, abort: AbortRace): Promise<Admission[]> {
+  const admitted = admitCalls(calls, input.tools);
+  if (!(admitted instanceof Promise)) return admitted;
+  try {
+    return await abort.race(admitted);
+  } catch (error) {
+    abortBatch(calls, input);
+    throw error;
+  }
 }
 
 /** Closes a batch without running anything: every unanswered call gets an `aborted` error result. */

@@ -1,6 +1,7 @@
 import type { ToolCallBlock, ToolResultBlock } from '../contract/turn.js';
 import { ToolError } from '../../tools/tool-error.js';
-import type { LoopTools } from './types.js';
+import { errorMessage } from '../../errors/base.js';
+import type { InputCheck, LoopTools } from './types.js';
 
 /** What a call produced: the block for the model, and the raw value for events and parts. */
 export type CallOutcome = { block: ToolResultBlock; result: unknown; isError: boolean };
@@ -27,11 +28,51 @@ export function refusalOf(call: ToolCallBlock, tools: LoopTools): string | undef
   return `Invalid input for tool "${call.name}": expected a JSON object, got ${got}`;
 }
 
-/** Runs one call. Never rejects: every failure becomes an error result. */
-export async function executeCall(call: ToolCallBlock, tools: LoopTools, signal: AbortSignal): Promise<CallOutcome> {
+/** A call the loop may go on with, and the input it runs with; or why it cannot run. */
+export type Admission = { input: unknown } | { refusal: string };
+
+/**
+ * Admits each call of a batch: `refusalOf`, then the tool's input check. Synchronous unless a schema
+ * validates asynchronously. Never rejects: a check that throws refuses its call.
+ */
+export function admitCalls(calls: readonly ToolCallBlock[], tools: LoopTools): Admission[] | Promise<Admission[]> {
+  let pending = false;
+  const admissions = calls.map((call) => {
+    const admission = admitCall(call, tools);
+    if (admission instanceof Promise) pending = true;
+    return admission;
+  });
+  return pending ? Promise.all(admissions) : (admissions as Admission[]);
+}
+
+function admitCall(call: ToolCallBlock, tools: LoopTools): Admission | Promise<Admission> {
+  const refusal = refusalOf(call, tools);
+  if (refusal !== undefined) return { refusal };
+  if (tools.check === undefined) return { input: call.input };
+  let checked: InputCheck | Promise<InputCheck>;
+  try {
+    checked = tools.check(call.name, call.input);
+  } catch (error) {
+    return uncheckable(call, error);
+  }
+  return checked instanceof Promise ? checked.then(toAdmission, (error: unknown) => uncheckable(call, error)) : toAdmission(checked);
+}
+
+function toAdmission(checked: InputCheck): Admission {
+  return checked.ok ? { input: checked.input } : { refusal: checked.message };
+}
+
+// A schema library that throws has a bug of its own; the call must still not run unchecked.
+function uncheckable(call: ToolCallBlock, error: unknown): Admission {
+  console.error(`[indusagi] checking the input of tool "${call.name}" (call ${call.id}) threw:`, error);
+  return { refusal: `The input for tool "${call.name}" could not be checked (${errorMessage(error)}); the tool did not run.` };
+}
+
+/** Runs one call with its admitted `input`. Never rejects: every failure becomes an error result. */
+export async function executeCall(call: ToolCallBlock, input: unknown, tools: LoopTools, signal: AbortSignal): Promise<CallOutcome> {
   let value: unknown;
   try {
-    value = await tools.execute(call.name, call.input, { signal, callId: call.id });
+    value = await tools.execute(call.name, input, { signal, callId: call.id });
   } catch (error) {
     if (ToolError.isInstance(error)) return errorOutcome(call, error.message);
     console.error(`[indusagi] tool "${call.name}" (call ${call.id}) threw:`, error);

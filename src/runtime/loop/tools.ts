@@ -1,7 +1,7 @@
 import type { ModelTool } from '../contract/model.js';
 import { buildToolNameMap } from '../../tools/names.js';
 import { DuplicateToolError } from '../../tools/toolset.js';
-import type { LoopTools, ToolCallContext } from './types.js';
+import type { InputCheck, LoopTools, ToolCallContext } from './types.js';
 
 export type LoopToolsSource = {
   /** Tools under their ORIGINAL names. */
@@ -9,6 +9,8 @@ export type LoopToolsSource = {
   execute(name: string, input: unknown, ctx: ToolCallContext): unknown;
   needsApproval?(name: string): boolean;
   idempotent?(name: string): boolean;
+  /** See `LoopTools.check`. */
+  check?(name: string, input: unknown): InputCheck | Promise<InputCheck>;
 };
 
 /**
@@ -29,7 +31,7 @@ export function defineLoopTools(source: LoopToolsSource): LoopTools {
   }));
   const needsApproval = source.needsApproval ?? (() => false);
   const idempotent = source.idempotent ?? (() => false);
-  return {
+  const tools: LoopTools = {
     specs,
     names,
     has: (name) => known.has(name),
@@ -37,4 +39,6 @@ export function defineLoopTools(source: LoopToolsSource): LoopTools {
     idempotent: (name) => idempotent(name),
     execute: (name, input, ctx) => source.execute(name, input, ctx),
   };
+  if (source.check !== undefined) tools.check = source.check;
+  return tools;
 }

@@ -16,9 +16,17 @@ export interface LoopTools {
   needsApproval(name: string): boolean;
   /** True when running a call of the tool twice does no harm, so one a crash cut off may run again. */
   idempotent(name: string): boolean;
-  /** Runs the tool. A `ToolError` reaches the model as its message; any other throw as `Internal error`. */
+  /**
+   * Checks a call's input against the tool's schema before anything else happens to the call (approval
+   * included): the input `execute` is given, or why the call cannot run. Without it, any object is taken as is.
+   */
+  check?(name: string, input: unknown): InputCheck | Promise<InputCheck>;
+  /** Runs the tool with the input `check` gave. A `ToolError` reaches the model as its message; any other throw as `Internal error`. */
   execute(name: string, input: unknown, ctx: ToolCallContext): unknown;
 }
+
+/** A call's input as its tool's schema judged it: the input to run with, or the message the model gets instead. */
+export type InputCheck = { ok: true; input: unknown } | { ok: false; message: string };
 
 /** A human's answer to a tool call waiting for approval; keyed by the call id (= approval id). */
 export type ApprovalDecision = { approved: true } | { approved: false; reason?: string };

@@ -1,0 +1,106 @@
+import { Validator, type OutputUnit, type Schema, type SchemaDraft, type ValidationResult } from '@cfworker/json-schema';
+import { SchemaDefinitionError } from './errors.js';
+import type { SchemaIssue } from './issues.js';
+
+/** A compiled JSON Schema: the issues of a value, empty when it matches. */
+export type JsonSchemaCheck = (value: unknown) => SchemaIssue[];
+
+/**
+ * Compiles a JSON Schema once with @cfworker/json-schema: no code generation (so it runs where `eval`
+ * is barred), no dependencies, drafts 4, 7, 2019-09 and 2020-12. The dialect is read from `$schema`;
+ * without one it is 2020-12, what zod and the Messages API speak. The validator gets its own copy,
+ * because it annotates the schema objects it is given and a caller's may be frozen or shared.
+ */
+export function compileJsonSchema(schema: object, what: string): JsonSchemaCheck {
+  let copy: Schema;
+  try {
+    copy = JSON.parse(JSON.stringify(schema)) as Schema;
+  } catch (cause) {
+    throw new SchemaDefinitionError(what, 'the JSON Schema cannot be serialized as JSON', { cause });
+  }
+  let validator: Validator;
+  try {
+    validator = new Validator(copy, draftOf(copy.$schema), false);
+  } catch (cause) {
+    throw new SchemaDefinitionError(what, `the JSON Schema cannot be compiled (${cause instanceof Error ? cause.message : String(cause)})`, { cause });
+  }
+  return (value) => {
+    if (!isJsonValue(value)) return [{ path: '', message: `${value === undefined ? 'No value was given' : `A ${typeof value} is not a JSON value`}.` }];
+    let result: ValidationResult;
+    try {
+      result = validator.validate(value);
+    } catch {
+      // The validator throws on what JSON has no form for (an `undefined` field from code, not from a
+      // model); such a value is checked as the JSON it would travel as.
+      result = validator.validate(JSON.parse(JSON.stringify(value)));
+    }
+    return result.valid ? [] : issuesOf(result.errors);
+  };
+}
+
+// The top level only; anything nested that JSON cannot hold is dealt with as JSON would.
+function isJsonValue(value: unknown): boolean {
+  return value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || typeof value === 'object';
+}
+
+function draftOf(dialect: unknown): SchemaDraft {
+  if (typeof dialect !== 'string') return '2020-12';
+  if (dialect.includes('draft-04')) return '4';
+  if (dialect.includes('draft-06') || dialect.includes('draft-07')) return '7';
+  if (dialect.includes('2019-09')) return '2019-09';
+  return '2020-12';
+}
+
+// Keywords whose error only says that something below them failed; the failure below says what.
+const SUMMARY_KEYWORDS = new Set([
+  'properties',
+  'patternProperties',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'dependentSchemas',
+  'items',
+  'prefixItems',
+  'additionalItems',
+  'unevaluatedItems',
+  '$ref',
+  '$recursiveRef',
+  '$dynamicRef',
+  'allOf',
+  'if',
+  'then',
+  'else',
+]);
+// Keywords whose branches all failed: their own error is the useful one, the branches' are noise.
+const ALTERNATIVE_KEYWORDS = new Set(['anyOf', 'oneOf', 'not']);
+
+/**
+ * The validator's output units as issues: only the failures that say what is wrong, each once. Units
+ * that summarise a failure below them are dropped, as are the branch failures under an `anyOf`/`oneOf`,
+ * and a `false` schema (a property or item the schema does not allow) reads as such.
+ */
+function issuesOf(units: readonly OutputUnit[]): SchemaIssue[] {
+  const issues: SchemaIssue[] = [];
+  const seen = new Set<string>();
+  const alternatives: string[] = [];
+  let parent: OutputUnit | undefined;
+  for (const unit of units) {
+    const previous = parent;
+    parent = unit;
+    if (alternatives.some((location) => unit.keywordLocation.startsWith(`${location}/`))) continue;
+    if (ALTERNATIVE_KEYWORDS.has(unit.keyword)) alternatives.push(unit.keywordLocation);
+    else if (SUMMARY_KEYWORDS.has(unit.keyword)) continue;
+    const message = unit.keyword === 'false' ? notAllowed(previous) : unit.error;
+    const path = unit.instanceLocation.replace(/^#/, '');
+    const key = `${path}\u0000${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    issues.push({ path, message });
+  }
+  return issues;
+}
+
+function notAllowed(parent: OutputUnit | undefined): string {
+  if (parent?.keyword === 'additionalProperties' || parent?.keyword === 'unevaluatedProperties') return 'Unexpected property: the schema allows no property of this name.';
+  if (parent?.keyword === 'items' || parent?.keyword === 'additionalItems' || parent?.keyword === 'unevaluatedItems') return 'Unexpected item: the schema allows no item here.';
+  return 'No value is allowed here.';
+}
