@@ -11,7 +11,7 @@
 // Each POST /v1/messages takes the next scripted reply from the queue (or asks `respond`), records the
 // request body, and answers with SSE frames, each with an `event:` line, like the real API:
 // message_start, ping, content_block_start / content_block_delta (text_delta, input_json_delta,
-// thinking_delta, signature_delta) / content_block_stop, message_delta (stop_reason, usage; with
+// thinking_delta, signature_delta; redacted_thinking whole at its start) / content_block_stop, message_delta (stop_reason, usage; with
 // `startUsage`, message_start and message_delta report different cumulative counts),
 // message_stop. Scripts can also answer with an HTTP error status, an `event: error` frame mid-stream,
 // a dropped connection or a frame that is not JSON, and can pause between frames so tests can abort
@@ -32,6 +32,8 @@ export type ScriptBlock =
       chunks?: string[];
     }
   | { type: 'thinking'; thinking: string; signature?: string }
+  /** Encrypted thinking: the API sends it whole in content_block_start, with no deltas. */
+  | { type: 'redacted_thinking'; data: string }
   | {
       type: 'tool_use';
       /** Default: a unique `toolu_…` id. */
@@ -194,6 +196,8 @@ function framesOf(script: MessageScript, model: string): WireEvent[] {
       start({ type: 'thinking', thinking: '', signature: '' });
       for (const piece of split(block.thinking)) delta({ type: 'thinking_delta', thinking: piece });
       delta({ type: 'signature_delta', signature: block.signature ?? 'sig-' + uniqueId('s') });
+    } else if (block.type === 'redacted_thinking') {
+      start({ type: 'redacted_thinking', data: block.data });
     } else {
       start({ type: 'tool_use', id: block.id ?? uniqueId('toolu'), name: block.name, input: {} });
       const json = block.rawJson ?? JSON.stringify(block.input ?? {});

@@ -52,6 +52,7 @@ function describeBlock(block: Block): string {
     case 'text':
       return block.text;
     case 'thinking':
+    case 'redacted_thinking':
       return '';
     case 'tool_call':
       return `→ ${block.name}(${JSON.stringify(block.input)})`;

@@ -62,6 +62,8 @@ function blockText(block: Block): string {
       return block.text;
     case 'thinking':
       return `(thinking) ${block.text}`;
+    case 'redacted_thinking':
+      return '(thinking, redacted)';
     case 'tool_call':
       return `→ ${block.name} ${JSON.stringify(block.input)}`;
     case 'tool_result':
@@ -74,6 +76,7 @@ function blockMarkdown(block: Block): string {
     case 'text':
       return block.text;
     case 'thinking':
+    case 'redacted_thinking':
       return '';
     case 'tool_call':
       return `**Tool call** \`${block.name}\`\n\n${fence(JSON.stringify(block.input, null, 2), 'json')}`;

@@ -104,7 +104,9 @@ function markLastBlock(message: Anthropic.MessageParam, marker: Marker): void {
     message.content = [{ type: 'text', text: message.content, cache_control: marker }];
     return;
   }
-  const index = message.content.length - 1;
+  // Thinking blocks cannot carry a breakpoint; the block before them closes the same prefix.
+  let index = message.content.length - 1;
+  while (index >= 0 && (message.content[index].type === 'thinking' || message.content[index].type === 'redacted_thinking')) index--;
   if (index < 0) return;
   message.content[index] = { ...message.content[index], cache_control: marker } as Anthropic.ContentBlockParam;
 }

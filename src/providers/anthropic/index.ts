@@ -8,6 +8,7 @@ export type { AnthropicClientLike } from './client.js';
 export { createAnthropicInvoker, requestBody } from './invoker.js';
 export type { AnthropicInvokerOptions } from './invoker.js';
 export { MAX_CACHE_BREAKPOINTS, ANTHROPIC } from './cache.js';
+export { MIN_THINKING_BUDGET, checkAnthropicControls } from './controls.js';
 export type { CacheMode, CacheTtl, AnthropicProviderOptions } from './cache.js';
 export { toMessageParams, fromMessage, fromMessageParams, toModelUsage } from './wire.js';
 export { UnsupportedMessageError, RunAgentOptionsError, CacheSettingsError, AnthropicOptionsError, MalformedStreamError } from './errors.js';

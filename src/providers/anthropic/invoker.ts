@@ -7,6 +7,7 @@ import { ANTHROPIC, anthropicOptions, checkAnthropicOptions, placeMessageBreakpo
 import type { AnthropicClientLike } from './client.js';
 import { DEFAULT_MAX_RETRY_DELAY_MS, retryDelayMs, retryReason, sleep } from './retry.js';
 import { ReplyTracker } from './reply-tracker.js';
+import { applyAnthropicControls, checkAnthropicControls } from './controls.js';
 import { fromMessage, toMessageParams, toModelUsage } from './wire.js';
 
 
@@ -68,14 +69,19 @@ export function createAnthropicInvoker(client: AnthropicClientLike, options: Ant
       }
     }
   };
-  return Object.assign(invoke, { provider: ANTHROPIC, checkOptions: (given: ModelRequest['providerOptions']) => void anthropicOptions(given) });
+  return Object.assign(invoke, {
+    provider: ANTHROPIC,
+    checkOptions: (given: ModelRequest['providerOptions']) => void anthropicOptions(given),
+    checkControls: checkAnthropicControls,
+  });
 }
 
 /**
  * The request body for `ModelRequest`; exported for callers that build their own streaming calls.
  * With `cache` `auto` (the default: `providerOptions.anthropic.cache`, else `defaults.cache`) it
  * carries `cache_control` breakpoints as docs/usage-and-caching.md lays out; with `off`, or for a
- * request that is not `cacheable`, none. Throws `CacheSettingsError` for options it does not know.
+ * request that is not `cacheable`, none. The request's controls map to `temperature`, `top_p`,
+ * `stop_sequences`, `tool_choice` and `thinking` (see `applyAnthropicControls`). Throws `CacheSettingsError` for options it does not know.
  */
 export function requestBody(request: ModelRequest, defaults: AnthropicProviderOptions = {}): Anthropic.MessageStreamParams {
   const own = anthropicOptions(request.providerOptions);
@@ -97,6 +103,7 @@ export function requestBody(request: ModelRequest, defaults: AnthropicProviderOp
       input_schema: tool.inputSchema as Anthropic.Tool.InputSchema,
     }));
   }
+  applyAnthropicControls(body, request);
   if (marker !== undefined) placeMessageBreakpoints(body, marker);
   return body;
 }

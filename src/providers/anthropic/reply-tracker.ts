@@ -5,6 +5,7 @@ import { MalformedStreamError } from './errors.js';
 type Tracked =
   | { type: 'text'; text: string }
   | { type: 'thinking'; text: string; signature: string }
+  | { type: 'redacted_thinking'; data: string }
   | { type: 'tool_use'; id: string; name: string; json: string }
   | { type: 'other' };
 
@@ -29,6 +30,7 @@ export class ReplyTracker {
         const block = event.content_block;
         if (block.type === 'text') this.blocks[event.index] = { type: 'text', text: block.text };
         else if (block.type === 'thinking') this.blocks[event.index] = { type: 'thinking', text: block.thinking, signature: block.signature };
+        else if (block.type === 'redacted_thinking') this.blocks[event.index] = { type: 'redacted_thinking', data: block.data };
         else if (block.type === 'tool_use') this.blocks[event.index] = { type: 'tool_use', id: block.id, name: block.name, json: '' };
         else this.blocks[event.index] = { type: 'other' };
         return;
@@ -78,6 +80,7 @@ export class ReplyTracker {
     for (const block of this.blocks) {
       if (block.type === 'text') blocks.push({ kind: 'text', text: block.text });
       else if (block.type === 'thinking') blocks.push({ kind: 'thinking', text: block.text, signature: block.signature });
+      else if (block.type === 'redacted_thinking') blocks.push({ kind: 'redacted_thinking', data: block.data });
       else if (block.type === 'tool_use') {
         const parsed = parseJson(block.json);
         blocks.push({ kind: 'tool_call', id: block.id, name: block.name, input: parsed.ok ? parsed.value : block.json });

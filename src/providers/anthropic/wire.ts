@@ -4,10 +4,13 @@ import type { ModelUsage } from '../../runtime/contract/model.js';
 import { UnsupportedMessageError } from './errors.js';
 
 /**
- * Turns -> the API's messages. Thinking blocks are dropped (the API rejects them without their original
- * signature, and an empty one outright), as are text blocks with no visible text; consecutive turns of
- * one role merge into one message, because the API requires user and assistant to alternate (a batch's
- * tool results may span several turns, and a prompt may follow results after a failed run).
+ * Turns -> the API's messages. Thinking blocks go back exactly as the model gave them, signature and
+ * all, and redacted ones with their data: with thinking on, the API requires the last reply's thinking
+ * in a tool loop, unchanged. A thinking block without a signature (from a caller's own messages, or
+ * another provider) is dropped, since the API rejects it; so are text blocks with no visible text.
+ * Consecutive turns of one role merge into one message, because the API requires user and assistant to
+ * alternate (a batch's tool results may span several turns, and a prompt may follow results after a
+ * failed run).
  */
 export function toMessageParams(turns: readonly Turn[]): Anthropic.MessageParam[] {
   const messages: Array<Anthropic.UserMessageParam | Anthropic.AssistantMessageParam> = [];
@@ -34,7 +37,9 @@ function toBlockParam(block: Block): Anthropic.ContentBlockParam | undefined {
     case 'text':
       return block.text.trim() === '' ? undefined : { type: 'text', text: block.text };
     case 'thinking':
-      return undefined;
+      return block.signature ? { type: 'thinking', thinking: block.text, signature: block.signature } : undefined;
+    case 'redacted_thinking':
+      return { type: 'redacted_thinking', data: block.data };
     case 'tool_call':
       // A call whose input never parsed is stored with its raw text; the API only takes objects.
       return { type: 'tool_use', id: block.id, name: block.name, input: isPlainObject(block.input) ? block.input : {} };
@@ -47,12 +52,13 @@ function toBlockParam(block: Block): Anthropic.ContentBlockParam | undefined {
   }
 }
 
-/** The API's reply -> an assistant turn. Redacted thinking and server-side blocks have no turn form and are left out. */
+/** The API's reply -> an assistant turn, thinking (redacted too) kept verbatim. Server-side blocks have no turn form and are left out. */
 export function fromMessage(message: Pick<Anthropic.Message, 'content'>): Turn {
   const blocks: Block[] = [];
   for (const block of message.content) {
     if (block.type === 'text') blocks.push({ kind: 'text', text: block.text });
     else if (block.type === 'thinking') blocks.push({ kind: 'thinking', text: block.thinking, signature: block.signature });
+    else if (block.type === 'redacted_thinking') blocks.push({ kind: 'redacted_thinking', data: block.data });
     else if (block.type === 'tool_use') blocks.push({ kind: 'tool_call', id: block.id, name: block.name, input: block.input });
   }
   return { role: 'assistant', blocks };
@@ -78,6 +84,7 @@ export function fromMessageParams(messages: readonly Anthropic.MessageParam[]): 
           blocks.push({ kind: 'thinking', text: param.thinking, signature: param.signature });
           break;
         case 'redacted_thinking':
+          blocks.push({ kind: 'redacted_thinking', data: param.data });
           break;
         case 'tool_use':
           blocks.push({ kind: 'tool_call', id: param.id, name: param.name, input: param.input });

@@ -19,7 +19,9 @@ import { AgentClosedError, ApprovalsPendingError, CheckpointError, InvalidPrompt
 import { RunQueue } from './run-queue.js';
 import { memorySession, openStoredSession, type AgentSession, type Billing } from './session.js';
 import { checkMessages, resolveSettings } from './settings.js';
-import type { Agent, AgentConfig, ConductorDeps, CondenseOutcome } from './types.js';
+import { resolveControls } from './controls.js';
+import type { RunControls } from '../loop/controls.js';
+import type { Agent, AgentConfig, ConductorDeps, CondenseOutcome, SubmitOptions } from './types.js';
 
 /** Reads the session before a run starts; returns the decisions the run applies, or throws to refuse it. */
 type Admission = (session: AgentSession) => ReadonlyMap<string, ApprovalDecision> | undefined;
@@ -37,7 +39,7 @@ type Admission = (session: AgentSession) => ReadonlyMap<string, ApprovalDecision
  */
 export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent {
   const invoke = deps?.invokeModel;
-  const { card, maxSteps, tools } = resolveSettings(config, invoke);
+  const { card, maxSteps, tools, controls } = resolveSettings(config, invoke);
   checkMessages(deps);
   const ledger = deps.ledger ?? new RunLedger();
   // The running run's token totals, so summarizer calls made inside hooks count toward them.
@@ -116,7 +118,7 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent
     };
   }
 
-  async function conduct(prompt: string | null, admit: Admission, callerSignal?: AbortSignal): Promise<RunSnapshot> {
+  async function conduct(prompt: string | null, admit: Admission, callerSignal?: AbortSignal, runControls: RunControls = controls): Promise<RunSnapshot> {
     const current = await sessionForRun(prompt);
     const decisions = admit(current);
     ledger.publish({ kind: 'run_started', sessionId: current.id, prompt });
@@ -165,6 +167,7 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent
       model: card.id,
       system: config.system,
       providerOptions: config.providerOptions,
+      controls: runControls,
       maxOutputTokens: card.maxOutputTokens,
       maxSteps,
       context: work,
@@ -315,6 +318,17 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent
     return standing(current);
   }
 
+  /** Queues a run with the controls `opts` give it; controls that cannot work reject at once, before the run queues. */
+  function queueWithControls(opts: SubmitOptions | undefined, run: (runControls: RunControls) => Promise<RunSnapshot>): Promise<RunSnapshot> {
+    let runControls: RunControls;
+    try {
+      runControls = opts === undefined ? controls : resolveControls(config, opts, tools, invoke, card.maxOutputTokens);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return queue.run(() => run(runControls));
+  }
+
   const refuseWhilePending: Admission = (current) => {
     const pending = standingOf(current).pending;
     if (pending.length > 0) throw new ApprovalsPendingError(current.id, pending);
@@ -338,7 +352,7 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent
       if (typeof prompt !== 'string' || prompt.trim() === '') {
         return Promise.reject(new InvalidPromptError(typeof prompt === 'string' ? 'it has no visible text' : `expected a string, got ${typeof prompt}`));
       }
-      return queue.run(() => conduct(prompt, refuseWhilePending, opts?.signal));
+      return queueWithControls(opts, (runControls) => conduct(prompt, refuseWhilePending, opts?.signal, runControls));
     },
     subscribe: (handler) => ledger.subscribe(handler),
     resume: (id) => queue.run(() => resume(id)),
@@ -347,7 +361,7 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent
     },
     approve: (approvalId) => queue.run(() => conduct(null, decide(approvalId, { approved: true }))),
     reject: (approvalId, reason) => queue.run(() => conduct(null, decide(approvalId, { approved: false, reason }))),
-    continue: (opts) => queue.run(() => conduct(null, admitAll, opts?.signal)),
+    continue: (opts) => queueWithControls(opts, (runControls) => conduct(null, admitAll, opts?.signal, runControls)),
     condense: (opts) => queue.run(() => condenseRun(opts?.signal)),
     branchFrom: (nodeId) => queue.run(() => branchFrom(nodeId)),
     pendingApprovals: () => (session === undefined ? [] : standingOf(session).pending),

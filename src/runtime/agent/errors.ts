@@ -66,3 +66,15 @@ export class CheckpointError extends IndusagiError {
     super('store_error', `Session ${JSON.stringify(sessionId)} could not be made durable mid-run, so the run stopped: ${errorMessage(options.cause)}`, options);
   }
 }
+
+/**
+ * Model controls (`temperature`, `topP`, `stopSequences`, `toolChoice`, `thinking`) that cannot work:
+ * out of range, naming an unknown tool, or a combination the model refuses. Thrown by `createAgent`
+ * (as `AgentConfigError`'s cause) and by `submit`, before anything runs.
+ */
+export class ModelControlsError extends IndusagiError {
+  static override readonly errorName: string = 'ModelControlsError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('invalid_request', message, options);
+  }
+}

@@ -3,6 +3,7 @@
 export { createConductor } from './create-conductor.js';
 export type { Agent, AgentConfig, ConductorDeps, SubmitOptions, CondenseOutcome } from './types.js';
 export { DEFAULT_MAX_STEPS } from './settings.js';
+export { ModelControlsError } from './errors.js';
 export { AgentClosedError, AgentConfigError, ApprovalsPendingError, BranchPointError, ContextReplacementError, InvalidPromptError } from './errors.js';
 export { readCondensation } from './condensation.js';
 export type { Condensation } from './condensation.js';

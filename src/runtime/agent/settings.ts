@@ -3,6 +3,8 @@ import type { ToolDefinition } from '../contract/tool.js';
 import { modelCard } from '../models/cards.js';
 import { defineLoopTools } from '../loop/tools.js';
 import type { InputCheck, LoopTools } from '../loop/types.js';
+import type { RunControls } from '../loop/controls.js';
+import { resolveControls } from './controls.js';
 import { IndusagiError, errorMessage } from '../../errors/index.js';
 import { AgentConfigError } from './errors.js';
 import type { AgentConfig, ConductorDeps } from './types.js';
@@ -13,7 +15,7 @@ import type { CompiledSchema } from '../../schema/index.js';
 /** Model calls one run may make before it faults with `max_steps`. */
 export const DEFAULT_MAX_STEPS = 64;
 
-export type AgentSettings = { card: ModelCard; maxSteps: number; tools: LoopTools };
+export type AgentSettings = { card: ModelCard; maxSteps: number; tools: LoopTools; controls: RunControls };
 
 /** Checks `config` against the invoker and fills in its defaults; every problem throws here, before any run. */
 export function resolveSettings(config: AgentConfig, invokeModel: ModelInvoker): AgentSettings {
@@ -40,7 +42,15 @@ export function resolveSettings(config: AgentConfig, invokeModel: ModelInvoker):
     throw new AgentConfigError(errorMessage(error), { cause: error });
   }
   const card = modelCard(config.model, { contextWindow: config.contextWindow, maxOutputTokens: config.maxOutputTokens });
-  return { card, maxSteps: config.maxSteps ?? DEFAULT_MAX_STEPS, tools: toolsOf(config.tools ?? []) };
+  const tools = toolsOf(config.tools ?? []);
+  let controls: RunControls;
+  try {
+    controls = resolveControls(config, undefined, tools, invokeModel, card.maxOutputTokens);
+  } catch (error) {
+    if (!IndusagiError.isInstance(error)) throw error;
+    throw new AgentConfigError(errorMessage(error), { cause: error });
+  }
+  return { card, maxSteps: config.maxSteps ?? DEFAULT_MAX_STEPS, tools, controls };
 }
 
 /** `deps.messages` must be turns, and cannot stand beside a store that keeps the history itself. */

@@ -1,5 +1,5 @@
 import type { CompactionPolicy } from '../contract/compaction.js';
-import type { ModelInvoker, ModelUsage, ProviderOptions } from '../contract/model.js';
+import type { ModelControls, ModelInvoker, ModelUsage, ProviderOptions } from '../contract/model.js';
 import type { ToolDefinition } from '../contract/tool.js';
 import type { Turn } from '../contract/turn.js';
 import type { PendingApproval, RunEvent, RunSnapshot } from '../contract/events.js';
@@ -8,7 +8,8 @@ import type { LoopHooks } from '../loop/types.js';
 import type { SessionStoreLike } from '../store/types.js';
 import type { ContextManager } from '../../context/types.js';
 
-export type AgentConfig = {
+/** The model controls (`temperature`, `topP`, `stopSequences`, `toolChoice`, `thinking`) apply to every run; see docs/agent.md. */
+export type AgentConfig = ModelControls & {
   model: string;
   system?: string;
   tools?: ToolDefinition[];
@@ -48,7 +49,8 @@ export type ConductorDeps = {
   hooks?: LoopHooks;
 };
 
-export type SubmitOptions = { signal?: AbortSignal };
+/** Per run: the model controls given here override the config's for this run only. */
+export type SubmitOptions = ModelControls & { signal?: AbortSignal };
 
 /** What `agent.condense()` did: the `compacted` event it published, or null when there was nothing to condense. */
 export type CondenseOutcome = {

@@ -43,6 +43,9 @@ function blockChars(block: Block): number {
     case 'text':
     case 'thinking':
       return text(block.text, block.kind);
+    case 'redacted_thinking':
+      // Encrypted reasoning: its length stands in for the tokens it decrypts to.
+      return text(block.data, 'redacted_thinking data');
     case 'tool_call':
       return text(block.id, 'tool_call id') + text(block.name, 'tool_call name') + jsonLength(block.input, 'tool_call input');
     case 'tool_result':

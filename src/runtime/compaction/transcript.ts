@@ -14,7 +14,7 @@ export type RenderedHistory = { carried: string | null; transcript: string };
  *   they exceed half the budget, in which case they are clipped in the middle;
  * - tool inputs and results are clipped to their head and tail (`TOOL_*_CLIP_CHARS`), because
  *   identifiers tend to sit at either end of them;
- * - thinking blocks are left out: their conclusions are in the text and calls that follow;
+ * - thinking blocks (redacted ones too) are left out: their conclusions are in the text and calls that follow;
  * - if the transcript still exceeds what is left, its middle is elided, keeping the opening (where the
  *   goal usually is) and the end (where the latest progress is).
  * Every cut is marked with the number of characters removed, so the summarizer knows it happened.
@@ -44,6 +44,7 @@ function renderBlock(speaker: string, block: Block): string {
     case 'text':
       return `${speaker}: ${block.text}`;
     case 'thinking':
+    case 'redacted_thinking':
       return '';
     case 'tool_call':
       return `Assistant called tool ${block.name} [call ${block.id}] with input: ${clipMiddle(JSON.stringify(block.input) ?? 'none', TOOL_INPUT_CLIP_CHARS)}`;

@@ -52,6 +52,30 @@ export type StopReason =
   | 'model_context_window_exceeded'
   | (string & {});
 
+/**
+ * How the model may use tools: decide itself (`auto`), call at least one (`any`), call this one
+ * (`{ tool }`, by its original name in a config; the loop sends the model's name), or none (`none`).
+ */
+export type ToolChoice = 'auto' | 'any' | 'none' | { tool: string };
+
+/** Extended thinking: the model reasons first, in up to `budgetTokens` tokens, counted in its output tokens. */
+export type ThinkingControl = { budgetTokens: number };
+
+/**
+ * Sampling and tool-use controls, vendor-neutral: each invoker maps them to its API. On a config they
+ * apply to every run; on `submit` they override the config's for that run (`thinking: false` turns it off).
+ */
+export type ModelControls = {
+  /** Randomness of sampling; 0 is the most deterministic. */
+  temperature?: number;
+  /** Nucleus sampling: only the tokens making up this much probability mass are considered. */
+  topP?: number;
+  /** Text that ends the reply when the model produces it (stop reason `stop_sequence`). */
+  stopSequences?: string[];
+  toolChoice?: ToolChoice;
+  thinking?: ThinkingControl | false;
+};
+
 export type ModelRequest = {
   model: string;
   /** The stable system prompt: the same on every call of a conversation, so it is cached. */
@@ -68,6 +92,12 @@ export type ModelRequest = {
   cacheable?: boolean;
   /** Passed through to the invoker untouched; see `ProviderOptions`. */
   providerOptions?: ProviderOptions;
+  temperature?: number;
+  topP?: number;
+  stopSequences?: string[];
+  /** For this call; `{ tool }` names the tool as the model sees it (sanitized). */
+  toolChoice?: ToolChoice;
+  thinking?: ThinkingControl;
   /** The conversation to send; tool names inside `tool_call` blocks are the sanitized ones. */
   messages: Turn[];
   tools: ModelTool[];
@@ -103,4 +133,9 @@ export type ModelReply = {
 export type ModelInvoker = ((request: ModelRequest) => Promise<ModelReply>) & {
   readonly provider?: string;
   checkOptions?(options: ProviderOptions | undefined): void;
+  /**
+   * Throws a typed error for controls this model cannot take together (with Claude, a temperature
+   * beside thinking), so a config fails when the agent is created and a `submit` before its run starts.
+   */
+  checkControls?(controls: ModelControls, limits: { maxOutputTokens: number }): void;
 };

@@ -6,6 +6,8 @@ export { openBatch, pendingApprovalsOf, openBatchStanding, callStanding, lastAss
 export { RunFault, RunAbortedError, MaxStepsError, ModelCallError, PromptTooLongError, ContextWindowExceededError, faultKindOf } from './errors.js';
 export { ABORTED_RESULT, INTERNAL_ERROR, INTERRUPTED_RESULT } from './tool-call.js';
 export { rejectionMessage } from './run-tools.js';
+export { applyControls } from './controls.js';
+export type { RunControls } from './controls.js';
 export type {
   LoopInput,
   LoopOutcome,

@@ -10,6 +10,7 @@ import { abortBatch, settleBatch } from './run-tools.js';
 import type { LoopInput, LoopOutcome } from './types.js';
 import { ModelView, withOriginalNames } from './wire-names.js';
 import { turnProblem } from '../store/records.js';
+import { applyControls } from './controls.js';
 
 /**
  * The one model-and-tool loop, driven by the conductor (`createConductor`, behind `createAgent` and `runAgent`). It first settles the open batch
@@ -64,6 +65,7 @@ async function runSteps(input: LoopInput, abort: AbortRace): Promise<LoopOutcome
     if (input.system !== undefined) request.system = input.system;
     if (input.volatileSystem !== undefined) request.volatileSystem = input.volatileSystem;
     if (input.providerOptions !== undefined) request.providerOptions = input.providerOptions;
+    if (input.controls !== undefined) applyControls(request, input.controls, steps === 0, tools.names);
     return request;
   };
 

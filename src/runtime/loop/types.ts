@@ -2,6 +2,7 @@ import type { Turn } from '../contract/turn.js';
 import type { ModelInvoker, ModelReply, ModelRequest, ModelTool, ProviderOptions } from '../contract/model.js';
 import type { PendingApproval, RunEvent } from '../contract/events.js';
 import type { ToolNameMap } from '../../tools/names.js';
+import type { RunControls } from './controls.js';
 
 export type ToolCallContext = { signal: AbortSignal; callId: string };
 
@@ -81,6 +82,8 @@ export type LoopInput = {
   volatileSystem?: string;
   /** Passed on every request, untouched; see `ModelRequest.providerOptions`. */
   providerOptions?: ProviderOptions;
+  /** Sampling and tool-use controls for this run's requests; see `applyControls`. */
+  controls?: RunControls;
   maxOutputTokens: number;
   /** Model calls allowed in this loop before it throws `MaxStepsError`. */
   maxSteps: number;

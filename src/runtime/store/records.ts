@@ -15,6 +15,8 @@ function blockProblem(raw: unknown): string | null {
     case 'thinking':
       if (typeof block.text !== 'string') return 'a thinking block has no string "text"';
       return block.signature === undefined || typeof block.signature === 'string' ? null : 'a thinking block has a non-string "signature"';
+    case 'redacted_thinking':
+      return typeof block.data === 'string' ? null : 'a redacted_thinking block has no string "data"';
     case 'tool_call':
       return typeof block.id === 'string' && typeof block.name === 'string' && 'input' in block
         ? null

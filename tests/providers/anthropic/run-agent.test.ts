@@ -145,11 +145,12 @@ describe('runAgent over the real SDK', () => {
     expect(agent.messages).toHaveLength(5);
   });
 
-  it('drops thinking blocks before sending the reply back, and leaves the caller’s messages untouched', async () => {
+  it('sends thinking back unchanged with its signature, drops a caller’s unsigned thinking, and leaves the caller’s messages untouched', async () => {
     const toolset = toToolset([define('clock', () => 'noon')]);
     const messages: Anthropic.MessageParam[] = [
       { role: 'user', content: 'hello' },
-      { role: 'assistant', content: [{ type: 'text', text: 'Hi!' }] },
+      // Unsigned thinking from the caller: the API would refuse it, so it is not sent.
+      { role: 'assistant', content: [{ type: 'thinking', thinking: 'A greeting.', signature: '' }, { type: 'text', text: 'Hi!' }] },
     ];
     const before = structuredClone(messages);
     server.enqueue(
@@ -165,8 +166,11 @@ describe('runAgent over the real SDK', () => {
     expect(messages).toEqual(before);
     const sent = server.requests[1].body.messages;
     expect(sent.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user']);
-    expect(sent[3].content).toEqual([{ type: 'tool_use', id: 'c', name: 'clock', input: {} }]);
-    expect(JSON.stringify(sent)).not.toContain('thinking');
+    expect(sent[1].content).toEqual([{ type: 'text', text: 'Hi!' }]);
+    expect(sent[3].content).toEqual([
+      { type: 'thinking', thinking: 'The user wants the time.', signature: 'sig' },
+      { type: 'tool_use', id: 'c', name: 'clock', input: {} },
+    ]);
   });
 
   it('answers tool input that is not valid JSON with an error result, and goes on', async () => {
