@@ -26,6 +26,10 @@ export type CondensationWiring = {
    * decision, so all of it counts against the same budget as the history.
    */
   sending?: () => ContextTurnSending | undefined;
+  /** Appended to every summary turn (what the model can do about the turns it replaced). */
+  summaryNote?: string;
+  /** The session's node ids of `turns`, for the `compacted` event; undefined when the session has none. */
+  nodeIdsOf?: (turns: readonly Turn[]) => string[] | undefined;
 };
 
 export type CondensationHooks = Required<Pick<LoopHooks, 'beforeModelCall' | 'afterModelCall' | 'recoverModelCall'>> & {
@@ -55,8 +59,9 @@ export function condensationHooks(wiring: CondensationWiring): CondensationHooks
     systemText: wiring.system,
     tools: wiring.tools,
     maxOutputTokens: wiring.maxOutputTokens,
+    summaryNote: wiring.summaryNote,
   });
-  const announce = (result: CondenseResult): CompactedEvent => {
+  const announce = (result: CondenseResult, context: readonly Turn[]): CompactedEvent => {
     if (result.usage) wiring.addUsage(result.usage);
     const compacted: CompactedEvent = {
       kind: 'compacted',
@@ -65,11 +70,13 @@ export function condensationHooks(wiring: CondensationWiring): CondensationHooks
       tokensBefore: result.tokensBefore,
       tokensAfter: result.tokensAfter,
     };
+    const dropped = wiring.nodeIdsOf?.(context.slice(0, result.keptFrom));
+    if (dropped !== undefined) compacted.dropped = dropped;
     wiring.ledger.publish(compacted);
     return compacted;
   };
-  const adopt = (result: CondenseResult) => {
-    announce(result);
+  const adopt = (result: CondenseResult, context: readonly Turn[]) => {
+    announce(result, context);
     return result.messages;
   };
   const stable: ContextTurnSending = { system: wiring.system, tools: wiring.tools };
@@ -81,14 +88,14 @@ export function condensationHooks(wiring: CondensationWiring): CondensationHooks
     }
     if (!condenser.plan(context).shouldCompact) return context;
     const result = await condenser.condense(context, signal);
-    return result === null ? context : adopt(result);
+    return result === null ? context : adopt(result, context);
   };
   return {
     beforeModelCall: (context, signal) => condenseToFit(context, wiring.sending?.() ?? stable, signal),
     fit: condenseToFit,
     async condenseNow(context, signal) {
       const result = await condenser.condense(context, signal, { force: true, keepAllRecent: true });
-      return result === null ? null : { messages: result.messages, compacted: announce(result) };
+      return result === null ? null : { messages: result.messages, compacted: announce(result, context) };
     },
     afterModelCall(reply, sent) {
       const usage = reply.usage;
@@ -103,7 +110,7 @@ export function condensationHooks(wiring: CondensationWiring): CondensationHooks
       // The cut-off reply was billed though it is not kept: count it with the condensation it causes.
       if (windowFull && error.reply.usage) wiring.addUsage(error.reply.usage);
       const result = await condenser.condense(context, signal, { force: true });
-      return result === null ? undefined : adopt(result);
+      return result === null ? undefined : adopt(result, context);
     },
   };
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FaultKind, PendingApproval, RunEvent, RunSnapshot, RunStatus } from '../contract/events.js';
 import type { ModelUsage } from '../contract/model.js';
 import type { Turn } from '../contract/turn.js';
+import type { SessionNode } from '../contract/session.js';
 import { RunLedger } from '../ledger/ledger.js';
 import { replaceContents, runLoop, settleOpenBatch } from '../loop/run-loop.js';
 import { lastAssistantText, lastUserText, openBatch, openBatchStanding } from '../loop/batch.js';
@@ -21,7 +22,12 @@ import { memorySession, openStoredSession, type AgentSession, type Billing } fro
 import { checkMessages, resolveSettings } from './settings.js';
 import { resolveControls } from './controls.js';
 import type { RunControls } from '../loop/controls.js';
+import { gateTools } from './gated-tools.js';
+import { HistoryIndex, HISTORY_NOTE, HISTORY_READ, HISTORY_SEARCH, historyTools } from '../history/index.js';
+import { isSummaryTurn } from '../compaction/summary-turn.js';
 import type { Agent, AgentConfig, ConductorDeps, CondenseOutcome, SubmitOptions } from './types.js';
+
+const EMPTY_TURN: Turn = { role: 'user', blocks: [] };
 
 /** Reads the session before a run starts; returns the decisions the run applies, or throws to refuse it. */
 type Admission = (session: AgentSession) => ReadonlyMap<string, ApprovalDecision> | undefined;
@@ -39,7 +45,15 @@ type Admission = (session: AgentSession) => ReadonlyMap<string, ApprovalDecision
  */
 export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent {
   const invoke = deps?.invokeModel;
-  const { card, maxSteps, tools, controls } = resolveSettings(config, invoke);
+  // History recall needs node ids to read back: it is on with a store unless the config says no.
+  const recall = config.history !== false && deps?.store !== undefined;
+  let historyIndex: HistoryIndex | undefined;
+  const builtIn = recall ? historyTools(() => historyIndex, typeof config.history === 'object' ? config.history : {}) : [];
+  const settings = resolveSettings(config, invoke, builtIn);
+  const { card, maxSteps, controls } = settings;
+  // The context of the run in progress (or the session's): the history tools show only once it starts with a summary.
+  let liveContext: readonly Turn[] = [];
+  const tools = recall ? gateTools(settings.tools, new Set([HISTORY_SEARCH, HISTORY_READ]), () => isSummaryTurn(liveContext[0] ?? EMPTY_TURN)) : settings.tools;
   checkMessages(deps);
   const ledger = deps.ledger ?? new RunLedger();
   // The running run's token totals, so summarizer calls made inside hooks count toward them.
@@ -54,10 +68,13 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent
     policy: config.compaction ?? {},
     invokeModel: invoke,
     system: config.system,
-    tools: tools.specs,
+    // Every tool the model may see, history tools included: counted before they show is counted safe.
+    tools: settings.tools.specs,
     maxOutputTokens: card.maxOutputTokens,
     ledger,
     sending: () => openTurn?.sending(),
+    summaryNote: recall ? HISTORY_NOTE : undefined,
+    nodeIdsOf: (turns) => session?.nodeIdsOf(turns),
     addUsage: (used) => {
       if (runUsage === undefined) return;
       addUsage(runUsage, used);
@@ -75,15 +92,23 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent
   let active: AbortController | undefined;
   let closed = false;
 
+  /** Turns a condensation just took out of the context: searchable from now on. */
+  function remember(dropped: SessionNode[]): void {
+    historyIndex?.add(dropped);
+  }
+
   async function ensureSession(): Promise<AgentSession> {
     if (session !== undefined) return session;
     if (deps.store !== undefined) {
-      session = await openStoredSession(deps.store, sessionId);
+      const opened = await openStoredSession(deps.store, sessionId);
+      session = opened;
+      if (recall) historyIndex = new HistoryIndex(() => opened.condensedAway());
       if (session.report !== undefined) ledger.publish({ kind: 'session_opened', sessionId, report: session.report });
     } else {
       session = memorySessions.get(sessionId) ?? memorySession(sessionId);
       memorySessions.set(sessionId, session);
     }
+    liveContext = session.context;
     return session;
   }
 
@@ -129,6 +154,7 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent
     const usage = zeroUsage();
     runUsage = usage;
     const work = current.context.slice();
+    liveContext = work;
     let contextTurn: ContextTurnHandle | undefined;
     // The reply's usage, stored on the node of the assistant turn that follows it.
     let replyUsage: ModelUsage | undefined;
@@ -149,7 +175,7 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent
           return;
         }
         case 'context_replaced':
-          current.condense(event.previous, event.next, billed(summarizerUsage));
+          remember(current.condense(event.previous, event.next, billed(summarizerUsage)));
           summarizerUsage = undefined;
           return;
         case 'step':
@@ -205,7 +231,7 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent
           openTurn = contextTurn;
           if (contextTurn.messages !== work) {
             // Condensed by the manager's history or by `fit`; only the latter has a summarizer bill.
-            current.condense(work, contextTurn.messages, billed(summarizerUsage));
+            remember(current.condense(work, contextTurn.messages, billed(summarizerUsage)));
             summarizerUsage = undefined;
             replaceContents(work, contextTurn.messages);
             await durability?.checkpoint();
@@ -226,6 +252,7 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent
       failure = { kind: isPromptTooLongError(error) ? 'context_overflow' : faultKindOf(error), error };
     } finally {
       if (active === controller) active = undefined;
+      liveContext = current.context;
       openTurn = undefined;
       runUsage = undefined;
       summarizerUsage = undefined;
@@ -248,8 +275,9 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent
     try {
       const outcome = await condensation.condenseNow(current.context, signal);
       if (outcome !== null) {
-        current.condense(current.context, outcome.messages, billed(summarizerUsage));
+        remember(current.condense(current.context, outcome.messages, billed(summarizerUsage)));
         current.context = outcome.messages.slice();
+        liveContext = current.context;
         compacted = outcome.compacted;
       }
     } catch (error) {
@@ -290,6 +318,7 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent
 
   /** The session as it stands now, published as one `snapshot` (after `resume` and `branchFrom`). */
   function standing(current: AgentSession): RunSnapshot {
+    liveContext = current.context;
     const { pending, interrupted } = standingOf(current);
     const cutOff = interrupted.length > 0 || current.context.at(-1)?.role === 'user';
     const status: RunStatus = cutOff ? 'interrupted' : pending.length > 0 ? 'waiting' : 'settled';

@@ -1,6 +1,6 @@
 import type { Turn } from '../contract/turn.js';
 import type { ModelUsage } from '../contract/model.js';
-import type { LoadReport } from '../contract/session.js';
+import type { LoadReport, SessionNode } from '../contract/session.js';
 import type { SessionGraph } from '../store/graph.js';
 import type { SessionStoreLike } from '../store/types.js';
 import { addUsage, zeroUsage } from '../usage/sum.js';
@@ -21,8 +21,15 @@ export interface AgentSession {
   startsOf(callId: string): number;
   /** Records a turn that joined the context; `billed` is what the model call that produced it cost. */
   append(turn: Turn, billed?: Billing): void;
-  /** Records a condensation of `previous` into `next` (see `readCondensation`); `billed`: the summarizer's cost. */
-  condense(previous: readonly Turn[], next: readonly Turn[], billed?: Billing): void;
+  /**
+   * Records a condensation of `previous` into `next` (see `readCondensation`); `billed`: the summarizer's
+   * cost. Returns the nodes of the turns the summary replaced (none without a graph).
+   */
+  condense(previous: readonly Turn[], next: readonly Turn[], billed?: Billing): SessionNode[];
+  /** The node ids of `turns`, as far as the session has them; undefined without a graph. */
+  nodeIdsOf(turns: readonly Turn[]): string[] | undefined;
+  /** The nodes of the live path that condensation took out of the context, oldest first (none without a graph). */
+  condensedAway(): Promise<SessionNode[]>;
   /** Moves the live leaf to `nodeId` and makes the context the one there. */
   branchFrom(nodeId: string): void;
   /** Tokens billed over the whole session, every branch, earlier runs included. */
@@ -59,7 +66,10 @@ export function memorySession(id: string, messages?: readonly Turn[]): AgentSess
     condense(previous, next, billed) {
       if (messages === undefined) readCondensation(previous, next);
       if (billed !== undefined) addUsage(total, billed.usage);
+      return [];
     },
+    nodeIdsOf: () => undefined,
+    condensedAway: async () => [],
     branchFrom() {
       throw new BranchPointError(id, 'the agent has no session store, so its turns have no node ids; pass a store (new MemorySessionStore() keeps one in memory)');
     },
@@ -101,7 +111,15 @@ export async function openStoredSession(store: SessionStoreLike, id: string): Pr
         firstKept = kept;
       }
       nodeOf.set(summary, graph.append(summary, Date.now(), { condenses: { firstKept }, ...billed }).id);
+      const dropped: SessionNode[] = [];
+      for (const turn of previous.slice(0, keptFrom)) {
+        const node = graph.node(nodeOf.get(turn) ?? '');
+        if (node !== undefined) dropped.push(node);
+      }
+      return dropped;
     },
+    nodeIdsOf: (turns) => turns.flatMap((turn) => nodeOf.get(turn) ?? []),
+    condensedAway: async () => (graph.leaf === null ? [] : condensedAwayOf(graph.nodesTo(graph.leaf))),
     branchFrom(nodeId) {
       const node = graph.node(nodeId);
       if (node !== undefined && node.turn.role === 'assistant' && node.turn.blocks.some((block) => block.kind === 'tool_call')) {
@@ -115,6 +133,19 @@ export async function openStoredSession(store: SessionStoreLike, id: string): Pr
     close: () => store.closeSession(id),
   };
   return session;
+}
+
+/**
+ * The nodes of `path` (root to leaf) that the context at its end leaves out: everything before the
+ * kept tail of the latest summary on it (earlier summaries included), or before that summary when it
+ * keeps no tail. None when nothing was condensed.
+ */
+function condensedAwayOf(path: readonly SessionNode[]): SessionNode[] {
+  const latest = path.findLastIndex((node) => node.condenses !== undefined);
+  if (latest === -1) return [];
+  const firstKept = path[latest].condenses!.firstKept;
+  const end = firstKept === null ? latest : path.findIndex((node) => node.id === firstKept);
+  return path.slice(0, end === -1 ? latest : end);
 }
 
 function mapContextToNodes(graph: SessionGraph, context: readonly Turn[]): WeakMap<Turn, string> {

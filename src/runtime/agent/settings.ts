@@ -17,8 +17,12 @@ export const DEFAULT_MAX_STEPS = 64;
 
 export type AgentSettings = { card: ModelCard; maxSteps: number; tools: LoopTools; controls: RunControls };
 
-/** Checks `config` against the invoker and fills in its defaults; every problem throws here, before any run. */
-export function resolveSettings(config: AgentConfig, invokeModel: ModelInvoker): AgentSettings {
+/**
+ * Checks `config` against the invoker and fills in its defaults; every problem throws here, before any
+ * run. `builtIn` are tools the conductor adds itself (history recall), under names the config's tools
+ * must not take.
+ */
+export function resolveSettings(config: AgentConfig, invokeModel: ModelInvoker, builtIn: readonly ToolDefinition[] = []): AgentSettings {
   if (typeof config?.model !== 'string' || config.model.trim() === '') throw new AgentConfigError('`model` must be a non-empty model id.');
   if (typeof invokeModel !== 'function') throw new AgentConfigError('`invokeModel` must be a ModelInvoker function.');
   for (const key of ['maxSteps', 'maxOutputTokens', 'contextWindow'] as const) {
@@ -41,8 +45,9 @@ export function resolveSettings(config: AgentConfig, invokeModel: ModelInvoker):
     if (!IndusagiError.isInstance(error)) throw error;
     throw new AgentConfigError(errorMessage(error), { cause: error });
   }
+  checkHistory(config.history);
   const card = modelCard(config.model, { contextWindow: config.contextWindow, maxOutputTokens: config.maxOutputTokens });
-  const tools = toolsOf(config.tools ?? []);
+  const tools = toolsOf([...(config.tools ?? []), ...builtIn]);
   let controls: RunControls;
   try {
     controls = resolveControls(config, undefined, tools, invokeModel, card.maxOutputTokens);
@@ -51,6 +56,15 @@ export function resolveSettings(config: AgentConfig, invokeModel: ModelInvoker):
     throw new AgentConfigError(errorMessage(error), { cause: error });
   }
   return { card, maxSteps: config.maxSteps ?? DEFAULT_MAX_STEPS, tools, controls };
+}
+
+function checkHistory(history: AgentConfig['history']): void {
+  if (history === undefined || typeof history === 'boolean') return;
+  if (typeof history !== 'object' || history === null) throw new AgentConfigError('`history` must be true, false or an options object.');
+  for (const key of ['k', 'excerptChars', 'readChars'] as const) {
+    const value = history[key];
+    if (value !== undefined && !(Number.isInteger(value) && value >= 1)) throw new AgentConfigError(`\`history.${key}\` must be a positive integer, got ${String(value)}.`);
+  }
 }
 
 /** `deps.messages` must be turns, and cannot stand beside a store that keeps the history itself. */

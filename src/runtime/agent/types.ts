@@ -7,6 +7,7 @@ import type { RunLedger } from '../ledger/ledger.js';
 import type { LoopHooks } from '../loop/types.js';
 import type { SessionStoreLike } from '../store/types.js';
 import type { ContextManager } from '../../context/types.js';
+import type { HistoryOptions } from '../history/tools.js';
 
 /** The model controls (`temperature`, `topP`, `stopSequences`, `toolChoice`, `thinking`) apply to every run; see docs/agent.md. */
 export type AgentConfig = ModelControls & {
@@ -25,6 +26,12 @@ export type AgentConfig = ModelControls & {
   sessionId?: string;
   /** Run a step's tool calls one at a time instead of all at once. Results are in call order either way. */
   sequential?: boolean;
+  /**
+   * History recall: with a store, the turns condensation takes out of the context stay searchable
+   * through `history.search` and `history.read`, which the model gets once a condensation happened
+   * (every summary says so). Default on; `false` turns it off; an object tunes how much a call returns.
+   */
+  history?: boolean | HistoryOptions;
   /**
    * Options for the model's provider, keyed by its id (`{ anthropic: { cacheTtl: '1h' } }`), passed to
    * every request untouched; the invoker checks its own key when the agent is created.

@@ -31,6 +31,8 @@ export type CondenseContext = {
   invokeModel: ModelInvoker;
   /** Preferred cap on a summary, in tokens. Default 4096. */
   summaryMaxTokens?: number;
+  /** Appended to every summary turn, after the summary (see `makeSummaryTurn`). */
+  summaryNote?: string;
   signal?: AbortSignal;
 };
 
@@ -41,7 +43,6 @@ const SUMMARY_MIN_TOKENS = 256;
  * summarizer for 80% of the room keeps its summary inside the room by the estimate's own measure.
  */
 const SUMMARY_ROOM_SHARE = 0.8;
-const SUMMARY_FRAME_TOKENS = estimateTurnTokens(makeSummaryTurn(''));
 
 /**
  * Condenses `messages` at the first of `cuts` (legal, ascending, non-empty) whose kept tail leaves
@@ -58,9 +59,10 @@ export async function condenseAt(
   ctx: CondenseContext,
 ): Promise<CondenseResult> {
   const { budget } = ctx;
+  const frameTokens = estimateTurnTokens(makeSummaryTurn('', ctx.summaryNote));
   const total = cumulative[messages.length];
   const tail = (cut: number) => total - cumulative[cut];
-  const room = (cut: number) => budget.limit - budget.reserve - budget.overhead - tail(cut) - SUMMARY_FRAME_TOKENS;
+  const room = (cut: number) => budget.limit - budget.reserve - budget.overhead - tail(cut) - frameTokens;
   const preferred = Math.min(ctx.summaryMaxTokens ?? DEFAULT_SUMMARY_MAX_TOKENS, ctx.card.maxOutputTokens, Math.floor(budget.limit / 4));
   const capAt = (cut: number) => Math.min(preferred, Math.floor(room(cut) * SUMMARY_ROOM_SHARE));
   const lastCut = cuts[cuts.length - 1];
@@ -68,7 +70,7 @@ export async function condenseAt(
   let index = cuts.findIndex((cut) => capAt(cut) >= preferred);
   if (index === -1 && capAt(lastCut) >= Math.min(preferred, SUMMARY_MIN_TOKENS)) index = cuts.length - 1;
   if (index === -1) {
-    throw overflow(budget, budget.overhead + SUMMARY_FRAME_TOKENS + Math.min(preferred, SUMMARY_MIN_TOKENS) + tail(lastCut), messages.length - lastCut);
+    throw overflow(budget, budget.overhead + frameTokens + Math.min(preferred, SUMMARY_MIN_TOKENS) + tail(lastCut), messages.length - lastCut);
   }
 
   const usage = zeroUsage();
@@ -85,7 +87,7 @@ export async function condenseAt(
       signal: ctx.signal,
     });
     if (reply.usage) addUsage(usage, reply.usage);
-    const summaryTurn = makeSummaryTurn(reply.text);
+    const summaryTurn = makeSummaryTurn(reply.text, ctx.summaryNote);
     const summaryTokens = estimateTurnTokens(summaryTurn);
     const tokensAfter = budget.overhead + summaryTokens + tail(cut);
     if (fits(budget, tokensAfter)) {

@@ -20,6 +20,8 @@ export type CondenserOptions = {
   maxOutputTokens?: number;
   /** Preferred cap on a summary, in tokens. Default 4096. */
   summaryMaxTokens?: number;
+  /** Appended to every summary turn: what the model can do about the turns a summary replaced. */
+  summaryNote?: string;
 };
 
 export type CondensePlan = {
@@ -53,6 +55,7 @@ export class Condenser {
   #budget: Budget;
   readonly #invokeModel: ModelInvoker;
   readonly #summaryMaxTokens: number | undefined;
+  readonly #summaryNote: string | undefined;
 
   #turns: Turn[] = [];
   /** `#cumulative[i]`: estimated tokens of `#turns[0..i)`. */
@@ -66,6 +69,7 @@ export class Condenser {
     this.#budget = resolveBudget(options.card, this.#policy, options);
     this.#invokeModel = options.invokeModel;
     this.#summaryMaxTokens = options.summaryMaxTokens;
+    this.#summaryNote = options.summaryNote;
     if (this.#summaryMaxTokens !== undefined) assertCount('summaryMaxTokens', this.#summaryMaxTokens);
   }
 
@@ -116,6 +120,7 @@ export class Condenser {
       budget: this.#budget,
       invokeModel: this.#invokeModel,
       summaryMaxTokens: this.#summaryMaxTokens,
+      summaryNote: this.#summaryNote,
       signal,
     });
     this.#adopt(result);

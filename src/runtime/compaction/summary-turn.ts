@@ -6,15 +6,21 @@ export function isSummaryTurn(turn: Turn): boolean {
   return turn.role === 'user' && first?.kind === 'text' && first.text.startsWith(CONDENSED_PREFIX);
 }
 
-/** The summary turn for `summary` (a body without the prefix): the prefix, a newline, the body. */
-export function makeSummaryTurn(summary: string): Turn {
-  return { role: 'user', blocks: [{ kind: 'text', text: `${CONDENSED_PREFIX}\n${summary}` }] };
+/**
+ * The summary turn for `summary` (a body without the prefix): the prefix, a newline, the body; and
+ * `note` (what the model can do about the turns it replaced) as a second text block, so it is never
+ * taken for part of the summary.
+ */
+export function makeSummaryTurn(summary: string, note?: string): Turn {
+  const turn: Turn = { role: 'user', blocks: [{ kind: 'text', text: `${CONDENSED_PREFIX}\n${summary}` }] };
+  if (note !== undefined) turn.blocks.push({ kind: 'text', text: note });
+  return turn;
 }
 
-/** The body of a summary turn: its text without the prefix. */
+/** The body of a summary turn: its first text block without the prefix (a note after it is not the summary). */
 export function summaryBody(turn: Turn): string {
-  const text = turn.blocks.map((b) => (b.kind === 'text' ? b.text : '')).join('\n');
-  return stripCondensedPrefix(text);
+  const first = turn.blocks.find((b) => b.kind === 'text');
+  return stripCondensedPrefix(first?.kind === 'text' ? first.text : '');
 }
 
 /**

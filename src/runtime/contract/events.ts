@@ -65,6 +65,8 @@ export type RunEvent =
       summary: string;
       tokensBefore: number;
       tokensAfter: number;
+      /** The session's node ids of the turns the summary replaced, oldest first (with a store; they stay searchable). */
+      dropped?: string[];
     }
   | {
       kind: 'context';

@@ -29,7 +29,8 @@ describe.each<{ failure: string; answer: Script }>([
       summarize: (_body, n) => (n === 0 ? answer : reply.text(SUMMARY)),
     });
     const agent = createAgent(
-      { model: 'claude-test', sessionId: 'doc', contextWindow: 6_000, maxOutputTokens: 500, compaction: { keepRecent: 4 }, tools: [readChunkTool(() => 1_200)] },
+      // History recall off: the summary turn is pinned exactly (recall adds a note; tests/runtime/history cover it).
+      { model: 'claude-test', sessionId: 'doc', contextWindow: 6_000, maxOutputTokens: 500, compaction: { keepRecent: 4 }, tools: [readChunkTool(() => 1_200)], history: false },
       { client: server.client(), store: new SessionStore(dir.path) },
     );
     const events = record(agent);

@@ -42,7 +42,8 @@ function readingModel(steps: number, summaries: string[]) {
 
 function agentWith(options: { keepRecent: number; chunkChars: (n: number) => number }) {
   return createAgent(
-    { model: 'claude-test', sessionId: 'reading', contextWindow: WINDOW, maxOutputTokens: OUT, compaction: { keepRecent: options.keepRecent }, tools: [readChunkTool(options.chunkChars)] },
+    // History recall off: the summary turn is pinned exactly (recall adds a note; tests/runtime/history cover it).
+    { model: 'claude-test', sessionId: 'reading', contextWindow: WINDOW, maxOutputTokens: OUT, compaction: { keepRecent: options.keepRecent }, tools: [readChunkTool(options.chunkChars)], history: false },
     { client: server.client(), store: new SessionStore(dir.path) },
   );
 }

@@ -9,6 +9,7 @@ import {
   createAgent,
   createConductor,
   CONDENSED_PREFIX,
+  HISTORY_NOTE,
   MemorySessionStore,
   RunFault,
   SessionStore,
@@ -39,7 +40,8 @@ describe('agent.condense()', () => {
     const outcome = await agent.condense();
 
     expect(outcome.compacted).toMatchObject({ kind: 'compacted', removed: 4, summary: 'Summary: three questions, three answers.' });
-    expect(outcome.snapshot.messages.map(text)).toEqual([`${CONDENSED_PREFIX}\nSummary: three questions, three answers.`, 'q3', 'a3']);
+    expect(outcome.snapshot.messages.map(text)).toEqual([`${CONDENSED_PREFIX}\nSummary: three questions, three answers.|${HISTORY_NOTE}`, 'q3', 'a3']);
+    expect(outcome.compacted?.dropped).toHaveLength(4);
     expect(outcome.snapshot.usage.outputTokens).toBe(5);
     expect(events.map((e) => e.kind)).toEqual(['run_started', 'usage', 'compacted', 'settled']);
     expect(model.requests[3].cacheable).toBe(false);

@@ -4,7 +4,7 @@
 // harness translates the provider-neutral scripts below into that wire format and reads back what the
 // SDK sent as a neutral transcript, so every assertion here holds for every vendor.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CONDENSED_PREFIX, createAgent, IndusagiError, isPromptTooLongError, MemorySessionStore, ModelCallError, PromptTooLongError, RunAbortedError } from '../../../src/entries/runtime.js';
+import { CONDENSED_PREFIX, createAgent, HISTORY_NOTE, IndusagiError, isPromptTooLongError, MemorySessionStore, ModelCallError, PromptTooLongError, RunAbortedError } from '../../../src/entries/runtime.js';
 import type { ModelInvoker, ModelRequest, RunEvent, RunFault, ToolDefinition } from '../../../src/entries/runtime.js';
 
 export type ScriptedCall = { id: string; name: string; input?: unknown; rawJson?: string };
@@ -393,7 +393,9 @@ export function modelInvokerContract(name: string, start: () => Promise<InvokerH
         expect(sent).toHaveLength(5);
         expect(sent[3].transcript[0]).toContain('Plan a trip to Lisbon for me.');
         expect(sent[4].transcript[0]).toBe(`user: ${CONDENSED_PREFIX}\n${SUMMARY}`);
-        expect(sent[4].transcript.slice(1)).toEqual(sent[2].transcript.slice(-2));
+        // With a store the summary says the turns it replaced can be searched (history recall).
+        expect(sent[4].transcript[1]).toBe(`user: ${HISTORY_NOTE}`);
+        expect(sent[4].transcript.slice(2)).toEqual(sent[2].transcript.slice(-2));
         expect(events.filter((e) => e.kind === 'compacted')).toHaveLength(1);
         await agent.close();
       });
