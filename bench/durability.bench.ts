@@ -8,32 +8,12 @@ import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConductor, MemorySessionStore, SessionStore } from '../src/runtime/index.js';
-import type { ModelInvoker, ModelReply, SessionGraph, SessionStoreLike, ToolDefinition } from '../src/runtime/index.js';
+import type { SessionGraph, SessionStoreLike } from '../src/runtime/index.js';
+import { counterScript, counterTool, instantModel } from './counter-conversation.js';
 import { fmt, median, now, report } from './stats.js';
 
 const STEPS = 200;
 const SAMPLES = 7;
-
-const tool: ToolDefinition = {
-  name: 'counter.bump',
-  description: 'Adds one.',
-  inputSchema: { type: 'object', properties: { n: { type: 'number' } } },
-  execute: (input: { n: number }) => input.n + 1,
-};
-
-function script(): ModelReply[] {
-  const replies: ModelReply[] = [];
-  for (let i = 0; i < STEPS - 1; i++) {
-    replies.push({ turn: { role: 'assistant', blocks: [{ kind: 'tool_call', id: `c${i}`, name: 'counter_bump', input: { n: i } }] }, stopReason: 'tool_use' });
-  }
-  replies.push({ turn: { role: 'assistant', blocks: [{ kind: 'text', text: 'done' }] }, stopReason: 'end_turn' });
-  return replies;
-}
-
-const instant = (replies: ModelReply[]): ModelInvoker => {
-  let next = 0;
-  return async () => replies[next++];
-};
 
 /** A store that remembers how many bytes each persist appended to the session file. */
 function measuring(store: SessionStore, file: () => string): { store: SessionStoreLike; chunks: number[] } {
@@ -56,7 +36,7 @@ function measuring(store: SessionStore, file: () => string): { store: SessionSto
 }
 
 async function conversation(deps: { store?: SessionStoreLike }): Promise<number> {
-  const agent = createConductor({ model: 'bench', tools: [tool], maxSteps: STEPS, sessionId: 's' }, { invokeModel: instant(script()), ...deps });
+  const agent = createConductor({ model: 'bench', tools: [counterTool], maxSteps: STEPS, sessionId: 's' }, { invokeModel: instantModel(counterScript(STEPS)), ...deps });
   const t0 = now();
   await agent.submit('count');
   const elapsed = now() - t0;

@@ -9,7 +9,7 @@ import { createConductor, HistoryIndex, MemorySessionStore, SessionGraph, turnTe
 import type { ModelInvoker, ModelRequest, SessionNode } from '../src/runtime/index.js';
 import { tokenize } from '../src/search/index.js';
 import { linearBm25Scan } from './bm25-scan.js';
-import { fmt, now, reportSearchVsScan } from './stats.js';
+import { fmt, now, reportSearchVsScan, timeEach } from './stats.js';
 import { corpus, queries, seeded } from './zipf-text.js';
 
 // --- (1) identifier survival --------------------------------------------------------------------
@@ -79,17 +79,8 @@ const asked = queries(texts, text, QUERIES);
 const t0 = now();
 await bigIndex.search('warm', 5, 400);
 console.log(`indexed ${TURNS} condensed turns on the first search in ${fmt(now() - t0)} ms`);
-const time = async (list: string[], run: (q: string) => unknown) => {
-  const out: number[] = [];
-  for (const q of list) {
-    const start = now();
-    await run(q);
-    out.push((now() - start) * 1000);
-  }
-  return out;
-};
-await time(asked.slice(0, 200), (q) => bigIndex.search(q, 5, 400));
-const indexed = await time(asked, (q) => bigIndex.search(q, 5, 400));
+await timeEach(asked.slice(0, 200), (q) => bigIndex.search(q, 5, 400));
+const indexed = await timeEach(asked, (q) => bigIndex.search(q, 5, 400));
 const scan = linearBm25Scan(texts.map((t) => tokenize(t)));
-const scanned = await time(asked.slice(0, 100), scan);
+const scanned = await timeEach(asked.slice(0, 100), scan);
 reportSearchVsScan(`history_search over ${TURNS} condensed turns, k=5, ${QUERIES} queries`, 'search', indexed, scanned, 2_000);

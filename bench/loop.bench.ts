@@ -4,7 +4,8 @@
 // 5 million events a second to 3 subscribers.
 import { createAgent } from '../src/entries/runtime.js';
 import { RunLedger, SnapshotAccumulator } from '../src/runtime/ledger/index.js';
-import type { ModelInvoker, ModelReply, RunEvent, ToolDefinition, Turn } from '../src/entries/runtime.js';
+import type { ModelInvoker, RunEvent, Turn } from '../src/entries/runtime.js';
+import { counterScript, counterTool, instantModel } from './counter-conversation.js';
 import { fmt, median, now } from './stats.js';
 
 const STEPS = 1_000;
@@ -12,29 +13,8 @@ const SAMPLES = 15;
 // The conductor's code paths need a few thousand steps before the JIT has optimised them.
 const WARMUP_RUNS = 20;
 
-const tool: ToolDefinition = {
-  name: 'counter.bump',
-  description: 'Adds one.',
-  inputSchema: { type: 'object', properties: { n: { type: 'number' } } },
-  execute: (input: { n: number }) => input.n + 1,
-};
-
-/** STEPS replies: STEPS - 1 tool calls, then a final text. Built outside the timed region. */
-function script(): ModelReply[] {
-  const replies: ModelReply[] = [];
-  const usage = { inputTokens: 1, outputTokens: 1, cacheWriteTokens: 0, cacheReadTokens: 0 };
-  for (let i = 0; i < STEPS - 1; i++) {
-    replies.push({ turn: { role: 'assistant', blocks: [{ kind: 'tool_call', id: `c${i}`, name: 'counter_bump', input: { n: i } }] }, stopReason: 'tool_use', usage });
-  }
-  replies.push({ turn: { role: 'assistant', blocks: [{ kind: 'text', text: 'done' }] }, stopReason: 'end_turn', usage });
-  return replies;
-}
-
-/** Answers instantly from the script, as an in-process model would. */
-function instantModel(replies: ModelReply[]): ModelInvoker {
-  let next = 0;
-  return async () => replies[next++];
-}
+const tool = counterTool;
+const script = () => counterScript(STEPS);
 
 /** The baseline: the same calls with no conductor around them. */
 async function bareLoop(invoke: ModelInvoker): Promise<number> {

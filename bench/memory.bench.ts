@@ -3,7 +3,7 @@
 import { createMemoryStore } from '../src/memory/index.js';
 import { tokenize } from '../src/search/index.js';
 import { linearBm25Scan } from './bm25-scan.js';
-import { fmt, now, reportSearchVsScan } from './stats.js';
+import { fmt, now, reportSearchVsScan, timeEach } from './stats.js';
 import { corpus, queries } from './zipf-text.js';
 
 const RECORDS = 100_000;
@@ -11,16 +11,6 @@ const QUERIES = 2_000;
 const SCAN_QUERIES = 100;
 const TARGET_P50_US = 2_000;
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
-
-async function timeEach(list: string[], run: (q: string) => unknown): Promise<number[]> {
-  const out: number[] = [];
-  for (const q of list) {
-    const start = now();
-    await run(q);
-    out.push((now() - start) * 1000);
-  }
-  return out;
-}
 
 const text = corpus(4_000);
 const texts = Array.from({ length: RECORDS }, () => text.sentence(6, 24));

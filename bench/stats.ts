@@ -48,3 +48,14 @@ export function reportSearchVsScan(title: string, label: string, indexed: number
   report(`${label} p99 vs linear scan`, p99, percentile(scanned, 99), 'us');
   console.log(`speed-up at p50: ${fmt(percentile(scanned, 50) / p50)}x faster than the scan`);
 }
+
+/** Runs `run` once per item, awaited, and returns each run's duration in microseconds. */
+export async function timeEach<T>(items: readonly T[], run: (item: T) => unknown): Promise<number[]> {
+  const out: number[] = [];
+  for (const item of items) {
+    const start = now();
+    await run(item);
+    out.push((now() - start) * 1000);
+  }
+  return out;
+}
