@@ -1,4 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
+import { transformJSONSchema } from '@anthropic-ai/sdk/lib/transform-json-schema';
 import type { ModelControls, ModelRequest } from '../../runtime/contract/model.js';
 import { ModelControlsError } from '../../runtime/agent/errors.js';
 
@@ -37,6 +38,9 @@ export function applyAnthropicControls(body: Anthropic.MessageStreamParams, requ
   if (request.topP !== undefined) sampling.top_p = request.topP;
   if (request.stopSequences !== undefined && request.stopSequences.length > 0) body.stop_sequences = request.stopSequences;
   if (request.thinking !== undefined) body.thinking = { type: 'enabled', budget_tokens: request.thinking.budgetTokens };
+  // Claude's structured outputs take a subset of JSON Schema; the SDK's transform fits the schema to it
+  // (constraints it cannot enforce move into descriptions). The conductor validates against the full schema.
+  if (request.responseFormat !== undefined) body.output_config = { format: { type: 'json_schema', schema: transformJSONSchema(request.responseFormat.schema as Record<string, unknown>) } };
   const choice = request.toolChoice;
   if (choice === undefined || request.tools.length === 0) return;
   body.tool_choice = typeof choice === 'string' ? { type: choice } : { type: 'tool', name: choice.tool };

@@ -21,6 +21,7 @@ import { RunQueue } from './run-queue.js';
 import { memorySession, openStoredSession, type AgentSession, type Billing } from './session.js';
 import { checkMessages, resolveSettings } from './settings.js';
 import { resolveControls } from './controls.js';
+import { outputRequest, settleOutput, type OutputRequest } from './structured-output.js';
 import type { RunControls } from '../loop/controls.js';
 import { gateTools } from './gated-tools.js';
 import { HistoryIndex, HISTORY_NOTE, HISTORY_READ, HISTORY_SEARCH, historyTools } from '../history/index.js';
@@ -28,6 +29,9 @@ import { isSummaryTurn } from '../compaction/summary-turn.js';
 import type { Agent, AgentConfig, ConductorDeps, CondenseOutcome, SubmitOptions } from './types.js';
 
 const EMPTY_TURN: Turn = { role: 'user', blocks: [] };
+
+/** What one run is given besides its prompt: the controls its requests carry, and the schema its answer must match. */
+type RunOptions = { controls: RunControls; output?: OutputRequest };
 
 /** Reads the session before a run starts; returns the decisions the run applies, or throws to refuse it. */
 type Admission = (session: AgentSession) => ReadonlyMap<string, ApprovalDecision> | undefined;
@@ -91,6 +95,8 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent
   let session: AgentSession | undefined;
   let active: AbortController | undefined;
   let closed = false;
+  // The `output` request of a run that stopped waiting for approvals.
+  let carriedOutput: OutputRequest | undefined;
 
   /** Turns a condensation just took out of the context: searchable from now on. */
   function remember(dropped: SessionNode[]): void {
@@ -143,9 +149,13 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent
     };
   }
 
-  async function conduct(prompt: string | null, admit: Admission, callerSignal?: AbortSignal, runControls: RunControls = controls): Promise<RunSnapshot> {
+  async function conduct(prompt: string | null, admit: Admission, callerSignal?: AbortSignal, options: RunOptions = { controls }): Promise<RunSnapshot> {
     const current = await sessionForRun(prompt);
     const decisions = admit(current);
+    // A run that waited for approvals owes the answer its submit asked for; the run deciding them gives it.
+    const output = options.output ?? carriedOutput;
+    carriedOutput = undefined;
+    let answer: { value: unknown } | undefined;
     ledger.publish({ kind: 'run_started', sessionId: current.id, prompt });
 
     const controller = new AbortController();
@@ -193,7 +203,8 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent
       model: card.id,
       system: config.system,
       providerOptions: config.providerOptions,
-      controls: runControls,
+      controls: options.controls,
+      responseFormat: output?.responseFormat,
       maxOutputTokens: card.maxOutputTokens,
       maxSteps,
       context: work,
@@ -238,12 +249,23 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent
           }
           report(contextTurn.prepared);
         }
-        const outcome = await runLoop({
+        const loopInput: LoopInput = {
           ...base,
           system: contextTurn?.system ?? config.system,
           volatileSystem: contextTurn?.volatileSystem,
           tools: contextTurn?.tools ?? tools,
-        });
+        };
+        let outcome = await runLoop(loopInput);
+        if (output !== undefined && outcome.status === 'settled') {
+          answer = await settleOutput(output, work, async (repair) => {
+            work.push(repair);
+            current.append(repair);
+            await durability?.checkpoint();
+            outcome = await runLoop({ ...loopInput, decisions: undefined });
+            return outcome.status;
+          });
+        }
+        if (output !== undefined && outcome.status === 'waiting') carriedOutput = output;
         // Write-backs belong to a finished turn; a waiting one finishes in the run that decides it.
         if (contextTurn !== undefined && outcome.status === 'settled') report(await contextTurn.finish(work, lastAssistantText(work)));
       }
@@ -258,7 +280,7 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent
       summarizerUsage = undefined;
     }
     current.context = work;
-    return finishRun(current, failure, usage);
+    return finishRun(current, failure, usage, answer);
   }
 
   /** `condense()`: a run that makes one forced condensation and nothing else. */
@@ -291,7 +313,7 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent
   }
 
   /** Persists what the run recorded, then settles it (`settled` or `waiting`) or faults it. */
-  async function finishRun(current: AgentSession, failure: { kind: FaultKind; error: unknown } | undefined, usage: ModelUsage): Promise<RunSnapshot> {
+  async function finishRun(current: AgentSession, failure: { kind: FaultKind; error: unknown } | undefined, usage: ModelUsage, answer?: { value: unknown }): Promise<RunSnapshot> {
     try {
       await current.persist();
     } catch (error) {
@@ -302,6 +324,7 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent
     const status: RunStatus = failure !== undefined ? 'faulted' : pending.length > 0 ? 'waiting' : 'settled';
     const snapshot = snapshotOf(current.id, current.context, status, usage, pending);
     if (failure !== undefined) throw fault(failure.kind, failure.error, snapshot);
+    if (answer !== undefined) snapshot.output = answer.value;
     ledger.publish({ kind: 'settled', snapshot });
     return snapshot;
   }
@@ -347,15 +370,19 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent
     return standing(current);
   }
 
-  /** Queues a run with the controls `opts` give it; controls that cannot work reject at once, before the run queues. */
-  function queueWithControls(opts: SubmitOptions | undefined, run: (runControls: RunControls) => Promise<RunSnapshot>): Promise<RunSnapshot> {
-    let runControls: RunControls;
+  /**
+   * Queues a run with the controls and `output` schema `opts` give it; either one that cannot work
+   * rejects at once, before the run queues.
+   */
+  function queueWithOptions(opts: SubmitOptions | undefined, run: (options: RunOptions) => Promise<RunSnapshot>): Promise<RunSnapshot> {
+    let options: RunOptions;
     try {
-      runControls = opts === undefined ? controls : resolveControls(config, opts, tools, invoke, card.maxOutputTokens);
+      options = { controls: opts === undefined ? controls : resolveControls(config, opts, tools, invoke, card.maxOutputTokens) };
+      if (opts?.output !== undefined) options.output = outputRequest(opts.output);
     } catch (error) {
       return Promise.reject(error);
     }
-    return queue.run(() => run(runControls));
+    return queue.run(() => run(options));
   }
 
   const refuseWhilePending: Admission = (current) => {
@@ -373,16 +400,19 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent
 
   const admitAll: Admission = () => undefined;
 
+  function submit(prompt: string, opts?: SubmitOptions): Promise<RunSnapshot> {
+    if (typeof prompt !== 'string' || prompt.trim() === '') {
+      return Promise.reject(new InvalidPromptError(typeof prompt === 'string' ? 'it has no visible text' : `expected a string, got ${typeof prompt}`));
+    }
+    return queueWithOptions(opts, (options) => conduct(prompt, refuseWhilePending, opts?.signal, options));
+  }
+
   return {
     get sessionId() {
       return sessionId;
     },
-    submit(prompt, opts) {
-      if (typeof prompt !== 'string' || prompt.trim() === '') {
-        return Promise.reject(new InvalidPromptError(typeof prompt === 'string' ? 'it has no visible text' : `expected a string, got ${typeof prompt}`));
-      }
-      return queueWithControls(opts, (runControls) => conduct(prompt, refuseWhilePending, opts?.signal, runControls));
-    },
+    // One implementation behind both overloads: with `output`, a settled snapshot carries it (see finishRun).
+    submit: submit as Agent['submit'],
     subscribe: (handler) => ledger.subscribe(handler),
     resume: (id) => queue.run(() => resume(id)),
     abort() {
@@ -390,7 +420,7 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent
     },
     approve: (approvalId) => queue.run(() => conduct(null, decide(approvalId, { approved: true }))),
     reject: (approvalId, reason) => queue.run(() => conduct(null, decide(approvalId, { approved: false, reason }))),
-    continue: (opts) => queueWithControls(opts, (runControls) => conduct(null, admitAll, opts?.signal, runControls)),
+    continue: (opts) => queueWithOptions(opts, (options) => conduct(null, admitAll, opts?.signal, options)),
     condense: (opts) => queue.run(() => condenseRun(opts?.signal)),
     branchFrom: (nodeId) => queue.run(() => branchFrom(nodeId)),
     pendingApprovals: () => (session === undefined ? [] : standingOf(session).pending),

@@ -8,6 +8,7 @@ import type { LoopHooks } from '../loop/types.js';
 import type { SessionStoreLike } from '../store/types.js';
 import type { ContextManager } from '../../context/types.js';
 import type { HistoryOptions } from '../history/tools.js';
+import type { SchemaLike, StandardSchemaV1 } from '../../schema/index.js';
 
 /** The model controls (`temperature`, `topP`, `stopSequences`, `toolChoice`, `thinking`) apply to every run; see docs/agent.md. */
 export type AgentConfig = ModelControls & {
@@ -57,7 +58,21 @@ export type ConductorDeps = {
 };
 
 /** Per run: the model controls given here override the config's for this run only. */
-export type SubmitOptions = ModelControls & { signal?: AbortSignal };
+export type SubmitOptions = ModelControls & {
+  signal?: AbortSignal;
+  /**
+   * The answer must be one JSON value matching this schema (a Standard Schema such as zod, or a JSON
+   * Schema): the snapshot's `output` holds it parsed and validated. An answer that does not match gets
+   * one repair prompt, then the run faults `invalid_output`. See docs/agent.md.
+   */
+  output?: SchemaLike;
+};
+
+/**
+ * `submit`'s snapshot with `output` typed from a Standard Schema: present once the run settled; a run
+ * that stopped `waiting` for approvals has none yet (the approval that settles it brings it).
+ */
+export type OutputSnapshot<Output> = (RunSnapshot & { status: 'settled'; output: Output }) | (RunSnapshot & { status: 'waiting'; output?: undefined });
 
 /** What `agent.condense()` did: the `compacted` event it published, or null when there was nothing to condense. */
 export type CondenseOutcome = {
@@ -67,6 +82,7 @@ export type CondenseOutcome = {
 
 export interface Agent {
   readonly sessionId: string;
+  submit<Schema extends StandardSchemaV1>(prompt: string, opts: SubmitOptions & { output: Schema }): Promise<OutputSnapshot<StandardSchemaV1.InferOutput<Schema>>>;
   submit(prompt: string, opts?: SubmitOptions): Promise<RunSnapshot>;
   subscribe(handler: (e: RunEvent) => void): () => void;
   resume(sessionId: string): Promise<RunSnapshot>;

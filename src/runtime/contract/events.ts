@@ -30,6 +30,11 @@ export type RunSnapshot = {
    * skipped lines, orphans and a torn tail included. Absent when the store reports nothing.
    */
   loadReport?: LoadReport;
+  /**
+   * With `submit(prompt, { output: schema })`: the final answer parsed as JSON and validated against the
+   * schema (a Standard Schema's output, its transforms applied). Absent without `output`.
+   */
+  output?: unknown;
   /** With status `interrupted`: the calls of the last reply a crash cut off (empty when the model had not answered yet). */
   interrupted?: InterruptedCall[];
 };
@@ -43,6 +48,8 @@ export type FaultKind =
   | 'summarizer_failed'
   | 'store_error'
   | 'invalid_request'
+  /** The final answer did not match the `output` schema of `submit`, even after one repair attempt. */
+  | 'invalid_output'
   | 'internal';
 
 export type RunError = { kind: FaultKind; message: string };

@@ -76,6 +76,9 @@ export type ModelControls = {
   thinking?: ThinkingControl | false;
 };
 
+/** See `ModelRequest.responseFormat`. */
+export type ResponseFormat = { type: 'json'; schema: object };
+
 export type ModelRequest = {
   model: string;
   /** The stable system prompt: the same on every call of a conversation, so it is cached. */
@@ -98,6 +101,12 @@ export type ModelRequest = {
   /** For this call; `{ tool }` names the tool as the model sees it (sanitized). */
   toolChoice?: ToolChoice;
   thinking?: ThinkingControl;
+  /**
+   * The final answer must be one JSON value matching `schema` (a JSON Schema). An invoker constrains
+   * the model to it where its API can (Claude: `output_config.format`); the conductor validates the
+   * answer either way. Tool calls stay allowed before the answer.
+   */
+  responseFormat?: ResponseFormat;
   /** The conversation to send; tool names inside `tool_call` blocks are the sanitized ones. */
   messages: Turn[];
   tools: ModelTool[];

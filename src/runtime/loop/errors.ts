@@ -10,6 +10,7 @@ const FAULT_KINDS: ReadonlySet<string> = new Set<FaultKind>([
   'summarizer_failed',
   'store_error',
   'invalid_request',
+  'invalid_output',
   'internal',
 ]);
 

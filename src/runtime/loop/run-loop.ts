@@ -66,6 +66,7 @@ async function runSteps(input: LoopInput, abort: AbortRace): Promise<LoopOutcome
     if (input.volatileSystem !== undefined) request.volatileSystem = input.volatileSystem;
     if (input.providerOptions !== undefined) request.providerOptions = input.providerOptions;
     if (input.controls !== undefined) applyControls(request, input.controls, steps === 0, tools.names);
+    if (input.responseFormat !== undefined) request.responseFormat = input.responseFormat;
     return request;
   };
 

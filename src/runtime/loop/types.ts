@@ -1,5 +1,5 @@
 import type { Turn } from '../contract/turn.js';
-import type { ModelInvoker, ModelReply, ModelRequest, ModelTool, ProviderOptions } from '../contract/model.js';
+import type { ModelInvoker, ModelReply, ModelRequest, ModelTool, ProviderOptions, ResponseFormat } from '../contract/model.js';
 import type { PendingApproval, RunEvent } from '../contract/events.js';
 import type { ToolNameMap } from '../../tools/names.js';
 import type { RunControls } from './controls.js';
@@ -84,6 +84,8 @@ export type LoopInput = {
   providerOptions?: ProviderOptions;
   /** Sampling and tool-use controls for this run's requests; see `applyControls`. */
   controls?: RunControls;
+  /** Sent on every request; see `ModelRequest.responseFormat`. */
+  responseFormat?: ResponseFormat;
   maxOutputTokens: number;
   /** Model calls allowed in this loop before it throws `MaxStepsError`. */
   maxSteps: number;
