@@ -3,6 +3,7 @@ import type { Block, Turn } from '../../runtime/contract/turn.js';
 import type { SessionGraph } from '../../runtime/store/graph.js';
 import { CliUsageError } from '../errors.js';
 import { terminalText } from '../safe-text.js';
+import { mediaLabel } from '../../runtime/compaction/media.js';
 
 /** How many hex digits of a node id the command shows; any unique prefix of at least 4 is accepted back. */
 const SHORT_ID = 8;
@@ -54,6 +55,9 @@ function describeBlock(block: Block): string {
     case 'thinking':
     case 'redacted_thinking':
       return '';
+    case 'image':
+    case 'document':
+      return mediaLabel(block);
     case 'tool_call':
       return `→ ${block.name}(${JSON.stringify(block.input)})`;
     case 'tool_result':

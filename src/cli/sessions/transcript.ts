@@ -4,6 +4,7 @@ import type { SessionGraph } from '../../runtime/store/graph.js';
 import { terminalJson, terminalText } from '../safe-text.js';
 import type { Paint } from '../style.js';
 import { shortId, walk } from './nodes.js';
+import { mediaLabel } from '../../runtime/compaction/media.js';
 
 /** The nodes of the live branch, root first; empty for an empty session. */
 function liveBranch(graph: SessionGraph): SessionNode[] {
@@ -64,6 +65,9 @@ function blockText(block: Block): string {
       return `(thinking) ${block.text}`;
     case 'redacted_thinking':
       return '(thinking, redacted)';
+    case 'image':
+    case 'document':
+      return mediaLabel(block);
     case 'tool_call':
       return `→ ${block.name} ${JSON.stringify(block.input)}`;
     case 'tool_result':
@@ -78,6 +82,9 @@ function blockMarkdown(block: Block): string {
     case 'thinking':
     case 'redacted_thinking':
       return '';
+    case 'image':
+    case 'document':
+      return `*${mediaLabel(block)}*`;
     case 'tool_call':
       return `**Tool call** \`${block.name}\`\n\n${fence(JSON.stringify(block.input, null, 2), 'json')}`;
     case 'tool_result':

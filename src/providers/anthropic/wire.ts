@@ -1,5 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type { Block, Turn } from '../../runtime/contract/turn.js';
+import type { Block, MediaSource, Turn } from '../../runtime/contract/turn.js';
 import type { ModelUsage } from '../../runtime/contract/model.js';
 import { UnsupportedMessageError } from './errors.js';
 
@@ -40,6 +40,22 @@ function toBlockParam(block: Block): Anthropic.ContentBlockParam | undefined {
       return block.signature ? { type: 'thinking', thinking: block.text, signature: block.signature } : undefined;
     case 'redacted_thinking':
       return { type: 'redacted_thinking', data: block.data };
+    case 'image':
+      return { type: 'image', source: block.source.type === 'url' ? { type: 'url', url: block.source.url } : { type: 'base64', media_type: block.source.mediaType as Anthropic.Base64ImageSource['media_type'], data: block.source.data } };
+    case 'document': {
+      const source = block.source;
+      const param: Anthropic.DocumentBlockParam = {
+        type: 'document',
+        source:
+          source.type === 'url'
+            ? { type: 'url', url: source.url }
+            : source.type === 'text'
+              ? { type: 'text', media_type: 'text/plain', data: source.text }
+              : { type: 'base64', media_type: 'application/pdf', data: source.data },
+      };
+      if (block.title !== undefined) param.title = block.title;
+      return param;
+    }
     case 'tool_call':
       // A call whose input never parsed is stored with its raw text; the API only takes objects.
       return { type: 'tool_use', id: block.id, name: block.name, input: isPlainObject(block.input) ? block.input : {} };
@@ -89,6 +105,17 @@ export function fromMessageParams(messages: readonly Anthropic.MessageParam[]): 
         case 'tool_use':
           blocks.push({ kind: 'tool_call', id: param.id, name: param.name, input: param.input });
           break;
+        case 'image':
+          blocks.push({ kind: 'image', source: mediaSourceOf(param.source, index) });
+          break;
+        case 'document': {
+          const source = param.source;
+          const block: Block =
+            source.type === 'text' ? { kind: 'document', source: { type: 'text', text: source.data } } : { kind: 'document', source: mediaSourceOf(source, index) };
+          if (typeof param.title === 'string') block.title = param.title;
+          blocks.push(block);
+          break;
+        }
         case 'tool_result': {
           const block: Block = { kind: 'tool_result', callId: param.tool_use_id, content: resultText(param, index) };
           if (param.is_error) block.isError = true;
@@ -101,6 +128,12 @@ export function fromMessageParams(messages: readonly Anthropic.MessageParam[]): 
     }
     return { role: message.role, blocks };
   });
+}
+
+function mediaSourceOf(source: { type: string; media_type?: string; data?: string; url?: string }, index: number): MediaSource {
+  if (source.type === 'base64' && typeof source.data === 'string' && typeof source.media_type === 'string') return { type: 'base64', mediaType: source.media_type, data: source.data };
+  if (source.type === 'url' && typeof source.url === 'string') return { type: 'url', url: source.url };
+  throw new UnsupportedMessageError(index, `media sources of type "${source.type}" are not supported (base64, url).`);
 }
 
 function resultText(param: Anthropic.ToolResultBlockParam, index: number): string {

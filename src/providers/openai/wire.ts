@@ -2,6 +2,7 @@ import type OpenAI from 'openai';
 import type { ModelRequest, ModelUsage } from '../../runtime/contract/model.js';
 import type { Turn } from '../../runtime/contract/turn.js';
 import { openaiOptions, type OpenAIProviderOptions, type ReasoningEffort } from './options.js';
+import { ModelCallError } from '../../runtime/loop/errors.js';
 
 /** One input item as indusagi sends it: a message, a function call, or a function call's output. */
 export type InputItem =
@@ -58,8 +59,9 @@ export function requestBody(request: ModelRequest, defaults: OpenAIProviderOptio
 /**
  * Turns -> input items, block by block in order: text as a message of its turn's role, a tool call as a
  * `function_call` item, a tool result as a `function_call_output`. Thinking is dropped: a reasoning item
- * can only be sent back with the encrypted content this stateless invoker does not keep. Text with no
- * visible characters is dropped too (the API refuses empty messages).
+ * can only be sent back with the encrypted content this stateless invoker does not keep (redacted
+ * thinking likewise). Text with no visible characters is dropped too (the API refuses empty messages).
+ * Images and documents throw `ModelCallError`: they are not mapped yet, and are never dropped unseen.
  */
 export function toInputItems(turns: readonly Turn[]): InputItem[] {
   const items: InputItem[] = [];
@@ -70,7 +72,12 @@ export function toInputItems(turns: readonly Turn[]): InputItem[] {
           if (block.text.trim() !== '') items.push({ type: 'message', role: turn.role, content: block.text });
           break;
         case 'thinking':
+        case 'redacted_thinking':
           break;
+        case 'image':
+        case 'document':
+          // Not mapped to input_image/input_file yet: refusing beats sending the prompt without them.
+          throw new ModelCallError(`The OpenAI invoker does not send ${block.kind} blocks yet; this conversation holds one.`);
         case 'tool_call':
           // A call whose input never parsed is kept as its raw text: send back exactly what the model wrote.
           items.push({

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FaultKind, PendingApproval, RunEvent, RunSnapshot, RunStatus } from '../contract/events.js';
 import type { ModelUsage } from '../contract/model.js';
-import type { Turn } from '../contract/turn.js';
+import type { PromptBlock, Turn } from '../contract/turn.js';
 import type { SessionNode } from '../contract/session.js';
 import { RunLedger } from '../ledger/ledger.js';
 import { replaceContents, runLoop, settleOpenBatch } from '../loop/run-loop.js';
@@ -16,12 +16,13 @@ import { errorMessage } from '../../errors/index.js';
 import { beginContextTurn, type ContextTurnHandle } from './context-turn.js';
 import { condensationHooks } from './condensation-hooks.js';
 import { composeHooks } from './compose-hooks.js';
-import { AgentClosedError, ApprovalsPendingError, CheckpointError, InvalidPromptError } from './errors.js';
+import { AgentClosedError, ApprovalsPendingError, CheckpointError } from './errors.js';
 import { RunQueue } from './run-queue.js';
 import { memorySession, openStoredSession, type AgentSession, type Billing } from './session.js';
 import { checkMessages, resolveSettings } from './settings.js';
 import { resolveControls } from './controls.js';
 import { outputRequest, settleOutput, type OutputRequest } from './structured-output.js';
+import { readPrompt } from './prompt.js';
 import type { RunControls } from '../loop/controls.js';
 import { gateTools } from './gated-tools.js';
 import { HistoryIndex, HISTORY_NOTE, HISTORY_READ, HISTORY_SEARCH, historyTools } from '../history/index.js';
@@ -31,7 +32,7 @@ import type { Agent, AgentConfig, ConductorDeps, CondenseOutcome, SubmitOptions 
 const EMPTY_TURN: Turn = { role: 'user', blocks: [] };
 
 /** What one run is given besides its prompt: the controls its requests carry, and the schema its answer must match. */
-type RunOptions = { controls: RunControls; output?: OutputRequest };
+type RunOptions = { controls: RunControls; output?: OutputRequest; content?: PromptBlock[] };
 
 /** Reads the session before a run starts; returns the decisions the run applies, or throws to refuse it. */
 type Admission = (session: AgentSession) => ReadonlyMap<string, ApprovalDecision> | undefined;
@@ -223,7 +224,7 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent
       if (prompt !== null) {
         // Calls an earlier run left cut off are answered (or re-run) first: their results must come before the prompt.
         await settleOpenBatch(base);
-        const turn: Turn = { role: 'user', blocks: [{ kind: 'text', text: prompt }] };
+        const turn: Turn = { role: 'user', blocks: options.content ?? [{ kind: 'text', text: prompt }] };
         work.push(turn);
         current.append(turn);
         await durability?.checkpoint();
@@ -400,11 +401,14 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent
 
   const admitAll: Admission = () => undefined;
 
-  function submit(prompt: string, opts?: SubmitOptions): Promise<RunSnapshot> {
-    if (typeof prompt !== 'string' || prompt.trim() === '') {
-      return Promise.reject(new InvalidPromptError(typeof prompt === 'string' ? 'it has no visible text' : `expected a string, got ${typeof prompt}`));
+  function submit(prompt: string | PromptBlock[], opts?: SubmitOptions): Promise<RunSnapshot> {
+    let read: ReturnType<typeof readPrompt>;
+    try {
+      read = readPrompt(prompt);
+    } catch (error) {
+      return Promise.reject(error);
     }
-    return queueWithOptions(opts, (options) => conduct(prompt, refuseWhilePending, opts?.signal, options));
+    return queueWithOptions(opts, (options) => conduct(read.text, refuseWhilePending, opts?.signal, { ...options, content: read.content }));
   }
 
   return {

@@ -1,7 +1,7 @@
 import type { CompactionPolicy } from '../contract/compaction.js';
 import type { ModelControls, ModelInvoker, ModelUsage, ProviderOptions } from '../contract/model.js';
 import type { ToolDefinition } from '../contract/tool.js';
-import type { Turn } from '../contract/turn.js';
+import type { PromptBlock, Turn } from '../contract/turn.js';
 import type { PendingApproval, RunEvent, RunSnapshot } from '../contract/events.js';
 import type { RunLedger } from '../ledger/ledger.js';
 import type { LoopHooks } from '../loop/types.js';
@@ -82,8 +82,12 @@ export type CondenseOutcome = {
 
 export interface Agent {
   readonly sessionId: string;
-  submit<Schema extends StandardSchemaV1>(prompt: string, opts: SubmitOptions & { output: Schema }): Promise<OutputSnapshot<StandardSchemaV1.InferOutput<Schema>>>;
-  submit(prompt: string, opts?: SubmitOptions): Promise<RunSnapshot>;
+  /**
+   * Runs a prompt: text, or content blocks (text, images and documents, base64 or URL; see docs/agent.md).
+   * With `output`, the snapshot carries the answer parsed and validated against that schema.
+   */
+  submit<Schema extends StandardSchemaV1>(prompt: string | PromptBlock[], opts: SubmitOptions & { output: Schema }): Promise<OutputSnapshot<StandardSchemaV1.InferOutput<Schema>>>;
+  submit(prompt: string | PromptBlock[], opts?: SubmitOptions): Promise<RunSnapshot>;
   subscribe(handler: (e: RunEvent) => void): () => void;
   resume(sessionId: string): Promise<RunSnapshot>;
   abort(): void;

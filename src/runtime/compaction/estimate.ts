@@ -1,6 +1,7 @@
 import type { Block, Turn } from '../contract/turn.js';
 import type { ModelTool } from '../contract/model.js';
 import { CompactionInputError } from './errors.js';
+import { documentTokens, imageTokens } from './media.js';
 
 /**
  * The footprint heuristic: no tokenizer, about 4 characters a token, plus a per-turn surcharge for
@@ -46,6 +47,11 @@ function blockChars(block: Block): number {
     case 'redacted_thinking':
       // Encrypted reasoning: its length stands in for the tokens it decrypts to.
       return text(block.data, 'redacted_thinking data');
+    // Media are counted in tokens (see media.ts); as characters they come back out the same.
+    case 'image':
+      return imageTokens(block) * CHARS_PER_TOKEN;
+    case 'document':
+      return documentTokens(block, CHARS_PER_TOKEN) * CHARS_PER_TOKEN;
     case 'tool_call':
       return text(block.id, 'tool_call id') + text(block.name, 'tool_call name') + jsonLength(block.input, 'tool_call input');
     case 'tool_result':

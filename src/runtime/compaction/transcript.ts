@@ -1,5 +1,6 @@
 import type { Block, Turn } from '../contract/turn.js';
 import { isSummaryTurn, summaryBody } from './summary-turn.js';
+import { mediaLabel } from './media.js';
 
 /** Per-block caps: a tool's output is rarely worth more than its head and tail to a summary. */
 export const TOOL_RESULT_CLIP_CHARS = 2_000;
@@ -15,6 +16,7 @@ export type RenderedHistory = { carried: string | null; transcript: string };
  * - tool inputs and results are clipped to their head and tail (`TOOL_*_CLIP_CHARS`), because
  *   identifiers tend to sit at either end of them;
  * - thinking blocks (redacted ones too) are left out: their conclusions are in the text and calls that follow;
+ * - an image or document is named, not rendered (`[image, image/png]`): a summary cannot carry its bytes;
  * - if the transcript still exceeds what is left, its middle is elided, keeping the opening (where the
  *   goal usually is) and the end (where the latest progress is).
  * Every cut is marked with the number of characters removed, so the summarizer knows it happened.
@@ -46,6 +48,9 @@ function renderBlock(speaker: string, block: Block): string {
     case 'thinking':
     case 'redacted_thinking':
       return '';
+    case 'image':
+    case 'document':
+      return `${speaker} attached ${mediaLabel(block)}`;
     case 'tool_call':
       return `Assistant called tool ${block.name} [call ${block.id}] with input: ${clipMiddle(JSON.stringify(block.input) ?? 'none', TOOL_INPUT_CLIP_CHARS)}`;
     case 'tool_result':

@@ -12,7 +12,17 @@ export type RedactedThinkingBlock = { kind: 'redacted_thinking'; data: string };
 export type ToolCallBlock = { kind: 'tool_call'; id: string; name: string; input: unknown };
 export type ToolResultBlock = { kind: 'tool_result'; callId: string; content: string; isError?: boolean };
 
-export type Block = TextBlock | ThinkingBlock | RedactedThinkingBlock | ToolCallBlock | ToolResultBlock;
+/** Where an image's or document's bytes are: inline (base64, with their media type) or at a URL the model's API fetches. */
+export type MediaSource = { type: 'base64'; mediaType: string; data: string } | { type: 'url'; url: string };
+/** An image in a prompt: JPEG, PNG, GIF or WebP. */
+export type ImageBlock = { kind: 'image'; source: MediaSource };
+/** A document in a prompt: a PDF (base64 or URL), or plain text. `title` names it to the model. */
+export type DocumentBlock = { kind: 'document'; source: MediaSource | { type: 'text'; text: string }; title?: string };
+
+export type Block = TextBlock | ThinkingBlock | RedactedThinkingBlock | ToolCallBlock | ToolResultBlock | ImageBlock | DocumentBlock;
+
+/** What `submit` takes as a prompt besides plain text: text, images and documents, in order. */
+export type PromptBlock = TextBlock | ImageBlock | DocumentBlock;
 
 /** The prefix that marks a condensation summary turn (a `user` turn whose first text block starts with it). */
 export const CONDENSED_PREFIX = '[condensed earlier context]';

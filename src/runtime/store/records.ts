@@ -17,6 +17,11 @@ function blockProblem(raw: unknown): string | null {
       return block.signature === undefined || typeof block.signature === 'string' ? null : 'a thinking block has a non-string "signature"';
     case 'redacted_thinking':
       return typeof block.data === 'string' ? null : 'a redacted_thinking block has no string "data"';
+    case 'image':
+      return mediaSourceProblem(block.source, 'an image block', false);
+    case 'document':
+      if (block.title !== undefined && typeof block.title !== 'string') return 'a document block has a non-string "title"';
+      return mediaSourceProblem(block.source, 'a document block', true);
     case 'tool_call':
       return typeof block.id === 'string' && typeof block.name === 'string' && 'input' in block
         ? null
@@ -29,6 +34,15 @@ function blockProblem(raw: unknown): string | null {
     default:
       return `unknown block kind ${JSON.stringify(block.kind)}`;
   }
+}
+
+function mediaSourceProblem(raw: unknown, what: string, textAllowed: boolean): string | null {
+  const source = raw as Record<string, unknown> | null;
+  if (typeof source !== 'object' || source === null) return `${what} has no "source" object`;
+  if (source.type === 'base64') return typeof source.mediaType === 'string' && typeof source.data === 'string' ? null : `${what} with a base64 source needs string "mediaType" and "data"`;
+  if (source.type === 'url') return typeof source.url === 'string' ? null : `${what} with a url source needs a string "url"`;
+  if (textAllowed && source.type === 'text') return typeof source.text === 'string' ? null : `${what} with a text source needs a string "text"`;
+  return `${what} has a source of unknown type ${JSON.stringify(source.type)}`;
 }
 
 /** Why `raw` is not a `Turn`, or null when it is. */
