@@ -49,8 +49,10 @@ function blockChars(block: Block): number {
       return text(block.data, 'redacted_thinking data');
     // Media are counted in tokens (see media.ts); as characters they come back out the same.
     case 'image':
+      media(block);
       return imageTokens(block) * CHARS_PER_TOKEN;
     case 'document':
+      media(block);
       return documentTokens(block, CHARS_PER_TOKEN) * CHARS_PER_TOKEN;
     case 'tool_call':
       return text(block.id, 'tool_call id') + text(block.name, 'tool_call name') + jsonLength(block.input, 'tool_call input');
@@ -59,6 +61,17 @@ function blockChars(block: Block): number {
     default:
       throw new CompactionInputError(`unknown block kind ${JSON.stringify((block as { kind?: unknown } | null)?.kind)}`);
   }
+}
+
+function media(block: { kind: string; source?: unknown }): void {
+  const source = block.source as { type?: unknown; data?: unknown; url?: unknown; text?: unknown } | undefined;
+  const ok =
+    typeof source === 'object' &&
+    source !== null &&
+    ((source.type === 'base64' && typeof source.data === 'string') ||
+      (source.type === 'url' && typeof source.url === 'string') ||
+      (block.kind === 'document' && source.type === 'text' && typeof source.text === 'string'));
+  if (!ok) throw new CompactionInputError(`${block.kind === 'image' ? 'an image' : 'a document'} block needs a base64, url${block.kind === 'document' ? ' or text' : ''} source`);
 }
 
 function text(value: unknown, what: string): number {

@@ -35,7 +35,9 @@ describe('estimateContextTokens', () => {
   it('refuses malformed history with a typed error instead of guessing', () => {
     expect(() => estimateContextTokens('nope' as unknown as Turn[])).toThrow(CompactionInputError);
     expect(() => estimateContextTokens([{ role: 'user' } as unknown as Turn])).toThrow(CompactionInputError);
-    expect(() => estimateContextTokens([{ role: 'user', blocks: [{ kind: 'image' }] } as unknown as Turn])).toThrow(/unknown block kind "image"/);
+    expect(() => estimateContextTokens([{ role: 'user', blocks: [{ kind: 'video' }] } as unknown as Turn])).toThrow(/unknown block kind "video"/);
+    expect(() => estimateContextTokens([{ role: 'user', blocks: [{ kind: 'image' }] } as unknown as Turn])).toThrow(/an image block needs a base64, url source/);
+    expect(() => estimateContextTokens([{ role: 'user', blocks: [{ kind: 'document', source: { type: 'file' } }] } as unknown as Turn])).toThrow(CompactionInputError);
     expect(() => estimateContextTokens([{ role: 'user', blocks: [{ kind: 'text', text: 42 }] } as unknown as Turn])).toThrow(CompactionInputError);
 
     const circular: Record<string, unknown> = {};
