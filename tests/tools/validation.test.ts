@@ -4,7 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import * as v from 'valibot';
-import { AgentConfigError, createAgent, type RunEvent } from '../../src/entries/runtime.js';
+import { AgentConfigError, createAgent, MemorySessionStore, type RunEvent } from '../../src/entries/runtime.js';
 import { runAgent } from '../../src/providers/anthropic/index.js';
 import { createContextManager, lazyToolSource } from '../../src/context/index.js';
 import { SchemaDefinitionError } from '../../src/schema/index.js';
@@ -91,6 +91,18 @@ describe('tool input validation in the conductor', () => {
     // Refused like an unknown tool: finished as an error, never started.
     expect(events.filter((e) => e.kind === 'tool_started').map((e) => (e as { callId: string }).callId)).toEqual(['toolu_good']);
     expect(events.find((e) => e.kind === 'tool_finished' && e.callId === 'toolu_bad_json')).toMatchObject({ isError: true, input: { town: 42 }, result: badJson.content });
+  });
+
+  it('checks input the same with a session store (history recall wraps the tools then)', async () => {
+    const ran: unknown[] = [];
+    const { weather } = shippingTools(ran);
+    server.enqueue(reply.tools([{ name: 'weather_today', input: { town: 42 } }]), reply.text('Which city?'));
+    const agent = createAgent({ model: 'claude-test', tools: [weather] }, { client: server.client(), store: new MemorySessionStore() });
+
+    await agent.submit('Weather?');
+
+    expect(ran).toEqual([]);
+    expect(resultsSentOn(1)[0]).toMatchObject({ is_error: true, content: expect.stringMatching(/^Invalid input for tool "weather.today" \(2 problems\)/) });
   });
 
   it('refuses an invalid call of a tool that needs approval without asking anyone to approve it', async () => {

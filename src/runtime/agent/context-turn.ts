@@ -87,7 +87,7 @@ export async function beginContextTurn(input: ContextTurnInput): Promise<Context
     needsApproval: (name) => own.needsApproval(name),
     idempotent: (name) => own.idempotent(name),
     // A meta-tool's source checks its own input (`search_tools` does); every other call is the caller's tool's.
-    check: (name, input) => (meta.has(names.toModel.get(name) ?? name) || own.check === undefined ? { ok: true, input } : own.check(name, input)),
+    check: (name, input) => (meta.has(names.toModel.get(name) ?? name) ? { ok: true, input } : own.check(name, input)),
     async execute(name, callInput, ctx) {
       const handled = await manager.handle(names.toModel.get(name) ?? name, callInput, turn);
       if (handled === null) return own.execute(name, callInput, ctx);

@@ -48,7 +48,6 @@ export function admitCalls(calls: readonly ToolCallBlock[], tools: LoopTools): A
 function admitCall(call: ToolCallBlock, tools: LoopTools): Admission | Promise<Admission> {
   const refusal = refusalOf(call, tools);
   if (refusal !== undefined) return { refusal };
-  if (tools.check === undefined) return { input: call.input };
   let checked: InputCheck | Promise<InputCheck>;
   try {
     checked = tools.check(call.name, call.input);

@@ -31,14 +31,13 @@ export function defineLoopTools(source: LoopToolsSource): LoopTools {
   }));
   const needsApproval = source.needsApproval ?? (() => false);
   const idempotent = source.idempotent ?? (() => false);
-  const tools: LoopTools = {
+  return {
     specs,
     names,
     has: (name) => known.has(name),
     needsApproval: (name) => needsApproval(name),
     idempotent: (name) => idempotent(name),
+    check: source.check ?? ((_name, input) => ({ ok: true, input })),
     execute: (name, input, ctx) => source.execute(name, input, ctx),
   };
-  if (source.check !== undefined) tools.check = source.check;
-  return tools;
 }

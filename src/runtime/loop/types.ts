@@ -19,9 +19,10 @@ export interface LoopTools {
   idempotent(name: string): boolean;
   /**
    * Checks a call's input against the tool's schema before anything else happens to the call (approval
-   * included): the input `execute` is given, or why the call cannot run. Without it, any object is taken as is.
+   * included): the input `execute` is given, or why the call cannot run. Required, so that no wrapper of
+   * a toolset can drop it unnoticed (`defineLoopTools` takes any object as is when its source has none).
    */
-  check?(name: string, input: unknown): InputCheck | Promise<InputCheck>;
+  check(name: string, input: unknown): InputCheck | Promise<InputCheck>;
   /** Runs the tool with the input `check` gave. A `ToolError` reaches the model as its message; any other throw as `Internal error`. */
   execute(name: string, input: unknown, ctx: ToolCallContext): unknown;
 }
