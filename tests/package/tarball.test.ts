@@ -101,7 +101,7 @@ beforeAll(async () => {
   const used = `export const entries = [${codeEntries().map((_, i) => `entry${i}`).join(', ')}];\n`;
   await writeFile(join(consumer, 'every-entry.ts'), `${everyEntry.join('\n')}\n${used}`);
   await writeFile(join(consumer, 'every-entry.cts'), `${everyEntry.join('\n')}\n${used}`);
-}, 300_000);
+}, 600_000);
 
 afterAll(async () => {
   if (scratch) await rm(scratch, { recursive: true, force: true });
