@@ -16,7 +16,8 @@ export type AnthropicInvokerOptions = AnthropicProviderOptions;
 
 /**
  * A `ModelInvoker` over an Anthropic client: streams each call with `client.messages.stream`, hands
- * every text delta to `onText`, and resolves with the final message as an assistant turn and its usage.
+ * every text delta to `onText` (and says when the first event arrived through `onFirstChunk`), and
+ * resolves with the final message as an assistant turn, its usage, its id and the model that answered.
  * Prompt caching is `auto` unless the request's `providerOptions.anthropic` or `options` say `off`, or
  * the request is not `cacheable` (see `requestBody`). The invoker is tagged `provider: 'anthropic'` and
  * checks `providerOptions.anthropic` eagerly through `checkOptions`.
@@ -41,16 +42,28 @@ export function createAnthropicInvoker(client: AnthropicClientLike, options: Ant
     const body = requestBody(request, options);
     const maxRetries = own.maxRetries ?? options.maxRetries ?? (typeof clientRetries === 'number' ? clientRetries : 2);
     const maxDelay = own.maxRetryDelayMs ?? options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS;
+    // Once per call, whatever the retries: a retried attempt is one that streamed nothing.
+    let first = true;
     for (let retry = 1; ; retry++) {
       const tracker = new ReplyTracker();
       try {
         const stream = client.messages.stream(body, { signal: request.signal, maxRetries: 0 });
         for await (const event of stream) {
+          if (first) {
+            first = false;
+            request.onFirstChunk?.();
+          }
           tracker.observe(event);
           if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') request.onText?.(event.delta.text);
         }
         const message = await stream.finalMessage();
-        return { turn: fromMessage(tracker.strictInputs(message)), stopReason: message.stop_reason ?? 'end_turn', usage: toModelUsage(message.usage) };
+        return {
+          turn: fromMessage(tracker.strictInputs(message)),
+          stopReason: message.stop_reason ?? 'end_turn',
+          usage: toModelUsage(message.usage),
+          id: message.id,
+          model: message.model,
+        };
       } catch (error) {
         if (request.signal?.aborted) throw new RunAbortedError({ cause: error });
         const salvaged = tracker.salvage(error);

@@ -49,6 +49,10 @@ type Admission = (session: AgentSession) => ReadonlyMap<string, ApprovalDecision
  * resolves with the final snapshot or rejects with `RunFault`.
  */
 export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent {
+  if (deps?.telemetry !== undefined) {
+    const { telemetry, ...plain } = deps;
+    return telemetry.instrument(config, plain, createConductor);
+  }
   const invoke = deps?.invokeModel;
   // History recall needs node ids to read back: it is on with a store unless the config says no.
   const recall = config.history !== false && deps?.store !== undefined;

@@ -129,7 +129,9 @@ export async function openStoredSession(store: SessionStoreLike, id: string): Pr
       session.context = contextAt(nodeId);
     },
     usageTotal: () => graph.usageTotal(),
-    persist: () => store.persist(graph),
+    persist: async () => {
+      await store.persist(graph);
+    },
     close: () => store.closeSession(id),
   };
   return session;

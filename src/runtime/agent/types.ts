@@ -55,7 +55,22 @@ export type ConductorDeps = {
   ledger?: RunLedger;
   /** Runs around every model call of every run: condensation, context managers and usage accounting plug in here. */
   hooks?: LoopHooks;
+  /**
+   * Traces and measures the agent from outside (`createTelemetry()` of `indusagi/telemetry`): the
+   * conductor hands it the config and deps to decorate and builds the agent through it. Absent, nothing
+   * is decorated and nothing of OpenTelemetry is loaded.
+   */
+  telemetry?: AgentTelemetry;
 };
+
+/**
+ * Decorates an agent from outside its core: given the config and deps (the model invoker resolved), it
+ * calls `build` with decorated ones (invoker, tools, store, ledger subscribers) and may wrap the agent
+ * `build` returns. The runtime knows nothing else about it; `indusagi/telemetry` implements it.
+ */
+export interface AgentTelemetry {
+  instrument(config: AgentConfig, deps: ConductorDeps, build: (config: AgentConfig, deps: ConductorDeps) => Agent): Agent;
+}
 
 /** Per run: the model controls given here override the config's for this run only. */
 export type SubmitOptions = ModelControls & {

@@ -95,6 +95,7 @@ export function buildSummaryRequest(turns: readonly Turn[], opts: SummarizeOptio
     maxOutputTokens,
     // A one-off prompt: a cache write would cost more than plain input and never be read back.
     cacheable: false,
+    purpose: 'summary',
     signal: opts.signal,
   };
 }

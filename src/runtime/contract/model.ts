@@ -116,6 +116,16 @@ export type ModelRequest = {
   onText?: (delta: string) => void;
   /** Called before each retry an invoker makes of this request, with the wait it is about to take. */
   onRetry?: (retry: ModelRetry) => void;
+  /**
+   * Called once, when the first piece of the streamed reply arrives (any event, not only text), so a
+   * caller can measure the time to first chunk. An invoker that does not stream may never call it.
+   */
+  onFirstChunk?: () => void;
+  /**
+   * What the call is for when it is not a step of the conversation: `summary` for the condensation
+   * summarizer's one-off prompt. Telemetry reports it; invokers need not read it.
+   */
+  purpose?: 'summary';
 };
 
 /** One retry of a model call: the `attempt` about to be made (2 for the first retry), after `delayMs`. */
@@ -126,6 +136,10 @@ export type ModelReply = {
   turn: Turn;
   stopReason: StopReason;
   usage?: ModelUsage;
+  /** The provider's id for this response (Anthropic's `msg_…`), when it gives one. */
+  id?: string;
+  /** The model that answered, as the provider names it (may be more specific than the one asked for). */
+  model?: string;
 };
 
 /**

@@ -48,6 +48,8 @@ export type SkippedLine = { line: number; reason: string };
 export type LoadReport = {
   /** Lines read, including skipped ones. */
   lines: number;
+  /** Bytes read; absent when the store keeps no bytes to count. */
+  bytes?: number;
   /** Records (node and head lines) applied to the graph, orphans included. */
   records: number;
   /** Lines that gave no record, with why. */

@@ -8,7 +8,7 @@ export type { LeafFallback, OrphanNode, RejectedNode } from './restore.js';
 export { SessionStore } from './store.js';
 export type { SessionStoreOptions, SessionSummary } from './store.js';
 export { MemorySessionStore } from './memory-store.js';
-export type { SessionStoreLike, LoadedSession } from './types.js';
+export type { SessionStoreLike, LoadedSession, PersistReport } from './types.js';
 export type { LoadReport, SkippedLine } from '../contract/session.js';
 export { loadReportProblems } from './load-report.js';
 export { assertValidSessionId } from './session-id.js';

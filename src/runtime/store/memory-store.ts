@@ -2,7 +2,7 @@ import type { LoadReport, SessionRecord } from '../contract/session.js';
 import { SessionGraph } from './graph.js';
 import { SessionLockedError, SessionNotOpenError } from './errors.js';
 import { assertValidSessionId } from './session-id.js';
-import type { LoadedSession, SessionStoreLike } from './types.js';
+import type { LoadedSession, PersistReport, SessionStoreLike } from './types.js';
 
 /**
  * Sessions in process memory, with the file store's semantics: a graph is readable by anyone
@@ -32,14 +32,22 @@ export class MemorySessionStore implements SessionStoreLike {
     return loaded;
   }
 
-  async persist(graph: SessionGraph): Promise<void> {
+  /** Keeps what `graph` gained since it was opened or last persisted; says how many records and bytes (as JSON lines) that was. */
+  async persist(graph: SessionGraph): Promise<PersistReport> {
     const id = graph.sessionId;
     const writer = this.writers.get(id);
     if (writer === undefined) throw new SessionNotOpenError(id, 'open it with openSession first (loadSession reads without taking it)');
     if (writer !== graph) throw new SessionNotOpenError(id, 'this graph is not the one openSession returned, and persisting it could fork the history');
     const lines = this.lines.get(id) ?? [];
-    for (const record of graph.takeUnsaved()) lines.push(JSON.stringify(record));
+    const written = { records: 0, bytes: 0 };
+    for (const record of graph.takeUnsaved()) {
+      const line = JSON.stringify(record);
+      lines.push(line);
+      written.records++;
+      written.bytes += Buffer.byteLength(line) + 1;
+    }
     this.lines.set(id, lines);
+    return written;
   }
 
   /** Persists anything unsaved, then lets the session go. Closing a session that is not open does nothing. */
@@ -64,6 +72,7 @@ export class MemorySessionStore implements SessionStoreLike {
     // Only this store writes these records, whole and in order: nothing can be skipped or orphaned.
     const report: LoadReport = {
       lines: lines.length,
+      bytes: lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0),
       records: records.length,
       skipped: [],
       orphans: orphans.map((orphan) => ({ id: orphan.id, parent: orphan.parent, line: orphan.index + 1 })),

@@ -10,6 +10,8 @@ export type DecodedFile = {
   /** The 1-based line number of each record, index for index. */
   lineOf: number[];
   lines: number;
+  /** Bytes read (the file's size when it was opened, less anything truncated under the reader). */
+  bytes: number;
   skipped: SkippedLine[];
   /** The file ended in a partial line (a write cut short); it was skipped. */
   truncatedTail: boolean;
@@ -31,6 +33,7 @@ export async function readSessionFile(sessionId: string, path: string, options: 
     records: [],
     lineOf: [],
     lines: 0,
+    bytes: 0,
     skipped: [],
     truncatedTail: false,
     endsCleanly: true,
@@ -54,6 +57,7 @@ export async function readSessionFile(sessionId: string, path: string, options: 
       const { bytesRead } = await handle.read(buffer, filled, Math.min(buffer.length - filled, remaining), null);
       if (bytesRead === 0) break; // Truncated under us: decode what there is.
       remaining -= bytesRead;
+      decoded.bytes += bytesRead;
       const end = filled + bytesRead;
       const lastNewline = buffer.lastIndexOf(NEWLINE, end - 1);
       if (lastNewline < 0) {

@@ -1,7 +1,7 @@
 import { mkdir, readdir, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { LoadReport, Migrator } from '../contract/session.js';
-import type { LoadedSession, SessionStoreLike } from './types.js';
+import type { LoadedSession, PersistReport, SessionStoreLike } from './types.js';
 import { IndusagiError } from '../../errors/index.js';
 import { SessionGraph, type RestoredGraph } from './graph.js';
 import { SessionIoError, SessionLockLostError, SessionNotOpenError } from './errors.js';
@@ -106,11 +106,12 @@ export class SessionStore implements SessionStoreLike {
 
   /**
    * Appends everything `graph` gained since it was opened or last persisted — new nodes, then one head
-   * record — as one write and one fsync; resolves once the bytes are on stable storage. Concurrent calls
-   * for one session are serialised. On failure the records go back into the graph and the next call
-   * writes them again (re-written nodes are harmless: ids are content hashes).
+   * record — as one write and one fsync; resolves once the bytes are on stable storage, with how many
+   * records and bytes it appended. Concurrent calls for one session are serialised. On failure the
+   * records go back into the graph and the next call writes them again (re-written nodes are harmless:
+   * ids are content hashes).
    */
-  persist(graph: SessionGraph): Promise<void> {
+  persist(graph: SessionGraph): Promise<PersistReport> {
     const session = this.sessions.get(graph.sessionId);
     if (session === undefined) {
       return Promise.reject(new SessionNotOpenError(graph.sessionId, 'open it with openSession first (loadSession reads without the writer lock)'));
@@ -189,6 +190,7 @@ export class SessionStore implements SessionStoreLike {
     skipped.sort((a, b) => a.line - b.line);
     const report: LoadReport = {
       lines: decoded.lines,
+      bytes: decoded.bytes,
       records: decoded.records.length - rejected.length,
       skipped,
       orphans: orphans.map((orphan) => ({ id: orphan.id, parent: orphan.parent, line: decoded.lineOf[orphan.index] })),
@@ -198,9 +200,9 @@ export class SessionStore implements SessionStoreLike {
     return { graph, report, exists: decoded.exists, endsCleanly: decoded.endsCleanly };
   }
 
-  private async write(session: OpenSession): Promise<void> {
+  private async write(session: OpenSession): Promise<PersistReport> {
     const { graph } = session;
-    if (!graph.hasUnsaved) return;
+    if (!graph.hasUnsaved) return { records: 0, bytes: 0 };
     const id = graph.sessionId;
     if (!(await this.io(id, 'checking the writer lock', async () => stillHeld(session.lock)))) {
       throw new SessionLockLostError(id, session.lock.path);
@@ -214,12 +216,14 @@ export class SessionStore implements SessionStoreLike {
       let text = session.endsCleanly ? '' : '\n';
       for (const record of records) text += `${JSON.stringify(record)}\n`;
       session.endsCleanly = undefined;
-      await appendDurably(session.file, Buffer.from(text));
+      const bytes = Buffer.from(text);
+      await appendDurably(session.file, bytes);
       session.endsCleanly = true;
       while (session.unsyncedDirs.length > 0) {
         await syncDirectory(session.unsyncedDirs[0]);
         session.unsyncedDirs.shift();
       }
+      return { records: records.length, bytes: bytes.length };
     } catch (error) {
       graph.restoreUnsaved(records);
       if (IndusagiError.isInstance(error)) throw error;

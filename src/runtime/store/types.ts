@@ -4,6 +4,9 @@ import type { SessionGraph } from './graph.js';
 /** A session graph with what loading it found. */
 export type LoadedSession = { graph: SessionGraph; report: LoadReport };
 
+/** What one `persist` wrote: records appended (nodes, head markers...) and their size as stored. */
+export type PersistReport = { records: number; bytes: number };
+
 /**
  * What the conductor needs from a session store, structurally: `SessionStore` (files),
  * `MemorySessionStore` (process memory) and your own (a database, a remote service) implement it
@@ -20,8 +23,11 @@ export interface SessionStoreLike {
    * The agent surfaces the report on `resume`; without this method it has none to surface.
    */
   openSessionWithReport?(id: string): Promise<LoadedSession>;
-  /** Durably appends what `graph` gained since it was loaded or last persisted; resolves once it is durable. */
-  persist(graph: SessionGraph): Promise<void>;
+  /**
+   * Durably appends what `graph` gained since it was loaded or last persisted; resolves once it is
+   * durable, with what it wrote when the store can say (telemetry reports it), else with nothing.
+   */
+  persist(graph: SessionGraph): Promise<PersistReport | void>;
   /** Releases the writer lock taken by `openSession`. */
   closeSession(id: string): Promise<void>;
 }

@@ -114,7 +114,7 @@ export function sessionStoreContract(name: string, open: SessionStoreFactory): v
     it('lands every record of overlapping persists exactly once', () =>
       withStore(async (store) => {
         const graph = await store.openSession('s6');
-        const writes: Promise<void>[] = [];
+        const writes: Promise<unknown>[] = [];
         for (let i = 0; i < 20; i++) {
           graph.append(say(i % 2 === 0 ? 'user' : 'assistant', `turn ${i}`), i);
           writes.push(store.persist(graph));
@@ -145,6 +145,28 @@ export function sessionStoreContract(name: string, open: SessionStoreFactory): v
         expect(back.size).toBe(1);
         expect(report).toMatchObject({ skipped: [], orphans: [], truncatedTail: false, leafFallback: null });
         await store.closeSession('s7');
+      }));
+
+    it('says what each persist wrote, and a load reads back exactly those records and bytes, when it can say', () =>
+      withStore(async (store) => {
+        const graph = await store.openSession('s8');
+        graph.append(say('user', 'a'), 1);
+        const b = graph.append(say('assistant', 'b'), 2);
+        const first = await store.persist(graph);
+        graph.branchFrom(b.id);
+        graph.append(say('user', 'c ünïcode'), 3);
+        const second = await store.persist(graph);
+        const idle = await store.persist(graph);
+        await store.closeSession('s8');
+        if (first === undefined || store.openSessionWithReport === undefined) return;
+        // At least the nodes each write carried (a head record may follow them).
+        expect(first.records).toBeGreaterThanOrEqual(2);
+        expect(second!.records).toBeGreaterThanOrEqual(1);
+        expect(idle).toEqual({ records: 0, bytes: 0 });
+        const { report } = await store.openSessionWithReport('s8');
+        expect(report.records).toBe(first.records + second!.records);
+        expect(report.bytes).toBe(first.bytes + second!.bytes);
+        await store.closeSession('s8');
       }));
 
     it('carries a conductor: runs persist, a second agent resumes, branches and condenses over the same store', () =>

@@ -61,6 +61,21 @@ describe('SessionStore', () => {
     await store.closeSession('s');
   });
 
+  it('says how many records and bytes each persist appended, and a load how many it read: the file size', async () => {
+    const store = new SessionStore(root);
+    const graph = await store.openSession('s');
+    graph.append(user('one'), 1);
+    const first = await store.persist(graph);
+    graph.append(assistant('zwei – ünïcode'), 2);
+    const second = await store.persist(graph);
+    const size = readFileSync(join(root, 's.jsonl')).length;
+    expect(first.bytes + second.bytes).toBe(size);
+    expect(first.records + second.records).toBe(linesOf(join(root, 's.jsonl')).length);
+    await store.closeSession('s');
+    const { report } = await store.loadSessionWithReport('s');
+    expect(report.bytes).toBe(size);
+  });
+
   it('keeps a leaf moved with branchFrom and no new turn across a reload', async () => {
     const store = new SessionStore(root);
     const graph = await store.openSession('s');
@@ -175,7 +190,7 @@ describe('SessionStore', () => {
     const { graph, report } = await store.loadSessionWithReport('new');
     expect(graph.size).toBe(0);
     expect(graph.leaf).toBeNull();
-    expect(report).toEqual({ lines: 0, records: 0, skipped: [], orphans: [], truncatedTail: false, leafFallback: null });
+    expect(report).toEqual({ lines: 0, bytes: 0, records: 0, skipped: [], orphans: [], truncatedTail: false, leafFallback: null });
     expect(existsSync(join(root, 'nothing-here'))).toBe(false);
     expect(await store.listSessions()).toEqual([]);
   });
@@ -228,7 +243,7 @@ describe('SessionStore', () => {
   it('serialises overlapping persists so every record lands once, in order', async () => {
     const store = new SessionStore(root);
     const graph = await store.openSession('s');
-    const pending: Promise<void>[] = [];
+    const pending: Promise<unknown>[] = [];
     for (let i = 0; i < 20; i++) {
       graph.append(user(`q${i}`), i);
       pending.push(store.persist(graph));
