@@ -1,0 +1,50 @@
+import type { Agent, AgentConfig, AgentTelemetry, ConductorDeps } from '../runtime/agent/index.js';
+import { RunLedger } from '../runtime/ledger/index.js';
+import type { MemoryStore } from '../memory/types.js';
+import { traceAgent } from './agent.js';
+import { resolveInstrumentation, type TelemetryOptions } from './instrumentation.js';
+import { traceInvoker } from './invoker.js';
+import { TappedLedger } from './ledger-tap.js';
+import { traceMemoryStore, type MemoryStoreTelemetryOptions } from './memory-store.js';
+import { AgentTrace } from './run-scope.js';
+import { traceSessionStore } from './session-store.js';
+import { traceTool } from './tools.js';
+
+/** What `createTelemetry` returns: pass it as `deps.telemetry`; wrap memory stores with `memoryStore`. */
+export interface Telemetry extends AgentTelemetry {
+  /**
+   * `store` with `create_memory`, `search_memory` and `delete_memory` spans. Hand the returned store to
+   * whatever uses it (`memorySource`, your tools); its operations nest under the run that makes them.
+   */
+  memoryStore(store: MemoryStore, options?: MemoryStoreTelemetryOptions): MemoryStore;
+}
+
+/**
+ * OpenTelemetry spans and metrics for agents, following the GenAI semantic conventions (see
+ * docs/telemetry.md): `createAgent(config, { telemetry: createTelemetry() })`. Spans go to the global
+ * tracer provider unless `tracer` is given, metrics to the global meter provider unless `meter` is;
+ * with no SDK registered both are no-ops. Context propagation (a tool's own spans under its
+ * `execute_tool`) needs a context manager, which the Node SDK registers.
+ * Throws `TelemetryOptionsError` for options that cannot work.
+ */
+export function createTelemetry(options: TelemetryOptions = {}): Telemetry {
+  const inst = resolveInstrumentation(options);
+  return {
+    instrument(config: AgentConfig, deps: ConductorDeps, build: (config: AgentConfig, deps: ConductorDeps) => Agent): Agent {
+      const invokeModel = deps.invokeModel;
+      // Whatever is not what it should be goes to `build` untouched, for the conductor to refuse.
+      if (typeof invokeModel !== 'function' || typeof config !== 'object' || config === null) return build(config, deps);
+      const tools = Array.isArray(config.tools) ? config.tools : [];
+      const agent = new AgentTrace(inst, config.model, invokeModel.provider ?? inst.providerName, config.system, tools);
+      const traced: ConductorDeps = {
+        ...deps,
+        invokeModel: traceInvoker(invokeModel, agent),
+        ledger: new TappedLedger(deps.ledger ?? new RunLedger(), agent),
+      };
+      if (deps.store !== undefined) traced.store = traceSessionStore(deps.store, inst);
+      const tracedConfig = Array.isArray(config.tools) ? { ...config, tools: config.tools.map((tool) => traceTool(tool, agent)) } : config;
+      return traceAgent(build(tracedConfig, traced), agent);
+    },
+    memoryStore: (store, memoryOptions) => traceMemoryStore(store, inst, memoryOptions),
+  };
+}

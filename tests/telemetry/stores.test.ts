@@ -1,0 +1,129 @@
+// Spans of the session store (a resume reads back what the runs wrote, records and bytes) and of the
+// memory store (the conventions' memory operations), nested under the run that used them.
+import { SpanStatusCode } from '@opentelemetry/api';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createConductor, createContextManager, memorySource, SessionStore } from '../../src/index.js';
+import type { ModelInvoker, ToolDefinition } from '../../src/index.js';
+import { createMemoryStore } from '../../src/memory/index.js';
+import type { MemoryStore } from '../../src/memory/index.js';
+import { createTelemetry, TelemetryOptionsError } from '../../src/telemetry/index.js';
+import { startOtel, type Otel } from './otel-sdk.js';
+
+let otel: Otel;
+beforeAll(() => void (otel = startOtel()));
+afterAll(() => otel.shutdown());
+beforeEach(() => otel.reset());
+
+let root: string;
+beforeEach(async () => void (root = await mkdtemp(join(tmpdir(), 'indusagi-telemetry-'))));
+afterEach(() => rm(root, { recursive: true, force: true }));
+
+const answer: ModelInvoker = async () => ({ turn: { role: 'assistant', blocks: [{ kind: 'text', text: 'noted' }] }, stopReason: 'end_turn' });
+const named = (name: string) => otel.spans().filter((span) => span.name === name);
+
+describe('the session store, traced', () => {
+  it('names the session and counts the records and bytes each persist wrote and a resume read back', async () => {
+    const telemetry = createTelemetry();
+    const writer = createConductor({ model: 'm', sessionId: 'kept' }, { invokeModel: answer, store: new SessionStore(root), telemetry });
+    await writer.submit('one');
+    await writer.submit('two');
+    await writer.close();
+    const written = named('indusagi.session.persist');
+    expect(written.length).toBeGreaterThanOrEqual(2);
+    const records = written.reduce((sum, span) => sum + (span.attributes['indusagi.session.records'] as number), 0);
+    const bytes = written.reduce((sum, span) => sum + (span.attributes['indusagi.session.bytes'] as number), 0);
+    for (const span of written) expect(span.attributes['gen_ai.conversation.id']).toBe('kept');
+
+    otel.reset();
+    const reader = createConductor({ model: 'm' }, { invokeModel: answer, store: new SessionStore(root), telemetry });
+    const resumed = await reader.resume('kept');
+    await reader.close();
+
+    expect(resumed.messages).toHaveLength(4);
+    const [open] = named('indusagi.session.open');
+    expect(open.parentSpanContext).toBeUndefined();
+    expect(open.attributes).toEqual({
+      'gen_ai.conversation.id': 'kept',
+      'indusagi.session.records': records,
+      'indusagi.session.bytes': bytes,
+      'indusagi.session.lines': records,
+      'indusagi.session.skipped_lines': 0,
+      'indusagi.session.truncated_tail': false,
+    });
+  });
+
+  it('fails the span of an operation the store refused, with the store’s error', async () => {
+    const telemetry = createTelemetry();
+    const first = createConductor({ model: 'm', sessionId: 'locked' }, { invokeModel: answer, store: new SessionStore(root), telemetry });
+    await first.submit('hold the lock');
+    const second = createConductor({ model: 'm' }, { invokeModel: answer, store: new SessionStore(root), telemetry });
+    await expect(second.resume('locked')).rejects.toMatchObject({ name: 'SessionLockedError' });
+    await first.close();
+    const refused = named('indusagi.session.open').find((span) => span.status.code === SpanStatusCode.ERROR)!;
+    expect(refused.attributes).toMatchObject({ 'gen_ai.conversation.id': 'locked', 'error.type': 'SessionLockedError' });
+  });
+});
+
+describe('a memory store, traced', () => {
+  it('makes create_memory, search_memory and delete_memory spans under the run that used it', async () => {
+    const telemetry = createTelemetry({ agentName: 'rememberer' });
+    const memory = telemetry.memoryStore(createMemoryStore(), { id: 'notes' });
+    const saved = await memory.save('The build runs on Fridays.');
+    const remember: ToolDefinition = {
+      name: 'memory.remember',
+      description: 'Saves a fact.',
+      inputSchema: { type: 'object' },
+      execute: async (input: { fact: string }) => (await memory.save(input.fact)).id,
+    };
+    let step = 0;
+    const invoke: ModelInvoker = async () =>
+      step++ === 0
+        ? { turn: { role: 'assistant', blocks: [{ kind: 'tool_call', id: 'm1', name: 'memory_remember', input: { fact: 'Deploys need approval.' } }] }, stopReason: 'tool_use' }
+        : { turn: { role: 'assistant', blocks: [{ kind: 'text', text: 'Saved.' }] }, stopReason: 'end_turn' };
+    const agent = createConductor(
+      { model: 'm', tools: [remember], context: createContextManager({ budget: { maxTokens: 50_000, count: (t: string) => Math.ceil(t.length / 4) }, sources: [memorySource(memory)] }) },
+      { invokeModel: invoke, telemetry },
+    );
+    await agent.submit('When does the build run?');
+    expect(await memory.forget(saved.id)).toBe(true);
+
+    const [run] = named('invoke_agent rememberer');
+    const [outside, inTool] = named('create_memory');
+    expect(outside.parentSpanContext).toBeUndefined();
+    expect(outside.attributes).toEqual({
+      'gen_ai.operation.name': 'create_memory',
+      'gen_ai.memory.store.id': 'notes',
+      'gen_ai.memory.record.count': 1,
+      'gen_ai.memory.record.id': saved.id,
+    });
+    const [toolSpan] = named('execute_tool memory.remember');
+    expect(inTool.parentSpanContext?.spanId).toBe(toolSpan.spanContext().spanId);
+    const [recall] = named('search_memory');
+    expect(recall.parentSpanContext?.spanId).toBe(run.spanContext().spanId);
+    expect(recall.attributes).toEqual({ 'gen_ai.operation.name': 'search_memory', 'gen_ai.memory.store.id': 'notes', 'gen_ai.memory.record.count': 1 });
+    const [forget] = named('delete_memory');
+    expect(forget.attributes).toEqual({
+      'gen_ai.operation.name': 'delete_memory',
+      'gen_ai.memory.store.id': 'notes',
+      'gen_ai.memory.record.id': saved.id,
+      'gen_ai.memory.record.count': 1,
+      'indusagi.memory.forgotten': true,
+    });
+  });
+
+  it('records the query and the records only with captureContent', async () => {
+    const memory = createTelemetry({ captureContent: true }).memoryStore(createMemoryStore());
+    const record = await memory.save('Fridays are for builds.', { kind: 'fact' });
+    await memory.search('builds');
+    const [search] = named('search_memory');
+    expect(search.attributes['gen_ai.memory.query.text']).toBe('builds');
+    expect(JSON.parse(search.attributes['gen_ai.memory.records'] as string)).toEqual([{ id: record.id, content: 'Fridays are for builds.', score: expect.any(Number) }]);
+  });
+
+  it('refuses what is not a memory store', () => {
+    expect(() => createTelemetry().memoryStore({} as MemoryStore)).toThrow(TelemetryOptionsError);
+  });
+});
