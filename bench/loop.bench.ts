@@ -1,8 +1,14 @@
 // Loop overhead: the same 1,000-step tool conversation through `createAgent` and through a bare loop that
 // calls the same in-process model and tool directly. Also the ledger's fan-out rate to 3 subscribers
-// against calling 3 handlers in a plain loop. Targets: under 50 us of overhead per step; above
-// 5 million events a second to 3 subscribers.
+// against calling 3 handlers in a plain loop, and the cost of tracing: the same conversation with
+// `indusagi/telemetry` recording every span and metric against without it. Targets: under 50 us of
+// overhead per step; above 5 million events a second to 3 subscribers.
+import { context, type Tracer } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { BasicTracerProvider, SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { createAgent } from '../src/entries/runtime.js';
+import { createTelemetry, type Telemetry } from '../src/telemetry/index.js';
 import { RunLedger, SnapshotAccumulator } from '../src/runtime/ledger/index.js';
 import type { ModelInvoker, RunEvent, Turn } from '../src/entries/runtime.js';
 import { counterScript, counterTool, instantModel } from './counter-conversation.js';
@@ -122,5 +128,59 @@ function ledgerFanOut(): void {
   if (seen === 0) throw new Error('handlers never ran');
 }
 
+/** The same agent with telemetry recording: every span ends in a real SDK and is exported (nowhere). */
+async function throughTracedAgent(invoke: ModelInvoker, telemetry: Telemetry): Promise<number> {
+  const agent = createAgent({ model: 'bench', tools: [tool], maxSteps: STEPS }, { invokeModel: invoke, telemetry });
+  const snapshot = await agent.submit('count');
+  return (snapshot.messages.length - 1) / 2 + 0.5;
+}
+
+class Discarding implements SpanExporter {
+  exported = 0;
+  export(spans: Parameters<SpanExporter['export']>[0], done: Parameters<SpanExporter['export']>[1]): void {
+    this.exported += spans.length;
+    done({ code: 0 });
+  }
+  async shutdown(): Promise<void> {}
+}
+
+class OnDemandReader extends MetricReader {
+  protected override async onForceFlush(): Promise<void> {}
+  protected override async onShutdown(): Promise<void> {}
+}
+
+/**
+ * Tracing on against off. Measured last: the context manager's AsyncLocalStorage, once in use, hooks
+ * every promise of the process, so both sides here run with it, as they would in an application with
+ * an OpenTelemetry SDK registered. The figures above ran before it existed.
+ */
+async function tracingOverhead(): Promise<void> {
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  const exporter = new Discarding();
+  const tracer: Tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }).getTracer('bench');
+  const meter = new MeterProvider({ readers: [new OnDemandReader()] }).getMeter('bench');
+  const telemetry = createTelemetry({ tracer, meter });
+  const traced = (invoke: ModelInvoker) => throughTracedAgent(invoke, telemetry);
+  for (let i = 0; i < WARMUP_RUNS; i++) {
+    await timeOnce(throughAgent);
+    await timeOnce(traced);
+  }
+  const plain: number[] = [];
+  const tracedMs: number[] = [];
+  const before = exporter.exported;
+  for (let i = 0; i < SAMPLES; i++) {
+    plain.push(await timeOnce(throughAgent));
+    tracedMs.push(await timeOnce(traced));
+  }
+  const spansPerRun = (exporter.exported - before) / SAMPLES;
+  const plainMs = median(plain);
+  const onMs = median(tracedMs);
+  console.log(`telemetry: the same ${STEPS}-step conversation, tracing on vs off, median of ${SAMPLES} (context manager registered for both)`);
+  console.log(`  off ${fmt(plainMs)} ms  (${fmt((plainMs * 1000) / STEPS)} us/step)`);
+  console.log(`  on  ${fmt(onMs)} ms  (${fmt((onMs * 1000) / STEPS)} us/step), ${fmt(spansPerRun)} spans a run`);
+  console.log(`  ratio ${(onMs / plainMs).toFixed(2)}x, ${fmt(((onMs - plainMs) * 1000) / STEPS)} us/step for a chat and an execute_tool span and their metrics`);
+}
+
 await loopOverhead();
 ledgerFanOut();
+await tracingOverhead();
