@@ -65,6 +65,11 @@ export const SPAN_SESSION_PERSIST = 'indusagi.session.persist';
 export const SPAN_SESSION_CLOSE = 'indusagi.session.close';
 
 export const EVENT_RUN_STARTED = 'indusagi.run_started';
+export const EVENT_MODEL_RETRY = 'indusagi.model_retry';
+export const ATTR_RETRY_ATTEMPT = 'indusagi.retry.attempt';
+export const ATTR_RETRY_DELAY_MS = 'indusagi.retry.delay_ms';
+export const ATTR_RETRY_REASON = 'indusagi.retry.reason';
+export const ATTR_HTTP_STATUS = 'http.response.status_code';
 export const EVENT_APPROVAL_REQUESTED = 'indusagi.approval_requested';
 
 /** `error.type` of a tool call the loop answered without running it (unknown tool, bad input, rejected, aborted first). */

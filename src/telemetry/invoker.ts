@@ -3,6 +3,11 @@ import type { ModelInvoker, ModelReply, ModelRequest } from '../runtime/contract
 import { addUsage, zeroUsage } from '../runtime/usage/sum.js';
 import {
   ATTR_CALL_PURPOSE,
+  ATTR_HTTP_STATUS,
+  ATTR_RETRY_ATTEMPT,
+  ATTR_RETRY_DELAY_MS,
+  ATTR_RETRY_REASON,
+  EVENT_MODEL_RETRY,
   ATTR_CONVERSATION_ID,
   ATTR_ERROR_TYPE,
   ATTR_INPUT_MESSAGES,
@@ -28,8 +33,9 @@ import { inputTokensOf, usageAttributes } from './usage.js';
 /**
  * The model invoker with a `chat {model}` CLIENT span around every call, a child of the run's span (or,
  * for the condensation summarizer's calls, of the `indusagi.condense` span they open) and the current
- * span while the call runs, so a provider SDK's own spans nest under it. Records time to first chunk,
- * the response's id, model, finish reason and usage, and the `gen_ai.client.*` metrics.
+ * span while the call runs, so a provider SDK's own spans nest under it. Records each retry the invoker
+ * reports (`onRetry`) as an `indusagi.model_retry` event with its wait, time to first chunk, the
+ * response's id, model, finish reason and usage, and the `gen_ai.client.*` metrics.
  */
 export function traceInvoker(inner: ModelInvoker, agent: AgentTrace): ModelInvoker {
   const { tracer, instruments, captureContent } = agent.inst;
@@ -63,6 +69,12 @@ export function traceInvoker(inner: ModelInvoker, agent: AgentTrace): ModelInvok
       onFirstChunk() {
         firstChunk ??= performance.now();
         request.onFirstChunk?.();
+      },
+      onRetry(retry) {
+        const event: Attributes = { [ATTR_RETRY_ATTEMPT]: retry.attempt, [ATTR_RETRY_DELAY_MS]: retry.delayMs, [ATTR_RETRY_REASON]: retry.reason };
+        if (retry.status !== undefined) event[ATTR_HTTP_STATUS] = retry.status;
+        span.addEvent(EVENT_MODEL_RETRY, event);
+        request.onRetry?.(retry);
       },
     };
     const onText = request.onText;

@@ -103,6 +103,28 @@ describe('failures', () => {
   });
 });
 
+describe('retries', () => {
+  it('the invoker reports are events on the chat span, each with its attempt, wait, reason and status', async () => {
+    const retrying: ModelInvoker = Object.assign(
+      async (request: ModelRequest) => {
+        request.onRetry?.({ attempt: 2, delayMs: 20, status: 429, reason: 'rate_limit_error' });
+        request.onRetry?.({ attempt: 3, delayMs: 40, reason: 'connection reset' });
+        return text('after two retries');
+      },
+      { provider: 'test-provider' },
+    );
+    const agent = createConductor({ model: 'm' }, { invokeModel: retrying, telemetry: createTelemetry() });
+    await agent.submit('hi');
+
+    const [chat] = named('chat m');
+    expect(chat.events.map((event) => [event.name, event.attributes])).toEqual([
+      ['indusagi.model_retry', { 'indusagi.retry.attempt': 2, 'indusagi.retry.delay_ms': 20, 'indusagi.retry.reason': 'rate_limit_error', 'http.response.status_code': 429 }],
+      ['indusagi.model_retry', { 'indusagi.retry.attempt': 3, 'indusagi.retry.delay_ms': 40, 'indusagi.retry.reason': 'connection reset' }],
+    ]);
+    expect(chat.status.code).toBe(SpanStatusCode.UNSET);
+  });
+});
+
 describe('runs', () => {
   it('trace an approval across two runs: the request is an event on the first, the call runs under the second', async () => {
     const tools: ToolDefinition[] = [{ name: 'files.delete', description: 'Deletes.', inputSchema: { type: 'object' }, needsApproval: true, execute: () => 'deleted' }];
