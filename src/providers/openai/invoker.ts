@@ -28,7 +28,14 @@ export function createOpenAIInvoker(client: OpenAIClientLike, options: OpenAIInv
     const assembler = new ReplyAssembler(request.onText);
     try {
       const stream = await client.responses.create(body, request.signal ? { signal: request.signal } : undefined);
-      for await (const event of stream) assembler.observe(event as OpenAI.Responses.ResponseStreamEvent);
+      let first = true;
+      for await (const event of stream) {
+        if (first) {
+          first = false;
+          request.onFirstChunk?.();
+        }
+        assembler.observe(event as OpenAI.Responses.ResponseStreamEvent);
+      }
       return assembler.reply();
     } catch (error) {
       if (request.signal?.aborted) throw new RunAbortedError({ cause: error });

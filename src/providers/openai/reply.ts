@@ -82,7 +82,13 @@ export class ReplyAssembler {
         blocks.push({ kind: 'tool_call', id: item.id, name: item.name, input: parseArguments(item.arguments) });
       }
     }
-    return { turn: { role: 'assistant', blocks }, stopReason: stopReasonOf(response, blocks, refused), usage: toModelUsage(response.usage) };
+    return {
+      turn: { role: 'assistant', blocks },
+      stopReason: stopReasonOf(response, blocks, refused),
+      usage: toModelUsage(response.usage),
+      id: response.id,
+      model: response.model,
+    };
   }
 }
 

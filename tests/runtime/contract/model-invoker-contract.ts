@@ -93,6 +93,19 @@ export function modelInvokerContract(name: string, start: () => Promise<InvokerH
         expect(result.usage).toEqual({ inputTokens: 120, outputTokens: 7, cacheWriteTokens: 0, cacheReadTokens: 0 });
       });
 
+      it('says once when the stream began, before any text, and names the response and the model that gave it', async () => {
+        h.script(reply('Clear.', { chunks: ['Cle', 'ar.'] }));
+        const seen: string[] = [];
+
+        const result = await h.invoker(request({ onFirstChunk: () => seen.push('first chunk'), onText: (delta) => seen.push(delta) }));
+
+        expect(seen).toEqual(['first chunk', 'Cle', 'ar.']);
+        expect(result.id).toEqual(expect.any(String));
+        expect(result.id).not.toBe('');
+        expect(result.model).toEqual(expect.any(String));
+        expect(result.model).not.toBe('');
+      });
+
       it('sends the model, the stable then the volatile system text, the tools and the output cap', async () => {
         h.script(reply('ok'));
         const tool = { name: 'weather_today', description: 'Weather.', inputSchema: { type: 'object', properties: { city: { type: 'string' } } } };
