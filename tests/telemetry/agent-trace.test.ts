@@ -109,7 +109,7 @@ describe('a traced run', () => {
 
     // Each step's chat span: a CLIENT span with the request, the response and the usage the API reported.
     const agentRequests = server.requests.filter((request) => request.body !== undefined && !isSummarizerRequest(request));
-    // The first call was made twice (the 429, then the retry): both requests are under one chat span.
+    // The first call was made twice (the 429, then the retry): both attempts are under one chat span.
     expect(agentRequests).toHaveLength(STEPS + 2);
     const answered = agentRequests.slice(1);
     chats.forEach((chat, step) => {
@@ -133,13 +133,21 @@ describe('a traced run', () => {
         'gen_ai.usage.cache_creation.input_tokens': 0,
         'gen_ai.response.time_to_first_chunk': ttfc,
       });
-      // The SDK's own call span runs inside ours: the chat span was current while the invoker worked.
+      // The SDK's own call spans run inside ours, one per attempt: the chat span was current while the
+      // invoker worked, retries included.
       const sdk = spans.filter((span) => parentOf(span) === idOf(chat));
-      expect(sdk.map((span) => span.instrumentationScope.name)).toEqual([SDK_SCOPE]);
+      expect(sdk.map((span) => span.instrumentationScope.name)).toEqual(step === 0 ? [SDK_SCOPE, SDK_SCOPE] : [SDK_SCOPE]);
+      // Only the rate-limited call has a retry on it: an event with the wait the server asked for.
+      expect(chat.events.map((event) => [event.name, event.attributes])).toEqual(
+        step === 0
+          ? [['indusagi.model_retry', { 'indusagi.retry.attempt': 2, 'indusagi.retry.delay_ms': 20, 'indusagi.retry.reason': expect.any(String), 'http.response.status_code': 429 }]]
+          : [],
+      );
     });
     expect(new Set(chats.map((chat) => chat.attributes['gen_ai.response.id'])).size).toBe(chats.length);
-    const firstSdkCall = spans.find((span) => parentOf(span) === idOf(chats[0]))!;
-    expect(firstSdkCall.attributes['http.request.resend_count']).toBe(1);
+    const retried = events.find((event) => event.kind === 'model_retry');
+    expect(retried).toMatchObject({ attempt: 2, delayMs: 20, status: 429 });
+    expect(chats[0].events[0].attributes?.['indusagi.retry.reason']).toBe((retried as { reason: string }).reason);
 
     // Every tool call is an execute_tool span under the run; the tool's own span nests under its call's.
     const tools = children.filter((span) => span.name.startsWith('execute_tool '));
