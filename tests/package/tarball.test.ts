@@ -27,6 +27,7 @@ const CONTRACT: Record<string, string[]> = {
   'indusagi/memory/sqlite': ['openSqliteMemoryStore'],
   'indusagi/chat': ['createAssistantStore', 'readParts'],
   'indusagi/openai': ['createOpenAIInvoker'],
+  'indusagi/telemetry': ['createTelemetry', 'TelemetryOptionsError'],
 };
 
 // Module settings a consumer's tsconfig pairs with each resolution mode. One mode also checks the
