@@ -1,6 +1,6 @@
 import { context as contexts } from '@opentelemetry/api';
-import type { RunSnapshot } from '../runtime/contract/index.js';
-import type { Agent } from '../runtime/agent/index.js';
+import type { PromptBlock, RunSnapshot } from '../runtime/contract/index.js';
+import type { Agent, SubmitOptions } from '../runtime/agent/index.js';
 import type { AgentTrace, RunOperation } from './run-scope.js';
 
 /**
@@ -34,7 +34,9 @@ export function traceAgent(inner: Agent, agent: AgentTrace): Agent {
     get sessionId() {
       return inner.sessionId;
     },
-    submit: (prompt, opts) => run('submit', typeof prompt === 'string' ? prompt : undefined, () => inner.submit(prompt, opts), same),
+    // One body serves both overloads: the snapshot passes through untouched, `output` included.
+    submit: ((prompt: string | PromptBlock[], opts?: SubmitOptions) =>
+      run('submit', typeof prompt === 'string' ? prompt : undefined, () => inner.submit(prompt, opts), same)) as Agent['submit'],
     approve: (approvalId) => run('approve', undefined, () => inner.approve(approvalId), same),
     reject: (approvalId, reason) => run('reject', undefined, () => inner.reject(approvalId, reason), same),
     continue: (opts) => run('continue', undefined, () => inner.continue(opts), same),

@@ -1,12 +1,14 @@
 // Opt-in content (`captureContent: true`): turns as the conventions' input and output message schemas,
 // serialized to JSON strings, since span attributes cannot hold structured values yet.
-import type { Block, StopReason, Turn } from '../runtime/contract/index.js';
+import type { Block, MediaSource, StopReason, Turn } from '../runtime/contract/index.js';
 
 type Part =
   | { type: 'text'; content: string }
   | { type: 'reasoning'; content: string }
   | { type: 'tool_call'; id: string; name: string; arguments: unknown }
-  | { type: 'tool_call_response'; id: string; response: string };
+  | { type: 'tool_call_response'; id: string; response: string }
+  | { type: 'blob'; modality: 'image' | 'document'; mime_type: string; content: string }
+  | { type: 'uri'; modality: 'image' | 'document'; uri: string };
 
 type Message = { role: 'user' | 'assistant' | 'tool'; parts: Part[] };
 
@@ -71,7 +73,19 @@ function partOf(block: Block): Part {
       return { type: 'tool_call', id: block.id, name: block.name, arguments: block.input };
     case 'tool_result':
       return { type: 'tool_call_response', id: block.callId, response: block.content };
+    case 'redacted_thinking':
+      // The API sent this reasoning encrypted: there is no text to record, only that it happened.
+      return { type: 'reasoning', content: '[redacted]' };
+    case 'image':
+      return mediaPart('image', block.source);
+    case 'document':
+      return block.source.type === 'text' ? { type: 'text', content: block.source.text } : mediaPart('document', block.source);
   }
+}
+
+// Recorded like any other content: only when content capture is on, as the GenAI conventions ask.
+function mediaPart(modality: 'image' | 'document', source: MediaSource): Part {
+  return source.type === 'url' ? { type: 'uri', modality, uri: source.url } : { type: 'blob', modality, mime_type: source.mediaType, content: source.data };
 }
 
 const FINISH_REASONS: Record<string, string> = {

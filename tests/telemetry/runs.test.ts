@@ -201,6 +201,28 @@ describe('content', () => {
     expect(tool.attributes['gen_ai.tool.call.arguments']).toBe('{"say":"hello"}');
     expect(tool.attributes['gen_ai.tool.call.result']).toBe('{"said":"hello"}');
   });
+
+  it('records images and documents of a prompt as the conventions’ uri and blob parts', async () => {
+    const agent = createConductor({ model: 'm' }, { invokeModel: scripted([text('Seen.')]), telemetry: createTelemetry({ captureContent: true }) });
+    await agent.submit([
+      { kind: 'text', text: 'Compare these.' },
+      { kind: 'image', source: { type: 'url', url: 'https://example.com/a.png' } },
+      { kind: 'image', source: { type: 'base64', mediaType: 'image/png', data: 'iVBORw0KGgo=' } },
+      { kind: 'document', source: { type: 'text', text: 'Plain notes.' }, title: 'notes' },
+    ]);
+    const [chat] = named('chat m');
+    expect(JSON.parse(chat.attributes['gen_ai.input.messages'] as string)).toEqual([
+      {
+        role: 'user',
+        parts: [
+          { type: 'text', content: 'Compare these.' },
+          { type: 'uri', modality: 'image', uri: 'https://example.com/a.png' },
+          { type: 'blob', modality: 'image', mime_type: 'image/png', content: 'iVBORw0KGgo=' },
+          { type: 'text', content: 'Plain notes.' },
+        ],
+      },
+    ]);
+  });
 });
 
 describe('metrics', () => {
