@@ -28,6 +28,7 @@ const CONTRACT: Record<string, string[]> = {
   'indusagi/chat': ['createAssistantStore', 'readParts'],
   'indusagi/openai': ['createOpenAIInvoker'],
   'indusagi/telemetry': ['createTelemetry', 'TelemetryOptionsError'],
+  'indusagi/ai-sdk': ['fromAiSdk'],
 };
 
 // Module settings a consumer's tsconfig pairs with each resolution mode. One mode also checks the

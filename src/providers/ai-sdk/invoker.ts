@@ -1,0 +1,82 @@
+import type { LanguageModelV3CallOptions, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import type { ModelInvoker, ModelReply, ModelRequest, ProviderOptions } from '../../runtime/contract/model.js';
+import { RunAbortedError } from '../../runtime/loop/errors.js';
+import { AiSdkOptionsError } from './errors.js';
+import { isRetryable, toModelCallError } from './failures.js';
+import { checkModel, providerId, type AiSdkLanguageModel } from './model.js';
+import { callOptions } from './prompt.js';
+import { ReplyAssembler } from './reply.js';
+import { retryDelayMs, sleep } from './retry.js';
+
+export type FromAiSdkOptions = {
+  /**
+   * Retries of a call the provider marked retryable (408, 409, 429, 5xx) before any of its reply
+   * streamed, waiting what the server asked for (`retry-after-ms`, `retry-after`), else 2 s, 4 s…
+   * Default 2, as the AI SDK's own `maxRetries`.
+   */
+  maxRetries?: number;
+};
+
+/**
+ * A `ModelInvoker` over any AI SDK language model (specification v3 or v4: `openai('gpt-5.4')`,
+ * `anthropic(...)`, `google(...)`, an OpenAI-compatible local server…). Each call is one `doStream`: text
+ * deltas go to `onText`; the reply is the streamed text, reasoning (as thinking) and tool calls in the
+ * order they started, the finish reason mapped to a stop reason, and usage with cache reads and writes
+ * where the provider reports them. `request.providerOptions` are passed to the model as they are, keyed
+ * by the AI SDK's provider ids (`{ openai: { reasoningEffort: 'low' } }`); the invoker's `provider` is
+ * the model's (`openai` for `openai.responses`). Rejects typed: `AiSdkModelError` at once for something
+ * that is not such a model; `RunAbortedError` once the request's signal fired; `PromptTooLongError` for
+ * a provider's "prompt over the window"; `ModelCallError` (with the HTTP status, the AI SDK's error as
+ * cause) for other failures, an error part mid-stream, and a stream that ends without finishing.
+ */
+export function fromAiSdk(model: AiSdkLanguageModel, options: FromAiSdkOptions = {}): ModelInvoker {
+  checkModel(model);
+  const maxRetries = options.maxRetries ?? 2;
+  if (!(Number.isInteger(maxRetries) && maxRetries >= 0)) throw new AiSdkOptionsError(`\`maxRetries\` must be a whole number >= 0, got ${String(maxRetries)}`);
+  const invoke = async (request: ModelRequest): Promise<ModelReply> => {
+    // Only text, tool calls and tool results: parts versions 3 and 4 define alike, so one prompt fits both.
+    const call = callOptions(request) as LanguageModelV3CallOptions & LanguageModelV4CallOptions;
+    for (let attempt = 0; ; attempt++) {
+      if (request.signal?.aborted) throw new RunAbortedError({ cause: request.signal.reason });
+      let result: Awaited<ReturnType<AiSdkLanguageModel['doStream']>>;
+      try {
+        result = await model.doStream(call);
+      } catch (error) {
+        if (request.signal?.aborted) throw new RunAbortedError({ cause: error });
+        if (attempt >= maxRetries || !isRetryable(error)) throw toModelCallError(error);
+        await sleep(retryDelayMs(error, attempt), request.signal);
+        continue;
+      }
+      return await readReply(result.stream as ReadableStream<LanguageModelV4StreamPart>, request);
+    }
+  };
+  return Object.assign(invoke, { provider: providerId(model), checkOptions });
+}
+
+async function readReply(stream: ReadableStream<LanguageModelV4StreamPart>, request: ModelRequest): Promise<ModelReply> {
+  const assembler = new ReplyAssembler(request.onText);
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return assembler.reply();
+      assembler.observe(value);
+    }
+  } catch (error) {
+    if (request.signal?.aborted) throw new RunAbortedError({ cause: error });
+    throw toModelCallError(error);
+  } finally {
+    // Stops the provider's stream (and its HTTP response) when the reply failed before its end.
+    reader.cancel().catch(() => undefined);
+  }
+}
+
+/**
+ * The AI SDK's providers each validate their own options, at call time; what can be checked up front
+ * is the shape they all share: an object per provider id.
+ */
+function checkOptions(options: ProviderOptions | undefined): void {
+  for (const [key, value] of Object.entries(options ?? {})) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new AiSdkOptionsError(`\`providerOptions.${key}\` must be an object of that provider's options`);
+  }
+}
