@@ -45,11 +45,12 @@ export function anthropicSent(body: any): SentRequest {
   return { model: body.model, system, tools: (body.tools ?? []).map((tool: { name: string }) => tool.name), maxOutputTokens: body.max_tokens, transcript };
 }
 
-/** A harness over a fresh Anthropic loopback server, the invoker built from it by `make`. */
-export async function anthropicHarness(make: (server: AnthropicTestServer) => ModelInvoker): Promise<InvokerHarness> {
+/** A harness over a fresh Anthropic loopback server, the invoker built from it by `make` (bound to `boundModel`, if it is). */
+export async function anthropicHarness(make: (server: AnthropicTestServer) => ModelInvoker, boundModel?: string): Promise<InvokerHarness> {
   const server = await startAnthropicServer();
   return {
     invoker: make(server),
+    boundModel,
     script: (...replies) => server.enqueue(...replies.map(anthropicScript)),
     respond: (responder) => server.respond((body, index) => anthropicScript(responder(anthropicSent(body), index))),
     sent: () => server.requests.map((r) => anthropicSent(r.body)),

@@ -58,11 +58,15 @@ export function openaiSent(body: any): SentRequest {
   };
 }
 
-/** A harness over a fresh OpenAI loopback server, the invoker built from it by `make`. */
-export async function openaiHarness(make: (server: OpenAITestServer) => ModelInvoker): Promise<InvokerHarness> {
+/** The model id the AI SDK harnesses bind their model objects to. */
+export const AI_SDK_MODEL = 'gpt-test';
+
+/** A harness over a fresh OpenAI loopback server, the invoker built from it by `make` (bound to `boundModel`, if it is). */
+export async function openaiHarness(make: (server: OpenAITestServer) => ModelInvoker, boundModel?: string): Promise<InvokerHarness> {
   const server = await startOpenAIServer();
   return {
     invoker: make(server),
+    boundModel,
     script: (...replies) => server.enqueue(...replies.map(openaiScript)),
     respond: (responder) => server.respond((body, index) => openaiScript(responder(openaiSent(body), index))),
     sent: () => server.requests.map((r) => openaiSent(r.body)),
