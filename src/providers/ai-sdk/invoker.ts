@@ -1,20 +1,23 @@
 import type { LanguageModelV3CallOptions, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
-import type { ModelInvoker, ModelReply, ModelRequest, ProviderOptions } from '../../runtime/contract/model.js';
-import { RunAbortedError } from '../../runtime/loop/errors.js';
+import type { ModelInvoker, ModelReply, ModelRequest, ModelRetry, ProviderOptions } from '../../runtime/contract/model.js';
+import { ModelCallError, RunAbortedError } from '../../runtime/loop/errors.js';
 import { AiSdkOptionsError } from './errors.js';
-import { isRetryable, toModelCallError } from './failures.js';
+import { apiCallError, isRetryable, toModelCallError } from './failures.js';
 import { checkModel, providerId, type AiSdkLanguageModel } from './model.js';
 import { callOptions } from './prompt.js';
 import { ReplyAssembler } from './reply.js';
-import { retryDelayMs, sleep } from './retry.js';
+import { DEFAULT_MAX_RETRY_DELAY_MS, retryDelayMs, sleep } from './retry.js';
 
 export type FromAiSdkOptions = {
   /**
    * Retries of a call the provider marked retryable (408, 409, 429, 5xx) before any of its reply
    * streamed, waiting what the server asked for (`retry-after-ms`, `retry-after`), else 2 s, 4 s…
-   * Default 2, as the AI SDK's own `maxRetries`.
+   * Default 2, as the AI SDK's own `maxRetries`. Each retry is reported through `request.onRetry` (the
+   * conductor publishes it as a `model_retry` event).
    */
   maxRetries?: number;
+  /** The longest wait before a retry it accepts; a server asking for more faults the call at once. Default 60 s. */
+  maxRetryDelayMs?: number;
 };
 
 /**
@@ -32,7 +35,9 @@ export type FromAiSdkOptions = {
 export function fromAiSdk(model: AiSdkLanguageModel, options: FromAiSdkOptions = {}): ModelInvoker {
   checkModel(model);
   const maxRetries = options.maxRetries ?? 2;
+  const maxDelay = options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS;
   if (!(Number.isInteger(maxRetries) && maxRetries >= 0)) throw new AiSdkOptionsError(`\`maxRetries\` must be a whole number >= 0, got ${String(maxRetries)}`);
+  if (!(Number.isFinite(maxDelay) && maxDelay >= 0)) throw new AiSdkOptionsError(`\`maxRetryDelayMs\` must be a number >= 0, got ${String(maxDelay)}`);
   const invoke = async (request: ModelRequest): Promise<ModelReply> => {
     // Only text, tool calls and tool results: parts versions 3 and 4 define alike, so one prompt fits both.
     const call = callOptions(request) as LanguageModelV3CallOptions & LanguageModelV4CallOptions;
@@ -44,7 +49,15 @@ export function fromAiSdk(model: AiSdkLanguageModel, options: FromAiSdkOptions =
       } catch (error) {
         if (request.signal?.aborted) throw new RunAbortedError({ cause: error });
         if (attempt >= maxRetries || !isRetryable(error)) throw toModelCallError(error);
-        await sleep(retryDelayMs(error, attempt), request.signal);
+        const delayMs = Math.round(retryDelayMs(error, attempt));
+        const status = apiCallError(error)?.statusCode as number | undefined;
+        if (delayMs > maxDelay) {
+          throw new ModelCallError(`${toModelCallError(error).message}; it asked to wait ${Math.ceil(delayMs / 1000)} s before a retry, over the ${Math.round(maxDelay / 1000)} s limit (maxRetryDelayMs)`, { status, cause: error });
+        }
+        const retry: ModelRetry = { attempt: attempt + 2, delayMs, reason: status === undefined ? 'retryable error' : `HTTP ${status}` };
+        if (status !== undefined) retry.status = status;
+        request.onRetry?.(retry);
+        await sleep(delayMs, request.signal);
         continue;
       }
       return await readReply(result.stream as ReadableStream<LanguageModelV4StreamPart>, request);

@@ -1,6 +1,9 @@
 import { RunAbortedError } from '../../runtime/loop/errors.js';
 import { apiCallError } from './failures.js';
 
+/** The longest wait before a retry accepted by default, as for the Anthropic invoker: a longer one faults the call. */
+export const DEFAULT_MAX_RETRY_DELAY_MS = 60_000;
+
 /** The AI SDK's own default: a first retry after 2 s, doubling after that. */
 const INITIAL_DELAY_MS = 2_000;
 

@@ -121,3 +121,30 @@ describe('stop reasons from providers that word them loosely', () => {
     expect(stopReasonOf({ unified: 'other', raw: 'pause_turn' }, [])).toBe('pause_turn');
   });
 });
+
+describe('retries', () => {
+  it('reports each retry through onRetry (a model_retry event under the conductor) with the wait the server asked for', async () => {
+    server.enqueue(response.httpError(429, { headers: { 'retry-after-ms': '20' } }), response.text('Answered.'));
+    const agent = createAgent({ model: 'gpt-5.4-mini' }, { invokeModel: fromAiSdk(openai().responses('gpt-5.4-mini')) });
+    const retries: unknown[] = [];
+    agent.subscribe((e) => {
+      if (e.kind === 'model_retry') retries.push(e);
+    });
+
+    const snapshot = await agent.submit('hi');
+
+    expect(snapshot.text).toBe('Answered.');
+    expect(retries).toEqual([{ kind: 'model_retry', attempt: 2, delayMs: 20, status: 429, reason: 'HTTP 429' }]);
+    await agent.close();
+  });
+
+  it('faults at once, without waiting, when the server asks for a longer wait than maxRetryDelayMs', async () => {
+    server.enqueue(response.httpError(503, { headers: { 'retry-after': '3600' } }));
+
+    const error = await fromAiSdk(openai().responses('gpt-5.4-mini'), { maxRetryDelayMs: 1_000 })(ask()).catch((e: unknown) => e);
+
+    expect(error).toMatchObject({ name: 'ModelCallError', status: 503 });
+    expect((error as Error).message).toContain('over the 1 s limit (maxRetryDelayMs)');
+    expect(server.requests).toHaveLength(1);
+  });
+});
