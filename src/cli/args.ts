@@ -1,13 +1,14 @@
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { CliUsageError } from './errors.js';
+import { parseModelFlag, type ModelFlag } from './model-flag.js';
 
 export type Locations = { store: string; memory: string };
 
 export type Command =
   | { name: 'help' }
   | { name: 'version' }
-  | { name: 'chat'; session?: string; model?: string; locations: Locations }
+  | { name: 'chat'; session?: string; model?: ModelFlag; locations: Locations }
   | { name: 'sessions'; action: 'ls'; locations: Locations }
   | { name: 'sessions'; action: 'show' | 'tree'; id: string; locations: Locations }
   | { name: 'sessions'; action: 'export'; id: string; format: 'md' | 'json'; locations: Locations };
@@ -30,7 +31,7 @@ export function parseCommand(argv: string[], cwd: string): Command {
     return {
       name: 'chat',
       session: nonEmpty(values.session, '--session'),
-      model: nonEmpty(values.model, '--model'),
+      model: values.model === undefined ? undefined : parseModelFlag(nonEmpty(values.model, '--model')!),
       locations: locations(values, cwd),
     };
   }

@@ -1,7 +1,7 @@
 import { SLASH_HELP } from './chat/slash.js';
 import { DEFAULT_MEMORY, DEFAULT_STORE } from './args.js';
 
-export const USAGE = `indusagi: a terminal agent over the Anthropic Messages API
+export const USAGE = `indusagi: a terminal agent over Claude or OpenAI's models
 
 usage:
   indusagi chat [--session ID] [--model M] [--store DIR] [--memory FILE]
@@ -13,8 +13,11 @@ usage:
 
 Sessions live in --store (default ./${DEFAULT_STORE}), remembered facts in --memory
 (default ./${DEFAULT_MEMORY}). The file tools reach only the current folder.
-With ANTHROPIC_API_KEY set the chat talks to Claude (ANTHROPIC_BASE_URL for another
-Anthropic-compatible endpoint); without it, to the offline demo model.
+--model names the provider and model: anthropic:MODEL or openai:MODEL (a bare MODEL
+is Anthropic's). Claude needs ANTHROPIC_API_KEY (ANTHROPIC_BASE_URL for another
+Anthropic-compatible endpoint), OpenAI OPENAI_API_KEY (and OPENAI_BASE_URL); without
+--model the chat uses whichever key is set, Anthropic's first. Without the key it
+needs, it talks to the offline demo model.
 
 in a chat:
 ${SLASH_HELP.map((line) => `  ${line}`).join('\n')}

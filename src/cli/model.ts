@@ -1,9 +1,13 @@
 import Anthropic from '@anthropic-ai/sdk';
+import type { ModelInvoker } from '../runtime/contract/model.js';
+import { createAnthropicInvoker } from '../providers/anthropic/invoker.js';
 import { DEMO_MODEL_CARD, startDemoModel } from '../demo/index.js';
+import { CliUsageError } from './errors.js';
+import type { ModelFlag, ModelProvider } from './model-flag.js';
 
 /** The model a chat talks to, and how to let go of it. */
 export type ModelChoice = {
-  client: Anthropic;
+  invokeModel: ModelInvoker;
   model: string;
   /** Set for the demo model, whose tiny window no model card knows. */
   contextWindow?: number;
@@ -14,34 +18,54 @@ export type ModelChoice = {
   close(): Promise<void>;
 };
 
-const DEFAULT_LIVE_MODEL = 'claude-sonnet-5-5';
+/** Per provider: its key variable, its base URL variable, its model when `--model` names none, its default host. */
+const PROVIDERS: Record<ModelProvider, { key: string; baseUrl: string; defaultModel: string; host: string }> = {
+  anthropic: { key: 'ANTHROPIC_API_KEY', baseUrl: 'ANTHROPIC_BASE_URL', defaultModel: 'claude-sonnet-5-5', host: 'api.anthropic.com' },
+  openai: { key: 'OPENAI_API_KEY', baseUrl: 'OPENAI_BASE_URL', defaultModel: 'gpt-5.4-mini', host: 'api.openai.com' },
+};
 
 /**
- * Claude when `ANTHROPIC_API_KEY` is set (through `ANTHROPIC_BASE_URL` when that is set too);
- * otherwise the offline demo model, started here on a loopback port and stopped by `close`.
+ * The model `--model` names, through its provider's key variable (and base URL variable, when set);
+ * without `--model`, Claude when `ANTHROPIC_API_KEY` is set, else OpenAI's default model when
+ * `OPENAI_API_KEY` is. Without the key it needs: the offline demo model, started here on a loopback
+ * port and stopped by `close`.
  */
-export async function chooseModel(env: NodeJS.ProcessEnv, requested: string | undefined): Promise<ModelChoice> {
-  const key = env.ANTHROPIC_API_KEY ?? '';
-  if (key !== '') {
-    const model = requested ?? DEFAULT_LIVE_MODEL;
-    const baseURL = env.ANTHROPIC_BASE_URL || undefined;
+export async function chooseModel(env: NodeJS.ProcessEnv, wanted: ModelFlag | undefined): Promise<ModelChoice> {
+  const provider: ModelProvider | undefined = wanted?.provider ?? (env.ANTHROPIC_API_KEY ? 'anthropic' : env.OPENAI_API_KEY ? 'openai' : undefined);
+  const settings = provider === undefined ? undefined : PROVIDERS[provider];
+  const key = settings === undefined ? '' : (env[settings.key] ?? '');
+  if (provider !== undefined && settings !== undefined && key !== '') {
+    const model = wanted?.model ?? settings.defaultModel;
+    const baseURL = env[settings.baseUrl] || undefined;
     return {
-      client: new Anthropic({ apiKey: key, baseURL }),
+      invokeModel: provider === 'openai' ? await openaiInvoker(key, baseURL) : createAnthropicInvoker(new Anthropic({ apiKey: key, baseURL })),
       model,
       offline: false,
-      describe: `${model} via ${baseURL ?? 'api.anthropic.com'}`,
+      describe: `${provider === 'openai' ? 'openai:' : ''}${model} via ${baseURL ?? settings.host}`,
       close: async () => {},
     };
   }
   const demo = await startDemoModel();
-  const ignored = requested === undefined ? '' : ` (--model ${requested} ignored: it needs ANTHROPIC_API_KEY)`;
+  const ignored = wanted === undefined ? '' : ` (--model ${wanted.given} ignored: it needs ${PROVIDERS[wanted.provider].key})`;
   return {
-    client: new Anthropic({ baseURL: demo.baseURL, apiKey: 'offline-demo' }),
+    invokeModel: createAnthropicInvoker(new Anthropic({ baseURL: demo.baseURL, apiKey: 'offline-demo' })),
     model: DEMO_MODEL_CARD.id,
     contextWindow: DEMO_MODEL_CARD.contextWindow,
     maxOutputTokens: DEMO_MODEL_CARD.maxOutputTokens,
     offline: true,
-    describe: `the offline demo model, a scripted stand-in for Claude (ANTHROPIC_API_KEY is not set)${ignored}`,
+    describe: `the offline demo model, a scripted stand-in for Claude (no ANTHROPIC_API_KEY or OPENAI_API_KEY is set)${ignored}`,
     close: () => demo.close(),
   };
+}
+
+/** OpenAI's invoker, loading `openai` (an optional peer) only when it is asked for. */
+async function openaiInvoker(apiKey: string, baseURL: string | undefined): Promise<ModelInvoker> {
+  let OpenAI: typeof import('openai').default;
+  try {
+    OpenAI = (await import('openai')).default;
+  } catch (error) {
+    throw new CliUsageError(`--model openai:… needs the openai package, which is not installed (npm install openai): ${(error as Error).message}`);
+  }
+  const { createOpenAIInvoker } = await import('../providers/openai/invoker.js');
+  return createOpenAIInvoker(new OpenAI({ apiKey, baseURL }));
 }

@@ -18,12 +18,14 @@ export class CliProcess {
   readonly finished: Promise<Finished>;
   private watchers: Array<() => void> = [];
 
-  /** `env` is laid over a copy of the test's environment without any Anthropic key or endpoint. */
+  /** `env` is laid over a copy of the test's environment without any Anthropic or OpenAI key or endpoint. */
   constructor(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) {
     const base = { ...process.env };
     // The offline demo model unless a test says otherwise, whatever the machine has configured.
     delete base.ANTHROPIC_API_KEY;
     delete base.ANTHROPIC_BASE_URL;
+    delete base.OPENAI_API_KEY;
+    delete base.OPENAI_BASE_URL;
     this.child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], { cwd, env: { ...base, ...env } });
     this.child.stdout.setEncoding('utf8').on('data', (chunk: string) => this.grow('stdout', chunk));
     this.child.stderr.setEncoding('utf8').on('data', (chunk: string) => this.grow('stderr', chunk));

@@ -26,6 +26,8 @@ describe('indusagi: bad command lines', () => {
       [['chat', '--sesion', 'x'], "indusagi: chat: Unknown option '--sesion'\n"],
       [['chat', 'hello'], 'indusagi: chat: unexpected argument "hello"\n'],
       [['chat', '--model'], "indusagi: chat: Option '--model <value>' argument missing\n"],
+      [['chat', '--model', 'mistral:large'], 'indusagi: --model: unknown provider "mistral"; use anthropic:MODEL or openai:MODEL\n'],
+      [['chat', '--model', 'openai:'], 'indusagi: --model openai:: the model id after "openai:" is empty\n'],
       [['chat', '--session', 'missing'], `indusagi: no session "missing" in ${join(workspace.dir, '.indusagi', 'sessions')}; "indusagi sessions ls" lists them\n`],
       [['chat', '--session', 'a/b'], 'indusagi: Invalid session id "a/b": it contains a path separator.\n'],
     ];

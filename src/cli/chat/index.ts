@@ -41,7 +41,7 @@ export async function runChat(command: ChatCommand, io: Io): Promise<number> {
       renderer,
       write,
       paint,
-      makeAgent: (sessionId) => createAgent({ ...config, sessionId }, { store, client: model.client }),
+      makeAgent: (sessionId) => createAgent({ ...config, sessionId }, { store, invokeModel: model.invokeModel }),
     },
     command.session ?? newSessionId(),
   );
