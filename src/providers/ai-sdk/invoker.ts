@@ -1,4 +1,3 @@
-import type { LanguageModelV3CallOptions, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import type { ModelInvoker, ModelReply, ModelRequest, ModelRetry, ProviderOptions } from '../../runtime/contract/model.js';
 import { ModelCallError, RunAbortedError } from '../../runtime/loop/errors.js';
 import { AiSdkOptionsError } from './errors.js';
@@ -39,8 +38,7 @@ export function fromAiSdk(model: AiSdkLanguageModel, options: FromAiSdkOptions =
   if (!(Number.isInteger(maxRetries) && maxRetries >= 0)) throw new AiSdkOptionsError(`\`maxRetries\` must be a whole number >= 0, got ${String(maxRetries)}`);
   if (!(Number.isFinite(maxDelay) && maxDelay >= 0)) throw new AiSdkOptionsError(`\`maxRetryDelayMs\` must be a number >= 0, got ${String(maxDelay)}`);
   const invoke = async (request: ModelRequest): Promise<ModelReply> => {
-    // Only text, tool calls and tool results: parts versions 3 and 4 define alike, so one prompt fits both.
-    const call = callOptions(request) as LanguageModelV3CallOptions & LanguageModelV4CallOptions;
+    const call = callOptions(request);
     for (let attempt = 0; ; attempt++) {
       if (request.signal?.aborted) throw new RunAbortedError({ cause: request.signal.reason });
       let result: Awaited<ReturnType<AiSdkLanguageModel['doStream']>>;
@@ -60,13 +58,13 @@ export function fromAiSdk(model: AiSdkLanguageModel, options: FromAiSdkOptions =
         await sleep(delayMs, request.signal);
         continue;
       }
-      return await readReply(result.stream as ReadableStream<LanguageModelV4StreamPart>, request);
+      return await readReply(result.stream, request);
     }
   };
   return Object.assign(invoke, { provider: providerId(model), checkOptions });
 }
 
-async function readReply(stream: ReadableStream<LanguageModelV4StreamPart>, request: ModelRequest): Promise<ModelReply> {
+async function readReply(stream: ReadableStream<{ type: string }>, request: ModelRequest): Promise<ModelReply> {
   const assembler = new ReplyAssembler(request.onText);
   const reader = stream.getReader();
   try {

@@ -1,12 +1,7 @@
-import type { LanguageModelV3, LanguageModelV4 } from '@ai-sdk/provider';
 import { AiSdkModelError } from './errors.js';
+import type { AiSdkLanguageModel } from './spec.js';
 
-/**
- * A language model of the AI SDK's provider specification, version 3 (`ai` 6 providers) or 4 (`ai` 7
- * providers): what `openai('gpt-5.4')`, `anthropic(...)`, `google(...)`, `createOpenAICompatible(...)`
- * and the rest return. The two versions agree on everything the adapter uses.
- */
-export type AiSdkLanguageModel = LanguageModelV3 | LanguageModelV4;
+export type { AiSdkLanguageModel } from './spec.js';
 
 /** The specification versions the adapter speaks. */
 export const SPECIFICATION_VERSIONS = ['v3', 'v4'] as const;

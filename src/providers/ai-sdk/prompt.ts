@@ -1,26 +1,24 @@
-import type { LanguageModelV4CallOptions, LanguageModelV4Message, LanguageModelV4Prompt } from '@ai-sdk/provider';
 import type { ModelRequest } from '../../runtime/contract/model.js';
 import type { Turn } from '../../runtime/contract/turn.js';
+import type { SpecCallOptions, SpecMessage, SpecProviderOptions, SpecTextPart, SpecToolCallPart, SpecToolResultPart } from './spec.js';
 
-type AssistantPart = Extract<LanguageModelV4Message, { role: 'assistant' }>['content'][number];
-type ToolResultPart = Extract<LanguageModelV4Message, { role: 'tool' }>['content'][number];
 
 /**
  * The call options for `request`: its turns as the specification's prompt, its tools as function
  * tools, its output cap, abort signal and provider options (passed through as they are: the AI SDK's
  * providers read their own key, `openai`, `anthropic`…, as indusagi's invokers do).
  */
-export function callOptions(request: ModelRequest): LanguageModelV4CallOptions {
-  const options: LanguageModelV4CallOptions = {
+export function callOptions(request: ModelRequest): SpecCallOptions {
+  const options: SpecCallOptions = {
     prompt: toPrompt(request),
     maxOutputTokens: request.maxOutputTokens,
   };
   if (request.tools.length > 0) {
-    options.tools = request.tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description, inputSchema: tool.inputSchema as object }));
+    options.tools = request.tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description, inputSchema: tool.inputSchema as Record<string, unknown> }));
     options.toolChoice = { type: 'auto' };
   }
   if (request.signal !== undefined) options.abortSignal = request.signal;
-  if (request.providerOptions !== undefined) options.providerOptions = request.providerOptions as LanguageModelV4CallOptions['providerOptions'];
+  if (request.providerOptions !== undefined) options.providerOptions = request.providerOptions as SpecProviderOptions;
   return options;
 }
 
@@ -32,8 +30,8 @@ export function callOptions(request: ModelRequest): LanguageModelV4CallOptions {
  * text with no visible characters. A call whose input never parsed goes as `{}`: the specification
  * wants an object.
  */
-export function toPrompt(request: Pick<ModelRequest, 'system' | 'volatileSystem' | 'messages'>): LanguageModelV4Prompt {
-  const prompt: LanguageModelV4Prompt = [];
+export function toPrompt(request: Pick<ModelRequest, 'system' | 'volatileSystem' | 'messages'>): SpecMessage[] {
+  const prompt: SpecMessage[] = [];
   for (const system of [request.system, request.volatileSystem]) {
     if (system !== undefined && system !== '') prompt.push({ role: 'system', content: system });
   }
@@ -45,8 +43,8 @@ export function toPrompt(request: Pick<ModelRequest, 'system' | 'volatileSystem'
   return prompt;
 }
 
-function pushAssistant(prompt: LanguageModelV4Prompt, turn: Turn, toolNames: Map<string, string>): void {
-  const content: AssistantPart[] = [];
+function pushAssistant(prompt: SpecMessage[], turn: Turn, toolNames: Map<string, string>): void {
+  const content: Array<SpecTextPart | SpecToolCallPart> = [];
   for (const block of turn.blocks) {
     if (block.kind === 'text' && block.text.trim() !== '') content.push({ type: 'text', text: block.text });
     else if (block.kind === 'tool_call') {
@@ -58,11 +56,11 @@ function pushAssistant(prompt: LanguageModelV4Prompt, turn: Turn, toolNames: Map
 }
 
 /** A user turn in block order: a run of results is one `tool` message, a run of text one `user` message. */
-function pushUser(prompt: LanguageModelV4Prompt, turn: Turn, toolNames: Map<string, string>): void {
+function pushUser(prompt: SpecMessage[], turn: Turn, toolNames: Map<string, string>): void {
   for (const block of turn.blocks) {
     const last = prompt[prompt.length - 1];
     if (block.kind === 'tool_result') {
-      const part: ToolResultPart = {
+      const part: SpecToolResultPart = {
         type: 'tool-result',
         toolCallId: block.callId,
         toolName: toolNames.get(block.callId) ?? '',

@@ -1,8 +1,8 @@
-import type { LanguageModelV4FinishReason, LanguageModelV4StreamPart, LanguageModelV4Usage } from '@ai-sdk/provider';
 import type { ModelReply, ModelUsage, StopReason } from '../../runtime/contract/model.js';
 import type { Block } from '../../runtime/contract/turn.js';
 import { ModelCallError } from '../../runtime/loop/errors.js';
 import { streamFailure } from './failures.js';
+import type { SpecFinishReason, SpecStreamPart, SpecUsage } from './spec.js';
 
 type Entry = { block: Block } | { pendingCall: string };
 
@@ -16,11 +16,13 @@ type Entry = { block: Block } | { pendingCall: string };
 export class ReplyAssembler {
   private readonly entries: Entry[] = [];
   private readonly texts = new Map<string, Block & { kind: 'text' | 'thinking' }>();
-  private finished: { finishReason: LanguageModelV4FinishReason; usage: LanguageModelV4Usage } | undefined;
+  private finished: { finishReason: SpecFinishReason; usage: SpecUsage } | undefined;
 
   constructor(private readonly onText?: (delta: string) => void) {}
 
-  observe(part: LanguageModelV4StreamPart): void {
+  observe(received: { type: string }): void {
+    // Parts the adapter does not read (sources, files, metadata) fall through the switch untouched.
+    const part = received as SpecStreamPart;
     switch (part.type) {
       case 'text-start':
       case 'reasoning-start': {
@@ -78,7 +80,7 @@ export class ReplyAssembler {
  * The unified finish reason in indusagi's terms. The raw reason wins where it says more: Anthropic's
  * `model_context_window_exceeded` (a full window, not the output cap) and `stop_sequence`.
  */
-export function stopReasonOf(reason: LanguageModelV4FinishReason, blocks: readonly Block[]): StopReason {
+export function stopReasonOf(reason: SpecFinishReason, blocks: readonly Block[]): StopReason {
   if (reason.raw === 'model_context_window_exceeded' || reason.raw === 'stop_sequence') return reason.raw;
   if (reason.unified === 'tool-calls' || blocks.some((block) => block.kind === 'tool_call')) return 'tool_use';
   switch (reason.unified) {
@@ -94,7 +96,7 @@ export function stopReasonOf(reason: LanguageModelV4FinishReason, blocks: readon
 }
 
 /** The specification's usage in indusagi's shape: `inputTokens` is the uncached part of the prompt. */
-export function toModelUsage(usage: LanguageModelV4Usage): ModelUsage {
+export function toModelUsage(usage: SpecUsage): ModelUsage {
   const cacheReadTokens = count(usage.inputTokens.cacheRead);
   const cacheWriteTokens = count(usage.inputTokens.cacheWrite);
   const uncached = usage.inputTokens.noCache ?? count(usage.inputTokens.total) - cacheReadTokens - cacheWriteTokens;
