@@ -38,9 +38,10 @@ export function openaiSent(body: any): SentRequest {
   for (const item of body.input ?? []) {
     const type = item.type ?? 'message';
     if (type === 'message') {
-      const text = typeof item.content === 'string' ? item.content : item.content.map((part: { text: string }) => part.text).join('');
-      if (item.role === 'system' || item.role === 'developer') system.push(text);
-      else transcript.push(`${item.role}: ${text}`);
+      // One line per content part, as the Anthropic harness has one per block.
+      const texts: string[] = typeof item.content === 'string' ? [item.content] : item.content.map((part: { text: string }) => part.text);
+      if (item.role === 'system' || item.role === 'developer') system.push(texts.join(''));
+      else for (const text of texts) transcript.push(`${item.role}: ${text}`);
     } else if (type === 'function_call') {
       transcript.push(`call ${item.call_id} ${item.name} ${normalJson(item.arguments)}`);
     } else if (type === 'function_call_output') {

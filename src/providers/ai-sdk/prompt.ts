@@ -1,5 +1,6 @@
 import type { ModelRequest } from '../../runtime/contract/model.js';
 import type { Turn } from '../../runtime/contract/turn.js';
+import { ModelCallError } from '../../runtime/loop/errors.js';
 import type { SpecCallOptions, SpecMessage, SpecProviderOptions, SpecTextPart, SpecToolCallPart, SpecToolResultPart } from './spec.js';
 
 
@@ -15,8 +16,12 @@ export function callOptions(request: ModelRequest): SpecCallOptions {
   };
   if (request.tools.length > 0) {
     options.tools = request.tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description, inputSchema: tool.inputSchema as Record<string, unknown> }));
-    options.toolChoice = { type: 'auto' };
+    const choice = request.toolChoice ?? 'auto';
+    options.toolChoice = choice === 'any' ? { type: 'required' } : typeof choice === 'string' ? { type: choice } : { type: 'tool', toolName: choice.tool };
   }
+  if (request.temperature !== undefined) options.temperature = request.temperature;
+  if (request.topP !== undefined) options.topP = request.topP;
+  if (request.stopSequences !== undefined) options.stopSequences = request.stopSequences;
   if (request.signal !== undefined) options.abortSignal = request.signal;
   if (request.providerOptions !== undefined) options.providerOptions = request.providerOptions as SpecProviderOptions;
   return options;
@@ -46,6 +51,7 @@ export function toPrompt(request: Pick<ModelRequest, 'system' | 'volatileSystem'
 function pushAssistant(prompt: SpecMessage[], turn: Turn, toolNames: Map<string, string>): void {
   const content: Array<SpecTextPart | SpecToolCallPart> = [];
   for (const block of turn.blocks) {
+    refuseMedia(block);
     if (block.kind === 'text' && block.text.trim() !== '') content.push({ type: 'text', text: block.text });
     else if (block.kind === 'tool_call') {
       toolNames.set(block.id, block.name);
@@ -58,6 +64,7 @@ function pushAssistant(prompt: SpecMessage[], turn: Turn, toolNames: Map<string,
 /** A user turn in block order: a run of results is one `tool` message, a run of text one `user` message. */
 function pushUser(prompt: SpecMessage[], turn: Turn, toolNames: Map<string, string>): void {
   for (const block of turn.blocks) {
+    refuseMedia(block);
     const last = prompt[prompt.length - 1];
     if (block.kind === 'tool_result') {
       const part: SpecToolResultPart = {
@@ -73,6 +80,11 @@ function pushUser(prompt: SpecMessage[], turn: Turn, toolNames: Map<string, stri
       else prompt.push({ role: 'user', content: [{ type: 'text', text: block.text }] });
     }
   }
+}
+
+/** Images and documents are not mapped to file parts yet: refusing beats sending the prompt without them. */
+function refuseMedia(block: Turn['blocks'][number]): void {
+  if (block.kind === 'image' || block.kind === 'document') throw new ModelCallError(`fromAiSdk does not send ${block.kind} blocks yet; this conversation holds one.`);
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -23,7 +23,10 @@ export type SpecCallOptions = {
   prompt: SpecMessage[];
   maxOutputTokens?: number;
   tools?: Array<{ type: 'function'; name: string; description?: string; inputSchema: Record<string, unknown> }>;
-  toolChoice?: { type: 'auto' };
+  toolChoice?: { type: 'auto' } | { type: 'none' } | { type: 'required' } | { type: 'tool'; toolName: string };
+  temperature?: number;
+  topP?: number;
+  stopSequences?: string[];
   abortSignal?: AbortSignal;
   providerOptions?: SpecProviderOptions;
 };

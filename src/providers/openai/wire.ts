@@ -21,6 +21,9 @@ export type ResponsesStreamBody = {
   store: boolean;
   reasoning?: { effort: ReasoningEffort };
   prompt_cache_key?: string;
+  temperature?: number;
+  top_p?: number;
+  tool_choice?: 'auto' | 'required' | 'none' | { type: 'function'; name: string };
 };
 
 /**
@@ -50,6 +53,12 @@ export function requestBody(request: ModelRequest, defaults: OpenAIProviderOptio
       // Strict mode needs every property required and no additional ones: most schemas are not written so.
       strict: false,
     }));
+  }
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.topP !== undefined) body.top_p = request.topP;
+  const choice = request.toolChoice;
+  if (choice !== undefined && request.tools.length > 0) {
+    body.tool_choice = choice === 'any' ? 'required' : typeof choice === 'string' ? choice : { type: 'function', name: choice.tool };
   }
   if (options.reasoningEffort !== undefined) body.reasoning = { effort: options.reasoningEffort };
   if (options.promptCacheKey !== undefined && request.cacheable !== false) body.prompt_cache_key = options.promptCacheKey;

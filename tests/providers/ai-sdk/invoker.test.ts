@@ -148,3 +148,23 @@ describe('retries', () => {
     expect(server.requests).toHaveLength(1);
   });
 });
+
+describe('model controls and content', () => {
+  it('passes temperature, topP and the tool choice to the provider, which puts them on the wire', async () => {
+    server.enqueue(response.text('ok'));
+    const tool = { name: 'notes_list', description: 'Lists notes.', inputSchema: { type: 'object', properties: {} } };
+
+    await fromAiSdk(openai().responses('gpt-4.1'))(ask({ model: 'gpt-4.1', tools: [tool], temperature: 0.2, topP: 0.9, toolChoice: 'any' }));
+
+    expect(server.requests[0].body).toMatchObject({ temperature: 0.2, top_p: 0.9, tool_choice: 'required' });
+  });
+
+  it('refuses an image it cannot send yet with a typed error, sending nothing', async () => {
+    const image = { kind: 'image' as const, source: { type: 'url' as const, url: 'https://example.com/a.png' } };
+
+    const error = await fromAiSdk(openai().responses('gpt-4.1'))(ask({ messages: [{ role: 'user', blocks: [image] }] })).catch((e: unknown) => e);
+
+    expect(error).toMatchObject({ name: 'ModelCallError', kind: 'model_error' });
+    expect(server.requests).toHaveLength(0);
+  });
+});

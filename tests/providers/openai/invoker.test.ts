@@ -145,3 +145,14 @@ describe('under createAgent', () => {
     expect(server.requests[1].body.max_output_tokens).toBe(8_192);
   });
 });
+
+describe('model controls', () => {
+  it('sends temperature, top_p and the tool choice in the API’s terms', async () => {
+    server.enqueue(response.text('ok'));
+    const tool = { name: 'notes_list', description: 'Lists notes.', inputSchema: { type: 'object', properties: {} } };
+
+    await createOpenAIInvoker(server.client())(ask({ tools: [tool], temperature: 0.2, topP: 0.9, toolChoice: { tool: 'notes_list' } }));
+
+    expect(server.requests[0].body).toMatchObject({ temperature: 0.2, top_p: 0.9, tool_choice: { type: 'function', name: 'notes_list' } });
+  });
+});
