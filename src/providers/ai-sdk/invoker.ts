@@ -58,14 +58,14 @@ export function fromAiSdk(model: AiSdkLanguageModel, options: FromAiSdkOptions =
         await sleep(delayMs, request.signal);
         continue;
       }
-      return await readReply(result.stream, request);
+      return await readReply(result.stream, request, model.modelId);
     }
   };
   return Object.assign(invoke, { provider: providerId(model), checkOptions });
 }
 
-async function readReply(stream: ReadableStream<{ type: string }>, request: ModelRequest): Promise<ModelReply> {
-  const assembler = new ReplyAssembler(request.onText);
+async function readReply(stream: ReadableStream<{ type: string }>, request: ModelRequest, modelId: string): Promise<ModelReply> {
+  const assembler = new ReplyAssembler(request, modelId);
   const reader = stream.getReader();
   try {
     for (;;) {

@@ -1,4 +1,4 @@
-import type { ModelReply, ModelUsage, StopReason } from '../../runtime/contract/model.js';
+import type { ModelReply, ModelRequest, ModelUsage, StopReason } from '../../runtime/contract/model.js';
 import type { Block } from '../../runtime/contract/turn.js';
 import { ModelCallError } from '../../runtime/loop/errors.js';
 import { streamFailure } from './failures.js';
@@ -17,13 +17,30 @@ export class ReplyAssembler {
   private readonly entries: Entry[] = [];
   private readonly texts = new Map<string, Block & { kind: 'text' | 'thinking' }>();
   private finished: { finishReason: SpecFinishReason; usage: SpecUsage } | undefined;
+  private began = false;
+  private responseId: string | undefined;
+  private modelId: string;
 
-  constructor(private readonly onText?: (delta: string) => void) {}
+  /** `modelId` names the reply's model until the provider's response metadata says which one answered. */
+  constructor(
+    private readonly hooks: Pick<ModelRequest, 'onText' | 'onFirstChunk'>,
+    modelId: string,
+  ) {
+    this.modelId = modelId;
+  }
 
   observe(received: { type: string }): void {
-    // Parts the adapter does not read (sources, files, metadata) fall through the switch untouched.
+    if (!this.began) {
+      this.began = true;
+      this.hooks.onFirstChunk?.();
+    }
+    // Parts the adapter does not read (sources, files) fall through the switch untouched.
     const part = received as SpecStreamPart;
     switch (part.type) {
+      case 'response-metadata':
+        if (typeof part.id === 'string' && part.id !== '') this.responseId = part.id;
+        if (typeof part.modelId === 'string' && part.modelId !== '') this.modelId = part.modelId;
+        return;
       case 'text-start':
       case 'reasoning-start': {
         const block: Block & { kind: 'text' | 'thinking' } = { kind: part.type === 'text-start' ? 'text' : 'thinking', text: '' };
@@ -42,7 +59,7 @@ export class ReplyAssembler {
         } else {
           block.text += part.delta;
         }
-        if (part.type === 'text-delta') this.onText?.(part.delta);
+        if (part.type === 'text-delta') this.hooks.onText?.(part.delta);
         return;
       }
       case 'tool-input-start':
@@ -72,7 +89,9 @@ export class ReplyAssembler {
     const blocks = this.entries.flatMap((entry) => ('block' in entry ? [entry.block] : []));
     const { finishReason, usage } = this.finished;
     if (finishReason.unified === 'error') throw new ModelCallError(`The AI SDK model finished with an error (finish reason ${finishReason.raw ?? 'error'}).`);
-    return { turn: { role: 'assistant', blocks }, stopReason: stopReasonOf(finishReason, blocks), usage: toModelUsage(usage) };
+    const reply: ModelReply = { turn: { role: 'assistant', blocks }, stopReason: stopReasonOf(finishReason, blocks), usage: toModelUsage(usage), model: this.modelId };
+    if (this.responseId !== undefined) reply.id = this.responseId;
+    return reply;
   }
 }
 

@@ -44,6 +44,7 @@ export type SpecStreamPart =
   | { type: 'text-delta' | 'reasoning-delta'; id: string; delta: string }
   | { type: 'tool-input-start'; id: string; toolName: string; providerExecuted?: boolean }
   | { type: 'tool-call'; toolCallId: string; toolName: string; input: string; providerExecuted?: boolean }
+  | { type: 'response-metadata'; id?: string; modelId?: string }
   | { type: 'error'; error: unknown }
   | { type: 'finish'; usage: SpecUsage; finishReason: SpecFinishReason };
 
