@@ -3,8 +3,6 @@ export { startDemoModel } from './server.js';
 export type { DemoModel, DemoModelOptions } from './server.js';
 export { respond } from './responder.js';
 export type { DemoReply, DemoReplyBlock, DemoStopReason } from './responder.js';
-export { replyEvents, replyMessage, encodeFrame } from './wire.js';
-export type { WireEvent } from './wire.js';
 export { DEMO_MODEL_CARD, DEMO_MODEL_ID, DEMO_BANNER } from './card.js';
 export { DEMO_TOOLS } from './vocabulary.js';
 export { DemoRequestError } from './errors.js';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent, modelCard, SessionStore } from '../../src/entries/runtime.js';
-import { reply, startAnthropicServer } from '../support/anthropic-server.js';
+import { reply, startAnthropicServer } from '../../src/testing/index.js';
 import { makeWorkspace, runCli } from './cli-process.js';
 
 let workspace: Awaited<ReturnType<typeof makeWorkspace>>;

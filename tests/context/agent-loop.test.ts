@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createContextManager, lazyToolSource } from '../../src/context/index.js';
 import { mergeToolsets, SEARCH_TOOLS, toToolset } from '../../src/tools/index.js';
 import type { ToolDefinition } from '../../src/runtime/contract/tool.js';
-import { reply, startAnthropicServer } from '../support/anthropic-server.js';
-import type { AnthropicTestServer } from '../support/anthropic-server.js';
+import { reply, startAnthropicServer } from '../../src/testing/index.js';
+import type { AnthropicTestServer } from '../../src/testing/index.js';
 import { invoiceContext } from '../support/invoice-context.js';
 import { driveTurn } from './drive-turn.js';
 

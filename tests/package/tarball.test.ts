@@ -4,7 +4,9 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { promisify } from 'node:util';
+import { transform } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectations, extractBlocks, missing } from '../support/doc-examples.js';
 
 // What a user gets from `npm install indusagi`: the repo is packed the way `npm publish` packs it
 // (prepack builds), the tarball is installed into a scratch consumer project, and that project
@@ -29,6 +31,7 @@ const CONTRACT: Record<string, string[]> = {
   'indusagi/openai': ['createOpenAIInvoker'],
   'indusagi/telemetry': ['createTelemetry', 'TelemetryOptionsError'],
   'indusagi/ai-sdk': ['fromAiSdk'],
+  'indusagi/testing': ['startAnthropicServer', 'reply', 'encodeFrame', 'startDemoModel', 'DEMO_MODEL_CARD', 'DEMO_TOOLS'],
 };
 
 // Module settings a consumer's tsconfig pairs with each resolution mode. One mode also checks the
@@ -228,5 +231,32 @@ describe('the packed package', { timeout: 180_000 }, () => {
     const { stdout } = await chat;
     expect(stdout).toContain('offline demo model');
     expect(stdout).toMatch(/files\.list: groceries\.txt/);
+  });
+
+  it("runs the README's examples from the consumer project, against the demo model and the kit of the installed indusagi/testing", async () => {
+    const blocks = extractBlocks(await readFile(join(repo, 'README.md'), 'utf8'));
+    for (const [i, block] of blocks.entries()) {
+      const { code } = await transform(block, { loader: 'ts', format: 'esm' });
+      await writeFile(join(consumer, `readme-${i}.mjs`), code);
+    }
+    // The first example talks to Claude through ANTHROPIC_BASE_URL; the demo model stands in for it.
+    const runner = [
+      "import { startDemoModel } from 'indusagi/testing';",
+      'const demo = await startDemoModel({ chunkDelayMs: 0 });',
+      "process.env.ANTHROPIC_BASE_URL = demo.baseURL;",
+      "process.env.ANTHROPIC_API_KEY = 'offline-demo';",
+      ...blocks.map((_, i) => `console.log('@@block ${i}');\nawait import('./readme-${i}.mjs');`),
+      'await demo.close();',
+    ];
+    await writeFile(join(consumer, 'readme-examples.mjs'), runner.join('\n'));
+    const { ANTHROPIC_API_KEY: _key, ANTHROPIC_BASE_URL: _url, ...env } = process.env;
+    const { stdout, stderr } = await run(process.execPath, ['readme-examples.mjs'], { cwd: consumer, env });
+    expect(stderr).toBe('');
+    const printed = stdout.split(/^@@block \d+\n/m).slice(1);
+    expect(printed).toHaveLength(blocks.length);
+    for (const [index, block] of blocks.entries()) {
+      const ran = { index, expected: expectations(block), printed: printed[index].split('\n').map((line) => line.trim()) };
+      expect(missing(ran), printed[index]).toEqual([]);
+    }
   });
 });

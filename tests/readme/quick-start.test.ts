@@ -19,15 +19,15 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-it("the README's createAgent example runs as written, calls its tool and persists a resumable session", async () => {
+it("the README's examples run as written: createAgent calls its tool and persists a resumable session; the testing kit scripts a model", async () => {
   const { code, stderr, blocks } = await runDocExamples('README.md', {
     cwd: dir,
     env: { ANTHROPIC_BASE_URL: demo.baseURL, ANTHROPIC_API_KEY: 'offline-demo' },
   });
   expect(stderr).toBe('');
   expect(code).toBe(0);
-  expect(blocks).toHaveLength(1);
-  expect(missing(blocks[0]), blocks[0].printed.join('\n')).toEqual([]);
+  expect(blocks).toHaveLength(2);
+  for (const block of blocks) expect(missing(block), block.printed.join('\n')).toEqual([]);
   expect(blocks[0].printed.some((line) => /^\[clock\.now\] \d{4}-\d{2}-\d{2}T/.test(line))).toBe(true);
   const files = await readdir(join(dir, '.indusagi/sessions'));
   expect(files.filter((f) => f.endsWith('.jsonl'))).toHaveLength(1);

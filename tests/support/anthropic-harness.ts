@@ -2,7 +2,7 @@
 // loopback-server scripts, recorded request bodies as neutral transcripts.
 import type { ModelInvoker } from '../../src/runtime/contract/model.js';
 import type { InvokerHarness, ScriptedReply, SentRequest } from '../runtime/contract/model-invoker-contract.js';
-import { reply as anthropicReply, startAnthropicServer, type AnthropicTestServer, type Script, type ScriptBlock } from './anthropic-server.js';
+import { reply as anthropicReply, startAnthropicServer, type AnthropicTestServer, type Script, type ScriptBlock } from '../../src/testing/index.js';
 
 /** How many frames precede the second text delta of a one-text message (message_start, ping, block start, delta). */
 const AFTER_FIRST_DELTA = 4;

@@ -3,7 +3,7 @@
 import type { ToolDefinition } from '../../src/entries/runtime.js';
 import type { AgentPart } from '../../src/parts/index.js';
 import { toToolset, mergeToolsets } from '../../src/tools/index.js';
-import type { AnthropicTestServer, MessageScript, Script } from './anthropic-server.js';
+import type { AnthropicTestServer, MessageScript, Script } from '../../src/testing/index.js';
 
 const schema = { type: 'object', properties: { customer: { type: 'string' } } };
 

@@ -23,7 +23,7 @@ export function extractBlocks(markdown: string): string[] {
   return [...markdown.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
 }
 
-function expectations(code: string): string[] {
+export function expectations(code: string): string[] {
   return [...code.matchAll(/\/\/ -> (.*)$/gm)].map((m) => m[1].trim());
 }
 

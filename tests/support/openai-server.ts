@@ -19,10 +19,10 @@
 // connection, or send a frame that is not JSON.
 import type { ServerResponse } from 'node:http';
 import OpenAI from 'openai';
-import { encodeFrame } from '../../src/demo/wire.js';
-import { split, startLoopbackServer, writeFrames, type LoopbackServer, type RecordedRequest } from './loopback-server.js';
+import { encodeFrame } from '../../src/testing/wire.js';
+import { split, startLoopbackServer, writeFrames, type LoopbackServer, type RecordedRequest } from '../../src/testing/loopback.js';
 
-export type { RecordedRequest } from './loopback-server.js';
+export type { RecordedRequest } from '../../src/testing/loopback.js';
 
 /** One output item of a scripted response. */
 export type ScriptItem =

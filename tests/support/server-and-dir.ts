@@ -1,7 +1,7 @@
 // Per-test lifecycle for tests that need a loopback Anthropic server and a scratch folder: both opened
 // before each test and closed after it.
 import { afterEach, beforeEach } from 'vitest';
-import { startAnthropicServer, type AnthropicTestServer } from './anthropic-server.js';
+import { startAnthropicServer, type AnthropicTestServer } from '../../src/testing/index.js';
 
 export type TempDir = { path: string; remove: () => Promise<void> };
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent, SessionStore } from '../../src/entries/runtime.js';
 import type { RunEvent, ToolDefinition } from '../../src/entries/runtime.js';
 import { createTelemetry } from '../../src/telemetry/index.js';
-import { reply, type AnthropicTestServer } from '../support/anthropic-server.js';
+import { reply, type AnthropicTestServer } from '../../src/testing/index.js';
 import { serverAndDirPerTest, type TempDir } from '../support/server-and-dir.js';
 import { fakeModel, isSummarizerRequest, promptTokens, readChunkTool, tempDir } from '../runtime/agent/condensation-helpers.js';
 import { spanTrees, startOtel, toNanos, type Otel } from './otel-sdk.js';

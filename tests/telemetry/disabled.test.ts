@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent, createConductor, MemorySessionStore } from '../../src/index.js';
 import type { ModelInvoker, ModelReply, ToolDefinition } from '../../src/index.js';
-import { reply, startAnthropicServer } from '../support/anthropic-server.js';
+import { reply, startAnthropicServer } from '../../src/testing/index.js';
 import { startOtel, type Otel } from './otel-sdk.js';
 
 let otel: Otel;

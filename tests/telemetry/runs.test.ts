@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createAgent, createConductor, ToolError } from '../../src/index.js';
 import type { ModelInvoker, ModelReply, ModelRequest, ToolDefinition, Turn } from '../../src/index.js';
 import { createTelemetry, TelemetryOptionsError } from '../../src/telemetry/index.js';
-import { reply, startAnthropicServer, type AnthropicTestServer } from '../support/anthropic-server.js';
+import { reply, startAnthropicServer, type AnthropicTestServer } from '../../src/testing/index.js';
 import { startOtel, type Otel } from './otel-sdk.js';
 
 let otel: Otel;

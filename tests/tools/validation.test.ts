@@ -9,7 +9,7 @@ import { runAgent } from '../../src/providers/anthropic/index.js';
 import { createContextManager, lazyToolSource } from '../../src/context/index.js';
 import { SchemaDefinitionError } from '../../src/schema/index.js';
 import { SEARCH_TOOLS, tool, toToolset, ToolInputError } from '../../src/tools/index.js';
-import { reply, startAnthropicServer, type AnthropicTestServer } from '../support/anthropic-server.js';
+import { reply, startAnthropicServer, type AnthropicTestServer } from '../../src/testing/index.js';
 
 let server: AnthropicTestServer;
 beforeEach(async () => {

@@ -5,6 +5,7 @@
 import { SessionStore, createAgent, hashNode, type Agent, type RunEvent, type RunSnapshot, type ToolDefinition } from 'indusagi';
 import { createMemoryStore, type MemoryStore } from 'indusagi/memory';
 import type { AnthropicClientLike } from 'indusagi/anthropic';
+import { reply, startAnthropicServer, type AnthropicTestServer, type Script } from 'indusagi/testing';
 
 const clock: ToolDefinition = {
   name: 'clock.now',
@@ -55,4 +56,14 @@ export const memory: MemoryStore = createMemoryStore();
 
 export function bringYourOwnClient(client: AnthropicClientLike): Agent {
   return createAgent({ model: 'claude-sonnet-5-5' }, { client });
+}
+
+export const scripted: Script = reply.tools([{ name: 'clock_now', input: {} }], { frameDelayMs: 5 });
+// @ts-expect-error a scripted message needs its blocks
+export const unscripted: Script = { type: 'message' };
+export async function fakeModel(): Promise<AnthropicTestServer> {
+  const server = await startAnthropicServer();
+  server.enqueue(scripted, reply.httpError(529));
+  server.respond((body: { messages: unknown[] }, index: number) => reply.text(`#${index}: ${body.messages.length}`));
+  return server;
 }

@@ -12,7 +12,7 @@ import { IndusagiError } from '../../../src/errors/index.js';
 import { createContextManager, lazyToolSource, memorySource } from '../../../src/context/index.js';
 import { createMemoryStore } from '../../../src/memory/index.js';
 import { toToolset } from '../../../src/tools/index.js';
-import { reply, startAnthropicServer, type AnthropicTestServer } from '../../support/anthropic-server.js';
+import { reply, startAnthropicServer, type AnthropicTestServer } from '../../../src/testing/index.js';
 import { breakpoints, withoutMarkers } from '../../support/cache-markers.js';
 
 let server: AnthropicTestServer;

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent, InvalidPromptError, SessionStore, type PromptBlock } from '../../../src/entries/runtime.js';
-import { reply, startAnthropicServer, type AnthropicTestServer } from '../../support/anthropic-server.js';
+import { reply, startAnthropicServer, type AnthropicTestServer } from '../../../src/testing/index.js';
 import { pdfBase64, pngBase64 } from '../../support/media.js';
 
 let server: AnthropicTestServer;

@@ -6,7 +6,7 @@ import { createContextManager, lazyToolSource, memorySource } from '../../../src
 import { createMemoryStore } from '../../../src/memory/index.js';
 import { lazyToolset, mergeToolsets, SEARCH_TOOLS, toToolset } from '../../../src/tools/index.js';
 import type { AgentPart } from '../../../src/parts/index.js';
-import { reply, startAnthropicServer, type AnthropicTestServer } from '../../support/anthropic-server.js';
+import { reply, startAnthropicServer, type AnthropicTestServer } from '../../../src/testing/index.js';
 import { invoiceContext } from '../../support/invoice-context.js';
 
 let server: AnthropicTestServer;

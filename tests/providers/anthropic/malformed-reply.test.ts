@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent, ModelCallError, RunFault, SessionStore } from '../../../src/entries/runtime.js';
-import { reply, startAnthropicServer, type AnthropicTestServer } from '../../support/anthropic-server.js';
+import { reply, startAnthropicServer, type AnthropicTestServer } from '../../../src/testing/index.js';
 
 let server: AnthropicTestServer;
 let dir: string;

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgentConfigError, createAgent, RunFault } from '../../../src/entries/runtime.js';
 import type { RunEvent } from '../../../src/entries/runtime.js';
 import { AnthropicOptionsError, createAnthropicInvoker } from '../../../src/providers/anthropic/index.js';
-import { reply, startAnthropicServer, type AnthropicTestServer } from '../../support/anthropic-server.js';
+import { reply, startAnthropicServer, type AnthropicTestServer } from '../../../src/testing/index.js';
 
 let server: AnthropicTestServer;
 beforeEach(async () => {

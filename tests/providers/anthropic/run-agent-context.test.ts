@@ -7,7 +7,7 @@ import type { ContextSource } from '../../../src/context/index.js';
 import { createMemoryStore } from '../../../src/memory/index.js';
 import { lazyToolset, SEARCH_TOOLS, toToolset } from '../../../src/tools/index.js';
 import type { AgentPart } from '../../../src/parts/index.js';
-import { reply, startAnthropicServer, type AnthropicTestServer } from '../../support/anthropic-server.js';
+import { reply, startAnthropicServer, type AnthropicTestServer } from '../../../src/testing/index.js';
 import { invoiceContext } from '../../support/invoice-context.js';
 import { catalogue, shape, systemOf, toolNames } from '../../support/context-wiring.js';
 

@@ -5,7 +5,7 @@ import { runAgent } from '../../../src/providers/anthropic/index.js';
 import { createMemoryStore } from '../../../src/memory/index.js';
 import { lazyToolset, SEARCH_TOOLS } from '../../../src/tools/index.js';
 import type { AgentPart } from '../../../src/parts/index.js';
-import { reply, startAnthropicServer, type AnthropicTestServer } from '../../support/anthropic-server.js';
+import { reply, startAnthropicServer, type AnthropicTestServer } from '../../../src/testing/index.js';
 import { catalogue, shape, systemOf, toolNames } from '../../support/context-wiring.js';
 
 let server: AnthropicTestServer;

@@ -5,7 +5,7 @@ import type { AnthropicClientLike, RunAgentOptions } from '../../../src/provider
 import { ToolError, toToolset } from '../../../src/tools/index.js';
 import type { AgentPart } from '../../../src/parts/index.js';
 import type { ToolDefinition } from '../../../src/entries/runtime.js';
-import { reply, startAnthropicServer, type AnthropicTestServer } from '../../support/anthropic-server.js';
+import { reply, startAnthropicServer, type AnthropicTestServer } from '../../../src/testing/index.js';
 
 let server: AnthropicTestServer;
 beforeEach(async () => {

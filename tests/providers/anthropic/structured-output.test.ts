@@ -6,7 +6,7 @@ import { z } from 'zod';
 import * as v from 'valibot';
 import { createAgent, OutputValidationError, RunFault, SchemaDefinitionError, MemorySessionStore } from '../../../src/index.js';
 import { tool } from '../../../src/tools/index.js';
-import { reply, startAnthropicServer, type AnthropicTestServer } from '../../support/anthropic-server.js';
+import { reply, startAnthropicServer, type AnthropicTestServer } from '../../../src/testing/index.js';
 
 let server: AnthropicTestServer;
 beforeEach(async () => {

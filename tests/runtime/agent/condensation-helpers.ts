@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CONDENSED_PREFIX, SessionStore } from '../../../src/entries/runtime.js';
 import type { Agent, RunEvent, SessionNode, ToolDefinition, Turn } from '../../../src/entries/runtime.js';
-import type { AnthropicTestServer, MessageScript, RecordedRequest, Script } from '../../support/anthropic-server.js';
+import type { AnthropicTestServer, MessageScript, RecordedRequest, Script } from '../../../src/testing/index.js';
 
 export { CONDENSED_PREFIX };
 

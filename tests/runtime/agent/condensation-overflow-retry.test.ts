@@ -9,7 +9,7 @@ import { runAgent } from '../../../src/providers/anthropic/index.js';
 import type { AgentPart } from '../../../src/parts/index.js';
 import type { CompactionPolicy, RunFault } from '../../../src/entries/runtime.js';
 import { serverAndDirPerTest, type TempDir } from '../../support/server-and-dir.js';
-import { reply, type AnthropicTestServer, type Script } from '../../support/anthropic-server.js';
+import { reply, type AnthropicTestServer, type Script } from '../../../src/testing/index.js';
 import { CONDENSED_PREFIX, compactedEvents, contentOf, fakeModel, firstText, isSummarizerRequest, record, storedSession, tempDir } from './condensation-helpers.js';
 
 const SUMMARY = 'Goal: plan the trip. Decisions: leave on Friday. Identifiers: booking REF-4471.';

@@ -7,7 +7,7 @@ import { createAgent, SessionStore } from '../../../src/entries/runtime.js';
 import type { RunEvent, RunSnapshot } from '../../../src/entries/runtime.js';
 import { runJsonChild } from '../../support/child-process.js';
 import { serverAndDirPerTest, type TempDir } from '../../support/server-and-dir.js';
-import { reply, type AnthropicTestServer } from '../../support/anthropic-server.js';
+import { reply, type AnthropicTestServer } from '../../../src/testing/index.js';
 import { CONDENSED_PREFIX, compactedEvents, fakeModel, firstText, isSummarizerRequest, promptTokens, readChunkTool, record, storedSession, tempDir } from './condensation-helpers.js';
 
 const fixture = fileURLToPath(new URL('./fixtures/resume-process.ts', import.meta.url));

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { createAgent, SessionStore } from '../../../src/entries/runtime.js';
 import type { RunFault } from '../../../src/entries/runtime.js';
 import { serverAndDirPerTest, type TempDir } from '../../support/server-and-dir.js';
-import { reply, type AnthropicTestServer, type Script } from '../../support/anthropic-server.js';
+import { reply, type AnthropicTestServer, type Script } from '../../../src/testing/index.js';
 import { CONDENSED_PREFIX, contentOf, fakeModel, isSummarizerRequest, readChunkTool, record, storedSession, tempDir } from './condensation-helpers.js';
 
 const PROMPT = 'Read the whole document, chunk by chunk.';

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createAgent, SessionStore } from '../../../src/entries/runtime.js';
 import type { RunFault } from '../../../src/entries/runtime.js';
 import { serverAndDirPerTest, type TempDir } from '../../support/server-and-dir.js';
-import { reply, type AnthropicTestServer } from '../../support/anthropic-server.js';
+import { reply, type AnthropicTestServer } from '../../../src/testing/index.js';
 import {
   CONDENSED_PREFIX,
   chunkText,

@@ -10,7 +10,7 @@ import type { RunEvent } from '../../../src/entries/runtime.js';
 import { createContextManager, lazyToolSource, memorySource } from '../../../src/context/index.js';
 import { createMemoryStore } from '../../../src/memory/index.js';
 import { SEARCH_TOOLS } from '../../../src/tools/index.js';
-import { reply, startAnthropicServer, type AnthropicTestServer, type RecordedRequest } from '../../support/anthropic-server.js';
+import { reply, startAnthropicServer, type AnthropicTestServer, type RecordedRequest } from '../../../src/testing/index.js';
 import { catalogue, fakeModel, isSummarizerRequest, long, systemOf, toolNames } from '../../support/context-wiring.js';
 
 let server: AnthropicTestServer;

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { RunSnapshot } from '../../../src/entries/runtime.js';
 import { runJsonChild } from '../../support/child-process.js';
 import { serverAndDirPerTest, type TempDir } from '../../support/server-and-dir.js';
-import { reply, type AnthropicTestServer } from '../../support/anthropic-server.js';
+import { reply, type AnthropicTestServer } from '../../../src/testing/index.js';
 import { tempDir } from './helpers.js';
 
 const fixture = fileURLToPath(new URL('./fixtures/agent-process.ts', import.meta.url));

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent, hashNode, InvalidUsageError, SessionStore, sumUsage } from '../../../src/entries/runtime.js';
 import type { ModelUsage, RunEvent, SessionNode, SessionRecord, ToolDefinition } from '../../../src/entries/runtime.js';
-import { reply, startAnthropicServer, type AnthropicTestServer, type ScriptUsage } from '../../support/anthropic-server.js';
+import { reply, startAnthropicServer, type AnthropicTestServer, type ScriptUsage } from '../../../src/testing/index.js';
 import { breakpoints } from '../../support/cache-markers.js';
 
 let server: AnthropicTestServer;

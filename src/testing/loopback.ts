@@ -1,7 +1,8 @@
 // The HTTP half every loopback model server shares: a server on 127.0.0.1 that records each request
 // (parsed JSON body, headers, whether the client hung up early), answers it from a queue of scripts or
 // a fallback responder, and lets a test wait for requests to arrive. The vendor half (what a script
-// means on the wire) is the `answer` function each server passes in.
+// means on the wire) is the `answer` function each server passes in. A body that is not JSON or is
+// over the size limit is answered with the vendor's 400 / 413 before any script is consumed.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
@@ -9,7 +10,7 @@ export type RecordedRequest = {
   method: string;
   path: string;
   headers: IncomingHttpHeaders;
-  /** The parsed JSON request body. */
+  /** The parsed JSON request body (undefined for an empty body). */
   body: any;
   /** True once the client closed the connection before the reply was complete (an abort). */
   clientClosedEarly: boolean;
@@ -41,7 +42,11 @@ export type LoopbackHandlers<S> = {
   error(res: ServerResponse, status: number, message: string): void;
   /** Writes the scripted reply. */
   answer(res: ServerResponse, record: RecordedRequest, script: S): Promise<void>;
+  /** Port on 127.0.0.1. Default 0: any free port. */
+  port?: number;
 };
+
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 export async function startLoopbackServer<S>(handlers: LoopbackHandlers<S>): Promise<LoopbackServer<S>> {
   const requests: RecordedRequest[] = [];
@@ -65,13 +70,14 @@ export async function startLoopbackServer<S>(handlers: LoopbackHandlers<S>): Pro
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = await readBody(req);
-    const record: RecordedRequest = {
-      method: req.method ?? '',
-      path: req.url ?? '',
-      headers: req.headers,
-      body: raw ? JSON.parse(raw) : undefined,
-      clientClosedEarly: false,
-    };
+    if (raw === null) return handlers.error(res, 413, `The request body exceeds ${MAX_BODY_BYTES} bytes.`);
+    let body: unknown;
+    try {
+      body = raw ? JSON.parse(raw) : undefined;
+    } catch (error) {
+      return handlers.error(res, 400, `The body is not JSON: ${(error as Error).message}`);
+    }
+    const record: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, clientClosedEarly: false };
     const index = requests.push(record) - 1;
     for (const waiter of waiters.filter((w) => requests.length >= w.count)) {
       waiters.splice(waiters.indexOf(waiter), 1);
@@ -86,7 +92,13 @@ export async function startLoopbackServer<S>(handlers: LoopbackHandlers<S>): Pro
     await handlers.answer(res, record, script);
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(handlers.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
   const { port } = server.address() as AddressInfo;
 
   return {
@@ -103,13 +115,18 @@ export async function startLoopbackServer<S>(handlers: LoopbackHandlers<S>): Pro
   };
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
+/**
+ * The body as text, or null when it passes the size limit. An oversized body is still drained (not
+ * kept): stopping mid-read would reset the socket and the client would never see the 413.
+ */
+async function readBody(req: IncomingMessage): Promise<string | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size <= MAX_BODY_BYTES) chunks.push(chunk as Buffer);
+  }
+  return size > MAX_BODY_BYTES ? null : Buffer.concat(chunks).toString('utf8');
 }
 
 /** Cuts a stream short before frame `afterFrames`: with the vendor's error frame, a dropped connection, or a frame that is not JSON. */

@@ -1,5 +1,6 @@
 // A loopback stand-in for the Anthropic Messages API, speaking its streaming wire format, so tests
-// drive the real `@anthropic-ai/sdk` client end to end and fake nothing but the network peer.
+// drive the real `@anthropic-ai/sdk` client end to end and fake nothing but the network peer. It is
+// also the engine of the offline demo model (src/demo), which answers through `respond`.
 //
 //   const server = await startAnthropicServer();
 //   server.enqueue(reply.tools([{ name: 'notes_list', input: {} }]), reply.text('You have 2 notes.'));
@@ -13,15 +14,13 @@
 // message_start, ping, content_block_start / content_block_delta (text_delta, input_json_delta,
 // thinking_delta, signature_delta; redacted_thinking whole at its start) / content_block_stop, message_delta (stop_reason, usage; with
 // `startUsage`, message_start and message_delta report different cumulative counts),
-// message_stop. Scripts can also answer with an HTTP error status, an `event: error` frame mid-stream,
-// a dropped connection or a frame that is not JSON, and can pause between frames so tests can abort
-// mid-stream.
+// message_stop. A request without `stream: true` gets the same message as one JSON body. Scripts can
+// also answer with an HTTP error status, an `event: error` frame mid-stream, a dropped connection or
+// a frame that is not JSON, and can pause between frames so tests can abort mid-stream.
 import type { ServerResponse } from 'node:http';
 import Anthropic from '@anthropic-ai/sdk';
-import { encodeFrame, type WireEvent } from '../../src/demo/wire.js';
-import { split, startLoopbackServer, writeFrames, type LoopbackServer, type RecordedRequest } from './loopback-server.js';
-
-export type { RecordedRequest, Responder } from './loopback-server.js';
+import { encodeFrame, type WireEvent } from './wire.js';
+import { split, startLoopbackServer, writeFrames, type LoopbackServer, type RecordedRequest } from './loopback.js';
 
 /** One content block of a scripted reply, in the shape the API streams it. */
 export type ScriptBlock =
@@ -61,6 +60,8 @@ export type Interruption =
 export type MessageScript = {
   type: 'message';
   blocks: ScriptBlock[];
+  /** The message id. Default: a unique `msg_…` id. */
+  id?: string;
   /** Default: `tool_use` when a block is a tool call, else `end_turn`. */
   stopReason?: string;
   usage?: ScriptUsage;
@@ -102,9 +103,10 @@ const uniqueId = (prefix: string) => `${prefix}_${process.pid}_${++nextId}`;
 
 /** Builders for the common scripts. */
 export const reply = {
-  /** A plain text answer that ends the turn. */
-  text(text: string, options: Omit<MessageScript, 'type' | 'blocks'> = {}): MessageScript {
-    return { type: 'message', blocks: [{ type: 'text', text }], ...options };
+  /** A plain text answer that ends the turn; `chunks` sets its `text_delta` pieces. */
+  text(text: string, options: Omit<MessageScript, 'type' | 'blocks'> & { chunks?: string[] } = {}): MessageScript {
+    const { chunks, ...rest } = options;
+    return { type: 'message', blocks: [{ type: 'text', text, ...(chunks && { chunks }) }], ...rest };
   },
   /** An answer that calls tools (sanitized names, as the model sees them), optionally after some text. */
   tools(
@@ -137,12 +139,19 @@ const ERROR_TYPES: Record<number, string> = {
   529: 'overloaded_error',
 };
 
-export async function startAnthropicServer(): Promise<AnthropicTestServer> {
+export type AnthropicServerOptions = {
+  /** Port on 127.0.0.1. Default 0: any free port. */
+  port?: number;
+};
+
+/** Starts the server on the loopback interface; nothing is scripted yet (see `enqueue`, `respond`). */
+export async function startAnthropicServer(options: AnthropicServerOptions = {}): Promise<AnthropicTestServer> {
   const { origin, ...loopback } = await startLoopbackServer<Script>({
     name: 'anthropic-server',
+    port: options.port,
     routes: (method, path) => method === 'POST' && path.startsWith('/v1/messages'),
     error: (res, status, message) => sendHttpError(res, { type: 'http_error', status, message, headers: { 'x-should-retry': 'false' } }),
-    answer: async (res, record, script) => (script.type === 'http_error' ? sendHttpError(res, script) : streamMessage(res, record, script)),
+    answer: async (res, record, script) => (script.type === 'http_error' ? sendHttpError(res, script) : answerMessage(res, record, script)),
   });
   return {
     ...loopback,
@@ -160,14 +169,13 @@ function sendHttpError(res: ServerResponse, script: HttpErrorScript): void {
 /** The SSE frames of one message, in wire order. */
 function framesOf(script: MessageScript, model: string): WireEvent[] {
   const usage = script.usage ?? {};
-  const hasToolUse = script.blocks.some((b) => b.type === 'tool_use');
   const frames: WireEvent[] = [
     {
       event: 'message_start',
       data: {
         type: 'message_start',
         message: {
-          id: uniqueId('msg'),
+          id: script.id ?? uniqueId('msg'),
           type: 'message',
           role: 'assistant',
           model,
@@ -209,7 +217,7 @@ function framesOf(script: MessageScript, model: string): WireEvent[] {
     event: 'message_delta',
     data: {
       type: 'message_delta',
-      delta: { stop_reason: script.stopReason ?? (hasToolUse ? 'tool_use' : 'end_turn'), stop_sequence: null },
+      delta: { stop_reason: stopReasonOf(script), stop_sequence: null },
       usage:
         script.startUsage === undefined
           ? { output_tokens: usage.output_tokens ?? 5 }
@@ -225,9 +233,45 @@ function framesOf(script: MessageScript, model: string): WireEvent[] {
   return frames;
 }
 
-async function streamMessage(res: ServerResponse, record: RecordedRequest, script: MessageScript): Promise<void> {
+function stopReasonOf(script: MessageScript): string {
+  return script.stopReason ?? (script.blocks.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn');
+}
+
+/** The whole message as one non-streamed Messages API response body. */
+function messageOf(script: MessageScript, model: string): Record<string, unknown> {
+  const usage = script.usage ?? {};
+  const content = script.blocks.map((block) => {
+    if (block.type === 'text') return { type: 'text', text: block.text };
+    if (block.type === 'thinking') return { type: 'thinking', thinking: block.thinking, signature: block.signature ?? 'sig-' + uniqueId('s') };
+    if (block.type === 'redacted_thinking') return block;
+    return { type: 'tool_use', id: block.id ?? uniqueId('toolu'), name: block.name, input: block.input ?? {} };
+  });
+  return {
+    id: script.id ?? uniqueId('msg'),
+    type: 'message',
+    role: 'assistant',
+    model,
+    content,
+    stop_reason: stopReasonOf(script),
+    stop_sequence: null,
+    usage: {
+      input_tokens: usage.input_tokens ?? 10,
+      output_tokens: usage.output_tokens ?? 5,
+      cache_creation_input_tokens: usage.cache_creation_input_tokens ?? 0,
+      cache_read_input_tokens: usage.cache_read_input_tokens ?? 0,
+    },
+  };
+}
+
+async function answerMessage(res: ServerResponse, record: RecordedRequest, script: MessageScript): Promise<void> {
+  const model = String(record.body?.model ?? 'claude-test');
+  if (record.body?.stream !== true) {
+    res.writeHead(200, { 'content-type': 'application/json', 'request-id': uniqueId('req') });
+    res.end(JSON.stringify(messageOf(script, model)));
+    return;
+  }
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': uniqueId('req') });
-  const built = framesOf(script, String(record.body?.model ?? 'claude-test'));
+  const built = framesOf(script, model);
   const frames = (script.rewrite ? script.rewrite(built) : built).map(encodeFrame);
   const interrupt = script.interrupt;
   const error = { type: interrupt?.with === 'error' ? (interrupt.errorType ?? 'overloaded_error') : 'overloaded_error', message: (interrupt?.with === 'error' && interrupt.message) || 'Overloaded' };
