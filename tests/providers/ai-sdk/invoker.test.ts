@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgentConfigError, ContextWindowExceededError, createAgent } from '../../../src/entries/runtime.js';
 import { AiSdkModelError, AiSdkOptionsError, fromAiSdk, stopReasonOf } from '../../../src/providers/ai-sdk/index.js';
 import type { ModelRequest } from '../../../src/runtime/contract/model.js';
-import { reply, startAnthropicServer, type AnthropicTestServer } from '../../support/anthropic-server.js';
+import { reply, startAnthropicServer, type AnthropicTestServer } from '../../../src/testing/index.js';
 import { response, startOpenAIServer, type OpenAITestServer } from '../../support/openai-server.js';
 
 let server: OpenAITestServer;
