@@ -2,6 +2,7 @@
 // Vue, Svelte, plain DOM or any other UI layer.
 export { AssistantStore, createAssistantStore } from './store.js';
 export { appendPartToReply, applyPartToThread, findToolPart } from './thread.js';
+export { itemsFromTurns, turnsFromItems } from './turns.js';
 export { assertAssistantItems } from './validate.js';
 export { assertAgentPart } from '../parts/validate.js';
 export { InvalidItemError, InvalidInputError, AssistantBusyError } from './errors.js';

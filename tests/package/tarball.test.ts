@@ -27,7 +27,7 @@ const CONTRACT: Record<string, string[]> = {
   indusagi: ['createContextManager', 'memorySource', 'lazyToolSource', 'lazyToolset', 'ToolError', 'toToolset', 'mergeToolsets', 'createAgent', 'SessionStore', 'hashNode', 'compact'],
   'indusagi/react': ['useAssistant'],
   'indusagi/memory/sqlite': ['openSqliteMemoryStore'],
-  'indusagi/chat': ['createAssistantStore', 'readParts'],
+  'indusagi/chat': ['createAssistantStore', 'readParts', 'itemsFromTurns', 'turnsFromItems'],
   'indusagi/openai': ['createOpenAIInvoker'],
   'indusagi/telemetry': ['createTelemetry', 'TelemetryOptionsError'],
   'indusagi/ai-sdk': ['fromAiSdk'],

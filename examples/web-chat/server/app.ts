@@ -11,7 +11,7 @@ import { BrowserSessions } from './browsers.js';
 import { RequestGuard } from './guard.js';
 import { badRequest, RefusedRequestError } from './refused.js';
 import { serveStatic } from './static.js';
-import { itemsFromTurns } from './thread.js';
+import { itemsFromTurns } from '../../../src/chat/index.js';
 
 export type WebChatOptions = {
   /** The page built by Vite (its `outDir`). */

@@ -1,4 +1,4 @@
-import type { ToolCallBlock, ToolResultBlock } from '../contract/turn.js';
+import { toolResultContent, type ToolCallBlock, type ToolResultBlock } from '../contract/turn.js';
 import { ToolError } from '../../tools/tool-error.js';
 import { errorMessage } from '../../errors/base.js';
 import type { InputCheck, LoopTools } from './types.js';
@@ -79,19 +79,12 @@ export async function executeCall(call: ToolCallBlock, input: unknown, tools: Lo
   }
   let content: string;
   try {
-    content = toResultContent(value);
+    content = toolResultContent(value);
   } catch (error) {
     console.error(`[indusagi] tool "${call.name}" (call ${call.id}) returned a value that cannot be serialized:`, error);
     return errorOutcome(call, INTERNAL_ERROR);
   }
   return { block: { kind: 'tool_result', callId: call.id, content }, result: value, isError: false };
-}
-
-/** Strings go to the model as they are; anything else as JSON. */
-function toResultContent(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (value === undefined) return '';
-  return JSON.stringify(value) ?? '';
 }
 
 function clip(text: string): string {
