@@ -96,7 +96,7 @@ export class ChatController {
         this.deps.write(await listSessions(this.deps.store, this.deps.paint));
         return;
       case 'tree': {
-        const graph = await this.deps.store.loadSession(this.sessionId);
+        const graph = await this.deps.store.loadSession(this.sessionId, { whole: true });
         this.deps.write(graph.size === 0 ? 'this session is empty so far\n' : `${renderTree(graph, this.deps.paint).join('\n')}\n`);
         return;
       }

@@ -3,7 +3,7 @@ import type { SessionGraph } from '../../runtime/store/index.js';
 import type { Command } from '../args.js';
 import { CliUsageError } from '../errors.js';
 import type { Paint } from '../style.js';
-import { excerpt, shortId } from './nodes.js';
+import { clipLine, shortId } from './nodes.js';
 import { exportJson, exportMarkdown, renderTranscript } from './transcript.js';
 import { renderTree } from './tree.js';
 import { usageLines } from './usage.js';
@@ -17,7 +17,7 @@ export async function runSessions(command: SessionsCommand, write: (text: string
     write(await listSessions(store, paint));
     return;
   }
-  const graph = await loadExisting(store, command.id);
+  const graph = await loadExisting(store, command.id, { whole: true });
   switch (command.action) {
     case 'show':
       write(`${[...renderTranscript(graph, paint), '', ...usageLines(graph)].join('\n')}\n`);
@@ -31,25 +31,28 @@ export async function runSessions(command: SessionsCommand, write: (text: string
   }
 }
 
-/** One line per session, newest first: id, last change, nodes, live leaf and how it began. */
+/** One line per session, newest first: id, last change, turns, live leaf and how it began. Reads no whole file. */
 export async function listSessions(store: SessionStore, paint: Paint): Promise<string> {
   const sessions = await store.listSessions();
   if (sessions.length === 0) return `no sessions in ${store.root}\n`;
   const lines: string[] = [];
   for (const summary of sessions) {
-    const graph = await store.loadSession(summary.id);
-    const first = graph.children(null)[0];
     const when = summary.modifiedAt.toISOString().replace('T', ' ').slice(0, 19);
     const leaf = summary.leaf === null ? '-' : shortId(summary.leaf);
-    const title = first === undefined ? '' : excerpt(first.turn, 50);
-    lines.push(`${paint('bold', summary.id)}  ${when}  ${String(graph.size).padStart(4)} nodes  leaf ${paint('yellow', leaf)}  ${paint('dim', title)}`);
+    const title = summary.title === null ? '' : clipLine(summary.title, 50);
+    const turns = summary.turns === null ? '?' : String(summary.turns);
+    lines.push(`${paint('bold', summary.id)}  ${when}  ${turns.padStart(4)} nodes  leaf ${paint('yellow', leaf)}  ${paint('dim', title)}`);
   }
   return `${lines.join('\n')}\n`;
 }
 
-/** The session, or a usage error when the store holds no such session (a missing file reads as empty). */
-export async function loadExisting(store: SessionStore, id: string): Promise<SessionGraph> {
-  const graph = await store.loadSession(id);
-  if (graph.size === 0) throw new CliUsageError(`no session "${id}" in ${store.root}; "indusagi sessions ls" lists them`);
+/**
+ * The session, or a usage error when the store holds no such session (a missing file reads as empty).
+ * `whole` loads every branch (for tree views and exports); otherwise only the live path is read.
+ */
+export async function loadExisting(store: SessionStore, id: string, options: { whole?: boolean } = {}): Promise<SessionGraph> {
+  const graph = await store.loadSession(id, options);
+  // A graph holding only its live path was resumed from a checkpoint: the session has turns.
+  if (graph.whole && graph.size === 0) throw new CliUsageError(`no session "${id}" in ${store.root}; "indusagi sessions ls" lists them`);
   return graph;
 }

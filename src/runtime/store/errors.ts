@@ -113,3 +113,17 @@ export class MissingHistoryError extends IndusagiError {
     );
   }
 }
+
+/**
+ * A method that needs the whole session graph was called on a graph that holds only its live path,
+ * and the graph's source can load the rest only asynchronously: `await graph.loadWhole()` first.
+ */
+export class GraphNotLoadedError extends IndusagiError {
+  static override readonly errorName = 'GraphNotLoadedError';
+  constructor(readonly sessionId: string) {
+    super(
+      'graph_not_loaded',
+      `Session ${JSON.stringify(sessionId)}: this graph holds only its live path and its store cannot load the rest synchronously; await graph.loadWhole() first.`,
+    );
+  }
+}

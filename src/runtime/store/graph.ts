@@ -2,11 +2,18 @@ import type { Turn } from '../contract/turn.js';
 import type { ModelUsage } from '../contract/model.js';
 import type { SessionNode, SessionRecord } from '../contract/session.js';
 import { assertUsage } from '../usage/check.js';
-import { sumUsage } from '../usage/sum.js';
-import { BrokenCondensationError, InvalidTurnError, MissingHistoryError, SessionIntegrityError, UnknownNodeError } from './errors.js';
+import { addUsage, sumUsage } from '../usage/sum.js';
+import {
+  BrokenCondensationError,
+  GraphNotLoadedError,
+  InvalidTurnError,
+  MissingHistoryError,
+  SessionIntegrityError,
+  UnknownNodeError,
+} from './errors.js';
 import { hashNode } from './hash.js';
 import { turnProblem } from './records.js';
-import { chainTurns, contextChain } from './context-chain.js';
+import { chainTurns, contextChain, type ContextChain } from './context-chain.js';
 import { restoreRecords, type LeafFallback, type OrphanNode, type RejectedNode } from './restore.js';
 
 /** Marks a condensation summary node: the verbatim tail it keeps starts at `firstKept` (null: keeps none). */
@@ -35,13 +42,45 @@ export type RestoredGraph = {
 };
 
 /**
+ * Where a graph that holds only its live path gets the rest of its session from, when a caller asks
+ * for more than the live path (a tree view, an export, an old branch).
+ */
+export interface SessionGraphSource {
+  /** Every node of the session, parents before children, in the order a whole load adds them. */
+  loadAll(): Promise<Iterable<SessionNode>>;
+  /**
+   * The same, synchronously, for the methods that cannot wait (`children`, `size`, ...). Without it
+   * those methods throw `GraphNotLoadedError` until `loadWhole()` has run.
+   */
+  loadAllSync?(): Iterable<SessionNode>;
+}
+
+/** How `SessionGraph.fromLivePath` builds a graph that holds only its live path. */
+export type LivePathOptions = {
+  /** The live leaf; its whole model context must be among the nodes given. */
+  leaf: string | null;
+  /** Where the rest of the session comes from, when asked for. */
+  source: SessionGraphSource;
+  /**
+   * Usage billed over the whole session, every branch (what `usageTotal()` returns until more is
+   * loaded, plus what is appended). Without it, `usageTotal()` loads the whole session.
+   */
+  usageTotal?: ModelUsage;
+};
+
+/**
  * A session's history as a content-addressed DAG of turns. Appends go under the current leaf; moving the
  * leaf (`branchFrom`, `resume`) and appending again forks. Every change since the graph was loaded is
  * kept as unsaved records for a store to persist (`takeUnsaved`).
+ *
+ * A graph can hold the whole DAG (`whole` is true: `new SessionGraph`, `restore`, `fromRecords`) or only
+ * its live path (`fromLivePath`: the model context at the leaf, and what is appended). The live path is
+ * all that resuming, appending and persisting need. Methods that need more load the rest from the
+ * graph's source on first use (see docs/sessions.md, "Graphs that hold only the live path").
  */
 export class SessionGraph {
   readonly sessionId: string;
-  private readonly nodes = new Map<string, SessionNode>();
+  private nodes = new Map<string, SessionNode>();
   // Children by parent id (null: the roots). Built on the first tree-view call, then kept up to date:
   // loading and resuming, the hot path, never pay for it.
   private childIndex: Map<string | null, SessionNode[]> | null = null;
@@ -52,6 +91,10 @@ export class SessionGraph {
   private unsavedStarts: string[] = [];
   // The leaf the backing store last recorded; undefined when unknown (a write failed midway).
   private savedLeaf: string | null | undefined = null;
+  // Set while the graph holds only its live path: where the rest comes from.
+  private source: SessionGraphSource | null = null;
+  // While only the live path is held: the usage over the whole session, when the source gave it.
+  private knownUsage: ModelUsage | null = null;
 
   constructor(sessionId: string) {
     this.sessionId = sessionId;
@@ -62,9 +105,14 @@ export class SessionGraph {
     return this.currentLeaf;
   }
 
-  /** Number of nodes. */
+  /** True when the graph holds every node of its session; false while it holds only its live path. */
+  get whole(): boolean {
+    return this.source === null;
+  }
+
+  /** Number of nodes. Loads the whole session first if only the live path is held. */
   get size(): number {
-    return this.nodes.size;
+    return this.wholeNodes().size;
   }
 
   /** True when `takeUnsaved` would return records. */
@@ -91,46 +139,63 @@ export class SessionGraph {
     return this.starts.get(callId) ?? 0;
   }
 
+  /** The node with this id. A graph holding only its live path looks beyond it by loading the whole session. */
   node(id: string): SessionNode | undefined {
-    return this.nodes.get(id);
+    return this.lookup(id);
   }
 
   has(id: string): boolean {
-    return this.nodes.has(id);
+    return this.lookup(id) !== undefined;
   }
 
-  /** Every node, in the order it was added. */
+  /** Every node, in the order it was added. Loads the whole session first if only the live path is held. */
   allNodes(): IterableIterator<SessionNode> {
-    return this.nodes.values();
+    return this.wholeNodes().values();
   }
 
   /**
    * Tokens billed over the whole session: the `usage` of every node, forks and summaries included,
    * whether or not the live path still reaches it. That is what the API charged for, branch or not.
+   * A graph holding only its live path answers from the total its source gave, without loading.
    */
   usageTotal(): ModelUsage {
-    return sumUsage(Array.from(this.nodes.values(), (node) => node.usage));
+    if (this.knownUsage !== null) return { ...this.knownUsage };
+    return sumUsage(Array.from(this.wholeNodes().values(), (node) => node.usage));
   }
 
-  /** The children of `id` in the order they were added; `null` gives the roots. */
+  /** The children of `id` in the order they were added; `null` gives the roots. Needs the whole session. */
   children(id: string | null): SessionNode[] {
+    this.wholeNodes();
     if (id !== null) this.require(id);
     return [...(this.childIndexBuilt().get(id) ?? [])];
   }
 
-  /** Every node without children (the end of each branch), in the order the nodes were added. */
+  /** Every node without children (the end of each branch), in the order the nodes were added. Needs the whole session. */
   tips(): SessionNode[] {
+    const nodes = this.wholeNodes();
     const index = this.childIndexBuilt();
     const tips: SessionNode[] = [];
-    for (const node of this.nodes.values()) if (!index.has(node.id)) tips.push(node);
+    for (const node of nodes.values()) if (!index.has(node.id)) tips.push(node);
     return tips;
+  }
+
+  /**
+   * Loads every node of the session into a graph that holds only its live path (nothing to do for a
+   * whole graph). Nodes already held keep their identity; the leaf and unsaved records are untouched.
+   */
+  async loadWhole(): Promise<void> {
+    const source = this.source;
+    if (source === null) return;
+    const all = await source.loadAll();
+    if (this.source === source) this.adopt(all);
   }
 
   /**
    * Adds `turn` under the current leaf and moves the leaf to it. The node id is `hashNode({ parent, turn, at })`,
    * so appending the same turn with the same parent and timestamp again returns the existing node (its
-   * `condenses` marker is kept as first stored). The graph stores a JSON copy of `turn`: later changes to
-   * the caller's object do not reach it, and what is stored is exactly what a reload will see.
+   * `condenses` marker is kept as first stored; a graph holding only its live path knows the nodes it holds).
+   * The graph stores a JSON copy of `turn`: later changes to the caller's object do not reach it, and what
+   * is stored is exactly what a reload will see.
    */
   append(turn: Turn, at: number = Date.now(), extra?: AppendExtra): SessionNode {
     if (typeof at !== 'number' || !Number.isFinite(at)) throw new InvalidTurnError(`"at" must be a finite number, got ${String(at)}`);
@@ -160,6 +225,7 @@ export class SessionGraph {
       node.model = extra.model;
     }
     this.insert(node);
+    if (this.knownUsage !== null && node.usage !== undefined) addUsage(this.knownUsage, node.usage);
     this.currentLeaf = id;
     this.unsavedNodes.push({ type: 'node', node });
     return node;
@@ -187,11 +253,16 @@ export class SessionGraph {
    * condensation (plus the tail), not the depth of the session.
    */
   contextTo(id: string): Turn[] {
-    const chain = contextChain(id, (nodeId) => this.nodes.get(nodeId));
-    if (chain.ok) return chainTurns(chain);
-    if ('broken' in chain) throw new BrokenCondensationError(this.sessionId, chain.broken.id, chain.broken.condenses!.firstKept!);
-    if (chain.missing === id) throw new UnknownNodeError(this.sessionId, id);
-    throw new MissingHistoryError(this.sessionId, id, chain.missing);
+    return chainTurns(this.chainTo(id));
+  }
+
+  /**
+   * The nodes `contextTo(id)` is built from, root side first: from the latest condensation's first kept
+   * turn (or the root) to `id`, older summaries inside the kept tail included. What a store must hold
+   * to resume at `id` (see `fromLivePath`).
+   */
+  contextNodes(id: string): SessionNode[] {
+    return this.chainTo(id).nodes.slice().reverse();
   }
 
   /** Every turn from the root to `id`, condensation summaries included. Costs the depth of `id`. */
@@ -199,13 +270,18 @@ export class SessionGraph {
     return this.nodesTo(id).map((node) => node.turn);
   }
 
-  /** Every node from the root to `id`. */
+  /**
+   * Every node from the root to `id`. If damage cut the path (see the load report), it starts at the
+   * oldest node still intact. A graph holding only its live path loads the whole session when the path
+   * leaves it.
+   */
   nodesTo(id: string): SessionNode[] {
     const path: SessionNode[] = [];
-    let current: SessionNode | undefined = this.require(id);
-    while (current !== undefined) {
+    for (let current = this.require(id); ; ) {
       path.push(current);
-      current = current.parent === null ? undefined : this.nodes.get(current.parent);
+      const parent = current.parent === null ? undefined : this.lookup(current.parent);
+      if (parent === undefined) break;
+      current = parent;
     }
     return path.reverse();
   }
@@ -255,7 +331,7 @@ export class SessionGraph {
     const list = Array.isArray(records) ? records : [...records];
     const restored = restoreRecords(list);
     const graph = new SessionGraph(sessionId);
-    for (const node of restored.nodes.values()) graph.nodes.set(node.id, node);
+    graph.nodes = restored.nodes;
     graph.currentLeaf = restored.leaf;
     for (const record of list) {
       if (record.type === 'started') for (const id of record.callIds) graph.starts.set(id, (graph.starts.get(id) ?? 0) + 1);
@@ -276,10 +352,73 @@ export class SessionGraph {
     return graph;
   }
 
-  private require(id: string): SessionNode {
+  /**
+   * A graph that holds only its live path: `nodes` must include the model context at `options.leaf`
+   * (`contextNodes(leaf)` of the whole graph; more is allowed), in any order. Nothing is marked unsaved.
+   * Resuming, appending and persisting need nothing more; methods that do load the rest from
+   * `options.source`. How a store resumes without reading a whole session: the file store builds its
+   * graphs this way, and a database store can too. Throws `SessionIntegrityError` when the nodes do not
+   * hold that context.
+   */
+  static fromLivePath(sessionId: string, nodes: Iterable<SessionNode>, options: LivePathOptions): SessionGraph {
+    const graph = new SessionGraph(sessionId);
+    for (const node of nodes) if (!graph.nodes.has(node.id)) graph.nodes.set(node.id, node);
+    if (options.leaf !== null) {
+      const chain = contextChain(options.leaf, (id) => graph.nodes.get(id));
+      if (!chain.ok) {
+        const problem = 'missing' in chain ? `node ${chain.missing} is missing` : `condensation ${chain.broken.id} keeps a tail from a node that is not its ancestor`;
+        throw new SessionIntegrityError(sessionId, [`the nodes do not hold the context at the leaf ${options.leaf}: ${problem}`]);
+      }
+    }
+    graph.currentLeaf = options.leaf;
+    graph.savedLeaf = options.leaf;
+    graph.source = options.source;
+    graph.knownUsage = options.usageTotal === undefined ? null : { ...options.usageTotal };
+    return graph;
+  }
+
+  /** The node with this id, loading the whole session first when it is not held and might be elsewhere. */
+  private lookup(id: string): SessionNode | undefined {
     const node = this.nodes.get(id);
+    if (node !== undefined || this.source === null) return node;
+    return this.wholeNodes().get(id);
+  }
+
+  private require(id: string): SessionNode {
+    const node = this.lookup(id);
     if (node === undefined) throw new UnknownNodeError(this.sessionId, id);
     return node;
+  }
+
+  private chainTo(id: string): Extract<ContextChain, { ok: true }> {
+    const chain = contextChain(id, (nodeId) => this.lookup(nodeId));
+    if (chain.ok) return chain;
+    if ('broken' in chain) throw new BrokenCondensationError(this.sessionId, chain.broken.id, chain.broken.condenses!.firstKept!);
+    if (chain.missing === id) throw new UnknownNodeError(this.sessionId, id);
+    throw new MissingHistoryError(this.sessionId, id, chain.missing);
+  }
+
+  /** Every node of the session, loading the rest synchronously when only the live path is held. */
+  private wholeNodes(): Map<string, SessionNode> {
+    const source = this.source;
+    if (source !== null) {
+      if (source.loadAllSync === undefined) throw new GraphNotLoadedError(this.sessionId);
+      this.adopt(source.loadAllSync());
+    }
+    return this.nodes;
+  }
+
+  /** Takes in every node of the session: in the source's order, the nodes held keeping their identity. */
+  private adopt(all: Iterable<SessionNode>): void {
+    const merged = new Map<string, SessionNode>();
+    for (const node of all) if (!merged.has(node.id)) merged.set(node.id, this.nodes.get(node.id) ?? node);
+    // What only this graph holds: appended since it was loaded (saved or not), or its live path where
+    // the source no longer reaches it (damage above the latest condensation).
+    for (const [id, node] of this.nodes) if (!merged.has(id)) merged.set(id, node);
+    this.nodes = merged;
+    this.childIndex = null;
+    this.source = null;
+    this.knownUsage = null;
   }
 
   private insert(node: SessionNode): void {
@@ -301,9 +440,9 @@ export class SessionGraph {
     const firstKept = condenses?.firstKept;
     if (firstKept === null) return;
     if (typeof firstKept !== 'string') throw new InvalidTurnError('"condenses.firstKept" must be a node id or null');
-    let walker = parent === null ? undefined : this.nodes.get(parent);
+    let walker = parent === null ? undefined : this.lookup(parent);
     while (walker !== undefined && walker.id !== firstKept) {
-      walker = walker.parent === null ? undefined : this.nodes.get(walker.parent);
+      walker = walker.parent === null ? undefined : this.lookup(walker.parent);
     }
     if (walker === undefined) throw new BrokenCondensationError(this.sessionId, id, firstKept);
   }

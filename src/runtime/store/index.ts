@@ -3,10 +3,11 @@
 export { hashNode } from './hash.js';
 export type { NodeIdentity } from './hash.js';
 export { SessionGraph } from './graph.js';
-export type { AppendExtra, CondensationMarker, RestoredGraph } from './graph.js';
+export type { AppendExtra, CondensationMarker, LivePathOptions, RestoredGraph, SessionGraphSource } from './graph.js';
 export type { LeafFallback, OrphanNode, RejectedNode } from './restore.js';
 export { SessionStore } from './store.js';
 export type { SessionStoreOptions, SessionSummary } from './store.js';
+export type { FileLoadReport, LoadOptions, LoadedSessionFile } from './load-session.js';
 export { MemorySessionStore } from './memory-store.js';
 export type { SessionStoreLike, LoadedSession, PersistReport } from './types.js';
 export type { LoadReport, SkippedLine } from '../contract/session.js';
@@ -14,6 +15,7 @@ export { loadReportProblems } from './load-report.js';
 export { assertValidSessionId } from './session-id.js';
 export {
   BrokenCondensationError,
+  GraphNotLoadedError,
   InvalidSessionIdError,
   InvalidTurnError,
   MissingHistoryError,

@@ -1,6 +1,7 @@
 import type { Migrator, SessionRecord } from '../contract/session.js';
 import { usageProblem } from '../usage/check.js';
 import { errorMessage } from '../../errors/base.js';
+import { parseCheckpoint, type Checkpoint } from './checkpoint.js';
 
 /**
  * Why `raw` is not a valid block, or null when it is. Checked field by field on purpose: the loader runs
@@ -109,13 +110,23 @@ export class LineProblem {
   constructor(readonly reason: string, readonly unparsable: boolean) {}
 }
 
-/** Parses one line, runs the migrators over it in order, and narrows the result. */
-export function decodeRecord(line: string, migrators: readonly Migrator[]): SessionRecord | LineProblem {
+/** What one line of a session file holds, when it holds anything valid. */
+export type StoredLine = SessionRecord | Checkpoint;
+
+/**
+ * Parses one line, runs the migrators over it in order, and narrows the result. Checkpoint records are
+ * the store's own index, not history: they skip the migrators and are checked against their checksum.
+ */
+export function decodeRecord(line: string, migrators: readonly Migrator[]): StoredLine | LineProblem {
   let raw: unknown;
   try {
     raw = JSON.parse(line);
   } catch (error) {
     return new LineProblem(`not valid JSON (${(error as Error).message})`, true);
+  }
+  if (typeof raw === 'object' && raw !== null && (raw as { type?: unknown }).type === 'checkpoint') {
+    const checkpoint = parseCheckpoint(line, raw as Record<string, unknown>);
+    return typeof checkpoint === 'string' ? new LineProblem(checkpoint, false) : checkpoint;
   }
   for (const migrator of migrators) {
     try {
@@ -126,4 +137,9 @@ export function decodeRecord(line: string, migrators: readonly Migrator[]): Sess
   }
   const record = narrowRecord(raw);
   return typeof record === 'string' ? new LineProblem(record, false) : record;
+}
+
+/** Where a record puts the replayed leaf: a node record on its node, a head record where it says. */
+export function leafPosition(record: SessionRecord): string | null {
+  return record.type === 'node' ? record.node.id : record.leaf;
 }

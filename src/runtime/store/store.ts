@@ -1,26 +1,38 @@
-import { mkdir, readdir, stat, type FileHandle } from 'node:fs/promises';
+import { mkdir, readdir, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import type { LoadReport, Migrator } from '../contract/session.js';
-import type { LoadedSession, PersistReport, SessionStoreLike } from './types.js';
+import type { Migrator, SessionNode } from '../contract/session.js';
+import type { SessionStoreLike } from './types.js';
 import { IndusagiError } from '../../errors/index.js';
-import { SessionGraph, type RestoredGraph } from './graph.js';
-import { SessionIoError, SessionLockLostError, SessionNotOpenError } from './errors.js';
+import type { SessionGraph } from './graph.js';
+import { BrokenCondensationError, MissingHistoryError, SessionIoError, SessionLockLostError, SessionNotOpenError } from './errors.js';
 import { assertValidSessionId, sessionIdProblem } from './session-id.js';
-import { readSessionFile } from './read-session.js';
-import { readRecordedLeaf } from './recorded-leaf.js';
+import { summarizeFile } from './list-session.js';
 import { acquireLock, releaseLock, stillHeld, type HeldLock } from './lock.js';
 import { appendDurably, endsWithNewline, syncDirectory } from './durable-append.js';
-import { openForAppending } from './safe-open.js';
+import { openForAppending, openForReading } from './safe-open.js';
+import type { CheckpointWriter } from './checkpoint-writer.js';
+import { io, SessionFileLoader, type LoadOptions, type LoadedSessionFile } from './load-session.js';
 
 export type SessionStoreOptions = {
   /** Re-hash every node at load and skip (and report) those whose id does not match. Default false: ids are trusted. */
   verify?: boolean;
+  /**
+   * A writer appends a checkpoint record (see docs/sessions.md) once at least this many bytes were
+   * appended since the last one. Default 64 KiB: a resume then parses at most about that much beyond
+   * the live context.
+   */
+  checkpointBytes?: number;
 };
 
-/** One entry of `listSessions`. `leaf` is the leaf the file records at its end. */
-export type SessionSummary = { id: string; size: number; modifiedAt: Date; leaf: string | null };
+/**
+ * One entry of `listSessions`, read from the two ends of the file only. `leaf` is the leaf the file
+ * records at its end; `title` the first prompt's text on one line (cut to 200 characters; null when
+ * the first line holds no text); `turns` the turns the session stores, every branch (null for a large
+ * file without checkpoints, written before they existed).
+ */
+export type SessionSummary = { id: string; size: number; modifiedAt: Date; leaf: string | null; title: string | null; turns: number | null };
 
-type ReadResult = LoadedSession & { exists: boolean; endsCleanly: boolean };
+const DEFAULT_CHECKPOINT_BYTES = 64 * 1024;
 
 type OpenSession = {
   graph: SessionGraph;
@@ -30,6 +42,7 @@ type OpenSession = {
   file: FileHandle | null;
   /** Whether the file ends with a newline; undefined after a failed write, when it must be checked. */
   endsCleanly: boolean | undefined;
+  writer: CheckpointWriter;
   /** Directories whose entries (this file, a freshly made root) must be synced after the first write. */
   unsyncedDirs: string[];
   /** Persists of one session run one after another. */
@@ -38,18 +51,19 @@ type OpenSession = {
 
 /**
  * Sessions as append-only JSONL files, `<root>/<id>.jsonl`, one record per line. Readers take no lock;
- * a writer (`openSession`) holds `<root>/<id>.lock` until `closeSession`. See docs/sessions.md.
+ * a writer (`openSession`) holds `<root>/<id>.lock` until `closeSession`. A load reads from the end of
+ * the file and holds only the live path until more is asked for. See docs/sessions.md.
  */
 export class SessionStore implements SessionStoreLike {
   readonly root: string;
   private readonly migrators: readonly Migrator[];
-  private readonly verify: boolean;
+  private readonly loader: SessionFileLoader;
   private readonly sessions = new Map<string, OpenSession>();
 
   constructor(root: string, migrators: Migrator[] = [], options: SessionStoreOptions = {}) {
     this.root = resolve(root);
     this.migrators = [...migrators];
-    this.verify = options.verify ?? false;
+    this.loader = new SessionFileLoader({ migrators: this.migrators, verify: options.verify ?? false }, options.checkpointBytes ?? DEFAULT_CHECKPOINT_BYTES);
   }
 
   /** The file a session lives in. Throws `InvalidSessionIdError` for an id that could escape the root. */
@@ -58,60 +72,60 @@ export class SessionStore implements SessionStoreLike {
     return join(this.root, `${id}.jsonl`);
   }
 
-  async loadSession(id: string): Promise<SessionGraph> {
-    return (await this.loadSessionWithReport(id)).graph;
+  async loadSession(id: string, options: LoadOptions = {}): Promise<SessionGraph> {
+    return (await this.loadSessionWithReport(id, options)).graph;
   }
 
   /** Reads a session without the writer lock; a missing file is an empty graph with an empty report. */
-  async loadSessionWithReport(id: string): Promise<LoadedSession> {
-    const { graph, report } = await this.read(id, this.pathOf(id));
+  async loadSessionWithReport(id: string, options: LoadOptions = {}): Promise<LoadedSessionFile> {
+    const { graph, report } = await this.loader.load(id, this.pathOf(id), options.whole === true, false);
     return { graph, report };
   }
 
-  async openSession(id: string): Promise<SessionGraph> {
-    return (await this.openSessionWithReport(id)).graph;
+  async openSession(id: string, options: LoadOptions = {}): Promise<SessionGraph> {
+    return (await this.openSessionWithReport(id, options)).graph;
   }
 
   /**
    * Takes the writer lock (throws `SessionLockedError` naming the holder's pid if a live process holds
    * it; a lock left by a dead process is removed), then loads the session. Only the graph returned here
-   * can be persisted, until `closeSession`.
+   * can be persisted, until `closeSession`. Any failure after the lock was taken releases it.
    */
-  async openSessionWithReport(id: string): Promise<LoadedSession> {
+  async openSessionWithReport(id: string, options: LoadOptions = {}): Promise<LoadedSessionFile> {
     const path = this.pathOf(id);
-    const firstMade = await this.io(id, 'creating the store directory', () => mkdir(this.root, { recursive: true }));
-    const lock = await this.io(id, 'taking the writer lock', () => acquireLock(id, join(this.root, `${id}.lock`)));
-    let loaded: ReadResult;
+    const firstMade = await io(id, 'creating the store directory', () => mkdir(this.root, { recursive: true }));
+    const lock = await io(id, 'taking the writer lock', () => acquireLock(id, join(this.root, `${id}.lock`)));
     try {
-      loaded = await this.read(id, path);
+      const loaded = await this.loader.load(id, path, options.whole === true, true);
+      const unsyncedDirs = loaded.exists ? [] : [this.root];
+      if (firstMade !== undefined) {
+        for (let dir = this.root; dir !== dirname(firstMade); dir = dirname(dir)) unsyncedDirs.push(dirname(dir));
+      }
+      this.sessions.set(id, {
+        graph: loaded.graph,
+        lock,
+        path,
+        file: null,
+        endsCleanly: loaded.endsCleanly,
+        writer: loaded.writer!,
+        unsyncedDirs,
+        queue: Promise.resolve(),
+      });
+      return { graph: loaded.graph, report: loaded.report };
     } catch (error) {
       await releaseLock(lock);
       throw error;
     }
-    const unsyncedDirs = loaded.exists ? [] : [this.root];
-    if (firstMade !== undefined) {
-      for (let dir = this.root; dir !== dirname(firstMade); dir = dirname(dir)) unsyncedDirs.push(dirname(dir));
-    }
-    this.sessions.set(id, {
-      graph: loaded.graph,
-      lock,
-      path,
-      file: null,
-      endsCleanly: loaded.endsCleanly,
-      unsyncedDirs,
-      queue: Promise.resolve(),
-    });
-    return { graph: loaded.graph, report: loaded.report };
   }
 
   /**
    * Appends everything `graph` gained since it was opened or last persisted — new nodes, then one head
-   * record — as one write and one fsync; resolves once the bytes are on stable storage, with how many
-   * records and bytes it appended. Concurrent calls for one session are serialised. On failure the
-   * records go back into the graph and the next call writes them again (re-written nodes are harmless:
-   * ids are content hashes).
+   * record, and now and then a checkpoint — as one write and one fsync; resolves once the bytes are on
+   * stable storage. Concurrent calls for one session are serialised. On failure the records go back
+   * into the graph and the next call writes them again (re-written nodes are harmless: ids are content
+   * hashes).
    */
-  persist(graph: SessionGraph): Promise<PersistReport> {
+  persist(graph: SessionGraph): Promise<void> {
     const session = this.sessions.get(graph.sessionId);
     if (session === undefined) {
       return Promise.reject(new SessionNotOpenError(graph.sessionId, 'open it with openSession first (loadSession reads without the writer lock)'));
@@ -147,7 +161,7 @@ export class SessionStore implements SessionStoreLike {
       else if (session.queue === queue) break;
     }
     this.sessions.delete(id);
-    await this.io(id, 'releasing the writer lock', async () => {
+    await io(id, 'releasing the writer lock', async () => {
       try {
         await session.file?.close();
       } finally {
@@ -156,7 +170,11 @@ export class SessionStore implements SessionStoreLike {
     });
   }
 
-  /** Every session in the root, most recently modified first. A missing root lists nothing. */
+  /**
+   * Every session in the root, most recently modified first, each read from the two ends of its file
+   * (never parsed whole). Links and anything but regular files are not sessions. A missing root lists
+   * nothing.
+   */
   async listSessions(): Promise<SessionSummary[]> {
     let names: string[];
     try {
@@ -170,74 +188,69 @@ export class SessionStore implements SessionStoreLike {
     for (const name of names) {
       const id = name.slice(0, -'.jsonl'.length);
       if (sessionIdProblem(id) !== null) continue; // Not a name this store could have written or could load.
-      const path = join(this.root, name);
-      const summary = await this.io(id, 'reading its summary', async () => {
-        const info = await stat(path);
-        return { id, size: info.size, modifiedAt: info.mtime, leaf: await readRecordedLeaf(id, path, info.size, this.migrators) };
+      const summary = await io(id, 'reading its summary', async () => {
+        const file = await openForReading(id, join(this.root, name), 'session file');
+        if (file === null) return null; // Removed since the directory was read.
+        try {
+          const info = await file.stat();
+          return { id, size: info.size, modifiedAt: info.mtime, ...(await summarizeFile(file, info.size, this.migrators)) };
+        } finally {
+          await file.close();
+        }
       });
-      summaries.push(summary);
+      if (summary !== null) summaries.push(summary);
     }
     return summaries.sort((a, b) => b.modifiedAt.getTime() - a.modifiedAt.getTime() || (a.id < b.id ? -1 : 1));
   }
 
-  private async read(id: string, path: string): Promise<ReadResult> {
-    const decoded = await this.io(id, 'reading the session file', () =>
-      readSessionFile(id, path, { migrators: this.migrators, verify: this.verify }),
-    );
-    const { graph, orphans, leafFallback, rejected } = SessionGraph.restore(id, decoded.records);
-    // A rejected summary decoded but is damaged all the same: it is reported as a skipped line.
-    const skipped = [...decoded.skipped, ...rejected.map((summary) => ({ line: decoded.lineOf[summary.index], reason: summary.reason }))];
-    skipped.sort((a, b) => a.line - b.line);
-    const report: LoadReport = {
-      lines: decoded.lines,
-      bytes: decoded.bytes,
-      records: decoded.records.length - rejected.length,
-      skipped,
-      orphans: orphans.map((orphan) => ({ id: orphan.id, parent: orphan.parent, line: decoded.lineOf[orphan.index] })),
-      truncatedTail: decoded.truncatedTail,
-      leafFallback,
-    };
-    return { graph, report, exists: decoded.exists, endsCleanly: decoded.endsCleanly };
-  }
-
-  private async write(session: OpenSession): Promise<PersistReport> {
-    const { graph } = session;
-    if (!graph.hasUnsaved) return { records: 0, bytes: 0 };
+  private async write(session: OpenSession): Promise<void> {
+    const { graph, writer } = session;
+    if (!graph.hasUnsaved) return;
     const id = graph.sessionId;
-    if (!(await this.io(id, 'checking the writer lock', async () => stillHeld(session.lock)))) {
+    if (!(await io(id, 'checking the writer lock', async () => stillHeld(session.lock)))) {
       throw new SessionLockLostError(id, session.lock.path);
     }
-    const records = graph.takeUnsaved();
+    let records: ReturnType<SessionGraph['takeUnsaved']> | null = null;
     try {
-      // Opened readable too: after a failed write, `endsWithNewline` reads the tail back through this handle.
-      session.file ??= await openForAppending(id, session.path);
+      if (session.file === null) {
+        // Opened readable too: after a failed write, `endsWithNewline` reads the tail back through this handle.
+        session.file = await openForAppending(id, session.path);
+        const { size } = await session.file.stat();
+        if (size !== writer.state.size) {
+          writer.forget(size);
+          session.endsCleanly = undefined;
+        }
+      }
+      if (writer.state.size === null) writer.state.size = (await session.file.stat()).size;
       session.endsCleanly ??= await endsWithNewline(session.file);
+      // From here to the write nothing waits, so the records, the leaf and its context belong together.
+      records = graph.takeUnsaved();
       // A line torn by an earlier crash is closed off, so the first new record starts on a line of its own.
-      let text = session.endsCleanly ? '' : '\n';
-      for (const record of records) text += `${JSON.stringify(record)}\n`;
+      const batch = writer.compose(records, !session.endsCleanly, () => liveChain(graph));
       session.endsCleanly = undefined;
-      const bytes = Buffer.from(text);
-      await appendDurably(session.file, bytes);
+      await appendDurably(session.file, batch.bytes);
       session.endsCleanly = true;
+      batch.commit();
       while (session.unsyncedDirs.length > 0) {
         await syncDirectory(session.unsyncedDirs[0]);
         session.unsyncedDirs.shift();
       }
-      return { records: records.length, bytes: bytes.length };
     } catch (error) {
-      graph.restoreUnsaved(records);
+      if (records !== null) graph.restoreUnsaved(records);
+      writer.failed();
       if (IndusagiError.isInstance(error)) throw error;
       throw new SessionIoError(id, 'persisting', error);
     }
   }
+}
 
-  /** Runs file-system work, turning system errors into `SessionIoError` (typed errors pass through). */
-  private async io<T>(id: string, operation: string, work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      if (IndusagiError.isInstance(error)) throw error;
-      throw new SessionIoError(id, operation, error);
-    }
+/** The nodes of the context at the graph's leaf, or null when it cannot be built (no checkpoint can name it then). */
+function liveChain(graph: SessionGraph): SessionNode[] | null {
+  if (graph.leaf === null) return null;
+  try {
+    return graph.contextNodes(graph.leaf);
+  } catch (error) {
+    if (BrokenCondensationError.isInstance(error) || MissingHistoryError.isInstance(error)) return null;
+    throw error;
   }
 }

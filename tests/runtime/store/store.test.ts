@@ -190,7 +190,17 @@ describe('SessionStore', () => {
     const { graph, report } = await store.loadSessionWithReport('new');
     expect(graph.size).toBe(0);
     expect(graph.leaf).toBeNull();
-    expect(report).toEqual({ lines: 0, bytes: 0, records: 0, skipped: [], orphans: [], truncatedTail: false, leafFallback: null });
+    expect(report).toEqual({
+      lines: 0,
+      bytes: 0,
+      records: 0,
+      skipped: [],
+      orphans: [],
+      truncatedTail: false,
+      leafFallback: null,
+      scope: 'file',
+      fullScanReason: null,
+    });
     expect(existsSync(join(root, 'nothing-here'))).toBe(false);
     expect(await store.listSessions()).toEqual([]);
   });

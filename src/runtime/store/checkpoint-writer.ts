@@ -1,0 +1,183 @@
+import type { ModelUsage } from '../contract/model.js';
+import type { SessionNode, SessionRecord } from '../contract/session.js';
+import { addUsage } from '../usage/sum.js';
+import { encodeCheckpoint, type ByteRange } from './checkpoint.js';
+import type { RangeSet } from './range-set.js';
+
+/** What a writer knows of its session file, from the load and from its own writes. */
+export type WriterState = {
+  /** The file's size; null after a failed write, until it is read again. */
+  size: number | null;
+  /** The last checkpoint in the file that this writer can vouch for; null when there is none. */
+  checkpoint: { offset: number; live: ByteRange[] } | null;
+  /** Write a checkpoint with the next batch whatever else holds (a failed write may have left one behind). */
+  due: boolean;
+  /** The leaf the file's records end on, once a checkpoint exists: where the last batch (or the load) left it. */
+  leaf: string | null;
+  /** Nodes in the session and the usage billed over them, as a whole load would count them. */
+  nodes: number;
+  usage: ModelUsage;
+  /** Where each node the writer knows of sits in the file. */
+  offsets: Map<string, ByteRange>;
+  verified: RangeSet;
+};
+
+/** One write: its bytes, and what to record once they are durable. */
+export type Batch = { bytes: Buffer; commit(): void };
+
+// A live range may run over a gap between two nodes of the context (heads, other branches) up to this
+// size: one range to read instead of two, at the cost of parsing the gap.
+const MAX_GAP = 16 * 1024;
+
+/**
+ * Decides when a checkpoint goes into the file and writes it, appended to a batch of records so that
+ * it costs no extra write or fsync. A checkpoint is due when `every` bytes were appended since the last
+ * one, when the context at the new leaf is not all after the last checkpoint or inside its live ranges
+ * (the leaf moved back to older history), and after a failed write. Nothing is ever rewritten.
+ */
+export class CheckpointWriter {
+  constructor(
+    readonly state: WriterState,
+    private readonly every: number,
+  ) {}
+
+  /**
+   * The bytes appending `records` at the end of the file, behind a newline when the file ends in a torn
+   * line, and followed by a checkpoint when one is due. `chainOf` gives the context at the leaf the
+   * records leave (`graph.contextNodes(leaf)`, null when it cannot be built); it is asked only when a
+   * checkpoint may be due, so that a batch that just extends the live path costs only its own records.
+   */
+  compose(records: readonly SessionRecord[], closeTornLine: boolean, chainOf: () => readonly SessionNode[] | null): Batch {
+    const state = this.state;
+    const size = state.size!;
+    const firstByte = size + (closeTornLine ? 1 : 0);
+    const lines: string[] = closeTornLine ? ['\n'] : [];
+    const placed = new Map<string, ByteRange>();
+    const written = new Map<string, SessionNode>();
+    let position = firstByte;
+    let leaf: string | null = state.leaf;
+    let nodes = state.nodes;
+    const usage = { ...state.usage };
+    for (const record of records) {
+      const line = `${JSON.stringify(record)}\n`;
+      const end = position + Buffer.byteLength(line);
+      if (record.type === 'node') {
+        // A node written before (a write that failed after its bytes landed, retried) is counted once.
+        if (!placed.has(record.node.id) && !state.offsets.has(record.node.id)) {
+          nodes++;
+          if (record.node.usage !== undefined) addUsage(usage, record.node.usage);
+        }
+        if (!placed.has(record.node.id)) placed.set(record.node.id, [position, end]);
+        written.set(record.node.id, record.node);
+        leaf = record.node.id;
+      } else {
+        leaf = record.leaf;
+      }
+      lines.push(line);
+      position = end;
+    }
+
+    const where = (id: string) => placed.get(id) ?? state.offsets.get(id);
+    let checkpoint: WriterState['checkpoint'] = null;
+    let chain: readonly SessionNode[] | null | undefined;
+    const last = state.checkpoint;
+    let due = state.due || position - (last?.offset ?? 0) >= this.every;
+    if (!due && last !== null && leaf !== null && !this.extendsLastLeaf(leaf, written)) {
+      chain = chainOf();
+      due = chain !== null && !chain.every((node) => covers(last, where(node.id)));
+    }
+    if (due && leaf !== null) {
+      chain ??= chainOf();
+      const live = chain === null || chain.at(-1)?.id !== leaf ? null : this.liveRanges(chain, where, [firstByte, position]);
+      if (live !== null) {
+        checkpoint = { offset: position, live };
+        const line = `${encodeCheckpoint({ offset: position, leaf, live, nodes, usage })}\n`;
+        lines.push(line);
+        position += Buffer.byteLength(line);
+      }
+    }
+
+    return {
+      bytes: Buffer.from(lines.join('')),
+      commit: () => {
+        for (const [id, range] of placed) if (!state.offsets.has(id)) state.offsets.set(id, range);
+        state.verified.add(firstByte, position);
+        state.size = position;
+        state.nodes = nodes;
+        state.usage = usage;
+        state.leaf = leaf;
+        if (checkpoint !== null) {
+          state.checkpoint = checkpoint;
+          state.due = false;
+        }
+      },
+    };
+  }
+
+  /** After a failed write: the size is unknown, and a checkpoint that landed may describe lost records. */
+  failed(): void {
+    this.state.size = null;
+    this.state.due = true;
+  }
+
+  /**
+   * The file is not the one the writer loaded (it changed size between the load and the first write):
+   * nothing known of its layout holds any more, so checkpoints wait until a whole load teaches it again.
+   */
+  forget(size: number): void {
+    this.state.size = size;
+    this.state.checkpoint = null;
+    this.state.offsets.clear();
+    this.state.due = true;
+  }
+
+  /** Takes in where every node of a whole read of the file sits (a graph loading its whole session). */
+  learn(offsets: Iterable<[string, ByteRange]>, verified: readonly ByteRange[]): void {
+    for (const [id, range] of offsets) if (!this.state.offsets.has(id)) this.state.offsets.set(id, range);
+    for (const [start, end] of verified) this.state.verified.add(start, end);
+  }
+
+  /**
+   * True when the new leaf hangs, through records of this batch only, under the leaf the file was left
+   * at, and no condensation among them keeps a tail from outside the batch. The context at the new leaf
+   * is then the batch's nodes and part of the old context: all after the last checkpoint or inside its
+   * live ranges already, as it was before the batch (by induction from the load or the last checkpoint).
+   */
+  private extendsLastLeaf(leaf: string, written: Map<string, SessionNode>): boolean {
+    let current: string | null = leaf;
+    for (;;) {
+      const node: SessionNode | undefined = current === null ? undefined : written.get(current);
+      if (node === undefined) return current === null || current === this.state.leaf;
+      const firstKept = node.condenses?.firstKept;
+      if (firstKept !== undefined && firstKept !== null && !written.has(firstKept)) return false;
+      current = node.parent;
+    }
+  }
+
+  /** The byte ranges of the chain's records, merged across small verified gaps; null if one is unknown. */
+  private liveRanges(chain: readonly SessionNode[], where: (id: string) => ByteRange | undefined, writing: ByteRange): ByteRange[] | null {
+    const ranges: ByteRange[] = [];
+    for (const node of chain) {
+      const range = where(node.id);
+      if (range === undefined) return null;
+      ranges.push(range);
+    }
+    ranges.sort((a, b) => a[0] - b[0]);
+    // The bytes being written count as verified: if the write fails, so does this checkpoint.
+    const whole = (start: number, end: number) =>
+      start >= writing[0] || this.state.verified.covers(start, Math.min(end, writing[0]));
+    const merged: ByteRange[] = [];
+    for (const range of ranges) {
+      const last = merged.at(-1);
+      if (last !== undefined && range[0] <= last[1]) last[1] = Math.max(last[1], range[1]);
+      else if (last !== undefined && range[0] - last[1] <= MAX_GAP && whole(last[1], range[0])) last[1] = range[1];
+      else merged.push([range[0], range[1]]);
+    }
+    return merged;
+  }
+}
+
+/** True when a reader resuming from checkpoint `last` finds the record at `range`: after it, or inside one of its live ranges. */
+function covers(last: { offset: number; live: ByteRange[] }, range: ByteRange | undefined): boolean {
+  return range !== undefined && (range[0] >= last.offset || last.live.some(([start, end]) => start <= range[0] && range[1] <= end));
+}

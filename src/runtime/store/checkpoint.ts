@@ -1,0 +1,82 @@
+import { createHash } from 'node:crypto';
+import type { ModelUsage } from '../contract/model.js';
+import { usageProblem } from '../usage/check.js';
+
+/** A byte range of a session file, `[start, end)`; a record's range ends after its newline. */
+export type ByteRange = [start: number, end: number];
+
+/**
+ * A checkpoint record: an index a writer appends now and then so that a reader can resume from the
+ * end of the file (see docs/sessions.md, "Checkpoints"). Nothing in it is trusted unread: the
+ * checksum covers the record, `offset` must be where it was found, the record before it must name
+ * `leaf`, and every range must hold whole, valid records.
+ */
+export type Checkpoint = {
+  type: 'checkpoint';
+  /** The format version. */
+  v: 1;
+  /** The byte offset of this record's own line. */
+  offset: number;
+  /** The leaf the file names at this point: the record just before this one puts it there. */
+  leaf: string;
+  /**
+   * Byte ranges (ascending, disjoint, before `offset`) holding every node of the model context at
+   * `leaf`: from the latest condensation's first kept turn (or the root) to the leaf. They may hold
+   * other whole records too.
+   */
+  live: ByteRange[];
+  /** Nodes in the session up to here, every branch (what a whole load's `graph.size` counts). */
+  nodes: number;
+  /** Usage billed over those nodes (what a whole load's `graph.usageTotal()` sums). */
+  usage: ModelUsage;
+};
+
+/** Every checkpoint line starts with exactly these bytes; a newline before them marks a line start. */
+export const CHECKPOINT_PREFIX = '{"type":"checkpoint",';
+
+const SUM_KEY = ',"sum":"';
+const SUM_HEX = 16;
+
+function checksum(body: string): string {
+  return createHash('sha256').update(body).digest('hex').slice(0, SUM_HEX);
+}
+
+/** The checkpoint's line (without the newline): its fields, then a checksum of everything before it. */
+export function encodeCheckpoint(fields: Omit<Checkpoint, 'type' | 'v'>): string {
+  const body = `${CHECKPOINT_PREFIX}"v":1,"offset":${fields.offset},"leaf":${JSON.stringify(fields.leaf)},"live":${JSON.stringify(fields.live)},"nodes":${fields.nodes},"usage":${JSON.stringify(fields.usage)}`;
+  return `${body}${SUM_KEY}${checksum(body)}"}`;
+}
+
+/**
+ * The checkpoint a line holds, or why it is not a valid one. `raw` is the line already parsed as JSON
+ * (its `type` is "checkpoint"); `line` is its text, which the checksum covers byte for byte.
+ */
+export function parseCheckpoint(line: string, raw: Record<string, unknown>): Checkpoint | string {
+  const at = line.lastIndexOf(SUM_KEY);
+  if (at < 0 || line.length !== at + SUM_KEY.length + SUM_HEX + 2 || !line.endsWith('"}')) return 'damaged checkpoint record: no checksum at its end';
+  if (checksum(line.slice(0, at)) !== line.slice(at + SUM_KEY.length, at + SUM_KEY.length + SUM_HEX)) {
+    return 'damaged checkpoint record: its checksum does not match its content';
+  }
+  if (raw.v !== 1) return `checkpoint record of unknown version ${JSON.stringify(raw.v)}`;
+  const { offset, leaf, live, nodes, usage } = raw;
+  if (!isCount(offset)) return 'malformed checkpoint record: "offset" is not a byte offset';
+  if (typeof leaf !== 'string' || leaf === '') return 'malformed checkpoint record: "leaf" is not a node id';
+  if (!isCount(nodes)) return 'malformed checkpoint record: "nodes" is not a count';
+  const problem = usageProblem(usage);
+  if (problem !== null) return `malformed checkpoint record: "usage" ${problem}`;
+  if (!Array.isArray(live)) return 'malformed checkpoint record: "live" is not a list of byte ranges';
+  let previousEnd = 0;
+  for (const range of live as unknown[]) {
+    if (!Array.isArray(range) || range.length !== 2 || !isCount(range[0]) || !isCount(range[1])) {
+      return 'malformed checkpoint record: "live" holds something other than [start, end] byte ranges';
+    }
+    const [start, end] = range as ByteRange;
+    if (start < previousEnd || end <= start || end > offset) return 'malformed checkpoint record: its "live" ranges are not ascending, disjoint and before it';
+    previousEnd = end;
+  }
+  return raw as unknown as Checkpoint;
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}

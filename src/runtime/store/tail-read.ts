@@ -1,0 +1,220 @@
+import type { FileHandle } from 'node:fs/promises';
+import type { ModelUsage } from '../contract/model.js';
+import type { SessionNode } from '../contract/session.js';
+import { addUsage } from '../usage/sum.js';
+import { CHECKPOINT_PREFIX, type ByteRange, type Checkpoint } from './checkpoint.js';
+import { contextChain, type ContextChain } from './context-chain.js';
+import { hashNode } from './hash.js';
+import { decodeRecord, leafPosition, LineProblem, type StoredLine } from './records.js';
+import type { ReadOptions } from './read-session.js';
+
+/**
+ * How far from the end a checkpoint is looked for. A writer appends one at least every
+ * `checkpointBytes` (64 KiB by default), so anything further is a file without checkpoints (written
+ * before they existed) or one whose writer could not write them.
+ */
+export const TAIL_SEARCH_BYTES = 1024 * 1024;
+const FIRST_WINDOW = 64 * 1024;
+const NEWLINE = 0x0a;
+// A checkpoint line starts the file or follows a newline; a JSON string never holds a raw newline, so
+// these bytes can only be the start of a real checkpoint line.
+const MARK = Buffer.from(`\n${CHECKPOINT_PREFIX}`);
+
+/** The bytes at the end of a file, back to its last checkpoint line (when one was found). */
+export type Tail = {
+  bytes: Buffer;
+  /** The file offset of `bytes[0]`. */
+  start: number;
+  /** The file offset of the last checkpoint line, null when none was found. */
+  checkpointAt: number | null;
+  bytesRead: number;
+};
+
+/**
+ * Reads backwards from the end of a file until the start of its last checkpoint line, the start of the
+ * file, or `limit` bytes. Only a byte search: nothing is decoded on the way.
+ */
+export async function readBackToCheckpoint(file: FileHandle, size: number, limit: number): Promise<Tail> {
+  const tail: Tail = { bytes: Buffer.alloc(0), start: size, checkpointAt: null, bytesRead: 0 };
+  for (let window = FIRST_WINDOW; tail.start > 0 && size - tail.start < limit; window *= 2) {
+    const added = await extendBack(file, tail, Math.max(0, tail.start - window, size - limit));
+    // A mark starting in the new bytes; one starting further on was looked for already.
+    const at = tail.bytes.lastIndexOf(MARK, added - 1);
+    if (at >= 0) {
+      tail.checkpointAt = tail.start + at + 1;
+      return tail;
+    }
+  }
+  if (tail.start === 0 && tail.bytes.subarray(0, MARK.length - 1).equals(MARK.subarray(1))) tail.checkpointAt = 0;
+  return tail;
+}
+
+/** Reads `[to, tail.start)` in front of the tail's bytes; returns how many bytes were added. */
+async function extendBack(file: FileHandle, tail: Tail, to: number): Promise<number> {
+  const added = Buffer.allocUnsafe(tail.start - to);
+  const { bytesRead } = await file.read(added, 0, added.length, to);
+  if (bytesRead !== added.length) throw new Error(`the session file shrank while it was read (${bytesRead} of ${added.length} bytes at ${to})`);
+  tail.bytes = Buffer.concat([added, tail.bytes]);
+  tail.start = to;
+  tail.bytesRead += added.length;
+  return added.length;
+}
+
+/** A resume read from the end of the file: the live path, and what the writer needs to go on. */
+export type TailResume = {
+  ok: true;
+  leaf: string | null;
+  /** The nodes of the model context at `leaf`, leaf first (see `contextChain`). */
+  chain: SessionNode[];
+  /** Nodes in the whole session and the usage billed over them: the checkpoint's counts plus what came after it. */
+  nodes: number;
+  usage: ModelUsage;
+  /** Where each node read sits in the file. */
+  offsets: Map<string, ByteRange>;
+  checkpoint: Checkpoint;
+  /** Byte ranges read and found to hold only whole, valid records. */
+  verified: ByteRange[];
+  lines: number;
+  bytesRead: number;
+};
+
+/** Why a resume from the end did not check out, so the whole file must be read. */
+export type TailMiss = { ok: false; reason: string; bytesRead: number; tail: Tail | null };
+
+/**
+ * Resumes a session from the end of its file: the records after the last checkpoint, then the
+ * checkpoint's live ranges, newest first, only as far back as the context at the leaf reaches. It
+ * trusts nothing it did not verify and gives up (`TailMiss`, with the reason) at the first thing that
+ * does not check out; reading the whole file then gives the same leaf and context, and reports what
+ * is wrong.
+ */
+export async function readTail(file: FileHandle, size: number, options: ReadOptions): Promise<TailResume | TailMiss> {
+  const last = Buffer.alloc(1);
+  await file.read(last, 0, 1, size - 1);
+  if (last[0] !== NEWLINE) return { ok: false, reason: 'the file ends in an unterminated line (a write cut short, or one still under way)', bytesRead: 1, tail: null };
+
+  const tail = await readBackToCheckpoint(file, size, TAIL_SEARCH_BYTES);
+  const miss = (reason: string): TailMiss => ({ ok: false, reason, bytesRead: tail.bytesRead, tail });
+  if (tail.checkpointAt === null) {
+    return miss(tail.start === 0 ? 'the file holds no checkpoint' : `no checkpoint in the last ${TAIL_SEARCH_BYTES} bytes`);
+  }
+  if (tail.checkpointAt === 0) return miss('the file starts with a checkpoint, which no writer does');
+
+  // The checkpoint, verified: its checksum, and that it sits where it says it does.
+  const at = tail.checkpointAt;
+  const checkpointEnd = tail.bytes.indexOf(NEWLINE, at - tail.start) + tail.start;
+  const decodedCheckpoint = decodeRecord(tail.bytes.toString('utf8', at - tail.start, checkpointEnd - tail.start), options.migrators);
+  if (decodedCheckpoint instanceof LineProblem) return miss(`the last checkpoint (at byte ${at}) is damaged: ${decodedCheckpoint.reason}`);
+  const checkpoint = decodedCheckpoint as Checkpoint;
+  if (checkpoint.offset !== at) return miss(`the last checkpoint says it is at byte ${checkpoint.offset} but sits at byte ${at}: the file changed before it`);
+
+  // The record before it must put the leaf where the checkpoint says.
+  let previousStart = at - 1;
+  for (;;) {
+    const newline = previousStart - 1 >= tail.start ? tail.bytes.lastIndexOf(NEWLINE, previousStart - 1 - tail.start) : -1;
+    if (newline >= 0) {
+      previousStart = tail.start + newline + 1;
+      break;
+    }
+    if (tail.start === 0) {
+      previousStart = 0;
+      break;
+    }
+    await extendBack(file, tail, Math.max(0, tail.start - FIRST_WINDOW));
+  }
+  const previous = decodeRecord(tail.bytes.toString('utf8', previousStart - tail.start, at - 1 - tail.start), options.migrators);
+  if (previous instanceof LineProblem || previous.type === 'checkpoint' || leafPosition(previous) !== checkpoint.leaf) {
+    return miss('the record before the last checkpoint does not put the leaf where the checkpoint says');
+  }
+
+  let lines = 2;
+  const offsets = new Map<string, ByteRange>();
+  const verified: ByteRange[] = [[previousStart, size]];
+
+  // The records after the checkpoint, replayed from its leaf.
+  let leaf: string | null = checkpoint.leaf;
+  const after = new Map<string, SessionNode>();
+  let nodes = checkpoint.nodes;
+  const usage = { ...checkpoint.usage };
+  let damaged: string | null = null;
+  eachLine(tail.bytes, checkpointEnd + 1 - tail.start, tail.bytes.length, tail.start, (line, start, end) => {
+    lines++;
+    const record = decodeValid(line, options);
+    if (typeof record === 'string') return (damaged ??= `the line at byte ${start}, after the last checkpoint, ${record}`), false;
+    if (record.type === 'checkpoint') return (damaged ??= `a second checkpoint at byte ${start} follows the last one`), false;
+    leaf = leafPosition(record);
+    if (record.type === 'node' && !after.has(record.node.id)) {
+      after.set(record.node.id, record.node);
+      offsets.set(record.node.id, [start, end]);
+      nodes++;
+      if (record.node.usage !== undefined) addUsage(usage, record.node.usage);
+    }
+    return true;
+  });
+  if (damaged !== null) return miss(damaged);
+  let bytesRead = tail.bytesRead;
+
+  // The live ranges, newest first, until the context at the leaf is whole.
+  const fromRanges = new Map<string, SessionNode>();
+  const lookup = (id: string) => after.get(id) ?? fromRanges.get(id);
+  let unread = checkpoint.live.length;
+  for (;;) {
+    const chain: ContextChain = leaf === null ? { ok: true, nodes: [], summaryAt: -1 } : contextChain(leaf, lookup);
+    if (chain.ok) {
+      return { ok: true, leaf, chain: chain.nodes, nodes, usage, offsets, checkpoint, verified, lines, bytesRead };
+    }
+    if ('broken' in chain) return miss(`condensation ${chain.broken.id} keeps a tail from a node that is not one of its ancestors`);
+    if (unread === 0) {
+      return { ...miss(`the context at the leaf needs node ${chain.missing}, which is neither after the last checkpoint nor in its live ranges`), bytesRead };
+    }
+    const [start, end] = checkpoint.live[--unread];
+    // One byte more in front, to see that the range starts a line.
+    const from = Math.max(0, start - 1);
+    let bytes: Buffer;
+    let got = end - from;
+    if (from >= tail.start) {
+      bytes = tail.bytes.subarray(from - tail.start, end - tail.start); // read already, on the way back
+    } else {
+      bytes = Buffer.allocUnsafe(end - from);
+      got = (await file.read(bytes, 0, bytes.length, from)).bytesRead;
+      bytesRead += got;
+    }
+    if (got !== bytes.length || (start > 0 && bytes[0] !== NEWLINE) || bytes[bytes.length - 1] !== NEWLINE) {
+      return { ...miss(`the checkpoint's live range ${start}-${end} does not hold whole lines`), bytesRead };
+    }
+    eachLine(bytes, start - from, bytes.length, from, (line, lineStart, lineEnd) => {
+      lines++;
+      const record = decodeValid(line, options);
+      if (typeof record === 'string') return (damaged ??= `the line at byte ${lineStart}, in the checkpoint's live range ${start}-${end}, ${record}`), false;
+      if (record.type === 'node' && !fromRanges.has(record.node.id)) {
+        fromRanges.set(record.node.id, record.node);
+        if (!offsets.has(record.node.id)) offsets.set(record.node.id, [lineStart, lineEnd]);
+      }
+      return true;
+    });
+    if (damaged !== null) return { ...miss(damaged), bytesRead };
+    verified.push([start, end]);
+  }
+}
+
+/** A decoded line, or what is wrong with it (`verify` included). */
+function decodeValid(line: string, options: ReadOptions): StoredLine | string {
+  const record = decodeRecord(line, options.migrators);
+  if (record instanceof LineProblem) return `is damaged: ${record.reason}`;
+  if (options.verify && record.type === 'node' && hashNode(record.node) !== record.node.id) return `holds node ${record.node.id}, which does not match its content`;
+  return record;
+}
+
+/**
+ * Calls `onLine(text, start, end)` for each newline-terminated line of `bytes[from, to)`, with file
+ * offsets (`bytes[0]` is at `origin`; `end` is past the newline), until it returns false.
+ */
+function eachLine(bytes: Buffer, from: number, to: number, origin: number, onLine: (line: string, start: number, end: number) => boolean): void {
+  for (let start = from; start < to; ) {
+    const newline = bytes.indexOf(NEWLINE, start);
+    if (newline < 0 || newline >= to) return;
+    if (!onLine(bytes.toString('utf8', start, newline), origin + start, origin + newline + 1)) return;
+    start = newline + 1;
+  }
+}
+

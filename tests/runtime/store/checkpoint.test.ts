@@ -1,0 +1,297 @@
+// Checkpoints: resuming from the end of the file, falling back to a whole read when anything is off,
+// and graphs that hold only the live path.
+import { readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  GraphNotLoadedError,
+  SessionGraph,
+  SessionIntegrityError,
+  SessionStore,
+  type SessionGraphSource,
+} from '../../../src/runtime/store/index.js';
+import type { Migrator, SessionNode, Turn } from '../../../src/runtime/contract/index.js';
+import { assistant, tempRoot, user } from './helpers.js';
+
+let root: string;
+let cleanup: () => void;
+beforeEach(() => ({ root, cleanup } = tempRoot({ ramBacked: true })));
+afterEach(() => cleanup());
+
+const summary = (n: number): Turn => ({ role: 'user', blocks: [{ kind: 'text', text: `[condensed earlier context] up to turn ${n}` }] });
+const usage = { inputTokens: 100, outputTokens: 20, cacheWriteTokens: 0, cacheReadTokens: 50 };
+const text = (turn: Turn) => (turn.blocks[0] as { text: string }).text;
+
+/**
+ * A session the way an agent writes one: a persist every 4 turns, a condensation every `condenseEvery`
+ * turns keeping 8, and `after` turns since the last one. Returns the store and what was appended.
+ */
+async function longSession(options: { turns: number; condenseEvery: number; after: number; store?: SessionStore }) {
+  const store = options.store ?? new SessionStore(root);
+  const graph = await store.openSession('s');
+  let at = 1;
+  const appendTurns = async (count: number) => {
+    for (let i = 0; i < count; i++) {
+      const n = at;
+      if (n % 2 === 1) graph.append(user(`question ${n} ${'words '.repeat(40)}`), at++);
+      else graph.append(assistant(`answer ${n} ${'words '.repeat(40)}`), at++, { usage, model: 'claude-test' });
+      if (at % 4 === 0) await store.persist(graph);
+    }
+  };
+  const condense = () => {
+    const context = graph.contextNodes(graph.leaf!);
+    graph.append(summary(at), at++, { condenses: { firstKept: context[context.length - 8].id } });
+  };
+  while (at < options.turns) {
+    await appendTurns(options.condenseEvery);
+    condense();
+  }
+  await appendTurns(options.after);
+  const leaf = graph.leaf!;
+  const context = graph.contextTo(leaf);
+  await store.closeSession('s');
+  return { store, leaf, context, path: store.pathOf('s') };
+}
+
+/** A migrator that changes nothing and counts the records it sees: how many lines a read parsed. */
+function countingMigrator(): Migrator & { seen: number } {
+  const migrator = {
+    id: 'count',
+    seen: 0,
+    upgrade(raw: unknown) {
+      migrator.seen++;
+      return raw;
+    },
+  };
+  return migrator;
+}
+
+describe('resuming from the last checkpoint', () => {
+  it('reads the live context and what follows the last checkpoint, not the whole file', async () => {
+    const { leaf, context, path } = await longSession({ turns: 3_000, condenseEvery: 500, after: 100 });
+    const size = readFileSync(path).length;
+    const counter = countingMigrator();
+    const store = new SessionStore(root, [counter]);
+
+    const { graph, report } = await store.loadSessionWithReport('s');
+    expect(report).toMatchObject({ scope: 'tail', fullScanReason: null, skipped: [], orphans: [], leafFallback: null });
+    expect(graph.leaf).toBe(leaf);
+    expect(graph.whole).toBe(false);
+    expect(graph.resume(leaf)).toEqual(context);
+    expect(report.bytesRead).toBeLessThan(size / 10);
+    expect(counter.seen).toBeLessThan(400); // lines parsed: ~110 of context, a checkpoint's worth after it
+    const whole = await store.loadSession('s', { whole: true });
+    expect(graph.usageTotal()).toEqual(whole.usageTotal());
+    expect(graph.whole).toBe(false); // the total came from the checkpoint
+
+    // Asked for more, it reads the rest, and keeps the turns it handed out.
+    const turns = graph.contextTo(leaf);
+    await graph.loadWhole();
+    expect(graph.whole).toBe(true);
+    expect(graph.size).toBe(whole.size);
+    expect(graph.pathTo(leaf)).toEqual(whole.pathTo(leaf));
+    expect(graph.contextTo(leaf).at(-1)).toBe(turns.at(-1));
+  });
+
+  it('loads a file written before checkpoints whole, and the first persist adds one', async () => {
+    const { path, leaf, context } = await longSession({ turns: 1_200, condenseEvery: 400, after: 50 });
+    // The same history without its checkpoints, as an older version wrote it.
+    const old = readFileSync(path, 'utf8')
+      .split('\n')
+      .filter((line) => !line.startsWith('{"type":"checkpoint"'))
+      .join('\n');
+    writeFileSync(path, old);
+    const store = new SessionStore(root);
+    const first = await store.loadSessionWithReport('s');
+    expect(first.report.scope).toBe('file');
+    expect(first.report.fullScanReason).toMatch(/checkpoint/);
+    expect(first.graph.resume(leaf)).toEqual(context);
+
+    const writer = await store.openSession('s');
+    const added = writer.append(user('one more'), 99_999);
+    await store.closeSession('s');
+    const next = await store.loadSessionWithReport('s');
+    expect(next.report.scope).toBe('tail');
+    expect(next.graph.resume(added.id)).toEqual([...context, user('one more')]);
+  });
+
+  it('reads a file that ends in a torn line whole and reports it; once a writer closed it off, the end is read again', async () => {
+    const { path, leaf } = await longSession({ turns: 800, condenseEvery: 300, after: 40 });
+    const intact = readFileSync(path);
+    writeFileSync(path, Buffer.concat([intact, Buffer.from('{"type":"node","node":{"id":"abc')]));
+    const store = new SessionStore(root);
+    const torn = await store.loadSessionWithReport('s');
+    expect(torn.report.scope).toBe('file');
+    expect(torn.report.fullScanReason).toMatch(/unterminated/);
+    expect(torn.report.truncatedTail).toBe(true);
+    expect(torn.graph.leaf).toBe(leaf);
+
+    const writer = await store.openSession('s');
+    writer.append(user('after the crash'), 77_777);
+    await store.closeSession('s');
+    expect((await store.loadSessionWithReport('s')).report.scope).toBe('tail');
+    const whole = await store.loadSessionWithReport('s', { whole: true });
+    expect(whole.report.skipped.map((entry) => entry.reason)).toEqual([expect.stringMatching(/^not valid JSON/)]);
+  });
+
+  it('writes a checkpoint with the persist that moves the leaf back to old history, so the next resume still reads the end', async () => {
+    const { store, path } = await longSession({ turns: 1_500, condenseEvery: 500, after: 30 });
+    const writer = await store.openSession('s');
+    await writer.loadWhole();
+    const old = [...writer.allNodes()][100]; // long condensed away
+    writer.branchFrom(old.id);
+    const before = readFileSync(path).length;
+    await store.persist(writer);
+    const written = readFileSync(path, 'utf8').slice(before);
+    expect(written.split('\n').filter(Boolean).map((line) => JSON.parse(line).type)).toEqual(['head', 'checkpoint']);
+    const fork = writer.append(assistant('a new answer to an old question'), 88_888);
+    await store.closeSession('s');
+
+    const { graph, report } = await store.loadSessionWithReport('s');
+    expect(report.scope).toBe('tail');
+    expect(graph.leaf).toBe(fork.id);
+    const whole = await store.loadSession('s', { whole: true });
+    expect(graph.resume(fork.id)).toEqual(whole.resume(fork.id));
+
+    // A writer that died between the head and its checkpoint: the end does not cover the leaf any more.
+    const lines = readFileSync(path, 'utf8').split('\n');
+    const cut = lines.findIndex((line) => line.includes(`"leaf":"${old.id}"`) && line.startsWith('{"type":"head"'));
+    writeFileSync(path, `${lines.slice(0, cut + 1).join('\n')}\n`);
+    const crashed = await store.loadSessionWithReport('s');
+    expect(crashed.report.scope).toBe('file');
+    expect(crashed.report.fullScanReason).toMatch(/needs node/);
+    expect(crashed.graph.leaf).toBe(old.id);
+  });
+
+  it('reads the whole file when the last checkpoint is damaged or sits where it says it does not', async () => {
+    const { path, leaf, context } = await longSession({ turns: 800, condenseEvery: 300, after: 40 });
+    const intact = readFileSync(path, 'utf8');
+    const at = intact.lastIndexOf('"nodes":');
+    writeFileSync(path, `${intact.slice(0, at + 8)}${intact[at + 8] === '9' ? '8' : '9'}${intact.slice(at + 9)}`);
+    const store = new SessionStore(root);
+    const damaged = await store.loadSessionWithReport('s');
+    expect(damaged.report.fullScanReason).toMatch(/checksum/);
+    expect(damaged.report.skipped.map((entry) => entry.reason)).toEqual([expect.stringMatching(/checksum/)]);
+    expect(damaged.graph.resume(leaf)).toEqual(context);
+
+    // One line gone from the start: every offset after it moved.
+    writeFileSync(path, intact.slice(intact.indexOf('\n') + 1));
+    const shifted = await store.loadSessionWithReport('s');
+    expect(shifted.report.fullScanReason).toMatch(/sits at byte/);
+  });
+
+  it('agrees with a whole read after a crash at any byte of the last records, checkpoint included', async () => {
+    const store = new SessionStore(root, [], { checkpointBytes: 1 }); // a checkpoint with every persist
+    const { path } = await longSession({ turns: 60, condenseEvery: 20, after: 6, store });
+    const intact = readFileSync(path);
+    for (let cut = intact.length - 1_500; cut < intact.length; cut++) {
+      truncateSync(path, cut);
+      const tail = await store.loadSessionWithReport('s');
+      const whole = await store.loadSessionWithReport('s', { whole: true });
+      expect(tail.graph.leaf, `cut ${cut}`).toBe(whole.graph.leaf);
+      expect(tail.graph.resume(tail.graph.leaf!), `cut ${cut}`).toEqual(whole.graph.resume(whole.graph.leaf!));
+      expect(whole.report.orphans).toEqual([]);
+      writeFileSync(path, intact);
+    }
+  });
+
+  it('checkpoints about once per checkpointBytes while the leaf only grows', async () => {
+    const { path } = await longSession({ turns: 2_000, condenseEvery: 700, after: 10 });
+    const file = readFileSync(path, 'utf8');
+    const checkpoints = file.split('\n').filter((line) => line.startsWith('{"type":"checkpoint"')).length;
+    const expected = file.length / (64 * 1024);
+    expect(checkpoints).toBeGreaterThanOrEqual(Math.floor(expected));
+    expect(checkpoints).toBeLessThanOrEqual(Math.ceil(expected) + 1);
+  });
+});
+
+describe('listing', () => {
+  it('gives the first prompt and the turn count from the two ends of each file', async () => {
+    const { path } = await longSession({ turns: 3_000, condenseEvery: 500, after: 30 });
+    expect(readFileSync(path).length).toBeGreaterThan(1024 * 1024); // more than a listing reads back
+    const small = new SessionStore(root);
+    const tiny = await small.openSession('tiny');
+    tiny.append(user('  what   is\nup?  '), 1);
+    tiny.append(assistant('not much'), 2);
+    await small.closeSession('tiny');
+    // A large file written before checkpoints: its turns cannot be counted without reading it all.
+    writeFileSync(
+      join(root, 'old.jsonl'),
+      readFileSync(path, 'utf8')
+        .split('\n')
+        .filter((line) => !line.startsWith('{"type":"checkpoint"'))
+        .join('\n'),
+    );
+    const counter = countingMigrator();
+    const listed = new Map((await new SessionStore(root, [counter]).listSessions()).map((entry) => [entry.id, entry]));
+    const whole = await small.loadSession('s', { whole: true });
+    expect(listed.get('s')).toMatchObject({ leaf: whole.leaf, turns: whole.size, title: expect.stringMatching(/^question 1 words words/) });
+    expect(listed.get('tiny')).toMatchObject({ turns: 2, title: 'what is up?' });
+    expect(listed.get('old')).toMatchObject({ leaf: whole.leaf, turns: null });
+    expect(counter.seen).toBeLessThan(300);
+  });
+});
+
+describe('SessionGraph.fromLivePath', () => {
+  /** A whole graph, and the pieces a store would keep of it. */
+  function stored() {
+    const graph = new SessionGraph('g');
+    const a = graph.append(user('a'), 1);
+    const b = graph.append(assistant('b'), 2, { usage, model: 'claude-test' });
+    graph.branchFrom(a.id);
+    graph.append(assistant('b2'), 3);
+    graph.branchFrom(b.id);
+    const c = graph.append(user('c'), 4);
+    const s = graph.append(summary(4), 5, { condenses: { firstKept: c.id } });
+    const d = graph.append(assistant('d'), 6, { usage, model: 'claude-test' });
+    const all = [...graph.allNodes()];
+    return { graph, all, a, d, live: graph.contextNodes(d.id), s };
+  }
+
+  it('resumes from the live path alone, and loads the rest only when asked, keeping what it holds', async () => {
+    const { graph: original, all, a, d, live } = stored();
+    expect(live.map((node) => text(node.turn))).toEqual(['c', '[condensed earlier context] up to turn 4', 'd']);
+    let loads = 0;
+    const source: SessionGraphSource = {
+      async loadAll() {
+        loads++;
+        return all;
+      },
+    };
+    const graph = SessionGraph.fromLivePath('g', live, { leaf: d.id, source, usageTotal: original.usageTotal() });
+    expect(graph.resume(d.id)).toEqual(original.resume(d.id));
+    expect(graph.usageTotal()).toEqual(original.usageTotal());
+    expect(graph.hasUnsaved).toBe(false);
+    const e = graph.append(user('e'), 7, { usage, model: 'claude-test' });
+    expect(graph.usageTotal().inputTokens).toBe(original.usageTotal().inputTokens + usage.inputTokens);
+
+    // No synchronous way to the rest: the methods that need it say so.
+    expect(() => graph.size).toThrow(GraphNotLoadedError);
+    expect(() => graph.children(null)).toThrow(/await graph.loadWhole\(\)/);
+    expect(() => graph.node(a.id)).toThrow(GraphNotLoadedError);
+    const heldTurn = graph.node(d.id)!.turn;
+    await graph.loadWhole();
+    expect(loads).toBe(1);
+    expect(graph.whole).toBe(true);
+    expect(graph.size).toBe(all.length + 1);
+    expect(graph.children(a.id).map((node) => text(node.turn))).toEqual(['b', 'b2']);
+    expect(graph.node(d.id)!.turn).toBe(heldTurn);
+    expect(graph.leaf).toBe(e.id);
+    expect(graph.takeUnsaved()).toEqual([{ type: 'node', node: e }, { type: 'head', leaf: e.id }]);
+  });
+
+  it('loads the rest synchronously when its source can, for the methods that cannot wait', () => {
+    const { all, a, d, live } = stored();
+    const graph = SessionGraph.fromLivePath('g', live, { leaf: d.id, source: { loadAll: async () => all, loadAllSync: () => all } });
+    expect(graph.whole).toBe(false);
+    expect(graph.nodesTo(d.id)[0].id).toBe(a.id);
+    expect(graph.whole).toBe(true);
+  });
+
+  it('refuses nodes that do not hold the context at the leaf', () => {
+    const { all, d, live, s } = stored();
+    const source = { loadAll: async () => all };
+    expect(() => SessionGraph.fromLivePath('g', live.slice(1), { leaf: d.id, source })).toThrow(SessionIntegrityError);
+    expect(() => SessionGraph.fromLivePath('g', live.filter((node: SessionNode) => node !== s), { leaf: d.id, source })).toThrow(/missing/);
+  });
+});
