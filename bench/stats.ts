@@ -28,7 +28,9 @@ export function median(values: number[]): number {
 export function report(label: string, subject: number, baseline: number, unit: string, target?: number): void {
   const ratio = subject / baseline;
   const verdict = target === undefined ? '' : ratio <= target ? `  (target <= ${target}x: met)` : `  (target <= ${target}x: MISSED)`;
-  console.log(`${label}: ${fmt(subject)} ${unit} vs baseline ${fmt(baseline)} ${unit} = ${ratio.toFixed(2)}x${verdict}`);
+  // Two decimals hide a ratio far below 1 (0.004x would print as 0.00x).
+  const shown = ratio < 0.1 ? ratio.toPrecision(2) : ratio.toFixed(2);
+  console.log(`${label}: ${fmt(subject)} ${unit} vs baseline ${fmt(baseline)} ${unit} = ${shown}x${verdict}`);
 }
 
 export function fmt(value: number): string {

@@ -6,44 +6,14 @@ import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SessionGraph, SessionStore } from '../src/runtime/store/index.js';
-import type { Turn } from '../src/runtime/contract/index.js';
 import { fmt, median, now, percentile, report } from './stats.js';
+import { run } from './session-turns.js';
 
 const TURNS = 100_000;
 const LOAD_ROUNDS = 7;
 const PERSIST_ROUNDS = 300;
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
-
-// Deterministic filler text, so every run measures the same file.
-let seed = 42;
-function random(): number {
-  seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
-  return seed / 2_147_483_648;
-}
-const WORDS = 'the session store keeps every turn of a conversation as a node whose id hashes its parent turn and time so that a crash never loses history tool result file search notes build pipeline error retry'.split(' ');
-function prose(words: number): string {
-  const out: string[] = [];
-  for (let i = 0; i < words; i++) out.push(WORDS[Math.floor(random() * WORDS.length)]);
-  return out.join(' ');
-}
-
-/** One settled run of a coding agent: a question, a tool call, its result, an answer. */
-function run(index: number): Turn[] {
-  const callId = `toolu_${index.toString(36).padStart(8, '0')}`;
-  return [
-    { role: 'user', blocks: [{ kind: 'text', text: prose(10 + Math.floor(random() * 30)) }] },
-    {
-      role: 'assistant',
-      blocks: [
-        { kind: 'text', text: prose(5 + Math.floor(random() * 20)) },
-        { kind: 'tool_call', id: callId, name: 'files.search', input: { query: prose(3), path: `src/module${index % 97}`, limit: 20 } },
-      ],
-    },
-    { role: 'user', blocks: [{ kind: 'tool_result', callId, content: prose(40 + Math.floor(random() * 90)) }] },
-    { role: 'assistant', blocks: [{ kind: 'text', text: prose(20 + Math.floor(random() * 60)) }] },
-  ];
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'indusagi-store-bench-'));
 try {
