@@ -3,15 +3,24 @@ import type { SessionNode, SessionRecord } from '../contract/session.js';
 import { addUsage } from '../usage/sum.js';
 import { encodeCheckpoint, type ByteRange } from './checkpoint.js';
 import type { RangeSet } from './range-set.js';
+import { leafPosition } from './records.js';
 
 /** What a writer knows of its session file, from the load and from its own writes. */
 export type WriterState = {
-  /** The file's size; null after a failed write, until it is read again. */
-  size: number | null;
-  /** The last checkpoint in the file that this writer can vouch for; null when there is none. */
-  checkpoint: { offset: number; live: ByteRange[] } | null;
-  /** Write a checkpoint with the next batch whatever else holds (a failed write may have left one behind). */
-  due: boolean;
+  /** The file's size as this writer left it. */
+  size: number;
+  /**
+   * The last checkpoint in the file that this writer can vouch for, null when there is none: where it
+   * is, its live ranges, and the ids of the nodes of the context at its leaf (a reader resuming from it
+   * takes nodes before it from that context only).
+   */
+  checkpoint: { offset: number; live: ByteRange[]; chain: ReadonlySet<string> } | null;
+  /**
+   * The file changed behind this writer (another process, or a failed write whose bytes landed in
+   * part): what it knows of the file no longer holds, so it writes no more checkpoints. The next open
+   * reads the file again and starts them again.
+   */
+  stale: boolean;
   /** The leaf the file's records end on, once a checkpoint exists: where the last batch (or the load) left it. */
   leaf: string | null;
   /** Nodes in the session and the usage billed over them, as a whole load would count them. */
@@ -32,8 +41,8 @@ const MAX_GAP = 16 * 1024;
 /**
  * Decides when a checkpoint goes into the file and writes it, appended to a batch of records so that
  * it costs no extra write or fsync. A checkpoint is due when `every` bytes were appended since the last
- * one, when the context at the new leaf is not all after the last checkpoint or inside its live ranges
- * (the leaf moved back to older history), and after a failed write. Nothing is ever rewritten.
+ * one, and when the context at the new leaf is not all after the last checkpoint or in the context it
+ * records (the leaf moved back to older history). Nothing is ever rewritten.
  */
 export class CheckpointWriter {
   constructor(
@@ -46,10 +55,11 @@ export class CheckpointWriter {
    * line, and followed by a checkpoint when one is due. `chainOf` gives the context at the leaf the
    * records leave (`graph.contextNodes(leaf)`, null when it cannot be built); it is asked only when a
    * checkpoint may be due, so that a batch that just extends the live path costs only its own records.
+   * `startsOf` gives how many `started` records name a call, these records included (`graph.startsOf`).
    */
-  compose(records: readonly SessionRecord[], closeTornLine: boolean, chainOf: () => readonly SessionNode[] | null): Batch {
+  compose(records: readonly SessionRecord[], closeTornLine: boolean, chainOf: () => readonly SessionNode[] | null, startsOf: (callId: string) => number): Batch {
     const state = this.state;
-    const size = state.size!;
+    const size = state.size;
     const firstByte = size + (closeTornLine ? 1 : 0);
     const lines: string[] = closeTornLine ? ['\n'] : [];
     const placed = new Map<string, ByteRange>();
@@ -69,10 +79,8 @@ export class CheckpointWriter {
         }
         if (!placed.has(record.node.id)) placed.set(record.node.id, [position, end]);
         written.set(record.node.id, record.node);
-        leaf = record.node.id;
-      } else {
-        leaf = record.leaf;
       }
+      leaf = leafPosition(record) ?? leaf;
       lines.push(line);
       position = end;
     }
@@ -81,17 +89,17 @@ export class CheckpointWriter {
     let checkpoint: WriterState['checkpoint'] = null;
     let chain: readonly SessionNode[] | null | undefined;
     const last = state.checkpoint;
-    let due = state.due || position - (last?.offset ?? 0) >= this.every;
-    if (!due && last !== null && leaf !== null && !this.extendsLastLeaf(leaf, written)) {
+    let due = !state.stale && position - (last?.offset ?? 0) >= this.every;
+    if (!due && !state.stale && last !== null && leaf !== null && !this.extendsLastLeaf(leaf, written)) {
       chain = chainOf();
-      due = chain !== null && !chain.every((node) => covers(last, where(node.id)));
+      due = chain !== null && !chain.every((node) => covers(last, node.id, where(node.id)));
     }
     if (due && leaf !== null) {
       chain ??= chainOf();
       const live = chain === null || chain.at(-1)?.id !== leaf ? null : this.liveRanges(chain, where, [firstByte, position]);
-      if (live !== null) {
-        checkpoint = { offset: position, live };
-        const line = `${encodeCheckpoint({ offset: position, leaf, live, nodes, usage })}\n`;
+      if (chain !== null && live !== null) {
+        checkpoint = { offset: position, live, chain: new Set(chain.map((node) => node.id)) };
+        const line = `${encodeCheckpoint({ offset: position, leaf, live, nodes, usage, started: startsIn(chain, startsOf) })}\n`;
         lines.push(line);
         position += Buffer.byteLength(line);
       }
@@ -106,29 +114,22 @@ export class CheckpointWriter {
         state.nodes = nodes;
         state.usage = usage;
         state.leaf = leaf;
-        if (checkpoint !== null) {
-          state.checkpoint = checkpoint;
-          state.due = false;
-        }
+        if (checkpoint !== null) state.checkpoint = checkpoint;
       },
     };
   }
 
-  /** After a failed write: the size is unknown, and a checkpoint that landed may describe lost records. */
-  failed(): void {
-    this.state.size = null;
-    this.state.due = true;
-  }
-
   /**
-   * The file is not the one the writer loaded (it changed size between the load and the first write):
-   * nothing known of its layout holds any more, so checkpoints wait until a whole load teaches it again.
+   * The file's size before a write whose size was not seen yet (the first write, the write after a
+   * failed one). A size other than the one this writer left means the file changed behind it (written
+   * by someone else, or a failed write landed in part, maybe a checkpoint with it): it goes stale.
    */
-  forget(size: number): void {
+  checkSize(size: number): void {
+    if (size === this.state.size) return;
     this.state.size = size;
+    this.state.stale = true;
     this.state.checkpoint = null;
     this.state.offsets.clear();
-    this.state.due = true;
   }
 
   /** Takes in where every node of a whole read of the file sits (a graph loading its whole session). */
@@ -177,7 +178,22 @@ export class CheckpointWriter {
   }
 }
 
-/** True when a reader resuming from checkpoint `last` finds the record at `range`: after it, or inside one of its live ranges. */
-function covers(last: { offset: number; live: ByteRange[] }, range: ByteRange | undefined): boolean {
-  return range !== undefined && (range[0] >= last.offset || last.live.some(([start, end]) => start <= range[0] && range[1] <= end));
+/** True when a reader resuming from checkpoint `last` may take node `id` (at `range`): after it, or in the context it records. */
+function covers(last: NonNullable<WriterState['checkpoint']>, id: string, range: ByteRange | undefined): boolean {
+  return last.chain.has(id) || (range !== undefined && range[0] >= last.offset);
+}
+
+/** The checkpoint's `started`: the start count of every call of the chain that has one, chain order. */
+function startsIn(chain: readonly SessionNode[], startsOf: (callId: string) => number): Array<[string, number]> {
+  const started: Array<[string, number]> = [];
+  const seen = new Set<string>();
+  for (const node of chain) {
+    for (const block of node.turn.blocks) {
+      if (block.kind !== 'tool_call' || seen.has(block.id)) continue;
+      seen.add(block.id);
+      const count = startsOf(block.id);
+      if (count > 0) started.push([block.id, count]);
+    }
+  }
+  return started;
 }

@@ -29,6 +29,11 @@ export type Checkpoint = {
   nodes: number;
   /** Usage billed over those nodes (what a whole load's `graph.usageTotal()` sums). */
   usage: ModelUsage;
+  /**
+   * `[callId, count]` for every tool call in the context at `leaf` that `started` records named up to
+   * here (`graph.startsOf`): a reader resuming from here sees no `started` record before it.
+   */
+  started: Array<[callId: string, count: number]>;
 };
 
 /** Every checkpoint line starts with exactly these bytes; a newline before them marks a line start. */
@@ -43,7 +48,7 @@ function checksum(body: string): string {
 
 /** The checkpoint's line (without the newline): its fields, then a checksum of everything before it. */
 export function encodeCheckpoint(fields: Omit<Checkpoint, 'type' | 'v'>): string {
-  const body = `${CHECKPOINT_PREFIX}"v":1,"offset":${fields.offset},"leaf":${JSON.stringify(fields.leaf)},"live":${JSON.stringify(fields.live)},"nodes":${fields.nodes},"usage":${JSON.stringify(fields.usage)}`;
+  const body = `${CHECKPOINT_PREFIX}"v":1,"offset":${fields.offset},"leaf":${JSON.stringify(fields.leaf)},"live":${JSON.stringify(fields.live)},"nodes":${fields.nodes},"usage":${JSON.stringify(fields.usage)},"started":${JSON.stringify(fields.started)}`;
   return `${body}${SUM_KEY}${checksum(body)}"}`;
 }
 
@@ -58,12 +63,14 @@ export function parseCheckpoint(line: string, raw: Record<string, unknown>): Che
     return 'damaged checkpoint record: its checksum does not match its content';
   }
   if (raw.v !== 1) return `checkpoint record of unknown version ${JSON.stringify(raw.v)}`;
-  const { offset, leaf, live, nodes, usage } = raw;
+  const { offset, leaf, live, nodes, usage, started } = raw;
   if (!isCount(offset)) return 'malformed checkpoint record: "offset" is not a byte offset';
   if (typeof leaf !== 'string' || leaf === '') return 'malformed checkpoint record: "leaf" is not a node id';
   if (!isCount(nodes)) return 'malformed checkpoint record: "nodes" is not a count';
   const problem = usageProblem(usage);
   if (problem !== null) return `malformed checkpoint record: "usage" ${problem}`;
+  const isStart = (entry: unknown) => Array.isArray(entry) && entry.length === 2 && typeof entry[0] === 'string' && entry[0] !== '' && isCount(entry[1]) && entry[1] > 0;
+  if (!Array.isArray(started) || !started.every(isStart)) return 'malformed checkpoint record: "started" is not a list of [call id, count] pairs';
   if (!Array.isArray(live)) return 'malformed checkpoint record: "live" is not a list of byte ranges';
   let previousEnd = 0;
   for (const range of live as unknown[]) {

@@ -46,14 +46,22 @@ export type RestoredGraph = {
  * for more than the live path (a tree view, an export, an old branch).
  */
 export interface SessionGraphSource {
-  /** Every node of the session, parents before children, in the order a whole load adds them. */
-  loadAll(): Promise<Iterable<SessionNode>>;
+  /** The whole session as stored now. */
+  loadAll(): Promise<WholeSession>;
   /**
    * The same, synchronously, for the methods that cannot wait (`children`, `size`, ...). Without it
    * those methods throw `GraphNotLoadedError` until `loadWhole()` has run.
    */
-  loadAllSync?(): Iterable<SessionNode>;
+  loadAllSync?(): WholeSession;
 }
+
+/** What a `SessionGraphSource` gives: everything a whole load of the session holds. */
+export type WholeSession = {
+  /** Every node of the session, parents before children, in the order a whole load adds them. */
+  nodes: Iterable<SessionNode>;
+  /** How many `started` records name each call, every branch (what `startsOf` answers after a whole load). */
+  starts: ReadonlyMap<string, number>;
+};
 
 /** How `SessionGraph.fromLivePath` builds a graph that holds only its live path. */
 export type LivePathOptions = {
@@ -66,6 +74,11 @@ export type LivePathOptions = {
    * loaded, plus what is appended). Without it, `usageTotal()` loads the whole session.
    */
   usageTotal?: ModelUsage;
+  /**
+   * How often each call of the nodes given was recorded as started (`startsOf`). Counts for calls
+   * outside those nodes are ignored: `startsOf` loads the whole session to answer for those.
+   */
+  starts?: Iterable<[callId: string, count: number]>;
 };
 
 /**
@@ -95,6 +108,8 @@ export class SessionGraph {
   private source: SessionGraphSource | null = null;
   // While only the live path is held: the usage over the whole session, when the source gave it.
   private knownUsage: ModelUsage | null = null;
+  // While only the live path is held: the calls of the nodes held, the ones `starts` counts exactly.
+  private heldCalls: Set<string> | null = null;
 
   constructor(sessionId: string) {
     this.sessionId = sessionId;
@@ -134,8 +149,13 @@ export class SessionGraph {
     }
   }
 
-  /** How many times `markStarted` recorded call `callId`, in this process or before. */
+  /**
+   * How many times `markStarted` recorded call `callId`, in this process or before. A graph holding
+   * only its live path knows this for the calls of that path; for any other call it loads the whole
+   * session first.
+   */
   startsOf(callId: string): number {
+    if (this.heldCalls !== null && !this.heldCalls.has(callId)) this.wholeNodes();
     return this.starts.get(callId) ?? 0;
   }
 
@@ -226,6 +246,7 @@ export class SessionGraph {
     }
     this.insert(node);
     if (this.knownUsage !== null && node.usage !== undefined) addUsage(this.knownUsage, node.usage);
+    if (this.heldCalls !== null) addCalls(this.heldCalls, node);
     this.currentLeaf = id;
     this.unsavedNodes.push({ type: 'node', node });
     return node;
@@ -333,9 +354,7 @@ export class SessionGraph {
     const graph = new SessionGraph(sessionId);
     graph.nodes = restored.nodes;
     graph.currentLeaf = restored.leaf;
-    for (const record of list) {
-      if (record.type === 'started') for (const id of record.callIds) graph.starts.set(id, (graph.starts.get(id) ?? 0) + 1);
-    }
+    for (const [id, count] of countStarts(list)) graph.starts.set(id, count);
     // Only a deliberate change (an append, a leaf move) records a new head: merely loading and saving
     // a damaged session must not make the fallback permanent and hide that the live path was cut.
     graph.savedLeaf = restored.leaf;
@@ -374,6 +393,10 @@ export class SessionGraph {
     graph.savedLeaf = options.leaf;
     graph.source = options.source;
     graph.knownUsage = options.usageTotal === undefined ? null : { ...options.usageTotal };
+    const held = new Set<string>();
+    for (const node of graph.nodes.values()) addCalls(held, node);
+    for (const [callId, count] of options.starts ?? []) if (held.has(callId)) graph.starts.set(callId, count);
+    graph.heldCalls = held;
     return graph;
   }
 
@@ -408,10 +431,17 @@ export class SessionGraph {
     return this.nodes;
   }
 
-  /** Takes in every node of the session: in the source's order, the nodes held keeping their identity. */
-  private adopt(all: Iterable<SessionNode>): void {
+  /**
+   * Takes in the whole session: in the source's order, the nodes held keeping their identity. A call's
+   * start count becomes the stored count plus the starts not yet taken for persisting; never less than
+   * the graph counted (a start being written as the source read may be missing from what it read).
+   */
+  private adopt(whole: WholeSession): void {
+    const unsaved = new Map<string, number>();
+    for (const id of this.unsavedStarts) unsaved.set(id, (unsaved.get(id) ?? 0) + 1);
+    for (const [id, stored] of whole.starts) this.starts.set(id, Math.max(this.starts.get(id) ?? 0, stored + (unsaved.get(id) ?? 0)));
     const merged = new Map<string, SessionNode>();
-    for (const node of all) if (!merged.has(node.id)) merged.set(node.id, this.nodes.get(node.id) ?? node);
+    for (const node of whole.nodes) if (!merged.has(node.id)) merged.set(node.id, this.nodes.get(node.id) ?? node);
     // What only this graph holds: appended since it was loaded (saved or not), or its live path where
     // the source no longer reaches it (damage above the latest condensation).
     for (const [id, node] of this.nodes) if (!merged.has(id)) merged.set(id, node);
@@ -419,6 +449,7 @@ export class SessionGraph {
     this.childIndex = null;
     this.source = null;
     this.knownUsage = null;
+    this.heldCalls = null;
   }
 
   private insert(node: SessionNode): void {
@@ -446,6 +477,19 @@ export class SessionGraph {
     }
     if (walker === undefined) throw new BrokenCondensationError(this.sessionId, id, firstKept);
   }
+}
+
+/** How many `started` records name each call. */
+export function countStarts(records: Iterable<SessionRecord>): Map<string, number> {
+  const starts = new Map<string, number>();
+  for (const record of records) {
+    if (record.type === 'started') for (const id of record.callIds) starts.set(id, (starts.get(id) ?? 0) + 1);
+  }
+  return starts;
+}
+
+function addCalls(calls: Set<string>, node: SessionNode): void {
+  for (const block of node.turn.blocks) if (block.kind === 'tool_call') calls.add(block.id);
 }
 
 function indexChild(index: Map<string | null, SessionNode[]>, node: SessionNode): void {

@@ -28,7 +28,8 @@ export async function summarizeFile(file: FileHandle, size: number, migrators: r
     for (let i = lines.length - 1; i >= 1; i--) {
       const record = lines[i].length === 0 ? null : decodeRecord(lines[i], migrators);
       if (record === null || record instanceof LineProblem) continue;
-      return { leaf: record.type === 'checkpoint' ? record.leaf : leafPosition(record), title, turns: null };
+      const leaf = record.type === 'checkpoint' ? record.leaf : leafPosition(record);
+      if (leaf !== undefined) return { leaf, title, turns: null };
     }
     return { leaf: null, title, turns: null };
   }
@@ -52,7 +53,7 @@ export async function summarizeFile(file: FileHandle, size: number, migrators: r
       continue;
     }
     if (record.type === 'node') after.add(record.node.id);
-    leaf = leafPosition(record);
+    leaf = leafPosition(record) ?? leaf;
   }
   return { leaf, title, turns: damaged ? null : counted + after.size };
 }

@@ -1,7 +1,7 @@
-import type { LoadReport, SessionNode } from '../contract/session.js';
+import type { LoadReport } from '../contract/session.js';
 import type { LoadedSession } from './types.js';
 import { IndusagiError } from '../../errors/index.js';
-import { SessionGraph, type SessionGraphSource } from './graph.js';
+import { countStarts, SessionGraph, type SessionGraphSource, type WholeSession } from './graph.js';
 import { SessionIoError } from './errors.js';
 import { decodeWholeBuffer, readWholeFile, readWholeFileSync, type DecodedFile, type ReadOptions } from './read-session.js';
 import { readTail, type TailResume } from './tail-read.js';
@@ -98,9 +98,22 @@ export class SessionFileLoader {
 
   private fromTail(id: string, path: string, tail: TailResume, size: number, forWriter: boolean): Loaded {
     const writer = forWriter
-      ? this.newWriter({ size, leaf: tail.leaf, nodes: tail.nodes, usage: tail.usage, offsets: tail.offsets, verified: tail.verified, checkpoint: tail.checkpoint })
+      ? this.newWriter({
+          size,
+          leaf: tail.leaf,
+          nodes: tail.nodes,
+          usage: tail.usage,
+          offsets: tail.offsets,
+          verified: tail.verified,
+          checkpoint: { offset: tail.checkpoint.offset, live: tail.checkpoint.live, chain: tail.checkpointChain },
+        })
       : null;
-    const graph = SessionGraph.fromLivePath(id, tail.chain, { leaf: tail.leaf, usageTotal: tail.usage, source: this.sourceOf(id, path, writer) });
+    const graph = SessionGraph.fromLivePath(id, tail.chain, {
+      leaf: tail.leaf,
+      usageTotal: tail.usage,
+      starts: tail.starts,
+      source: this.sourceOf(id, path, writer),
+    });
     const report: FileLoadReport = {
       lines: tail.lines,
       records: tail.lines,
@@ -137,8 +150,8 @@ export class SessionFileLoader {
     return { graph, report, exists: true, endsCleanly: decoded.endsCleanly, writer };
   }
 
-  private newWriter(known: Omit<WriterState, 'verified' | 'checkpoint' | 'due'> & { verified: ByteRange[]; checkpoint?: WriterState['checkpoint'] }): CheckpointWriter {
-    const state: WriterState = { ...known, checkpoint: known.checkpoint ?? null, due: false, verified: new RangeSet(known.verified) };
+  private newWriter(known: Omit<WriterState, 'verified' | 'checkpoint' | 'stale'> & { verified: ByteRange[]; checkpoint?: WriterState['checkpoint'] }): CheckpointWriter {
+    const state: WriterState = { ...known, checkpoint: known.checkpoint ?? null, stale: false, verified: new RangeSet(known.verified) };
     return new CheckpointWriter(state, this.checkpointBytes);
   }
 
@@ -148,10 +161,10 @@ export class SessionFileLoader {
    * where every node sits, for the checkpoints it writes later.
    */
   private sourceOf(id: string, path: string, writer: CheckpointWriter | null): SessionGraphSource {
-    const nodesOf = (decoded: DecodedFile | null): Iterable<SessionNode> => {
-      if (decoded === null) return [];
+    const nodesOf = (decoded: DecodedFile | null): WholeSession => {
+      if (decoded === null) return { nodes: [], starts: new Map() };
       writer?.learn(offsetsOf(decoded), decoded.verified);
-      return restoreRecords(decoded.records).nodes.values();
+      return { nodes: restoreRecords(decoded.records).nodes.values(), starts: countStarts(decoded.records) };
     };
     return {
       loadAll: async () =>

@@ -139,7 +139,11 @@ export function decodeRecord(line: string, migrators: readonly Migrator[]): Stor
   return typeof record === 'string' ? new LineProblem(record, false) : record;
 }
 
-/** Where a record puts the replayed leaf: a node record on its node, a head record where it says. */
-export function leafPosition(record: SessionRecord): string | null {
-  return record.type === 'node' ? record.node.id : record.leaf;
+/**
+ * Where a record puts the replayed leaf: a node record on its node, a head record where it says;
+ * undefined for a record that moves no leaf (`started`).
+ */
+export function leafPosition(record: SessionRecord): string | null | undefined {
+  if (record.type === 'node') return record.node.id;
+  return record.type === 'head' ? record.leaf : undefined;
 }

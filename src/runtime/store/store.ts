@@ -43,6 +43,8 @@ type OpenSession = {
   /** Whether the file ends with a newline; undefined after a failed write, when it must be checked. */
   endsCleanly: boolean | undefined;
   writer: CheckpointWriter;
+  /** False until the file's size was compared with the writer's, and again after a failed write. */
+  sizeSeen: boolean;
   /** Directories whose entries (this file, a freshly made root) must be synced after the first write. */
   unsyncedDirs: string[];
   /** Persists of one session run one after another. */
@@ -108,6 +110,7 @@ export class SessionStore implements SessionStoreLike {
         file: null,
         endsCleanly: loaded.endsCleanly,
         writer: loaded.writer!,
+        sizeSeen: false,
         unsyncedDirs,
         queue: Promise.resolve(),
       });
@@ -215,29 +218,32 @@ export class SessionStore implements SessionStoreLike {
       if (session.file === null) {
         // Opened readable too: after a failed write, `endsWithNewline` reads the tail back through this handle.
         session.file = await openForAppending(id, session.path);
-        const { size } = await session.file.stat();
-        if (size !== writer.state.size) {
-          writer.forget(size);
-          session.endsCleanly = undefined;
-        }
       }
-      if (writer.state.size === null) writer.state.size = (await session.file.stat()).size;
+      if (!session.sizeSeen) {
+        // Changed since the load, or since the last write that succeeded: the writer knows nothing of the new bytes.
+        const { size } = await session.file.stat();
+        if (size !== writer.state.size) session.endsCleanly = undefined;
+        writer.checkSize(size);
+        session.sizeSeen = true;
+      }
       session.endsCleanly ??= await endsWithNewline(session.file);
       // From here to the write nothing waits, so the records, the leaf and its context belong together.
       records = graph.takeUnsaved();
       // A line torn by an earlier crash is closed off, so the first new record starts on a line of its own.
-      const batch = writer.compose(records, !session.endsCleanly, () => liveChain(graph));
+      const batch = writer.compose(records, !session.endsCleanly, () => liveChain(graph), (callId) => graph.startsOf(callId));
       session.endsCleanly = undefined;
       await appendDurably(session.file, batch.bytes);
       session.endsCleanly = true;
-      batch.commit();
       while (session.unsyncedDirs.length > 0) {
         await syncDirectory(session.unsyncedDirs[0]);
         session.unsyncedDirs.shift();
       }
+      // Only now: records written again after a failure would be in the file twice, which a writer
+      // that went on checkpointing would miscount (see `checkSize`).
+      batch.commit();
     } catch (error) {
       if (records !== null) graph.restoreUnsaved(records);
-      writer.failed();
+      session.sizeSeen = false;
       if (IndusagiError.isInstance(error)) throw error;
       throw new SessionIoError(id, 'persisting', error);
     }

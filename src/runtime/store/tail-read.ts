@@ -69,9 +69,13 @@ export type TailResume = {
   /** Nodes in the whole session and the usage billed over them: the checkpoint's counts plus what came after it. */
   nodes: number;
   usage: ModelUsage;
+  /** How often each call of the live path was recorded as started: the checkpoint's counts plus the records after it. */
+  starts: Map<string, number>;
   /** Where each node read sits in the file. */
   offsets: Map<string, ByteRange>;
   checkpoint: Checkpoint;
+  /** The ids of the nodes of the context at the checkpoint's own leaf. */
+  checkpointChain: Set<string>;
   /** Byte ranges read and found to hold only whole, valid records. */
   verified: ByteRange[];
   lines: number;
@@ -108,26 +112,22 @@ export async function readTail(file: FileHandle, size: number, options: ReadOpti
   const checkpoint = decodedCheckpoint as Checkpoint;
   if (checkpoint.offset !== at) return miss(`the last checkpoint says it is at byte ${checkpoint.offset} but sits at byte ${at}: the file changed before it`);
 
-  // The record before it must put the leaf where the checkpoint says.
-  let previousStart = at - 1;
+  // The last record before it that places the leaf (past `started` records, which place none; an
+  // earlier checkpoint places it where it says) must put the leaf where the checkpoint says.
+  let previousStart = at;
+  let lines = 1;
   for (;;) {
-    const newline = previousStart - 1 >= tail.start ? tail.bytes.lastIndexOf(NEWLINE, previousStart - 1 - tail.start) : -1;
-    if (newline >= 0) {
-      previousStart = tail.start + newline + 1;
-      break;
+    const end = previousStart - 1;
+    previousStart = await lineStartBefore(file, tail, end);
+    lines++;
+    const previous = decodeRecord(tail.bytes.toString('utf8', previousStart - tail.start, end - tail.start), options.migrators);
+    const placed = previous instanceof LineProblem ? null : previous.type === 'checkpoint' ? previous.leaf : leafPosition(previous);
+    if (placed === checkpoint.leaf) break;
+    if (placed !== undefined || previousStart === 0) {
+      return miss('the records before the last checkpoint do not put the leaf where the checkpoint says');
     }
-    if (tail.start === 0) {
-      previousStart = 0;
-      break;
-    }
-    await extendBack(file, tail, Math.max(0, tail.start - FIRST_WINDOW));
-  }
-  const previous = decodeRecord(tail.bytes.toString('utf8', previousStart - tail.start, at - 1 - tail.start), options.migrators);
-  if (previous instanceof LineProblem || previous.type === 'checkpoint' || leafPosition(previous) !== checkpoint.leaf) {
-    return miss('the record before the last checkpoint does not put the leaf where the checkpoint says');
   }
 
-  let lines = 2;
   const offsets = new Map<string, ByteRange>();
   const verified: ByteRange[] = [[previousStart, size]];
 
@@ -136,13 +136,15 @@ export async function readTail(file: FileHandle, size: number, options: ReadOpti
   const after = new Map<string, SessionNode>();
   let nodes = checkpoint.nodes;
   const usage = { ...checkpoint.usage };
+  const starts = new Map(checkpoint.started);
   let damaged: string | null = null;
   eachLine(tail.bytes, checkpointEnd + 1 - tail.start, tail.bytes.length, tail.start, (line, start, end) => {
     lines++;
     const record = decodeValid(line, options);
     if (typeof record === 'string') return (damaged ??= `the line at byte ${start}, after the last checkpoint, ${record}`), false;
     if (record.type === 'checkpoint') return (damaged ??= `a second checkpoint at byte ${start} follows the last one`), false;
-    leaf = leafPosition(record);
+    if (record.type === 'started') for (const id of record.callIds) starts.set(id, (starts.get(id) ?? 0) + 1);
+    leaf = leafPosition(record) ?? leaf;
     if (record.type === 'node' && !after.has(record.node.id)) {
       after.set(record.node.id, record.node);
       offsets.set(record.node.id, [start, end]);
@@ -154,19 +156,17 @@ export async function readTail(file: FileHandle, size: number, options: ReadOpti
   if (damaged !== null) return miss(damaged);
   let bytesRead = tail.bytesRead;
 
-  // The live ranges, newest first, until the context at the leaf is whole.
+  // The live ranges, newest first, until the context at the checkpoint's own leaf is whole: only
+  // nodes of that context (or after the checkpoint) may serve, since the checkpoint's start counts
+  // cover exactly their calls. The writer checkpoints before the leaf leaves them.
   const fromRanges = new Map<string, SessionNode>();
-  const lookup = (id: string) => after.get(id) ?? fromRanges.get(id);
   let unread = checkpoint.live.length;
+  let recorded: ContextChain;
   for (;;) {
-    const chain: ContextChain = leaf === null ? { ok: true, nodes: [], summaryAt: -1 } : contextChain(leaf, lookup);
-    if (chain.ok) {
-      return { ok: true, leaf, chain: chain.nodes, nodes, usage, offsets, checkpoint, verified, lines, bytesRead };
-    }
-    if ('broken' in chain) return miss(`condensation ${chain.broken.id} keeps a tail from a node that is not one of its ancestors`);
-    if (unread === 0) {
-      return { ...miss(`the context at the leaf needs node ${chain.missing}, which is neither after the last checkpoint nor in its live ranges`), bytesRead };
-    }
+    recorded = contextChain(checkpoint.leaf, (id) => fromRanges.get(id));
+    if (recorded.ok) break;
+    if ('broken' in recorded) return { ...miss(`condensation ${recorded.broken.id} keeps a tail from a node that is not one of its ancestors`), bytesRead };
+    if (unread === 0) return { ...miss(`the last checkpoint's live ranges do not hold the context at its leaf (node ${recorded.missing} is missing)`), bytesRead };
     const [start, end] = checkpoint.live[--unread];
     // One byte more in front, to see that the range starts a line.
     const from = Math.max(0, start - 1);
@@ -194,6 +194,26 @@ export async function readTail(file: FileHandle, size: number, options: ReadOpti
     });
     if (damaged !== null) return { ...miss(damaged), bytesRead };
     verified.push([start, end]);
+  }
+
+  // The context at the replayed leaf, from the records after the checkpoint and that context.
+  const checkpointChain = new Set(recorded.nodes.map((node) => node.id));
+  const lookup = (id: string) => after.get(id) ?? (checkpointChain.has(id) ? fromRanges.get(id) : undefined);
+  const chain: ContextChain = leaf === null ? { ok: true, nodes: [], summaryAt: -1 } : contextChain(leaf, lookup);
+  if (!chain.ok) {
+    if ('broken' in chain) return { ...miss(`condensation ${chain.broken.id} keeps a tail from a node that is not one of its ancestors`), bytesRead };
+    return { ...miss(`the context at the leaf needs node ${chain.missing}, which is neither after the last checkpoint nor in the context it records`), bytesRead };
+  }
+  return { ok: true, leaf, chain: chain.nodes, nodes, usage, starts, offsets, checkpoint, checkpointChain, verified, lines, bytesRead };
+}
+
+/** Where the line that ends (with its newline) at byte `end` starts, reading further back when needed. */
+async function lineStartBefore(file: FileHandle, tail: Tail, end: number): Promise<number> {
+  for (;;) {
+    const newline = end - 1 >= tail.start ? tail.bytes.lastIndexOf(NEWLINE, end - 1 - tail.start) : -1;
+    if (newline >= 0) return tail.start + newline + 1;
+    if (tail.start === 0) return 0;
+    await extendBack(file, tail, Math.max(0, tail.start - FIRST_WINDOW));
   }
 }
 

@@ -1,8 +1,9 @@
 // Checkpoints: resuming from the end of the file, falling back to a whole read when anything is off,
 // and graphs that hold only the live path.
 import { readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   GraphNotLoadedError,
   SessionGraph,
@@ -11,7 +12,7 @@ import {
   type SessionGraphSource,
 } from '../../../src/runtime/store/index.js';
 import type { Migrator, SessionNode, Turn } from '../../../src/runtime/contract/index.js';
-import { assistant, tempRoot, user } from './helpers.js';
+import { assistant, tempRoot, toolCall, toolResult, user } from './helpers.js';
 
 let root: string;
 let cleanup: () => void;
@@ -195,6 +196,76 @@ describe('resuming from the last checkpoint', () => {
     }
   });
 
+  it('resumes from the end when started records come just before the last checkpoint, with their counts', async () => {
+    const store = new SessionStore(root, [], { checkpointBytes: 1 }); // a checkpoint with every persist
+    const { path } = await longSession({ turns: 40, condenseEvery: 30, after: 3, store });
+    const graph = await store.openSession('s');
+    graph.append(toolCall('call-1', 'deploy', { to: 'prod' }), 100, { usage, model: 'claude-test' });
+    await store.persist(graph); // the reply is durable before its call starts
+    graph.markStarted(['call-1']);
+    await store.persist(graph); // [started, checkpoint]: the leaf stays on the reply
+    graph.markStarted(['call-1']); // run again after a crash: closing writes [started, checkpoint] again
+    await store.closeSession('s');
+    const lines = readFileSync(path, 'utf8').trimEnd().split('\n').slice(-4).map((line) => JSON.parse(line).type);
+    expect(lines).toEqual(['started', 'checkpoint', 'started', 'checkpoint']);
+
+    const tail = await store.loadSessionWithReport('s');
+    const whole = await store.loadSessionWithReport('s', { whole: true });
+    expect(tail.report.scope, tail.report.fullScanReason ?? '').toBe('tail');
+    expect(tail.graph.startsOf('call-1')).toBe(2);
+    expect(whole.graph.startsOf('call-1')).toBe(2);
+    // The count the checkpoint carries, once the start after it is a result away.
+    const reopened = await store.openSession('s');
+    reopened.append(toolResult('call-1', 'deployed'), 101);
+    await store.closeSession('s');
+    const later = await store.loadSessionWithReport('s');
+    expect(readFileSync(path, 'utf8').trimEnd().split('\n').at(-1)).toMatch(/^\{"type":"checkpoint",.*"started":\[\["call-1",2\]\]/);
+    expect(later.report.scope).toBe('tail');
+    expect(later.graph.startsOf('call-1')).toBe(2);
+  });
+
+  it('stops checkpointing when a failed write may have landed in part, and the next open starts again', async () => {
+    const store = new SessionStore(root, [], { checkpointBytes: 1 });
+    const { path } = await longSession({ turns: 30, condenseEvery: 20, after: 3, store });
+    const graph = await store.openSession('s');
+    graph.append(toolCall('call-2', 'deploy', {}), 200);
+    graph.markStarted(['call-2']);
+    await store.persist(graph);
+    // The next write lands half its bytes, then fails (a full disk): the started record may be in the file.
+    const probe = await open(join(root, 'probe'), 'w');
+    const proto = Object.getPrototypeOf(probe) as { write: (...args: unknown[]) => Promise<{ bytesWritten: number }> };
+    await probe.close();
+    const write = proto.write;
+    const failing = vi.spyOn(proto, 'write').mockImplementationOnce(async function (this: unknown, bytes: unknown) {
+      const buffer = bytes as Buffer;
+      await write.call(this, buffer.subarray(0, Math.floor(buffer.length / 2)));
+      throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+    });
+    graph.markStarted(['call-2']);
+    graph.append(toolResult('call-2', 'done'), 201);
+    await expect(store.persist(graph)).rejects.toThrow(/persisting/);
+    failing.mockRestore();
+    const before = readFileSync(path, 'utf8').split('\n').filter((line) => line.startsWith('{"type":"checkpoint"')).length;
+    graph.append(assistant('after the failure'), 202);
+    await store.persist(graph);
+    await graph.loadWhole(); // the writer learns where every node sits again: still no checkpoint
+    graph.append(user('and then'), 203);
+    await store.persist(graph);
+    await store.closeSession('s');
+    expect(readFileSync(path, 'utf8').split('\n').filter((line) => line.startsWith('{"type":"checkpoint"')).length).toBe(before);
+
+    const tail = await store.loadSessionWithReport('s');
+    const whole = await store.loadSessionWithReport('s', { whole: true });
+    expect(tail.report.fullScanReason).toMatch(/damaged/); // the half-written line, after the last checkpoint
+    expect(tail.graph.startsOf('call-2')).toBe(whole.graph.startsOf('call-2'));
+    expect(tail.graph.resume(tail.graph.leaf!)).toEqual(whole.graph.resume(whole.graph.leaf!));
+    // A new writer knows the file again and checkpoints from its first persist.
+    const again = await store.openSession('s');
+    again.append(user('and on'), 204);
+    await store.closeSession('s');
+    expect((await store.loadSessionWithReport('s')).report.scope).toBe('tail');
+  });
+
   it('checkpoints about once per checkpointBytes while the leaf only grows', async () => {
     const { path } = await longSession({ turns: 2_000, condenseEvery: 700, after: 10 });
     const file = readFileSync(path, 'utf8');
@@ -255,7 +326,7 @@ describe('SessionGraph.fromLivePath', () => {
     const source: SessionGraphSource = {
       async loadAll() {
         loads++;
-        return all;
+        return { nodes: all, starts: new Map() };
       },
     };
     const graph = SessionGraph.fromLivePath('g', live, { leaf: d.id, source, usageTotal: original.usageTotal() });
@@ -280,9 +351,34 @@ describe('SessionGraph.fromLivePath', () => {
     expect(graph.takeUnsaved()).toEqual([{ type: 'node', node: e }, { type: 'head', leaf: e.id }]);
   });
 
+  it('counts starts for the calls it holds, and loads the whole session to count any other call', () => {
+    const graph = new SessionGraph('g');
+    graph.append(toolCall('old', 'shell', {}), 1);
+    graph.markStarted(['old', 'old']);
+    graph.append(toolResult('old', 'ok'), 2);
+    const s = graph.append(summary(2), 3, { condenses: { firstKept: null } });
+    const c = graph.append(toolCall('new', 'shell', {}), 4);
+    graph.markStarted(['new']);
+    const whole = { nodes: [...graph.allNodes()], starts: new Map([['old', 2], ['new', 1]]) };
+    let loads = 0;
+    const live = SessionGraph.fromLivePath('g', [s, c], {
+      leaf: c.id,
+      starts: [['new', 1], ['old', 1]], // a count for a call it does not hold is not trusted
+      source: { loadAll: async () => whole, loadAllSync: () => (loads++, whole) },
+    });
+    expect(live.startsOf('new')).toBe(1);
+    expect(loads).toBe(0);
+    live.markStarted(['new']); // not persisted yet: kept over the load
+    expect(live.startsOf('old')).toBe(2);
+    expect(loads).toBe(1);
+    expect(live.whole).toBe(true);
+    expect(live.startsOf('new')).toBe(2);
+    expect(live.takeUnsaved()).toEqual([{ type: 'started', callIds: ['new'] }]);
+  });
+
   it('loads the rest synchronously when its source can, for the methods that cannot wait', () => {
     const { all, a, d, live } = stored();
-    const graph = SessionGraph.fromLivePath('g', live, { leaf: d.id, source: { loadAll: async () => all, loadAllSync: () => all } });
+    const graph = SessionGraph.fromLivePath('g', live, { leaf: d.id, source: { loadAll: async () => ({ nodes: all, starts: new Map() }), loadAllSync: () => ({ nodes: all, starts: new Map() }) } });
     expect(graph.whole).toBe(false);
     expect(graph.nodesTo(d.id)[0].id).toBe(a.id);
     expect(graph.whole).toBe(true);
@@ -290,7 +386,7 @@ describe('SessionGraph.fromLivePath', () => {
 
   it('refuses nodes that do not hold the context at the leaf', () => {
     const { all, d, live, s } = stored();
-    const source = { loadAll: async () => all };
+    const source = { loadAll: async () => ({ nodes: all, starts: new Map() }) };
     expect(() => SessionGraph.fromLivePath('g', live.slice(1), { leaf: d.id, source })).toThrow(SessionIntegrityError);
     expect(() => SessionGraph.fromLivePath('g', live.filter((node: SessionNode) => node !== s), { leaf: d.id, source })).toThrow(/missing/);
   });

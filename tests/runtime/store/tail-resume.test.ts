@@ -1,9 +1,9 @@
 // Resuming from the end of the file (checkpoints) must give exactly what reading the whole file gives.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SessionStore, type LoadedSessionFile } from '../../../src/runtime/store/index.js';
-import type { ModelUsage, Turn } from '../../../src/runtime/contract/index.js';
-import { assistant, tempRoot, user } from './helpers.js';
+import { SessionStore, type LoadedSessionFile, type SessionGraph } from '../../../src/runtime/store/index.js';
+import type { ModelUsage, SessionNode, Turn } from '../../../src/runtime/contract/index.js';
+import { assistant, tempRoot, toolCall, toolResult, user } from './helpers.js';
 
 let root: string;
 let cleanup: () => void;
@@ -25,26 +25,56 @@ function random(seed: number): () => number {
 const summary = (text: string): Turn => ({ role: 'user', blocks: [{ kind: 'text', text: `[condensed earlier context] ${text}` }] });
 const usage = (n: number): ModelUsage => ({ inputTokens: n, outputTokens: n % 7, cacheWriteTokens: 0, cacheReadTokens: n * 2 });
 
+const callsOf = (node: SessionNode): string[] => node.turn.blocks.flatMap((block) => (block.kind === 'tool_call' ? [block.id] : []));
+
 /**
- * Writes one random session the way agents do: turns appended and persisted in small batches, now and
+ * Writes one random session the way agents do: turns (tool calls and results among them) appended and
+ * persisted in small batches, calls recorded as started (once, twice, on old branches too), now and
  * then a condensation, a branch back into the live context or to an old node, and the session closed
- * and reopened (resumed from the tail, or read whole). Returns the store and the session id.
+ * and reopened (resumed from the tail, or read whole) by one of two stores with different checkpoint
+ * spacing. With `foreign`, a writer that writes no checkpoints (an older version) appends records now
+ * and then while neither store holds the session, once a line cut short by its crash.
+ * Returns the store and the session id.
  */
-async function writeRandomSession(seed: number): Promise<{ store: SessionStore; id: string }> {
+async function writeRandomSession(seed: number, foreign: boolean): Promise<{ store: SessionStore; id: string }> {
   const next = random(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)];
-  const store = new SessionStore(root, [], { checkpointBytes: 300 + Math.floor(next() * 4000) });
+  const stores = [0, 1].map(() => new SessionStore(root, [], { checkpointBytes: 300 + Math.floor(next() * 4000) }));
+  let store = stores[0];
   const id = `s${seed}`;
-  let graph = await store.openSession(id);
+  let graph: SessionGraph = await store.openSession(id);
   let at = 1;
+  let tornOnce = false;
   const steps = 40 + Math.floor(next() * 160);
   for (let step = 0; step < steps; step++) {
     const roll = next();
     const text = `${step} ${'lorem ipsum dolor '.repeat(Math.floor(next() * 20))}`;
     if (roll < 0.55) {
-      if (next() < 0.5) graph.append(user(text), at++);
-      else graph.append(assistant(text), at++, { usage: usage(step), model: 'claude-test' });
-    } else if (roll < 0.65 && graph.leaf !== null) {
+      const kind = next();
+      if (kind < 0.35) graph.append(user(text), at++);
+      else if (kind < 0.65) graph.append(assistant(text), at++, { usage: usage(step), model: 'claude-test' });
+      else if (kind < 0.85) graph.append(toolCall(`call-${seed}-${step}`, 'shell', { text }), at++, { usage: usage(step), model: 'claude-test' });
+      else graph.append(toolResult(`call-${seed}-${step - 1}`, text), at++);
+    } else if (roll < 0.6 && graph.leaf !== null) {
+      // The calls of the reply at the leaf start (once, or again after a crash), or a call elsewhere does.
+      const calls = callsOf(graph.node(graph.leaf)!);
+      if (calls.length > 0) graph.markStarted(next() < 0.7 ? calls : [...calls, ...calls]);
+      else if (next() < 0.3) {
+        await graph.loadWhole();
+        const called = [...graph.allNodes()].flatMap(callsOf);
+        if (called.length > 0) graph.markStarted([pick(called)]);
+      }
+    } else if (roll < 0.62 && foreign) {
+      const called = graph.leaf === null ? [] : graph.contextNodes(graph.leaf).flatMap(callsOf);
+      await store.closeSession(id);
+      if (!tornOnce && next() < 0.3) {
+        appendFileSync(store.pathOf(id), '{"type":"started","callIds":["cut sh');
+        tornOnce = true;
+      } else if (called.length > 0) {
+        appendFileSync(store.pathOf(id), `${JSON.stringify({ type: 'started', callIds: [pick(called)] })}\n`);
+      }
+      graph = await store.openSession(id);
+    } else if (roll < 0.67 && graph.leaf !== null) {
       const context = graph.contextNodes(graph.leaf);
       const keep = next() < 0.15 ? null : pick(context).id;
       graph.append(summary(text), at++, { condenses: { firstKept: keep }, usage: usage(step) });
@@ -57,6 +87,7 @@ async function writeRandomSession(seed: number): Promise<{ store: SessionStore; 
       await store.persist(graph);
     } else {
       await store.closeSession(id);
+      store = pick(stores);
       graph = await store.openSession(id, { whole: next() < 0.2 });
     }
   }
@@ -71,7 +102,24 @@ async function writeRandomSession(seed: number): Promise<{ store: SessionStore; 
  */
 function sameSession(tail: LoadedSessionFile, whole: LoadedSessionFile, label: string): void {
   expect(tail.graph.leaf, label).toBe(whole.graph.leaf);
-  if (whole.graph.leaf !== null) expect(tail.graph.resume(tail.graph.leaf!), label).toEqual(whole.graph.resume(whole.graph.leaf));
+  if (whole.graph.leaf === null) return;
+  expect(tail.graph.resume(tail.graph.leaf!), label).toEqual(whole.graph.resume(whole.graph.leaf));
+  // What the conductor asks of an interrupted run: how often each call of the context started.
+  for (const call of whole.graph.contextNodes(whole.graph.leaf).flatMap(callsOf)) {
+    expect(tail.graph.startsOf(call), `${label}, call ${call}`).toBe(whole.graph.startsOf(call));
+  }
+}
+
+/** The report's findings (not how much was read) are the whole read's: a tail read trusts only a file with nothing to report. */
+function sameFindings(tail: LoadedSessionFile, whole: LoadedSessionFile, label: string): void {
+  const findings = ({ report }: LoadedSessionFile) => ({
+    skipped: report.skipped,
+    orphans: report.orphans,
+    truncatedTail: report.truncatedTail,
+    leafFallback: report.leafFallback,
+  });
+  expect(findings(tail), label).toEqual(findings(whole));
+  if (tail.report.scope === 'file') expect({ ...tail.report, fullScanReason: null, bytesRead: 0 }, label).toEqual({ ...whole.report, bytesRead: 0 });
 }
 
 type Damage = { name: string; apply(bytes: Buffer, next: () => number): Buffer };
@@ -114,26 +162,33 @@ describe('resuming from the end of the file', () => {
   it('gives exactly the leaf, context and usage of a whole read, for random sessions, damaged or not', async () => {
     let tailLoads = 0;
     let checkpointed = 0;
-    for (let seed = 1; seed <= 40; seed++) {
-      const { store, id } = await writeRandomSession(seed);
+    let withStarts = 0;
+    for (let seed = 1; seed <= 48; seed++) {
+      const foreign = seed % 4 === 0;
+      const { store, id } = await writeRandomSession(seed, foreign);
       const path = store.pathOf(id);
       const written = readFileSync(path);
 
-      // Intact: a file with a checkpoint always resumes from its tail.
+      // As written: a file a checkpointing writer last wrote resumes from its tail.
       const tail = await store.loadSessionWithReport(id);
       const whole = await store.loadSessionWithReport(id, { whole: true });
       sameSession(tail, whole, `seed ${seed}, intact`);
       expect(tail.graph.usageTotal(), `seed ${seed}`).toEqual(whole.graph.usageTotal());
-      expect(whole.report.skipped, `seed ${seed}`).toEqual([]);
-      if (written.includes('{"type":"checkpoint"')) {
-        checkpointed++;
-        expect(tail.report.scope, `seed ${seed}: ${tail.report.fullScanReason}`).toBe('tail');
-        expect(tail.graph.whole).toBe(false);
+      if (!foreign) {
+        sameFindings(tail, whole, `seed ${seed}, intact`);
+        expect(whole.report.skipped, `seed ${seed}`).toEqual([]);
+        if (written.includes('{"type":"checkpoint"')) {
+          checkpointed++;
+          expect(tail.report.scope, `seed ${seed}: ${tail.report.fullScanReason}`).toBe('tail');
+          expect(tail.graph.whole).toBe(false);
+          if (written.includes('{"type":"started"')) withStarts++;
+        }
+        if (tail.report.scope === 'tail') tailLoads++;
       }
-      if (tail.report.scope === 'tail') tailLoads++;
-      // The rest of the graph, when asked for, is the whole read's graph.
+      // The rest of the graph, when asked for, is the whole read's graph, start counts included.
       expect(tail.graph.size, `seed ${seed}`).toBe(whole.graph.size);
       expect([...tail.graph.allNodes()].map((n) => n.id)).toEqual([...whole.graph.allNodes()].map((n) => n.id));
+      for (const call of [...whole.graph.allNodes()].flatMap(callsOf)) expect(tail.graph.startsOf(call), `seed ${seed}, ${call}`).toBe(whole.graph.startsOf(call));
       const [listed] = await store.listSessions();
       expect(listed.leaf).toBe(whole.graph.leaf);
       if (listed.turns !== null) expect(listed.turns, `seed ${seed}`).toBe(whole.graph.size);
@@ -150,6 +205,7 @@ describe('resuming from the end of the file', () => {
       writeFileSync(path, written);
     }
     expect(checkpointed).toBeGreaterThan(30);
+    expect(withStarts).toBeGreaterThan(20);
     expect(tailLoads).toBe(checkpointed);
   });
 });
