@@ -31,8 +31,8 @@ export type WriterState = {
   verified: RangeSet;
 };
 
-/** One write: its bytes, and what to record once they are durable. */
-export type Batch = { bytes: Buffer; commit(): void };
+/** One write: its bytes, how many records they hold (a checkpoint included), and what to record once they are durable. */
+export type Batch = { bytes: Buffer; records: number; commit(): void };
 
 // A live range may run over a gap between two nodes of the context (heads, other branches) up to this
 // size: one range to read instead of two, at the cost of parsing the gap.
@@ -107,6 +107,7 @@ export class CheckpointWriter {
 
     return {
       bytes: Buffer.from(lines.join('')),
+      records: records.length + (checkpoint === null ? 0 : 1),
       commit: () => {
         for (const [id, range] of placed) if (!state.offsets.has(id)) state.offsets.set(id, range);
         state.verified.add(firstByte, position);

@@ -27,7 +27,7 @@ export type FileLoadReport = LoadReport & {
   /** Why a load that was not asked to read the whole file did, or null. */
   fullScanReason: string | null;
   /** Bytes read from the file. */
-  bytesRead: number;
+  bytes: number;
 };
 
 export type LoadedSessionFile = LoadedSession & { report: FileLoadReport };
@@ -90,7 +90,7 @@ export class SessionFileLoader {
       leafFallback: null,
       scope: 'file',
       fullScanReason: null,
-      bytesRead: 0,
+      bytes: 0,
     };
     const writer = forWriter ? this.newWriter({ size: 0, leaf: null, nodes: 0, usage: zeroUsage(), offsets: new Map(), verified: [] }) : null;
     return { graph: new SessionGraph(id), report, exists: false, endsCleanly: true, writer };
@@ -123,7 +123,7 @@ export class SessionFileLoader {
       leafFallback: null,
       scope: 'tail',
       fullScanReason: null,
-      bytesRead: tail.bytesRead,
+      bytes: tail.bytesRead,
     };
     return { graph, report, exists: true, endsCleanly: true, writer };
   }
@@ -142,7 +142,7 @@ export class SessionFileLoader {
       leafFallback,
       scope: 'file',
       fullScanReason: reason,
-      bytesRead,
+      bytes: bytesRead,
     };
     const writer = forWriter
       ? this.newWriter({ size: decoded.size, leaf: graph.leaf, nodes: graph.size, usage: graph.usageTotal(), offsets: offsetsOf(decoded), verified: decoded.verified })

@@ -1,7 +1,7 @@
 import { mkdir, readdir, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Migrator, SessionNode } from '../contract/session.js';
-import type { SessionStoreLike } from './types.js';
+import type { PersistReport, SessionStoreLike } from './types.js';
 import { IndusagiError } from '../../errors/index.js';
 import type { SessionGraph } from './graph.js';
 import { BrokenCondensationError, MissingHistoryError, SessionIoError, SessionLockLostError, SessionNotOpenError } from './errors.js';
@@ -124,11 +124,12 @@ export class SessionStore implements SessionStoreLike {
   /**
    * Appends everything `graph` gained since it was opened or last persisted — new nodes, then one head
    * record, and now and then a checkpoint — as one write and one fsync; resolves once the bytes are on
-   * stable storage. Concurrent calls for one session are serialised. On failure the records go back
+   * stable storage, with how many records (checkpoints included) and bytes it appended. Concurrent calls
+   * for one session are serialised. On failure the records go back
    * into the graph and the next call writes them again (re-written nodes are harmless: ids are content
    * hashes).
    */
-  persist(graph: SessionGraph): Promise<void> {
+  persist(graph: SessionGraph): Promise<PersistReport> {
     const session = this.sessions.get(graph.sessionId);
     if (session === undefined) {
       return Promise.reject(new SessionNotOpenError(graph.sessionId, 'open it with openSession first (loadSession reads without the writer lock)'));
@@ -206,9 +207,9 @@ export class SessionStore implements SessionStoreLike {
     return summaries.sort((a, b) => b.modifiedAt.getTime() - a.modifiedAt.getTime() || (a.id < b.id ? -1 : 1));
   }
 
-  private async write(session: OpenSession): Promise<void> {
+  private async write(session: OpenSession): Promise<PersistReport> {
     const { graph, writer } = session;
-    if (!graph.hasUnsaved) return;
+    if (!graph.hasUnsaved) return { records: 0, bytes: 0 };
     const id = graph.sessionId;
     if (!(await io(id, 'checking the writer lock', async () => stillHeld(session.lock)))) {
       throw new SessionLockLostError(id, session.lock.path);
@@ -241,6 +242,7 @@ export class SessionStore implements SessionStoreLike {
       // Only now: records written again after a failure would be in the file twice, which a writer
       // that went on checkpointing would miscount (see `checkSize`).
       batch.commit();
+      return { records: batch.records, bytes: batch.bytes.length };
     } catch (error) {
       if (records !== null) graph.restoreUnsaved(records);
       session.sizeSeen = false;

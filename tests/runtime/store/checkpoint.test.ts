@@ -79,7 +79,7 @@ describe('resuming from the last checkpoint', () => {
     expect(graph.leaf).toBe(leaf);
     expect(graph.whole).toBe(false);
     expect(graph.resume(leaf)).toEqual(context);
-    expect(report.bytesRead).toBeLessThan(size / 10);
+    expect(report.bytes).toBeLessThan(size / 10);
     expect(counter.seen).toBeLessThan(400); // lines parsed: ~110 of context, a checkpoint's worth after it
     const whole = await store.loadSession('s', { whole: true });
     expect(graph.usageTotal()).toEqual(whole.usageTotal());
