@@ -185,8 +185,14 @@ describe('a tool loop killed at random moments', () => {
 });
 
 describe('an approved call cut off while it ran', () => {
-  it('is never offered for approval again: the model hears it may have run, and it is not paid twice', async () => {
-    const base = { storeDir: join(dir, 'pay-sessions'), sessionId: 'pay', markerFile: join(dir, 'pay-markers.log'), violationsFile: join(dir, 'pay-violations.log'), mode: 'approval' };
+  // Checkpoints every persist: the start is followed by a checkpoint carrying its count, and the resume
+  // reads the end of the file only (a load from the end must count the start as a whole read does).
+  it.each([
+    ['a whole read', undefined, 'file'],
+    ['a resume from the last checkpoint', 1, 'tail'],
+  ])('is never offered for approval again: the model hears it may have run, and it is not paid twice (%s)', async (name, checkpointBytes, scope) => {
+    const slug = checkpointBytes === undefined ? 'pay' : 'pay-checkpointed';
+    const base = { storeDir: join(dir, `${slug}-sessions`), sessionId: 'pay', markerFile: join(dir, `${slug}-markers.log`), violationsFile: join(dir, `${slug}-violations.log`), mode: 'approval', checkpointBytes };
     const child = start(base);
     await child.waitFor(/^waiting$/);
     child.process.stdin!.write('approve\n');
@@ -197,8 +203,16 @@ describe('an approved call cut off while it ran', () => {
 
     const runs: string[] = [];
     const model = finishingModel();
-    const agent = createConductor({ ...agentConfig, tools: localTools(runs) }, { invokeModel: model.invoke, store: new SessionStore(base.storeDir) });
+    const agent = createConductor(
+      { ...agentConfig, tools: localTools(runs) },
+      { invokeModel: model.invoke, store: new SessionStore(base.storeDir, [], { checkpointBytes: checkpointBytes ?? 1 }) },
+    );
+    const scopes: unknown[] = [];
+    agent.subscribe((event) => {
+      if (event.kind === 'session_opened') scopes.push((event.report as { scope?: string }).scope);
+    });
     const opened = await agent.resume('pay');
+    expect(scopes, name).toEqual([scope]);
 
     expect(opened.status).toBe('interrupted');
     expect(opened.pendingApprovals).toEqual([]);
