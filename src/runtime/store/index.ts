@@ -3,7 +3,7 @@
 export { hashNode } from './hash.js';
 export type { NodeIdentity } from './hash.js';
 export { SessionGraph } from './graph.js';
-export type { AppendExtra, CondensationMarker, LivePathOptions, RestoredGraph, SessionGraphSource } from './graph.js';
+export type { AppendExtra, CondensationMarker, LivePathOptions, RestoredGraph, SessionGraphSource, WholeSession } from './graph.js';
 export type { LeafFallback, OrphanNode, RejectedNode } from './restore.js';
 export { SessionStore } from './store.js';
 export type { SessionStoreOptions, SessionSummary } from './store.js';
