@@ -1,5 +1,5 @@
-// The public face of `indusagi`: everything in `indusagi/runtime`, plus tools, schemas, parts, context, chat
-// and the part-stream transport.
+// The public face of `indusagi`: everything in `indusagi/runtime`, plus tools, schemas, parts, context, chat,
+// the part-stream transport and the AI SDK UI message stream.
 export * from './entries/runtime.js';
 export * from './parts/index.js';
 export type { MemoryStore, MemoryRecord, RecallOptions } from './memory/types.js';
@@ -8,3 +8,4 @@ export * from './schema/index.js';
 export * from './context/index.js';
 export * from './chat/index.js';
 export * from './transport/index.js';
+export * from './ui-message/index.js';

@@ -12,14 +12,13 @@ export type AgentLike = { subscribe(handler: (event: RunEvent) => void): () => v
 const lastRunOf = new WeakMap<AgentLike, Promise<void>>();
 
 /**
- * The parts of one agent run: text deltas, a tool part per finished call, a tool part with
- * `approvalId` per call waiting for approval (its later result has the same `callId`), and context
- * parts. This is the one translation from `RunEvent`s to `AgentPart`s: `runAgent` and the part-stream
- * transport both use it. `start` begins the run (`() => agent.submit(prompt, { signal })`,
- * `() => agent.approve(id)`); its rejection (a `RunFault`) is thrown after the parts before it.
- * Don't start runs on the same agent outside this adapter while a stream is open.
+ * The events of one agent run, from the moment `start` begins it until it settles. `start` begins
+ * the run (`() => agent.submit(prompt, { signal })`, `() => agent.approve(id)`); its rejection (a
+ * `RunFault`) is thrown after the events before it, and the generator returns the run's snapshot.
+ * Runs streamed through this (and `agentRunParts`) on one agent wait for each other: an agent's
+ * events carry no run id. Don't start runs on the same agent by other means while a stream is open.
  */
-export async function* agentRunParts(agent: AgentLike, start: () => Promise<RunSnapshot>): AsyncGenerator<AgentPart, RunSnapshot, undefined> {
+export async function* agentRunEvents(agent: AgentLike, start: () => Promise<RunSnapshot>): AsyncGenerator<RunEvent, RunSnapshot, undefined> {
   const previous = lastRunOf.get(agent) ?? Promise.resolve();
   let release!: () => void;
   const finished = new Promise<void>((resolve) => {
@@ -29,20 +28,17 @@ export async function* agentRunParts(agent: AgentLike, start: () => Promise<RunS
   let started = false;
   try {
     await previous;
-    const parts = new PartQueue<AgentPart>();
-    const unsubscribe = agent.subscribe((event) => {
-      const part = partOfEvent(event);
-      if (part !== null) parts.push(part);
-    });
+    const events = new PartQueue<RunEvent>();
+    const unsubscribe = agent.subscribe((event) => events.push(event));
     let snapshot: RunSnapshot | undefined;
     const run = Promise.resolve()
       .then(start)
       .then(
         (result) => {
           snapshot = result;
-          parts.close();
+          events.close();
         },
-        (error: unknown) => parts.fail(error),
+        (error: unknown) => events.fail(error),
       )
       .finally(() => {
         unsubscribe();
@@ -50,11 +46,33 @@ export async function* agentRunParts(agent: AgentLike, start: () => Promise<RunS
         release();
       });
     started = true;
-    yield* parts;
+    yield* events;
     await run;
     return snapshot!;
   } finally {
     if (!started) release();
+  }
+}
+
+/**
+ * The parts of one agent run: text deltas, a tool part per finished call, a tool part with
+ * `approvalId` per call waiting for approval (its later result has the same `callId`), and context
+ * parts. This is the one translation from `RunEvent`s to `AgentPart`s: `runAgent` and the part-stream
+ * transport both use it. `start` and the waiting are as for `agentRunEvents`.
+ */
+export async function* agentRunParts(agent: AgentLike, start: () => Promise<RunSnapshot>): AsyncGenerator<AgentPart, RunSnapshot, undefined> {
+  const events = agentRunEvents(agent, start);
+  let step = await events.next();
+  try {
+    while (!step.done) {
+      const part = partOfEvent(step.value);
+      if (part !== null) yield part;
+      step = await events.next();
+    }
+    return step.value;
+  } finally {
+    // A consumer that leaves early closes the events too, which stops listening to the agent.
+    if (!step.done) await events.return(undefined as never);
   }
 }
 

@@ -38,7 +38,8 @@ export async function sendParts(res: ServerResponse, source: PartSource, options
   return pump.outcome ?? 'disconnected';
 }
 
-function drained(res: ServerResponse): Promise<void> {
+/** Resolves once `res` can take more (or is gone). */
+export function drained(res: ServerResponse): Promise<void> {
   if (res.destroyed) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {

@@ -6,7 +6,6 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +13,7 @@ import { DEMO_MODEL_ID, startDemoModel } from '../../src/demo/index.js';
 import type { DemoModel } from '../../src/demo/index.js';
 import { longStory } from '../../src/demo/story.js';
 import { startWebChat } from '../../examples/web-chat/server/app.js';
+import { haveChromium, launchChromium } from '../support/chromium.js';
 import type { WebChat } from '../../examples/web-chat/server/app.js';
 
 // The example end to end: the Vite-built React page in headless Chromium, the example's node:http
@@ -37,36 +37,14 @@ async function startChat(model: DemoModel = demo): Promise<WebChat> {
   });
 }
 
-// Debian's chromium, which .ci/run installs. On a developer machine without it the browser test is
-// skipped with a notice; under CI its absence is a failure, never a silent skip.
-const CHROMIUM = process.env.INDUSAGI_CHROMIUM ?? '/usr/bin/chromium';
-const haveBrowser = existsSync(CHROMIUM);
-if (!haveBrowser) {
-  if (process.env.CI) throw new Error(`CI needs a browser for the web-chat test and ${CHROMIUM} is missing (apt-get install chromium).`);
-  console.warn(`[indusagi] skipping the web-chat browser test: ${CHROMIUM} not found (apt-get install chromium, or set INDUSAGI_CHROMIUM).`);
-}
-
-describe.skipIf(!haveBrowser)('the web-chat example in Chromium', () => {
+describe.skipIf(!haveChromium('web-chat'))('the web-chat example in Chromium', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'indusagi-web-chat-'));
     await mkdir(join(dir, 'workspace'));
     await writeFile(join(dir, 'workspace', 'seed.txt'), 'planted by the test');
     const [browserReady] = await Promise.all([
-      chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-          // A DNS-rebinding attacker's name, already re-pointed at this machine.
-          '--host-resolver-rules=MAP rebind.test 127.0.0.1',
-        ],
-      }),
+      // A DNS-rebinding attacker's name, already re-pointed at this machine.
+      launchChromium(['--host-resolver-rules=MAP rebind.test 127.0.0.1']),
       build({ configFile: join(exampleDir, 'vite.config.ts'), build: { outDir: join(dir, 'page'), emptyOutDir: true }, logLevel: 'error' }),
     ]);
     browser = browserReady;

@@ -67,3 +67,11 @@ export async function fakeModel(): Promise<AnthropicTestServer> {
   server.respond((body: { messages: unknown[] }, index: number) => reply.text(`#${index}: ${body.messages.length}`));
   return server;
 }
+
+import { readChatRequest, uiMessageStreamResponse, type ChatRequest } from 'indusagi';
+export function chatRoute(body: unknown): Response {
+  const request: ChatRequest = readChatRequest(body);
+  // @ts-expect-error the helper streams an agent's run, not a bare string
+  uiMessageStreamResponse('not an agent', request);
+  return uiMessageStreamResponse(agent, request, { messageId: 'm1' });
+}

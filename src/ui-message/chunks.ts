@@ -1,0 +1,112 @@
+import type { RunEvent } from '../runtime/contract/events.js';
+import { isHeldApproval } from '../tools/toolset.js';
+
+/**
+ * The chunks of the AI SDK's UI message stream protocol (v1, the `x-vercel-ai-ui-message-stream`
+ * header) that an indusagi run produces: what `useChat` from `@ai-sdk/react` reads. Tool parts are
+ * dynamic (`dynamic-tool` parts in the UI), since the page knows no tool types at compile time.
+ */
+export type UIMessageChunk =
+  | { type: 'start'; messageId?: string }
+  | { type: 'start-step' }
+  | { type: 'finish-step' }
+  | { type: 'text-start'; id: string }
+  | { type: 'text-delta'; id: string; delta: string }
+  | { type: 'text-end'; id: string }
+  | { type: 'tool-input-available'; toolCallId: string; toolName: string; input: unknown; dynamic: true }
+  | { type: 'tool-approval-request'; approvalId: string; toolCallId: string }
+  | { type: 'tool-output-available'; toolCallId: string; output: unknown; dynamic: true }
+  | { type: 'tool-output-error'; toolCallId: string; errorText: string; dynamic: true }
+  | { type: 'tool-output-denied'; toolCallId: string }
+  | { type: 'error'; errorText: string }
+  | { type: 'abort'; reason?: string }
+  | { type: 'finish'; finishReason?: 'stop' | 'error' | 'other' };
+
+/**
+ * Turns one run's events into chunks, in order. A step is the model's reply and the tools it called:
+ * text after tool results opens a new step, so the UI starts a new text part for it. `known` holds
+ * the calls the page already shows (those it decided on), `denied` the calls the user rejected, whose
+ * error results are sent as denials.
+ */
+export class ChunkTranslator {
+  private textId: string | null = null;
+  private texts = 0;
+  private toolsInStep = false;
+  private readonly announced: Set<string>;
+  private readonly denied: Set<string>;
+
+  constructor(
+    private readonly messageId: string,
+    known: Iterable<string> = [],
+    denied: Iterable<string> = [],
+  ) {
+    this.announced = new Set(known);
+    this.denied = new Set(denied);
+  }
+
+  /**
+   * The chunks that open the stream and its first step. A new message's `start` carries its id; a
+   * continuation's carries none, so the page appends to the message it has (a different id would
+   * make it start over).
+   */
+  begin(newMessage: boolean): UIMessageChunk[] {
+    return [newMessage ? { type: 'start', messageId: this.messageId } : { type: 'start' }, { type: 'start-step' }];
+  }
+
+  chunksOf(event: RunEvent): UIMessageChunk[] {
+    switch (event.kind) {
+      case 'text_delta': {
+        if (event.delta === '') return [];
+        const out: UIMessageChunk[] = [];
+        if (this.textId === null) {
+          if (this.toolsInStep) {
+            out.push({ type: 'finish-step' }, { type: 'start-step' });
+            this.toolsInStep = false;
+          }
+          this.textId = `${this.messageId}-text-${++this.texts}`;
+          out.push({ type: 'text-start', id: this.textId });
+        }
+        out.push({ type: 'text-delta', id: this.textId, delta: event.delta });
+        return out;
+      }
+      case 'tool_started':
+        return [...this.closeText(), ...this.announce(event.callId, event.name, event.input)];
+      case 'approval_requested':
+        return [...this.closeText(), ...this.announce(event.callId, event.name, event.input), { type: 'tool-approval-request', approvalId: event.approvalId, toolCallId: event.callId }];
+      case 'tool_finished': {
+        // A held call's placeholder result: the approval request above already said what it needs.
+        if (isHeldApproval(event.result)) return [];
+        const out = [...this.closeText(), ...this.announce(event.callId, event.name, event.input)];
+        if (this.denied.has(event.callId)) out.push({ type: 'tool-output-denied', toolCallId: event.callId });
+        else if (event.isError) out.push({ type: 'tool-output-error', toolCallId: event.callId, errorText: String(event.result), dynamic: true });
+        else out.push({ type: 'tool-output-available', toolCallId: event.callId, output: event.result ?? null, dynamic: true });
+        return out;
+      }
+      default:
+        return [];
+    }
+  }
+
+  /** The chunks that close the message: `finish` after a settled run, `error` or `abort` then `finish` after a failed one. */
+  end(failure?: { aborted: boolean; message: string }): UIMessageChunk[] {
+    const out: UIMessageChunk[] = [...this.closeText(), { type: 'finish-step' }];
+    if (failure === undefined) return [...out, { type: 'finish', finishReason: 'stop' }];
+    if (failure.aborted) return [...out, { type: 'abort', reason: failure.message }];
+    return [...out, { type: 'error', errorText: failure.message }, { type: 'finish', finishReason: 'error' }];
+  }
+
+  private closeText(): UIMessageChunk[] {
+    this.toolsInStep = true;
+    if (this.textId === null) return [];
+    const id = this.textId;
+    this.textId = null;
+    return [{ type: 'text-end', id }];
+  }
+
+  /** A call's input, once: the UI needs the tool part before its approval request or output. */
+  private announce(callId: string, name: string, input: unknown): UIMessageChunk[] {
+    if (this.announced.has(callId)) return [];
+    this.announced.add(callId);
+    return [{ type: 'tool-input-available', toolCallId: callId, toolName: name, input: input ?? null, dynamic: true }];
+  }
+}

@@ -1,0 +1,155 @@
+import type { ServerResponse } from 'node:http';
+import { IndusagiError } from '../errors/index.js';
+import { agentRunEvents, type AgentLike } from '../parts/agent-run.js';
+import type { RunSnapshot } from '../runtime/contract/events.js';
+import { publicErrorInfo } from '../transport/frames.js';
+import { drained } from '../transport/node.js';
+import { ChunkTranslator, type UIMessageChunk } from './chunks.js';
+import type { ChatRequest } from './request.js';
+
+/** What the helpers need of an `Agent`. */
+export type ChatAgent = AgentLike & {
+  submit(prompt: string, opts?: { signal?: AbortSignal }): Promise<RunSnapshot>;
+  approve(approvalId: string): Promise<RunSnapshot>;
+  reject(approvalId: string, reason?: string): Promise<RunSnapshot>;
+  abort(): void;
+};
+
+export type UIMessageStreamOptions = {
+  /** The new assistant message's id (a prompt's reply; decisions continue the last message). Default: a random UUID. */
+  messageId?: string;
+  /** The `errorText` the page gets for a failed run. Default: an `IndusagiError`'s message, anything else "Internal error". */
+  describeError?: (error: unknown) => string;
+  /** Every failure of a run, for logging. Default: `console.error` for errors that are not `IndusagiError`s. */
+  onError?: (error: unknown) => void;
+};
+
+export type UIMessageResponseOptions = UIMessageStreamOptions & {
+  /** The request's signal (`request.signal`): when it fires, the client is gone and the run is stopped. */
+  signal?: AbortSignal;
+  /** Extra response headers. */
+  headers?: Record<string, string>;
+};
+
+/** The headers of a UI message stream response; `x-vercel-ai-ui-message-stream: v1` tells `useChat` the protocol. */
+export const UI_MESSAGE_STREAM_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache, no-transform',
+  'x-vercel-ai-ui-message-stream': 'v1',
+  'x-accel-buffering': 'no',
+};
+
+const logError = (error: unknown) => {
+  if (!IndusagiError.isInstance(error)) console.error('[indusagi] a UI message stream run failed:', error);
+};
+
+/**
+ * The UI message stream chunks of the run that answers `request` on `agent`: a prompt is submitted
+ * (with `signal`), decisions are applied in order (`approve` / `reject`; `signal` aborts the agent
+ * once they run). A failed run ends with an `error` chunk (an aborted one with `abort`); nothing is
+ * thrown. Runs streamed through this and `agentRunParts` on one agent wait for each other.
+ */
+export async function* uiMessageChunks(agent: ChatAgent, request: ChatRequest, signal: AbortSignal, options: UIMessageStreamOptions = {}): AsyncGenerator<UIMessageChunk, void, undefined> {
+  const prompt = request.kind === 'prompt';
+  const translator = new ChunkTranslator(
+    options.messageId ?? globalThis.crypto.randomUUID(),
+    prompt ? [] : request.decisions.map((d) => d.toolCallId),
+    prompt ? [] : request.decisions.filter((d) => !d.approved).map((d) => d.toolCallId),
+  );
+  let ours = false;
+  const start = async (): Promise<RunSnapshot> => {
+    if (request.kind === 'prompt') return agent.submit(request.text, { signal });
+    ours = true;
+    let snapshot!: RunSnapshot;
+    for (const d of request.decisions) snapshot = d.approved ? await agent.approve(d.approvalId) : await agent.reject(d.approvalId, d.reason);
+    return snapshot;
+  };
+  // approve and reject take no signal: stop the agent, but only once the run is this stream's.
+  const stopDecisions = () => ours && agent.abort();
+  signal.addEventListener('abort', stopDecisions, { once: true });
+  yield* translator.begin(prompt);
+  try {
+    for await (const event of agentRunEvents(agent, start)) yield* translator.chunksOf(event);
+  } catch (error) {
+    (options.onError ?? logError)(error);
+    const aborted = IndusagiError.isInstance(error) && error.kind === 'aborted';
+    yield* translator.end({ aborted, message: describe(error, options) });
+    return;
+  } finally {
+    signal.removeEventListener('abort', stopDecisions);
+  }
+  yield* translator.end();
+}
+
+function describe(error: unknown, options: UIMessageStreamOptions): string {
+  if (options.describeError === undefined) return publicErrorInfo(error).message;
+  try {
+    return options.describeError(error);
+  } catch (failure) {
+    (options.onError ?? logError)(failure);
+    return publicErrorInfo(error).message;
+  }
+}
+
+/** One SSE event of the protocol: `data: <json>` and a blank line. */
+function sse(data: string): Uint8Array {
+  return new TextEncoder().encode(`data: ${data}\n\n`);
+}
+
+/**
+ * A web `Response` streaming the run that answers `request` as a UI message stream (SSE, ending with
+ * `data: [DONE]`), for `useChat` from `@ai-sdk/react`. Return it from a Next.js route handler, Hono,
+ * Bun or Deno. The body is pulled as it is read; cancelling it (the client left, or `useChat`'s
+ * `stop()`) or firing `options.signal` aborts the run.
+ */
+export function uiMessageStreamResponse(agent: ChatAgent, request: ChatRequest, options: UIMessageResponseOptions = {}): Response {
+  const controller = new AbortController();
+  const leave = () => controller.abort(options.signal?.reason);
+  if (options.signal?.aborted) leave();
+  options.signal?.addEventListener('abort', leave, { once: true });
+  const chunks = uiMessageChunks(agent, request, controller.signal, options);
+  let done = false;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(stream) {
+      if (done) return;
+      const next = await chunks.next();
+      if (!next.done) return stream.enqueue(sse(JSON.stringify(next.value)));
+      done = true;
+      options.signal?.removeEventListener('abort', leave);
+      stream.enqueue(sse('[DONE]'));
+      stream.close();
+    },
+    async cancel() {
+      done = true;
+      options.signal?.removeEventListener('abort', leave);
+      controller.abort();
+      // Drain what the run still reports while it stops, so it settles before the next run on the agent.
+      for await (const _ of chunks);
+    },
+  });
+  return new Response(body, { status: 200, headers: { ...UI_MESSAGE_STREAM_HEADERS, ...options.headers } });
+}
+
+/**
+ * `uiMessageStreamResponse` into a `node:http` response: the same stream, written with backpressure;
+ * the client hanging up aborts the run. Resolves once the response is finished or abandoned.
+ */
+export async function sendUIMessageStream(res: ServerResponse, agent: ChatAgent, request: ChatRequest, options: UIMessageStreamOptions & { headers?: Record<string, string> } = {}): Promise<void> {
+  const response = uiMessageStreamResponse(agent, request, options);
+  const reader = response.body!.getReader();
+  const onClose = () => {
+    if (!res.writableFinished) void reader.cancel();
+  };
+  res.once('close', onClose);
+  res.writeHead(200, Object.fromEntries(response.headers));
+  res.flushHeaders();
+  try {
+    for (let next = await reader.read(); !next.done; next = await reader.read()) {
+      if (res.destroyed) break;
+      if (!res.write(next.value)) await drained(res);
+    }
+    if (!res.destroyed) res.end();
+  } finally {
+    res.off('close', onClose);
+  }
+}
