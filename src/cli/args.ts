@@ -5,12 +5,29 @@ import { parseModelFlag, type ModelFlag } from './model-flag.js';
 
 export type Locations = { store: string; memory: string };
 
+/**
+ * Which session a chat (or a `-p` run) works on: a fresh one with a generated id, the one `--session`
+ * names (made if it does not exist yet), or the most recently changed one (`--continue`).
+ */
+export type SessionChoice = { kind: 'new' } | { kind: 'named'; id: string } | { kind: 'latest' };
+
+export type ChatCommand = {
+  name: 'chat';
+  session: SessionChoice;
+  model?: ModelFlag;
+  /** `-p PROMPT`: run this one prompt, print the answer and exit ("-" reads the prompt from stdin). */
+  print?: string;
+  /** `--json` (with `-p`): every run event as one JSON line on stdout instead of the answer. */
+  json: boolean;
+  locations: Locations;
+};
+
 export type Command =
-  | { name: 'help' }
+  | { name: 'help'; topic: string[] }
   | { name: 'version' }
-  | { name: 'chat'; session?: string; model?: ModelFlag; locations: Locations }
+  | ChatCommand
   | { name: 'sessions'; action: 'ls'; locations: Locations }
-  | { name: 'sessions'; action: 'show' | 'tree'; id: string; locations: Locations }
+  | { name: 'sessions'; action: 'show' | 'tree' | 'rm'; id: string; locations: Locations }
   | { name: 'sessions'; action: 'export'; id: string; format: 'md' | 'json'; locations: Locations };
 
 export const DEFAULT_STORE = '.indusagi/sessions';
@@ -21,22 +38,46 @@ const COMMON = {
   memory: { type: 'string' },
 } as const;
 
+const CHAT_OPTIONS = {
+  ...COMMON,
+  session: { type: 'string' },
+  model: { type: 'string' },
+  print: { type: 'string', short: 'p' },
+  json: { type: 'boolean' },
+  continue: { type: 'boolean', short: 'c' },
+} as const;
+
 /** Reads the command line; anything it does not know is a `CliUsageError`, decided before any file is touched. */
 export function parseCommand(argv: string[], cwd: string): Command {
   const [first, ...rest] = argv;
-  if (first === undefined || first === 'help' || first === '--help' || first === '-h') return { name: 'help' };
+  if (first === undefined || first === '--help' || first === '-h') return { name: 'help', topic: [] };
+  if (first === 'help') return { name: 'help', topic: rest };
   if (first === '--version' || first === '-v') return { name: 'version' };
-  if (first === 'chat') {
-    const { values } = parse(rest, { ...COMMON, session: { type: 'string' }, model: { type: 'string' } }, 0, 'chat');
-    return {
-      name: 'chat',
-      session: nonEmpty(values.session, '--session'),
-      model: values.model === undefined ? undefined : parseModelFlag(nonEmpty(values.model, '--model')!),
-      locations: locations(values, cwd),
-    };
+  // `indusagi chat --help`, `indusagi sessions ls -h`: the help of the command named before the flag.
+  const helpAt = argv.findIndex((arg) => arg === '--help' || arg === '-h' || arg === '--');
+  if (helpAt >= 0 && argv[helpAt] !== '--') {
+    return { name: 'help', topic: first.startsWith('-') ? ['chat'] : argv.slice(0, helpAt).filter((arg) => !arg.startsWith('-')).slice(0, 2) };
   }
+  if (first === 'chat') return parseChat(rest, cwd, 'chat');
+  // `indusagi -p "prompt"`, `indusagi --continue`: flags alone are the chat's.
+  if (first.startsWith('-')) return parseChat(argv, cwd, 'indusagi');
   if (first === 'sessions') return parseSessions(rest, cwd);
   throw new CliUsageError(`unknown command "${first}"; try "indusagi help"`);
+}
+
+function parseChat(argv: string[], cwd: string, usage: string): ChatCommand {
+  const { values } = parse(argv, CHAT_OPTIONS, 0, usage);
+  const named = nonEmpty(values.session, '--session');
+  if (named !== undefined && values.continue === true) throw new CliUsageError('--session and --continue both pick the session; give one');
+  if (values.json === true && values.print === undefined) throw new CliUsageError('--json goes with -p PROMPT (a chat on a terminal prints for people)');
+  return {
+    name: 'chat',
+    session: named !== undefined ? { kind: 'named', id: named } : values.continue === true ? { kind: 'latest' } : { kind: 'new' },
+    model: values.model === undefined ? undefined : parseModelFlag(nonEmpty(values.model, '--model')!),
+    print: nonEmpty(values.print, '-p'),
+    json: values.json === true,
+    locations: locations(values, cwd),
+  };
 }
 
 function parseSessions(argv: string[], cwd: string): Command {
@@ -47,7 +88,8 @@ function parseSessions(argv: string[], cwd: string): Command {
       return { name: 'sessions', action, locations: locations(values, cwd) };
     }
     case 'show':
-    case 'tree': {
+    case 'tree':
+    case 'rm': {
       const { values, positionals } = parse(rest, COMMON, 1, `sessions ${action}`);
       return { name: 'sessions', action, id: positionals[0], locations: locations(values, cwd) };
     }
@@ -58,13 +100,14 @@ function parseSessions(argv: string[], cwd: string): Command {
       return { name: 'sessions', action, id: positionals[0], format, locations: locations(values, cwd) };
     }
     case undefined:
-      throw new CliUsageError('sessions needs an action: ls, show ID, tree ID or export ID');
+      throw new CliUsageError('sessions needs an action: ls, show ID, tree ID, export ID or rm ID');
     default:
-      throw new CliUsageError(`unknown sessions action "${action}"; use ls, show, tree or export`);
+      throw new CliUsageError(`unknown sessions action "${action}"; use ls, show, tree, export or rm`);
   }
 }
 
-type Options = Record<string, { type: 'string' }>;
+type Options = Record<string, { type: 'string' | 'boolean'; short?: string }>;
+type Values<T extends Options> = { [K in keyof T]?: T[K]['type'] extends 'boolean' ? boolean : string };
 
 function parse<T extends Options>(args: string[], options: T, positionalCount: number, usage: string) {
   let parsed;
@@ -78,7 +121,7 @@ function parse<T extends Options>(args: string[], options: T, positionalCount: n
   if (positionals.length < positionalCount) throw new CliUsageError(`${usage} needs a session id`);
   if (positionals.length > positionalCount) throw new CliUsageError(`${usage}: unexpected argument "${positionals[positionalCount]}"`);
   if (positionals.some((p) => p === '')) throw new CliUsageError(`${usage}: the session id is empty`);
-  return { values: parsed.values as { [K in keyof T]?: string }, positionals };
+  return { values: parsed.values as Values<T>, positionals };
 }
 
 function locations(values: { store?: string; memory?: string }, cwd: string): Locations {

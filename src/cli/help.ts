@@ -1,15 +1,19 @@
 import { SLASH_HELP } from './chat/slash.js';
 import { DEFAULT_MEMORY, DEFAULT_STORE } from './args.js';
+import { CliUsageError } from './errors.js';
+import { EXIT_CODES } from './exit-codes.js';
 
 export const USAGE = `indusagi: a terminal agent over Claude or OpenAI's models
 
 usage:
-  indusagi chat [--session ID] [--model M] [--store DIR] [--memory FILE]
+  indusagi chat [--session ID | --continue] [--model M] [--store DIR] [--memory FILE]
+  indusagi -p PROMPT [--json] [--session ID | --continue] [--model M] [--store DIR] [--memory FILE]
   indusagi sessions ls [--store DIR]
   indusagi sessions show ID [--store DIR]
   indusagi sessions tree ID [--store DIR]
   indusagi sessions export ID [--format md|json] [--store DIR]
-  indusagi help | --version
+  indusagi sessions rm ID [--store DIR]
+  indusagi help [COMMAND] | COMMAND --help | --version
 
 Sessions live in --store (default ./${DEFAULT_STORE}), remembered facts in --memory
 (default ./${DEFAULT_MEMORY}). The file tools reach only the current folder.
@@ -22,3 +26,56 @@ needs, it talks to the offline demo model.
 in a chat:
 ${SLASH_HELP.map((line) => `  ${line}`).join('\n')}
 `;
+
+const EXIT_LINES = EXIT_CODES.map(([code, meaning]) => `  ${String(code).padEnd(4)}${meaning}`).join('\n');
+
+const CHAT = `usage: indusagi chat [options]        a conversation on the terminal (or piped, one prompt per line)
+       indusagi -p PROMPT [options]     one prompt: print the answer and exit
+
+options:
+  --session ID     work on session ID; a new session is made under that name if none has it
+  -c, --continue   work on the most recently changed session
+  --model M        the Claude model (needs ANTHROPIC_API_KEY)
+  --store DIR      where sessions live (default ./${DEFAULT_STORE})
+  --memory FILE    the remembered facts (default ./${DEFAULT_MEMORY})
+  -p, --print P    run the prompt P ("-": read it from stdin), print the final answer, exit
+  --json           with -p: print every run event as one JSON line instead of the answer
+  -h, --help       this text
+
+On a terminal: Enter sends, Alt-Enter or Ctrl-J starts a new line, a paste is one prompt
+whatever lines it holds, Up/Down recall earlier prompts. After each model call a status
+line shows the model, the session, the context used of the window, and the session's
+tokens and estimated cost. Markdown is rendered and wrapped to the terminal width;
+piped output, or NO_COLOR set, stays plain text.
+
+exit codes:
+${EXIT_LINES}
+
+in a chat:
+${SLASH_HELP.map((line) => `  ${line}`).join('\n')}
+`;
+
+const SESSIONS: Record<string, string> = {
+  ls: 'indusagi sessions ls [--store DIR]\n  every stored session, most recently changed first: id, time, nodes, live leaf, first prompt',
+  show: 'indusagi sessions show ID [--store DIR]\n  the live branch as a transcript, then the session\'s billed tokens and estimated cost',
+  tree: 'indusagi sessions tree ID [--store DIR]\n  every branch of the session, one line per node, the live leaf marked',
+  export: 'indusagi sessions export ID [--format md|json] [--store DIR]\n  the live branch as Markdown (default), or every node as JSON',
+  rm: 'indusagi sessions rm ID [--store DIR]\n  deletes the session file; refused while a chat has the session open',
+};
+
+/**
+ * The help for `topic` (the words of `indusagi help chat`, `indusagi sessions rm --help`): the overview
+ * for none, a command's own page, or the overview's lines about that command.
+ */
+export function helpFor(topic: string[]): string {
+  const [command, action] = topic;
+  if (command === undefined) return USAGE;
+  if (command === 'chat') return CHAT;
+  if (command === 'sessions') {
+    if (action !== undefined && SESSIONS[action] !== undefined) return `usage: ${SESSIONS[action]}\n`;
+    return `usage:\n${Object.values(SESSIONS).map((text) => `  ${text.replace(/\n/g, '\n  ')}`).join('\n')}\n\nID is a session id as "indusagi sessions ls" prints it.\n`;
+  }
+  const lines = USAGE.split('\n').filter((line) => line.startsWith(`  indusagi ${command} `) || line === `  indusagi ${command}`);
+  if (lines.length === 0) throw new CliUsageError(`no help for "${topic.join(' ')}": not a command; try "indusagi help"`);
+  return `usage:\n${lines.join('\n')}\n`;
+}

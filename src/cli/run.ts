@@ -1,8 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { parseCommand } from './args.js';
-import { USAGE } from './help.js';
+import { EXIT } from './exit-codes.js';
+import { helpFor } from './help.js';
 import { isBadInput, oneLine } from './output.js';
-import { loadExisting, runSessions } from './sessions/index.js';
+import { chooseSession } from './session-choice.js';
+import { runSessions } from './sessions/index.js';
 import { SessionStore } from '../runtime/store/index.js';
 import { paintFor } from './style.js';
 
@@ -15,7 +17,7 @@ export type Io = {
   cwd: string;
 };
 
-/** Exit codes: 0 done, 1 a failure while working, 2 a command line that was refused before any work. */
+/** The exit code: see `EXIT` (0 done, 1 a failure while working, 2 a command line refused before any work, …). */
 export async function run(argv: string[], io: Io): Promise<number> {
   const paint = paintFor(io.stdout, io.env);
   const errorPaint = paintFor(io.stderr, io.env);
@@ -23,24 +25,24 @@ export async function run(argv: string[], io: Io): Promise<number> {
     const command = parseCommand(argv, io.cwd);
     switch (command.name) {
       case 'help':
-        io.stdout.write(USAGE);
-        return 0;
+        io.stdout.write(helpFor(command.topic));
+        return EXIT.ok;
       case 'version':
         io.stdout.write(`${await packageVersion()}\n`);
-        return 0;
+        return EXIT.ok;
       case 'sessions':
         await runSessions(command, (text) => io.stdout.write(text), paint);
-        return 0;
+        return EXIT.ok;
       case 'chat': {
-        // Refused before the chat (the SDK, the demo server) is even loaded.
-        if (command.session !== undefined) await loadExisting(new SessionStore(command.locations.store), command.session);
-        const { runChat } = await import('./chat/index.js');
-        return await runChat(command, io);
+        // Decided before the chat (the SDK, the demo server) is even loaded.
+        const session = await chooseSession(command.session, new SessionStore(command.locations.store));
+        const { runChat, runPrint } = await import('./chat/index.js');
+        return await (command.print !== undefined ? runPrint(command, command.print, session, io) : runChat(command, session, io));
       }
     }
   } catch (error) {
     io.stderr.write(`${errorPaint('red', 'indusagi:')} ${oneLine(error)}\n`);
-    return isBadInput(error) ? 2 : 1;
+    return isBadInput(error) ? EXIT.usage : EXIT.failed;
   }
 }
 

@@ -28,7 +28,13 @@ describe('indusagi: bad command lines', () => {
       [['chat', '--model'], "indusagi: chat: Option '--model <value>' argument missing\n"],
       [['chat', '--model', 'mistral:large'], 'indusagi: --model: unknown provider "mistral"; use anthropic:MODEL or openai:MODEL\n'],
       [['chat', '--model', 'openai:'], 'indusagi: --model openai:: the model id after "openai:" is empty\n'],
-      [['chat', '--session', 'missing'], `indusagi: no session "missing" in ${join(workspace.dir, '.indusagi', 'sessions')}; "indusagi sessions ls" lists them\n`],
+      [['chat', '--continue'], `indusagi: --continue: no session in ${join(workspace.dir, '.indusagi', 'sessions')} to continue\n`],
+      [['chat', '--session', 'x', '--continue'], 'indusagi: --session and --continue both pick the session; give one\n'],
+      [['--json'], 'indusagi: --json goes with -p PROMPT (a chat on a terminal prints for people)\n'],
+      [['-p', ' '], 'indusagi: -p needs a value\n'],
+      [['sessions', 'rm', 'missing'], `indusagi: no session "missing" in ${join(workspace.dir, '.indusagi', 'sessions')}; "indusagi sessions ls" lists them\n`],
+      [['-p', 'hi', '--session', '../up'], 'indusagi: Invalid session id "../up": it contains a path separator.\n'],
+      [['help', 'serve'], 'indusagi: no help for "serve": not a command; try "indusagi help"\n'],
       [['chat', '--session', 'a/b'], 'indusagi: Invalid session id "a/b": it contains a path separator.\n'],
     ];
     const runs = await Promise.all(cases.map(([args]) => runCli(args, workspace.dir)));
@@ -44,7 +50,7 @@ describe('indusagi: bad command lines', () => {
 
     const help = await runCli(['help'], workspace.dir);
     expect(help.code).toBe(0);
-    expect(help.stdout).toContain('indusagi chat [--session ID] [--model M] [--store DIR]');
+    expect(help.stdout).toContain('indusagi chat [--session ID | --continue] [--model M] [--store DIR]');
     expect(help.stdout).toContain('/fork NODE');
   });
 });

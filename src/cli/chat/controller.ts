@@ -1,5 +1,6 @@
 import type { Agent } from '../../runtime/agent/index.js';
 import type { PendingApproval, RunSnapshot } from '../../runtime/contract/events.js';
+import type { ModelUsage } from '../../runtime/contract/model.js';
 import { loadReportProblems, type SessionStore } from '../../runtime/store/index.js';
 import { RunFault } from '../../runtime/loop/index.js';
 import { CliUsageError } from '../errors.js';
@@ -8,6 +9,7 @@ import type { Paint } from '../style.js';
 import { listSessions, loadExisting, renderTree, resolveNode, shortId, excerpt } from '../sessions/index.js';
 import type { RunRenderer } from './render.js';
 import { parseSlash, SLASH_HELP, type SlashCommand } from './slash.js';
+import { lastCallUsage, statusLine } from './status.js';
 
 export type ChatDeps = {
   /** Read without the writer lock, for listings, the tree and resolving node prefixes; the agent writes. */
@@ -17,6 +19,8 @@ export type ChatDeps = {
   renderer: RunRenderer;
   write(text: string): void;
   paint: Paint;
+  /** The model's id and window, for the status line; no status line without it (piped chats). */
+  status?: { model: string; contextWindow: number };
 };
 
 /**
@@ -28,6 +32,8 @@ export class ChatController {
   private readonly agent: Agent;
   private readonly unsubscribe: () => void;
   private running = false;
+  /** The last model call's usage (this process's, or the stored branch's on open), for the status line. */
+  private lastCall: ModelUsage | undefined;
   /** Set by a failed run or command, so a piped session can exit non-zero. */
   failures = 0;
 
@@ -36,17 +42,21 @@ export class ChatController {
     sessionId: string,
   ) {
     this.agent = deps.makeAgent(sessionId);
-    this.unsubscribe = this.agent.subscribe((event) => deps.renderer.handle(event));
+    this.unsubscribe = this.agent.subscribe((event) => {
+      if (event.kind === 'usage') this.lastCall = event.usage;
+      deps.renderer.handle(event);
+    });
   }
 
   get sessionId(): string {
     return this.agent.sessionId;
   }
 
-  /** Loads the session into the agent and reports where it stands. */
-  async open(resuming: boolean): Promise<void> {
+  /** Loads the session into the agent and reports where it stands (`exists`: the store holds it already). */
+  async open(exists: boolean): Promise<void> {
     const snapshot = await this.agent.resume(this.agent.sessionId);
-    if (resuming) this.info(`resumed session ${snapshot.sessionId}: ${snapshot.messages.length} turns in context`);
+    if (exists) this.info(`resumed session ${snapshot.sessionId}: ${snapshot.messages.length} turns in context`);
+    await this.readLastCall();
     this.reportDamage(snapshot);
     this.reportPending(snapshot.pendingApprovals);
   }
@@ -104,6 +114,7 @@ export class ChatController {
         await loadExisting(this.deps.store, command.arg);
         const snapshot = await this.agent.resume(command.arg);
         this.info(`switched to session ${snapshot.sessionId}: ${snapshot.messages.length} turns in context`);
+        await this.readLastCall();
         this.reportDamage(snapshot);
         this.reportPending(snapshot.pendingApprovals);
         return;
@@ -133,6 +144,7 @@ export class ChatController {
   private async fork(nodeArg: string): Promise<void> {
     const node = resolveNode(await this.deps.store.loadSession(this.sessionId), nodeArg);
     const snapshot = await this.agent.branchFrom(node.id);
+    await this.readLastCall();
     this.info(`forked: the next prompt continues after ${shortId(node.id)} (${node.turn.role}: ${excerpt(node.turn, 50)})`);
     this.reportPending(snapshot.pendingApprovals);
   }
@@ -163,6 +175,22 @@ export class ChatController {
     } finally {
       this.deps.renderer.end();
       this.running = false;
+    }
+    await this.showStatus();
+  }
+
+  private async readLastCall(): Promise<void> {
+    if (this.deps.status !== undefined) this.lastCall = lastCallUsage(await this.deps.store.loadSession(this.sessionId));
+  }
+
+  /** The status line after a run: read back from the store, so it bills what `sessions show` bills. */
+  private async showStatus(): Promise<void> {
+    if (this.deps.status === undefined) return;
+    try {
+      const graph = await this.deps.store.loadSession(this.sessionId);
+      this.info(statusLine({ ...this.deps.status, sessionId: this.sessionId, lastCall: this.lastCall, graph }));
+    } catch (error) {
+      this.fail(error);
     }
   }
 

@@ -1,49 +1,42 @@
-// `indusagi chat`: an interactive (or piped) conversation with an agent over a stored session.
-import { randomBytes } from 'node:crypto';
-import { createAgent } from '../../providers/anthropic/index.js';
-import { SessionStore } from '../../runtime/store/index.js';
-import type { Command } from '../args.js';
-import { describeMemoryReport, openMemoryFile } from '../memory-file.js';
-import { chooseModel } from '../model.js';
+// `indusagi chat`: an interactive (or piped) conversation with an agent over a stored session, and
+// `indusagi -p`, one prompt run for a script.
+import { modelCard } from '../../runtime/models/index.js';
+import type { ChatCommand } from '../args.js';
+import { EXIT } from '../exit-codes.js';
 import type { Io } from '../run.js';
+import type { ChosenSession } from '../session-choice.js';
 import { paintFor } from '../style.js';
-import { Workspace } from '../tools/index.js';
-import { chatConfig } from './config.js';
 import { ChatController } from './controller.js';
 import { LineSource } from './lines.js';
 import { RunRenderer } from './render.js';
+import { setUpChat } from './setup.js';
 import { Spinner } from './spinner.js';
 
-type ChatCommand = Extract<Command, { name: 'chat' }>;
-
-/** Exit code when the user leaves with a second Ctrl-C, as shells expect after SIGINT. */
-const EXIT_INTERRUPTED = 130;
+export { runPrint } from './print.js';
 
 /**
- * Runs a chat until input ends, `/exit`, or a second Ctrl-C. `command.session` must name a stored
- * session (the caller checks); the memory file is read before the model starts. Piped (no terminal),
- * prompts are echoed after `› ` and the exit code is 1 if any run or command failed.
+ * Runs a chat until input ends, `/exit`, or a second Ctrl-C. The memory file is read before the model
+ * starts. Piped (no terminal), prompts are echoed after `› ` and the exit code is 1 if any run or
+ * command failed; on a terminal a status line follows each run.
  */
-export async function runChat(command: ChatCommand, io: Io): Promise<number> {
-  const store = new SessionStore(command.locations.store);
-  const memory = await openMemoryFile(command.locations.memory);
-  const workspace = await Workspace.open(io.cwd);
-  const model = await chooseModel(io.env, command.model);
+export async function runChat(command: ChatCommand, session: ChosenSession, io: Io): Promise<number> {
+  const setup = await setUpChat(command, io.env, io.cwd);
+  const { model } = setup;
 
   const terminal = io.stdin.isTTY === true && io.stdout.isTTY === true;
   const paint = paintFor(io.stdout, io.env);
   const write = (text: string) => void io.stdout.write(text);
   const renderer = new RunRenderer(write, paint, new Spinner(io.stdout, terminal));
-  const config = chatConfig(model, workspace, memory);
   const chat = new ChatController(
     {
-      store,
+      store: setup.store,
       renderer,
       write,
       paint,
-      makeAgent: (sessionId) => createAgent({ ...config, sessionId }, { store, invokeModel: model.invokeModel }),
+      makeAgent: setup.makeAgent,
+      status: terminal ? { model: model.model, contextWindow: model.contextWindow ?? modelCard(model.model).contextWindow } : undefined,
     },
-    command.session ?? newSessionId(),
+    session.id,
   );
   const lines = new LineSource(io.stdin, io.stdout, terminal);
 
@@ -71,8 +64,8 @@ export async function runChat(command: ChatCommand, io: Io): Promise<number> {
   try {
     renderer.line(paint('bold', `indusagi chat · session ${chat.sessionId} · ${model.describe}`));
     renderer.line(paint('dim', 'type /help for commands, /exit to leave'));
-    for (const note of describeMemoryReport(command.locations.memory, memory.report)) renderer.line(paint('yellow', note));
-    await chat.open(command.session !== undefined);
+    for (const note of setup.memoryNotes) renderer.line(paint('yellow', note));
+    await chat.open(session.exists);
     for (;;) {
       const line = await lines.next(paint('cyan', 'you › '));
       if (line === null || leaving) break;
@@ -90,12 +83,6 @@ export async function runChat(command: ChatCommand, io: Io): Promise<number> {
       await model.close();
     }
   }
-  if (leaving) return EXIT_INTERRUPTED;
-  return !terminal && chat.failures > 0 ? 1 : 0;
-}
-
-/** Sortable and short enough to type: `20261129-183401-7f3a`. */
-function newSessionId(): string {
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-  return `${stamp}-${randomBytes(2).toString('hex')}`;
+  if (leaving) return EXIT.interrupted;
+  return !terminal && chat.failures > 0 ? EXIT.failed : EXIT.ok;
 }

@@ -2,6 +2,7 @@ import type { RunEvent } from '../../runtime/contract/events.js';
 import { terminalText } from '../safe-text.js';
 import type { Paint } from '../style.js';
 import type { Spinner } from './spinner.js';
+import { retryNotice } from './status.js';
 
 const RESULT_PREVIEW = 70;
 
@@ -52,6 +53,10 @@ export class RunRenderer {
         this.line(
           this.paint('yellow', `  ? ${event.name} ${compactJson(event.input)} needs your approval: /approve ${event.approvalId} or /reject ${event.approvalId}`),
         );
+        return;
+      case 'model_retry':
+        this.line(this.paint('yellow', `  ↻ ${retryNotice(event)}`));
+        this.spinner.start(`retrying in ${Math.max(1, Math.round(event.delayMs / 1000))} s`);
         return;
       case 'compacted':
         this.line(

@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import { SessionStore } from '../../runtime/store/index.js';
 import type { SessionGraph } from '../../runtime/store/index.js';
 import type { Command } from '../args.js';
@@ -10,7 +11,10 @@ import { usageLines } from './usage.js';
 
 type SessionsCommand = Extract<Command, { name: 'sessions' }>;
 
-/** `indusagi sessions …`: read-only views of the store; none of them takes a lock or writes a byte. */
+/**
+ * `indusagi sessions …`: read-only views of the store, which take no lock and write no byte, and `rm`,
+ * which takes the session's writer lock first, so a session a chat has open is never deleted under it.
+ */
 export async function runSessions(command: SessionsCommand, write: (text: string) => void, paint: Paint): Promise<void> {
   const store = new SessionStore(command.locations.store);
   if (command.action === 'ls') {
@@ -28,6 +32,10 @@ export async function runSessions(command: SessionsCommand, write: (text: string
     case 'export':
       write(command.format === 'json' ? exportJson(graph) : exportMarkdown(graph));
       return;
+    case 'rm':
+      await removeSession(store, command.id);
+      write(`removed session ${command.id} (${graph.size} nodes)\n`);
+      return;
   }
 }
 
@@ -44,6 +52,16 @@ export async function listSessions(store: SessionStore, paint: Paint): Promise<s
     lines.push(`${paint('bold', summary.id)}  ${when}  ${turns.padStart(4)} nodes  leaf ${paint('yellow', leaf)}  ${paint('dim', title)}`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** Deletes a session's file while holding its writer lock (`SessionLockedError` while a live process has it open). */
+async function removeSession(store: SessionStore, id: string): Promise<void> {
+  await store.openSession(id);
+  try {
+    await rm(store.pathOf(id));
+  } finally {
+    await store.closeSession(id);
+  }
 }
 
 /**
