@@ -16,7 +16,12 @@ export type Paint = (format: StyleFormat, text: string) => string;
  * piped output and logs stay free of escape codes.
  */
 export function paintFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): Paint {
-  const enabled = stream.isTTY === true && (env.NO_COLOR ?? '') === '';
+  const enabled = paintsColour(stream, env);
   // styleText would otherwise check process.stdout on its own; the stream painted for decides here.
   return enabled ? (format, text) => styleText(format, terminalText(text), { validateStream: false }) : (_format, text) => terminalText(text);
+}
+
+/** Whether `paintFor` the same stream and environment paints in colour. */
+export function paintsColour(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
+  return stream.isTTY === true && (env.NO_COLOR ?? '') === '';
 }

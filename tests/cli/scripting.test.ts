@@ -5,6 +5,9 @@ import { SessionStore } from '../../src/runtime/store/index.js';
 import { reply, startAnthropicServer } from '../support/anthropic-server.js';
 import { CliProcess, makeWorkspace, runCli, sessionIdOf } from './cli-process.js';
 
+// Each test spawns the command several times; on a loaded machine one spawn can take seconds.
+const SLOW = 120_000;
+
 let workspace: Awaited<ReturnType<typeof makeWorkspace>>;
 beforeAll(async () => {
   workspace = await makeWorkspace();
@@ -42,7 +45,7 @@ describe('indusagi --help', () => {
     });
     // Nothing was run: no store was made.
     expect(await readdir(workspace.dir)).toEqual(['src']);
-  });
+  }, SLOW);
 });
 
 describe('indusagi -p', () => {
@@ -53,13 +56,13 @@ describe('indusagi -p', () => {
     const [session] = await store.listSessions();
     const graph = await store.loadSession(session.id);
     expect(graph.size).toBe(4);
-  });
+  }, SLOW);
 
   it('reads the prompt from stdin with "-p -"', async () => {
     const { args } = storeArgs();
     const run = await runCli(['-p', '-', ...args], workspace.dir, ['read src/greeting.txt']);
     expect(run).toMatchObject({ code: 0, stdout: '(offline demo model) src/greeting.txt reads:\nhello from the workspace\n' });
-  });
+  }, SLOW);
 
   it('exits 3 when the run stops at a call waiting for approval, naming the session to approve it in', async () => {
     const { args, store } = storeArgs();
@@ -70,7 +73,7 @@ describe('indusagi -p', () => {
     expect(run.stderr).toContain('indusagi: session drafts waits for approval; run "indusagi chat --session drafts" and /approve or /reject\n');
     expect((await store.loadSession('drafts')).size).toBe(2);
     expect(await readdir(workspace.dir)).not.toContain('notes.txt');
-  });
+  }, SLOW);
 
   it('exits 1 with the reason on stderr when the model call fails', async () => {
     const server = await startAnthropicServer();
@@ -84,7 +87,7 @@ describe('indusagi -p', () => {
     } finally {
       await server.close();
     }
-  });
+  }, SLOW);
 
   it('says so on stderr when an overloaded API is retried, and still prints the answer', async () => {
     const server = await startAnthropicServer();
@@ -96,7 +99,7 @@ describe('indusagi -p', () => {
     } finally {
       await server.close();
     }
-  });
+  }, SLOW);
 });
 
 describe('indusagi -p --json', () => {
@@ -117,7 +120,7 @@ describe('indusagi -p --json', () => {
     const text = events.filter((e) => e.kind === 'text_delta').map((e) => e.delta).join('');
     expect(text).toBe('(offline demo model) Listing src.(offline demo model) src holds:\ngreeting.txt');
     expect(events.at(-1)).toMatchObject({ snapshot: { status: 'settled', text: '(offline demo model) src holds:\ngreeting.txt' } });
-  });
+  }, SLOW);
 
   it('exits 3 on a call waiting for approval, with the approval_requested event in the stream', async () => {
     const { args } = storeArgs();
@@ -126,7 +129,7 @@ describe('indusagi -p --json', () => {
     const kinds = run.stdout.trimEnd().split('\n').map((line) => (JSON.parse(line) as { kind: string }).kind);
     expect(kinds).toContain('approval_requested');
     expect(kinds.at(-1)).toBe('settled');
-  });
+  }, SLOW);
 });
 
 describe('indusagi --continue and --session', () => {
@@ -147,7 +150,7 @@ describe('indusagi --continue and --session', () => {
     expect(chat.code).toBe(0);
     expect(sessionIdOf(chat.stdout)).toBe(latest.id);
     expect(chat.stdout).toContain(`resumed session ${latest.id}: 8 turns in context`);
-  });
+  }, SLOW);
 
   it('--session NEW-ID starts a session under that name; the next run with it goes on there', async () => {
     const { args, store } = storeArgs();
@@ -158,7 +161,7 @@ describe('indusagi --continue and --session', () => {
     const later = await runCli(['chat', '--session', 'release-notes', ...args], workspace.dir, []);
     expect(later.stdout).toContain('resumed session release-notes: 4 turns in context');
     expect((await store.listSessions()).map((s) => s.id)).toEqual(['release-notes']);
-  });
+  }, SLOW);
 });
 
 describe('indusagi sessions rm', () => {
@@ -180,5 +183,5 @@ describe('indusagi sessions rm', () => {
     expect(removed).toMatchObject({ code: 0, stdout: 'removed session gone (4 nodes)\n', stderr: '' });
     expect((await store.listSessions()).map((s) => s.id)).toEqual(['busy']);
     expect((await store.loadSession('busy')).size).toBe(8);
-  });
+  }, SLOW);
 });

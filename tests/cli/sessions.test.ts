@@ -94,7 +94,7 @@ describe('indusagi sessions', () => {
       [['sessions', 'show', 'nope'], /^indusagi: no session "nope" in .*store; "indusagi sessions ls" lists them\n$/],
       [['sessions', 'tree', '../demo'], /^indusagi: Invalid session id "\.\.\/demo": it contains a path separator\.\n$/],
       [['sessions', 'export', 'demo', '--format', 'pdf'], /^indusagi: --format must be "md" or "json", not "pdf"\n$/],
-      [['sessions', 'prune'], /^indusagi: unknown sessions action "prune"; use ls, show, tree or export\n$/],
+      [['sessions', 'prune'], /^indusagi: unknown sessions action "prune"; use ls, show, tree, export or rm\n$/],
       [['sessions', 'show'], /^indusagi: sessions show needs a session id\n$/],
       [['sessions', 'ls', '--all'], /^indusagi: sessions ls: Unknown option '--all'\n$/],
     ];

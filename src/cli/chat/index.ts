@@ -5,8 +5,9 @@ import type { ChatCommand } from '../args.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../run.js';
 import type { ChosenSession } from '../session-choice.js';
-import { paintFor } from '../style.js';
+import { paintFor, paintsColour } from '../style.js';
 import { ChatController } from './controller.js';
+import { PromptEditor } from './editor.js';
 import { LineSource } from './lines.js';
 import { RunRenderer } from './render.js';
 import { setUpChat } from './setup.js';
@@ -25,8 +26,11 @@ export async function runChat(command: ChatCommand, session: ChosenSession, io: 
 
   const terminal = io.stdin.isTTY === true && io.stdout.isTTY === true;
   const paint = paintFor(io.stdout, io.env);
+  const colour = paintsColour(io.stdout, io.env);
   const write = (text: string) => void io.stdout.write(text);
-  const renderer = new RunRenderer(write, paint, new Spinner(io.stdout, terminal));
+  // On a terminal, Markdown is rendered (plain source with NO_COLOR) and wrapped to its width; piped, text streams as it comes.
+  const layout = terminal ? { mode: colour ? ('rich' as const) : ('plain' as const), width: () => io.stdout.columns || 80 } : undefined;
+  const renderer = new RunRenderer(write, paint, new Spinner(io.stdout, terminal), layout);
   const chat = new ChatController(
     {
       store: setup.store,
@@ -38,8 +42,6 @@ export async function runChat(command: ChatCommand, session: ChosenSession, io: 
     },
     session.id,
   );
-  const lines = new LineSource(io.stdin, io.stdout, terminal);
-
   // First Ctrl-C stops the run (or, idle, warns); the next one, before another line is entered, leaves.
   let armed = false;
   let leaving = false;
@@ -50,15 +52,18 @@ export async function runChat(command: ChatCommand, session: ChosenSession, io: 
     }
     if (!armed) {
       armed = true;
-      renderer.line(paint('dim', '(Ctrl-C again to exit)'));
-      if (terminal) lines.readline.prompt();
+      const warn = () => renderer.line(paint('dim', '(Ctrl-C again to exit)'));
+      if (editor !== null) editor.interject(warn);
+      else warn();
       return;
     }
     leaving = true;
     chat.interrupt();
     lines.close();
   };
-  if (terminal) lines.readline.on('SIGINT', onInterrupt);
+  const editor = terminal ? new PromptEditor(io.stdin, io.stdout, onInterrupt) : null;
+  const lines = editor ?? new LineSource(io.stdin);
+  // A terminal in raw mode sends Ctrl-C as a key (the editor's); a signal still comes from `kill -INT` or a pipe's shell.
   process.on('SIGINT', onInterrupt);
 
   try {

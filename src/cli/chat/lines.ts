@@ -1,17 +1,17 @@
 import { createInterface, type Interface } from 'node:readline/promises';
 
 /**
- * Prompts from the user, one line at a time, from a terminal or a pipe alike. Lines typed (or piped)
- * while a run is busy wait their turn. `next()` gives null once input has ended (Ctrl-D, end of pipe).
+ * Prompts piped to a chat, one per line (a terminal gets the `PromptEditor`). Lines that arrive while
+ * a run is busy wait their turn. `next()` gives null once input has ended.
  */
 export class LineSource {
-  readonly readline: Interface;
+  private readonly readline: Interface;
   private readonly queued: string[] = [];
   private waiter: ((line: string | null) => void) | null = null;
   private ended = false;
 
-  constructor(input: NodeJS.ReadableStream, output: NodeJS.WritableStream, readonly terminal: boolean) {
-    this.readline = createInterface({ input, output: terminal ? output : undefined, terminal, historySize: terminal ? 100 : 0 });
+  constructor(input: NodeJS.ReadableStream) {
+    this.readline = createInterface({ input, terminal: false, historySize: 0 });
     this.readline.on('line', (line) => this.deliver(line));
     this.readline.on('close', () => {
       this.ended = true;
@@ -19,15 +19,10 @@ export class LineSource {
     });
   }
 
-  /** The next line; on a terminal the prompt is shown first. */
-  next(prompt: string): Promise<string | null> {
+  next(): Promise<string | null> {
     const line = this.queued.shift();
     if (line !== undefined) return Promise.resolve(line);
     if (this.ended) return Promise.resolve(null);
-    if (this.terminal) {
-      this.readline.setPrompt(prompt);
-      this.readline.prompt();
-    }
     return new Promise((resolve) => {
       this.waiter = resolve;
     });

@@ -1,10 +1,17 @@
 import type { RunEvent } from '../../runtime/contract/events.js';
 import { terminalText } from '../safe-text.js';
 import type { Paint } from '../style.js';
+import { completeBlocksEnd, renderMarkdown, wrapPlain } from './markdown.js';
 import type { Spinner } from './spinner.js';
 import { retryNotice } from './status.js';
 
 const RESULT_PREVIEW = 70;
+
+/**
+ * How a terminal shows assistant text: `rich` renders Markdown (colour allowed), `plain` shows the
+ * source (`NO_COLOR`); both wrap at word boundaries to `width()`, the terminal's current width.
+ */
+export type TextLayout = { mode: 'rich' | 'plain'; width(): number };
 
 /**
  * Turns a run's events into terminal output: assistant text as it streams, one compact line per tool
@@ -15,11 +22,17 @@ const RESULT_PREVIEW = 70;
  */
 export class RunRenderer {
   private atLineStart = true;
+  /** With a layout: streamed text whose block is not complete yet. */
+  private pending = '';
+  /** Blocks of text shown since the last status line, so the next one is set off by a blank line. */
+  private blocksShown = 0;
 
+  /** Without `layout` (piped output) text is written as it streams, unwrapped and unrendered. */
   constructor(
     private readonly write: (text: string) => void,
     private readonly paint: Paint,
     private readonly spinner: Spinner,
+    private readonly layout?: TextLayout,
   ) {}
 
   /** Call when a run (a prompt, an approval, a rejection) begins. */
@@ -29,6 +42,7 @@ export class RunRenderer {
 
   /** Call when the run ends, however it ends. */
   end(): void {
+    this.flushText(true);
     this.spinner.stop();
     this.newline();
   }
@@ -36,6 +50,11 @@ export class RunRenderer {
   handle(event: RunEvent): void {
     switch (event.kind) {
       case 'text_delta': {
+        if (this.layout !== undefined) {
+          this.pending += event.delta;
+          this.flushText(false);
+          return;
+        }
         const shown = terminalText(event.delta);
         this.spinner.stop();
         this.write(shown);
@@ -74,10 +93,31 @@ export class RunRenderer {
    * start a line that looks like one of ours.
    */
   line(text: string): void {
+    this.flushText(true);
     this.spinner.stop();
     this.newline();
     this.write(`${text.replace(/\n/g, '\\n')}\n`);
     this.atLineStart = true;
+    this.blocksShown = 0;
+  }
+
+  /** Shows the complete blocks of the pending text (`all`: everything pending), laid out for the terminal. */
+  private flushText(all: boolean): void {
+    if (this.layout === undefined) return;
+    const end = all ? this.pending.length : completeBlocksEnd(this.pending);
+    const chunk = this.pending.slice(0, end);
+    this.pending = this.pending.slice(end);
+    if (chunk.trim() === '') return;
+    const width = this.layout.width();
+    const shown = this.layout.mode === 'rich' ? renderMarkdown(chunk, width, this.paint) : wrapPlain(chunk.replace(/^\n+|\s+$/g, ''), width);
+    this.spinner.stop();
+    this.newline();
+    if (this.blocksShown > 0) this.write('\n');
+    this.write(`${shown}\n`);
+    this.atLineStart = true;
+    this.blocksShown++;
+    // More of the reply is on its way: show that something is happening.
+    if (!all && this.pending !== '') this.spinner.start('writing');
   }
 
   private newline(): void {

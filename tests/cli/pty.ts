@@ -1,0 +1,90 @@
+// Runs the real `indusagi` command on a pseudo-terminal: util-linux `script` (in Debian's essential
+// bsdutils, so on every machine CI runs on) allocates it, runs the command on it, forwards what the
+// test writes as keystrokes and copies the screen output back. No native module is needed.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+const TSX = new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
+
+const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
+
+export class PtyCli {
+  readonly child: ChildProcessWithoutNullStreams;
+  /** Everything written to the terminal, escape sequences included. */
+  output = '';
+  readonly finished: Promise<number | null>;
+  private watchers: Array<() => void> = [];
+
+  /** `env` is laid over the test's environment without Anthropic settings or NO_COLOR. */
+  constructor(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}, size = { cols: 80, rows: 40 }) {
+    const base = { ...process.env };
+    delete base.ANTHROPIC_API_KEY;
+    delete base.ANTHROPIC_BASE_URL;
+    delete base.NO_COLOR;
+    const command = [process.execPath, '--import', TSX, MAIN, ...args].map(quote).join(' ');
+    this.child = spawn('script', ['-qfec', `stty cols ${size.cols} rows ${size.rows} && exec ${command}`, '/dev/null'], {
+      cwd,
+      env: { ...base, TERM: 'xterm-256color', ...env },
+    });
+    this.child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      this.output += chunk;
+      for (const watcher of [...this.watchers]) watcher();
+    });
+    this.finished = new Promise((resolve, reject) => {
+      this.child.once('error', reject);
+      this.child.once('close', (code) => resolve(code));
+    });
+  }
+
+  /** Keystrokes, as a terminal sends them (`\r` for Enter, `\x1b[A` for Up, …). */
+  type(keys: string): void {
+    this.child.stdin.write(keys);
+  }
+
+  /** A paste, as a terminal in bracketed paste mode sends it. */
+  paste(text: string): void {
+    this.type(`\x1b[200~${text}\x1b[201~`);
+  }
+
+  /** Resolves once the output after `from` (an offset into `output`) matches `pattern`. */
+  waitFor(pattern: RegExp, from = 0): Promise<RegExpMatchArray> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const match = this.output.slice(from).match(pattern);
+        if (match) {
+          this.watchers = this.watchers.filter((w) => w !== check);
+          resolve(match);
+        }
+      };
+      this.watchers.push(check);
+      check();
+      this.finished.then(() => {
+        if (!this.output.slice(from).match(pattern)) reject(new Error(`the terminal ended without showing ${pattern}:\n${this.output}`));
+      }, reject);
+    });
+  }
+}
+
+/** Our colour codes (SGR), for reading the text under them. */
+export const SGR = /\x1b\[[0-9;]*m/g;
+
+/**
+ * The lines as they end up on screen, roughly: a carriage return goes back to the line's start and what
+ * follows overwrites, an erase (`ESC[2K`, `ESC[J`) clears the line, colour and cursor moves are dropped.
+ */
+export function screenLines(raw: string): string[] {
+  return raw
+    .replace(SGR, '')
+    .replace(/\r\n/g, '\n')
+    .split('\n')
+    .map((line) => {
+      let shown = '';
+      for (const piece of line.split('\r')) {
+        if (/^\x1b\[(?:2K|J)/.test(piece)) shown = '';
+        const text = piece.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
+        shown = text + shown.slice(text.length);
+      }
+      return shown;
+    });
+}
