@@ -35,7 +35,7 @@ const CHAT = `usage: indusagi chat [options]        a conversation on the termin
 options:
   --session ID     work on session ID; a new session is made under that name if none has it
   -c, --continue   work on the most recently changed session
-  --model M        the Claude model (needs ANTHROPIC_API_KEY)
+  --model M        provider:model (anthropic:… or openai:…; a bare id is Anthropic's)
   --store DIR      where sessions live (default ./${DEFAULT_STORE})
   --memory FILE    the remembered facts (default ./${DEFAULT_MEMORY})
   -p, --print P    run the prompt P ("-": read it from stdin), print the final answer, exit

@@ -2,7 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionStore } from '../../src/runtime/store/index.js';
-import { reply, startAnthropicServer } from '../support/anthropic-server.js';
+import { reply, startAnthropicServer } from '../../src/testing/index.js';
 import { CliProcess, makeWorkspace, runCli, sessionIdOf } from './cli-process.js';
 
 // Each test spawns the command several times; on a loaded machine one spawn can take seconds.

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionStore } from '../../src/runtime/store/index.js';
-import { reply, startAnthropicServer, type AnthropicTestServer } from '../support/anthropic-server.js';
+import { reply, startAnthropicServer, type AnthropicTestServer } from '../../src/testing/index.js';
 import { makeWorkspace, runCli } from './cli-process.js';
 import { HOSTILE, STEERING } from './hostile-text.js';
 import { PtyCli, screenLines, SGR } from './pty.js';
