@@ -187,7 +187,7 @@ export class ChatController {
   private async showStatus(): Promise<void> {
     if (this.deps.status === undefined) return;
     try {
-      const graph = await this.deps.store.loadSession(this.sessionId);
+      const graph = await this.deps.store.loadSession(this.sessionId, { whole: true });
       this.info(statusLine({ ...this.deps.status, sessionId: this.sessionId, lastCall: this.lastCall, graph }));
     } catch (error) {
       this.fail(error);
