@@ -1,9 +1,6 @@
 import { Postings } from './postings.js';
 import { TopK } from './top-k.js';
-
-// The usual Okapi constants: term frequency saturates around k1, and b weighs length normalisation.
-const K1 = 1.2;
-const B = 0.75;
+import { lengthNorm, termWeight } from './bm25-formula.js';
 
 export type Hit = { doc: number; score: number };
 
@@ -96,7 +93,7 @@ export class Bm25Index {
     const weighted: Array<{ list: Postings; weight: number }> = [];
     for (const term of new Set(terms)) {
       const list = this.postings.get(term);
-      if (list) weighted.push({ list, weight: Math.log(1 + (n - list.live + 0.5) / (list.live + 0.5)) * (K1 + 1) });
+      if (list) weighted.push({ list, weight: termWeight(n, list.live) });
     }
     if (weighted.length === 0) return [];
     weighted.sort((a, b) => b.weight - a.weight);
@@ -106,8 +103,7 @@ export class Bm25Index {
 
     const epoch = this.nextEpoch();
     const { scores, stamps, touched, lengths, alive } = this;
-    const base = K1 * (1 - B);
-    const lengthWeight = (K1 * B) / Math.max(this.totalLength / n, 1);
+    const { base, lengthWeight } = lengthNorm(n, this.totalLength);
     let touchedCount = 0;
     let admitting = true;
     for (let t = 0; t < weighted.length; t++) {

@@ -8,6 +8,12 @@ const WORD = /[\p{L}\p{M}\p{N}]+/gu;
 const COMBINING_ACCENTS = /[\u0300-\u036f]/g;
 
 /**
+ * The longest word kept whole, in code points; a longer run (a hash, base64) is cut to its first
+ * MAX_WORD code points. Every engine can then index every word: PostgreSQL refuses lexemes over 2 KB.
+ */
+export const MAX_WORD = 128;
+
+/**
  * The words of `text`, accent- and case-folded, stop words dropped, not stemmed. Only letters, marks
  * and digits survive, so the words are safe to quote into a full-text query of another engine.
  */
@@ -15,7 +21,8 @@ export function foldWords(text: string): string[] {
   const folded = text.normalize('NFKD').replace(COMBINING_ACCENTS, '').toLowerCase();
   const words: string[] = [];
   for (const match of folded.matchAll(WORD)) {
-    if (!STOPWORDS.has(match[0])) words.push(match[0]);
+    const word = match[0].length > MAX_WORD ? Array.from(match[0]).slice(0, MAX_WORD).join('') : match[0];
+    if (!STOPWORDS.has(word)) words.push(word);
   }
   return words;
 }
