@@ -7,3 +7,22 @@ export class MemoryInputError extends IndusagiError {
     super('memory_input', message, options);
   }
 }
+
+/**
+ * A save or update that contradicts what is stored: `supersedes` names a record that does not exist
+ * in the saver's scope or was already superseded. Nothing was changed.
+ */
+export class MemoryConflictError extends IndusagiError {
+  static override readonly errorName: string = 'MemoryConflictError';
+  constructor(message: string) {
+    super('memory_conflict', message);
+  }
+}
+
+/** A durable store was used after `close()`. */
+export class MemoryStoreClosedError extends IndusagiError {
+  static override readonly errorName: string = 'MemoryStoreClosedError';
+  constructor() {
+    super('memory_store_closed', 'This memory store is closed.');
+  }
+}

@@ -1,55 +1,148 @@
 import { randomUUID } from 'node:crypto';
 import { Bm25Index, tokenize } from '../search/index.js';
-import type { MemoryRecord, MemoryStore } from './types.js';
+import type { GovernedMemoryStore, MemoryRecord, MemoryScope } from './types.js';
 import { MemoryInputError } from './errors.js';
-import { checkSave, describe, encodeMeta, resolveSearch } from './options.js';
+import { checkEdit, checkScope, checkText, encodeMeta, resolveList, resolveOwner, resolveSearch, checkSave } from './options.js';
+import { copyRecord, fingerprint, newRecord, ownedBy, scopeOf, visibleTo } from './governance.js';
+import { chooseTargets } from './supersede.js';
+
+type Entry = { record: MemoryRecord; doc: number; fingerprint: string };
+
+/** Current records grouped by a slot (key, or restated text), so a save finds what it retires without a scan. */
+class SlotIndex {
+  private readonly slots = new Map<string, Set<Entry>>();
+  constructor(private readonly slotOf: (entry: Entry) => string | undefined) {}
+  get(slot: string): Entry[] {
+    return [...(this.slots.get(slot) ?? [])];
+  }
+  add(entry: Entry): void {
+    const slot = this.slotOf(entry);
+    if (slot === undefined || entry.record.supersededBy !== undefined) return;
+    let set = this.slots.get(slot);
+    if (set === undefined) this.slots.set(slot, (set = new Set()));
+    set.add(entry);
+  }
+  delete(entry: Entry): void {
+    const slot = this.slotOf(entry);
+    if (slot === undefined) return;
+    const set = this.slots.get(slot);
+    set?.delete(entry);
+    if (set?.size === 0) this.slots.delete(slot);
+  }
+}
+
+const scopeSlot = (scope: MemoryScope) => JSON.stringify([scope.resource ?? null, scope.session ?? null]);
+const keySlot = (scope: MemoryScope, key: string) => `${scopeSlot(scope)}${JSON.stringify(key)}`;
+const printSlot = (scope: MemoryScope, kind: string | undefined, print: string) => `${scopeSlot(scope)}${JSON.stringify(kind ?? null)}${print}`;
 
 /**
  * A dependency-free `MemoryStore` kept in process memory and ranked with BM25 over an incremental
  * inverted index, so rare words outweigh common ones and a search costs the postings of its own terms,
- * not a scan of every record. Records are lost when the process exits; `seed` preloads some (their ids
- * and `createdAt` are kept).
+ * not a scan of every record. Records are lost when the process exits; `seed` preloads some (their ids,
+ * `createdAt` and governance fields are kept).
  */
-export function createMemoryStore(seed?: MemoryRecord[]): MemoryStore {
+export function createMemoryStore(seed?: MemoryRecord[]): GovernedMemoryStore {
   const index = new Bm25Index();
-  const records: Array<MemoryRecord | undefined> = [];
-  const docById = new Map<string, number>();
+  // Insertion order is save order: an edit re-indexes a record but keeps its place here.
+  const entries = new Map<string, Entry>();
+  const byDoc: Array<Entry | undefined> = [];
+  const byKey = new SlotIndex(({ record }) => (record.key === undefined ? undefined : keySlot(scopeOf(record), record.key)));
+  const byPrint = new SlotIndex((e) => printSlot(scopeOf(e.record), e.record.kind, e.fingerprint));
 
-  const insert = (record: MemoryRecord): void => {
-    const doc = index.add(tokenize(record.text));
-    records[doc] = record;
-    docById.set(record.id, doc);
+  const indexText = (entry: Entry): void => {
+    entry.doc = index.add(tokenize(entry.record.text));
+    byDoc[entry.doc] = entry;
+  };
+  const owned = (id: string, scope: MemoryScope): Entry | undefined => {
+    const entry = entries.get(id);
+    return entry !== undefined && ownedBy(scope, scopeOf(entry.record)) ? entry : undefined;
   };
 
-  for (const record of checkSeed(seed)) insert(record);
+  const insert = (entry: Entry): void => {
+    entries.set(entry.record.id, entry);
+    indexText(entry);
+    byKey.add(entry);
+    byPrint.add(entry);
+  };
+
+  for (const record of checkSeed(seed)) insert({ record, doc: -1, fingerprint: fingerprint(record.text) });
 
   return {
     async save(text, opts) {
-      checkSave(text, opts);
-      const record: MemoryRecord = { id: randomUUID(), text, createdAt: Date.now() };
-      if (opts?.kind !== undefined) record.kind = opts.kind;
-      if (opts?.meta !== undefined) record.meta = cloneMeta(opts.meta);
-      insert(record);
-      return copy(record);
+      const save = checkSave(text, opts);
+      const print = fingerprint(text);
+      const named = new Map(save.supersedes.flatMap((id) => (entries.has(id) ? [[id, entries.get(id)!] as const] : [])));
+      const sameKey = save.key === undefined ? [] : byKey.get(keySlot(save.scope, save.key));
+      const targets = chooseTargets(save, named, sameKey, byPrint.get(printSlot(save.scope, save.kind, print)));
+      const now = Date.now();
+      const record = newRecord(randomUUID(), text, save, now);
+      if (targets.length > 0) record.supersedes = targets.map((t) => t.record.id);
+      for (const target of targets) {
+        byKey.delete(target);
+        byPrint.delete(target);
+        target.record.supersededBy = record.id;
+        target.record.supersededAt = now;
+      }
+      insert({ record, doc: -1, fingerprint: print });
+      return copyRecord(record);
     },
     async search(query, opts) {
-      const { k, kind, minScore } = resolveSearch(query, opts);
+      const { k, kind, minScore, scope, includeSuperseded } = resolveSearch(query, opts);
       const terms = tokenize(query);
       if (k === 0 || terms.length === 0) return [];
-      const accept = kind === undefined ? undefined : (doc: number) => records[doc]?.kind === kind;
-      return index.search(terms, { k, minScore, accept }).map(({ doc, score }) => ({ ...copy(records[doc]!), score }));
+      const accept = (doc: number) => {
+        const record = byDoc[doc]!.record;
+        return (includeSuperseded || record.supersededBy === undefined) && (kind === undefined || record.kind === kind) && visibleTo(scope, scopeOf(record));
+      };
+      return index.search(terms, { k, minScore, accept }).map(({ doc, score }) => ({ ...copyRecord(byDoc[doc]!.record), score }));
     },
-    async forget(id) {
-      if (typeof id !== 'string') throw new MemoryInputError(`Record id must be a string, got ${describe(id)}.`);
-      const doc = docById.get(id);
-      if (doc === undefined) return false;
-      index.remove(doc);
-      records[doc] = undefined;
-      docById.delete(id);
+    async forget(id, opts) {
+      const { scope } = resolveOwner(id, opts);
+      const entry = owned(id, scope);
+      if (entry === undefined) return false;
+      index.remove(entry.doc);
+      byDoc[entry.doc] = undefined;
+      byKey.delete(entry);
+      byPrint.delete(entry);
+      entries.delete(id);
       return true;
     },
     async all() {
-      return [...docById.values()].map((doc) => copy(records[doc]!));
+      return [...entries.values()].map((e) => copyRecord(e.record));
+    },
+    async get(id, opts) {
+      const { scope } = resolveOwner(id, opts);
+      const entry = owned(id, scope);
+      return entry === undefined ? undefined : copyRecord(entry.record);
+    },
+    async list(opts) {
+      const { kind, scope, includeSuperseded } = resolveList(opts);
+      return [...entries.values()]
+        .map((e) => e.record)
+        .filter((r) => (includeSuperseded || r.supersededBy === undefined) && (kind === undefined || r.kind === kind) && ownedBy(scope, scopeOf(r)))
+        .map(copyRecord);
+    },
+    async update(id, edit, opts) {
+      const { scope } = resolveOwner(id, opts);
+      const change = checkEdit(edit);
+      const entry = owned(id, scope);
+      if (entry === undefined) return undefined;
+      const { record } = entry;
+      byPrint.delete(entry);
+      if (change.kind === null) delete record.kind;
+      else if (change.kind !== undefined) record.kind = change.kind;
+      if (change.meta === null) delete record.meta;
+      else if (change.meta !== undefined) record.meta = JSON.parse(change.meta);
+      record.updatedAt = Date.now();
+      if (change.text !== undefined && change.text !== record.text) {
+        record.text = change.text;
+        entry.fingerprint = fingerprint(change.text);
+        index.remove(entry.doc);
+        byDoc[entry.doc] = undefined;
+        indexText(entry);
+      }
+      byPrint.add(entry);
+      return copyRecord(record);
     },
   };
 }
@@ -57,31 +150,52 @@ export function createMemoryStore(seed?: MemoryRecord[]): MemoryStore {
 /** Validates every seed record before any is stored, so a bad seed leaves no half-filled store behind. */
 function checkSeed(seed: MemoryRecord[] | undefined): MemoryRecord[] {
   if (seed === undefined) return [];
-  if (!Array.isArray(seed)) throw new MemoryInputError(`seed must be an array of records, got ${describe(seed)}.`);
+  if (!Array.isArray(seed)) throw new MemoryInputError(`seed must be an array of records, got ${typeof seed}.`);
   const ids = new Set<string>();
   return seed.map((raw, i) => {
     const where = `seed[${i}]`;
-    if (typeof raw !== 'object' || raw === null) throw new MemoryInputError(`${where} must be a record object, got ${describe(raw)}.`);
+    if (typeof raw !== 'object' || raw === null) throw new MemoryInputError(`${where} must be a record object.`);
     if (typeof raw.id !== 'string' || raw.id === '') throw new MemoryInputError(`${where}.id must be a non-empty string.`);
     if (ids.has(raw.id)) throw new MemoryInputError(`${where}.id "${raw.id}" appears twice in the seed.`);
     ids.add(raw.id);
     if (typeof raw.text !== 'string') throw new MemoryInputError(`${where}.text must be a string.`);
-    if (typeof raw.createdAt !== 'number' || !Number.isFinite(raw.createdAt)) throw new MemoryInputError(`${where}.createdAt must be a finite number.`);
-    if (raw.kind !== undefined && typeof raw.kind !== 'string') throw new MemoryInputError(`${where}.kind must be a string.`);
-    if (raw.meta !== undefined && (typeof raw.meta !== 'object' || raw.meta === null)) throw new MemoryInputError(`${where}.meta must be an object.`);
+    checkText(raw.text, `${where}.text`);
+    const time = (value: unknown, name: string) => {
+      if (typeof value !== 'number' || !Number.isFinite(value)) throw new MemoryInputError(`${where}.${name} must be a finite number.`);
+      return value;
+    };
+    const text = (value: unknown, name: string) => {
+      if (typeof value !== 'string' || value === '') throw new MemoryInputError(`${where}.${name} must be a non-empty string.`);
+      checkText(value, `${where}.${name}`);
+      return value;
+    };
     // A seed's `score` came from some earlier search; it means nothing here.
-    const record: MemoryRecord = { id: raw.id, text: raw.text, createdAt: raw.createdAt };
-    if (raw.kind !== undefined) record.kind = raw.kind;
-    if (raw.meta !== undefined) record.meta = cloneMeta(raw.meta);
+    const record: MemoryRecord = { id: raw.id, text: raw.text, createdAt: time(raw.createdAt, 'createdAt') };
+    if (raw.kind !== undefined) {
+      if (typeof raw.kind !== 'string') throw new MemoryInputError(`${where}.kind must be a string.`);
+      record.kind = raw.kind;
+    }
+    if (raw.meta !== undefined) {
+      if (typeof raw.meta !== 'object' || raw.meta === null || Array.isArray(raw.meta)) throw new MemoryInputError(`${where}.meta must be an object.`);
+      record.meta = JSON.parse(encodeMeta(raw.meta));
+    }
+    const scope = checkScope(raw.scope);
+    if (scope.resource !== undefined || scope.session !== undefined) record.scope = scope;
+    const provenance = raw.provenance ?? { at: record.createdAt };
+    if (typeof provenance !== 'object' || provenance === null) throw new MemoryInputError(`${where}.provenance must be an object.`);
+    record.provenance = { at: time(provenance.at ?? record.createdAt, 'provenance.at') };
+    if (provenance.sessionId !== undefined) record.provenance.sessionId = text(provenance.sessionId, 'provenance.sessionId');
+    if (provenance.nodeId !== undefined) record.provenance.nodeId = text(provenance.nodeId, 'provenance.nodeId');
+    if (raw.key !== undefined) record.key = text(raw.key, 'key');
+    if (raw.supersedes !== undefined) {
+      if (!Array.isArray(raw.supersedes)) throw new MemoryInputError(`${where}.supersedes must be an array of ids.`);
+      record.supersedes = raw.supersedes.map((id, j) => text(id, `supersedes[${j}]`));
+    }
+    if (raw.supersededBy !== undefined) {
+      record.supersededBy = text(raw.supersededBy, 'supersededBy');
+      record.supersededAt = time(raw.supersededAt, 'supersededAt');
+    }
+    if (raw.updatedAt !== undefined) record.updatedAt = time(raw.updatedAt, 'updatedAt');
     return record;
   });
-}
-
-/** The store owns its copy of `meta`, so a caller mutating the object later can't rewrite memory. */
-function cloneMeta(meta: Record<string, unknown>): Record<string, unknown> {
-  return JSON.parse(encodeMeta(meta));
-}
-
-function copy(record: MemoryRecord): MemoryRecord {
-  return record.meta === undefined ? { ...record } : { ...record, meta: structuredClone(record.meta) };
 }

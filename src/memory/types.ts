@@ -1,3 +1,21 @@
+/**
+ * Who a record belongs to. Each part is optional: a record with no scope is shared (global), one with
+ * only `resource` (a user, a customer, a project) belongs to that resource, one with `session` too to
+ * that one conversation of it.
+ */
+export interface MemoryScope {
+  resource?: string;
+  session?: string;
+}
+
+/** Where a record came from: the session and node (turn) it was learned in, and when. */
+export interface MemoryProvenance {
+  sessionId?: string;
+  nodeId?: string;
+  /** Epoch ms the fact was observed; the record's `createdAt` unless the saver said otherwise. */
+  at: number;
+}
+
 /** One remembered item. `score` is set by `search`, higher meaning more relevant. */
 export interface MemoryRecord {
   id: string;
@@ -6,10 +24,45 @@ export interface MemoryRecord {
   meta?: Record<string, unknown>;
   createdAt: number;
   score?: number;
+  /** Absent: a shared (global) record. */
+  scope?: MemoryScope;
+  /** Set on every record indusagi's stores hand out. */
+  provenance?: MemoryProvenance;
+  /** A topic slot: saving another record with this key in the same scope supersedes this one. */
+  key?: string;
+  /** The records this one retired when it was saved. */
+  supersedes?: string[];
+  /** The record that retired this one; a superseded record is kept but not recalled by default. */
+  supersededBy?: string;
+  supersededAt?: number;
+  /** When `update` last changed the record. */
+  updatedAt?: number;
+}
+
+/** Options for `save`. */
+export interface SaveOptions {
+  kind?: string;
+  meta?: Record<string, unknown>;
+  scope?: MemoryScope;
+  provenance?: { sessionId?: string; nodeId?: string; at?: number };
+  key?: string;
+  /** Records this one corrects or replaces; each must be current and in exactly this scope. */
+  supersedes?: string | string[];
+}
+
+/** Options for `search`. */
+export interface SearchOptions {
+  k?: number;
+  kind?: string;
+  minScore?: number;
+  /** The reader's scope: it sees shared records and those whose every scope part matches it. Default `{}`. */
+  scope?: MemoryScope;
+  /** Also return superseded records. Default false. */
+  includeSuperseded?: boolean;
 }
 
 /** Options for `recallMemory` (and the `search` it performs). */
-export interface RecallOptions {
+export interface RecallOptions extends SearchOptions {
   /** Most records returned. Default 5. */
   k?: number;
   kind?: string;
@@ -17,12 +70,45 @@ export interface RecallOptions {
   minScore?: number;
 }
 
-/** The interface a memory backend implements. */
+/** Options for `list`, `get`, `update` and `forget`: management is by owner. */
+export interface OwnerOptions {
+  /** Only records this owner holds: every part it sets matches the record's. Default `{}`: every record. */
+  scope?: MemoryScope;
+}
+
+export interface ListOptions extends OwnerOptions {
+  kind?: string;
+  /** Also list superseded records. Default false. */
+  includeSuperseded?: boolean;
+}
+
+/** A change to a stored record; `null` removes `kind` or `meta`. */
+export interface MemoryEdit {
+  text?: string;
+  kind?: string | null;
+  meta?: Record<string, unknown> | null;
+}
+
+/** The interface a memory backend implements. Members past `forget` are optional: a store may not list or edit. */
 export interface MemoryStore {
-  save(text: string, opts?: { kind?: string; meta?: Record<string, unknown> }): Promise<MemoryRecord>;
-  search(query: string, opts?: { k?: number; kind?: string; minScore?: number }): Promise<MemoryRecord[]>;
+  save(text: string, opts?: SaveOptions): Promise<MemoryRecord>;
+  search(query: string, opts?: SearchOptions): Promise<MemoryRecord[]>;
   /** false if no record had that id */
-  forget(id: string): Promise<boolean>;
-  /** optional; omit if the store can't list */
+  forget(id: string, opts?: OwnerOptions): Promise<boolean>;
+  /** optional; omit if the store can't list. Every record, superseded ones included, in save order. */
   all?(): Promise<MemoryRecord[]>;
+  /** The record with this id, superseded or not; undefined if there is none (for this owner). */
+  get?(id: string, opts?: OwnerOptions): Promise<MemoryRecord | undefined>;
+  /** Records in save order; current ones only unless `includeSuperseded`. */
+  list?(opts?: ListOptions): Promise<MemoryRecord[]>;
+  /** Edits a record in place and returns it; undefined if there is none (for this owner). */
+  update?(id: string, edit: MemoryEdit, opts?: OwnerOptions): Promise<MemoryRecord | undefined>;
+}
+
+/** A store with every optional member: what indusagi's stores implement. */
+export interface GovernedMemoryStore extends MemoryStore {
+  all(): Promise<MemoryRecord[]>;
+  get(id: string, opts?: OwnerOptions): Promise<MemoryRecord | undefined>;
+  list(opts?: ListOptions): Promise<MemoryRecord[]>;
+  update(id: string, edit: MemoryEdit, opts?: OwnerOptions): Promise<MemoryRecord | undefined>;
 }
