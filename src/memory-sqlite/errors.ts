@@ -33,10 +33,5 @@ export class SqliteMemoryIoError extends IndusagiError {
   }
 }
 
-/** The store was used after `close()`. */
-export class MemoryStoreClosedError extends IndusagiError {
-  static override readonly errorName: string = 'MemoryStoreClosedError';
-  constructor() {
-    super('memory_store_closed', 'This memory store is closed.');
-  }
-}
+// Closed-store errors are the same for every durable store; the class lives with the memory types.
+export { MemoryStoreClosedError } from '../memory/errors.js';

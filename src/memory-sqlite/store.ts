@@ -1,95 +1,189 @@
 import { randomUUID } from 'node:crypto';
-import { foldWords } from '../search/index.js';
-import type { MemoryRecord, MemoryStore } from '../memory/types.js';
+import { searchTermSourceSync, tokenize, type TermCandidate } from '../search/index.js';
+import type { GovernedMemoryStore, MemoryRecord, MemoryScope } from '../memory/types.js';
 import { MemoryInputError } from '../memory/errors.js';
-import { checkSave, describe, encodeMeta, resolveSearch } from '../memory/options.js';
+import { checkEdit, checkSave, describe, resolveList, resolveOwner, resolveSearch } from '../memory/options.js';
+import { fingerprint, newRecord, sameScope } from '../memory/governance.js';
+import { chooseTargets } from '../memory/supersede.js';
 import { openDatabase, sqliteFailure } from './driver.js';
 import type { Database } from './driver.js';
-import { ensureSchema } from './schema.js';
+import { ensureSchema, prepareCounts } from './schema.js';
 import { MemoryStoreClosedError, SqliteMemoryFileError, SqliteUnavailableError } from './errors.js';
 
-/** A durable `MemoryStore`: every method of the interface, `all` included, plus `close`. */
-export interface SqliteMemoryStore extends MemoryStore {
+/** A durable `MemoryStore`: every method of the interface, the optional ones included, plus `close`. */
+export interface SqliteMemoryStore extends GovernedMemoryStore {
   readonly path: string;
-  all(): Promise<MemoryRecord[]>;
   /** Closes the database; later calls throw `MemoryStoreClosedError`. Safe to call twice. */
   close(): void;
 }
 
-type Row = { id: string; text: string; kind: string | null; meta: string | null; created_at: number; rank?: number };
+type Row = {
+  seq: number;
+  id: string;
+  text: string;
+  kind: string | null;
+  meta: string | null;
+  scope_resource: string;
+  scope_session: string;
+  source_session: string | null;
+  source_node: string | null;
+  observed_at: number;
+  key: string | null;
+  supersedes: string | null;
+  superseded_by: string | null;
+  superseded_at: number | null;
+  created_at: number;
+  updated_at: number | null;
+  fingerprint: string;
+  terms: string;
+};
 
 /**
- * Opens (creating if needed) a memory store in the SQLite file at `path`, ranked by FTS5's bm25 with
- * Porter stemming. Each save and forget is one transaction, durable once its promise resolves, and
- * several processes may share the file (WAL). Rejects with `SqliteUnavailableError` when better-sqlite3
- * is not installed and `SqliteMemoryFileError` when the file is not a usable memory store; a call
- * that finds the file damaged rejects with `SqliteMemoryFileError`, one that cannot read or write it
- * for another reason (disk full, I/O error) with `SqliteMemoryIoError`.
+ * Opens (creating or upgrading if needed) a memory store in the SQLite file at `path`. Records are
+ * found through FTS5 over their index terms (indusagi's tokenizer, as in every store) and ranked with
+ * the same BM25 as the other stores, from term statistics kept in step with every write. Each write is
+ * one transaction, durable once its promise resolves, and several processes may share the file (WAL).
+ * Rejects with `SqliteUnavailableError` when better-sqlite3 is not installed and
+ * `SqliteMemoryFileError` when the file is not a usable memory store; a call that finds the file
+ * damaged rejects with `SqliteMemoryFileError`, one that cannot read or write it for another reason
+ * (disk full, I/O error) with `SqliteMemoryIoError`.
  */
 export async function openSqliteMemoryStore(path: string): Promise<SqliteMemoryStore> {
   if (typeof path !== 'string' || path === '') throw new MemoryInputError(`The store path must be a non-empty string, got ${describe(path)}.`);
-  const { db, statements } = await openFile(path);
-  const { search, list } = statements;
-  const save = db.transaction((record: MemoryRecord, meta: string | null) => {
-    const { lastInsertRowid } = statements.insert.run(record.id, record.text, record.kind ?? null, meta, record.createdAt);
-    statements.insertText.run(lastInsertRowid, record.text);
-  });
-  const forget = db.transaction((id: string) => {
-    const row = statements.find.get(id);
-    if (!row) return false;
-    statements.removeText.run(row.seq, row.text);
-    statements.remove.run(row.seq);
-    return true;
-  });
+  const { db, statements: q } = await openFile(path);
+  const count = prepareCounts(db);
+
   // Damage may lie anywhere in the file and only show when a query reaches it.
   const guarded = <T>(work: () => T): T => {
+    if (!db.open) throw new MemoryStoreClosedError();
     try {
       return work();
     } catch (error) {
       throw sqliteFailure(error, path);
     }
   };
+  const read = (row: Row) => toRecord(row, path);
+  const owned = (scope: MemoryScope) => ({ r: scope.resource ?? null, s: scope.session ?? null });
 
-  const open = () => {
-    if (!db.open) throw new MemoryStoreClosedError();
-  };
+  const save = db.transaction((text: string, opts: Parameters<GovernedMemoryStore['save']>[1]) => {
+    const resolved = checkSave(text, opts);
+    const print = fingerprint(text);
+    const scope = { r: resolved.scope.resource ?? '', s: resolved.scope.session ?? '' };
+    const found = q.targets
+      .all({ ids: JSON.stringify(resolved.supersedes), ...scope, key: resolved.key ?? null, print, kind: resolved.kind ?? null })
+      .map((row) => ({ row, record: read(row) }));
+    const current = (w: (typeof found)[number]) => w.row.superseded_by === null && sameScope(w.record.scope ?? {}, resolved.scope);
+    const targets = chooseTargets(
+      resolved,
+      new Map(found.filter((w) => resolved.supersedes.includes(w.row.id)).map((w) => [w.row.id, w])),
+      found.filter((w) => current(w) && resolved.key !== undefined && w.row.key === resolved.key),
+      found.filter((w) => current(w) && w.row.fingerprint === print && w.row.kind === (resolved.kind ?? null)),
+    );
+    const now = Date.now();
+    const record = newRecord(randomUUID(), text, resolved, now);
+    if (targets.length > 0) record.supersedes = targets.map((w) => w.row.id);
+    for (const target of targets) q.supersede.run(record.id, now, target.row.id);
+    const terms = tokenize(text).join(' ');
+    const { lastInsertRowid } = q.insert.run({
+      id: record.id, ord: q.nextOrd.get()!.ord, text, kind: resolved.kind ?? null, meta: resolved.meta ?? null, ...scope,
+      sourceSession: resolved.provenance.sessionId ?? null, sourceNode: resolved.provenance.nodeId ?? null, observedAt: record.provenance!.at,
+      key: resolved.key ?? null, supersedes: record.supersedes === undefined ? null : JSON.stringify(record.supersedes), createdAt: now, print, terms,
+    });
+    q.insertTerms.run(lastInsertRowid, terms);
+    count(terms, 1);
+    return record;
+  });
+
+  const forget = db.transaction((id: string, scope: MemoryScope) => {
+    const row = q.find.get({ id, ...owned(scope) });
+    if (!row) return false;
+    q.removeTerms.run(row.seq, row.terms);
+    q.remove.run(row.seq);
+    count(row.terms, -1);
+    return true;
+  });
+
+  const update = db.transaction((id: string, change: ReturnType<typeof checkEdit>, scope: MemoryScope) => {
+    const row = q.find.get({ id, ...owned(scope) });
+    if (!row) return undefined;
+    const text = change.text ?? row.text;
+    const reindex = text !== row.text;
+    const terms = reindex ? tokenize(text).join(' ') : row.terms;
+    if (reindex) {
+      q.removeTerms.run(row.seq, row.terms);
+      count(row.terms, -1);
+    }
+    q.update.run({
+      seq: row.seq, text, kind: change.kind === undefined ? row.kind : change.kind, meta: change.meta === undefined ? row.meta : change.meta,
+      updatedAt: Date.now(), print: reindex ? fingerprint(text) : row.fingerprint, terms, ord: reindex ? q.nextOrd.get()!.ord : row.ord,
+    });
+    if (reindex) {
+      q.insertTerms.run(row.seq, terms);
+      count(terms, 1);
+    }
+    return read(q.bySeq.get(row.seq)!);
+  });
+
+  const search = db.transaction((terms: string[], filter: { kind: string | null; r: string; s: string; all: number }, k: number, minScore: number) => {
+    const ranked = searchTermSourceSync(
+      {
+        stats: (asked) => {
+          const { docs, total_length } = q.stats.get()!;
+          const df = new Map(q.df.all(JSON.stringify(asked)).map((row) => [row.term, row.df]));
+          return { docs, totalLength: total_length, df };
+        },
+        containing: (term, without) => q.containing.all({ ...filter, match: ftsQuery(term, without) }),
+      },
+      terms,
+      { k, minScore },
+    );
+    return ranked.map(({ ref, score }) => ({ ...read(q.bySeq.get(ref)!), score }));
+  });
 
   return {
     path,
     async save(text, opts) {
-      open();
-      checkSave(text, opts);
-      const record: MemoryRecord = { id: randomUUID(), text, createdAt: Date.now() };
-      if (opts?.kind !== undefined) record.kind = opts.kind;
-      const meta = opts?.meta === undefined ? null : encodeMeta(opts.meta);
-      guarded(() => save(record, meta));
-      if (meta !== null) record.meta = JSON.parse(meta);
-      return record;
+      return guarded(() => save.immediate(text, opts));
     },
     async search(query, opts) {
-      open();
-      const { k, kind, minScore } = resolveSearch(query, opts);
-      const words = [...new Set(foldWords(query))];
-      if (k === 0 || words.length === 0) return [];
-      // Only letters, marks and digits reach this point, so quoting each word cannot smuggle in FTS syntax.
-      const match = words.map((word) => `"${word}"`).join(' OR ');
-      return guarded(() => search.all({ match, kind: kind ?? null, k }))
-        .map((row) => ({ ...toRecord(row, path), score: -row.rank! }))
-        .filter((record) => record.score > minScore);
+      const { k, kind, minScore, scope, includeSuperseded } = resolveSearch(query, opts);
+      const terms = tokenize(query);
+      if (k === 0 || terms.length === 0) return guarded(() => []);
+      return guarded(() => search(terms, { kind: kind ?? null, r: scope.resource ?? '', s: scope.session ?? '', all: includeSuperseded ? 1 : 0 }, k, minScore));
     },
-    async forget(id) {
-      open();
-      if (typeof id !== 'string') throw new MemoryInputError(`Record id must be a string, got ${describe(id)}.`);
-      return guarded(() => forget(id));
+    async forget(id, opts) {
+      const { scope } = resolveOwner(id, opts);
+      return guarded(() => forget.immediate(id, scope));
     },
     async all() {
-      open();
-      return guarded(() => list.all()).map((row) => toRecord(row, path));
+      return guarded(() => q.all.all().map(read));
+    },
+    async get(id, opts) {
+      const { scope } = resolveOwner(id, opts);
+      return guarded(() => {
+        const row = q.find.get({ id, ...owned(scope) });
+        return row === undefined ? undefined : read(row);
+      });
+    },
+    async list(opts) {
+      const { kind, scope, includeSuperseded } = resolveList(opts);
+      return guarded(() => q.list.all({ ...owned(scope), kind: kind ?? null, all: includeSuperseded ? 1 : 0 }).map(read));
+    },
+    async update(id, edit, opts) {
+      const { scope } = resolveOwner(id, opts);
+      const change = checkEdit(edit);
+      return guarded(() => update.immediate(id, change, scope));
     },
     close() {
       if (db.open) db.close();
     },
   };
+}
+
+/** FTS5 syntax for "has `term`, none of `without`": index terms are letters, marks and digits only, so quoting cannot be escaped. */
+function ftsQuery(term: string, without: readonly string[]): string {
+  const quote = (t: string) => `"${t.replaceAll('"', '""')}"`;
+  return without.length === 0 ? quote(term) : `${quote(term)} NOT (${without.map(quote).join(' OR ')})`;
 }
 
 async function openFile(path: string): Promise<{ db: Database; statements: Statements }> {
@@ -107,33 +201,64 @@ async function openFile(path: string): Promise<{ db: Database; statements: State
 
 type Statements = ReturnType<typeof prepare>;
 
+const COLUMNS = `seq, id, ord, text, kind, meta, scope_resource, scope_session, source_session, source_node, observed_at, key, supersedes,
+  superseded_by, superseded_at, created_at, updated_at, fingerprint, terms`;
+// An owner sees the records whose scope matches every part it sets (@r, @s NULL: unset).
+const OWNED = '(@r IS NULL OR scope_resource = @r) AND (@s IS NULL OR scope_session = @s)';
+
 /** Compiling a statement over the FTS table reads the file, so a damaged one can fail here already. */
 function prepare(db: Database) {
   return {
-    insert: db.prepare('INSERT INTO memory_records (id, text, kind, meta, created_at) VALUES (?, ?, ?, ?, ?)'),
-    insertText: db.prepare('INSERT INTO memory_fts (rowid, text) VALUES (?, ?)'),
-    find: db.prepare<[string], { seq: number; text: string }>('SELECT seq, text FROM memory_records WHERE id = ?'),
-    removeText: db.prepare("INSERT INTO memory_fts (memory_fts, rowid, text) VALUES ('delete', ?, ?)"),
+    targets: db.prepare<Record<string, unknown>, Row & { ord: number }>(`SELECT ${COLUMNS} FROM memory_records
+      WHERE id IN (SELECT value FROM json_each(@ids)) OR (scope_resource = @r AND scope_session = @s AND superseded_by IS NULL
+        AND (key = @key OR (fingerprint = @print AND kind IS @kind)))`),
+    supersede: db.prepare('UPDATE memory_records SET superseded_by = ?, superseded_at = ? WHERE id = ?'),
+    nextOrd: db.prepare<[], { ord: number }>('UPDATE memory_stats SET next_ord = next_ord + 1 RETURNING next_ord - 1 AS ord'),
+    insert: db.prepare(`INSERT INTO memory_records (id, ord, text, kind, meta, scope_resource, scope_session, source_session, source_node,
+      observed_at, key, supersedes, created_at, fingerprint, terms)
+      VALUES (@id, @ord, @text, @kind, @meta, @r, @s, @sourceSession, @sourceNode, @observedAt, @key, @supersedes, @createdAt, @print, @terms)`),
+    insertTerms: db.prepare('INSERT INTO memory_terms_fts (rowid, terms) VALUES (?, ?)'),
+    removeTerms: db.prepare("INSERT INTO memory_terms_fts (memory_terms_fts, rowid, terms) VALUES ('delete', ?, ?)"),
+    find: db.prepare<{ id: string; r: string | null; s: string | null }, Row & { ord: number }>(`SELECT ${COLUMNS} FROM memory_records WHERE id = @id AND ${OWNED}`),
+    bySeq: db.prepare<[number | bigint], Row>(`SELECT ${COLUMNS} FROM memory_records WHERE seq = ?`),
     remove: db.prepare('DELETE FROM memory_records WHERE seq = ?'),
-    list: db.prepare<[], Row>('SELECT id, text, kind, meta, created_at FROM memory_records ORDER BY seq'),
-    search: db.prepare<{ match: string; kind: string | null; k: number }, Row>(`
-      SELECT r.id, r.text, r.kind, r.meta, r.created_at, bm25(memory_fts) AS rank
-      FROM memory_fts JOIN memory_records r ON r.seq = memory_fts.rowid
-      WHERE memory_fts MATCH @match AND (@kind IS NULL OR r.kind = @kind)
-      ORDER BY rank, r.seq
-      LIMIT @k`),
+    update: db.prepare(`UPDATE memory_records SET text = @text, kind = @kind, meta = @meta, updated_at = @updatedAt, fingerprint = @print,
+      terms = @terms, ord = @ord WHERE seq = @seq`),
+    all: db.prepare<[], Row>(`SELECT ${COLUMNS} FROM memory_records ORDER BY seq`),
+    list: db.prepare<{ r: string | null; s: string | null; kind: string | null; all: number }, Row>(`SELECT ${COLUMNS} FROM memory_records
+      WHERE ${OWNED} AND (@kind IS NULL OR kind = @kind) AND (@all = 1 OR superseded_by IS NULL) ORDER BY seq`),
+    stats: db.prepare<[], { docs: number; total_length: number }>('SELECT docs, total_length FROM memory_stats'),
+    df: db.prepare<[string], { term: string; df: number }>('SELECT term, df FROM memory_terms WHERE term IN (SELECT value FROM json_each(?))'),
+    // A reader sees shared records and those of its own scope (@r, @s: '' when the reader has none).
+    containing: db.prepare<Record<string, unknown>, TermCandidate>(`SELECT r.seq AS ref, r.ord AS "order", r.terms FROM memory_terms_fts f
+      JOIN memory_records r ON r.seq = f.rowid
+      WHERE memory_terms_fts MATCH @match AND r.scope_resource IN ('', @r) AND r.scope_session IN ('', @s)
+        AND (@all = 1 OR r.superseded_by IS NULL) AND (@kind IS NULL OR r.kind = @kind)`),
   };
 }
 
 function toRecord(row: Row, path: string): MemoryRecord {
   const record: MemoryRecord = { id: row.id, text: row.text, createdAt: row.created_at };
   if (row.kind !== null) record.kind = row.kind;
-  if (row.meta !== null) {
-    try {
-      record.meta = JSON.parse(row.meta);
-    } catch (error) {
-      throw new SqliteMemoryFileError(`Record ${row.id} in ${path} has unreadable meta.`, { cause: error });
-    }
+  try {
+    if (row.meta !== null) record.meta = JSON.parse(row.meta);
+    if (row.supersedes !== null) record.supersedes = JSON.parse(row.supersedes);
+  } catch (error) {
+    throw new SqliteMemoryFileError(`Record ${row.id} in ${path} has unreadable meta.`, { cause: error });
   }
+  if (row.scope_resource !== '' || row.scope_session !== '') {
+    record.scope = {};
+    if (row.scope_resource !== '') record.scope.resource = row.scope_resource;
+    if (row.scope_session !== '') record.scope.session = row.scope_session;
+  }
+  record.provenance = { at: row.observed_at };
+  if (row.source_session !== null) record.provenance.sessionId = row.source_session;
+  if (row.source_node !== null) record.provenance.nodeId = row.source_node;
+  if (row.key !== null) record.key = row.key;
+  if (row.superseded_by !== null) {
+    record.supersededBy = row.superseded_by;
+    record.supersededAt = row.superseded_at!;
+  }
+  if (row.updated_at !== null) record.updatedAt = row.updated_at;
   return record;
 }

@@ -128,6 +128,32 @@ describe('openSqliteMemoryStore errors', () => {
     expect((error as Error).message).toContain(path);
   });
 
+  it('upgrades a version 1 file (text-indexed, before governance) in place, keeping every record', async () => {
+    const path = freshPath();
+    const db = new Database(path);
+    db.exec(`
+      CREATE TABLE memory_records (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, text TEXT NOT NULL, kind TEXT, meta TEXT, created_at REAL NOT NULL);
+      CREATE INDEX memory_records_kind ON memory_records(kind);
+      CREATE VIRTUAL TABLE memory_fts USING fts5(text, content = 'memory_records', content_rowid = 'seq', tokenize = 'porter unicode61 remove_diacritics 2');
+      INSERT INTO memory_records VALUES (1, 'r1', 'The user prefers metric units', 'preference', '{"source":"chat"}', 1000), (2, 'r2', 'Deploys happen on Fridays', NULL, NULL, 2000);
+      INSERT INTO memory_fts (rowid, text) SELECT seq, text FROM memory_records;
+      PRAGMA user_version = 1;
+    `);
+    db.close();
+    const store = await open(path);
+    expect(await store.all()).toEqual([
+      { id: 'r1', text: 'The user prefers metric units', kind: 'preference', meta: { source: 'chat' }, createdAt: 1000, provenance: { at: 1000 } },
+      { id: 'r2', text: 'Deploys happen on Fridays', createdAt: 2000, provenance: { at: 2000 } },
+    ]);
+    expect((await store.search('unit')).map((r) => r.id)).toEqual(['r1']);
+    const fresh = await store.save('Deploys happen on Fridays');
+    expect(fresh.supersedes).toEqual(['r2']);
+    store.close();
+    const check = new Database(path);
+    expect(check.pragma('user_version', { simple: true })).toBe(2);
+    check.close();
+  });
+
   it('refuses a memory file from an unknown schema version rather than misreading it', async () => {
     const path = freshPath();
     const db = new Database(path);
