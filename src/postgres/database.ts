@@ -1,0 +1,184 @@
+import { errorMessage, IndusagiError } from '../errors/index.js';
+import { MemoryStoreClosedError } from '../memory/errors.js';
+import { openPool, type ClientLike, type PoolLike, type PostgresConnection } from './driver.js';
+import { PostgresOptionsError, PostgresSchemaBehindError, PostgresStoreError } from './errors.js';
+import { LATEST_VERSION, MIGRATIONS } from './migrations.js';
+
+export type MigrateResult = { schema: string; from: number; to: number; applied: Array<{ version: number; name: string }> };
+
+const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+export const DEFAULT_SCHEMA = 'indusagi';
+
+// SQLSTATEs after which the whole transaction is simply run again: deadlock, serialization failure,
+// and a unique index that only a concurrent writer could have filled (see `retryOnUnique`).
+const DEADLOCK = '40P01';
+const SERIALIZATION = '40001';
+const UNIQUE = '23505';
+const ATTEMPTS = 6;
+
+export function checkSchemaName(schema: unknown): string {
+  if (schema === undefined) return DEFAULT_SCHEMA;
+  if (typeof schema !== 'string' || !SCHEMA_NAME.test(schema)) {
+    throw new PostgresOptionsError(`schema must be a plain identifier (letters, digits, _; at most 63), got ${JSON.stringify(schema)}.`);
+  }
+  return schema;
+}
+
+/**
+ * One store's way into the database: the pool (made from a URL and owned, or borrowed), the schema,
+ * the schema-version check done once before first use, and transactions that are retried when a
+ * concurrent writer made them fail harmlessly.
+ */
+export class PostgresDatabase {
+  readonly schema: string;
+  /** The schema name quoted for SQL. */
+  readonly s: string;
+  private pool: Promise<{ pool: PoolLike; owned: boolean }> | undefined;
+  private checked: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly connection: PostgresConnection,
+    schema: string,
+    private readonly neededVersion: number,
+  ) {
+    this.schema = schema;
+    this.s = `"${schema}"`;
+  }
+
+  private async connect(): Promise<PoolLike> {
+    if (this.closed) throw new MemoryStoreClosedError();
+    this.pool ??= openPool(this.connection);
+    return (await this.pool).pool;
+  }
+
+  /** The pool, once the schema is known to be at the needed version; a behind schema fails every call. */
+  private async ready(): Promise<PoolLike> {
+    const pool = await this.connect();
+    this.checked ??= this.checkVersion(pool).catch((error: unknown) => {
+      this.checked = undefined; // a later call checks again: someone may migrate in between
+      throw error;
+    });
+    await this.checked;
+    return pool;
+  }
+
+  private async checkVersion(pool: PoolLike): Promise<void> {
+    const found = await currentVersion(pool, this.s, this.schema);
+    if (found < this.neededVersion) throw new PostgresSchemaBehindError(this.schema, found, this.neededVersion);
+  }
+
+  async query<T = any>(sql: string, values?: unknown[]): Promise<T[]> {
+    const pool = await this.ready();
+    try {
+      return (await pool.query(sql, values)).rows as T[];
+    } catch (error) {
+      throw storeError(error);
+    }
+  }
+
+  /**
+   * Runs `work` in one transaction on one connection. A deadlock or serialization failure, or a
+   * unique violation when `retryOnUnique` says the index is one a concurrent writer fills, rolls back
+   * and runs `work` again from the start (a few times), so callers never see those races.
+   */
+  async transaction<T>(work: (client: ClientLike) => Promise<T>, opts: { readOnly?: boolean; retryOnUnique?: (constraint: string) => boolean } = {}): Promise<T> {
+    const pool = await this.ready();
+    for (let attempt = 1; ; attempt++) {
+      let client: ClientLike;
+      try {
+        client = await pool.connect();
+      } catch (error) {
+        throw storeError(error);
+      }
+      let broken: Error | undefined;
+      try {
+        await client.query(opts.readOnly ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN');
+        const result = await work(client);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch((rollback: unknown) => {
+          broken = rollback as Error; // the connection is unusable: the pool must not hand it out again
+        });
+        const code = (error as { code?: unknown }).code;
+        const constraint = String((error as { constraint?: unknown }).constraint ?? '');
+        const retry = code === DEADLOCK || code === SERIALIZATION || (code === UNIQUE && opts.retryOnUnique?.(constraint) === true);
+        if (!retry || attempt >= ATTEMPTS) throw storeError(error);
+      } finally {
+        client.release(broken ?? false);
+      }
+    }
+  }
+
+  /** Applies every missing migration, in order, in one transaction; safe to run from many processes at once. */
+  async migrate(): Promise<MigrateResult> {
+    const pool = await this.connect();
+    const result = await migrateSchema(pool, this.s, this.schema).catch((error: unknown) => {
+      throw storeError(error);
+    });
+    this.checked = undefined;
+    return result;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const opened = await this.pool?.catch(() => undefined);
+    if (opened?.owned) await opened.pool.end();
+  }
+}
+
+/** The newest applied migration of `schema`; 0 when it has none (or does not exist). */
+async function currentVersion(pool: PoolLike, s: string, schema: string): Promise<number> {
+  try {
+    const { rows } = await pool.query(`SELECT to_regclass($1) IS NOT NULL AS present`, [`${s}.schema_migrations`]);
+    if (!rows[0].present) return 0;
+    const applied = await pool.query(`SELECT coalesce(max(version), 0)::int AS version FROM ${s}.schema_migrations`);
+    return applied.rows[0].version as number;
+  } catch (error) {
+    throw storeError(error, `reading the schema version of "${schema}"`);
+  }
+}
+
+async function migrateSchema(pool: PoolLike, s: string, schema: string): Promise<MigrateResult> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    // One migrator at a time per schema; a transaction-scoped lock also holds behind a pooler.
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`indusagi.migrate.${schema}`]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${s}.schema_migrations (
+      version integer PRIMARY KEY,
+      name text NOT NULL,
+      applied_at timestamptz NOT NULL DEFAULT now()
+    )`);
+    const { rows } = await client.query(`SELECT coalesce(max(version), 0)::int AS version FROM ${s}.schema_migrations`);
+    const from = rows[0].version as number;
+    const applied: MigrateResult['applied'] = [];
+    for (const migration of MIGRATIONS) {
+      if (migration.version <= from) continue;
+      for (const statement of migration.statements(s)) await client.query(statement);
+      await client.query(`INSERT INTO ${s}.schema_migrations (version, name) VALUES ($1, $2)`, [migration.version, migration.name]);
+      applied.push({ version: migration.version, name: migration.name });
+    }
+    await client.query('COMMIT');
+    return { schema, from, to: Math.max(from, LATEST_VERSION), applied };
+  } catch (error) {
+    await client.query('ROLLBACK').catch((rollback: unknown) => {
+      broken = rollback as Error;
+    });
+    throw error;
+  } finally {
+    client.release(broken ?? false);
+  }
+}
+
+/** Our typed errors pass through; anything the driver or server raised becomes a `PostgresStoreError`. */
+export function storeError(error: unknown, doing?: string): unknown {
+  if (IndusagiError.isInstance(error)) return error;
+  const code = (error as { code?: unknown }).code;
+  const message = doing === undefined ? `PostgreSQL: ${errorMessage(error)}` : `PostgreSQL, ${doing}: ${errorMessage(error)}`;
+  return new PostgresStoreError(message, typeof code === 'string' ? code : undefined, { cause: error });
+}

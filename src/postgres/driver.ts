@@ -1,0 +1,45 @@
+import { PostgresOptionsError, PostgresUnavailableError } from './errors.js';
+
+/** What the stores use of a node-postgres client: `query` with positional parameters. */
+export interface ClientLike {
+  query(text: string, values?: unknown[]): Promise<{ rows: any[]; rowCount: number | null }>;
+  release(error?: Error | boolean): void;
+}
+
+/** What the stores use of a node-postgres `Pool` (a `pg.Pool` fits; so does any pool with these). */
+export interface PoolLike {
+  query(text: string, values?: unknown[]): Promise<{ rows: any[]; rowCount: number | null }>;
+  connect(): Promise<ClientLike>;
+  end(): Promise<void>;
+}
+
+/** Where a store connects: a URL (the store makes and owns a pool) or your pool (you end it). */
+export type PostgresConnection = { connectionString: string } | { pool: PoolLike };
+
+/**
+ * Loads node-postgres on demand. It is imported here and only here, so `indusagi` and the other
+ * entries work where it is absent; a store given its own `{ pool }` never loads it.
+ */
+export async function openPool(connection: PostgresConnection): Promise<{ pool: PoolLike; owned: boolean }> {
+  if ('pool' in connection) return { pool: connection.pool, owned: false };
+  let pg: { Pool: new (config: { connectionString: string; max?: number }) => PoolLike };
+  try {
+    pg = ((await import('pg')) as unknown as { default: typeof pg }).default;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') throw new PostgresUnavailableError({ cause: error });
+    throw error;
+  }
+  return { pool: new pg.Pool({ connectionString: connection.connectionString }), owned: true };
+}
+
+/** Checks the constructor's first argument before anything connects. */
+export function checkConnection(connection: unknown): PostgresConnection {
+  const c = connection as Partial<{ connectionString: unknown; pool: unknown }> | null;
+  if (typeof c === 'object' && c !== null) {
+    if (typeof c.connectionString === 'string' && c.connectionString.trim() !== '' && c.pool === undefined) return { connectionString: c.connectionString };
+    const pool = c.pool as Partial<PoolLike> | undefined;
+    if (pool !== undefined && c.connectionString === undefined && typeof pool.query === 'function' && typeof pool.connect === 'function') return { pool: pool as PoolLike };
+  }
+  throw new PostgresOptionsError('A PostgreSQL store needs { connectionString: "postgres://…" } or { pool } (a pg.Pool), exactly one of them.');
+}
