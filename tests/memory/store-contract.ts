@@ -1,9 +1,11 @@
 // The behaviour every MemoryStore indusagi ships must have, run against each store by its own test file.
 import { describe, expect, it } from 'vitest';
-import type { MemoryStore } from '../../src/memory/index.js';
+import type { GovernedMemoryStore } from '../../src/memory/index.js';
 import { MemoryInputError } from '../../src/memory/index.js';
+import { governanceContract } from './governance-contract.js';
+import { rankingContract } from './ranking-contract.js';
 
-export type StoreFactory = () => Promise<MemoryStore & { all(): Promise<import('../../src/memory/index.js').MemoryRecord[]> }>;
+export type StoreFactory = () => Promise<GovernedMemoryStore>;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -149,4 +151,6 @@ export function memoryStoreContract(name: string, open: StoreFactory): void {
       expect(again.meta).toEqual({ tags: ['a'] });
     });
   });
+  governanceContract(name, open);
+  rankingContract(name, open);
 }

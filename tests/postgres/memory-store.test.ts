@@ -1,0 +1,225 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import {
+  MemoryStoreClosedError,
+  migratePostgres,
+  PostgresMemoryStore,
+  PostgresOptionsError,
+  PostgresSchemaBehindError,
+  PostgresStoreError,
+} from '../../src/postgres/index.js';
+import { memoryStoreContract } from '../memory/store-contract.js';
+import { freshSchema, postgresUrl, testPool } from '../support/postgres.js';
+
+const repo = resolve(import.meta.dirname, '../..');
+
+describe.skipIf(postgresUrl === undefined)('PostgresMemoryStore', () => {
+  const pool = testPool({ max: 8 });
+  const stores: PostgresMemoryStore[] = [];
+  afterAll(async () => {
+    for (const store of stores) await store.close();
+  });
+  const make = (options: { schema?: string; tenant?: string } = {}, connection: ConstructorParameters<typeof PostgresMemoryStore>[0] = { pool }) => {
+    const store = new PostgresMemoryStore(connection, options);
+    stores.push(store);
+    return store;
+  };
+  const open = async () => {
+    const store = make({ schema: freshSchema('mem') });
+    await store.migrate();
+    return store;
+  };
+
+  memoryStoreContract('PostgresMemoryStore', open);
+
+  describe('tenancy', () => {
+    it('one tenant never reads or writes another tenant\'s memories, whatever the id or query', async () => {
+      const schema = freshSchema('ten');
+      const a = make({ schema, tenant: 'acme' });
+      const b = make({ schema, tenant: 'globex' });
+      const none = make({ schema });
+      await a.migrate();
+      const secret = await a.save('The acme launch code is 0000', { key: 'launch' });
+      const theirs = await b.save('The globex launch code is 1234', { key: 'launch' });
+      expect(theirs.supersedes).toBeUndefined(); // the same key in another tenant is another slot
+      for (const other of [b, none]) {
+        expect((await other.search('acme launch code 0000', { k: 10 })).map((r) => r.id)).not.toContain(secret.id);
+        expect(await other.get(secret.id)).toBeUndefined();
+        expect(await other.update(secret.id, { text: 'overwritten' })).toBeUndefined();
+        expect(await other.forget(secret.id)).toBe(false);
+        expect((await other.all()).map((r) => r.id)).not.toContain(secret.id);
+        expect((await other.list({ includeSuperseded: true })).map((r) => r.id)).not.toContain(secret.id);
+        const error = await other.save('x', { supersedes: secret.id }).catch((e: unknown) => e);
+        expect((error as { kind?: string }).kind).toBe('memory_conflict');
+      }
+      expect(await a.get(secret.id)).toEqual(secret);
+      expect((await none.all())).toEqual([]);
+      // Ranking statistics are per tenant too: globex's documents do not change acme's scores.
+      const alone = make({ schema, tenant: 'solo' });
+      await alone.save('The acme launch code is 0000', { key: 'launch' });
+      expect((await alone.search('launch code'))[0].score).toBeCloseTo((await a.search('launch code'))[0].score!, 12);
+    });
+
+    it('refuses options it cannot use, before connecting', () => {
+      const bad: Array<() => unknown> = [
+        () => new PostgresMemoryStore({ pool }, { tenant: '' }),
+        () => new PostgresMemoryStore({ pool }, { tenant: 'a\0b' }),
+        () => new PostgresMemoryStore({ pool }, { schema: 'x"; DROP SCHEMA public; --' }),
+        () => new PostgresMemoryStore({ pool }, { schema: '' }),
+        () => new PostgresMemoryStore({} as never),
+        () => new PostgresMemoryStore({ connectionString: postgresUrl!, pool } as never),
+      ];
+      for (const make of bad) {
+        let error: unknown;
+        try {
+          make();
+        } catch (e) {
+          error = e;
+        }
+        expect(PostgresOptionsError.isInstance(error), String(error)).toBe(true);
+      }
+    });
+  });
+
+  describe('migrations', () => {
+    it('never creates tables on first use: an unmigrated schema fails every call with PostgresSchemaBehindError until migrate()', async () => {
+      const schema = freshSchema('mig');
+      const store = make({ schema });
+      for (const call of [() => store.save('x'), () => store.search('x'), () => store.all(), () => store.forget('x')]) {
+        const error = await call().catch((e: unknown) => e);
+        expect(PostgresSchemaBehindError.isInstance(error)).toBe(true);
+        expect(error).toMatchObject({ kind: 'postgres_schema_behind', found: 0, needed: 1 });
+        expect((error as Error).message).toContain('indusagi db migrate');
+      }
+      const { rows } = await pool.query('SELECT count(*)::int AS n FROM information_schema.schemata WHERE schema_name = $1', [schema]);
+      expect(rows[0].n).toBe(0);
+      const result = await store.migrate();
+      expect(result).toMatchObject({ schema, from: 0, to: 1, applied: [{ version: 1 }] });
+      expect((await store.save('now it works')).text).toBe('now it works');
+      expect((await store.migrate()).applied).toEqual([]);
+    });
+
+    it('several processes migrating at once apply each migration exactly once', async () => {
+      const schema = freshSchema('race');
+      const results = await Promise.all(Array.from({ length: 4 }, () => migratePostgres({ connectionString: postgresUrl! }, { schema })));
+      expect(results.flatMap((r) => r.applied.map((a) => a.version))).toEqual([1]);
+      const { rows } = await pool.query(`SELECT version FROM "${schema}".schema_migrations`);
+      expect(rows).toEqual([{ version: 1 }]);
+    });
+  });
+
+  describe('concurrency', () => {
+    it('writers racing on one key leave exactly one current record, each superseding the one before', async () => {
+      const schema = freshSchema('key');
+      const first = make({ schema });
+      await first.migrate();
+      const writers = [first, make({ schema }, { connectionString: postgresUrl! }), make({ schema }, { connectionString: postgresUrl! })];
+      const saved = await Promise.all(Array.from({ length: 24 }, (_, i) => writers[i % 3].save(`The office closes at ${i} pm`, { key: 'closing-time' })));
+      const all = await first.all();
+      expect(all).toHaveLength(24);
+      const current = all.filter((r) => r.supersededBy === undefined);
+      expect(current).toHaveLength(1);
+      // Following supersededBy from any record reaches the one current record: a chain, no forks.
+      const byId = new Map(all.map((r) => [r.id, r]));
+      const superseded = all.filter((r) => r.supersededBy !== undefined);
+      expect(new Set(superseded.map((r) => r.supersededBy)).size).toBe(23);
+      for (const record of saved) {
+        let at = byId.get(record.id)!;
+        for (let hops = 0; at.supersededBy !== undefined && hops < 30; hops++) at = byId.get(at.supersededBy)!;
+        expect(at.id).toBe(current[0].id);
+      }
+    });
+
+    it('concurrent saves, edits and forgets keep the ranking statistics equal to the rows', async () => {
+      const schema = freshSchema('stats');
+      const store = make({ schema, tenant: 't1' });
+      await store.migrate();
+      const other = make({ schema, tenant: 't1' }, { connectionString: postgresUrl! });
+      const saved = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? store : other).save(`shared words alpha beta ${i % 5} gamma${i}`)));
+      await Promise.all([
+        ...saved.slice(0, 10).map((r, i) => (i % 2 ? store : other).forget(r.id)),
+        ...saved.slice(10, 20).map((r, i) => (i % 2 ? store : other).update(r.id, { text: `rewritten delta ${i}` })),
+      ]);
+      const s = `"${schema}"`;
+      const { rows: stats } = await pool.query(`SELECT docs::int, total_length::int FROM ${s}.memory_stats WHERE tenant = 't1'`);
+      const { rows: actual } = await pool.query(
+        `SELECT count(*)::int AS docs, coalesce(sum(array_length(string_to_array(nullif(terms, ''), ' '), 1)), 0)::int AS total_length FROM ${s}.memory_records WHERE tenant = 't1'`,
+      );
+      expect(stats).toEqual(actual);
+      const { rows: drift } = await pool.query(
+        `SELECT t.term, t.df, count(r.seq)::int AS real FROM ${s}.memory_terms t
+         LEFT JOIN ${s}.memory_records r ON r.tenant = t.tenant AND r.lexemes @@ to_tsquery('simple', quote_literal(t.term))
+         WHERE t.tenant = 't1' GROUP BY t.term, t.df HAVING t.df <> count(r.seq)`,
+      );
+      expect(drift).toEqual([]);
+    });
+  });
+
+  describe('connections', () => {
+    it('close() ends the pool it made, leaves a borrowed pool open, and later calls fail with MemoryStoreClosedError', async () => {
+      const schema = freshSchema('close');
+      const owned = make({ schema }, { connectionString: postgresUrl! });
+      await owned.migrate();
+      await owned.save('written through its own pool');
+      await owned.close();
+      await owned.close();
+      for (const call of [() => owned.save('late'), () => owned.search('late'), () => owned.get('x'), () => owned.migrate()]) {
+        expect(MemoryStoreClosedError.isInstance(await call().catch((e: unknown) => e))).toBe(true);
+      }
+      const borrowed = make({ schema });
+      await borrowed.close();
+      expect((await pool.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    });
+
+    it('a server that cannot be reached is a PostgresStoreError with the socket\'s code', async () => {
+      const store = make({}, { connectionString: 'postgresql://postgres@127.0.0.1:1/postgres' });
+      const error = await store.search('anything').catch((e: unknown) => e);
+      expect(PostgresStoreError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ kind: 'postgres_store', code: 'ECONNREFUSED' });
+    });
+
+    it('without pg installed: the other entries load, a URL store rejects with PostgresUnavailableError naming pg', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'indusagi-no-pg-'));
+      try {
+        const hook = join(dir, 'no-pg.mjs');
+        writeFileSync(
+          hook,
+          `import { register } from 'node:module';
+           register('data:text/javascript,' + encodeURIComponent(\`
+             export async function resolve(specifier, context, next) {
+               if (specifier === 'pg') { const e = new Error("Cannot find package 'pg'"); e.code = 'ERR_MODULE_NOT_FOUND'; throw e; }
+               return next(specifier, context);
+             }\`));`,
+        );
+        const script = join(dir, 'child.mts');
+        writeFileSync(
+          script,
+          `import { createMemoryStore } from ${JSON.stringify(join(repo, 'src/memory/index.ts'))};
+           import { PostgresMemoryStore, PostgresUnavailableError } from ${JSON.stringify(join(repo, 'src/postgres/index.ts'))};
+           await createMemoryStore().save('works without pg');
+           const store = new PostgresMemoryStore({ connectionString: 'postgresql://nobody@127.0.0.1:1/x' });
+           const error = await store.search('x').catch((e) => e);
+           console.log(JSON.stringify({ unavailable: PostgresUnavailableError.isInstance(error), kind: error.kind, message: error.message }));`,
+        );
+        const out = await new Promise<{ stdout: string; stderr: string }>((done, fail) => {
+          const child = spawn(process.execPath, ['--import', 'tsx', '--import', hook, script], { cwd: repo });
+          let stdout = '';
+          let stderr = '';
+          child.stdout.on('data', (c: Buffer) => (stdout += c));
+          child.stderr.on('data', (c: Buffer) => (stderr += c));
+          child.on('error', fail);
+          child.on('close', () => done({ stdout, stderr }));
+        });
+        expect(out.stderr).toBe('');
+        const outcome = JSON.parse(out.stdout);
+        expect(outcome).toMatchObject({ unavailable: true, kind: 'postgres_unavailable' });
+        expect(outcome.message).toContain('npm install pg');
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  });
+});
