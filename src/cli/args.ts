@@ -28,7 +28,14 @@ export type Command =
   | ChatCommand
   | { name: 'sessions'; action: 'ls'; locations: Locations }
   | { name: 'sessions'; action: 'show' | 'tree' | 'rm'; id: string; locations: Locations }
-  | { name: 'sessions'; action: 'export'; id: string; format: 'md' | 'json'; locations: Locations };
+  | { name: 'sessions'; action: 'export'; id: string; format: 'md' | 'json'; locations: Locations }
+  | { name: 'memory'; action: 'ls'; all: boolean; owner: MemoryOwner; memory: string }
+  | { name: 'memory'; action: 'rm'; id: string; owner: MemoryOwner; memory: string }
+  | { name: 'memory'; action: 'edit'; id: string; text: string; owner: MemoryOwner; memory: string }
+  | { name: 'db'; action: 'migrate'; database: string | undefined; schema: string | undefined };
+
+/** `--resource` and `--session` of the memory commands: the owner whose records they touch. */
+export type MemoryOwner = { resource?: string; session?: string };
 
 export const DEFAULT_STORE = '.indusagi/sessions';
 export const DEFAULT_MEMORY = '.indusagi/memory.jsonl';
@@ -62,6 +69,8 @@ export function parseCommand(argv: string[], cwd: string): Command {
   // `indusagi -p "prompt"`, `indusagi --continue`: flags alone are the chat's.
   if (first.startsWith('-')) return parseChat(argv, cwd, 'indusagi');
   if (first === 'sessions') return parseSessions(rest, cwd);
+  if (first === 'memory') return parseMemory(rest, cwd);
+  if (first === 'db') return parseDb(rest);
   throw new CliUsageError(`unknown command "${first}"; try "indusagi help"`);
 }
 
@@ -106,10 +115,60 @@ function parseSessions(argv: string[], cwd: string): Command {
   }
 }
 
+const MEMORY_OPTIONS = { memory: { type: 'string' }, resource: { type: 'string' }, session: { type: 'string' } } as const;
+
+function parseMemory(argv: string[], cwd: string): Command {
+  const [action, ...rest] = argv;
+  const owner = (values: { resource?: string; session?: string }): MemoryOwner => {
+    const out: MemoryOwner = {};
+    const resource = nonEmpty(values.resource, '--resource');
+    const session = nonEmpty(values.session, '--session');
+    if (resource !== undefined) out.resource = resource;
+    if (session !== undefined) out.session = session;
+    return out;
+  };
+  switch (action) {
+    case 'ls': {
+      const { values } = parse(rest, { ...MEMORY_OPTIONS, all: { type: 'boolean' } }, 0, 'memory ls');
+      return { name: 'memory', action, all: values.all === true, owner: owner(values), memory: memoryLocation(values.memory, cwd) };
+    }
+    case 'rm': {
+      const { values, positionals } = parse(rest, MEMORY_OPTIONS, 1, 'memory rm', 'a memory id');
+      return { name: 'memory', action, id: positionals[0], owner: owner(values), memory: memoryLocation(values.memory, cwd) };
+    }
+    case 'edit': {
+      const { values, positionals } = parse(rest, MEMORY_OPTIONS, 2, 'memory edit', 'a memory id and the new text');
+      return { name: 'memory', action, id: positionals[0], text: positionals[1], owner: owner(values), memory: memoryLocation(values.memory, cwd) };
+    }
+    case undefined:
+      throw new CliUsageError('memory needs an action: ls, rm ID or edit ID TEXT');
+    default:
+      throw new CliUsageError(`unknown memory action "${action}"; use ls, rm or edit`);
+  }
+}
+
+function parseDb(argv: string[]): Command {
+  const [action, ...rest] = argv;
+  if (action === undefined) throw new CliUsageError('db needs an action: migrate');
+  if (action !== 'migrate') throw new CliUsageError(`unknown db action "${action}"; use migrate`);
+  const { values } = parse(rest, { database: { type: 'string' }, schema: { type: 'string' } }, 0, 'db migrate');
+  return { name: 'db', action, database: nonEmpty(values.database, '--database'), schema: nonEmpty(values.schema, '--schema') };
+}
+
+/** A PostgreSQL URL stays as given; anything else is a memory file path, relative to `cwd`. */
+export function memoryLocation(value: string | undefined, cwd: string): string {
+  const given = nonEmpty(value, '--memory') ?? DEFAULT_MEMORY;
+  return isDatabaseUrl(given) ? given : resolve(cwd, given);
+}
+
+export function isDatabaseUrl(location: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(location);
+}
+
 type Options = Record<string, { type: 'string' | 'boolean'; short?: string }>;
 type Values<T extends Options> = { [K in keyof T]?: T[K]['type'] extends 'boolean' ? boolean : string };
 
-function parse<T extends Options>(args: string[], options: T, positionalCount: number, usage: string) {
+function parse<T extends Options>(args: string[], options: T, positionalCount: number, usage: string, needs = 'a session id') {
   let parsed;
   try {
     parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
@@ -118,16 +177,16 @@ function parse<T extends Options>(args: string[], options: T, positionalCount: n
     throw new CliUsageError(`${usage}: ${String((error as Error).message).split('. ')[0]}`);
   }
   const { positionals } = parsed;
-  if (positionals.length < positionalCount) throw new CliUsageError(`${usage} needs a session id`);
+  if (positionals.length < positionalCount) throw new CliUsageError(`${usage} needs ${needs}`);
   if (positionals.length > positionalCount) throw new CliUsageError(`${usage}: unexpected argument "${positionals[positionalCount]}"`);
-  if (positionals.some((p) => p === '')) throw new CliUsageError(`${usage}: the session id is empty`);
+  if (positionals.some((p) => p === '')) throw new CliUsageError(`${usage}: ${needs} must not be empty`);
   return { values: parsed.values as Values<T>, positionals };
 }
 
 function locations(values: { store?: string; memory?: string }, cwd: string): Locations {
   return {
     store: resolve(cwd, nonEmpty(values.store, '--store') ?? DEFAULT_STORE),
-    memory: resolve(cwd, nonEmpty(values.memory, '--memory') ?? DEFAULT_MEMORY),
+    memory: memoryLocation(values.memory, cwd),
   };
 }
 

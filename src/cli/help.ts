@@ -13,10 +13,16 @@ usage:
   indusagi sessions tree ID [--store DIR]
   indusagi sessions export ID [--format md|json] [--store DIR]
   indusagi sessions rm ID [--store DIR]
+  indusagi memory ls [--all] [--memory FILE|URL] [--resource R] [--session S]
+  indusagi memory rm ID [--memory FILE|URL] [--resource R] [--session S]
+  indusagi memory edit ID TEXT [--memory FILE|URL] [--resource R] [--session S]
+  indusagi db migrate [--database URL] [--schema NAME]
   indusagi help [COMMAND] | COMMAND --help | --version
 
 Sessions live in --store (default ./${DEFAULT_STORE}), remembered facts in --memory
-(default ./${DEFAULT_MEMORY}). The file tools reach only the current folder.
+(default ./${DEFAULT_MEMORY}, or a postgres:// URL once "indusagi db migrate" set it up;
+db migrate reads INDUSAGI_DATABASE_URL without --database). The file tools reach only the
+current folder.
 --model names the provider and model: anthropic:MODEL or openai:MODEL (a bare MODEL
 is Anthropic's). Claude needs ANTHROPIC_API_KEY (ANTHROPIC_BASE_URL for another
 Anthropic-compatible endpoint), OpenAI OPENAI_API_KEY (and OPENAI_BASE_URL); without

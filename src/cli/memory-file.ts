@@ -1,7 +1,7 @@
 import { mkdir, open, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { IndusagiError } from '../errors/index.js';
-import { createMemoryStore, type MemoryRecord, type MemoryStore } from '../memory/index.js';
+import { createMemoryStore, type GovernedMemoryStore, type MemoryRecord } from '../memory/index.js';
 import { appendDurably, endsWithNewline, syncDirectory } from '../runtime/store/durable-append.js';
 
 /** The command's memory file holds a line it cannot read; nothing was loaded or changed. */
@@ -20,14 +20,15 @@ export type MemoryFileReport = {
   tornTail: boolean;
 };
 
-export type MemoryFile = MemoryStore & { readonly report: MemoryFileReport; all(): Promise<MemoryRecord[]> };
+export type MemoryFile = GovernedMemoryStore & { readonly report: MemoryFileReport };
 
 type Entry = { op: 'save'; record: MemoryRecord } | { op: 'forget'; id: string };
 
 /**
  * The in-process memory store, made to outlive the process: the file is an append-only log of
- * saves and forgets, replayed into `createMemoryStore` at start, so search and ranking stay the
- * memory module's. Each change is appended and fsynced before the call resolves. A line that is not
+ * saves and forgets, replayed into `createMemoryStore` at start, so search, ranking and governance
+ * stay the memory module's. A record's later state (edited, superseded) is logged as a save of the
+ * whole record again; the replay keeps the last. Each change is appended and fsynced before the call resolves. A line that is not
  * JSON (left by a crash mid-append) is skipped and reported; a JSON line of an unknown shape is
  * refused, since it was written by something this version would misread.
  */
@@ -36,8 +37,8 @@ export async function openMemoryFile(path: string): Promise<MemoryFile> {
   const store = createMemoryStore(records);
   // Appends run one at a time, so each sees the tail the previous one left.
   let queue: Promise<void> = Promise.resolve();
-  const log = (entry: Entry): Promise<void> => {
-    const appended = queue.then(() => append(path, entry));
+  const log = (...entries: Entry[]): Promise<void> => {
+    const appended = queue.then(() => append(path, entries));
     queue = appended.catch(() => undefined);
     return appended;
   };
@@ -45,20 +46,29 @@ export async function openMemoryFile(path: string): Promise<MemoryFile> {
     report,
     async save(text, opts) {
       const record = await store.save(text, opts);
-      await log({ op: 'save', record });
+      const retired = await Promise.all((record.supersedes ?? []).map((id) => store.get(id)));
+      // One append: a crash cuts it after the new record at worst, leaving the old one current, not lost.
+      await log({ op: 'save', record }, ...retired.map((r) => ({ op: 'save' as const, record: r! })));
       return record;
     },
     search: (query, opts) => store.search(query, opts),
-    async forget(id) {
-      const removed = await store.forget(id);
+    async forget(id, opts) {
+      const removed = await store.forget(id, opts);
       if (removed) await log({ op: 'forget', id });
       return removed;
     },
-    all: () => store.all!(),
+    async update(id, edit, opts) {
+      const record = await store.update(id, edit, opts);
+      if (record !== undefined) await log({ op: 'save', record });
+      return record;
+    },
+    all: () => store.all(),
+    get: (id, opts) => store.get(id, opts),
+    list: (opts) => store.list(opts),
   };
 }
 
-async function append(path: string, entry: Entry): Promise<void> {
+async function append(path: string, entries: Entry[]): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
   // 'a+': the tail is read back through the same handle the line is appended with.
   const file = await open(path, 'a+');
@@ -67,7 +77,7 @@ async function append(path: string, entry: Entry): Promise<void> {
     created = (await file.stat()).size === 0;
     // A line torn by a crash is closed off first, so this entry never glues onto it (the session store's rule).
     const separator = (await endsWithNewline(file)) ? '' : '\n';
-    await appendDurably(file, Buffer.from(`${separator}${JSON.stringify(entry)}\n`, 'utf8'));
+    await appendDurably(file, Buffer.from(`${separator}${entries.map((entry) => `${JSON.stringify(entry)}\n`).join('')}`, 'utf8'));
   } finally {
     await file.close();
   }

@@ -2,10 +2,19 @@ import { IndusagiError } from '../errors/index.js';
 import { InvalidSessionIdError, UnknownNodeError } from '../runtime/store/index.js';
 import { CliUsageError } from './errors.js';
 import { terminalText } from './safe-text.js';
+import { MemoryConflictError, MemoryInputError } from '../memory/index.js';
+import { PostgresOptionsError } from '../postgres/index.js';
 
 /** Bad input, as opposed to a failure while working: the user can fix it by changing what they typed. */
 export function isBadInput(error: unknown): boolean {
-  return CliUsageError.isInstance(error) || InvalidSessionIdError.isInstance(error) || UnknownNodeError.isInstance(error);
+  return (
+    CliUsageError.isInstance(error) ||
+    InvalidSessionIdError.isInstance(error) ||
+    UnknownNodeError.isInstance(error) ||
+    MemoryInputError.isInstance(error) ||
+    MemoryConflictError.isInstance(error) ||
+    PostgresOptionsError.isInstance(error)
+  );
 }
 
 /**

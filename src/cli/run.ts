@@ -5,6 +5,8 @@ import { helpFor } from './help.js';
 import { isBadInput, oneLine } from './output.js';
 import { chooseSession } from './session-choice.js';
 import { runSessions } from './sessions/index.js';
+import { runMemory } from './memory/index.js';
+import { runDb } from './db/index.js';
 import { SessionStore } from '../runtime/store/index.js';
 import { paintFor } from './style.js';
 
@@ -32,6 +34,12 @@ export async function run(argv: string[], io: Io): Promise<number> {
         return EXIT.ok;
       case 'sessions':
         await runSessions(command, (text) => io.stdout.write(text), paint);
+        return EXIT.ok;
+      case 'memory':
+        await runMemory(command, (text) => io.stdout.write(text), paint);
+        return EXIT.ok;
+      case 'db':
+        await runDb(command, io.env, (text) => io.stdout.write(text));
         return EXIT.ok;
       case 'chat': {
         // Decided before the chat (the SDK, the demo server) is even loaded.

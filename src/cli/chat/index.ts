@@ -85,7 +85,7 @@ export async function runChat(command: ChatCommand, session: ChosenSession, io: 
     try {
       await chat.close();
     } finally {
-      await model.close();
+      await setup.close();
     }
   }
   if (leaving) return EXIT.interrupted;

@@ -54,7 +54,7 @@ export async function runPrint(command: ChatCommand, given: string, session: Cho
     try {
       await agent.close();
     } finally {
-      await setup.model.close();
+      await setup.close();
     }
   }
 }

@@ -2,7 +2,7 @@ import { createAgent } from '../../providers/anthropic/index.js';
 import type { Agent } from '../../runtime/agent/index.js';
 import { SessionStore } from '../../runtime/store/index.js';
 import type { ChatCommand } from '../args.js';
-import { describeMemoryReport, openMemoryFile } from '../memory-file.js';
+import { openMemory } from '../memory/index.js';
 import { chooseModel, type ModelChoice } from '../model.js';
 import { Workspace } from '../tools/index.js';
 import { chatConfig } from './config.js';
@@ -14,19 +14,31 @@ export type ChatSetup = {
   /** Notes about the memory file (lines it could not read), for the user. */
   memoryNotes: string[];
   makeAgent(sessionId: string): Agent;
+  /** Lets go of the model (its demo server) and the memory store (a database pool). */
+  close(): Promise<void>;
 };
 
-/** Reads the memory file and opens the workspace before the model starts; `model.close()` lets go of it. */
+/** Opens the memory (a file or a PostgreSQL URL) and the workspace before the model starts; `close()` lets go of both. */
 export async function setUpChat(command: ChatCommand, env: NodeJS.ProcessEnv, cwd: string): Promise<ChatSetup> {
   const store = new SessionStore(command.locations.store);
-  const memory = await openMemoryFile(command.locations.memory);
-  const workspace = await Workspace.open(cwd);
-  const model = await chooseModel(env, command.model);
-  const config = chatConfig(model, workspace, memory);
+  const memory = await openMemory(command.locations.memory);
+  let model: ModelChoice;
+  let workspace: Workspace;
+  try {
+    workspace = await Workspace.open(cwd);
+    model = await chooseModel(env, command.model);
+  } catch (error) {
+    await memory.close();
+    throw error;
+  }
+  const config = chatConfig(model, workspace, memory.store);
   return {
     store,
     model,
-    memoryNotes: describeMemoryReport(command.locations.memory, memory.report),
+    memoryNotes: memory.notes,
     makeAgent: (sessionId) => createAgent({ ...config, sessionId }, { store, invokeModel: model.invokeModel }),
+    close: async () => {
+      await Promise.all([model.close(), memory.close()]);
+    },
   };
 }

@@ -1,0 +1,2 @@
+// Database administration commands.
+export { runDb } from './migrate.js';

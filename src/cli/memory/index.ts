@@ -1,0 +1,4 @@
+// The memory commands and the one way the CLI opens a memory store (file or PostgreSQL URL).
+export { runMemory } from './command.js';
+export { openMemory } from './open.js';
+export type { OpenedMemory } from './open.js';
