@@ -24,7 +24,8 @@ export function memorySource(memory: MemoryStore, opts?: MemorySourceOptions): C
     },
     async commit(turn) {
       if (!remember) return null;
-      const saved = await rememberFacts(memory, await remember(turn), { kind: opts?.rememberKind });
+      // Facts learned in a scoped conversation belong to that scope, as its recall does.
+      const saved = await rememberFacts(memory, await remember(turn), { kind: opts?.rememberKind, scope: opts?.recall?.scope });
       return saved.length === 0 ? null : { op: 'saved', records: saved };
     },
   };

@@ -8,6 +8,9 @@ import type { GovernedMemoryStore } from '../../src/memory/index.js';
 import { makeWorkspace, runCli } from './cli-process.js';
 import { freshSchema, postgresUrl } from '../support/postgres.js';
 
+// Each test runs the real command several times, a Node process and tsx each: slow on a busy 2-core machine.
+const SLOW = 120_000;
+
 let dir: string;
 let cleanup: () => Promise<void>;
 beforeEach(async () => {
@@ -52,7 +55,7 @@ function memoryCommands(label: string, location: () => string, seed: () => Promi
       ]);
       expect((await after.store.search('dog max', { scope: { resource: 'ana' } })).map((r) => r.id)).toEqual([pet.id]);
       await after.close();
-    });
+    }, SLOW);
 
     it('refuses an unknown or ambiguous id, an empty edit, and another owner\'s record, with exit 2 and nothing changed', async () => {
       const { store, close } = await seed();
@@ -74,7 +77,7 @@ function memoryCommands(label: string, location: () => string, seed: () => Promi
       const after = await seed();
       expect((await after.store.all()).map((r) => r.text)).toEqual(['alpha fact']);
       await after.close();
-    });
+    }, SLOW);
   });
 }
 
@@ -126,7 +129,7 @@ describe.skipIf(postgresUrl === undefined)('indusagi db migrate and --memory pos
     const none = await runCli(['db', 'migrate'], dir, [], { INDUSAGI_DATABASE_URL: '' });
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/needs --database/);
-  });
+  }, SLOW);
 
   memoryCommands(
     'in PostgreSQL',

@@ -82,6 +82,22 @@ describe('memorySource', () => {
     expect((await memory.all!())[0].kind).toBe('preference');
   });
 
+  it('with a recall scope, recalls only what that scope may see and saves what it learns into that scope', async () => {
+    const memory = createMemoryStore();
+    await memory.save('The user drinks tea', { scope: { resource: 'ana' } });
+    await memory.save('The user drinks coffee', { scope: { resource: 'bob' } });
+    const manager = createContextManager({
+      budget: { maxTokens: 10_000, count },
+      sources: [memorySource(memory, { recall: { scope: { resource: 'ana' } }, remember: async () => ['The user drinks it with milk'] })],
+    });
+    const prepared = await manager.prepare(ask('what does the user drink?'));
+    expect(prepared.system).toContain('The user drinks tea');
+    expect(prepared.system).not.toContain('coffee');
+    await manager.commit({ ...ask('x'), text: 'y' });
+    const saved = (await memory.list()).find((r) => r.text === 'The user drinks it with milk');
+    expect(saved?.scope).toEqual({ resource: 'ana' });
+  });
+
   it('never decides on its own what to save: without remember, commit writes nothing', async () => {
     const memory = createMemoryStore();
     const manager = createContextManager({ budget: { maxTokens: 10_000, count }, sources: [memorySource(memory)] });

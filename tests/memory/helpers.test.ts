@@ -96,6 +96,13 @@ describe('rememberFacts', () => {
     const { store, calls } = loggedStore();
     await expect(rememberFacts(store, ['fine', 42 as unknown as string])).rejects.toThrow(/facts\[1\] must be a string/);
     await expect(rememberFacts(store, 'one fact' as unknown as string[])).rejects.toBeInstanceOf(MemoryInputError);
+    await expect(rememberFacts(store, ['fine', 'bad\0byte'])).rejects.toThrow(/facts\[1\] contains a NUL/);
     expect(calls).toEqual([]);
+  });
+
+  it('saves every fact into the scope and with the provenance it is given', async () => {
+    const memory = createMemoryStore();
+    const [saved] = await rememberFacts(memory, ['Works remotely'], { scope: { resource: 'ana' }, provenance: { sessionId: 's9', nodeId: 'n1' } });
+    expect(saved).toMatchObject({ kind: 'fact', scope: { resource: 'ana' }, provenance: { sessionId: 's9', nodeId: 'n1', at: saved.createdAt } });
   });
 });
