@@ -56,6 +56,7 @@ export const OP_CHAT = 'chat';
 export const OP_EXECUTE_TOOL = 'execute_tool';
 export const OP_CREATE_MEMORY = 'create_memory';
 export const OP_SEARCH_MEMORY = 'search_memory';
+export const OP_UPDATE_MEMORY = 'update_memory';
 export const OP_DELETE_MEMORY = 'delete_memory';
 
 export const SPAN_CONDENSE = 'indusagi.condense';

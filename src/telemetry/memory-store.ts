@@ -11,6 +11,7 @@ import {
   OP_CREATE_MEMORY,
   OP_DELETE_MEMORY,
   OP_SEARCH_MEMORY,
+  OP_UPDATE_MEMORY,
 } from './conventions.js';
 import type { Instrumentation } from './instrumentation.js';
 import { failSpanWith } from './spans.js';
@@ -64,13 +65,24 @@ export function traceMemoryStore(store: MemoryStore, inst: Instrumentation, opti
         ...content({ [ATTR_MEMORY_RECORDS]: recordsJson([record]) }),
       })),
     search: (query, opts) => operation(OP_SEARCH_MEMORY, {}, () => store.search(query, opts), (records) => search(query, records)),
-    forget: (id) =>
-      operation(OP_DELETE_MEMORY, { [ATTR_MEMORY_RECORD_ID]: id, [ATTR_MEMORY_RECORD_COUNT]: 1 }, () => store.forget(id), (forgotten) => ({
+    // The owner options pass through untouched: a traced store enforces the same scopes as the store.
+    forget: (id, opts) =>
+      operation(OP_DELETE_MEMORY, { [ATTR_MEMORY_RECORD_ID]: id, [ATTR_MEMORY_RECORD_COUNT]: 1 }, () => store.forget(id, opts), (forgotten) => ({
         [ATTR_MEMORY_FORGOTTEN]: forgotten,
       })),
   };
-  const all = store.all;
+  const found = (record: MemoryRecord | undefined) => search(undefined, record === undefined ? [] : [record]);
+  const { all, get, list, update } = store;
   if (all !== undefined) traced.all = () => operation(OP_SEARCH_MEMORY, {}, () => all.call(store), (records) => search(undefined, records));
+  if (get !== undefined) traced.get = (id, opts) => operation(OP_SEARCH_MEMORY, { [ATTR_MEMORY_RECORD_ID]: id }, () => get.call(store, id, opts), found);
+  if (list !== undefined) traced.list = (opts) => operation(OP_SEARCH_MEMORY, {}, () => list.call(store, opts), (records) => search(undefined, records));
+  if (update !== undefined) {
+    traced.update = (id, edit, opts) =>
+      operation(OP_UPDATE_MEMORY, { [ATTR_MEMORY_RECORD_ID]: id }, () => update.call(store, id, edit, opts), (record) => ({
+        [ATTR_MEMORY_RECORD_COUNT]: record === undefined ? 0 : 1,
+        ...content(record === undefined ? {} : { [ATTR_MEMORY_RECORDS]: recordsJson([record]) }),
+      }));
+  }
   return traced;
 }
 

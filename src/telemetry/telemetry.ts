@@ -1,6 +1,6 @@
 import type { Agent, AgentConfig, AgentTelemetry, ConductorDeps } from '../runtime/agent/index.js';
 import { RunLedger } from '../runtime/ledger/index.js';
-import type { MemoryStore } from '../memory/types.js';
+import type { GovernedMemoryStore, MemoryStore } from '../memory/types.js';
 import { traceAgent } from './agent.js';
 import { resolveInstrumentation, type TelemetryOptions } from './instrumentation.js';
 import { traceInvoker } from './invoker.js';
@@ -13,9 +13,11 @@ import { traceTool } from './tools.js';
 /** What `createTelemetry` returns: pass it as `deps.telemetry`; wrap memory stores with `memoryStore`. */
 export interface Telemetry extends AgentTelemetry {
   /**
-   * `store` with `create_memory`, `search_memory` and `delete_memory` spans. Hand the returned store to
+   * `store` with `create_memory`, `search_memory`, `update_memory` and `delete_memory` spans, and the
+   * same optional members (`all`, `get`, `list`, `update`) as `store`. Hand the returned store to
    * whatever uses it (`memorySource`, your tools); its operations nest under the run that makes them.
    */
+  memoryStore(store: GovernedMemoryStore, options?: MemoryStoreTelemetryOptions): GovernedMemoryStore;
   memoryStore(store: MemoryStore, options?: MemoryStoreTelemetryOptions): MemoryStore;
 }
 
@@ -45,6 +47,6 @@ export function createTelemetry(options: TelemetryOptions = {}): Telemetry {
       const tracedConfig = Array.isArray(config.tools) ? { ...config, tools: config.tools.map((tool) => traceTool(tool, agent)) } : config;
       return traceAgent(build(tracedConfig, traced), agent);
     },
-    memoryStore: (store, memoryOptions) => traceMemoryStore(store, inst, memoryOptions),
+    memoryStore: ((store: MemoryStore, memoryOptions?: MemoryStoreTelemetryOptions) => traceMemoryStore(store, inst, memoryOptions)) as Telemetry['memoryStore'],
   };
 }

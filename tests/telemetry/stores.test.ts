@@ -10,6 +10,7 @@ import type { ModelInvoker, ToolDefinition } from '../../src/index.js';
 import { createMemoryStore } from '../../src/memory/index.js';
 import type { MemoryStore } from '../../src/memory/index.js';
 import { createTelemetry, TelemetryOptionsError } from '../../src/telemetry/index.js';
+import { memoryStoreContract } from '../memory/store-contract.js';
 import { startOtel, type Otel } from './otel-sdk.js';
 
 let otel: Otel;
@@ -125,5 +126,25 @@ describe('a memory store, traced', () => {
 
   it('refuses what is not a memory store', () => {
     expect(() => createTelemetry().memoryStore({} as MemoryStore)).toThrow(TelemetryOptionsError);
+  });
+});
+
+// A traced store is the store: the whole contract (scopes on every member, supersede, edit, ranking)
+// holds through the decorator, or an application that turns tracing on would change what users see.
+memoryStoreContract('createTelemetry().memoryStore(createMemoryStore())', async () => createTelemetry({ captureContent: true }).memoryStore(createMemoryStore()));
+
+describe('the memory store, traced, edited', () => {
+  it('names an edit update_memory with the record id, and keeps the owner on every call', async () => {
+    const memory = createTelemetry().memoryStore(createMemoryStore());
+    const mine = await memory.save('Prefers tea', { scope: { resource: 'ana' } });
+    expect(await memory.update(mine.id, { text: 'Prefers coffee' }, { scope: { resource: 'bo' } })).toBeUndefined();
+    expect(await memory.forget(mine.id, { scope: { resource: 'bo' } })).toBe(false);
+    expect(await memory.get(mine.id, { scope: { resource: 'bo' } })).toBeUndefined();
+    expect((await memory.update(mine.id, { text: 'Prefers coffee' }, { scope: { resource: 'ana' } }))?.text).toBe('Prefers coffee');
+    const updates = named('update_memory');
+    expect(updates.map((span) => [span.attributes['gen_ai.memory.record.id'], span.attributes['gen_ai.memory.record.count']])).toEqual([
+      [mine.id, 0],
+      [mine.id, 1],
+    ]);
   });
 });
