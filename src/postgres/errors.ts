@@ -1,4 +1,5 @@
 import { IndusagiError } from '../errors/index.js';
+import { SessionLockedError } from '../runtime/store/index.js';
 
 /** `pg` (node-postgres, an optional peer dependency) is not installed. */
 export class PostgresUnavailableError extends IndusagiError {
@@ -52,4 +53,52 @@ export class PostgresStoreError extends IndusagiError {
   ) {
     super('postgres_store', message, options);
   }
+}
+
+/**
+ * Another writer holds the session's lease and it has not expired: `holder` names it (host, pid and
+ * store), `expiresAt` is when the database will let someone take it over unless the holder renews it.
+ * A `SessionLockedError`, so code written for the file store's lock catches it too.
+ */
+export class SessionLeaseHeldError extends SessionLockedError {
+  static override readonly errorName: string = 'SessionLeaseHeldError';
+  constructor(
+    sessionId: string,
+    readonly holder: string,
+    readonly epoch: number,
+    readonly expiresAt: Date,
+  ) {
+    super(sessionId, pidOf(holder), 'postgres lease', `it is held by ${holder}`);
+    this.message = `Session ${JSON.stringify(sessionId)} is open for writing by ${holder} (lease epoch ${epoch}, expires ${expiresAt.toISOString()} unless renewed).`;
+  }
+}
+
+/**
+ * This writer lost the session's lease (it stalled past the lease, and another writer took the session
+ * over with a newer epoch): the write was refused and nothing of it was stored. The graph keeps what
+ * it could not write; open the session again to go on from what the new writer stored.
+ */
+export class SessionFencedError extends IndusagiError {
+  static override readonly errorName: string = 'SessionFencedError';
+  constructor(
+    readonly sessionId: string,
+    /** The epoch this writer took. */
+    readonly epoch: number,
+    /** The session's epoch now, null when the session row is gone. */
+    readonly currentEpoch: number | null,
+    /** Who holds the lease now, null when nobody does. */
+    readonly holder: string | null,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      'session_fenced',
+      `Session ${JSON.stringify(sessionId)}: this writer's lease (epoch ${epoch}) was taken over${currentEpoch === null ? '' : ` (epoch now ${currentEpoch}${holder === null ? '' : `, held by ${holder}`})`}; the write was refused and nothing of it was stored.`,
+      options,
+    );
+  }
+}
+
+function pidOf(holder: string): number | null {
+  const match = / pid (\d+)/.exec(holder);
+  return match === null ? null : Number(match[1]);
 }

@@ -1,10 +1,12 @@
 // The public face of `indusagi/postgres`: stores shared by every machine that reaches one PostgreSQL
 // database. node-postgres (`pg`) is an optional peer dependency, loaded only when a store connects.
 export { PostgresMemoryStore } from './memory-store.js';
+export { PostgresSessionStore } from './session-store.js';
+export type { PostgresSessionStoreOptions } from './session-store.js';
 export type { PostgresStoreOptions } from './memory-store.js';
 export type { PostgresConnection, PoolLike, ClientLike } from './driver.js';
 export type { MigrateResult } from './database.js';
 export { migratePostgres } from './migrate.js';
 export { MIGRATIONS, LATEST_VERSION } from './migrations.js';
-export { PostgresUnavailableError, PostgresOptionsError, PostgresSchemaBehindError, PostgresStoreError } from './errors.js';
+export { PostgresUnavailableError, PostgresOptionsError, PostgresSchemaBehindError, PostgresStoreError, SessionFencedError, SessionLeaseHeldError } from './errors.js';
 export { MemoryStoreClosedError } from '../memory/errors.js';

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { searchTermSource, tokenize, type TermSource } from '../search/index.js';
 import type { GovernedMemoryStore, MemoryEdit, MemoryRecord, MemoryScope, ListOptions, OwnerOptions, SaveOptions, SearchOptions } from '../memory/types.js';
-import { checkEdit, checkSave, checkText, resolveList, resolveOwner, resolveSearch } from '../memory/options.js';
+import { checkEdit, checkSave, resolveList, resolveOwner, resolveSearch } from '../memory/options.js';
 import { fingerprint, newRecord, sameScope } from '../memory/governance.js';
 import { chooseTargets } from '../memory/supersede.js';
 import { checkConnection, type ClientLike, type PostgresConnection } from './driver.js';
 import { checkSchemaName, PostgresDatabase, type MigrateResult } from './database.js';
 import { PostgresOptionsError } from './errors.js';
+import { checkTenant } from './tenant.js';
 
 /** The schema version the memory tables arrived in. */
 const MEMORY_VERSION = 1;
@@ -263,17 +264,6 @@ export class PostgresMemoryStore implements GovernedMemoryStore {
     if (scope.session !== undefined) parts.push(`scope_session = $${from + values.push(scope.session) - 1}`);
     return { sql: parts.join(' AND '), values };
   }
-}
-
-function checkTenant(tenant: unknown): string | undefined {
-  if (tenant === undefined) return undefined;
-  if (typeof tenant !== 'string' || tenant === '') throw new PostgresOptionsError(`tenant must be a non-empty string, got ${JSON.stringify(tenant)}.`);
-  try {
-    checkText(tenant, 'tenant');
-  } catch (error) {
-    throw new PostgresOptionsError((error as Error).message);
-  }
-  return tenant;
 }
 
 async function rows<T>(c: ClientLike, sql: string, values: unknown[]): Promise<T[]> {

@@ -1,8 +1,7 @@
 // The versioned schema of every PostgreSQL store, one list for all of them: each store names the
-// version it needs, `migrate()` applies whatever is missing, in order, in one transaction. Later
-// stores (sessions: lease rows, content-addressed nodes, live-path indexes) arrive as later versions
-// here. A migration only adds, so the previous release keeps working against a migrated schema
-// during a rolling deploy; removing something waits for a later release.
+// version it needs, `migrate()` applies whatever is missing, in order, in one transaction. A migration
+// only adds, so the previous release keeps working against a migrated schema during a rolling deploy;
+// removing something waits for a later release.
 
 /** `s` is the quoted schema name, e.g. `"indusagi"`. */
 export type Migration = { version: number; name: string; statements: (s: string) => string[] };
@@ -56,6 +55,52 @@ export const MIGRATIONS: readonly Migration[] = [
         tenant text PRIMARY KEY,
         docs bigint NOT NULL,
         total_length bigint NOT NULL
+      )`,
+    ],
+  },
+  {
+    version: 2,
+    name: 'sessions: content-addressed nodes, started calls, leaf and writer lease',
+    statements: (s) => [
+      `CREATE TABLE ${s}.sessions (
+        tenant text NOT NULL,
+        id text NOT NULL,
+        leaf text,
+        nodes bigint NOT NULL DEFAULT 0,
+        records bigint NOT NULL DEFAULT 0,
+        bytes bigint NOT NULL DEFAULT 0,
+        input_tokens bigint NOT NULL DEFAULT 0,
+        output_tokens bigint NOT NULL DEFAULT 0,
+        cache_write_tokens bigint NOT NULL DEFAULT 0,
+        cache_read_tokens bigint NOT NULL DEFAULT 0,
+        cache_write_1h_tokens bigint NOT NULL DEFAULT 0,
+        lease_holder text,
+        lease_epoch bigint NOT NULL DEFAULT 0,
+        lease_expires timestamptz,
+        PRIMARY KEY (tenant, id)
+      )`,
+      `COMMENT ON COLUMN ${s}.sessions.lease_epoch IS 'fencing token: raised by every writer that takes the lease; a write commits only under the epoch its writer took'`,
+      `COMMENT ON COLUMN ${s}.sessions.records IS 'records written (nodes, started, head), as the file store would count its lines'`,
+      `CREATE TABLE ${s}.session_nodes (
+        seq bigint GENERATED ALWAYS AS IDENTITY,
+        tenant text NOT NULL,
+        session text NOT NULL,
+        id text NOT NULL,
+        parent text,
+        condenses boolean NOT NULL,
+        first_kept text,
+        node text NOT NULL,
+        bytes integer NOT NULL,
+        PRIMARY KEY (tenant, session, id)
+      )`,
+      `COMMENT ON COLUMN ${s}.session_nodes.node IS 'the node as JSON text (not jsonb, which cannot hold \\u0000): every string round-trips'`,
+      `CREATE INDEX session_nodes_order ON ${s}.session_nodes (tenant, session, seq)`,
+      `CREATE TABLE ${s}.session_starts (
+        tenant text NOT NULL,
+        session text NOT NULL,
+        call_id text NOT NULL,
+        count bigint NOT NULL,
+        PRIMARY KEY (tenant, session, call_id)
       )`,
     ],
   },

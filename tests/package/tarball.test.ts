@@ -27,7 +27,7 @@ const CONTRACT: Record<string, string[]> = {
   indusagi: ['uiMessageStreamResponse', 'sendUIMessageStream', 'uiMessageChunks', 'readChatRequest', 'uiMessagesFromTurns', 'itemsFromTurns', 'turnsFromItems', 'createContextManager', 'memorySource', 'lazyToolSource', 'lazyToolset', 'ToolError', 'toToolset', 'mergeToolsets', 'createAgent', 'SessionStore', 'hashNode', 'compact'],
   'indusagi/react': ['useAssistant'],
   'indusagi/memory/sqlite': ['openSqliteMemoryStore'],
-  'indusagi/postgres': ['PostgresMemoryStore', 'migratePostgres', 'PostgresSchemaBehindError', 'PostgresUnavailableError'],
+  'indusagi/postgres': ['PostgresMemoryStore', 'PostgresSessionStore', 'migratePostgres', 'PostgresSchemaBehindError', 'PostgresUnavailableError', 'SessionLeaseHeldError', 'SessionFencedError'],
   'indusagi/chat': ['createAssistantStore', 'readParts', 'itemsFromTurns', 'turnsFromItems'],
   'indusagi/openai': ['createOpenAIInvoker'],
   'indusagi/telemetry': ['createTelemetry', 'TelemetryOptionsError'],
