@@ -11,6 +11,9 @@ import type { RunRenderer } from './render.js';
 import { parseSlash, SLASH_HELP, type SlashCommand } from './slash.js';
 import { lastCallUsage, statusLine } from './status.js';
 
+/** How many sessions `/resume` offers. */
+const PICKER_SIZE = 10;
+
 export type ChatDeps = {
   /** Read without the writer lock, for listings, the tree and resolving node prefixes; the agent writes. */
   store: SessionStore;
@@ -32,6 +35,8 @@ export class ChatController {
   private readonly agent: Agent;
   private readonly unsubscribe: () => void;
   private running = false;
+  /** After `/resume` without an id: the sessions offered, numbered from 1; the next line picks one. */
+  private picking: string[] | null = null;
   /** The last model call's usage (this process's, or the stored branch's on open), for the status line. */
   private lastCall: ModelUsage | undefined;
   /** Set by a failed run or command, so a piped session can exit non-zero. */
@@ -52,6 +57,11 @@ export class ChatController {
     return this.agent.sessionId;
   }
 
+  /** True while `/resume` waits for the user's pick: the next line chooses a session. */
+  get choosing(): boolean {
+    return this.picking !== null;
+  }
+
   /** Loads the session into the agent and reports where it stands (`exists`: the store holds it already). */
   async open(exists: boolean): Promise<void> {
     const snapshot = await this.agent.resume(this.agent.sessionId);
@@ -63,6 +73,7 @@ export class ChatController {
 
   /** Handles one line of input; false when the chat should end. */
   async handle(line: string): Promise<boolean> {
+    if (this.picking !== null) return this.pick(line);
     if (line.trim() === '') return true;
     let command: SlashCommand | null;
     try {
@@ -110,15 +121,10 @@ export class ChatController {
         this.deps.write(graph.size === 0 ? 'this session is empty so far\n' : `${renderTree(graph, this.deps.paint).join('\n')}\n`);
         return;
       }
-      case 'resume': {
-        await loadExisting(this.deps.store, command.arg);
-        const snapshot = await this.agent.resume(command.arg);
-        this.info(`switched to session ${snapshot.sessionId}: ${snapshot.messages.length} turns in context`);
-        await this.readLastCall();
-        this.reportDamage(snapshot);
-        this.reportPending(snapshot.pendingApprovals);
+      case 'resume':
+        if (command.arg === null) await this.offerSessions();
+        else await this.switchTo(command.arg);
         return;
-      }
       case 'fork':
         await this.fork(command.arg);
         return;
@@ -133,11 +139,52 @@ export class ChatController {
         return;
       case 'approve':
       case 'reject': {
-        const pending = this.pick(command.arg);
+        const pending = this.waiting(command.arg);
         await this.run(() => (command.name === 'approve' ? this.agent.approve(pending.approvalId) : this.agent.reject(pending.approvalId)));
         return;
       }
     }
+  }
+
+  private async switchTo(sessionId: string): Promise<void> {
+    await loadExisting(this.deps.store, sessionId);
+    const snapshot = await this.agent.resume(sessionId);
+    this.info(`switched to session ${snapshot.sessionId}: ${snapshot.messages.length} turns in context`);
+    await this.readLastCall();
+    this.reportDamage(snapshot);
+    this.reportPending(snapshot.pendingApprovals);
+  }
+
+  /** `/resume` alone: the latest sessions, numbered; the next line is the choice. */
+  private async offerSessions(): Promise<void> {
+    const sessions = (await this.deps.store.listSessions()).filter((s) => s.id !== this.sessionId).slice(0, PICKER_SIZE);
+    if (sessions.length === 0) {
+      this.info('no other session to resume');
+      return;
+    }
+    const listing = await listSessions(this.deps.store, this.deps.paint, sessions);
+    const lines = listing.trimEnd().split('\n');
+    this.deps.write(`${lines.map((line, i) => `${this.deps.paint('cyan', String(i + 1).padStart(3))}  ${line}`).join('\n')}\n`);
+    this.info('pick a number (or type an id); an empty line keeps this session');
+    this.picking = sessions.map((s) => s.id);
+  }
+
+  private async pick(line: string): Promise<boolean> {
+    const offered = this.picking ?? [];
+    this.picking = null;
+    const choice = line.trim();
+    if (choice === '') {
+      this.info(`staying on session ${this.sessionId}`);
+      return true;
+    }
+    const number = /^\d+$/.test(choice) ? Number(choice) : NaN;
+    try {
+      if (!Number.isNaN(number) && (number < 1 || number > offered.length)) throw new CliUsageError(`pick a number from 1 to ${offered.length}`);
+      await this.switchTo(Number.isNaN(number) ? choice : offered[number - 1]);
+    } catch (error) {
+      this.fail(error);
+    }
+    return true;
   }
 
   /** Moves the live leaf to an earlier node; the next prompt starts a new branch there. */
@@ -149,7 +196,7 @@ export class ChatController {
     this.reportPending(snapshot.pendingApprovals);
   }
 
-  private pick(arg: string | null): PendingApproval {
+  private waiting(arg: string | null): PendingApproval {
     const pending = this.agent.pendingApprovals();
     if (pending.length === 0) throw new CliUsageError('no tool call is waiting for approval');
     if (arg === null) {

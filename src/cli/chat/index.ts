@@ -72,7 +72,7 @@ export async function runChat(command: ChatCommand, session: ChosenSession, io: 
     for (const note of setup.memoryNotes) renderer.line(paint('yellow', note));
     await chat.open(session.exists);
     for (;;) {
-      const line = await lines.next(paint('cyan', 'you › '));
+      const line = await lines.next(paint('cyan', chat.choosing ? 'pick › ' : 'you › '));
       if (line === null || leaving) break;
       armed = false;
       if (!terminal) write(`${paint('cyan', '›')} ${line}\n`);

@@ -2,16 +2,16 @@ import { CliUsageError } from '../errors.js';
 
 export type SlashCommand =
   | { name: 'help' | 'exit' | 'sessions' | 'tree' | 'compact' | 'continue' }
-  | { name: 'resume' | 'fork'; arg: string }
-  | { name: 'approve' | 'reject'; arg: string | null };
+  | { name: 'fork'; arg: string }
+  | { name: 'resume' | 'approve' | 'reject'; arg: string | null };
 
 const NO_ARG = new Set(['help', 'exit', 'sessions', 'tree', 'compact', 'continue']);
-const NEEDS_ARG = new Set(['resume', 'fork']);
-const OPTIONAL_ARG = new Set(['approve', 'reject']);
+const NEEDS_ARG = new Set(['fork']);
+const OPTIONAL_ARG = new Set(['resume', 'approve', 'reject']);
 
 export const SLASH_HELP = [
   '/sessions        list stored sessions',
-  '/resume ID       switch to a stored session',
+  '/resume [ID]     switch to a stored session (no ID: pick one of the latest by number)',
   '/tree            draw this session: branches, and the live leaf',
   '/fork NODE       continue from an earlier node (an id or unique prefix from /tree)',
   '/compact         condense the history now',

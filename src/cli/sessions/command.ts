@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { SessionStore } from '../../runtime/store/index.js';
-import type { SessionGraph } from '../../runtime/store/index.js';
+import type { SessionGraph, SessionSummary } from '../../runtime/store/index.js';
 import type { Command } from '../args.js';
 import { CliUsageError } from '../errors.js';
 import type { Paint } from '../style.js';
@@ -39,9 +39,9 @@ export async function runSessions(command: SessionsCommand, write: (text: string
   }
 }
 
-/** One line per session, newest first: id, last change, turns, live leaf and how it began. Reads no whole file. */
-export async function listSessions(store: SessionStore, paint: Paint): Promise<string> {
-  const sessions = await store.listSessions();
+/** One line per session (all, or `only` these), newest first: id, last change, turns, live leaf and how it began. Reads no whole file. */
+export async function listSessions(store: SessionStore, paint: Paint, only?: SessionSummary[]): Promise<string> {
+  const sessions = only ?? (await store.listSessions());
   if (sessions.length === 0) return `no sessions in ${store.root}\n`;
   const lines: string[] = [];
   for (const summary of sessions) {
