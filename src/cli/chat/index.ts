@@ -9,6 +9,7 @@ import { paintFor, paintsColour } from '../style.js';
 import { ChatController } from './controller.js';
 import { PromptEditor } from './editor.js';
 import { LineSource } from './lines.js';
+import { loadMarkdown } from './markdown.js';
 import { RunRenderer } from './render.js';
 import { setUpChat } from './setup.js';
 import { Spinner } from './spinner.js';
@@ -66,13 +67,18 @@ export async function runChat(command: ChatCommand, session: ChosenSession, io: 
   // A terminal in raw mode sends Ctrl-C as a key (the editor's); a signal still comes from `kill -INT` or a pipe's shell.
   process.on('SIGINT', onInterrupt);
 
+  let markdown: Promise<void> | undefined;
   try {
     renderer.line(paint('bold', `indusagi chat · session ${chat.sessionId} · ${model.describe}`));
     renderer.line(paint('dim', 'type /help for commands, /exit to leave'));
     for (const note of setup.memoryNotes) renderer.line(paint('yellow', note));
     await chat.open(session.exists);
     for (;;) {
-      const line = await lines.next(paint('cyan', chat.choosing ? 'pick › ' : 'you › '));
+      const next = lines.next(paint('cyan', chat.choosing ? 'pick › ' : 'you › '));
+      // The Markdown parser loads while the first prompt is being typed, not before it is shown.
+      markdown ??= layout?.mode === 'rich' ? loadMarkdown() : Promise.resolve();
+      const line = await next;
+      await markdown;
       if (line === null || leaving) break;
       armed = false;
       if (!terminal) write(`${paint('cyan', '›')} ${line}\n`);

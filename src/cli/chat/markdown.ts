@@ -1,4 +1,4 @@
-import { Lexer, type Token, type Tokens } from 'marked';
+import type { Token, Tokens } from 'marked';
 import { terminalText } from '../safe-text.js';
 import type { Paint, StyleFormat } from '../style.js';
 
@@ -16,7 +16,19 @@ const CODE_STYLE: Format[] = ['cyan'];
  * so model text can never act on the terminal, whatever Markdown it is wrapped in.
  */
 export function renderMarkdown(source: string, width: number, paint: Paint): string {
-  return blocks(new Lexer().lex(source), Math.max(20, width), paint).join('\n');
+  if (lex === undefined) throw new Error('renderMarkdown before loadMarkdown resolved');
+  return blocks(lex(source), Math.max(20, width), paint).join('\n');
+}
+
+let lex: ((source: string) => Token[]) | undefined;
+
+/**
+ * Loads the parser. marked is imported only here, so a chat shows its first prompt without paying for
+ * it; the chat awaits this before its first run, and a piped chat never loads it.
+ */
+export async function loadMarkdown(): Promise<void> {
+  const { Lexer } = await import('marked');
+  lex = (source) => new Lexer().lex(source);
 }
 
 /**

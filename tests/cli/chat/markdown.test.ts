@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { completeBlocksEnd, renderMarkdown, wrapPlain } from '../../../src/cli/chat/markdown.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { completeBlocksEnd, loadMarkdown, renderMarkdown, wrapPlain } from '../../../src/cli/chat/markdown.js';
 import { paintFor } from '../../../src/cli/style.js';
 import { HOSTILE, STEERING } from '../hostile-text.js';
 
@@ -8,6 +8,8 @@ const SGR = /\u001b\[[0-9;]*m/g;
 const plain = (text: string) => text.replace(SGR, '');
 
 describe('renderMarkdown', () => {
+  beforeAll(loadMarkdown);
+
   it('lays out nested lists, numbered lists, quotes and code without re-wrapping code', () => {
     const out = renderMarkdown(
       ['1. first', '2. second', '   - inner point', '', '> quoted words', '', '```', `${'x'.repeat(50)} long code line`, '```'].join('\n'),
