@@ -43,7 +43,7 @@ options:
   -c, --continue   work on the most recently changed session
   --model M        provider:model (anthropic:… or openai:…; a bare id is Anthropic's)
   --store DIR      where sessions live (default ./${DEFAULT_STORE})
-  --memory FILE    the remembered facts (default ./${DEFAULT_MEMORY})
+  --memory F|URL   the remembered facts: a file (default ./${DEFAULT_MEMORY}) or a postgres:// URL
   -p, --print P    run the prompt P ("-": read it from stdin), print the final answer, exit
   --json           with -p: print every run event as one JSON line instead of the answer
   -h, --help       this text
@@ -83,5 +83,7 @@ export function helpFor(topic: string[]): string {
   }
   const lines = USAGE.split('\n').filter((line) => line.startsWith(`  indusagi ${command} `) || line === `  indusagi ${command}`);
   if (lines.length === 0) throw new CliUsageError(`no help for "${topic.join(' ')}": not a command; try "indusagi help"`);
-  return `usage:\n${lines.join('\n')}\n`;
+  // `memory rm --help`: that action's line, when the overview has one.
+  const own = lines.filter((line) => action !== undefined && line.startsWith(`  indusagi ${command} ${action} `));
+  return `usage:\n${(own.length > 0 ? own : lines).join('\n')}\n`;
 }

@@ -37,6 +37,9 @@ describe('indusagi --help', () => {
       [['sessions', 'export', '--help'], 'usage: indusagi sessions export ID [--format md|json]'],
       [['sessions', 'rm', '--help'], 'usage: indusagi sessions rm ID [--store DIR]\n  deletes the session file; refused while a chat has the session open\n'],
       [['-p', 'x', '--help'], 'usage: indusagi chat [options]'],
+      [['memory', '--help'], 'usage:\n  indusagi memory ls [--all]'],
+      [['memory', 'rm', '--help'], 'usage:\n  indusagi memory rm ID [--memory FILE|URL] [--resource R] [--session S]\n'],
+      [['db', 'migrate', '-h'], 'usage:\n  indusagi db migrate [--database URL] [--schema NAME]\n'],
     ];
     const runs = await Promise.all(cases.map(([args]) => runCli(args, workspace.dir)));
     runs.forEach((run, i) => {
