@@ -1,4 +1,4 @@
-import { context as contexts, trace, SpanKind, type Attributes } from '@opentelemetry/api';
+import type { Attributes } from '@opentelemetry/api';
 import type { MemoryRecord, MemoryStore } from '../memory/types.js';
 import {
   ATTR_MEMORY_FORGOTTEN,
@@ -14,7 +14,7 @@ import {
   OP_UPDATE_MEMORY,
 } from './conventions.js';
 import type { Instrumentation } from './instrumentation.js';
-import { failSpanWith } from './spans.js';
+import { inInternalSpan } from './spans.js';
 import { TelemetryOptionsError } from './errors.js';
 
 /** Options of `telemetry.memoryStore`. */
@@ -35,22 +35,10 @@ export function traceMemoryStore(store: MemoryStore, inst: Instrumentation, opti
   }
   const storeId = options?.id;
   if (storeId !== undefined && (typeof storeId !== 'string' || storeId === '')) throw new TelemetryOptionsError('the memory store `id` must be a non-empty string');
-  const operation = async <T>(name: string, start: Attributes, work: () => Promise<T>, done: (result: T) => Attributes): Promise<T> => {
+  const operation = <T>(name: string, start: Attributes, work: () => Promise<T>, done: (result: T) => Attributes): Promise<T> => {
     const attributes: Attributes = { [ATTR_OPERATION_NAME]: name, ...start };
     if (storeId !== undefined) attributes[ATTR_MEMORY_STORE_ID] = storeId;
-    const parent = contexts.active();
-    const span = inst.tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, parent);
-    let result: T;
-    try {
-      result = await contexts.with(trace.setSpan(parent, span), work);
-    } catch (error) {
-      failSpanWith(span, error);
-      span.end();
-      throw error;
-    }
-    span.setAttributes(done(result));
-    span.end();
-    return result;
+    return inInternalSpan(inst.tracer, name, attributes, work, done);
   };
   const content = (attributes: Attributes): Attributes => (inst.captureContent ? attributes : {});
   const search = (query: string | undefined, records: MemoryRecord[]): Attributes => ({

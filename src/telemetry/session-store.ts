@@ -1,4 +1,4 @@
-import { context as contexts, trace, SpanKind, type Attributes, type Span } from '@opentelemetry/api';
+import type { Attributes } from '@opentelemetry/api';
 import type { LoadReport } from '../runtime/contract/index.js';
 import type { LoadedSession, PersistReport, SessionStoreLike } from '../runtime/store/index.js';
 import {
@@ -14,7 +14,7 @@ import {
   SPAN_SESSION_PERSIST,
 } from './conventions.js';
 import type { Instrumentation } from './instrumentation.js';
-import { failSpanWith } from './spans.js';
+import { inInternalSpan } from './spans.js';
 
 /**
  * The session store with a span around each operation: `indusagi.session.open` (a resume, or the first
@@ -36,23 +36,9 @@ export function traceSessionStore(store: SessionStoreLike, inst: Instrumentation
   return traced;
 }
 
-async function inSpan<T>(inst: Instrumentation, name: string, sessionId: unknown, work: () => Promise<T>, describe: (result: T) => Attributes | undefined): Promise<T> {
+function inSpan<T>(inst: Instrumentation, name: string, sessionId: unknown, work: () => Promise<T>, describe: (result: T) => Attributes | undefined): Promise<T> {
   const attributes: Attributes = typeof sessionId === 'string' ? { [ATTR_CONVERSATION_ID]: sessionId } : {};
-  const parent = contexts.active();
-  const span: Span = inst.tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, parent);
-  let result: T;
-  try {
-    // Current while the store works, so a database driver's own spans nest under it.
-    result = await contexts.with(trace.setSpan(parent, span), work);
-  } catch (error) {
-    failSpanWith(span, error);
-    span.end();
-    throw error;
-  }
-  const described = describe(result);
-  if (described !== undefined) span.setAttributes(described);
-  span.end();
-  return result;
+  return inInternalSpan(inst.tracer, name, attributes, work, describe);
 }
 
 function writeAttributes(report: PersistReport | void): Attributes | undefined {
