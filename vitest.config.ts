@@ -1,6 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // The examples import `indusagi/...` by name; tsconfig `paths` map those names to the sources.
+  resolve: { tsconfigPaths: true },
   test: {
     include: ['tests/**/*.test.ts', 'tests/**/*.test.tsx'],
     // One throwaway PostgreSQL cluster for the whole run (see tests/support/postgres-setup.ts).

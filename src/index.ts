@@ -9,3 +9,6 @@ export * from './context/index.js';
 export * from './chat/index.js';
 export * from './transport/index.js';
 export * from './ui-message/index.js';
+// The indusagi command's own tools (files inside one workspace folder, the clock, memory), for apps that want the same.
+export { Workspace, builtInTools } from './cli/tools/index.js';
+export type { BuiltInToolOptions } from './cli/tools/index.js';

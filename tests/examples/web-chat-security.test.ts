@@ -161,14 +161,14 @@ describe('one conversation per browser', () => {
     const second = await newBrowser();
     expect(second.cookie).not.toBe(first.cookie);
     const secondThread = await send('GET', '/api/thread', { headers: fromPage(second.cookie) });
-    expect(JSON.parse(secondThread.body)).toEqual({ items: [] });
+    expect(JSON.parse(secondThread.body)).toEqual({ items: [], stopped: [], problems: [] });
     const stolen = await send('POST', '/api/approve', { headers: fromPage(second.cookie), body: JSON.stringify({ approvalId, approved: true }) });
     expect(stolen.body).toContain('unknown_approval');
     expect(existsSync(join(dir, 'workspace', 'plans.txt'))).toBe(false);
 
     // A made-up cookie is just another new browser, not a way into someone's conversation.
     const forged = await send('GET', '/api/thread', { headers: { ...fromPage('indusagi_web_chat=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA') } });
-    expect(JSON.parse(forged.body)).toEqual({ items: [] });
+    expect(JSON.parse(forged.body)).toEqual({ items: [], stopped: [], problems: [] });
   });
 
   it('refuses a chat or an approval from a browser that has no session yet', async () => {

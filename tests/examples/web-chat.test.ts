@@ -1,8 +1,9 @@
 import Anthropic from '@anthropic-ai/sdk';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -109,6 +110,23 @@ describe.skipIf(!haveChromium('web-chat'))('the web-chat example in Chromium', (
       await settled();
       expect(existsSync(join(dir, 'workspace', 'other.txt'))).toBe(false);
       expect(await replies().last().textContent()).toContain('did not go through');
+    });
+
+    it('renders the reply as markdown, and HTML a reply quotes from a file never reaches the page', async () => {
+      await writeFile(
+        join(dir, 'workspace', 'evil.md'),
+        '# Plans\n\n**bold move**\n\n<img src="x" onerror="window.__pwned = 1">\n\n<script>window.__pwned = 2</script>\n\n[click me](javascript:window.__pwned=3)\n',
+      );
+      await say('read evil.md');
+      await page.locator('[data-tool="files.read"]').waitFor();
+      await settled();
+      const reply = replies().last();
+      expect(await reply.locator('.text strong').first().textContent()).toBe('bold move');
+      expect(await reply.locator('.text h1').textContent()).toBe('Plans');
+      expect(await page.locator('.thread img, .thread script, .thread [onerror]').count()).toBe(0);
+      expect(await reply.locator('.text a').getAttribute('href')).not.toMatch(/^javascript:/i);
+      await reply.locator('.text a').click();
+      expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
     });
 
     it('a reload restores the thread from the session store, exactly as it was shown', async () => {
@@ -228,27 +246,103 @@ describe.skipIf(!haveChromium('web-chat'))('the web-chat example in Chromium', (
       }
     });
 
-    it('Stop ends a streaming reply at once and the chat goes on', async () => {
+    it("tells the user when the session store could not read part of the conversation back", async () => {
+      const context = await browser.newContext();
+      try {
+        const visitor = await context.newPage();
+        await visitor.goto(chat.url);
+        await visitor.getByLabel('Message').fill('list files');
+        await visitor.getByRole('button', { name: 'Send' }).click();
+        await visitor.locator('[data-tool="files.list"]').waitFor();
+        await visitor.getByRole('button', { name: 'Send' }).waitFor();
+        expect(await visitor.locator('[data-load-problems]').count()).toBe(0);
+
+        // Damage a middle line of this visitor's session file while the server is down.
+        const token = (await context.cookies(chat.url))[0].value;
+        const file = join(dir, 'sessions', `web-${createHash('sha256').update(token).digest('hex').slice(0, 32)}.jsonl`);
+        await chat.close();
+        const lines = (await readFile(file, 'utf8')).split('\n');
+        lines[1] = '{"this line": "was damaged';
+        await writeFile(file, lines.join('\n'));
+        chat = await startChat();
+
+        await visitor.goto(chat.url);
+        const notice = visitor.locator('[data-load-problems]');
+        await notice.waitFor();
+        expect(await notice.textContent()).toMatch(/could not be read back.*damaged line\(s\) were skipped: line 2/s);
+      } finally {
+        await context.close();
+      }
+      await page.goto(chat.url);
+      await thread().waitFor();
+    });
+
+    it('Stop ends a streaming reply at once, marks it stopped (also after a reload), and the chat goes on; the thread follows the reply unless the user scrolled up', async () => {
       // A model slow enough (the long story would take a quarter of a minute) that the reply is surely still streaming.
       slowDemo = await startDemoModel({ chunkDelayMs: 60 });
       await chat.close();
       chat = await startChat(slowDemo);
+      await page.setViewportSize({ width: 800, height: 500 });
       await page.goto(chat.url);
       await thread().waitFor();
       const repliesBefore = await replies().count();
 
       await say('tell me a long story');
       await expect.poll(async () => (await replies().count()) > repliesBefore && ((await replies().last().textContent()) ?? '').length > 0).toBe(true);
+      const view = () => thread().evaluate((list) => ({ top: list.scrollTop, gap: list.scrollHeight - list.scrollTop - list.clientHeight, length: list.textContent!.length }));
+      // Following: as the reply grows past the screen, the newest line stays in view.
+      await expect.poll(async () => (await view()).top, { timeout: 20_000 }).toBeGreaterThan(100);
+      expect((await view()).gap).toBeLessThan(60);
+      // The user scrolls up to read: new text arrives and the view stays where they put it.
+      await thread().evaluate((list) => list.scrollTo({ top: 0 }));
+      const readingAt = (await view()).length;
+      await expect.poll(async () => (await view()).length).toBeGreaterThan(readingAt + 40);
+      expect((await view()).top).toBe(0);
+
       await page.getByRole('button', { name: 'Stop' }).click();
       await settled();
-      const cut = (await replies().last().textContent()) ?? '';
+      const cut = (await replies().last().locator('.text').textContent()) ?? '';
       expect(cut.startsWith('(offline demo model)')).toBe(true);
       expect(cut.length).toBeLessThan(longStory().length);
+      expect(await replies().last().locator('[data-stopped]').textContent()).toBe('Stopped');
       expect(await page.locator('[role="alert"]').count()).toBe(0);
+
+      // The stopped reply and its marker come back after a reload, where they were.
+      // (What reached the socket before the page hung up may run a few words past what it showed.)
+      await expect.poll(async () => (await readdir(join(dir, 'stopped')).catch(() => [])).length).toBe(1);
+      const shown = await replies().count();
+      await page.reload();
+      await thread().waitFor();
+      expect(await replies().count()).toBe(shown);
+      expect(await replies().last().locator('[data-stopped]').count()).toBe(1);
+      expect((await replies().last().locator('.text').textContent())!.startsWith(cut)).toBe(true);
 
       await say('list files');
       await page.locator('[data-tool="files.list"]').last().waitFor();
       await settled();
       expect(await page.locator('[data-tool="files.list"]').last().textContent()).toContain('late.txt');
+    });
+
+    it('fits a phone screen: no sideways scrolling, the input in view; screenshots of both layouts', async () => {
+      const shots = process.env.INDUSAGI_SCREENSHOTS ?? join(dir, 'screenshots');
+      await mkdir(shots, { recursive: true });
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await page.goto(chat.url);
+      await thread().waitFor();
+      await page.screenshot({ path: join(shots, 'web-chat-desktop.png') });
+
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.goto(chat.url);
+      await thread().waitFor();
+      const layout = await page.evaluate(() => ({ wide: document.documentElement.scrollWidth, width: window.innerWidth }));
+      expect(layout.wide).toBeLessThanOrEqual(layout.width);
+      const input = (await page.getByLabel('Message').boundingBox())!;
+      expect(input.y + input.height).toBeLessThanOrEqual(844);
+      expect(input.x).toBeGreaterThanOrEqual(0);
+      expect(input.x + input.width).toBeLessThanOrEqual(390);
+      await page.screenshot({ path: join(shots, 'web-chat-phone.png') });
+      for (const name of ['web-chat-desktop.png', 'web-chat-phone.png']) {
+        expect((await readFile(join(shots, name))).subarray(1, 4).toString()).toBe('PNG');
+      }
     });
 });

@@ -24,7 +24,7 @@ const CONTRACT: Record<string, string[]> = {
   'indusagi/runtime': ['createAgent', 'RunLedger', 'SnapshotAccumulator', 'SessionStore', 'SessionGraph', 'hashNode', 'estimateContextTokens', 'shouldCompact', 'findCutPoint', 'summarize', 'compact'],
   'indusagi/memory': ['createMemoryStore', 'recallMemory', 'rememberFacts', 'formatMemoryBlock'],
   'indusagi/anthropic': ['runAgent'],
-  indusagi: ['uiMessageStreamResponse', 'sendUIMessageStream', 'uiMessageChunks', 'readChatRequest', 'uiMessagesFromTurns', 'itemsFromTurns', 'turnsFromItems', 'createContextManager', 'memorySource', 'lazyToolSource', 'lazyToolset', 'ToolError', 'toToolset', 'mergeToolsets', 'createAgent', 'SessionStore', 'hashNode', 'compact'],
+  indusagi: ['builtInTools', 'Workspace', 'uiMessageStreamResponse', 'sendUIMessageStream', 'uiMessageChunks', 'readChatRequest', 'uiMessagesFromTurns', 'itemsFromTurns', 'turnsFromItems', 'createContextManager', 'memorySource', 'lazyToolSource', 'lazyToolset', 'ToolError', 'toToolset', 'mergeToolsets', 'createAgent', 'SessionStore', 'hashNode', 'compact'],
   'indusagi/react': ['useAssistant'],
   'indusagi/memory/sqlite': ['openSqliteMemoryStore'],
   'indusagi/postgres': ['PostgresMemoryStore', 'PostgresSessionStore', 'migratePostgres', 'PostgresSchemaBehindError', 'PostgresUnavailableError', 'SessionLeaseHeldError', 'SessionFencedError'],

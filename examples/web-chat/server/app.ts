@@ -1,22 +1,21 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAgent, SessionStore } from '../../../src/entries/runtime.js';
-import type { AnthropicClientLike } from '../../../src/providers/anthropic/index.js';
-import { createMemoryStore } from '../../../src/memory/index.js';
-import { sendParts } from '../../../src/transport/index.js';
-import { agentRunParts } from '../../../src/parts/index.js';
-import { Workspace, builtInTools } from '../../../src/cli/tools/index.js';
+import { dirname, join } from 'node:path';
+import { agentRunParts, builtInTools, createAgent, itemsFromTurns, loadReportProblems, RunFault, sendParts, SessionStore, Workspace } from 'indusagi';
+import type { AgentPart, AssistantItem, RunSnapshot, Turn } from 'indusagi';
+import type { AnthropicClientLike } from 'indusagi/anthropic';
+import { createMemoryStore } from 'indusagi/memory';
 import { BrowserSessions } from './browsers.js';
 import { RequestGuard } from './guard.js';
 import { badRequest, RefusedRequestError } from './refused.js';
 import { serveStatic } from './static.js';
-import { itemsFromTurns } from '../../../src/chat/index.js';
+import { StoppedReplies, type StoppedReply } from './stopped.js';
 
 export type WebChatOptions = {
   /** The page built by Vite (its `outDir`). */
   pageDir: string;
-  /** Where the session store keeps its files, one session per browser; threads survive restarts here. */
+  /** Where the session store keeps its files, one session per browser; threads survive restarts here. Stopped replies go beside it, in `stopped/`. */
   sessionsDir: string;
   /** The only folder the file tools may touch (one folder, shared by every browser's conversation). */
   workspaceDir: string;
@@ -32,13 +31,15 @@ const MAX_BODY = 1024 * 1024;
 
 /**
  * The example's server: the built page, `GET /api/thread` (the browser's conversation so far, from the
- * session store; a browser's first call also starts its session), and two NDJSON part streams,
+ * session store, with the replies the user stopped and what the store could not read; a browser's
+ * first call also starts its session), and two NDJSON part streams,
  * `POST /api/chat {prompt}` and `POST /api/approve {approvalId, approved, reason?}`. Requests naming
  * another host, API calls from another origin and bodies that are not JSON are refused (guard.ts).
  */
 export async function startWebChat(options: WebChatOptions): Promise<WebChat> {
   const workspace = await Workspace.open(options.workspaceDir);
   const store = new SessionStore(options.sessionsDir);
+  const stopped = new StoppedReplies(join(dirname(options.sessionsDir), 'stopped'));
   const tools = builtInTools({ workspace, memory: createMemoryStore(), maxReadChars: 4_000 });
   const browsers = new BrowserSessions((sessionId) =>
     createAgent(
@@ -57,12 +58,24 @@ export async function startWebChat(options: WebChatOptions): Promise<WebChat> {
     'GET /api/thread': async (req, res) => {
       const agent = browsers.open(req, res);
       const snapshot = await agent.resume(agent.sessionId);
-      sendJson(res, 200, { items: itemsFromTurns(snapshot.messages, snapshot.pendingApprovals) });
+      // A damaged line makes the store fall back to what it could read: the user must hear of it.
+      const problems = snapshot.loadReport === undefined ? [] : loadReportProblems(snapshot.loadReport);
+      sendJson(res, 200, { ...threadOf(snapshot, await stopped.of(agent.sessionId)), problems });
     },
     'POST /api/chat': async (req, res) => {
       const agent = browsers.existing(req);
       const prompt = field(await readJson(req), 'prompt', 'string');
-      return sendParts(res, (signal) => agentRunParts(agent, () => agent.submit(prompt, { signal })));
+      let said = '';
+      let run: Promise<RunSnapshot> | undefined;
+      const outcome = await sendParts(res, (signal) =>
+        tapText(
+          agentRunParts(agent, () => (run = agent.submit(prompt, { signal }))),
+          (text) => (said += text),
+        ),
+      );
+      // The page stopped the reply (it hung up): keep what it had been shown, and where.
+      const fault = outcome === 'disconnected' ? await run?.then(() => null, (error: unknown) => error) : null;
+      if (RunFault.isInstance(fault) && fault.kind === 'aborted') await stopped.record(agent.sessionId, { afterTurns: fault.snapshot.messages.length, text: said });
     },
     'POST /api/approve': async (req, res) => {
       const agent = browsers.existing(req);
@@ -117,6 +130,37 @@ export async function startWebChat(options: WebChatOptions): Promise<WebChat> {
       await browsers.closeAll();
     },
   };
+}
+
+/**
+ * The page's thread: the session's turns as chat items, with each stopped reply put back where it
+ * was cut off (after the turns it followed), and the positions of the items that were stopped.
+ */
+function threadOf(snapshot: RunSnapshot, stops: readonly StoppedReply[]): { items: AssistantItem[]; stopped: number[] } {
+  const items: AssistantItem[] = [];
+  const stoppedAt: number[] = [];
+  let from = 0;
+  const add = (turns: Turn[]) => items.push(...itemsFromTurns(turns, snapshot.pendingApprovals));
+  for (const stop of [...stops].sort((a, b) => a.afterTurns - b.afterTurns)) {
+    if (stop.afterTurns > snapshot.messages.length) continue;
+    add(snapshot.messages.slice(from, stop.afterTurns));
+    from = stop.afterTurns;
+    // Cut off after tools of its own run: the text joins that reply, as it did on the page.
+    const last = items[items.length - 1];
+    const said: AgentPart[] = stop.text === '' ? [] : [{ type: 'text', text: stop.text }];
+    if (last?.role === 'assistant') items[items.length - 1] = { role: 'assistant', parts: [...last.parts, ...said] };
+    else items.push({ role: 'assistant', parts: said });
+    stoppedAt.push(items.length - 1);
+  }
+  add(snapshot.messages.slice(from));
+  return { items, stopped: stoppedAt };
+}
+
+async function* tapText(parts: AsyncGenerator<AgentPart>, onText: (text: string) => void): AsyncGenerator<AgentPart> {
+  for await (const part of parts) {
+    if (part.type === 'text') onText(part.text);
+    yield part;
+  }
 }
 
 async function readJson(req: IncomingMessage): Promise<unknown> {

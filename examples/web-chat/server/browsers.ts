@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Agent } from '../../../src/entries/runtime.js';
+import type { Agent } from 'indusagi';
 import { RefusedRequestError } from './refused.js';
 
 const COOKIE = 'indusagi_web_chat';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'vite';
-import { DEMO_MODEL_ID, startDemoModel } from '../../../src/demo/index.js';
+import { DEMO_MODEL_ID, startDemoModel } from 'indusagi/testing';
 import { startWebChat } from './app.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));

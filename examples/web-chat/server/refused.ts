@@ -1,4 +1,4 @@
-import { IndusagiError } from '../../../src/errors/index.js';
+import { IndusagiError } from 'indusagi';
 
 /** A request the server will not act on, answered with `status` and `{ kind, message }`. */
 export class RefusedRequestError extends IndusagiError {

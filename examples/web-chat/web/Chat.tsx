@@ -1,18 +1,52 @@
-import { useAssistant } from '../../../src/react/index.js';
-import type { AssistantItem } from '../../../src/react/index.js';
-import { chatStream, decision } from './api.js';
+import { useLayoutEffect, useRef, useState } from 'react';
+import { useAssistant } from 'indusagi/react';
+import { chatStream, decision, type Thread } from './api.js';
 import { Part } from './parts.js';
 
-export function Chat({ initialItems }: { initialItems: AssistantItem[] }) {
-  const { items, input, setInput, busy, error, send, stop, follow } = useAssistant({ stream: chatStream, initialItems });
+/** How close to the bottom (px) still counts as "at the bottom": the thread follows new text from there. */
+const FOLLOW_SLACK = 48;
+
+export function Chat({ thread }: { thread: Thread }) {
+  const { items, input, setInput, busy, error, send, stop, follow } = useAssistant({ stream: chatStream, initialItems: thread.items });
+  const [stopped, setStopped] = useState(() => new Set(thread.stopped));
   // A failed turn is already shown through `error`; the rejection needs no second report.
   const quietly = (turn: Promise<void>) => void turn.catch(() => undefined);
   const decide = (approvalId: string, approved: boolean) => quietly(follow(decision(approvalId, approved)));
+  const halt = () => {
+    const reply = items.length - 1;
+    if (items[reply]?.role === 'assistant') setStopped((before) => new Set(before).add(reply));
+    stop();
+  };
+
+  // Follow the reply as it grows, unless the user scrolled up to read: then leave the view alone
+  // until they come back down.
+  const scroller = useRef<HTMLOListElement>(null);
+  const following = useRef(true);
+  useLayoutEffect(() => {
+    const list = scroller.current;
+    if (list && following.current) list.scrollTop = list.scrollHeight;
+  }, [items]);
+  const onScroll = () => {
+    const list = scroller.current!;
+    following.current = list.scrollHeight - list.scrollTop - list.clientHeight <= FOLLOW_SLACK;
+  };
 
   return (
     <main>
-      <h1>indusagi web chat</h1>
-      <ol className="thread">
+      <header>
+        <h1>indusagi web chat</h1>
+      </header>
+      {thread.problems.length > 0 && (
+        <div className="notice" role="status" data-load-problems>
+          <strong>Part of this conversation could not be read back.</strong>
+          <ul>
+            {thread.problems.map((problem) => (
+              <li key={problem}>{problem}</li>
+            ))}
+          </ul>
+        </div>
+      )}
+      <ol className="thread" ref={scroller} onScroll={onScroll}>
         {items.map((item, i) =>
           item.role === 'user' ? (
             <li key={i} className="user" data-role="user">
@@ -23,20 +57,31 @@ export function Chat({ initialItems }: { initialItems: AssistantItem[] }) {
               {item.parts.map((part, j) => (
                 <Part key={part.type === 'tool' ? part.callId : j} part={part} busy={busy} decide={decide} />
               ))}
+              {busy && i === items.length - 1 && !stopped.has(i) && <span className="typing" aria-label="Replying" />}
+              {stopped.has(i) && (
+                <p className="stopped" data-stopped>
+                  Stopped
+                </p>
+              )}
             </li>
           ),
         )}
       </ol>
-      {error !== undefined && <p className="fault" role="alert">{(error as Error).message}</p>}
+      {error !== undefined && (
+        <p className="fault" role="alert">
+          {(error as Error).message}
+        </p>
+      )}
       <form
         onSubmit={(e) => {
           e.preventDefault();
+          following.current = true;
           quietly(send());
         }}
       >
         <input aria-label="Message" value={input} onChange={(e) => setInput(e.target.value)} placeholder="Try: list files · write hello to notes.txt" />
         {busy ? (
-          <button type="button" onClick={stop}>
+          <button type="button" onClick={halt}>
             Stop
           </button>
         ) : (

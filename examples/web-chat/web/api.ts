@@ -1,17 +1,20 @@
-import { fetchParts } from '../../../src/chat/index.js';
-import type { AssistantItem, AssistantStream, ContinuationStream } from '../../../src/chat/index.js';
+import { fetchParts } from 'indusagi/chat';
+import type { AssistantItem, AssistantStream, ContinuationStream } from 'indusagi/chat';
 
-let loading: Promise<AssistantItem[]> | undefined;
+/** The conversation as the server has it: the thread, which of its replies were stopped, and what the session store could not read. */
+export type Thread = { items: AssistantItem[]; stopped: number[]; problems: string[] };
+
+let loading: Promise<Thread> | undefined;
 
 /**
  * The conversation so far, as the server's session store has it. Asked once per page load, however
  * often it is called (StrictMode runs effects twice): a browser's first thread request starts its
  * session, and two at once would start two, the later cookie winning.
  */
-export function loadThread(): Promise<AssistantItem[]> {
+export function loadThread(): Promise<Thread> {
   loading ??= fetch('/api/thread').then(async (response) => {
     if (!response.ok) throw new Error(`Loading the thread failed with HTTP ${response.status}: ${await response.text()}`);
-    return ((await response.json()) as { items: AssistantItem[] }).items;
+    return (await response.json()) as Thread;
   });
   return loading;
 }

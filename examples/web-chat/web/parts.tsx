@@ -1,19 +1,31 @@
 import type { ComponentType } from 'react';
-import type { AgentPart, AgentToolPart } from '../../../src/parts/index.js';
+import Markdown from 'react-markdown';
+import type { AgentPart, AgentToolPart } from 'indusagi';
 
 type Decide = (approvalId: string, approved: boolean) => void;
 type ToolProps = { part: AgentToolPart; busy: boolean; decide: Decide };
 
 export function Part({ part, busy, decide }: { part: AgentPart; busy: boolean; decide: Decide }) {
-  if (part.type === 'text') return <p>{part.text}</p>;
+  // Model text is markdown. react-markdown builds React elements and drops raw HTML, so a reply
+  // quoting `<img onerror=...>` from a file shows nothing of it, and no innerHTML is ever set.
+  if (part.type === 'text')
+    return (
+      <div className="text">
+        <Markdown>{part.text}</Markdown>
+      </div>
+    );
   if (part.type !== 'tool') return null;
   const Card = TOOL_CARDS[part.name] ?? GenericCard;
+  const state = part.approvalId !== undefined ? 'waiting' : part.isError ? 'failed' : 'done';
   return (
-    <div className={part.isError ? 'tool error' : 'tool'} data-tool={part.name} data-call={part.callId}>
+    <div className={`tool ${state}`} data-tool={part.name} data-call={part.callId} data-state={state}>
+      <span className="state">{STATE_LABELS[state]}</span>
       <Card part={part} busy={busy} decide={decide} />
     </div>
   );
 }
+
+const STATE_LABELS = { waiting: 'needs your approval', failed: 'failed', done: 'done' } as const;
 
 const input = (part: AgentToolPart) => (part.input ?? {}) as Record<string, string>;
 const resultText = (part: AgentToolPart) => (typeof part.result === 'string' ? part.result : JSON.stringify(part.result, null, 2));
