@@ -161,14 +161,36 @@ describe('one conversation per browser', () => {
     const second = await newBrowser();
     expect(second.cookie).not.toBe(first.cookie);
     const secondThread = await send('GET', '/api/thread', { headers: fromPage(second.cookie) });
-    expect(JSON.parse(secondThread.body)).toEqual({ items: [], stopped: [], problems: [] });
+    expect(JSON.parse(secondThread.body)).toEqual({ conversation: expect.stringMatching(/^web-[0-9a-f]{32}$/), items: [], stopped: [], problems: [] });
     const stolen = await send('POST', '/api/approve', { headers: fromPage(second.cookie), body: JSON.stringify({ approvalId, approved: true }) });
     expect(stolen.body).toContain('unknown_approval');
     expect(existsSync(join(dir, 'workspace', 'plans.txt'))).toBe(false);
 
     // A made-up cookie is just another new browser, not a way into someone's conversation.
     const forged = await send('GET', '/api/thread', { headers: { ...fromPage('indusagi_web_chat=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA') } });
-    expect(JSON.parse(forged.body)).toEqual({ items: [], stopped: [], problems: [] });
+    expect(JSON.parse(forged.body)).toEqual({ conversation: expect.stringMatching(/^web-[0-9a-f]{32}$/), items: [], stopped: [], problems: [] });
+  });
+
+  it("a browser can neither open, prompt nor list another browser's conversations, whatever id it names", async () => {
+    const owner = await newBrowser();
+    const started = await send('POST', '/api/conversations', { headers: fromPage(owner.cookie), body: '{}' });
+    const { id } = JSON.parse(started.body) as { id: string };
+    expect(id).toMatch(/^web-[0-9a-f]{32}-[0-9a-f]{16}$/);
+    await send('POST', '/api/chat', { headers: fromPage(owner.cookie), body: JSON.stringify({ prompt: 'private notes', conversation: id }) });
+    const ownerList = JSON.parse((await send('GET', '/api/conversations', { headers: fromPage(owner.cookie) })).body) as { conversations: Array<{ id: string; title: string }> };
+    expect(ownerList.conversations.map((c) => [c.id, c.title])).toEqual([[id, 'private notes']]);
+
+    const other = await newBrowser();
+    const ownersFirst = id.slice(0, -17);
+    for (const named of [id, ownersFirst, '../sessions/x', 'web-../../etc', `${id}-x`]) {
+      const query = `conversation=${encodeURIComponent(named)}`;
+      const thread = await send('GET', `/api/thread?${query}`, { headers: fromPage(other.cookie) });
+      expect([thread.status, JSON.parse(thread.body).kind], named).toEqual([404, 'unknown_conversation']);
+      const prompt = await send('POST', '/api/chat', { headers: fromPage(other.cookie), body: JSON.stringify({ prompt: 'hi', conversation: named }) });
+      expect(prompt.status, named).toBe(404);
+    }
+    const otherList = JSON.parse((await send('GET', '/api/conversations', { headers: fromPage(other.cookie) })).body) as { conversations: unknown[] };
+    expect(otherList.conversations).toEqual([]);
   });
 
   it('refuses a chat or an approval from a browser that has no session yet', async () => {

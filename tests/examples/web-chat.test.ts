@@ -323,6 +323,35 @@ describe.skipIf(!haveChromium('web-chat'))('the web-chat example in Chromium', (
       expect(await page.locator('[data-tool="files.list"]').last().textContent()).toContain('late.txt');
     });
 
+    it('New conversation starts an empty thread; the list switches between conversations, each with its own history, also after a reload', async () => {
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await page.goto(chat.url);
+      await thread().waitFor();
+      const first = await thread().innerText();
+      const nav = page.getByRole('navigation', { name: 'Conversations' });
+      await expect.poll(() => nav.getByRole('link').count()).toBe(1);
+
+      await nav.getByRole('button', { name: 'New conversation' }).click();
+      await expect.poll(() => page.evaluate(() => location.hash)).toMatch(/^#c=web-[0-9a-f]{32}-[0-9a-f]{16}$/);
+      await expect.poll(() => page.locator('ol.thread li').count()).toBe(0);
+      await say('what time is it?');
+      await page.locator('[data-tool="clock.now"]').waitFor();
+      await settled();
+      await expect.poll(() => nav.getByRole('link').count()).toBe(2);
+      expect(await nav.getByRole('link', { name: 'what time is it?' }).getAttribute('aria-current')).toBe('page');
+      const second = await thread().innerText();
+      expect(second).not.toContain('list files');
+
+      await nav.getByRole('link', { name: 'list files' }).click();
+      await expect.poll(() => thread().innerText()).toBe(first);
+      await page.reload();
+      await thread().waitFor();
+      expect(await thread().innerText()).toBe(first);
+      await nav.getByRole('link', { name: 'what time is it?' }).click();
+      await expect.poll(() => thread().innerText()).toBe(second);
+      expect(await nav.getByRole('link', { name: 'what time is it?' }).getAttribute('aria-current')).toBe('page');
+    });
+
     it('fits a phone screen: no sideways scrolling, the input in view; screenshots of both layouts', async () => {
       const shots = process.env.INDUSAGI_SCREENSHOTS ?? join(dir, 'screenshots');
       await mkdir(shots, { recursive: true });

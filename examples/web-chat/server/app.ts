@@ -30,11 +30,13 @@ export type WebChat = { url: string; close(): Promise<void> };
 const MAX_BODY = 1024 * 1024;
 
 /**
- * The example's server: the built page, `GET /api/thread` (the browser's conversation so far, from the
- * session store, with the replies the user stopped and what the store could not read; a browser's
- * first call also starts its session), and two NDJSON part streams,
- * `POST /api/chat {prompt}` and `POST /api/approve {approvalId, approved, reason?}`. Requests naming
- * another host, API calls from another origin and bodies that are not JSON are refused (guard.ts).
+ * The example's server: the built page, `GET /api/thread?conversation=` (a conversation so far, from
+ * the session store, with the replies the user stopped and what the store could not read; a
+ * browser's first call also starts its session), `GET /api/conversations` (this browser's, newest
+ * first) and `POST /api/conversations` (a new one's id), and two NDJSON part streams,
+ * `POST /api/chat {prompt, conversation?}` and `POST /api/approve {approvalId, approved, reason?,
+ * conversation?}`. Requests naming another host, API calls from another origin and bodies that are
+ * not JSON are refused (guard.ts).
  */
 export async function startWebChat(options: WebChatOptions): Promise<WebChat> {
   const workspace = await Workspace.open(options.workspaceDir);
@@ -56,15 +58,30 @@ export async function startWebChat(options: WebChatOptions): Promise<WebChat> {
 
   const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => Promise<unknown>> = {
     'GET /api/thread': async (req, res) => {
-      const agent = browsers.open(req, res);
-      const snapshot = await agent.resume(agent.sessionId);
+      const sessionId = browsers.conversation(browsers.open(req, res), new URL(req.url ?? '/', 'http://localhost').searchParams.get('conversation'));
+      const agent = browsers.agentFor(sessionId);
+      const snapshot = await agent.resume(sessionId);
       // A damaged line makes the store fall back to what it could read: the user must hear of it.
       const problems = snapshot.loadReport === undefined ? [] : loadReportProblems(snapshot.loadReport);
-      sendJson(res, 200, { ...threadOf(snapshot, await stopped.of(agent.sessionId)), problems });
+      sendJson(res, 200, { conversation: sessionId, ...threadOf(snapshot, await stopped.of(sessionId)), problems });
+    },
+    'GET /api/conversations': async (req, res) => {
+      const browser = browsers.existing(req);
+      const mine = (await store.listSessions()).filter((session) => browsers.owns(browser, session.id));
+      mine.sort((a, b) => b.modifiedAt.getTime() - a.modifiedAt.getTime());
+      sendJson(res, 200, { conversations: mine.map(({ id, title, modifiedAt }) => ({ id, title, modifiedAt: modifiedAt.toISOString() })) });
+    },
+    'POST /api/conversations': async (req, res) => {
+      const browser = browsers.existing(req);
+      await readJson(req);
+      sendJson(res, 200, { id: browsers.newConversation(browser) });
     },
     'POST /api/chat': async (req, res) => {
-      const agent = browsers.existing(req);
-      const prompt = field(await readJson(req), 'prompt', 'string');
+      const browser = browsers.existing(req);
+      const body = await readJson(req);
+      const sessionId = browsers.conversation(browser, (body as { conversation?: unknown }).conversation);
+      const agent = browsers.agentFor(sessionId);
+      const prompt = field(body, 'prompt', 'string');
       let said = '';
       let run: Promise<RunSnapshot> | undefined;
       const outcome = await sendParts(res, (signal) =>
@@ -75,11 +92,12 @@ export async function startWebChat(options: WebChatOptions): Promise<WebChat> {
       );
       // The page stopped the reply (it hung up): keep what it had been shown, and where.
       const fault = outcome === 'disconnected' ? await run?.then(() => null, (error: unknown) => error) : null;
-      if (RunFault.isInstance(fault) && fault.kind === 'aborted') await stopped.record(agent.sessionId, { afterTurns: fault.snapshot.messages.length, text: said });
+      if (RunFault.isInstance(fault) && fault.kind === 'aborted') await stopped.record(sessionId, { afterTurns: fault.snapshot.messages.length, text: said });
     },
     'POST /api/approve': async (req, res) => {
-      const agent = browsers.existing(req);
+      const browser = browsers.existing(req);
       const body = await readJson(req);
+      const agent = browsers.agentFor(browsers.conversation(browser, (body as { conversation?: unknown }).conversation));
       const approvalId = field(body, 'approvalId', 'string');
       const approved = field(body, 'approved', 'boolean');
       const reason = (body as { reason?: unknown }).reason;

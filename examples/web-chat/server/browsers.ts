@@ -6,33 +6,64 @@ import { RefusedRequestError } from './refused.js';
 const COOKIE = 'indusagi_web_chat';
 const TOKEN = /^[A-Za-z0-9_-]{43}$/; // 32 random bytes, base64url
 const MAX_AGE_SECONDS = 30 * 24 * 60 * 60;
+const CONVERSATION = /^web-[0-9a-f]{32}(-[0-9a-f]{16})?$/;
 
 /**
- * One conversation per browser. A browser's first thread request mints a token of 32 random bytes
- * and hands it back in an HttpOnly (page scripts cannot read it), SameSite=Strict (other sites'
- * requests do not carry it) cookie; its session id is a hash of the token, so the session files on
- * disk do not give the token away. A token the server never minted is just another new browser.
+ * Conversations per browser. A browser's first thread request mints a token of 32 random bytes and
+ * hands it back in an HttpOnly (page scripts cannot read it), SameSite=Strict (other sites' requests
+ * do not carry it) cookie. Its conversations are sessions named after a hash of the token (so the
+ * session files on disk do not give the token away): `web-<hash>` first, `web-<hash>-<random>` for
+ * each one it starts after. A conversation id of another browser is not one of this browser's, and
+ * a token the server never minted is just another new browser.
  */
 export class BrowserSessions {
   private readonly agents = new Map<string, Agent>();
 
   constructor(private readonly makeAgent: (sessionId: string) => Agent) {}
 
-  /** The browser's agent; a browser without a token gets a new one (and its cookie, set on `res`). */
-  open(req: IncomingMessage, res: ServerResponse): Agent {
+  /** The browser's name, the prefix of its conversations; a browser without a token gets one (and its cookie, set on `res`). */
+  open(req: IncomingMessage, res: ServerResponse): string {
     let token = tokenOf(req);
     if (token === null) {
       token = randomBytes(32).toString('base64url');
       res.setHeader('set-cookie', `${COOKIE}=${token}; Path=/; Max-Age=${MAX_AGE_SECONDS}; HttpOnly; SameSite=Strict`);
     }
-    return this.agentFor(token);
+    return browserOf(token);
   }
 
-  /** The agent of a browser that already has a session, for calls that continue one. */
-  existing(req: IncomingMessage): Agent {
+  /** The name of a browser that already has a session, for calls that continue one. */
+  existing(req: IncomingMessage): string {
     const token = tokenOf(req);
     if (token === null) throw new RefusedRequestError(401, 'no_session', 'This browser has no chat session yet; reload the page to start one.');
-    return this.agentFor(token);
+    return browserOf(token);
+  }
+
+  /** The conversation `requested` of this browser (its first one when none is named); another browser's is unknown here. */
+  conversation(browser: string, requested: unknown): string {
+    if (requested === undefined || requested === null || requested === '') return browser;
+    if (typeof requested !== 'string' || !CONVERSATION.test(requested) || (requested !== browser && !requested.startsWith(`${browser}-`))) {
+      throw new RefusedRequestError(404, 'unknown_conversation', 'This browser has no such conversation.');
+    }
+    return requested;
+  }
+
+  /** A fresh conversation id for this browser; its session starts with its first prompt. */
+  newConversation(browser: string): string {
+    return `${browser}-${randomBytes(8).toString('hex')}`;
+  }
+
+  /** Whether `sessionId` is one of this browser's conversations. */
+  owns(browser: string, sessionId: string): boolean {
+    return sessionId === browser || (CONVERSATION.test(sessionId) && sessionId.startsWith(`${browser}-`));
+  }
+
+  agentFor(sessionId: string): Agent {
+    let agent = this.agents.get(sessionId);
+    if (agent === undefined) {
+      agent = this.makeAgent(sessionId);
+      this.agents.set(sessionId, agent);
+    }
+    return agent;
   }
 
   async closeAll(): Promise<void> {
@@ -40,15 +71,10 @@ export class BrowserSessions {
     this.agents.clear();
     await Promise.all(agents.map((agent) => agent.close()));
   }
+}
 
-  private agentFor(token: string): Agent {
-    let agent = this.agents.get(token);
-    if (agent === undefined) {
-      agent = this.makeAgent(`web-${createHash('sha256').update(token).digest('hex').slice(0, 32)}`);
-      this.agents.set(token, agent);
-    }
-    return agent;
-  }
+function browserOf(token: string): string {
+  return `web-${createHash('sha256').update(token).digest('hex').slice(0, 32)}`;
 }
 
 function tokenOf(req: IncomingMessage): string | null {

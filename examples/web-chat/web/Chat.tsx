@@ -6,12 +6,16 @@ import { Part } from './parts.js';
 /** How close to the bottom (px) still counts as "at the bottom": the thread follows new text from there. */
 const FOLLOW_SLACK = 48;
 
-export function Chat({ thread }: { thread: Thread }) {
-  const { items, input, setInput, busy, error, send, stop, follow } = useAssistant({ stream: chatStream, initialItems: thread.items });
+export function Chat({ thread, onTurnEnd }: { thread: Thread; onTurnEnd: () => void }) {
+  const { items, input, setInput, busy, error, send, stop, follow } = useAssistant({
+    stream: chatStream(thread.conversation),
+    initialItems: thread.items,
+    onDone: onTurnEnd,
+  });
   const [stopped, setStopped] = useState(() => new Set(thread.stopped));
   // A failed turn is already shown through `error`; the rejection needs no second report.
   const quietly = (turn: Promise<void>) => void turn.catch(() => undefined);
-  const decide = (approvalId: string, approved: boolean) => quietly(follow(decision(approvalId, approved)));
+  const decide = (approvalId: string, approved: boolean) => quietly(follow(decision(thread.conversation, approvalId, approved)));
   const halt = () => {
     const reply = items.length - 1;
     if (items[reply]?.role === 'assistant') setStopped((before) => new Set(before).add(reply));
@@ -19,17 +23,19 @@ export function Chat({ thread }: { thread: Thread }) {
   };
 
   // Follow the reply as it grows, unless the user scrolled up to read: then leave the view alone
-  // until they come back down.
+  // until they come back down (or send). Whether they were at the bottom is judged against the
+  // height before this update, so no scroll event has to arrive first.
   const scroller = useRef<HTMLOListElement>(null);
-  const following = useRef(true);
+  const lastHeight = useRef(0);
+  const sending = useRef(true);
   useLayoutEffect(() => {
     const list = scroller.current;
-    if (list && following.current) list.scrollTop = list.scrollHeight;
+    if (!list) return;
+    const wasAtBottom = list.scrollTop + list.clientHeight >= lastHeight.current - FOLLOW_SLACK;
+    if (sending.current || wasAtBottom) list.scrollTop = list.scrollHeight;
+    sending.current = false;
+    lastHeight.current = list.scrollHeight;
   }, [items]);
-  const onScroll = () => {
-    const list = scroller.current!;
-    following.current = list.scrollHeight - list.scrollTop - list.clientHeight <= FOLLOW_SLACK;
-  };
 
   return (
     <main>
@@ -46,7 +52,7 @@ export function Chat({ thread }: { thread: Thread }) {
           </ul>
         </div>
       )}
-      <ol className="thread" ref={scroller} onScroll={onScroll}>
+      <ol className="thread" ref={scroller}>
         {items.map((item, i) =>
           item.role === 'user' ? (
             <li key={i} className="user" data-role="user">
@@ -75,7 +81,7 @@ export function Chat({ thread }: { thread: Thread }) {
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          following.current = true;
+          sending.current = true;
           quietly(send());
         }}
       >
