@@ -155,6 +155,12 @@ function parseDb(argv: string[]): Command {
   return { name: 'db', action, database: nonEmpty(values.database, '--database'), schema: nonEmpty(values.schema, '--schema') };
 }
 
+/** A PostgreSQL URL stays as given; anything else is the sessions folder, relative to `cwd`. */
+function storeLocation(value: string | undefined, cwd: string): string {
+  const given = nonEmpty(value, '--store') ?? DEFAULT_STORE;
+  return isDatabaseUrl(given) ? given : resolve(cwd, given);
+}
+
 /** A PostgreSQL URL stays as given; anything else is a memory file path, relative to `cwd`. */
 export function memoryLocation(value: string | undefined, cwd: string): string {
   const given = nonEmpty(value, '--memory') ?? DEFAULT_MEMORY;
@@ -185,7 +191,7 @@ function parse<T extends Options>(args: string[], options: T, positionalCount: n
 
 function locations(values: { store?: string; memory?: string }, cwd: string): Locations {
   return {
-    store: resolve(cwd, nonEmpty(values.store, '--store') ?? DEFAULT_STORE),
+    store: storeLocation(values.store, cwd),
     memory: memoryLocation(values.memory, cwd),
   };
 }

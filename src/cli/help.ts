@@ -6,13 +6,13 @@ import { EXIT_CODES } from './exit-codes.js';
 export const USAGE = `indusagi: a terminal agent over Claude or OpenAI's models
 
 usage:
-  indusagi chat [--session ID | --continue] [--model M] [--store DIR] [--memory FILE]
-  indusagi -p PROMPT [--json] [--session ID | --continue] [--model M] [--store DIR] [--memory FILE]
-  indusagi sessions ls [--store DIR]
-  indusagi sessions show ID [--store DIR]
-  indusagi sessions tree ID [--store DIR]
-  indusagi sessions export ID [--format md|json] [--store DIR]
-  indusagi sessions rm ID [--store DIR]
+  indusagi chat [--session ID | --continue] [--model M] [--store DIR|URL] [--memory FILE]
+  indusagi -p PROMPT [--json] [--session ID | --continue] [--model M] [--store DIR|URL] [--memory FILE]
+  indusagi sessions ls [--store DIR|URL]
+  indusagi sessions show ID [--store DIR|URL]
+  indusagi sessions tree ID [--store DIR|URL]
+  indusagi sessions export ID [--format md|json] [--store DIR|URL]
+  indusagi sessions rm ID [--store DIR|URL]
   indusagi memory ls [--all] [--memory FILE|URL] [--resource R] [--session S]
   indusagi memory rm ID [--memory FILE|URL] [--resource R] [--session S]
   indusagi memory edit ID TEXT [--memory FILE|URL] [--resource R] [--session S]
@@ -20,9 +20,9 @@ usage:
   indusagi help [COMMAND] | COMMAND --help | --version
 
 Sessions live in --store (default ./${DEFAULT_STORE}), remembered facts in --memory
-(default ./${DEFAULT_MEMORY}, or a postgres:// URL once "indusagi db migrate" set it up;
-db migrate reads INDUSAGI_DATABASE_URL without --database). The file tools reach only the
-current folder.
+(default ./${DEFAULT_MEMORY}); either can be a postgres:// URL once "indusagi db migrate" set
+it up (db migrate reads INDUSAGI_DATABASE_URL without --database). The file tools reach only
+the current folder.
 --model names the provider and model: anthropic:MODEL or openai:MODEL (a bare MODEL
 is Anthropic's). Claude needs ANTHROPIC_API_KEY (ANTHROPIC_BASE_URL for another
 Anthropic-compatible endpoint), OpenAI OPENAI_API_KEY (and OPENAI_BASE_URL); without
@@ -42,7 +42,7 @@ options:
   --session ID     work on session ID; a new session is made under that name if none has it
   -c, --continue   work on the most recently changed session
   --model M        provider:model (anthropic:… or openai:…; a bare id is Anthropic's)
-  --store DIR      where sessions live (default ./${DEFAULT_STORE})
+  --store DIR|URL  where sessions live: a folder (default ./${DEFAULT_STORE}) or a postgres:// URL
   --memory F|URL   the remembered facts: a file (default ./${DEFAULT_MEMORY}) or a postgres:// URL
   -p, --print P    run the prompt P ("-": read it from stdin), print the final answer, exit
   --json           with -p: print every run event as one JSON line instead of the answer
@@ -62,11 +62,11 @@ ${SLASH_HELP.map((line) => `  ${line}`).join('\n')}
 `;
 
 const SESSIONS: Record<string, string> = {
-  ls: 'indusagi sessions ls [--store DIR]\n  every stored session, most recently changed first: id, time, nodes, live leaf, first prompt',
-  show: 'indusagi sessions show ID [--store DIR]\n  the live branch as a transcript, then the session\'s billed tokens and estimated cost',
-  tree: 'indusagi sessions tree ID [--store DIR]\n  every branch of the session, one line per node, the live leaf marked',
-  export: 'indusagi sessions export ID [--format md|json] [--store DIR]\n  the live branch as Markdown (default), or every node as JSON',
-  rm: 'indusagi sessions rm ID [--store DIR]\n  deletes the session file; refused while a chat has the session open',
+  ls: 'indusagi sessions ls [--store DIR|URL]\n  every stored session, most recently changed first: id, time, nodes, live leaf, first prompt',
+  show: 'indusagi sessions show ID [--store DIR|URL]\n  the live branch as a transcript, then the session\'s billed tokens and estimated cost',
+  tree: 'indusagi sessions tree ID [--store DIR|URL]\n  every branch of the session, one line per node, the live leaf marked',
+  export: 'indusagi sessions export ID [--format md|json] [--store DIR|URL]\n  the live branch as Markdown (default), or every node as JSON',
+  rm: 'indusagi sessions rm ID [--store DIR|URL]\n  deletes the session file; refused while a chat has the session open',
 };
 
 /**

@@ -7,7 +7,7 @@ import { chooseSession } from './session-choice.js';
 import { runSessions } from './sessions/index.js';
 import { runMemory } from './memory/index.js';
 import { runDb } from './db/index.js';
-import { SessionStore } from '../runtime/store/index.js';
+import { openSessionStore } from './session-store.js';
 import { paintFor } from './style.js';
 
 /** The streams and surroundings one invocation works with. */
@@ -43,7 +43,13 @@ export async function run(argv: string[], io: Io): Promise<number> {
         return EXIT.ok;
       case 'chat': {
         // Decided before the chat (the SDK, the demo server) is even loaded.
-        const session = await chooseSession(command.session, new SessionStore(command.locations.store));
+        const store = openSessionStore(command.locations.store);
+        let session;
+        try {
+          session = await chooseSession(command.session, store);
+        } finally {
+          await store.close();
+        }
         const { runChat, runPrint } = await import('./chat/index.js');
         return await (command.print !== undefined ? runPrint(command, command.print, session, io) : runChat(command, session, io));
       }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { assertValidSessionId, type SessionStore } from '../runtime/store/index.js';
+import { assertValidSessionId } from '../runtime/store/index.js';
+import type { CliSessionStore } from './session-store.js';
 import type { SessionChoice } from './args.js';
 import { CliUsageError } from './errors.js';
 
@@ -11,7 +12,7 @@ export type ChosenSession = { id: string; exists: boolean };
  * checks it (a path-like id is an `InvalidSessionIdError`), `--continue` takes the most recently
  * changed session and is refused when there is none.
  */
-export async function chooseSession(choice: SessionChoice, store: SessionStore): Promise<ChosenSession> {
+export async function chooseSession(choice: SessionChoice, store: CliSessionStore): Promise<ChosenSession> {
   switch (choice.kind) {
     case 'new':
       return { id: newSessionId(), exists: false };
@@ -23,7 +24,7 @@ export async function chooseSession(choice: SessionChoice, store: SessionStore):
     }
     case 'latest': {
       const [latest] = await store.listSessions();
-      if (latest === undefined) throw new CliUsageError(`--continue: no session in ${store.root} to continue`);
+      if (latest === undefined) throw new CliUsageError(`--continue: no session in ${store.where} to continue`);
       return { id: latest.id, exists: true };
     }
   }

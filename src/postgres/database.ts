@@ -1,6 +1,6 @@
 import { errorMessage, IndusagiError } from '../errors/index.js';
 import { MemoryStoreClosedError } from '../memory/errors.js';
-import { openPool, type ClientLike, type PoolLike, type PostgresConnection } from './driver.js';
+import { openPool, type ClientLike, type PoolLike, type PostgresConnection, type PreparedQuery } from './driver.js';
 import { PostgresOptionsError, PostgresSchemaBehindError, PostgresStoreError } from './errors.js';
 import { LATEST_VERSION, MIGRATIONS } from './migrations.js';
 
@@ -68,10 +68,11 @@ export class PostgresDatabase {
     if (found < this.neededVersion) throw new PostgresSchemaBehindError(this.schema, found, this.neededVersion);
   }
 
-  async query<T = any>(sql: string, values?: unknown[]): Promise<T[]> {
+  /** One statement; a `{ name, text }` statement is prepared once per connection and reused. */
+  async query<T = any>(sql: string | PreparedQuery, values?: unknown[]): Promise<T[]> {
     const pool = await this.ready();
     try {
-      return (await pool.query(sql, values)).rows as T[];
+      return (await (typeof sql === 'string' ? pool.query(sql, values) : pool.query({ name: sql.name, text: sql.text, values }))).rows as T[];
     } catch (error) {
       throw storeError(error);
     }

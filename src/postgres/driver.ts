@@ -1,14 +1,20 @@
 import { PostgresOptionsError, PostgresUnavailableError } from './errors.js';
 
-/** What the stores use of a node-postgres client: `query` with positional parameters. */
+/**
+ * A statement prepared once per connection under `name` (node-postgres's query config): the server
+ * plans it once, not on every call.
+ */
+export type PreparedQuery = { name: string; text: string; values?: unknown[] };
+
+/** What the stores use of a node-postgres client: `query` with positional parameters, or a prepared statement. */
 export interface ClientLike {
-  query(text: string, values?: unknown[]): Promise<{ rows: any[]; rowCount: number | null }>;
+  query(text: string | PreparedQuery, values?: unknown[]): Promise<{ rows: any[]; rowCount: number | null }>;
   release(error?: Error | boolean): void;
 }
 
 /** What the stores use of a node-postgres `Pool` (a `pg.Pool` fits; so does any pool with these). */
 export interface PoolLike {
-  query(text: string, values?: unknown[]): Promise<{ rows: any[]; rowCount: number | null }>;
+  query(text: string | PreparedQuery, values?: unknown[]): Promise<{ rows: any[]; rowCount: number | null }>;
   connect(): Promise<ClientLike>;
   end(): Promise<void>;
 }

@@ -104,6 +104,11 @@ export const MIGRATIONS: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    version: 3,
+    name: 'sessions: when each was last written, for listing',
+    statements: (s) => [`ALTER TABLE ${s}.sessions ADD COLUMN updated_at timestamptz NOT NULL DEFAULT now()`],
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -2,15 +2,27 @@
 // tenant reaches another's rows; every write is one statement (one implicit transaction, one round trip)
 // that commits only while the writer's lease epoch is the session's.
 
+import { createHash } from 'node:crypto';
+import type { PreparedQuery } from './driver.js';
+
 /** `s` is the quoted schema name. */
 export type SessionSql = ReturnType<typeof sessionSql>;
+
+// Statements are prepared once per connection: planning the persist statement costs several times
+// what running it does. The name carries a hash of the text (which holds the schema), so two stores
+// on one pool never give one name two texts.
+function prepared(statements: Record<string, string>): Record<string, PreparedQuery> {
+  return Object.fromEntries(
+    Object.entries(statements).map(([key, text]) => [key, { name: `indusagi_${key}_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`, text }]),
+  );
+}
 
 const SESSION_COLUMNS = `leaf, nodes::float8 AS nodes, records::float8 AS records, bytes::float8 AS bytes,
   input_tokens::float8 AS input_tokens, output_tokens::float8 AS output_tokens, cache_write_tokens::float8 AS cache_write_tokens,
   cache_read_tokens::float8 AS cache_read_tokens, cache_write_1h_tokens::float8 AS cache_write_1h_tokens`;
 
 export function sessionSql(s: string) {
-  return {
+  return prepared({
     /** $1 tenant, $2 session. */
     session: `SELECT ${SESSION_COLUMNS} FROM ${s}.sessions WHERE tenant = $1 AND id = $2`,
 
@@ -77,10 +89,16 @@ export function sessionSql(s: string) {
         cache_write_tokens = t.cache_write_tokens + totals.u_cw,
         cache_read_tokens = t.cache_read_tokens + totals.u_cr,
         cache_write_1h_tokens = t.cache_write_1h_tokens + totals.u_cw1h,
-        lease_expires = now() + $4::float8 * interval '1 millisecond'
+        lease_expires = now() + $4::float8 * interval '1 millisecond',
+        updated_at = now()
       FROM totals
       WHERE t.tenant = $1 AND t.id = $2 AND t.lease_epoch = $3 AND EXISTS (SELECT 1 FROM lease)
       RETURNING totals.n::int AS added, totals.bytes::float8 AS bytes`,
+
+    /** Every session of the tenant holding a node, most recently written first, with its first node. $1 tenant. */
+    list: `SELECT s.id, s.bytes::float8 AS bytes, s.updated_at, s.leaf, s.nodes::float8 AS nodes,
+        (SELECT n.node FROM ${s}.session_nodes n WHERE n.tenant = s.tenant AND n.session = s.id ORDER BY n.seq LIMIT 1) AS first
+      FROM ${s}.sessions s WHERE s.tenant = $1 AND s.nodes > 0 ORDER BY s.updated_at DESC, s.id`,
 
     /** Every node, in the order written. $1 tenant, $2 session. */
     allNodes: `SELECT node FROM ${s}.session_nodes WHERE tenant = $1 AND session = $2 ORDER BY seq`,
@@ -106,5 +124,5 @@ export function sessionSql(s: string) {
         WHERE (w.target IS NULL AND NOT w.condenses) OR (coalesce(w.target, CASE WHEN w.condenses THEN w.first_kept END) IS NOT NULL AND w.id <> coalesce(w.target, w.first_kept))
       )
       SELECT node FROM walk`,
-  };
+  }) as Record<'session' | 'takeLease' | 'holder' | 'renewLease' | 'releaseLease' | 'persist' | 'list' | 'allNodes' | 'allStarts' | 'startsOf' | 'livePath', PreparedQuery>;
 }

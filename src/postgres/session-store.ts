@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { LoadReport, SessionNode, SessionRecord } from '../runtime/contract/session.js';
-import { SessionGraph, SessionNotOpenError, assertValidSessionId, type LoadedSession, type PersistReport, type SessionStoreLike, type WholeSession } from '../runtime/store/index.js';
+import { SessionGraph, SessionNotOpenError, assertValidSessionId, titleOf, type LoadedSession, type SessionSummary, type PersistReport, type SessionStoreLike, type WholeSession } from '../runtime/store/index.js';
 import type { ModelUsage } from '../runtime/contract/model.js';
-import { checkConnection, type PostgresConnection } from './driver.js';
+import { checkConnection, type ClientLike, type PostgresConnection, type PreparedQuery } from './driver.js';
 import { checkSchemaName, PostgresDatabase, type MigrateResult } from './database.js';
 import { PostgresOptionsError, SessionFencedError, SessionLeaseHeldError } from './errors.js';
 import { checkTenant } from './tenant.js';
 import { sessionSql, type SessionSql } from './session-sql.js';
 
-/** The schema version the session tables arrived in. */
-const SESSIONS_VERSION = 2;
+/** The schema version the session tables need: 2 added them, 3 their `updated_at`. */
+const SESSIONS_VERSION = 3;
 const DEFAULT_LEASE_MS = 30_000;
 const DEFAULT_LIVE_PATH_ABOVE = 2_000;
 
@@ -109,9 +109,23 @@ export class PostgresSessionStore implements SessionStoreLike {
     await this.db.close();
   }
 
-  async loadSession(id: string): Promise<SessionGraph> {
+  /** Reads a session without taking its lease; `whole` reads every node whatever the session's size. */
+  async loadSession(id: string, options: { whole?: boolean } = {}): Promise<SessionGraph> {
     assertValidSessionId(id);
-    return (await this.read(id)).graph;
+    return (await this.read(id, options.whole === true)).graph;
+  }
+
+  /** The tenant's sessions holding at least one node, most recently written first (`size` is bytes as JSON lines). */
+  async listSessions(): Promise<SessionSummary[]> {
+    const rows = await this.db.query<{ id: string; bytes: number; updated_at: Date; leaf: string | null; nodes: number; first: string | null }>(this.sql.list, [this.t]);
+    return rows.map((row) => ({
+      id: row.id,
+      size: row.bytes,
+      modifiedAt: row.updated_at,
+      leaf: row.leaf,
+      title: row.first === null ? null : titleOf((JSON.parse(row.first) as SessionNode).turn),
+      turns: row.nodes,
+    }));
   }
 
   async openSession(id: string): Promise<SessionGraph> {
@@ -130,7 +144,7 @@ export class PostgresSessionStore implements SessionStoreLike {
     const epoch = taken[0].epoch;
     let loaded: LoadedSession;
     try {
-      loaded = await this.read(id);
+      loaded = await this.read(id, false);
     } catch (error) {
       await this.db.query(this.sql.releaseLease, [this.t, id, epoch]);
       throw error;
@@ -230,16 +244,16 @@ export class PostgresSessionStore implements SessionStoreLike {
     }
   }
 
-  /** The session as stored: whole when small, else its live path (see `livePathAbove`), in one snapshot. */
-  private read(id: string): Promise<LoadedSession> {
+  /** The session as stored: whole when asked or small, else its live path (see `livePathAbove`), in one snapshot. */
+  private read(id: string, whole: boolean): Promise<LoadedSession> {
     return this.db.transaction(
       async (client) => {
-        const found = (await client.query(this.sql.session, [this.t, id])).rows as SessionRow[];
+        const found = (await ask(client, this.sql.session, [this.t, id])).rows as SessionRow[];
         const row = found[0];
         if (row === undefined || row.nodes === 0) {
           return { graph: new SessionGraph(id), report: report(row) };
         }
-        if (row.nodes <= this.livePathAbove || row.leaf === null) {
+        if (whole || row.nodes <= this.livePathAbove || row.leaf === null) {
           const whole = await this.wholeIn(client, id);
           const records: SessionRecord[] = [];
           for (const node of whole.nodes) records.push({ type: 'node', node });
@@ -247,9 +261,9 @@ export class PostgresSessionStore implements SessionStoreLike {
           records.push({ type: 'head', leaf: row.leaf });
           return { graph: SessionGraph.restore(id, records).graph, report: report(row) };
         }
-        const nodes = ((await client.query(this.sql.livePath, [this.t, id, row.leaf])).rows as Array<{ node: string }>).map((r) => JSON.parse(r.node) as SessionNode);
+        const nodes = ((await ask(client, this.sql.livePath, [this.t, id, row.leaf])).rows as Array<{ node: string }>).map((r) => JSON.parse(r.node) as SessionNode);
         const calls = nodes.flatMap((node) => node.turn.blocks.flatMap((block) => (block.kind === 'tool_call' ? [block.id] : [])));
-        const starts = ((await client.query(this.sql.startsOf, [this.t, id, calls])).rows as Array<{ call_id: string; count: number }>).map(
+        const starts = ((await ask(client, this.sql.startsOf, [this.t, id, calls])).rows as Array<{ call_id: string; count: number }>).map(
           (r) => [r.call_id, r.count] as [string, number],
         );
         const graph = SessionGraph.fromLivePath(id, nodes, {
@@ -264,10 +278,10 @@ export class PostgresSessionStore implements SessionStoreLike {
     );
   }
 
-  private async wholeIn(client: { query(text: string, values?: unknown[]): Promise<{ rows: any[] }> }, id: string): Promise<WholeSession> {
-    const nodes = ((await client.query(this.sql.allNodes, [this.t, id])).rows as Array<{ node: string }>).map((r) => JSON.parse(r.node) as SessionNode);
+  private async wholeIn(client: ClientLike, id: string): Promise<WholeSession> {
+    const nodes = ((await ask(client, this.sql.allNodes, [this.t, id])).rows as Array<{ node: string }>).map((r) => JSON.parse(r.node) as SessionNode);
     const starts = new Map<string, number>();
-    for (const r of (await client.query(this.sql.allStarts, [this.t, id])).rows as Array<{ call_id: string; count: number }>) starts.set(r.call_id, r.count);
+    for (const r of (await ask(client, this.sql.allStarts, [this.t, id])).rows as Array<{ call_id: string; count: number }>) starts.set(r.call_id, r.count);
     return { nodes, starts };
   }
 
@@ -282,6 +296,11 @@ export class PostgresSessionStore implements SessionStoreLike {
     const cause = session.renewError;
     return new SessionFencedError(id, session.epoch, row?.epoch ?? null, row?.holder ?? null, cause === undefined ? undefined : { cause });
   }
+}
+
+/** Runs a prepared statement on one connection (inside a transaction). */
+function ask(client: ClientLike, statement: PreparedQuery, values: unknown[]): Promise<{ rows: any[] }> {
+  return client.query({ name: statement.name, text: statement.text, values });
 }
 
 /** A persist's records as the statement's parameters, and its size counted as JSON lines. */

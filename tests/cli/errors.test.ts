@@ -50,7 +50,7 @@ describe('indusagi: bad command lines', () => {
 
     const help = await runCli(['help'], workspace.dir);
     expect(help.code).toBe(0);
-    expect(help.stdout).toContain('indusagi chat [--session ID | --continue] [--model M] [--store DIR]');
+    expect(help.stdout).toContain('indusagi chat [--session ID | --continue] [--model M] [--store DIR|URL]');
     expect(help.stdout).toContain('/fork NODE');
   });
 });

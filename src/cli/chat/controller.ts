@@ -1,7 +1,8 @@
 import type { Agent } from '../../runtime/agent/index.js';
 import type { PendingApproval, RunSnapshot } from '../../runtime/contract/events.js';
 import type { ModelUsage } from '../../runtime/contract/model.js';
-import { loadReportProblems, type SessionStore } from '../../runtime/store/index.js';
+import { loadReportProblems } from '../../runtime/store/index.js';
+import type { CliSessionStore } from '../session-store.js';
 import { RunFault } from '../../runtime/loop/index.js';
 import { CliUsageError } from '../errors.js';
 import { oneLine } from '../output.js';
@@ -16,7 +17,7 @@ const PICKER_SIZE = 10;
 
 export type ChatDeps = {
   /** Read without the writer lock, for listings, the tree and resolving node prefixes; the agent writes. */
-  store: SessionStore;
+  store: CliSessionStore;
   /** The chat's agent, on `sessionId`. */
   makeAgent(sessionId: string): Agent;
   renderer: RunRenderer;

@@ -1,8 +1,8 @@
 import { rm } from 'node:fs/promises';
-import { SessionStore } from '../../runtime/store/index.js';
 import type { SessionGraph, SessionSummary } from '../../runtime/store/index.js';
 import type { Command } from '../args.js';
 import { CliUsageError } from '../errors.js';
+import { openSessionStore, type CliSessionStore } from '../session-store.js';
 import type { Paint } from '../style.js';
 import { clipLine, shortId } from './nodes.js';
 import { exportJson, exportMarkdown, renderTranscript } from './transcript.js';
@@ -16,7 +16,15 @@ type SessionsCommand = Extract<Command, { name: 'sessions' }>;
  * which takes the session's writer lock first, so a session a chat has open is never deleted under it.
  */
 export async function runSessions(command: SessionsCommand, write: (text: string) => void, paint: Paint): Promise<void> {
-  const store = new SessionStore(command.locations.store);
+  const store = openSessionStore(command.locations.store);
+  try {
+    await runOn(store, command, write, paint);
+  } finally {
+    await store.close();
+  }
+}
+
+async function runOn(store: CliSessionStore, command: SessionsCommand, write: (text: string) => void, paint: Paint): Promise<void> {
   if (command.action === 'ls') {
     write(await listSessions(store, paint));
     return;
@@ -40,9 +48,10 @@ export async function runSessions(command: SessionsCommand, write: (text: string
 }
 
 /** One line per session (all, or `only` these), newest first: id, last change, turns, live leaf and how it began. Reads no whole file. */
-export async function listSessions(store: SessionStore, paint: Paint, only?: SessionSummary[]): Promise<string> {
+export async function listSessions(store: CliSessionStore, paint: Paint, only?: SessionSummary[]): Promise<string> {
   const sessions = only ?? (await store.listSessions());
-  if (sessions.length === 0) return `no sessions in ${store.root}\n`;
+  if (sessions.length === 0) return `no sessions in ${store.where}
+`;
   const lines: string[] = [];
   for (const summary of sessions) {
     const when = summary.modifiedAt.toISOString().replace('T', ' ').slice(0, 19);
@@ -55,7 +64,8 @@ export async function listSessions(store: SessionStore, paint: Paint, only?: Ses
 }
 
 /** Deletes a session's file while holding its writer lock (`SessionLockedError` while a live process has it open). */
-async function removeSession(store: SessionStore, id: string): Promise<void> {
+async function removeSession(store: CliSessionStore, id: string): Promise<void> {
+  if (store.pathOf === undefined) throw new CliUsageError(`sessions rm deletes session files; sessions in ${store.where} are kept`);
   await store.openSession(id);
   try {
     await rm(store.pathOf(id));
@@ -68,9 +78,9 @@ async function removeSession(store: SessionStore, id: string): Promise<void> {
  * The session, or a usage error when the store holds no such session (a missing file reads as empty).
  * `whole` loads every branch (for tree views and exports); otherwise only the live path is read.
  */
-export async function loadExisting(store: SessionStore, id: string, options: { whole?: boolean } = {}): Promise<SessionGraph> {
+export async function loadExisting(store: CliSessionStore, id: string, options: { whole?: boolean } = {}): Promise<SessionGraph> {
   const graph = await store.loadSession(id, options);
   // A graph holding only its live path was resumed from a checkpoint: the session has turns.
-  if (graph.whole && graph.size === 0) throw new CliUsageError(`no session "${id}" in ${store.root}; "indusagi sessions ls" lists them`);
+  if (graph.whole && graph.size === 0) throw new CliUsageError(`no session "${id}" in ${store.where}; "indusagi sessions ls" lists them`);
   return graph;
 }

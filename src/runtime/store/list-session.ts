@@ -73,7 +73,8 @@ async function readTitle(file: FileHandle, size: number, whole: Buffer | null, m
   return titleOf(record.node.turn);
 }
 
-function titleOf(turn: Turn): string | null {
+/** A session's title: the text of its first turn on one line, cut to a readable length; null without text. */
+export function titleOf(turn: Turn): string | null {
   const text = turn.blocks
     .flatMap((block) => (block.kind === 'text' ? [block.text] : []))
     .join(' ')

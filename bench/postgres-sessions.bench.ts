@@ -1,0 +1,138 @@
+// PostgresSessionStore against the database it runs on, in the same run:
+// 1. 50 sessions at once, each appending settled steps (one node, one persist: what the conductor does
+//    after every step), vs raw INSERTs of the same rows into a table with the same key (target >= 0.7x).
+// 2. Resume (load + context at the leaf) of a 100,000-turn session vs a 1,000-turn one, both condensed
+//    every 100 turns as a long conversation is (target < 2x).
+// PostgreSQL: INDUSAGI_BENCH_DATABASE_URL, else a throwaway cluster like the tests'.
+import pg from 'pg';
+import { PostgresSessionStore } from '../src/postgres/index.js';
+import type { SessionGraph, Turn } from '../src/runtime/index.js';
+import { findBinaries, startCluster } from '../tests/support/postgres-cluster.js';
+import { fmt, median, now, report } from './stats.js';
+
+const SESSIONS = 50;
+const STEPS = Number(process.env.BENCH_STEPS ?? 40);
+const LONG = Number(process.env.BENCH_LONG_TURNS ?? 100_000);
+const SHORT = 1_000;
+const CONDENSE_EVERY = 100;
+const RESUMES = 30;
+
+const say = (role: Turn['role'], text: string): Turn => ({ role, blocks: [{ kind: 'text', text }] });
+const filler = 'The quick brown fox jumps over the lazy dog while the agent reads the ledger. '.repeat(3);
+
+let url = process.env.INDUSAGI_BENCH_DATABASE_URL;
+let stop = async () => {};
+if (url === undefined) {
+  const binaries = await findBinaries();
+  if ('missing' in binaries) throw new Error(`no PostgreSQL server for the bench: ${binaries.missing}`);
+  const cluster = await startCluster(binaries);
+  url = cluster.url;
+  stop = cluster.stop;
+  console.log(`PostgreSQL: ${cluster.version} (${cluster.source}), a throwaway cluster`);
+}
+
+try {
+  const pool = new pg.Pool({ connectionString: url, max: 16 });
+  // Stopping the throwaway cluster ends the pool's idle connections; that is expected here.
+  pool.on('error', (error) => console.error(`pool: ${error.message}`));
+  const schema = `bench_sessions_${process.pid}`;
+  const store = new PostgresSessionStore({ pool }, { schema });
+  await store.migrate();
+
+  // --- 1. Concurrent settled steps.
+  const rounds = async (label: string) => {
+    const graphs = await Promise.all(Array.from({ length: SESSIONS }, (_, i) => store.openSession(`${label}-${i}`)));
+    const rows: Array<[string, string, string | null, string]> = [];
+    const t0 = now();
+    await Promise.all(
+      graphs.map(async (graph) => {
+        for (let step = 0; step < STEPS; step++) {
+          const parent = graph.leaf;
+          const node = graph.append(say(step % 2 === 0 ? 'user' : 'assistant', `${step} ${filler}`), step);
+          rows.push([graph.sessionId, node.id, parent, JSON.stringify(node)]);
+          await store.persist(graph);
+        }
+      }),
+    );
+    const elapsed = now() - t0;
+    for (const graph of graphs) await store.closeSession(graph.sessionId);
+    return { elapsed, rows };
+  };
+  await pool.query(`CREATE TABLE "${schema}".raw_nodes (tenant text NOT NULL, session text NOT NULL, id text NOT NULL, parent text, node text NOT NULL,
+    PRIMARY KEY (tenant, session, id))`);
+  const raw = async (rows: Array<[string, string, string | null, string]>) => {
+    const bySession = new Map<string, typeof rows>();
+    for (const row of rows) bySession.set(row[0], [...(bySession.get(row[0]) ?? []), row]);
+    const t0 = now();
+    await Promise.all(
+      [...bySession.values()].map(async (list) => {
+        for (const [session, id, parent, node] of list) {
+          await pool.query(`INSERT INTO "${schema}".raw_nodes (tenant, session, id, parent, node) VALUES ('', $1, $2, $3, $4)`, [session, id, parent, node]);
+        }
+      }),
+    );
+    return now() - t0;
+  };
+  // A warm-up round of each, then the measured ones, alternating so neither gets a quieter machine.
+  const warm = await rounds('warm');
+  await raw(warm.rows);
+  const storeRates: number[] = [];
+  const rawRates: number[] = [];
+  for (let run = 0; run < 3; run++) {
+    const measured = await rounds(`run${run}`);
+    storeRates.push((SESSIONS * STEPS) / (measured.elapsed / 1000));
+    await pool.query(`TRUNCATE "${schema}".raw_nodes`);
+    rawRates.push((SESSIONS * STEPS) / ((await raw(measured.rows)) / 1000));
+  }
+  const storeRate = median(storeRates);
+  const rawRate = median(rawRates);
+  console.log(`${SESSIONS} sessions x ${STEPS} settled steps: store ${fmt(storeRate)} steps/s, raw INSERT ${fmt(rawRate)} rows/s`);
+  const ratio = storeRate / rawRate;
+  console.log(`settled steps/s vs raw INSERTs of the same rows = ${ratio.toFixed(2)}x (target >= 0.7x: ${ratio >= 0.7 ? 'met' : 'MISSED'})`);
+
+  // --- 2. Resume: 100,000 turns vs 1,000.
+  const build = async (id: string, turns: number) => {
+    const graph = await store.openSession(id);
+    let keptFrom: string | null = null;
+    for (let i = 0; i < turns; i++) {
+      if (i > 0 && i % CONDENSE_EVERY === 0) {
+        graph.append(say('user', `[condensed] everything before turn ${i}`), i, { condenses: { firstKept: keptFrom } });
+      } else {
+        const node = graph.append(say(i % 2 === 0 ? 'user' : 'assistant', `${i} ${filler}`), i);
+        if (i % CONDENSE_EVERY === CONDENSE_EVERY - 4) keptFrom = node.id;
+      }
+      if (i % 1_000 === 999) await store.persist(graph);
+    }
+    await store.closeSession(id);
+  };
+  let t0 = now();
+  await build('short', SHORT);
+  await build('long', LONG);
+  console.log(`built sessions of ${SHORT} and ${LONG} turns (condensed every ${CONDENSE_EVERY}) in ${fmt((now() - t0) / 1000)} s`);
+  await pool.query(`VACUUM ANALYZE "${schema}".session_nodes`);
+  const resume = async (id: string) => {
+    const graph: SessionGraph = await store.loadSession(id);
+    return graph.resume(graph.leaf!).length;
+  };
+  const times = async (id: string) => {
+    const out: number[] = [];
+    for (let i = 0; i < RESUMES; i++) {
+      const start = now();
+      await resume(id);
+      out.push(now() - start);
+    }
+    return out;
+  };
+  await times('short');
+  await times('long');
+  const short = median(await times('short'));
+  const long = median(await times('long'));
+  console.log(`resume context: ${await resume('short')} turns (1,000-turn session, read whole), ${await resume('long')} turns (${LONG}-turn session, live path only)`);
+  report(`resume of a ${LONG}-turn session vs a ${SHORT}-turn one (median of ${RESUMES})`, long, short, 'ms', 2);
+
+  await pool.query(`DROP SCHEMA "${schema}" CASCADE`);
+  await store.close();
+  await pool.end();
+} finally {
+  await stop();
+}
