@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { LoadReport, SessionNode, SessionRecord } from '../runtime/contract/session.js';
-import { SessionGraph, SessionNotOpenError, assertValidSessionId, titleOf, type LoadedSession, type SessionSummary, type PersistReport, type SessionStoreLike, type WholeSession } from '../runtime/store/index.js';
+import { SessionGraph, SessionNotOpenError, assertValidSessionId, queueWrite, titleOf, type LoadedSession, type SessionSummary, type PersistReport, type SessionStoreLike, type WholeSession } from '../runtime/store/index.js';
 import type { ModelUsage } from '../runtime/contract/model.js';
 import { checkConnection, type ClientLike, type PostgresConnection, type PreparedQuery } from './driver.js';
 import { checkSchemaName, PostgresDatabase, type MigrateResult } from './database.js';
@@ -169,12 +169,7 @@ export class PostgresSessionStore implements SessionStoreLike {
     if (session.graph !== graph) {
       return Promise.reject(new SessionNotOpenError(graph.sessionId, 'this graph is not the one openSession returned, and persisting it could fork the history'));
     }
-    const run = session.queue.then(() => this.write(session));
-    session.queue = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    return run;
+    return queueWrite(session, () => this.write(session));
   }
 
   /**

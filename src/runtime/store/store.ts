@@ -12,6 +12,7 @@ import { appendDurably, endsWithNewline, syncDirectory } from './durable-append.
 import { openForAppending, openForReading } from './safe-open.js';
 import type { CheckpointWriter } from './checkpoint-writer.js';
 import { io, SessionFileLoader, type LoadOptions, type LoadedSessionFile } from './load-session.js';
+import { queueWrite } from './write-queue.js';
 
 export type SessionStoreOptions = {
   /** Re-hash every node at load and skip (and report) those whose id does not match. Default false: ids are trusted. */
@@ -139,13 +140,7 @@ export class SessionStore implements SessionStoreLike {
         new SessionNotOpenError(graph.sessionId, 'this graph is not the one openSession returned, and persisting it could fork the history'),
       );
     }
-    const run = session.queue.then(() => this.write(session));
-    // The caller gets this write's failure through `run`; the queue only has to go on to the next write.
-    session.queue = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    return run;
+    return queueWrite(session, () => this.write(session));
   }
 
   /**
