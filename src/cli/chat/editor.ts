@@ -1,5 +1,6 @@
 import { emitKeypressEvents } from 'node:readline';
 import { terminalText } from '../safe-text.js';
+import { PromptQueue } from './prompt-queue.js';
 
 type Key = { name?: string; ctrl?: boolean; meta?: boolean; shift?: boolean; sequence?: string };
 
@@ -25,9 +26,7 @@ export class PromptEditor {
   private pasting = false;
   /** Rows from the top of the drawn prompt to where the terminal cursor is. */
   private cursorRow = 0;
-  private readonly queued: string[] = [];
-  private waiter: ((line: string | null) => void) | null = null;
-  private ended = false;
+  private readonly prompts = new PromptQueue();
   private readonly history: string[] = [];
   private historyAt = 0;
   private draft = '';
@@ -50,16 +49,13 @@ export class PromptEditor {
 
   /** The next prompt the user sends; null once input has ended (Ctrl-D on an empty prompt). */
   next(prompt: string): Promise<string | null> {
-    const line = this.queued.shift();
-    if (line !== undefined) return Promise.resolve(line);
-    if (this.ended) return Promise.resolve(null);
+    const ready = this.prompts.ready();
+    if (ready !== undefined) return Promise.resolve(ready);
     this.prompt = prompt;
     this.active = true;
     this.cursorRow = 0;
     this.render();
-    return new Promise((resolve) => {
-      this.waiter = resolve;
-    });
+    return this.prompts.wait();
   }
 
   /** Writes lines of output while the prompt is shown: below it, then the prompt again. */
@@ -75,7 +71,7 @@ export class PromptEditor {
   }
 
   close(): void {
-    if (this.ended && this.input.listenerCount('keypress') === 0) return;
+    if (this.prompts.ended && this.input.listenerCount('keypress') === 0) return;
     this.input.off('keypress', this.onKey);
     this.input.off('end', this.onEnd);
     this.output.write('\x1b[?2004l');
@@ -85,8 +81,7 @@ export class PromptEditor {
   }
 
   private finish(): void {
-    this.ended = true;
-    this.deliver(null);
+    this.prompts.end();
   }
 
   private key(text: string | undefined, key: Key): void {
@@ -210,17 +205,7 @@ export class PromptEditor {
     }
     this.buffer = '';
     this.cursor = 0;
-    this.deliver(line);
-  }
-
-  private deliver(line: string | null): void {
-    const waiter = this.waiter;
-    if (waiter !== null) {
-      this.waiter = null;
-      waiter(line);
-    } else if (line !== null) {
-      this.queued.push(line);
-    }
+    this.prompts.push(line);
   }
 
   private columns(): number {

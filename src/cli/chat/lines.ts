@@ -1,4 +1,5 @@
 import { createInterface, type Interface } from 'node:readline/promises';
+import { PromptQueue } from './prompt-queue.js';
 
 /**
  * Prompts piped to a chat, one per line (a terminal gets the `PromptEditor`). Lines that arrive while
@@ -6,39 +7,20 @@ import { createInterface, type Interface } from 'node:readline/promises';
  */
 export class LineSource {
   private readonly readline: Interface;
-  private readonly queued: string[] = [];
-  private waiter: ((line: string | null) => void) | null = null;
-  private ended = false;
+  private readonly prompts = new PromptQueue();
 
   constructor(input: NodeJS.ReadableStream) {
     this.readline = createInterface({ input, terminal: false, historySize: 0 });
-    this.readline.on('line', (line) => this.deliver(line));
-    this.readline.on('close', () => {
-      this.ended = true;
-      this.deliver(null);
-    });
+    this.readline.on('line', (line) => this.prompts.push(line));
+    this.readline.on('close', () => this.prompts.end());
   }
 
   next(): Promise<string | null> {
-    const line = this.queued.shift();
-    if (line !== undefined) return Promise.resolve(line);
-    if (this.ended) return Promise.resolve(null);
-    return new Promise((resolve) => {
-      this.waiter = resolve;
-    });
+    const ready = this.prompts.ready();
+    return ready !== undefined ? Promise.resolve(ready) : this.prompts.wait();
   }
 
   close(): void {
     this.readline.close();
-  }
-
-  private deliver(line: string | null): void {
-    const waiter = this.waiter;
-    if (waiter !== null) {
-      this.waiter = null;
-      waiter(line);
-    } else if (line !== null) {
-      this.queued.push(line);
-    }
   }
 }
