@@ -12,7 +12,7 @@ import pg from 'pg';
 import { openSqliteMemoryStore } from '../src/memory-sqlite/index.js';
 import { PostgresMemoryStore } from '../src/postgres/index.js';
 import { tokenize } from '../src/search/index.js';
-import { findBinaries, startCluster } from '../tests/support/postgres-cluster.js';
+import { benchDatabase } from './postgres-server.js';
 import { fmt, now, percentile, report } from './stats.js';
 import { corpus, queries } from './zipf-text.js';
 
@@ -70,16 +70,7 @@ try {
 }
 
 // --- PostgreSQL
-let url = process.env.INDUSAGI_BENCH_DATABASE_URL;
-let stop = async () => {};
-if (url === undefined) {
-  const binaries = await findBinaries();
-  if ('missing' in binaries) throw new Error(`no PostgreSQL server for the bench: ${binaries.missing}`);
-  const cluster = await startCluster(binaries);
-  url = cluster.url;
-  stop = cluster.stop;
-  console.log(`PostgreSQL: ${cluster.version} (${cluster.source}), a throwaway cluster`);
-}
+const { url, stop } = await benchDatabase();
 try {
   const pool = new pg.Pool({ connectionString: url, max: 8 });
   const schema = `bench_${process.pid}`;

@@ -7,7 +7,7 @@
 import pg from 'pg';
 import { PostgresSessionStore } from '../src/postgres/index.js';
 import type { SessionGraph, Turn } from '../src/runtime/index.js';
-import { findBinaries, startCluster } from '../tests/support/postgres-cluster.js';
+import { benchDatabase } from './postgres-server.js';
 import { fmt, median, now, report } from './stats.js';
 
 const SESSIONS = 50;
@@ -20,16 +20,7 @@ const RESUMES = 30;
 const say = (role: Turn['role'], text: string): Turn => ({ role, blocks: [{ kind: 'text', text }] });
 const filler = 'The quick brown fox jumps over the lazy dog while the agent reads the ledger. '.repeat(3);
 
-let url = process.env.INDUSAGI_BENCH_DATABASE_URL;
-let stop = async () => {};
-if (url === undefined) {
-  const binaries = await findBinaries();
-  if ('missing' in binaries) throw new Error(`no PostgreSQL server for the bench: ${binaries.missing}`);
-  const cluster = await startCluster(binaries);
-  url = cluster.url;
-  stop = cluster.stop;
-  console.log(`PostgreSQL: ${cluster.version} (${cluster.source}), a throwaway cluster`);
-}
+const { url, stop } = await benchDatabase();
 
 try {
   const pool = new pg.Pool({ connectionString: url, max: 16 });
