@@ -3,9 +3,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { agentRunParts, builtInTools, createAgent, itemsFromTurns, loadReportProblems, RunFault, sendParts, SessionStore, Workspace } from 'indusagi';
-import type { AgentPart, AssistantItem, RunSnapshot, Turn } from 'indusagi';
+import type { AgentPart, AssistantItem, MemoryStore, RunSnapshot, SessionStoreLike, SessionSummary, Turn } from 'indusagi';
 import type { AnthropicClientLike } from 'indusagi/anthropic';
 import { createMemoryStore } from 'indusagi/memory';
+import { ConversationAgents, releasingAtEnd } from './agents.js';
 import { BrowserSessions } from './browsers.js';
 import { RequestGuard } from './guard.js';
 import { badRequest, RefusedRequestError } from './refused.js';
@@ -15,8 +16,15 @@ import { StoppedReplies, type StoppedReply } from './stopped.js';
 export type WebChatOptions = {
   /** The page built by Vite (its `outDir`). */
   pageDir: string;
-  /** Where the session store keeps its files, one session per browser; threads survive restarts here. Stopped replies go beside it, in `stopped/`. */
+  /**
+   * Where the session files are kept when no `store` is given; threads survive restarts here. Stopped
+   * replies go beside it, in `stopped/`, whatever the store (they are this server's own).
+   */
   sessionsDir: string;
+  /** Where conversations live instead of files in `sessionsDir` (a `PostgresSessionStore` shared by several servers); stays yours to close. */
+  store?: WebChatStore;
+  /** What the remember and recall tools keep; default in this process's memory. Stays yours to close. */
+  memory?: MemoryStore;
   /** The only folder the file tools may touch (one folder, shared by every browser's conversation). */
   workspaceDir: string;
   client: AnthropicClientLike;
@@ -24,6 +32,9 @@ export type WebChatOptions = {
   /** Default 0 (any free port); always on 127.0.0.1. */
   port?: number;
 };
+
+/** What the example needs of a session store: the agent's, and the list behind `GET /api/conversations`. */
+export type WebChatStore = SessionStoreLike & { listSessions(): Promise<SessionSummary[]> };
 
 export type WebChat = { url: string; close(): Promise<void> };
 
@@ -40,10 +51,11 @@ const MAX_BODY = 1024 * 1024;
  */
 export async function startWebChat(options: WebChatOptions): Promise<WebChat> {
   const workspace = await Workspace.open(options.workspaceDir);
-  const store = new SessionStore(options.sessionsDir);
+  const store = options.store ?? new SessionStore(options.sessionsDir);
   const stopped = new StoppedReplies(join(dirname(options.sessionsDir), 'stopped'));
-  const tools = builtInTools({ workspace, memory: createMemoryStore(), maxReadChars: 4_000 });
-  const browsers = new BrowserSessions((sessionId) =>
+  const tools = builtInTools({ workspace, memory: options.memory ?? createMemoryStore(), maxReadChars: 4_000 });
+  const browsers = new BrowserSessions();
+  const agents = new ConversationAgents((sessionId) =>
     createAgent(
       {
         model: options.model,
@@ -59,8 +71,7 @@ export async function startWebChat(options: WebChatOptions): Promise<WebChat> {
   const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => Promise<unknown>> = {
     'GET /api/thread': async (req, res) => {
       const sessionId = browsers.conversation(browsers.open(req, res), new URL(req.url ?? '/', 'http://localhost').searchParams.get('conversation'));
-      const agent = browsers.agentFor(sessionId);
-      const snapshot = await agent.resume(sessionId);
+      const snapshot = await agents.use(sessionId, (agent) => agent.resume(sessionId));
       // A damaged line makes the store fall back to what it could read: the user must hear of it.
       const problems = snapshot.loadReport === undefined ? [] : loadReportProblems(snapshot.loadReport);
       sendJson(res, 200, { conversation: sessionId, ...threadOf(snapshot, await stopped.of(sessionId)), problems });
@@ -80,14 +91,18 @@ export async function startWebChat(options: WebChatOptions): Promise<WebChat> {
       const browser = browsers.existing(req);
       const body = await readJson(req);
       const sessionId = browsers.conversation(browser, (body as { conversation?: unknown }).conversation);
-      const agent = browsers.agentFor(sessionId);
       const prompt = field(body, 'prompt', 'string');
       let said = '';
       let run: Promise<RunSnapshot> | undefined;
-      const outcome = await sendParts(res, (signal) =>
-        tapText(
-          agentRunParts(agent, () => (run = agent.submit(prompt, { signal }))),
-          (text) => (said += text),
+      const outcome = await agents.use(sessionId, (agent, release) =>
+        sendParts(res, (signal) =>
+          releasingAtEnd(
+            tapText(
+              agentRunParts(agent, () => (run = agent.submit(prompt, { signal }))),
+              (text) => (said += text),
+            ),
+            release,
+          ),
         ),
       );
       // The page stopped the reply (it hung up): keep what it had been shown, and where.
@@ -97,20 +112,23 @@ export async function startWebChat(options: WebChatOptions): Promise<WebChat> {
     'POST /api/approve': async (req, res) => {
       const browser = browsers.existing(req);
       const body = await readJson(req);
-      const agent = browsers.agentFor(browsers.conversation(browser, (body as { conversation?: unknown }).conversation));
+      const sessionId = browsers.conversation(browser, (body as { conversation?: unknown }).conversation);
       const approvalId = field(body, 'approvalId', 'string');
       const approved = field(body, 'approved', 'boolean');
       const reason = (body as { reason?: unknown }).reason;
       if (reason !== undefined && typeof reason !== 'string') throw badRequest('"reason" must be a string.');
-      return sendParts(res, (signal) => {
-        // approve/reject take no signal; abort the run only once it is ours to abort.
-        let ours = false;
-        signal.addEventListener('abort', () => ours && agent.abort(), { once: true });
-        return agentRunParts(agent, () => {
-          ours = true;
-          return approved ? agent.approve(approvalId) : agent.reject(approvalId, reason);
-        });
-      });
+      return agents.use(sessionId, (agent, release) =>
+        sendParts(res, (signal) => {
+          // approve/reject take no signal; abort the run only once it is ours to abort.
+          let ours = false;
+          signal.addEventListener('abort', () => ours && agent.abort(), { once: true });
+          const parts = agentRunParts(agent, () => {
+            ours = true;
+            return approved ? agent.approve(approvalId) : agent.reject(approvalId, reason);
+          });
+          return releasingAtEnd(parts, release);
+        }),
+      );
     },
   };
 
@@ -145,7 +163,7 @@ export async function startWebChat(options: WebChatOptions): Promise<WebChat> {
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
-      await browsers.closeAll();
+      await agents.closeAll();
     },
   };
 }

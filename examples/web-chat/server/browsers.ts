@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Agent } from 'indusagi';
 import { RefusedRequestError } from './refused.js';
 
 const COOKIE = 'indusagi_web_chat';
@@ -17,10 +16,6 @@ const CONVERSATION = /^web-[0-9a-f]{32}(-[0-9a-f]{16})?$/;
  * a token the server never minted is just another new browser.
  */
 export class BrowserSessions {
-  private readonly agents = new Map<string, Agent>();
-
-  constructor(private readonly makeAgent: (sessionId: string) => Agent) {}
-
   /** The browser's name, the prefix of its conversations; a browser without a token gets one (and its cookie, set on `res`). */
   open(req: IncomingMessage, res: ServerResponse): string {
     let token = tokenOf(req);
@@ -55,21 +50,6 @@ export class BrowserSessions {
   /** Whether `sessionId` is one of this browser's conversations. */
   owns(browser: string, sessionId: string): boolean {
     return sessionId === browser || (CONVERSATION.test(sessionId) && sessionId.startsWith(`${browser}-`));
-  }
-
-  agentFor(sessionId: string): Agent {
-    let agent = this.agents.get(sessionId);
-    if (agent === undefined) {
-      agent = this.makeAgent(sessionId);
-      this.agents.set(sessionId, agent);
-    }
-    return agent;
-  }
-
-  async closeAll(): Promise<void> {
-    const agents = [...this.agents.values()];
-    this.agents.clear();
-    await Promise.all(agents.map((agent) => agent.close()));
   }
 }
 
