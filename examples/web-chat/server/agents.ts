@@ -52,6 +52,16 @@ export class ConversationAgents {
     return result;
   }
 
+  /**
+   * `work` with the conversation's agent if a request on this server has it open (sharing it, so it
+   * stays open meanwhile), else null. Its runs queue on that agent, so `work` sees the session once
+   * they are done, as its writer does, rather than reading the file under a writer mid-append.
+   */
+  async ifOpen<T>(sessionId: string, work: (agent: Agent) => Promise<T>): Promise<T | null> {
+    if (!this.held.has(sessionId)) return null;
+    return this.use(sessionId, work);
+  }
+
   /** Closes every agent still open (their runs end first: the server's connections are gone by now). */
   async closeAll(): Promise<void> {
     this.stopped = true;

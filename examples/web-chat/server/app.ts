@@ -8,6 +8,7 @@ import type { AnthropicClientLike } from 'indusagi/anthropic';
 import { createMemoryStore } from 'indusagi/memory';
 import { ConversationAgents, releasingAtEnd } from './agents.js';
 import { BrowserSessions } from './browsers.js';
+import { readingStore, type ReadableStore } from './reading.js';
 import { RequestGuard } from './guard.js';
 import { badRequest, RefusedRequestError } from './refused.js';
 import { serveStatic } from './static.js';
@@ -33,8 +34,8 @@ export type WebChatOptions = {
   port?: number;
 };
 
-/** What the example needs of a session store: the agent's, and the list behind `GET /api/conversations`. */
-export type WebChatStore = SessionStoreLike & { listSessions(): Promise<SessionSummary[]> };
+/** What the example needs of a session store: the agent's, reads for the thread, and the list behind `GET /api/conversations`. */
+export type WebChatStore = SessionStoreLike & ReadableStore & { listSessions(): Promise<SessionSummary[]> };
 
 export type WebChat = { url: string; close(): Promise<void> };
 
@@ -54,8 +55,7 @@ export async function startWebChat(options: WebChatOptions): Promise<WebChat> {
   const store = options.store ?? new SessionStore(options.sessionsDir);
   const stopped = new StoppedReplies(join(dirname(options.sessionsDir), 'stopped'));
   const tools = builtInTools({ workspace, memory: options.memory ?? createMemoryStore(), maxReadChars: 4_000 });
-  const browsers = new BrowserSessions();
-  const agents = new ConversationAgents((sessionId) =>
+  const agentOn = (sessionStore: SessionStoreLike, sessionId: string) =>
     createAgent(
       {
         model: options.model,
@@ -64,14 +64,26 @@ export async function startWebChat(options: WebChatOptions): Promise<WebChat> {
         sessionId,
         compaction: {},
       },
-      { store, client: options.client },
-    ),
-  );
+      { store: sessionStore, client: options.client },
+    );
+  const browsers = new BrowserSessions();
+  const agents = new ConversationAgents((sessionId) => agentOn(store, sessionId));
+  const reading = readingStore(store);
+  // A thread no request here has open is read without the writer lock: showing a conversation never
+  // keeps a reply out of it, and one being written on another server shows as far as it is stored.
+  const readThread = async (sessionId: string) => {
+    const reader = agentOn(reading, sessionId);
+    try {
+      return await reader.resume(sessionId);
+    } finally {
+      await reader.close();
+    }
+  };
 
   const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => Promise<unknown>> = {
     'GET /api/thread': async (req, res) => {
       const sessionId = browsers.conversation(browsers.open(req, res), new URL(req.url ?? '/', 'http://localhost').searchParams.get('conversation'));
-      const snapshot = await agents.use(sessionId, (agent) => agent.resume(sessionId));
+      const snapshot = (await agents.ifOpen(sessionId, (agent) => agent.resume(sessionId))) ?? (await readThread(sessionId));
       // A damaged line makes the store fall back to what it could read: the user must hear of it.
       const problems = snapshot.loadReport === undefined ? [] : loadReportProblems(snapshot.loadReport);
       sendJson(res, 200, { conversation: sessionId, ...threadOf(snapshot, await stopped.of(sessionId)), problems });
