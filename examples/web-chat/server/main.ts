@@ -1,6 +1,8 @@
 // `npx tsx examples/web-chat/server/main.ts`: builds the page, then serves the chat on
 // http://127.0.0.1:5174 (PORT overrides). With ANTHROPIC_API_KEY set it talks to Claude
-// (INDUSAGI_MODEL picks the model); without it, to the offline demo model.
+// (INDUSAGI_MODEL picks the model); without it, to the offline demo model. Conversations are files
+// under WEB_CHAT_DATA, or, with INDUSAGI_DATABASE_URL set, rows in PostgreSQL (schema
+// INDUSAGI_DATABASE_SCHEMA, default `indusagi`) shared by every server pointed at it.
 import Anthropic from '@anthropic-ai/sdk';
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,11 +11,14 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'vite';
 import { DEMO_MODEL_ID, startDemoModel } from 'indusagi/testing';
 import { startWebChat } from './app.js';
+import { openDatabase } from './database.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const dataDir = process.env.WEB_CHAT_DATA ?? join(tmpdir(), 'indusagi-web-chat');
 const pageDir = join(dataDir, 'page');
 const workspaceDir = join(dataDir, 'workspace');
+// Before the build: a database that is unreachable or not migrated stops the server at once.
+const database = process.env.INDUSAGI_DATABASE_URL ? await openDatabase(process.env.INDUSAGI_DATABASE_URL, process.env.INDUSAGI_DATABASE_SCHEMA || undefined) : null;
 await mkdir(workspaceDir, { recursive: true });
 await build({ configFile: join(here, '..', 'vite.config.ts'), build: { outDir: pageDir, emptyOutDir: true }, logLevel: 'warn' });
 
@@ -21,13 +26,30 @@ const demo = process.env.ANTHROPIC_API_KEY ? null : await startDemoModel();
 const chat = await startWebChat({
   pageDir,
   sessionsDir: join(dataDir, 'sessions'),
+  store: database?.store,
+  memory: database?.memory,
   workspaceDir,
   client: demo ? new Anthropic({ baseURL: demo.baseURL, apiKey: 'offline-demo' }) : new Anthropic(),
   model: demo ? DEMO_MODEL_ID : (process.env.INDUSAGI_MODEL ?? 'claude-sonnet-5-5'),
   port: Number(process.env.PORT ?? 5174),
 });
-console.log(`web chat on ${chat.url} (${demo ? 'offline demo model' : 'Anthropic API'}); data in ${dataDir}`);
+const sessions = database ? `conversations in PostgreSQL schema ${database.schema}` : 'conversations in files';
+console.log(`web chat on ${chat.url} (${demo ? 'offline demo model' : 'Anthropic API'}); ${sessions}; data in ${dataDir}`);
 
-process.once('SIGINT', () => {
-  void chat.close().then(() => demo?.close()).then(() => process.exit(0));
-});
+// Closing hands every open conversation back at once (a PostgreSQL lease would otherwise keep other
+// servers out of it until it expires), so a redeploy's SIGTERM gets the same as Ctrl-C.
+async function shutdown(): Promise<void> {
+  await chat.close();
+  await Promise.all([database?.close(), demo?.close()]);
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    shutdown().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error('[web-chat] shutting down failed:', error);
+        process.exit(1);
+      },
+    );
+  });
+}

@@ -1,0 +1,215 @@
+// The web example as a team would serve it: two real server processes (examples/web-chat/server/main.ts,
+// each with its own page, workspace and demo model) on different ports over one PostgreSQL schema, one
+// conversation going back and forth between them. A load balancer could send any request anywhere.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PostgresSessionStore } from '../../src/postgres/index.js';
+import type { Turn } from '../../src/runtime/contract/turn.js';
+import type { SessionGraph } from '../../src/runtime/store/index.js';
+import type { PartFrame } from '../../src/transport/index.js';
+import { freshSchema, postgresUrl, testPool } from '../support/postgres.js';
+
+const main = fileURLToPath(new URL('../../examples/web-chat/server/main.ts', import.meta.url));
+
+type Server = { url: string; dir: string; child: ChildProcess; exited: Promise<number | null> };
+
+/** Every process started, so none outlives the file even when a start fails halfway. */
+const spawned: ChildProcess[] = [];
+
+/** Starts main.ts as a deploy would, on a free port, and resolves once it says where it serves. */
+function startServer(schema: string, dir: string): Promise<Server> {
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', WEB_CHAT_DATA: dir, INDUSAGI_DATABASE_URL: postgresUrl, INDUSAGI_DATABASE_SCHEMA: schema };
+  // The offline demo model, whatever the machine running the tests has configured.
+  delete env.ANTHROPIC_API_KEY;
+  const child = spawn(process.execPath, ['--import', 'tsx', main], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  spawned.push(child);
+  const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const url = /web chat on (\S+)/.exec(output)?.[1];
+      if (url !== undefined) resolve({ url, dir, child, exited });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    void exited.then((code) => reject(new Error(`main.ts exited (${code}) before serving: ${output}`)));
+  });
+}
+
+/** The headers the page's own fetches carry: its origin, JSON, the browser's cookie. */
+function fromPage(server: Server, cookie: string): Record<string, string> {
+  return { origin: new URL(server.url).origin, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json', cookie };
+}
+
+function post(server: Server, cookie: string, path: string, body: unknown): Promise<Response> {
+  return fetch(new URL(path, server.url), { method: 'POST', headers: fromPage(server, cookie), body: JSON.stringify(body) });
+}
+
+async function frames(response: Response): Promise<PartFrame[]> {
+  expect(response.status).toBe(200);
+  const text = await response.text();
+  return text.trim().split('\n').map((line) => JSON.parse(line) as PartFrame);
+}
+
+/** A streamed reply, read whole; it must have ended with its `end` frame, not an error. */
+async function reply(response: Response): Promise<Array<Extract<PartFrame, { frame: 'part' }>['part']>> {
+  const all = await frames(response);
+  expect(all.at(-1)).toEqual({ frame: 'end' });
+  return all.flatMap((frame) => (frame.frame === 'part' ? [frame.part] : []));
+}
+
+async function thread(server: Server, cookie: string, conversation: string): Promise<{ status: number; body: any }> {
+  const response = await fetch(new URL(`/api/thread?conversation=${conversation}`, server.url), { headers: fromPage(server, cookie) });
+  return { status: response.status, body: await response.json() };
+}
+
+/** A new browser's first visit: the thread call the page makes, which hands out its cookie and names its conversation. */
+async function newBrowser(server: Server): Promise<{ cookie: string; conversation: string }> {
+  const response = await fetch(new URL('/api/thread', server.url), { headers: { origin: new URL(server.url).origin } });
+  expect(response.status).toBe(200);
+  const cookie = response.headers.get('set-cookie')!.split(';')[0];
+  return { cookie, conversation: ((await response.json()) as { conversation: string }).conversation };
+}
+
+const userTexts = (turns: Turn[]) =>
+  turns.filter((turn) => turn.role === 'user').flatMap((turn) => turn.blocks.flatMap((block) => (block.kind === 'text' ? [block.text] : [])));
+
+/** The stored session is one line: every node has at most one child, one tip, and every node is on its path. */
+function expectLinear(graph: SessionGraph): Turn[] {
+  const nodes = [...graph.allNodes()];
+  for (const node of nodes) expect(graph.children(node.id).length).toBeLessThanOrEqual(1);
+  expect(graph.children(null)).toHaveLength(1);
+  expect(graph.tips()).toHaveLength(1);
+  const path = graph.pathTo(graph.tips()[0].id);
+  expect(path).toHaveLength(nodes.length);
+  return path;
+}
+
+describe.skipIf(postgresUrl === undefined)('web example: two server processes over one PostgreSQL database', { timeout: 90_000 }, () => {
+  const pool = testPool();
+  const schema = freshSchema('web');
+  const store = new PostgresSessionStore({ pool }, { schema });
+  const dirs: string[] = [];
+  let a: Server;
+  let b: Server;
+
+  beforeAll(async () => {
+    // What a deploy does once, before any server starts: the servers never migrate.
+    await store.migrate();
+    dirs.push(await mkdtemp(join(tmpdir(), 'indusagi-web-a-')), await mkdtemp(join(tmpdir(), 'indusagi-web-b-')));
+    [a, b] = await Promise.all(dirs.map((dir) => startServer(schema, dir)));
+  }, 90_000);
+
+  afterAll(async () => {
+    try {
+      for (const server of [a, b]) {
+        if (server === undefined) continue;
+        server.child.kill('SIGTERM');
+        // A clean shutdown hands back whatever is open and ends its pools.
+        expect(await server.exited).toBe(0);
+      }
+    } finally {
+      for (const child of spawned) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+      await store.close();
+    }
+  });
+
+  it('one conversation alternating between the servers, an approval asked on one and given on the other, ends as one linear history', async () => {
+    const { cookie, conversation } = await newBrowser(a);
+
+    const listed = await reply(await post(a, cookie, '/api/chat', { prompt: 'list files', conversation }));
+    expect(listed.some((part) => part.type === 'tool' && part.name === 'files.list')).toBe(true);
+
+    const remembered = await reply(await post(b, cookie, '/api/chat', { prompt: 'remember that the spare lamps are in the cellar', conversation }));
+    expect(remembered.some((part) => part.type === 'tool' && part.name === 'memory.remember' && part.isError !== true)).toBe(true);
+
+    const asked = await reply(await post(a, cookie, '/api/chat', { prompt: 'write hello to notes.txt', conversation }));
+    const approval = asked.find((part) => part.type === 'tool' && part.approvalId !== undefined);
+    expect(approval).toMatchObject({ name: 'files.write', input: { path: 'notes.txt', content: 'hello' } });
+
+    // B never saw this run: its fresh agent finds the waiting call in the store, and runs it.
+    const approved = await reply(await post(b, cookie, '/api/approve', { approvalId: (approval as { approvalId: string }).approvalId, approved: true, conversation }));
+    expect(approved.some((part) => part.type === 'tool' && part.name === 'files.write' && part.approvalId === undefined && part.isError !== true)).toBe(true);
+    expect(await readFile(join(b.dir, 'workspace', 'notes.txt'), 'utf8')).toBe('hello');
+    expect(existsSync(join(a.dir, 'workspace', 'notes.txt'))).toBe(false);
+
+    // Memory is in the database too: what B remembered, A recalls.
+    const recalled = await reply(await post(a, cookie, '/api/chat', { prompt: 'what do you remember about the spare lamps?', conversation }));
+    const recall = recalled.find((part) => part.type === 'tool' && part.name === 'memory.recall');
+    expect(JSON.stringify(recall)).toContain('the spare lamps are in the cellar');
+
+    const prompts = ['list files', 'remember that the spare lamps are in the cellar', 'write hello to notes.txt', 'what do you remember about the spare lamps?'];
+    const [onA, onB] = await Promise.all([thread(a, cookie, conversation), thread(b, cookie, conversation)]);
+    expect(onA.status).toBe(200);
+    expect(onB.body).toEqual(onA.body);
+    const shownPrompts = onA.body.items.filter((item: { role: string }) => item.role === 'user').map((item: { text: string }) => item.text);
+    expect(shownPrompts).toEqual(prompts);
+    // The write shows as done on both, not as still waiting.
+    expect(JSON.stringify(onA.body.items)).not.toContain('pending_approval');
+
+    const path = expectLinear(await store.loadSession(conversation, { whole: true }));
+    expect(userTexts(path)).toEqual(prompts);
+    // Every turn once: a turn written twice (two writers, or a retried step) would show here.
+    const turns = path.map((turn) => JSON.stringify(turn));
+    expect(new Set(turns).size).toBe(turns.length);
+
+    // The conversation list comes from the database as well, on either server.
+    const list = await (await fetch(new URL('/api/conversations', b.url), { headers: fromPage(b, cookie) })).json();
+    expect(list.conversations.map((c: { id: string }) => c.id)).toEqual([conversation]);
+  });
+
+  it('a prompt to a conversation another server is still answering gets 409 conversation_busy (its thread still shows), and nothing forks', async () => {
+    const { cookie, conversation } = await newBrowser(a);
+    const story = await post(a, cookie, '/api/chat', { prompt: 'tell me a long story', conversation });
+    expect(story.status).toBe(200);
+    const reader = story.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let streamed = '';
+    // Once text arrives the run is under way on A, holding the conversation's lease.
+    while (!streamed.includes('"type":"text"')) {
+      const { value, done } = await reader.read();
+      expect(done).toBe(false);
+      streamed += value;
+    }
+
+    const refused = await post(b, cookie, '/api/chat', { prompt: 'list files', conversation });
+    expect(refused.status).toBe(409);
+    expect(await refused.json()).toMatchObject({ kind: 'conversation_busy' });
+    // Showing the thread takes no lease: B shows the conversation as far as A has stored it.
+    const meanwhile = await thread(b, cookie, conversation);
+    expect(meanwhile.status).toBe(200);
+    expect(meanwhile.body.items[0]).toEqual({ role: 'user', text: 'tell me a long story' });
+
+    while (!streamed.endsWith('{"frame":"end"}\n')) {
+      const { value, done } = await reader.read();
+      expect(done).toBe(false);
+      streamed += value;
+    }
+    // A sends its end frame only once it has handed the conversation back, so B can take it the
+    // moment the end arrives, before A's response has even closed.
+    const next = post(b, cookie, '/api/chat', { prompt: 'list files', conversation });
+    expect(await reader.read()).toMatchObject({ done: true });
+    await reply(await next);
+    const path = expectLinear(await store.loadSession(conversation, { whole: true }));
+    expect(userTexts(path)).toEqual(['tell me a long story', 'list files']);
+  });
+
+  it('a server pointed at a schema that was never migrated stops at startup, naming `indusagi db migrate`', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'indusagi-web-behind-'));
+    try {
+      const unmigrated = freshSchema('unmigrated');
+      await expect(startServer(unmigrated, dir)).rejects.toThrow(/PostgresSchemaBehindError[\s\S]*indusagi db migrate/);
+      // It did not migrate behind the deploy's back either.
+      const tables = await pool.query('select count(*)::int as n from information_schema.tables where table_schema = $1', [unmigrated]);
+      expect(tables.rows[0].n).toBe(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
