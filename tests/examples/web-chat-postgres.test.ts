@@ -9,10 +9,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresSessionStore } from '../../src/postgres/index.js';
-import type { Turn } from '../../src/runtime/contract/turn.js';
-import type { SessionGraph } from '../../src/runtime/store/index.js';
-import type { PartFrame } from '../../src/transport/index.js';
 import { freshSchema, postgresUrl, testPool } from '../support/postgres.js';
+import { expectLinear, fromPage, newBrowser, post, reply, thread, userTexts } from '../support/web-chat-api.js';
 
 const main = fileURLToPath(new URL('../../examples/web-chat/server/main.ts', import.meta.url));
 
@@ -40,55 +38,6 @@ function startServer(schema: string, dir: string): Promise<Server> {
     child.stderr!.on('data', onData);
     void exited.then((code) => reject(new Error(`main.ts exited (${code}) before serving: ${output}`)));
   });
-}
-
-/** The headers the page's own fetches carry: its origin, JSON, the browser's cookie. */
-function fromPage(server: Server, cookie: string): Record<string, string> {
-  return { origin: new URL(server.url).origin, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json', cookie };
-}
-
-function post(server: Server, cookie: string, path: string, body: unknown): Promise<Response> {
-  return fetch(new URL(path, server.url), { method: 'POST', headers: fromPage(server, cookie), body: JSON.stringify(body) });
-}
-
-async function frames(response: Response): Promise<PartFrame[]> {
-  expect(response.status).toBe(200);
-  const text = await response.text();
-  return text.trim().split('\n').map((line) => JSON.parse(line) as PartFrame);
-}
-
-/** A streamed reply, read whole; it must have ended with its `end` frame, not an error. */
-async function reply(response: Response): Promise<Array<Extract<PartFrame, { frame: 'part' }>['part']>> {
-  const all = await frames(response);
-  expect(all.at(-1)).toEqual({ frame: 'end' });
-  return all.flatMap((frame) => (frame.frame === 'part' ? [frame.part] : []));
-}
-
-async function thread(server: Server, cookie: string, conversation: string): Promise<{ status: number; body: any }> {
-  const response = await fetch(new URL(`/api/thread?conversation=${conversation}`, server.url), { headers: fromPage(server, cookie) });
-  return { status: response.status, body: await response.json() };
-}
-
-/** A new browser's first visit: the thread call the page makes, which hands out its cookie and names its conversation. */
-async function newBrowser(server: Server): Promise<{ cookie: string; conversation: string }> {
-  const response = await fetch(new URL('/api/thread', server.url), { headers: { origin: new URL(server.url).origin } });
-  expect(response.status).toBe(200);
-  const cookie = response.headers.get('set-cookie')!.split(';')[0];
-  return { cookie, conversation: ((await response.json()) as { conversation: string }).conversation };
-}
-
-const userTexts = (turns: Turn[]) =>
-  turns.filter((turn) => turn.role === 'user').flatMap((turn) => turn.blocks.flatMap((block) => (block.kind === 'text' ? [block.text] : [])));
-
-/** The stored session is one line: every node has at most one child, one tip, and every node is on its path. */
-function expectLinear(graph: SessionGraph): Turn[] {
-  const nodes = [...graph.allNodes()];
-  for (const node of nodes) expect(graph.children(node.id).length).toBeLessThanOrEqual(1);
-  expect(graph.children(null)).toHaveLength(1);
-  expect(graph.tips()).toHaveLength(1);
-  const path = graph.pathTo(graph.tips()[0].id);
-  expect(path).toHaveLength(nodes.length);
-  return path;
 }
 
 describe.skipIf(postgresUrl === undefined)('web example: two server processes over one PostgreSQL database', { timeout: 90_000 }, () => {
@@ -161,7 +110,7 @@ describe.skipIf(postgresUrl === undefined)('web example: two server processes ov
     expect(new Set(turns).size).toBe(turns.length);
 
     // The conversation list comes from the database as well, on either server.
-    const list = await (await fetch(new URL('/api/conversations', b.url), { headers: fromPage(b, cookie) })).json();
+    const list = await (await fetch(new URL('/api/conversations', b.url), { headers: fromPage(b.url, cookie) })).json();
     expect(list.conversations.map((c: { id: string }) => c.id)).toEqual([conversation]);
   });
 
