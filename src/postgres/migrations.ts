@@ -109,6 +109,22 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'sessions: when each was last written, for listing',
     statements: (s) => [`ALTER TABLE ${s}.sessions ADD COLUMN updated_at timestamptz NOT NULL DEFAULT now()`],
   },
+  {
+    // Changes what the session row means, so writers of versions 2-3 must not run beside it: those
+    // never left the development branch (the session tables shipped first with 4).
+    version: 4,
+    name: 'sessions: steps that only add nodes leave the session row alone',
+    statements: (s) => [
+      `ALTER TABLE ${s}.sessions ADD COLUMN folded_seq bigint NOT NULL DEFAULT 0`,
+      `COMMENT ON COLUMN ${s}.sessions.folded_seq IS 'leaf, totals and updated_at count the session''s nodes up to this seq; readers add the later ones'`,
+      `UPDATE ${s}.sessions t SET folded_seq = coalesce((SELECT max(n.seq) FROM ${s}.session_nodes n WHERE n.tenant = t.tenant AND n.session = t.id), 0)`,
+      // Constant defaults (now() is fixed for the transaction): existing rows, all taken in above, are not rewritten.
+      `ALTER TABLE ${s}.session_nodes ADD COLUMN written_at timestamptz NOT NULL DEFAULT now(),
+        ADD COLUMN input_tokens bigint NOT NULL DEFAULT 0, ADD COLUMN output_tokens bigint NOT NULL DEFAULT 0,
+        ADD COLUMN cache_write_tokens bigint NOT NULL DEFAULT 0, ADD COLUMN cache_read_tokens bigint NOT NULL DEFAULT 0,
+        ADD COLUMN cache_write_1h_tokens bigint NOT NULL DEFAULT 0`,
+    ],
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -1,6 +1,6 @@
-// The statements of PostgresSessionStore. Every one names (tenant, session) in its WHERE clause, so no
-// tenant reaches another's rows; every write is one statement (one implicit transaction, one round trip)
-// that commits only while the writer's lease epoch is the session's.
+// The statements of PostgresSessionStore. Every one is confined to one tenant ($1), so no tenant reaches
+// another's rows; every write is one statement (one implicit transaction, one round trip) whose rows
+// for a session commit only while the writer's lease epoch is the session's.
 
 import { createHash } from 'node:crypto';
 import type { PreparedQuery } from './driver.js';
@@ -17,14 +17,36 @@ function prepared(statements: Record<string, string>): Record<string, PreparedQu
   );
 }
 
-const SESSION_COLUMNS = `leaf, nodes::float8 AS nodes, records::float8 AS records, bytes::float8 AS bytes,
-  input_tokens::float8 AS input_tokens, output_tokens::float8 AS output_tokens, cache_write_tokens::float8 AS cache_write_tokens,
-  cache_read_tokens::float8 AS cache_read_tokens, cache_write_1h_tokens::float8 AS cache_write_1h_tokens`;
+/**
+ * A session's row as readers see it: the row's leaf and totals plus its nodes written since the row
+ * last took them in (`folded_seq`; see `persist`), at most a few dozen, read from the write-order
+ * index. `s` is the quoted schema; the row is `t`, the tenant $1.
+ */
+function current(s: string): string {
+  return `CASE WHEN u.n > 0 THEN u.last_id ELSE t.leaf END AS leaf,
+  (t.nodes + u.n)::float8 AS nodes, (t.records + u.n)::float8 AS records, (t.bytes + u.bytes)::float8 AS bytes,
+  (t.input_tokens + u.u_in)::float8 AS input_tokens, (t.output_tokens + u.u_out)::float8 AS output_tokens,
+  (t.cache_write_tokens + u.u_cw)::float8 AS cache_write_tokens, (t.cache_read_tokens + u.u_cr)::float8 AS cache_read_tokens,
+  (t.cache_write_1h_tokens + u.u_cw1h)::float8 AS cache_write_1h_tokens, u.n::float8 AS unfolded,
+  greatest(t.updated_at, u.written_at) AS updated_at`;
+}
+
+/** The nodes of session `session` after `folded`, summed; `tenant`, `session`, `folded` are SQL expressions. */
+function unfolded(s: string, tenant = 't.tenant', session = 't.id', folded = 't.folded_seq'): string {
+  return `LATERAL (
+    SELECT count(*) AS n, coalesce(sum(n.bytes), 0) AS bytes, (array_agg(n.id ORDER BY n.seq DESC))[1] AS last_id, max(n.seq) AS last_seq,
+      max(n.written_at) AS written_at,
+      coalesce(sum(n.input_tokens), 0) AS u_in, coalesce(sum(n.output_tokens), 0) AS u_out,
+      coalesce(sum(n.cache_write_tokens), 0) AS u_cw, coalesce(sum(n.cache_read_tokens), 0) AS u_cr,
+      coalesce(sum(n.cache_write_1h_tokens), 0) AS u_cw1h
+    FROM ${s}.session_nodes n WHERE n.tenant = ${tenant} AND n.session = ${session} AND n.seq > ${folded}
+  ) u`;
+}
 
 export function sessionSql(s: string) {
   return prepared({
     /** $1 tenant, $2 session. */
-    session: `SELECT ${SESSION_COLUMNS} FROM ${s}.sessions WHERE tenant = $1 AND id = $2`,
+    session: `SELECT ${current(s)} FROM ${s}.sessions t, ${unfolded(s)} WHERE t.tenant = $1 AND t.id = $2`,
 
     /**
      * Takes the lease when it is free or expired (the database's clock decides, so machines' clocks
@@ -50,55 +72,81 @@ export function sessionSql(s: string) {
       WHERE tenant = $1 AND id = $2 AND lease_epoch = $3`,
 
     /**
-     * One persist: new nodes (a node already stored is skipped: ids are content hashes, so a retried
-     * write adds nothing), start counts, leaf, totals and a renewed lease, all or nothing, and only
-     * under the writer's epoch. The `lease` row lock orders this write against a takeover: whichever
-     * commits first, the other sees it. No row back: the writer was fenced.
+     * Persists of several sessions at once (see WriteBatches), each all or nothing and only under its
+     * writer's epoch: new nodes (a node already stored is skipped: ids are content hashes, so a retried
+     * write adds nothing) and start counts. The `lease` row locks order each session's write against a
+     * takeover: whichever commits first, the other sees it; taken in id order, so two batches never
+     * wait on each other in a cycle. A session with no row back was fenced.
      *
-     * $1 tenant, $2 session, $3 epoch, $4 lease ms; the nodes as parallel arrays $5 id, $6 parent,
-     * $7 condenses, $8 first_kept, $9 node JSON, $10 bytes, $11-$15 usage; $16 started call ids;
-     * $17 whether the leaf moves, $18 the leaf; $19 records and $20 bytes besides the nodes.
+     * Most steps only add nodes, and their leaf is the last of them: those leave the session's row as
+     * it is (rewriting it at every step cost more than the step's own insert), and readers add the
+     * nodes after `folded_seq` to it. A write that `folds` (the writer asks: starts or a moved head to
+     * record, or enough nodes waiting; or its leaf node was stored already, so no new row names it)
+     * takes those nodes into the row's leaf and totals, renews the lease and moves `folded_seq` past
+     * them. It sees exactly them: one writer per session, and each of its writes committed before the next.
+     *
+     * $1 tenant, $2 lease ms; per session: $3 id, $4 epoch, $5 folds, $6 whether the leaf moves,
+     * $7 the leaf, $8 records and $9 bytes besides the nodes; per node: $10 session, $11 id,
+     * $12 parent, $13 condenses, $14 first_kept, $15 node JSON, $16 bytes, $17-$21 usage; per start:
+     * $22 session, $23 call id.
      */
-    persist: `WITH lease AS (
-        SELECT 1 FROM ${s}.sessions WHERE tenant = $1 AND id = $2 AND lease_epoch = $3 FOR UPDATE
+    persist: `WITH batch AS (
+        SELECT * FROM unnest($3::text[], $4::bigint[], $5::boolean[], $6::boolean[], $7::text[], $8::bigint[], $9::bigint[])
+          AS b(session, epoch, folds, moves, leaf, other_records, other_bytes)
+      ), lease AS (
+        SELECT t.id, t.folded_seq FROM ${s}.sessions t JOIN batch b ON t.id = b.session AND t.lease_epoch = b.epoch
+        WHERE t.tenant = $1 ORDER BY t.id FOR UPDATE OF t
       ), input AS (
-        SELECT * FROM unnest($5::text[], $6::text[], $7::boolean[], $8::text[], $9::text[], $10::int[],
-          $11::bigint[], $12::bigint[], $13::bigint[], $14::bigint[], $15::bigint[])
-          WITH ORDINALITY AS i(id, parent, condenses, first_kept, node, bytes, u_in, u_out, u_cw, u_cr, u_cw1h, ord)
+        SELECT * FROM unnest($10::text[], $11::text[], $12::text[], $13::boolean[], $14::text[], $15::text[], $16::int[],
+          $17::bigint[], $18::bigint[], $19::bigint[], $20::bigint[], $21::bigint[])
+          WITH ORDINALITY AS i(session, id, parent, condenses, first_kept, node, bytes, u_in, u_out, u_cw, u_cr, u_cw1h, ord)
       ), added AS (
-        INSERT INTO ${s}.session_nodes (tenant, session, id, parent, condenses, first_kept, node, bytes)
-        SELECT $1, $2, id, parent, condenses, first_kept, node, bytes FROM input WHERE EXISTS (SELECT 1 FROM lease) ORDER BY ord
+        INSERT INTO ${s}.session_nodes (tenant, session, id, parent, condenses, first_kept, node, bytes,
+          input_tokens, output_tokens, cache_write_tokens, cache_read_tokens, cache_write_1h_tokens)
+        SELECT $1, session, id, parent, condenses, first_kept, node, bytes, u_in, u_out, u_cw, u_cr, u_cw1h
+        FROM input WHERE session IN (SELECT id FROM lease) ORDER BY ord
         ON CONFLICT (tenant, session, id) DO NOTHING
-        RETURNING id
+        RETURNING session, id, seq
       ), started AS (
         INSERT INTO ${s}.session_starts AS st (tenant, session, call_id, count)
-        SELECT $1, $2, call_id, count(*) FROM unnest($16::text[]) AS call_id WHERE EXISTS (SELECT 1 FROM lease) GROUP BY call_id
+        SELECT $1, c.session, c.call_id, count(*) FROM unnest($22::text[], $23::text[]) AS c(session, call_id)
+        WHERE c.session IN (SELECT id FROM lease) GROUP BY c.session, c.call_id
         ON CONFLICT (tenant, session, call_id) DO UPDATE SET count = st.count + excluded.count
-      ), totals AS (
-        SELECT count(*) AS n, coalesce(sum(i.bytes), 0) AS bytes, coalesce(sum(i.u_in), 0) AS u_in, coalesce(sum(i.u_out), 0) AS u_out,
-          coalesce(sum(i.u_cw), 0) AS u_cw, coalesce(sum(i.u_cr), 0) AS u_cr, coalesce(sum(i.u_cw1h), 0) AS u_cw1h
-        FROM added a JOIN input i USING (id)
+      ), per AS MATERIALIZED (
+        SELECT b.session, b.epoch, b.moves, b.leaf, b.other_records, b.other_bytes, l.folded_seq,
+          b.folds OR (b.moves AND NOT EXISTS (SELECT 1 FROM added a WHERE a.session = b.session AND a.id = b.leaf)) AS folds,
+          coalesce(n.n, 0) AS n, coalesce(n.bytes, 0) AS bytes, coalesce(n.last_seq, 0) AS last_seq,
+          coalesce(n.u_in, 0) AS u_in, coalesce(n.u_out, 0) AS u_out, coalesce(n.u_cw, 0) AS u_cw, coalesce(n.u_cr, 0) AS u_cr, coalesce(n.u_cw1h, 0) AS u_cw1h
+        FROM batch b JOIN lease l ON l.id = b.session LEFT JOIN (
+          SELECT a.session, count(*) AS n, sum(i.bytes) AS bytes, max(a.seq) AS last_seq, sum(i.u_in) AS u_in, sum(i.u_out) AS u_out,
+            sum(i.u_cw) AS u_cw, sum(i.u_cr) AS u_cr, sum(i.u_cw1h) AS u_cw1h
+          FROM added a JOIN input i ON i.session = a.session AND i.id = a.id GROUP BY a.session
+        ) n ON n.session = b.session
+      ), folded AS (
+        UPDATE ${s}.sessions AS t SET
+          leaf = CASE WHEN p.moves THEN p.leaf WHEN u.n > 0 THEN u.last_id ELSE t.leaf END,
+          nodes = t.nodes + u.n + p.n,
+          records = t.records + u.n + p.n + p.other_records,
+          bytes = t.bytes + u.bytes + p.bytes + p.other_bytes,
+          input_tokens = t.input_tokens + u.u_in + p.u_in,
+          output_tokens = t.output_tokens + u.u_out + p.u_out,
+          cache_write_tokens = t.cache_write_tokens + u.u_cw + p.u_cw,
+          cache_read_tokens = t.cache_read_tokens + u.u_cr + p.u_cr,
+          cache_write_1h_tokens = t.cache_write_1h_tokens + u.u_cw1h + p.u_cw1h,
+          folded_seq = greatest(p.folded_seq, coalesce(u.last_seq, 0), p.last_seq),
+          lease_expires = now() + $2::float8 * interval '1 millisecond',
+          updated_at = now()
+        FROM per p, ${unfolded(s, '$1', 'p.session', 'p.folded_seq')}
+        WHERE p.folds AND t.tenant = $1 AND t.id = p.session AND t.lease_epoch = p.epoch
       )
-      UPDATE ${s}.sessions AS t SET
-        leaf = CASE WHEN $17::boolean THEN $18::text ELSE t.leaf END,
-        nodes = t.nodes + totals.n,
-        records = t.records + totals.n + $19,
-        bytes = t.bytes + totals.bytes + $20,
-        input_tokens = t.input_tokens + totals.u_in,
-        output_tokens = t.output_tokens + totals.u_out,
-        cache_write_tokens = t.cache_write_tokens + totals.u_cw,
-        cache_read_tokens = t.cache_read_tokens + totals.u_cr,
-        cache_write_1h_tokens = t.cache_write_1h_tokens + totals.u_cw1h,
-        lease_expires = now() + $4::float8 * interval '1 millisecond',
-        updated_at = now()
-      FROM totals
-      WHERE t.tenant = $1 AND t.id = $2 AND t.lease_epoch = $3 AND EXISTS (SELECT 1 FROM lease)
-      RETURNING totals.n::int AS added, totals.bytes::float8 AS bytes`,
+      SELECT session, n::int AS added, bytes::float8 AS bytes, folds FROM per`,
 
     /** Every session of the tenant holding a node, most recently written first, with its first node. $1 tenant. */
-    list: `SELECT s.id, s.bytes::float8 AS bytes, s.updated_at, s.leaf, s.nodes::float8 AS nodes,
-        (SELECT n.node FROM ${s}.session_nodes n WHERE n.tenant = s.tenant AND n.session = s.id ORDER BY n.seq LIMIT 1) AS first
-      FROM ${s}.sessions s WHERE s.tenant = $1 AND s.nodes > 0 ORDER BY s.updated_at DESC, s.id`,
+    list: `SELECT * FROM (
+        SELECT t.id, ${current(s)},
+          (SELECT n.node FROM ${s}.session_nodes n WHERE n.tenant = t.tenant AND n.session = t.id ORDER BY n.seq LIMIT 1) AS first
+        FROM ${s}.sessions t, ${unfolded(s)} WHERE t.tenant = $1
+      ) c WHERE c.nodes > 0 ORDER BY c.updated_at DESC, c.id`,
 
     /** Every node, in the order written. $1 tenant, $2 session. */
     allNodes: `SELECT node FROM ${s}.session_nodes WHERE tenant = $1 AND session = $2 ORDER BY seq`,

@@ -5,14 +5,21 @@ import { SessionGraph, SessionNotOpenError, assertValidSessionId, queueWrite, ti
 import type { ModelUsage } from '../runtime/contract/model.js';
 import { checkConnection, type ClientLike, type PostgresConnection, type PreparedQuery } from './driver.js';
 import { checkSchemaName, PostgresDatabase, type MigrateResult } from './database.js';
-import { PostgresOptionsError, SessionFencedError, SessionLeaseHeldError } from './errors.js';
+import { errorMessage } from '../errors/index.js';
+import { PostgresOptionsError, PostgresStoreError, SessionFencedError, SessionLeaseHeldError } from './errors.js';
 import { checkTenant } from './tenant.js';
 import { sessionSql, type SessionSql } from './session-sql.js';
+import { WriteBatches, type Settled } from './write-batches.js';
 
-/** The schema version the session tables need: 2 added them, 3 their `updated_at`. */
-const SESSIONS_VERSION = 3;
+/** The schema version the session tables need: 2 added them, 3 their `updated_at`, 4 `folded_seq`. */
+const SESSIONS_VERSION = 4;
+/** A write takes the nodes written since into the session's row once this many are waiting (see `persist` in session-sql.ts). */
+const FOLD_AFTER = 32;
 const DEFAULT_LEASE_MS = 30_000;
 const DEFAULT_LIVE_PATH_ABOVE = 2_000;
+// Persists of different sessions share a statement once this many statements are in flight (see
+// WriteBatches); four keep a small pool's connections busy without taking all of them.
+const BATCH_LIMITS = { slots: 4, maxItems: 100 };
 
 export type PostgresSessionStoreOptions = {
   /** The PostgreSQL schema holding the tables. Default `indusagi`. */
@@ -21,7 +28,7 @@ export type PostgresSessionStoreOptions = {
   tenant?: string;
   /**
    * How long a writer's lease lasts without renewal, in ms (default 30 s): how long a session stays
-   * closed to other writers after its holder stalled or died. Every write renews it.
+   * closed to other writers after its holder stalled or died. A timer renews it every `renewMs` while the session is open.
    */
   leaseMs?: number;
   /** How often an open session's lease is renewed while idle, in ms. Default a third of `leaseMs`. */
@@ -42,10 +49,26 @@ type OpenSession = {
   timer: ReturnType<typeof setInterval>;
   /** Why the last renewal failed, kept as the cause of a later `SessionFencedError`. */
   renewError: unknown;
+  /** Nodes written since the session's row last took them in: a reader adds them up. */
+  unfolded: number;
 };
+
+/** One node's columns, in the order of the persist statement's per-node arrays (after the session). */
+type NodeValues = [id: string, parent: string | null, condenses: boolean, firstKept: string | null, json: string, bytes: number, ...usage: number[]];
+
+/** What one persist adds to its session. */
+type Changes = { nodes: NodeValues[]; started: string[]; leaf: string | null | undefined; otherRecords: number; otherBytes: number };
+
+type StoredSession = LoadedSession & { unfolded: number };
+
+type PendingWrite = { session: OpenSession; changes: Changes };
+
+/** A node's line is `{"type":"node","node":<json>}` and its newline. */
+const NODE_LINE_OVERHEAD = Buffer.byteLength('{"type":"node","node":}') + 1;
 
 type SessionRow = {
   leaf: string | null;
+  unfolded: number;
   nodes: number;
   records: number;
   bytes: number;
@@ -76,6 +99,7 @@ export class PostgresSessionStore implements SessionStoreLike {
   private readonly renewMs: number;
   private readonly livePathAbove: number;
   private readonly sessions = new Map<string, OpenSession>();
+  private readonly batches = new WriteBatches<PendingWrite, PersistReport>((writes) => this.writeBatch(writes), BATCH_LIMITS);
 
   constructor(connection: PostgresConnection, options: PostgresSessionStoreOptions = {}) {
     const checked = checkConnection(connection);
@@ -100,13 +124,24 @@ export class PostgresSessionStore implements SessionStoreLike {
   }
 
   /**
-   * Stops renewing the leases of sessions still open (they expire after `leaseMs`; close sessions
-   * first to hand them back at once) and ends the pool the store made (a pool you passed stays yours).
+   * Closes every session still open (persisting what it holds and handing its lease back, as
+   * `closeSession` does), then ends the pool the store made (a pool you passed stays yours). A session
+   * that could not be closed is named in the `PostgresStoreError` thrown at the end; its lease is no
+   * longer renewed and expires after `leaseMs`, and its graph keeps what was not written.
    */
   async close(): Promise<void> {
+    const open = [...this.sessions.keys()];
+    const outcomes = await Promise.allSettled(open.map((id) => this.closeSession(id)));
     for (const session of this.sessions.values()) clearInterval(session.timer);
     this.sessions.clear();
     await this.db.close();
+    const failed = outcomes.flatMap((outcome, i) => (outcome.status === 'rejected' ? [{ id: open[i], reason: outcome.reason as unknown }] : []));
+    if (failed.length > 0) {
+      const names = failed.map(({ id, reason }) => `${id} (${errorMessage(reason)})`).join(', ');
+      throw new PostgresStoreError(`PostgresSessionStore closed, but could not close ${failed.length === 1 ? 'session' : 'sessions'} ${names}.`, undefined, {
+        cause: failed.length === 1 ? failed[0].reason : new AggregateError(failed.map(({ reason }) => reason)),
+      });
+    }
   }
 
   /** Reads a session without taking its lease; `whole` reads every node whatever the session's size. */
@@ -142,24 +177,25 @@ export class PostgresSessionStore implements SessionStoreLike {
     const taken = await this.db.query<{ epoch: number }>(this.sql.takeLease, [this.t, id, this.holder, this.leaseMs]);
     if (taken.length === 0) throw await this.heldError(id);
     const epoch = taken[0].epoch;
-    let loaded: LoadedSession;
+    let loaded: StoredSession;
     try {
       loaded = await this.read(id, false);
     } catch (error) {
       await this.db.query(this.sql.releaseLease, [this.t, id, epoch]);
       throw error;
     }
-    const session: OpenSession = { graph: loaded.graph, epoch, queue: Promise.resolve(), timer: undefined as never, renewError: undefined };
+    const session: OpenSession = { graph: loaded.graph, epoch, queue: Promise.resolve(), timer: undefined as never, renewError: undefined, unfolded: loaded.unfolded };
     session.timer = setInterval(() => void this.renew(id, session), this.renewMs);
     session.timer.unref();
     this.sessions.set(id, session);
-    return loaded;
+    return { graph: loaded.graph, report: loaded.report };
   }
 
   /**
-   * Writes everything `graph` gained since it was opened or last persisted, in one transaction that
-   * commits only while this writer holds the lease (and renews it). Concurrent calls for one session
-   * run one after another. On failure the records go back into the graph for the next call.
+   * Writes everything `graph` gained since it was opened or last persisted, all or nothing, and only
+   * while this writer holds the lease; persists of other sessions arriving together share the
+   * statement (see `WriteBatches`). Concurrent calls for one session run one after another. On
+   * failure the records go back into the graph for the next call.
    */
   persist(graph: SessionGraph): Promise<PersistReport> {
     const session = this.sessions.get(graph.sessionId);
@@ -215,38 +251,53 @@ export class PostgresSessionStore implements SessionStoreLike {
   private async write(session: OpenSession): Promise<PersistReport> {
     const { graph } = session;
     if (!graph.hasUnsaved) return { records: 0, bytes: 0 };
-    const id = graph.sessionId;
     const records = graph.takeUnsaved();
     try {
-      const batch = encode(records);
-      const rows = await this.db.query<{ added: number; bytes: number }>(this.sql.persist, [
-        this.t,
-        id,
-        session.epoch,
-        this.leaseMs,
-        ...batch.columns,
-        batch.started,
-        batch.leaf !== undefined,
-        batch.leaf ?? null,
-        batch.otherRecords,
-        batch.otherBytes,
-      ]);
-      if (rows.length === 0) throw await this.fencedError(id, session);
-      return { records: rows[0].added + batch.otherRecords, bytes: rows[0].bytes + batch.otherBytes };
+      return await this.batches.write({ session, changes: encode(records) });
     } catch (error) {
       graph.restoreUnsaved(records);
       throw error;
     }
   }
 
+  /** One statement for the persists of every session in `writes` (one each at most: see `queueWrite`). */
+  private async writeBatch(writes: PendingWrite[]): Promise<Array<Settled<PersistReport>>> {
+    const sessions: unknown[][] = [[], [], [], [], [], [], []];
+    const nodes: unknown[][] = Array.from({ length: 12 }, () => []);
+    const starts: string[][] = [[], []];
+    for (const { session, changes } of writes) {
+      const id = session.graph.sessionId;
+      const folds = changes.otherRecords > 0 || session.unfolded + changes.nodes.length > FOLD_AFTER;
+      [id, session.epoch, folds, changes.leaf !== undefined, changes.leaf ?? null, changes.otherRecords, changes.otherBytes].forEach((value, i) => sessions[i].push(value));
+      for (const node of changes.nodes) {
+        nodes[0].push(id);
+        node.forEach((value, i) => nodes[i + 1].push(value));
+      }
+      for (const callId of changes.started) {
+        starts[0].push(id);
+        starts[1].push(callId);
+      }
+    }
+    const rows = await this.db.query<{ session: string; added: number; bytes: number; folds: boolean }>(this.sql.persist, [this.t, this.leaseMs, ...sessions, ...nodes, ...starts]);
+    const written = new Map(rows.map((row) => [row.session, row]));
+    return Promise.all(
+      writes.map(async ({ session, changes }): Promise<Settled<PersistReport>> => {
+        const row = written.get(session.graph.sessionId);
+        if (row === undefined) return { ok: false, error: await this.fencedError(session.graph.sessionId, session) };
+        session.unfolded = row.folds ? 0 : session.unfolded + row.added;
+        return { ok: true, value: { records: row.added + changes.otherRecords, bytes: row.bytes + changes.otherBytes } };
+      }),
+    );
+  }
+
   /** The session as stored: whole when asked or small, else its live path (see `livePathAbove`), in one snapshot. */
-  private read(id: string, whole: boolean): Promise<LoadedSession> {
+  private read(id: string, whole: boolean): Promise<StoredSession> {
     return this.db.transaction(
       async (client) => {
         const found = (await ask(client, this.sql.session, [this.t, id])).rows as SessionRow[];
         const row = found[0];
         if (row === undefined || row.nodes === 0) {
-          return { graph: new SessionGraph(id), report: report(row) };
+          return { graph: new SessionGraph(id), report: report(row), unfolded: 0 };
         }
         if (whole || row.nodes <= this.livePathAbove || row.leaf === null) {
           const whole = await this.wholeIn(client, id);
@@ -254,7 +305,7 @@ export class PostgresSessionStore implements SessionStoreLike {
           for (const node of whole.nodes) records.push({ type: 'node', node });
           for (const [callId, count] of whole.starts) records.push({ type: 'started', callIds: Array<string>(count).fill(callId) });
           records.push({ type: 'head', leaf: row.leaf });
-          return { graph: SessionGraph.restore(id, records).graph, report: report(row) };
+          return { graph: SessionGraph.restore(id, records).graph, report: report(row), unfolded: row.unfolded };
         }
         const nodes = ((await ask(client, this.sql.livePath, [this.t, id, row.leaf])).rows as Array<{ node: string }>).map((r) => JSON.parse(r.node) as SessionNode);
         const calls = nodes.flatMap((node) => node.turn.blocks.flatMap((block) => (block.kind === 'tool_call' ? [block.id] : [])));
@@ -267,7 +318,7 @@ export class PostgresSessionStore implements SessionStoreLike {
           usageTotal: usageOf(row),
           starts,
         });
-        return { graph, report: report(row) };
+        return { graph, report: report(row), unfolded: row.unfolded };
       },
       { readOnly: true },
     );
@@ -298,15 +349,9 @@ function ask(client: ClientLike, statement: PreparedQuery, values: unknown[]): P
   return client.query({ name: statement.name, text: statement.text, values });
 }
 
-/** A persist's records as the statement's parameters, and its size counted as JSON lines. */
-function encode(records: readonly SessionRecord[]) {
-  const ids: string[] = [];
-  const parents: Array<string | null> = [];
-  const condenses: boolean[] = [];
-  const firstKept: Array<string | null> = [];
-  const json: string[] = [];
-  const bytes: number[] = [];
-  const usage: number[][] = [[], [], [], [], []];
+/** A persist's records as the batch statement's values for one session, its size counted as JSON lines. */
+function encode(records: readonly SessionRecord[]): Changes {
+  const nodes: NodeValues[] = [];
   const started: string[] = [];
   let leaf: string | null | undefined;
   let otherRecords = 0;
@@ -314,28 +359,32 @@ function encode(records: readonly SessionRecord[]) {
   for (const record of records) {
     if (record.type === 'node') {
       const node = record.node;
-      ids.push(node.id);
-      parents.push(node.parent);
-      condenses.push(node.condenses !== undefined);
-      firstKept.push(node.condenses?.firstKept ?? null);
       // JSON text escapes every control character, NUL included, which a text column could not hold raw.
-      json.push(JSON.stringify(node));
-      bytes.push(Buffer.byteLength(JSON.stringify(record)) + 1);
+      const json = JSON.stringify(node);
       const u = node.usage;
-      usage[0].push(u?.inputTokens ?? 0);
-      usage[1].push(u?.outputTokens ?? 0);
-      usage[2].push(u?.cacheWriteTokens ?? 0);
-      usage[3].push(u?.cacheReadTokens ?? 0);
-      usage[4].push(u?.cacheWrite1hTokens ?? 0);
+      nodes.push([
+        node.id,
+        node.parent,
+        node.condenses !== undefined,
+        node.condenses?.firstKept ?? null,
+        json,
+        Buffer.byteLength(json) + NODE_LINE_OVERHEAD,
+        u?.inputTokens ?? 0,
+        u?.outputTokens ?? 0,
+        u?.cacheWriteTokens ?? 0,
+        u?.cacheReadTokens ?? 0,
+        u?.cacheWrite1hTokens ?? 0,
+      ]);
       leaf = node.id;
       continue;
     }
     if (record.type === 'started') started.push(...record.callIds);
+    else if (record.leaf === leaf) continue; // a head naming the node just written: that node's row says so already
     else leaf = record.leaf;
     otherRecords++;
     otherBytes += Buffer.byteLength(JSON.stringify(record)) + 1;
   }
-  return { columns: [ids, parents, condenses, firstKept, json, bytes, ...usage], started, leaf, otherRecords, otherBytes };
+  return { nodes, started, leaf, otherRecords, otherBytes };
 }
 
 function usageOf(row: SessionRow): ModelUsage {

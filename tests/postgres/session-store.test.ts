@@ -6,6 +6,7 @@ import {
   PostgresOptionsError,
   PostgresSchemaBehindError,
   PostgresSessionStore,
+  PostgresStoreError,
   SessionFencedError,
   SessionLeaseHeldError,
   type PostgresSessionStoreOptions,
@@ -62,11 +63,61 @@ describe.skipIf(postgresUrl === undefined)('PostgresSessionStore', () => {
     // What a retry after an unknown commit does: the same records written again.
     graph.restoreUnsaved([{ type: 'node', node: a }, { type: 'node', node: b }, { type: 'head', leaf: b.id }]);
     const again = await store.persist(graph);
-    expect(again.records).toBe(1); // the head only: both nodes were already there
+    expect(again).toEqual({ records: 0, bytes: 0 }); // both nodes were already there, and the leaf with them
     await store.closeSession('ids');
     const back = await store.loadSession('ids');
     expect(back.size).toBe(2);
     expect(back.leaf).toBe(b.id);
+  });
+
+  it('steps that only add nodes leave the session row alone, and every reader still sees them: leaf, totals, usage, listing', async () => {
+    const schema = freshSchema('fold');
+    const writer = await migrated({ schema });
+    const reader = make({ schema });
+    const graph = await writer.openSession('steps');
+    let bytes = 0;
+    for (let i = 0; i < 75; i++) {
+      const billed = i % 2 === 1 ? { usage: { inputTokens: 100 + i, outputTokens: i, cacheWriteTokens: 1, cacheReadTokens: 2 } } : undefined;
+      graph.append(say(i % 2 === 0 ? 'user' : 'assistant', `step ${i}`), i, billed);
+      bytes += (await writer.persist(graph)).bytes;
+      if (i % 10 === 4 || i === 74) {
+        const seen = await reader.loadSession('steps');
+        expect(seen.leaf).toBe(graph.leaf);
+        expect(seen.size).toBe(i + 1);
+        expect(seen.usageTotal()).toEqual(graph.usageTotal());
+        const [listed] = await reader.listSessions();
+        expect(listed).toMatchObject({ id: 'steps', leaf: graph.leaf, turns: i + 1, size: bytes, title: 'step 0' });
+      }
+    }
+    // Readers add up only the nodes the row has not taken in yet: a bounded few, never the session.
+    const { rows } = await pool.query(
+      `SELECT count(*)::int AS n FROM "${schema}".session_nodes n JOIN "${schema}".sessions s ON s.tenant = n.tenant AND s.id = n.session WHERE n.seq > s.folded_seq`,
+    );
+    expect(rows[0].n).toBeLessThanOrEqual(32);
+    await writer.closeSession('steps');
+    expect(texts(await reader.loadSession('steps', { whole: true }))).toHaveLength(75);
+  });
+
+  it('a step whose node is stored already (off the live path it was opened with) moves the leaf to it', async () => {
+    const schema = freshSchema('again');
+    const first = await migrated({ schema });
+    const graph = await first.openSession('again');
+    graph.append(say('user', 'root'), 1);
+    const a = graph.append(say('assistant', 'a'), 2);
+    const b = graph.append(say('user', 'b'), 3);
+    graph.branchFrom(a.id);
+    await first.closeSession('again');
+
+    // Opened from its live path (root, a): b is not in memory, so appending b's turn again makes a node record.
+    const second = make({ schema, livePathAbove: 0 });
+    const live = await second.openSession('again');
+    expect(live.leaf).toBe(a.id);
+    expect(live.append(say('user', 'b'), 3).id).toBe(b.id);
+    expect((await second.persist(live)).records).toBe(0);
+    await second.closeSession('again');
+    const back = await make({ schema }).loadSession('again');
+    expect(back.leaf).toBe(b.id);
+    expect(back.size).toBe(3);
   });
 
   describe('the writer lease', () => {
@@ -128,6 +179,61 @@ describe.skipIf(postgresUrl === undefined)('PostgresSessionStore', () => {
       expect(texts(history)).toEqual(['before the stall', 'the new writer']);
       expect(history.tips()).toHaveLength(1);
     });
+  });
+
+  it('persists of many sessions at once share statements, and a fenced one among them fails alone', async () => {
+    const schema = freshSchema('batch');
+    const store = await migrated({ schema });
+    const ids = Array.from({ length: 12 }, (_, i) => `s${i}`);
+    const graphs = await Promise.all(ids.map((id) => store.openSession(id)));
+    // s5 is taken over behind this store's back, as after a stall past its lease.
+    await pool.query(`UPDATE "${schema}".sessions SET lease_expires = now() - interval '1 second' WHERE id = 's5'`);
+    const other = make({ schema });
+    const taken = await other.openSession('s5');
+    taken.append(say('user', 'the new writer'), 1);
+    await other.persist(taken);
+
+    const outcomes = await Promise.all(
+      graphs.map((graph, i) => {
+        graph.append(say('user', `first of ${ids[i]}`), 1);
+        graph.append(say('assistant', `second of ${ids[i]}`), 2);
+        return store.persist(graph).then((report) => report, (error: unknown) => error);
+      }),
+    );
+    outcomes.forEach((outcome, i) => {
+      if (i === 5) expect(outcome).toSatisfy(SessionFencedError.isInstance);
+      else expect(outcome).toMatchObject({ records: 2 });
+    });
+    for (const [i, id] of ids.entries()) {
+      const stored = await make({ schema }).loadSession(id);
+      expect(texts(stored)).toEqual(i === 5 ? ['the new writer'] : [`first of ${id}`, `second of ${id}`]);
+    }
+    await expect(store.closeSession('s5')).rejects.toSatisfy(SessionFencedError.isInstance);
+  });
+
+  it('close() persists and hands back every session still open, and names one it could not close', async () => {
+    const schema = freshSchema('close');
+    const closing = make({ schema });
+    await closing.migrate();
+    const [a, b, fenced] = await Promise.all(['a', 'b', 'fenced'].map((id) => closing.openSession(id)));
+    a.append(say('user', 'unsaved in a'), 1);
+    b.append(say('user', 'unsaved in b'), 1);
+    fenced.append(say('user', 'lost to the new writer'), 1);
+    await pool.query(`UPDATE "${schema}".sessions SET lease_expires = now() - interval '1 second' WHERE id = 'fenced'`);
+    const other = make({ schema });
+    await other.closeSession((await other.openSession('fenced')).sessionId);
+
+    const error = await closing.close().catch((e: unknown) => e);
+    expect(error).toSatisfy(PostgresStoreError.isInstance);
+    expect((error as Error).message).toMatch(/could not close session fenced \(.*taken over/);
+    expect((error as Error).cause).toSatisfy(SessionFencedError.isInstance);
+    // No waiting for leases to expire: the others were handed back, with what they held.
+    for (const id of ['a', 'b']) {
+      const graph = await other.openSession(id);
+      expect(texts(graph)).toEqual([`unsaved in ${id}`]);
+      await other.closeSession(id);
+    }
+    expect((await other.loadSession('fenced')).size).toBe(0);
   });
 
   it('confines every read and write to its tenant, whatever the session id', async () => {
