@@ -36,6 +36,7 @@ describe.skipIf(postgresUrl === undefined)('PostgresSessionStore', () => {
   };
 
   sessionStoreContract('PostgresSessionStore', async () => ({ store: await migrated(), close: async () => {} }));
+  sessionStoreContract('PostgresSessionStore, every session read from its live path', async () => ({ store: await migrated({ livePathAbove: 0 }), close: async () => {} }));
 
   it('never migrates by itself: a store whose schema is behind says so, and works once migrated', async () => {
     const schema = freshSchema('behind');

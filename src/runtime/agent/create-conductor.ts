@@ -370,7 +370,7 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent
   async function branchFrom(nodeId: string): Promise<RunSnapshot> {
     if (closed) throw new AgentClosedError();
     const current = await ensureSession();
-    current.branchFrom(nodeId);
+    await current.branchFrom(nodeId);
     await current.persist();
     return standing(current);
   }

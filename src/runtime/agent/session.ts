@@ -31,7 +31,7 @@ export interface AgentSession {
   /** The nodes of the live path that condensation took out of the context, oldest first (none without a graph). */
   condensedAway(): Promise<SessionNode[]>;
   /** Moves the live leaf to `nodeId` and makes the context the one there. */
-  branchFrom(nodeId: string): void;
+  branchFrom(nodeId: string): Promise<void>;
   /** Tokens billed over the whole session, every branch, earlier runs included. */
   usageTotal(): ModelUsage;
   /** Makes everything recorded so far durable. */
@@ -70,7 +70,7 @@ export function memorySession(id: string, messages?: readonly Turn[]): AgentSess
     },
     nodeIdsOf: () => undefined,
     condensedAway: async () => [],
-    branchFrom() {
+    async branchFrom() {
       throw new BranchPointError(id, 'the agent has no session store, so its turns have no node ids; pass a store (new MemorySessionStore() keeps one in memory)');
     },
     usageTotal: () => ({ ...total }),
@@ -119,8 +119,15 @@ export async function openStoredSession(store: SessionStoreLike, id: string): Pr
       return dropped;
     },
     nodeIdsOf: (turns) => turns.flatMap((turn) => nodeOf.get(turn) ?? []),
-    condensedAway: async () => (graph.leaf === null ? [] : condensedAwayOf(graph.nodesTo(graph.leaf))),
-    branchFrom(nodeId) {
+    async condensedAway() {
+      if (graph.leaf === null) return [];
+      // What condensation took out lies off a live-path graph: read the rest of the session first.
+      await graph.loadWhole();
+      return condensedAwayOf(graph.nodesTo(graph.leaf));
+    },
+    async branchFrom(nodeId) {
+      // A node outside the live context may be one a live-path graph does not hold yet.
+      if (!session.context.some((turn) => nodeOf.get(turn) === nodeId)) await graph.loadWhole();
       const node = graph.node(nodeId);
       if (node !== undefined && node.turn.role === 'assistant' && node.turn.blocks.some((block) => block.kind === 'tool_call')) {
         throw new BranchPointError(id, `node ${nodeId} is a reply whose tool calls have no result there; branch from its results or from an answer`);
