@@ -11,7 +11,7 @@ import { benchDatabase } from './postgres-server.js';
 import { fmt, median, now, report } from './stats.js';
 
 const SESSIONS = 50;
-const STEPS = Number(process.env.BENCH_STEPS ?? 40);
+const STEPS = Number(process.env.BENCH_STEPS ?? 100);
 const LONG = Number(process.env.BENCH_LONG_TURNS ?? 100_000);
 const SHORT = 1_000;
 const CONDENSE_EVERY = 100;

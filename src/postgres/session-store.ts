@@ -17,9 +17,10 @@ const SESSIONS_VERSION = 4;
 const FOLD_AFTER = 32;
 const DEFAULT_LEASE_MS = 30_000;
 const DEFAULT_LIVE_PATH_ABOVE = 2_000;
-// Persists of different sessions share a statement once this many statements are in flight (see
-// WriteBatches); four keep a small pool's connections busy without taking all of them.
-const BATCH_LIMITS = { slots: 4, maxItems: 100 };
+// Persists of different sessions that arrive together share statements (see WriteBatches), spread
+// over up to four in flight so the database works on them side by side; fewer than eight to a
+// statement is not worth another round trip.
+const BATCH_LIMITS = { slots: 4, maxItems: 100, minItems: 8 };
 
 export type PostgresSessionStoreOptions = {
   /** The PostgreSQL schema holding the tables. Default `indusagi`. */

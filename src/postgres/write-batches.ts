@@ -6,15 +6,18 @@ export type WriteBatchLimits = {
   slots: number;
   /** Items one batch takes at most; the rest wait for the next. */
   maxItems: number;
+  /** Items a batch takes at least when a burst is spread over several free slots. */
+  minItems: number;
 };
 
 /**
- * Joins writes that arrive together into one statement, as a database's group commit joins commits.
+ * Joins writes that arrive together into statements, as a database's group commit joins commits.
  * A write waits only for the end of the current turn of the event loop (`setImmediate`, no timer), so
  * that writes queued by one burst of callbacks (fifty sessions whose previous writes just landed)
- * leave as one batch, and a lone write goes almost at once. Once `slots` batches are in flight, new
- * writes wait for one to end and then all leave together. Under load a round trip, a statement and a
- * commit are shared by every write of the batch.
+ * leave together, and a lone write goes almost at once. A burst is spread over the free slots (at
+ * least `minItems` to a batch), so the database works on its batches side by side; once `slots`
+ * batches are in flight, new writes wait for one to end. Under load a round trip, a statement and a
+ * commit are shared by every write of a batch.
  */
 export class WriteBatches<Item, Result> {
   private pending: Array<{ item: Item; resolve: (result: Result) => void; reject: (error: unknown) => void }> = [];
@@ -47,8 +50,11 @@ export class WriteBatches<Item, Result> {
   }
 
   private send(): void {
+    // A burst is spread over the free slots, so the database works on its batches side by side.
+    const free = this.limits.slots - this.inFlight;
+    const size = Math.min(this.limits.maxItems, Math.max(this.limits.minItems, Math.ceil(this.pending.length / Math.max(free, 1))));
     while (this.inFlight < this.limits.slots && this.pending.length > 0) {
-      const batch = this.pending.splice(0, this.limits.maxItems);
+      const batch = this.pending.splice(0, size);
       this.inFlight++;
       this.flush(batch.map((entry) => entry.item))
         .then(
