@@ -1,27 +1,18 @@
 // How long the web example keeps a conversation's agent (and so its session's writer lock) open: only
 // while requests use it. Real HTTP to the real server over session files, with the demo model.
-import Anthropic from '@anthropic-ai/sdk';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_MODEL_ID, startDemoModel, type DemoModel } from '../../src/demo/index.js';
+import { startDemoModel, type DemoModel } from '../../src/demo/index.js';
 import { SessionStore } from '../../src/runtime/store/index.js';
-import { startWebChat, type WebChat } from '../../examples/web-chat/server/app.js';
-import { expectLinear, newBrowser, post, reply, thread, userTexts } from '../support/web-chat-api.js';
+import type { WebChat } from '../../examples/web-chat/server/app.js';
+import { expectLinear, newBrowser, startExampleChat, post, reply, thread, userTexts } from '../support/web-chat-api.js';
 
 let dir: string;
 let demo: DemoModel;
 
-function startChat(): Promise<WebChat> {
-  return startWebChat({
-    pageDir: join(dir, 'page'),
-    sessionsDir: join(dir, 'sessions'),
-    workspaceDir: join(dir, 'workspace'),
-    client: new Anthropic({ baseURL: demo.baseURL, apiKey: 'offline-demo', maxRetries: 0 }),
-    model: DEMO_MODEL_ID,
-  });
-}
+const startChat = (): Promise<WebChat> => startExampleChat(dir, demo);
 
 /** Reads a streamed reply until its first text, so the run is under way; the rest stays unread. */
 async function untilText(response: Response): Promise<ReadableStreamDefaultReader<string>> {

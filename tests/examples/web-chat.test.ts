@@ -1,4 +1,3 @@
-import Anthropic from '@anthropic-ai/sdk';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -10,11 +9,11 @@ import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_MODEL_ID, startDemoModel } from '../../src/demo/index.js';
+import { startDemoModel } from '../../src/demo/index.js';
 import type { DemoModel } from '../../src/demo/index.js';
 import { longStory } from '../../src/demo/story.js';
-import { startWebChat } from '../../examples/web-chat/server/app.js';
 import { haveChromium, launchChromium } from '../support/chromium.js';
+import { startExampleChat } from '../support/web-chat-api.js';
 import type { WebChat } from '../../examples/web-chat/server/app.js';
 
 // The example end to end: the Vite-built React page in headless Chromium, the example's node:http
@@ -28,15 +27,7 @@ let chat: WebChat;
 let browser: Browser;
 let page: Page;
 
-async function startChat(model: DemoModel = demo): Promise<WebChat> {
-  return startWebChat({
-    pageDir: join(dir, 'page'),
-    sessionsDir: join(dir, 'sessions'),
-    workspaceDir: join(dir, 'workspace'),
-    client: new Anthropic({ baseURL: model.baseURL, apiKey: 'offline-demo', maxRetries: 0 }),
-    model: DEMO_MODEL_ID,
-  });
-}
+const startChat = (model: DemoModel = demo): Promise<WebChat> => startExampleChat(dir, model);
 
 describe.skipIf(!haveChromium('web-chat'))('the web-chat example in Chromium', () => {
   beforeAll(async () => {

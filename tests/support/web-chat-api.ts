@@ -1,9 +1,24 @@
 // The web example's HTTP API as its page calls it (same origin, JSON, the browser's cookie), and what
 // a test checks of the session a conversation left behind.
+import Anthropic from '@anthropic-ai/sdk';
+import { join } from 'node:path';
 import { expect } from 'vitest';
+import { startWebChat, type WebChat } from '../../examples/web-chat/server/app.js';
+import { DEMO_MODEL_ID } from '../../src/demo/index.js';
 import type { Turn } from '../../src/runtime/contract/turn.js';
 import type { SessionGraph } from '../../src/runtime/store/index.js';
 import type { PartFrame } from '../../src/transport/index.js';
+
+/** The example's server in this process, on files under `dir` (page/, sessions/, workspace/), talking to a demo model. */
+export function startExampleChat(dir: string, model: { baseURL: string }): Promise<WebChat> {
+  return startWebChat({
+    pageDir: join(dir, 'page'),
+    sessionsDir: join(dir, 'sessions'),
+    workspaceDir: join(dir, 'workspace'),
+    client: new Anthropic({ baseURL: model.baseURL, apiKey: 'offline-demo', maxRetries: 0 }),
+    model: DEMO_MODEL_ID,
+  });
+}
 
 /** The headers the page's own fetches carry: its origin, JSON, the browser's cookie. */
 export function fromPage(url: string, cookie: string): Record<string, string> {
