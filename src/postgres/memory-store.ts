@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { searchTermSource, tokenize, type TermSource } from '../search/index.js';
+import { searchTermSource, searchTermSourceSync, tokenize, type RankedRef, type TermSource } from '../search/index.js';
 import type { GovernedMemoryStore, MemoryEdit, MemoryRecord, MemoryScope, ListOptions, OwnerOptions, SaveOptions, SearchOptions } from '../memory/types.js';
 import { checkEdit, checkSave, resolveList, resolveOwner, resolveSearch } from '../memory/options.js';
 import { fingerprint, newRecord, sameScope } from '../memory/governance.js';
@@ -8,15 +8,24 @@ import { checkConnection, type ClientLike, type PostgresConnection } from './dri
 import { checkSchemaName, PostgresDatabase, type MigrateResult } from './database.js';
 import { PostgresOptionsError } from './errors.js';
 import { checkTenant } from './tenant.js';
+import { MemoryReplica } from './memory-replica.js';
 
-/** The schema version the memory tables arrived in. */
-const MEMORY_VERSION = 1;
+/** The schema version the memory tables need: 1 added them, 5 the change log replicas read. */
+const MEMORY_VERSION = 5;
 
 export type PostgresStoreOptions = {
   /** The PostgreSQL schema holding the tables. Default `indusagi`. */
   schema?: string;
   /** Every query is confined to this tenant's rows; without one, to the default tenant's. */
   tenant?: string;
+  /**
+   * Keep a copy of the tenant's search index in this process (default false). Each search then costs
+   * one small query when nothing was written since the last one, plus the records it returns, instead
+   * of reading every record that holds the query's rarest term; the copy follows every process's
+   * writes through the database's change log. It holds each record's index terms in memory, so it
+   * suits a tenant of up to a few hundred thousand memories. Results and scores are the same either way.
+   */
+  replica?: boolean;
 };
 
 type Row = {
@@ -57,15 +66,18 @@ export class PostgresMemoryStore implements GovernedMemoryStore {
   private readonly db: PostgresDatabase;
   private readonly t: string;
   private readonly table: string;
+  private readonly replica: MemoryReplica | undefined;
 
   constructor(connection: PostgresConnection, options: PostgresStoreOptions = {}) {
     const checked = checkConnection(connection);
-    if (typeof options !== 'object' || options === null) throw new PostgresOptionsError('options must be an object: { schema?, tenant? }.');
+    if (typeof options !== 'object' || options === null) throw new PostgresOptionsError('options must be an object: { schema?, tenant?, replica? }.');
+    if (options.replica !== undefined && typeof options.replica !== 'boolean') throw new PostgresOptionsError(`replica must be true or false, got ${JSON.stringify(options.replica)}.`);
     this.schema = checkSchemaName(options.schema);
     this.tenant = checkTenant(options.tenant);
     this.t = this.tenant ?? '';
     this.db = new PostgresDatabase(checked, this.schema, MEMORY_VERSION);
     this.table = `${this.db.s}.memory_records`;
+    this.replica = options.replica === true ? new MemoryReplica(this.db.s, this.t) : undefined;
   }
 
   /** Creates or upgrades the schema's tables (every indusagi store's); safe to run from many processes. */
@@ -113,16 +125,19 @@ export class PostgresMemoryStore implements GovernedMemoryStore {
           record.supersedes = targets.map((w) => w.row.id);
           await c.query(`UPDATE ${this.table} SET superseded_by = $3, superseded_at = $4 WHERE tenant = $1 AND id = ANY($2)`, [this.t, record.supersedes, record.id, now]);
         }
-        await c.query(
+        const [added] = await rows<{ seq: number }>(
+          c,
           `INSERT INTO ${this.table} (tenant, id, text, kind, meta, scope_resource, scope_session, source_session, source_node, observed_at,
              key, supersedes, created_at, fingerprint, terms, lexemes)
-           VALUES ($1, $2, $3, $4, $5::json, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, array_to_tsvector($16::text[]))`,
+           VALUES ($1, $2, $3, $4, $5::json, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, array_to_tsvector($16::text[]))
+           RETURNING seq::float8 AS seq`,
           [
             this.t, record.id, text, save.kind ?? null, save.meta ?? null, resource, session, save.provenance.sessionId ?? null,
             save.provenance.nodeId ?? null, record.provenance!.at, save.key ?? null, record.supersedes ?? null, now, print, terms.join(' '), distinct(terms),
           ],
         );
         await this.count(c, terms, 1);
+        await this.changed(c, [added.seq, ...targets.map((w) => w.row.seq)]);
         return record;
       },
       { retryOnUnique: (constraint) => constraint === 'memory_records_current_key' },
@@ -157,11 +172,21 @@ export class PostgresMemoryStore implements GovernedMemoryStore {
               tsquery(term, without),
             ]),
         };
-        const ranked = await searchTermSource(source, terms, { k, minScore });
+        let ranked: RankedRef[];
+        if (this.replica === undefined) ranked = await searchTermSource(source, terms, { k, minScore });
+        else {
+          await this.replica.catchUp(c);
+          const filter = { resources: values[1] as string[], sessions: values[2] as string[], current: !includeSuperseded, kind };
+          ranked = searchTermSourceSync(this.replica.source(filter), terms, { k, minScore });
+        }
         if (ranked.length === 0) return [];
         const found = await rows<Row>(c, `SELECT ${COLUMNS} FROM ${this.table} WHERE tenant = $1 AND seq = ANY($2::bigint[])`, [this.t, ranked.map((r) => r.ref)]);
         const bySeq = new Map(found.map((row) => [row.seq, row]));
-        return ranked.map(({ ref, score }) => ({ ...toRecord(bySeq.get(ref)!), score }));
+        // A replica a concurrent search moved past this snapshot may name a record this snapshot lacks.
+        return ranked.flatMap(({ ref, score }) => {
+          const row = bySeq.get(ref);
+          return row === undefined ? [] : [{ ...toRecord(row), score }];
+        });
       },
       { readOnly: true },
     );
@@ -171,9 +196,14 @@ export class PostgresMemoryStore implements GovernedMemoryStore {
     const { scope } = resolveOwner(id, opts);
     const owner = this.owner(scope, 3);
     return this.db.transaction(async (c) => {
-      const [gone] = await rows<{ terms: string }>(c, `DELETE FROM ${this.table} WHERE tenant = $1 AND id = $2 AND ${owner.sql} RETURNING terms`, [this.t, id, ...owner.values]);
+      const [gone] = await rows<{ terms: string; seq: number }>(c, `DELETE FROM ${this.table} WHERE tenant = $1 AND id = $2 AND ${owner.sql} RETURNING terms, seq::float8 AS seq`, [
+        this.t,
+        id,
+        ...owner.values,
+      ]);
       if (gone === undefined) return false;
       await this.count(c, split(gone.terms), -1);
+      await this.changed(c, [gone.seq]);
       return true;
     });
   }
@@ -228,8 +258,25 @@ export class PostgresMemoryStore implements GovernedMemoryStore {
           now, reindex ? fingerprint(text) : row.fingerprint, terms.join(' '), distinct(terms), reindex,
         ],
       );
+      await this.changed(c, [updated.seq]);
       return toRecord(updated);
     });
+  }
+
+  /**
+   * Raises the tenant's version and logs the records this write changed, for replicas (see `replica`).
+   * The version row stays locked until commit, so versions commit in order.
+   */
+  private async changed(c: ClientLike, seqs: number[]): Promise<void> {
+    const s = this.db.s;
+    await c.query(
+      `WITH v AS (
+         INSERT INTO ${s}.memory_stats AS m (tenant, docs, total_length, version) VALUES ($1, 0, 0, 1)
+         ON CONFLICT (tenant) DO UPDATE SET version = m.version + 1 RETURNING version)
+       INSERT INTO ${s}.memory_changes (tenant, version, seq) SELECT $1, v.version, seq FROM v, unnest($2::bigint[]) AS seq
+       ON CONFLICT DO NOTHING`,
+      [this.t, seqs],
+    );
   }
 
   /** Keeps the tenant's BM25 statistics in step: document count, total length, df of each distinct term. */

@@ -125,6 +125,22 @@ export const MIGRATIONS: readonly Migration[] = [
         ADD COLUMN cache_write_1h_tokens bigint NOT NULL DEFAULT 0`,
     ],
   },
+  {
+    // Like 4, released together with the tables before it: no memory writer of 1-4 runs beside it.
+    version: 5,
+    name: 'memory: a per-tenant version and change log, for replicas of the search index',
+    statements: (s) => [
+      `ALTER TABLE ${s}.memory_stats ADD COLUMN version bigint NOT NULL DEFAULT 0`,
+      `COMMENT ON COLUMN ${s}.memory_stats.version IS 'raised by every write of the tenant, which holds this row until it commits: versions commit in order'`,
+      `CREATE TABLE ${s}.memory_changes (
+        tenant text NOT NULL,
+        version bigint NOT NULL,
+        seq bigint NOT NULL,
+        PRIMARY KEY (tenant, version, seq)
+      )`,
+      `COMMENT ON TABLE ${s}.memory_changes IS 'the records (by seq) each version saved, edited, superseded or forgot'`,
+    ],
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -12,6 +12,7 @@ import {
   PostgresStoreError,
 } from '../../src/postgres/index.js';
 import { LATEST_VERSION, MIGRATIONS } from '../../src/postgres/migrations.js';
+import type { PostgresStoreOptions } from '../../src/postgres/index.js';
 import { memoryStoreContract } from '../memory/store-contract.js';
 import { freshSchema, postgresUrl, testPool } from '../support/postgres.js';
 
@@ -23,7 +24,7 @@ describe.skipIf(postgresUrl === undefined)('PostgresMemoryStore', () => {
   afterAll(async () => {
     for (const store of stores) await store.close();
   });
-  const make = (options: { schema?: string; tenant?: string } = {}, connection: ConstructorParameters<typeof PostgresMemoryStore>[0] = { pool }) => {
+  const make = (options: PostgresStoreOptions = {}, connection: ConstructorParameters<typeof PostgresMemoryStore>[0] = { pool }) => {
     const store = new PostgresMemoryStore(connection, options);
     stores.push(store);
     return store;
@@ -35,6 +36,58 @@ describe.skipIf(postgresUrl === undefined)('PostgresMemoryStore', () => {
   };
 
   memoryStoreContract('PostgresMemoryStore', open);
+  memoryStoreContract('PostgresMemoryStore with a replica of its search index', async () => {
+    const store = make({ schema: freshSchema('rep'), replica: true });
+    await store.migrate();
+    return store;
+  });
+
+  describe('a replica of the search index', () => {
+    it("follows every process's saves, edits, superseding and forgetting, and ranks exactly as the database does", async () => {
+      const schema = freshSchema('follow');
+      const replicated = make({ schema, replica: true });
+      await replicated.migrate();
+      const direct = make({ schema });
+      // Another machine writes; this one searches.
+      const writer = make({ schema });
+      const same = async (query: string, opts?: Parameters<PostgresMemoryStore['search']>[1]) => {
+        const [a, b] = await Promise.all([replicated.search(query, opts), direct.search(query, opts)]);
+        expect(a).toEqual(b);
+        return a;
+      };
+      const texts = ['Invoices go out on the first', 'The user prefers metric units', 'Deploys happen on Tuesdays', 'Invoices are in euros'];
+      for (const text of texts) await writer.save(text, { scope: { resource: 'ana' } });
+      expect((await same('invoices', { scope: { resource: 'ana' } })).map((h) => h.text)).toEqual(['Invoices are in euros', 'Invoices go out on the first']);
+
+      const first = (await writer.list({ scope: { resource: 'ana' } }))[0];
+      await writer.update(first.id, { text: 'Invoices go out on the fifth' }, { scope: { resource: 'ana' } });
+      await writer.save('The user prefers imperial units', { key: 'units', scope: { resource: 'ana' } });
+      await writer.save('The user prefers metric units, always', { key: 'units', scope: { resource: 'ana' } });
+      const deploys = (await writer.search('deploys', { scope: { resource: 'ana' } }))[0];
+      await writer.forget(deploys.id, { scope: { resource: 'ana' } });
+
+      expect((await same('invoices fifth', { scope: { resource: 'ana' } }))[0].text).toBe('Invoices go out on the fifth');
+      expect((await same('user prefers units', { scope: { resource: 'ana' } })).map((h) => h.text)).toContain('The user prefers metric units, always');
+      expect((await same('user prefers units', { scope: { resource: 'ana' } })).map((h) => h.text)).not.toContain('The user prefers imperial units');
+      expect((await same('user prefers units', { scope: { resource: 'ana' }, includeSuperseded: true })).map((h) => h.text)).toContain('The user prefers imperial units');
+      expect(await same('deploys tuesdays', { scope: { resource: 'ana' } })).toEqual([]);
+      expect(await same('invoices', { scope: { resource: 'bob' } })).toEqual([]);
+    });
+
+    it('a store that was never searched and one that was see the same after many writes from elsewhere', async () => {
+      const schema = freshSchema('late');
+      const early = make({ schema, replica: true });
+      await early.migrate();
+      const writer = make({ schema });
+      await writer.save('alpha beta gamma');
+      expect(await early.search('alpha')).toHaveLength(1);
+      await Promise.all(Array.from({ length: 40 }, (_, i) => writer.save(`alpha note ${i} beta`)));
+      const late = make({ schema, replica: true });
+      const [a, b] = await Promise.all([early.search('alpha beta', { k: 50 }), late.search('alpha beta', { k: 50 })]);
+      expect(a).toHaveLength(41);
+      expect(a).toEqual(b);
+    });
+  });
 
   describe('tenancy', () => {
     it('one tenant never reads or writes another tenant\'s memories, whatever the id or query', async () => {
@@ -92,7 +145,7 @@ describe.skipIf(postgresUrl === undefined)('PostgresMemoryStore', () => {
       for (const call of [() => store.save('x'), () => store.search('x'), () => store.all(), () => store.forget('x')]) {
         const error = await call().catch((e: unknown) => e);
         expect(PostgresSchemaBehindError.isInstance(error)).toBe(true);
-        expect(error).toMatchObject({ kind: 'postgres_schema_behind', found: 0, needed: 1 });
+        expect(error).toMatchObject({ kind: 'postgres_schema_behind', found: 0, needed: 5 });
         expect((error as Error).message).toContain('indusagi db migrate');
       }
       const { rows } = await pool.query('SELECT count(*)::int AS n FROM information_schema.schemata WHERE schema_name = $1', [schema]);
