@@ -1,28 +1,29 @@
-import type { TermCandidate, TermSource, TermStats } from '../search/index.js';
+import { Bm25Index, type RankedRef } from '../search/index.js';
 import type { ClientLike } from './driver.js';
 
 /** What a replica keeps of a record: what ranking and the search filters read. */
-export type ReplicaRow = { seq: number; ord: number; terms: string; scope_resource: string; scope_session: string; kind: string | null; current: boolean };
+type ReplicaRow = { seq: number; ord: number; terms: string; scope_resource: string; scope_session: string; kind: string | null; current: boolean };
 
 /** The filters of one search: the scope parts it may see, whether superseded records count, a kind. */
 export type ReplicaFilter = { resources: readonly string[]; sessions: readonly string[]; current: boolean; kind: string | undefined };
 
-type Entry = ReplicaRow & { distinct: string[]; length: number };
+type Entry = ReplicaRow & { doc: number };
 
 const ROW = `seq::float8 AS seq, ord::float8 AS ord, terms, scope_resource, scope_session, kind, superseded_by IS NULL AS current`;
 
 /**
- * A copy of one tenant's search index in this process, brought up to date at the start of each search
- * from the tenant's version and change log (migration 5): one small query when nothing changed, the
- * changed records when something did, every record on first use. Ranking over it runs the same code
- * (`searchTermSource`) with the same statistics as the database's own index, so results and scores are
- * the same; only the reads move into memory.
+ * A copy of one tenant's search index in this process: the in-process BM25 index over the records'
+ * index terms, brought up to date at the start of each search from the tenant's version and change log
+ * (migration 5): one small query when nothing changed, the changed records when something did, every
+ * record on first use. Documents are numbered in `ord` order, the database's tie-break, and the index
+ * holds every record of the tenant as the database's statistics do, so results and scores are the
+ * database's own.
  */
 export class MemoryReplica {
   private version: number | null = null;
+  private index = new Bm25Index();
   private readonly entries = new Map<number, Entry>();
-  private readonly postings = new Map<string, Set<number>>();
-  private totalLength = 0;
+  private readonly byDoc: Array<Entry | undefined> = [];
 
   constructor(
     private readonly schema: string,
@@ -30,79 +31,70 @@ export class MemoryReplica {
   ) {}
 
   /**
-   * Applies what the database holds in `c`'s snapshot (a repeatable-read transaction) and returns that
-   * snapshot's version. A concurrent search that already applied a later version wins: nothing goes back.
+   * Applies what the database holds in `c`'s snapshot (a repeatable-read transaction). A concurrent
+   * search that already applied a later version wins: nothing goes back.
    */
-  async catchUp(c: ClientLike): Promise<number> {
+  async catchUp(c: ClientLike): Promise<void> {
     const s = this.schema;
-    const [{ version }] = (await c.query(`SELECT coalesce((SELECT version FROM ${s}.memory_stats WHERE tenant = $1), 0)::float8 AS version`, [this.tenant])).rows as Array<{ version: number }>;
+    const [{ version }] = (await c.query(`SELECT coalesce((SELECT version FROM ${s}.memory_stats WHERE tenant = $1), 0)::float8 AS version`, [this.tenant])).rows as Array<{
+      version: number;
+    }>;
     const from = this.version;
-    if (from !== null && version <= from) return version;
+    if (from !== null && version <= from) return;
     if (from === null) {
-      const rows = (await c.query(`SELECT ${ROW} FROM ${s}.memory_records WHERE tenant = $1`, [this.tenant])).rows as ReplicaRow[];
-      if (this.version === null) {
-        for (const row of rows) this.put(row);
-        this.version = version;
-      }
-      return version;
+      const rows = (await c.query(`SELECT ${ROW} FROM ${s}.memory_records WHERE tenant = $1 ORDER BY ord`, [this.tenant])).rows as ReplicaRow[];
+      if (this.version !== null) return;
+      for (const row of rows) this.add(row);
+      this.version = version;
+      return;
     }
     const changed = (await c.query(`SELECT DISTINCT seq::float8 AS seq FROM ${s}.memory_changes WHERE tenant = $1 AND version > $2`, [this.tenant, from])).rows as Array<{ seq: number }>;
     const seqs = changed.map((row) => row.seq);
-    const rows = (await c.query(`SELECT ${ROW} FROM ${s}.memory_records WHERE tenant = $1 AND seq = ANY($2::bigint[])`, [this.tenant, seqs])).rows as ReplicaRow[];
+    const rows = (await c.query(`SELECT ${ROW} FROM ${s}.memory_records WHERE tenant = $1 AND seq = ANY($2::bigint[]) ORDER BY ord`, [this.tenant, seqs])).rows as ReplicaRow[];
     // Another search may have moved on while these were read: apply only onto the version they follow.
-    if (this.version === from) {
-      for (const seq of seqs) this.drop(seq);
-      for (const row of rows) this.put(row);
-      this.version = version;
+    if (this.version !== from) return;
+    const present = new Set(rows.map((row) => row.seq));
+    for (const seq of seqs) if (!present.has(seq)) this.remove(seq);
+    for (const row of rows) {
+      const entry = this.entries.get(row.seq);
+      // Superseding and edits that keep the text change only what the filters read.
+      if (entry !== undefined && entry.ord === row.ord && entry.terms === row.terms) Object.assign(entry, row);
+      else {
+        this.remove(row.seq);
+        this.add(row);
+      }
     }
-    return version;
+    this.version = version;
   }
 
-  /** The index as a `TermSource` for one search's filters. */
-  source(filter: ReplicaFilter): TermSource<'sync'> {
-    return {
-      stats: (asked): TermStats => ({
-        docs: this.entries.size,
-        totalLength: this.totalLength,
-        df: new Map(asked.map((term) => [term, this.postings.get(term)?.size ?? 0])),
-      }),
-      containing: (term, without): TermCandidate[] => {
-        const out: TermCandidate[] = [];
-        const excluded = without.map((w) => this.postings.get(w)).filter((set) => set !== undefined);
-        for (const seq of this.postings.get(term) ?? []) {
-          const entry = this.entries.get(seq)!;
-          if (filter.current && !entry.current) continue;
-          if (filter.kind !== undefined && entry.kind !== filter.kind) continue;
-          if (!filter.resources.includes(entry.scope_resource) || !filter.sessions.includes(entry.scope_session)) continue;
-          if (excluded.some((set) => set.has(seq))) continue;
-          out.push({ ref: seq, order: entry.ord, terms: entry.terms });
-        }
-        return out;
-      },
+  /** The best `k` records for `terms` passing `filter`, as the database's ranking would give them. */
+  search(terms: readonly string[], opts: { k: number; minScore: number; filter: ReplicaFilter }): RankedRef[] {
+    const { filter } = opts;
+    const accept = (doc: number) => {
+      const entry = this.byDoc[doc]!;
+      return (
+        (!filter.current || entry.current) &&
+        (filter.kind === undefined || entry.kind === filter.kind) &&
+        filter.resources.includes(entry.scope_resource) &&
+        filter.sessions.includes(entry.scope_session)
+      );
     };
+    return this.index.search(terms, { k: opts.k, minScore: opts.minScore, accept }).map(({ doc, score }) => ({ ref: this.byDoc[doc]!.seq, score }));
   }
 
-  private put(row: ReplicaRow): void {
-    const list = row.terms === '' ? [] : row.terms.split(' ');
-    const entry: Entry = { ...row, distinct: [...new Set(list)], length: list.length };
+  // A record changed since it was indexed is added again, after every record indexed so far: its new
+  // `ord` (a save's, or a re-indexed edit's) is the highest, as the database numbers them.
+  private add(row: ReplicaRow): void {
+    const entry: Entry = { ...row, doc: this.index.add(row.terms === '' ? [] : row.terms.split(' ')) };
     this.entries.set(row.seq, entry);
-    this.totalLength += entry.length;
-    for (const term of entry.distinct) {
-      let set = this.postings.get(term);
-      if (set === undefined) this.postings.set(term, (set = new Set()));
-      set.add(row.seq);
-    }
+    this.byDoc[entry.doc] = entry;
   }
 
-  private drop(seq: number): void {
+  private remove(seq: number): void {
     const entry = this.entries.get(seq);
     if (entry === undefined) return;
+    this.index.remove(entry.doc);
+    this.byDoc[entry.doc] = undefined;
     this.entries.delete(seq);
-    this.totalLength -= entry.length;
-    for (const term of entry.distinct) {
-      const set = this.postings.get(term)!;
-      set.delete(seq);
-      if (set.size === 0) this.postings.delete(term);
-    }
   }
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { searchTermSource, searchTermSourceSync, tokenize, type RankedRef, type TermSource } from '../search/index.js';
+import { searchTermSource, tokenize, type RankedRef, type TermSource } from '../search/index.js';
 import type { GovernedMemoryStore, MemoryEdit, MemoryRecord, MemoryScope, ListOptions, OwnerOptions, SaveOptions, SearchOptions } from '../memory/types.js';
 import { checkEdit, checkSave, resolveList, resolveOwner, resolveSearch } from '../memory/options.js';
 import { fingerprint, newRecord, sameScope } from '../memory/governance.js';
@@ -125,6 +125,9 @@ export class PostgresMemoryStore implements GovernedMemoryStore {
           record.supersedes = targets.map((w) => w.row.id);
           await c.query(`UPDATE ${this.table} SET superseded_by = $3, superseded_at = $4 WHERE tenant = $1 AND id = ANY($2)`, [this.t, record.supersedes, record.id, now]);
         }
+        // Statistics first: their row, held to commit, orders this save's `ord` (taken by the insert) and
+        // its version alike across concurrent saves, as replicas number documents (see MemoryReplica).
+        await this.count(c, terms, 1);
         const [added] = await rows<{ seq: number }>(
           c,
           `INSERT INTO ${this.table} (tenant, id, text, kind, meta, scope_resource, scope_session, source_session, source_node, observed_at,
@@ -136,7 +139,6 @@ export class PostgresMemoryStore implements GovernedMemoryStore {
             save.provenance.nodeId ?? null, record.provenance!.at, save.key ?? null, record.supersedes ?? null, now, print, terms.join(' '), distinct(terms),
           ],
         );
-        await this.count(c, terms, 1);
         await this.changed(c, [added.seq, ...targets.map((w) => w.row.seq)]);
         return record;
       },
@@ -177,7 +179,7 @@ export class PostgresMemoryStore implements GovernedMemoryStore {
         else {
           await this.replica.catchUp(c);
           const filter = { resources: values[1] as string[], sessions: values[2] as string[], current: !includeSuperseded, kind };
-          ranked = searchTermSourceSync(this.replica.source(filter), terms, { k, minScore });
+          ranked = this.replica.search(terms, { k, minScore, filter });
         }
         if (ranked.length === 0) return [];
         const found = await rows<Row>(c, `SELECT ${COLUMNS} FROM ${this.table} WHERE tenant = $1 AND seq = ANY($2::bigint[])`, [this.t, ranked.map((r) => r.ref)]);
