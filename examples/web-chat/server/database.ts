@@ -10,16 +10,19 @@ export type DatabaseStores = { store: WebChatStore; memory: MemoryStore; schema:
  * whichever of them gets the next request. Nothing here migrates (that is `indusagi db migrate`, once
  * per deploy): the schema is checked now, so a database that was never set up stops the server at
  * startup with `PostgresSchemaBehindError`, whose message names that command, instead of failing its
- * first request. The session tables are the newest the two stores need, so one check covers both.
+ * first request. Each store checks the version it needs on its first call, so both make one here.
+ * Memory keeps a replica of its search index in the server (`replica: true`): a search then costs a
+ * version check, and the replica follows the other servers' writes.
  */
 export async function openDatabase(url: string, schema: string | undefined): Promise<DatabaseStores> {
   const store = new PostgresSessionStore({ connectionString: url }, { schema });
-  const memory = new PostgresMemoryStore({ connectionString: url }, { schema });
+  const memory = new PostgresMemoryStore({ connectionString: url }, { schema, replica: true });
   const close = async () => {
     await Promise.all([store.close(), memory.close()]);
   };
   try {
     await store.listSessions();
+    await memory.get('startup-schema-check');
   } catch (error) {
     await close();
     throw error;
