@@ -5,6 +5,7 @@ import { MemoryInputError } from '../memory/errors.js';
 import { checkEdit, checkSave, describe, resolveList, resolveOwner, resolveSearch } from '../memory/options.js';
 import { fingerprint, newRecord, sameScope } from '../memory/governance.js';
 import { chooseTargets } from '../memory/supersede.js';
+import { recordFromRow, type MemoryRow } from '../memory/rows.js';
 import { openDatabase, sqliteFailure } from './driver.js';
 import type { Database } from './driver.js';
 import { ensureSchema, prepareCounts } from './schema.js';
@@ -17,26 +18,7 @@ export interface SqliteMemoryStore extends GovernedMemoryStore {
   close(): void;
 }
 
-type Row = {
-  seq: number;
-  id: string;
-  text: string;
-  kind: string | null;
-  meta: string | null;
-  scope_resource: string;
-  scope_session: string;
-  source_session: string | null;
-  source_node: string | null;
-  observed_at: number;
-  key: string | null;
-  supersedes: string | null;
-  superseded_by: string | null;
-  superseded_at: number | null;
-  created_at: number;
-  updated_at: number | null;
-  fingerprint: string;
-  terms: string;
-};
+type Row = MemoryRow & { meta: string | null; supersedes: string | null; terms: string };
 
 /**
  * Opens (creating or upgrading if needed) a memory store in the SQLite file at `path`. Records are
@@ -238,27 +220,11 @@ function prepare(db: Database) {
 }
 
 function toRecord(row: Row, path: string): MemoryRecord {
-  const record: MemoryRecord = { id: row.id, text: row.text, createdAt: row.created_at };
-  if (row.kind !== null) record.kind = row.kind;
+  let decoded: Parameters<typeof recordFromRow>[1];
   try {
-    if (row.meta !== null) record.meta = JSON.parse(row.meta);
-    if (row.supersedes !== null) record.supersedes = JSON.parse(row.supersedes);
+    decoded = { meta: row.meta === null ? undefined : JSON.parse(row.meta), supersedes: row.supersedes === null ? null : JSON.parse(row.supersedes) };
   } catch (error) {
     throw new SqliteMemoryFileError(`Record ${row.id} in ${path} has unreadable meta.`, { cause: error });
   }
-  if (row.scope_resource !== '' || row.scope_session !== '') {
-    record.scope = {};
-    if (row.scope_resource !== '') record.scope.resource = row.scope_resource;
-    if (row.scope_session !== '') record.scope.session = row.scope_session;
-  }
-  record.provenance = { at: row.observed_at };
-  if (row.source_session !== null) record.provenance.sessionId = row.source_session;
-  if (row.source_node !== null) record.provenance.nodeId = row.source_node;
-  if (row.key !== null) record.key = row.key;
-  if (row.superseded_by !== null) {
-    record.supersededBy = row.superseded_by;
-    record.supersededAt = row.superseded_at!;
-  }
-  if (row.updated_at !== null) record.updatedAt = row.updated_at;
-  return record;
+  return recordFromRow(row, decoded);
 }

@@ -4,6 +4,7 @@ import type { GovernedMemoryStore, MemoryEdit, MemoryRecord, MemoryScope, ListOp
 import { checkEdit, checkSave, resolveList, resolveOwner, resolveSearch } from '../memory/options.js';
 import { fingerprint, newRecord, sameScope } from '../memory/governance.js';
 import { chooseTargets } from '../memory/supersede.js';
+import { recordFromRow, scopeColumns, scopeOfRow, type MemoryRow } from '../memory/rows.js';
 import { checkConnection, type ClientLike, type PostgresConnection } from './driver.js';
 import { checkSchemaName, PostgresDatabase, type MigrateResult } from './database.js';
 import { PostgresOptionsError } from './errors.js';
@@ -28,25 +29,7 @@ export type PostgresStoreOptions = {
   replica?: boolean;
 };
 
-type Row = {
-  seq: number;
-  id: string;
-  text: string;
-  kind: string | null;
-  meta: string | null;
-  scope_resource: string;
-  scope_session: string;
-  source_session: string | null;
-  source_node: string | null;
-  observed_at: number;
-  key: string | null;
-  supersedes: string[] | null;
-  superseded_by: string | null;
-  superseded_at: number | null;
-  created_at: number;
-  updated_at: number | null;
-  fingerprint: string;
-};
+type Row = MemoryRow & { meta: string | null; supersedes: string[] | null };
 
 const COLUMNS = `seq::float8 AS seq, id, text, kind, meta::text AS meta, scope_resource, scope_session, source_session, source_node,
   observed_at, key, supersedes, superseded_by, superseded_at, created_at, updated_at, fingerprint`;
@@ -94,7 +77,7 @@ export class PostgresMemoryStore implements GovernedMemoryStore {
     const save = checkSave(text, opts);
     const print = fingerprint(text);
     const terms = tokenize(text);
-    const { resource, session } = columnsOf(save.scope);
+    const { resource, session } = scopeColumns(save.scope);
     return this.db.transaction(
       async (c) => {
         // Saves that could retire the same records (the same key slot, the same fact restated) take
@@ -322,18 +305,6 @@ async function rows<T>(c: ClientLike, sql: string, values: unknown[]): Promise<T
 const distinct = (terms: string[]) => [...new Set(terms)].sort();
 const split = (terms: string) => (terms === '' ? [] : terms.split(' '));
 
-// Scope parts are stored as '' when unset, so equality and unique indexes need no NULL handling.
-function columnsOf(scope: MemoryScope): { resource: string; session: string } {
-  return { resource: scope.resource ?? '', session: scope.session ?? '' };
-}
-
-function scopeOfRow(row: Row): MemoryScope {
-  const scope: MemoryScope = {};
-  if (row.scope_resource !== '') scope.resource = row.scope_resource;
-  if (row.scope_session !== '') scope.session = row.scope_session;
-  return scope;
-}
-
 /** A tsquery for "has `term`, has none of `without`", built from lexemes: no user text is parsed as syntax. */
 function tsquery(term: string, without: readonly string[]): string {
   const quote = (lexeme: string) => `'${lexeme.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
@@ -341,20 +312,5 @@ function tsquery(term: string, without: readonly string[]): string {
 }
 
 function toRecord(row: Row): MemoryRecord {
-  const record: MemoryRecord = { id: row.id, text: row.text, createdAt: row.created_at };
-  if (row.kind !== null) record.kind = row.kind;
-  if (row.meta !== null) record.meta = JSON.parse(row.meta);
-  const scope = scopeOfRow(row);
-  if (scope.resource !== undefined || scope.session !== undefined) record.scope = scope;
-  record.provenance = { at: row.observed_at };
-  if (row.source_session !== null) record.provenance.sessionId = row.source_session;
-  if (row.source_node !== null) record.provenance.nodeId = row.source_node;
-  if (row.key !== null) record.key = row.key;
-  if (row.supersedes !== null) record.supersedes = row.supersedes;
-  if (row.superseded_by !== null) {
-    record.supersededBy = row.superseded_by;
-    record.supersededAt = row.superseded_at!;
-  }
-  if (row.updated_at !== null) record.updatedAt = row.updated_at;
-  return record;
+  return recordFromRow(row, { meta: row.meta === null ? undefined : JSON.parse(row.meta), supersedes: row.supersedes });
 }
