@@ -4,7 +4,7 @@ import type { ClientLike } from './driver.js';
 /** What a replica keeps of a record: what ranking and the search filters read. */
 type ReplicaRow = { seq: number; ord: number; terms: string; scope_resource: string; scope_session: string; kind: string | null; current: boolean };
 
-/** The filters of one search: the scope parts it may see, whether superseded records count, a kind. */
+/** The filters of one search, in the database or a replica: the scope parts it may see, current records only or not, a kind. */
 export type ReplicaFilter = { resources: readonly string[]; sessions: readonly string[]; current: boolean; kind: string | undefined };
 
 type Entry = ReplicaRow & { doc: number };

@@ -9,7 +9,7 @@ import { checkConnection, type ClientLike, type PostgresConnection } from './dri
 import { checkSchemaName, PostgresDatabase, type MigrateResult } from './database.js';
 import { PostgresOptionsError } from './errors.js';
 import { checkTenant } from './tenant.js';
-import { MemoryReplica } from './memory-replica.js';
+import { MemoryReplica, type ReplicaFilter } from './memory-replica.js';
 
 /** The schema version the memory tables need: 1 added them, 5 the change log replicas read. */
 const MEMORY_VERSION = 5;
@@ -133,35 +133,19 @@ export class PostgresMemoryStore implements GovernedMemoryStore {
     const { k, kind, minScore, scope, includeSuperseded } = resolveSearch(query, opts);
     const terms = tokenize(query);
     if (k === 0 || terms.length === 0) return [];
-    // The filters the reader is entitled to: its tenant, shared records and its own scope's.
-    const values: unknown[] = [this.t, scope.resource === undefined ? [''] : ['', scope.resource], scope.session === undefined ? [''] : ['', scope.session]];
-    let filter = 'tenant = $1 AND scope_resource = ANY($2) AND scope_session = ANY($3)';
-    if (!includeSuperseded) filter += ' AND superseded_by IS NULL';
-    if (kind !== undefined) filter += ` AND kind = $${values.push(kind)}`;
+    // What the reader is entitled to: shared records and its own scope's.
+    const filter: ReplicaFilter = {
+      resources: scope.resource === undefined ? [''] : ['', scope.resource],
+      sessions: scope.session === undefined ? [''] : ['', scope.session],
+      current: !includeSuperseded,
+      kind,
+    };
     return this.db.transaction(
       async (c) => {
-        const source: TermSource = {
-          stats: async (asked) => {
-            const [row] = await rows<{ docs: number; total: number; df: Record<string, number> | null }>(
-              c,
-              `SELECT coalesce((SELECT docs FROM ${this.db.s}.memory_stats WHERE tenant = $1), 0)::float8 AS docs,
-                      coalesce((SELECT total_length FROM ${this.db.s}.memory_stats WHERE tenant = $1), 0)::float8 AS total,
-                      (SELECT json_object_agg(term, df) FROM ${this.db.s}.memory_terms WHERE tenant = $1 AND term = ANY($2)) AS df`,
-              [this.t, asked],
-            );
-            return { docs: row.docs, totalLength: row.total, df: new Map(Object.entries(row.df ?? {})) };
-          },
-          containing: (term, without) =>
-            rows(c, `SELECT seq::float8 AS ref, ord::float8 AS "order", terms FROM ${this.table} WHERE ${filter} AND lexemes @@ $${values.length + 1}::tsquery`, [
-              ...values,
-              tsquery(term, without),
-            ]),
-        };
         let ranked: RankedRef[];
-        if (this.replica === undefined) ranked = await searchTermSource(source, terms, { k, minScore });
+        if (this.replica === undefined) ranked = await this.rank(c, terms, { k, minScore, filter });
         else {
           await this.replica.catchUp(c);
-          const filter = { resources: values[1] as string[], sessions: values[2] as string[], current: !includeSuperseded, kind };
           ranked = this.replica.search(terms, { k, minScore, filter });
         }
         if (ranked.length === 0) return [];
@@ -176,6 +160,34 @@ export class PostgresMemoryStore implements GovernedMemoryStore {
       { readOnly: true },
     );
   }
+
+  /** Ranks in the database: term statistics, then the records holding each term, rarest first (see searchTermSource). */
+  private rank(c: ClientLike, terms: string[], opts: { k: number; minScore: number; filter: ReplicaFilter }): Promise<RankedRef[]> {
+    const { filter: f } = opts;
+    const values: unknown[] = [this.t, f.resources, f.sessions];
+    let filter = 'tenant = $1 AND scope_resource = ANY($2) AND scope_session = ANY($3)';
+    if (f.current) filter += ' AND superseded_by IS NULL';
+    if (f.kind !== undefined) filter += ` AND kind = $${values.push(f.kind)}`;
+    const source: TermSource = {
+      stats: async (asked) => {
+        const [row] = await rows<{ docs: number; total: number; df: Record<string, number> | null }>(
+          c,
+          `SELECT coalesce((SELECT docs FROM ${this.db.s}.memory_stats WHERE tenant = $1), 0)::float8 AS docs,
+                  coalesce((SELECT total_length FROM ${this.db.s}.memory_stats WHERE tenant = $1), 0)::float8 AS total,
+                  (SELECT json_object_agg(term, df) FROM ${this.db.s}.memory_terms WHERE tenant = $1 AND term = ANY($2)) AS df`,
+          [this.t, asked],
+        );
+        return { docs: row.docs, totalLength: row.total, df: new Map(Object.entries(row.df ?? {})) };
+      },
+      containing: (term, without) =>
+        rows(c, `SELECT seq::float8 AS ref, ord::float8 AS "order", terms FROM ${this.table} WHERE ${filter} AND lexemes @@ $${values.length + 1}::tsquery`, [
+          ...values,
+          tsquery(term, without),
+        ]),
+    };
+    return searchTermSource(source, terms, { k: opts.k, minScore: opts.minScore });
+  }
+
 
   async forget(id: string, opts?: OwnerOptions): Promise<boolean> {
     const { scope } = resolveOwner(id, opts);
