@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { LoadReport, SessionNode, SessionRecord } from '../runtime/contract/session.js';
-import { SessionGraph, SessionNotOpenError, assertValidSessionId, queueWrite, titleOf, type LoadedSession, type SessionSummary, type PersistReport, type SessionStoreLike, type WholeSession } from '../runtime/store/index.js';
+import { SessionGraph, SessionNotOpenError, assertValidSessionId, drainWrites, queueWrite, titleOf, type LoadedSession, type SessionSummary, type PersistReport, type SessionStoreLike, type WholeSession } from '../runtime/store/index.js';
 import type { ModelUsage } from '../runtime/contract/model.js';
 import { checkConnection, type ClientLike, type PostgresConnection, type PreparedQuery } from './driver.js';
 import { checkSchemaName, PostgresDatabase, type MigrateResult } from './database.js';
@@ -218,18 +218,12 @@ export class PostgresSessionStore implements SessionStoreLike {
     assertValidSessionId(id);
     const session = this.sessions.get(id);
     if (session === undefined) return;
-    for (;;) {
-      const queue = session.queue;
-      await queue;
-      if (session.graph.hasUnsaved) {
-        try {
-          await this.persist(session.graph);
-        } catch (error) {
-          if (SessionFencedError.isInstance(error)) this.forget(id, session);
-          throw error;
-        }
-      } else if (session.queue === queue) break;
-    }
+    await drainWrites(session, () =>
+      this.persist(session.graph).catch((error: unknown) => {
+        if (SessionFencedError.isInstance(error)) this.forget(id, session);
+        throw error;
+      }),
+    );
     this.forget(id, session);
     await this.db.query(this.sql.releaseLease, [this.t, id, session.epoch]);
   }

@@ -13,7 +13,7 @@ export type { SessionStoreLike, LoadedSession, PersistReport } from './types.js'
 export type { LoadReport, SkippedLine } from '../contract/session.js';
 export { loadReportProblems } from './load-report.js';
 export { assertValidSessionId } from './session-id.js';
-export { queueWrite } from './write-queue.js';
+export { drainWrites, queueWrite } from './write-queue.js';
 export { titleOf } from './list-session.js';
 export {
   BrokenCondensationError,

@@ -12,7 +12,7 @@ import { appendDurably, endsWithNewline, syncDirectory } from './durable-append.
 import { openForAppending, openForReading } from './safe-open.js';
 import type { CheckpointWriter } from './checkpoint-writer.js';
 import { io, SessionFileLoader, type LoadOptions, type LoadedSessionFile } from './load-session.js';
-import { queueWrite } from './write-queue.js';
+import { drainWrites, queueWrite } from './write-queue.js';
 
 export type SessionStoreOptions = {
   /** Re-hash every node at load and skip (and report) those whose id does not match. Default false: ids are trusted. */
@@ -151,14 +151,7 @@ export class SessionStore implements SessionStoreLike {
     assertValidSessionId(id);
     const session = this.sessions.get(id);
     if (session === undefined) return;
-    // Drain: persists queued meanwhile run first. The session is dropped right after the queue is seen
-    // idle with nothing unsaved (no await in between), so a later persist is refused, never half-run.
-    for (;;) {
-      const queue = session.queue;
-      await queue;
-      if (session.graph.hasUnsaved) await this.persist(session.graph);
-      else if (session.queue === queue) break;
-    }
+    await drainWrites(session, () => this.persist(session.graph));
     this.sessions.delete(id);
     await io(id, 'releasing the writer lock', async () => {
       try {
