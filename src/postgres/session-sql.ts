@@ -20,16 +20,14 @@ function prepared(statements: Record<string, string>): Record<string, PreparedQu
 /**
  * A session's row as readers see it: the row's leaf and totals plus its nodes written since the row
  * last took them in (`folded_seq`; see `persist`), at most a few dozen, read from the write-order
- * index. `s` is the quoted schema; the row is `t`, the tenant $1.
+ * index (`unfolded`, as `u`). The row is `t`.
  */
-function current(s: string): string {
-  return `CASE WHEN u.n > 0 THEN u.last_id ELSE t.leaf END AS leaf,
+const CURRENT = `CASE WHEN u.n > 0 THEN u.last_id ELSE t.leaf END AS leaf,
   (t.nodes + u.n)::float8 AS nodes, (t.records + u.n)::float8 AS records, (t.bytes + u.bytes)::float8 AS bytes,
   (t.input_tokens + u.u_in)::float8 AS input_tokens, (t.output_tokens + u.u_out)::float8 AS output_tokens,
   (t.cache_write_tokens + u.u_cw)::float8 AS cache_write_tokens, (t.cache_read_tokens + u.u_cr)::float8 AS cache_read_tokens,
   (t.cache_write_1h_tokens + u.u_cw1h)::float8 AS cache_write_1h_tokens, u.n::float8 AS unfolded,
   greatest(t.updated_at, u.written_at) AS updated_at`;
-}
 
 /** The nodes of session `session` after `folded`, summed; `tenant`, `session`, `folded` are SQL expressions. */
 function unfolded(s: string, tenant = 't.tenant', session = 't.id', folded = 't.folded_seq'): string {
@@ -46,7 +44,7 @@ function unfolded(s: string, tenant = 't.tenant', session = 't.id', folded = 't.
 export function sessionSql(s: string) {
   return prepared({
     /** $1 tenant, $2 session. */
-    session: `SELECT ${current(s)} FROM ${s}.sessions t, ${unfolded(s)} WHERE t.tenant = $1 AND t.id = $2`,
+    session: `SELECT ${CURRENT} FROM ${s}.sessions t, ${unfolded(s)} WHERE t.tenant = $1 AND t.id = $2`,
 
     /**
      * Takes the lease when it is free or expired (the database's clock decides, so machines' clocks
@@ -143,7 +141,7 @@ export function sessionSql(s: string) {
 
     /** Every session of the tenant holding a node, most recently written first, with its first node. $1 tenant. */
     list: `SELECT * FROM (
-        SELECT t.id, ${current(s)},
+        SELECT t.id, ${CURRENT},
           (SELECT n.node FROM ${s}.session_nodes n WHERE n.tenant = t.tenant AND n.session = t.id ORDER BY n.seq LIMIT 1) AS first
         FROM ${s}.sessions t, ${unfolded(s)} WHERE t.tenant = $1
       ) c WHERE c.nodes > 0 ORDER BY c.updated_at DESC, c.id`,
