@@ -4,10 +4,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
-const TSX = new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
+import { MAIN, OutputWatch, TSX } from './output-watch.js';
 
 export type Finished = { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string };
 
@@ -16,7 +13,7 @@ export class CliProcess {
   stdout = '';
   stderr = '';
   readonly finished: Promise<Finished>;
-  private watchers: Array<() => void> = [];
+  private readonly watch = new OutputWatch();
 
   /** `env` is laid over a copy of the test's environment without any Anthropic or OpenAI key or endpoint. */
   constructor(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) {
@@ -46,25 +43,13 @@ export class CliProcess {
 
   /** Resolves once stdout matches `pattern` (checked as output arrives; rejects if the process ends first). */
   waitFor(pattern: RegExp): Promise<RegExpMatchArray> {
-    return new Promise((resolve, reject) => {
-      const check = () => {
-        const match = this.stdout.match(pattern);
-        if (match) {
-          this.watchers = this.watchers.filter((w) => w !== check);
-          resolve(match);
-        }
-      };
-      this.watchers.push(check);
-      check();
-      this.finished.then(() => {
-        if (!this.stdout.match(pattern)) reject(new Error(`process ended without printing ${pattern}:\n${this.stdout}\n${this.stderr}`));
-      }, reject);
-    });
+    return this.watch.waitFor(() => this.stdout, pattern, this.finished, () => `process ended without printing ${pattern}:\n${this.stdout}\n${this.stderr}`);
   }
+
 
   private grow(stream: 'stdout' | 'stderr', chunk: string): void {
     this[stream] += chunk;
-    for (const watcher of [...this.watchers]) watcher();
+    this.watch.grew();
   }
 }
 

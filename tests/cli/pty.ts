@@ -2,10 +2,7 @@
 // bsdutils, so on every machine CI runs on) allocates it, runs the command on it, forwards what the
 // test writes as keystrokes and copies the screen output back. No native module is needed.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
-const TSX = new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
+import { MAIN, OutputWatch, TSX } from './output-watch.js';
 
 const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
 
@@ -14,7 +11,7 @@ export class PtyCli {
   /** Everything written to the terminal, escape sequences included. */
   output = '';
   readonly finished: Promise<number | null>;
-  private watchers: Array<() => void> = [];
+  private readonly watch = new OutputWatch();
 
   /** `env` is laid over the test's environment without Anthropic settings or NO_COLOR. */
   constructor(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}, size = { cols: 80, rows: 40 }) {
@@ -29,7 +26,7 @@ export class PtyCli {
     });
     this.child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       this.output += chunk;
-      for (const watcher of [...this.watchers]) watcher();
+      this.watch.grew();
     });
     this.finished = new Promise((resolve, reject) => {
       this.child.once('error', reject);
@@ -49,21 +46,9 @@ export class PtyCli {
 
   /** Resolves once the output after `from` (an offset into `output`) matches `pattern`. */
   waitFor(pattern: RegExp, from = 0): Promise<RegExpMatchArray> {
-    return new Promise((resolve, reject) => {
-      const check = () => {
-        const match = this.output.slice(from).match(pattern);
-        if (match) {
-          this.watchers = this.watchers.filter((w) => w !== check);
-          resolve(match);
-        }
-      };
-      this.watchers.push(check);
-      check();
-      this.finished.then(() => {
-        if (!this.output.slice(from).match(pattern)) reject(new Error(`the terminal ended without showing ${pattern}:\n${this.output}`));
-      }, reject);
-    });
+    return this.watch.waitFor(() => this.output.slice(from), pattern, this.finished, () => `the terminal ended without showing ${pattern}:\n${this.output}`);
   }
+
 }
 
 /** Our colour codes (SGR), for reading the text under them. */

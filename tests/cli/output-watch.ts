@@ -1,0 +1,37 @@
+// What the command-running helpers (CliProcess, PtyCli) share: the command they run and a way to wait
+// for text to appear in what it printed.
+import { fileURLToPath } from 'node:url';
+
+export const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+export const TSX = new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
+
+/** Output that grows as a process prints, with waiters woken on every chunk. */
+export class OutputWatch {
+  private readonly watchers = new Set<() => void>();
+
+  /** Call after the output grew. */
+  grew(): void {
+    for (const watcher of [...this.watchers]) watcher();
+  }
+
+  /**
+   * Resolves once `text()` matches `pattern` (checked now and as output grows); rejects with
+   * `ended()`'s account if `finished` settles first without a match.
+   */
+  waitFor(text: () => string, pattern: RegExp, finished: Promise<unknown>, ended: () => string): Promise<RegExpMatchArray> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const match = text().match(pattern);
+        if (match) {
+          this.watchers.delete(check);
+          resolve(match);
+        }
+      };
+      this.watchers.add(check);
+      check();
+      finished.then(() => {
+        if (!text().match(pattern)) reject(new Error(ended()));
+      }, reject);
+    });
+  }
+}
