@@ -95,11 +95,13 @@ describe.skipIf(postgresUrl === undefined)('PostgresMemoryStore', () => {
       const a = make({ schema, tenant: 'acme' });
       const b = make({ schema, tenant: 'globex' });
       const none = make({ schema });
+      // A replica holds only its own tenant's records.
+      const bReplica = make({ schema, tenant: 'globex', replica: true });
       await a.migrate();
       const secret = await a.save('The acme launch code is 0000', { key: 'launch' });
       const theirs = await b.save('The globex launch code is 1234', { key: 'launch' });
       expect(theirs.supersedes).toBeUndefined(); // the same key in another tenant is another slot
-      for (const other of [b, none]) {
+      for (const other of [b, none, bReplica]) {
         expect((await other.search('acme launch code 0000', { k: 10 })).map((r) => r.id)).not.toContain(secret.id);
         expect(await other.get(secret.id)).toBeUndefined();
         expect(await other.update(secret.id, { text: 'overwritten' })).toBeUndefined();
@@ -123,6 +125,7 @@ describe.skipIf(postgresUrl === undefined)('PostgresMemoryStore', () => {
         () => new PostgresMemoryStore({ pool }, { tenant: 'a\0b' }),
         () => new PostgresMemoryStore({ pool }, { schema: 'x"; DROP SCHEMA public; --' }),
         () => new PostgresMemoryStore({ pool }, { schema: '' }),
+        () => new PostgresMemoryStore({ pool }, { replica: 'yes' } as never),
         () => new PostgresMemoryStore({} as never),
         () => new PostgresMemoryStore({ connectionString: postgresUrl!, pool } as never),
       ];
@@ -192,6 +195,9 @@ describe.skipIf(postgresUrl === undefined)('PostgresMemoryStore', () => {
       const store = make({ schema, tenant: 't1' });
       await store.migrate();
       const other = make({ schema, tenant: 't1' }, { connectionString: postgresUrl! });
+      // A replica that has searched before the race follows it through the change log alone.
+      const replicated = make({ schema, tenant: 't1', replica: true });
+      await replicated.search('alpha');
       const saved = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? store : other).save(`shared words alpha beta ${i % 5} gamma${i}`)));
       await Promise.all([
         ...saved.slice(0, 10).map((r, i) => (i % 2 ? store : other).forget(r.id)),
@@ -209,6 +215,9 @@ describe.skipIf(postgresUrl === undefined)('PostgresMemoryStore', () => {
          WHERE t.tenant = 't1' GROUP BY t.term, t.df HAVING t.df <> count(r.seq)`,
       );
       expect(drift).toEqual([]);
+      for (const query of ['shared alpha', 'rewritten delta', 'gamma7 beta', 'words 3']) {
+        expect(await replicated.search(query, { k: 40 })).toEqual(await store.search(query, { k: 40 }));
+      }
     });
   });
 
