@@ -22,8 +22,17 @@ function loopTurns(count: number, offset: number): Turn[] {
     const id = `toolu_${offset + i}`;
     out.push(
       i % 2 === 0
-        ? { role: 'assistant', blocks: [{ kind: 'text', text: 'Reading the next file.' }, { kind: 'tool_call', id, name: 'files_read', input: { path: `/repo/src/module-${i}.ts` } }] }
-        : { role: 'user', blocks: [{ kind: 'tool_result', callId: `toolu_${offset + i - 1}`, content: `export const v${i} = 1;\n`.repeat(25) }] },
+        ? {
+            role: 'assistant',
+            blocks: [
+              { kind: 'text', text: 'Reading the next file.' },
+              { kind: 'tool_call', id, name: 'files_read', input: { path: `/repo/src/module-${i}.ts` } },
+            ],
+          }
+        : {
+            role: 'user',
+            blocks: [{ kind: 'tool_result', callId: `toolu_${offset + i - 1}`, content: `export const v${i} = 1;\n`.repeat(25) }],
+          },
     );
   }
   return out;
@@ -88,7 +97,9 @@ const naiveCost = new Map<number, number>();
 for (const size of SIZES) {
   planCost.set(size, measure(incremental, size, BATCHES));
   naiveCost.set(size, measure(naive, size, size >= 10_000 ? 40 : BATCHES));
-  console.log(`${String(size).padStart(6)} turns: Condenser ${fmt(planCost.get(size)!)} µs/call, full re-estimate ${fmt(naiveCost.get(size)!)} µs/call`);
+  console.log(
+    `${String(size).padStart(6)} turns: Condenser ${fmt(planCost.get(size)!)} µs/call, full re-estimate ${fmt(naiveCost.get(size)!)} µs/call`,
+  );
 }
 
 const [small, large] = [SIZES[0], SIZES[SIZES.length - 1]];

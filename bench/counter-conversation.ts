@@ -14,7 +14,11 @@ export function counterScript(steps: number): ModelReply[] {
   const replies: ModelReply[] = [];
   const usage = { inputTokens: 1, outputTokens: 1, cacheWriteTokens: 0, cacheReadTokens: 0 };
   for (let i = 0; i < steps - 1; i++) {
-    replies.push({ turn: { role: 'assistant', blocks: [{ kind: 'tool_call', id: `c${i}`, name: 'counter_bump', input: { n: i } }] }, stopReason: 'tool_use', usage });
+    replies.push({
+      turn: { role: 'assistant', blocks: [{ kind: 'tool_call', id: `c${i}`, name: 'counter_bump', input: { n: i } }] },
+      stopReason: 'tool_use',
+      usage,
+    });
   }
   replies.push({ turn: { role: 'assistant', blocks: [{ kind: 'text', text: 'done' }] }, stopReason: 'end_turn', usage });
   return replies;

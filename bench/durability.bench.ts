@@ -36,7 +36,10 @@ function measuring(store: SessionStore, file: () => string): { store: SessionSto
 }
 
 async function conversation(deps: { store?: SessionStoreLike }): Promise<number> {
-  const agent = createConductor({ model: 'bench', tools: [counterTool], maxSteps: STEPS, sessionId: 's' }, { invokeModel: instantModel(counterScript(STEPS)), ...deps });
+  const agent = createConductor(
+    { model: 'bench', tools: [counterTool], maxSteps: STEPS, sessionId: 's' },
+    { invokeModel: instantModel(counterScript(STEPS)), ...deps },
+  );
   const t0 = now();
   await agent.submit('count');
   const elapsed = now() - t0;
@@ -80,8 +83,16 @@ try {
     previous = { chunks: measured.chunks, bytes: readFileSync(join(root, 's.jsonl')) };
     if (sample % 2 === 0) raw.push(await rawWrites(previous.chunks, previous.bytes));
   }
-  console.log(`durable steps: a ${STEPS}-step tool conversation over a SessionStore, ${commits} commits (the prompt, each reply with calls, each batch of results, the answer), median of ${SAMPLES}`);
-  report('  per-step durability, conductor vs raw write+fsync of the same bytes', median(durable) / STEPS, median(raw) / STEPS, 'ms/step', 1.2);
+  console.log(
+    `durable steps: a ${STEPS}-step tool conversation over a SessionStore, ${commits} commits (the prompt, each reply with calls, each batch of results, the answer), median of ${SAMPLES}`,
+  );
+  report(
+    '  per-step durability, conductor vs raw write+fsync of the same bytes',
+    median(durable) / STEPS,
+    median(raw) / STEPS,
+    'ms/step',
+    1.2,
+  );
 
   const none: number[] = [];
   const inMemory: number[] = [];
@@ -90,7 +101,9 @@ try {
     inMemory.push(await conversation({ store: new MemorySessionStore() }));
   }
   const perStep = (ms: number) => (ms * 1000) / STEPS;
-  console.log(`loop overhead per step (in-process model and tool, median of 15): no store ${fmt(perStep(median(none)))} us, durable steps in a MemorySessionStore ${fmt(perStep(median(inMemory)))} us`);
+  console.log(
+    `loop overhead per step (in-process model and tool, median of 15): no store ${fmt(perStep(median(none)))} us, durable steps in a MemorySessionStore ${fmt(perStep(median(inMemory)))} us`,
+  );
   report('  durable steps (in memory) vs none', median(inMemory), median(none), 'ms');
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -21,7 +21,9 @@ const text = 'x'.repeat(2_000);
 writeFileSync(join(root, 'a', 'b', 'c', 'file.txt'), text);
 for (let i = 0; i < 50; i++) writeFileSync(join(root, 'a', 'b', `entry-${i}.txt`), '');
 
-const tools = new Map(builtInTools({ workspace: await Workspace.open(root), memory: createMemoryStore(), maxReadChars: 4_000 }).map((t) => [t.name, t]));
+const tools = new Map(
+  builtInTools({ workspace: await Workspace.open(root), memory: createMemoryStore(), maxReadChars: 4_000 }).map((t) => [t.name, t]),
+);
 const ctx = { signal: new AbortController().signal, callId: 'bench' };
 const read = tools.get('files.read')!;
 const list = tools.get('files.list')!;
@@ -40,9 +42,14 @@ async function naiveRead(): Promise<string> {
 
 /** Microseconds per call of `subject` and of `baseline`, batches of each taken in turn so load drifts hit both alike. */
 async function interleaved(subject: () => Promise<unknown>, baseline: () => Promise<unknown>): Promise<[number, number]> {
-  const batch = async (fn: () => Promise<unknown>) => (await sample(1, async () => {
-    for (let i = 0; i < CALLS; i++) await fn();
-  }))[0] / CALLS * 1000;
+  const batch = async (fn: () => Promise<unknown>) =>
+    ((
+      await sample(1, async () => {
+        for (let i = 0; i < CALLS; i++) await fn();
+      })
+    )[0] /
+      CALLS) *
+    1000;
   await batch(subject); // warm-up
   await batch(baseline);
   const times: [number[], number[]] = [[], []];

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 export function fullParse(path: string): number {
   const bytes = readFileSync(path);
   let parsed = 0;
-  for (let start = 0; start < bytes.length; ) {
+  for (let start = 0; start < bytes.length;) {
     let end = bytes.indexOf(0x0a, start);
     if (end < 0) end = bytes.length;
     if (end > start) {

@@ -36,20 +36,30 @@ const invoke: ModelInvoker = async (request) => ({
 });
 
 const store = new MemorySessionStore();
-const agent = createConductor({ model: 'bench', sessionId: 'log', contextWindow: 2_400, maxOutputTokens: 300, compaction: { keepRecent: 4 } }, { invokeModel: invoke, store });
+const agent = createConductor(
+  { model: 'bench', sessionId: 'log', contextWindow: 2_400, maxOutputTokens: 300, compaction: { keepRecent: 4 } },
+  { invokeModel: invoke, store },
+);
 let condensations = 0;
 agent.subscribe((event) => {
   if (event.kind === 'compacted') condensations++;
 });
-for (let i = 0; i < PROMPTS; i++) await agent.submit(`Note ${i}: remember ${identifiers[i]} for later, together with some ordinary words about the day.`);
+for (let i = 0; i < PROMPTS; i++)
+  await agent.submit(`Note ${i}: remember ${identifiers[i]} for later, together with some ordinary words about the day.`);
 await agent.close();
 
 const graph = await store.loadSession('log');
 const path = graph.nodesTo(graph.leaf!);
 const latest = path.findLastIndex((n) => n.condenses !== undefined);
 const firstKept = path[latest].condenses!.firstKept;
-const condensed = path.slice(0, path.findIndex((n) => n.id === firstKept));
-const summaries = path.filter((n) => n.condenses !== undefined).map((n) => turnText(n.turn)).join('\n');
+const condensed = path.slice(
+  0,
+  path.findIndex((n) => n.id === firstKept),
+);
+const summaries = path
+  .filter((n) => n.condenses !== undefined)
+  .map((n) => turnText(n.turn))
+  .join('\n');
 const index = new HistoryIndex(() => condensed);
 const dropped = identifiers.filter((id) => condensed.some((n) => turnText(n.turn).includes(id)));
 let found = 0;
@@ -58,9 +68,15 @@ for (const id of dropped) {
   if (hits.some((hit) => (graph.node(hit.id) as SessionNode).turn.blocks.some((b) => b.kind === 'text' && b.text.includes(id)))) found++;
 }
 const inSummaries = dropped.filter((id) => summaries.includes(id)).length;
-console.log(`identifier survival: ${PROMPTS} prompts, ${condensations} condensations, ${dropped.length} identifiers in condensed-away turns`);
-console.log(`  found verbatim by history_search (top 5): ${found}/${dropped.length} = ${((100 * found) / dropped.length).toFixed(1)}% (goal 100%)`);
-console.log(`  surviving in the summaries alone: ${inSummaries}/${dropped.length} = ${((100 * inSummaries) / dropped.length).toFixed(1)}% (scripted summarizer)`);
+console.log(
+  `identifier survival: ${PROMPTS} prompts, ${condensations} condensations, ${dropped.length} identifiers in condensed-away turns`,
+);
+console.log(
+  `  found verbatim by history_search (top 5): ${found}/${dropped.length} = ${((100 * found) / dropped.length).toFixed(1)}% (goal 100%)`,
+);
+console.log(
+  `  surviving in the summaries alone: ${inSummaries}/${dropped.length} = ${((100 * inSummaries) / dropped.length).toFixed(1)}% (scripted summarizer)`,
+);
 if (condensations < 5) throw new Error(`expected at least 5 condensations, got ${condensations}`);
 
 // --- (2) search p50 over 100,000 condensed turns -------------------------------------------------

@@ -35,7 +35,11 @@ async function bareLoop(invoke: ModelInvoker): Promise<number> {
     const calls = reply.turn.blocks.filter((b) => b.kind === 'tool_call');
     if (calls.length === 0) return steps;
     const results = await Promise.all(
-      calls.map(async (c) => ({ kind: 'tool_result' as const, callId: c.id, content: JSON.stringify(await tool.execute(c.input, { signal, callId: c.id })) })),
+      calls.map(async (c) => ({
+        kind: 'tool_result' as const,
+        callId: c.id,
+        content: JSON.stringify(await tool.execute(c.input, { signal, callId: c.id })),
+      })),
     );
     messages.push({ role: 'user', blocks: results });
   }
@@ -175,10 +179,14 @@ async function tracingOverhead(): Promise<void> {
   const spansPerRun = (exporter.exported - before) / SAMPLES;
   const plainMs = median(plain);
   const onMs = median(tracedMs);
-  console.log(`telemetry: the same ${STEPS}-step conversation, tracing on vs off, median of ${SAMPLES} (context manager registered for both)`);
+  console.log(
+    `telemetry: the same ${STEPS}-step conversation, tracing on vs off, median of ${SAMPLES} (context manager registered for both)`,
+  );
   console.log(`  off ${fmt(plainMs)} ms  (${fmt((plainMs * 1000) / STEPS)} us/step)`);
   console.log(`  on  ${fmt(onMs)} ms  (${fmt((onMs * 1000) / STEPS)} us/step), ${fmt(spansPerRun)} spans a run`);
-  console.log(`  ratio ${(onMs / plainMs).toFixed(2)}x, ${fmt(((onMs - plainMs) * 1000) / STEPS)} us/step for a chat and an execute_tool span and their metrics`);
+  console.log(
+    `  ratio ${(onMs / plainMs).toFixed(2)}x, ${fmt(((onMs - plainMs) * 1000) / STEPS)} us/step for a chat and an execute_tool span and their metrics`,
+  );
 }
 
 await loopOverhead();

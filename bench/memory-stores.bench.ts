@@ -34,7 +34,9 @@ async function timeEach(list: string[], run: (q: string) => unknown): Promise<nu
 
 function summary(label: string, store: number[], raw: number[]): void {
   const p50 = percentile(store, 50);
-  console.log(`${label}: store p50 ${fmt(p50)} ms, p99 ${fmt(percentile(store, 99))} ms (target p50 < ${TARGET_P50_MS} ms: ${p50 < TARGET_P50_MS ? 'met' : 'MISSED'})`);
+  console.log(
+    `${label}: store p50 ${fmt(p50)} ms, p99 ${fmt(percentile(store, 99))} ms (target p50 < ${TARGET_P50_MS} ms: ${p50 < TARGET_P50_MS ? 'met' : 'MISSED'})`,
+  );
   console.log(`${label}: raw query p50 ${fmt(percentile(raw, 50))} ms, p99 ${fmt(percentile(raw, 99))} ms`);
   report(`${label} search p50 vs raw full-text query`, p50, percentile(raw, 50), 'ms');
   report(`${label} search p99 vs raw full-text query`, percentile(store, 99), percentile(raw, 99), 'ms');
@@ -54,11 +56,18 @@ async function sqlite(): Promise<void> {
     const sqlite = await openSqliteMemoryStore(path);
     let t0 = now();
     for (const t of texts) await sqlite.save(t);
-    console.log(`SQLite: saved ${RECORDS} records (${text.words.length}-word Zipf vocabulary, 6-24 words each) in ${fmt((now() - t0) / 1000)} s`);
+    console.log(
+      `SQLite: saved ${RECORDS} records (${text.words.length}-word Zipf vocabulary, 6-24 words each) in ${fmt((now() - t0) / 1000)} s`,
+    );
     const raw = new Database(path, { readonly: true });
     const match = raw.prepare(`SELECT r.id, r.text FROM memory_terms_fts JOIN memory_records r ON r.seq = memory_terms_fts.rowid
       WHERE memory_terms_fts MATCH ? ORDER BY bm25(memory_terms_fts) LIMIT 5`);
-    const rawSearch = (q: string) => match.all(terms(q).map((t) => `"${t}"`).join(' OR '));
+    const rawSearch = (q: string) =>
+      match.all(
+        terms(q)
+          .map((t) => `"${t}"`)
+          .join(' OR '),
+      );
     await timeEach(asked.slice(0, 100), (q) => sqlite.search(q));
     await timeEach(asked.slice(0, 100), rawSearch);
     gc();
@@ -92,8 +101,13 @@ async function postgres(): Promise<void> {
     console.log(`PostgreSQL: saved ${RECORDS} records through the store, 8 at a time, in ${fmt((now() - t0) / 1000)} s`);
     await pool.query(`VACUUM ANALYZE "${schema}".memory_records`);
     const rawSearch = (q: string) => {
-      const query = terms(q).map((t) => `'${t}'`).join(' | ');
-      return pool.query(`SELECT id, text FROM "${schema}".memory_records WHERE tenant = '' AND lexemes @@ $1::tsquery ORDER BY ts_rank(lexemes, $1::tsquery) DESC LIMIT 5`, [query]);
+      const query = terms(q)
+        .map((t) => `'${t}'`)
+        .join(' | ');
+      return pool.query(
+        `SELECT id, text FROM "${schema}".memory_records WHERE tenant = '' AND lexemes @@ $1::tsquery ORDER BY ts_rank(lexemes, $1::tsquery) DESC LIMIT 5`,
+        [query],
+      );
     };
     await timeEach(asked.slice(0, 100), (q) => store.search(q));
     await timeEach(asked.slice(0, 100), rawSearch);

@@ -58,7 +58,12 @@ try {
     await Promise.all(
       [...bySession.values()].map(async (list) => {
         for (const [session, id, parent, node] of list) {
-          await pool.query(`INSERT INTO "${schema}".raw_nodes (tenant, session, id, parent, node) VALUES ('', $1, $2, $3, $4)`, [session, id, parent, node]);
+          await pool.query(`INSERT INTO "${schema}".raw_nodes (tenant, session, id, parent, node) VALUES ('', $1, $2, $3, $4)`, [
+            session,
+            id,
+            parent,
+            node,
+          ]);
         }
       }),
     );
@@ -79,7 +84,9 @@ try {
   const rawRate = median(rawRates);
   console.log(`${SESSIONS} sessions x ${STEPS} settled steps: store ${fmt(storeRate)} steps/s, raw INSERT ${fmt(rawRate)} rows/s`);
   const ratio = storeRate / rawRate;
-  console.log(`settled steps/s vs raw INSERTs of the same rows = ${ratio.toFixed(2)}x (target >= 0.7x: ${ratio >= 0.7 ? 'met' : 'MISSED'})`);
+  console.log(
+    `settled steps/s vs raw INSERTs of the same rows = ${ratio.toFixed(2)}x (target >= 0.7x: ${ratio >= 0.7 ? 'met' : 'MISSED'})`,
+  );
 
   // --- 2. Resume: 100,000 turns vs 1,000.
   const build = async (id: string, turns: number) => {
@@ -118,7 +125,9 @@ try {
   await times('long');
   const short = median(await times('short'));
   const long = median(await times('long'));
-  console.log(`resume context: ${await resume('short')} turns (1,000-turn session, read whole), ${await resume('long')} turns (${LONG}-turn session, live path only)`);
+  console.log(
+    `resume context: ${await resume('short')} turns (1,000-turn session, read whole), ${await resume('long')} turns (${LONG}-turn session, live path only)`,
+  );
   report(`resume of a ${LONG}-turn session vs a ${SHORT}-turn one (median of ${RESUMES})`, long, short, 'ms', 2);
 
   await pool.query(`DROP SCHEMA "${schema}" CASCADE`);

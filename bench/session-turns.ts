@@ -8,7 +8,10 @@ function random(): number {
   return seed / 2_147_483_648;
 }
 
-const WORDS = 'the session store keeps every turn of a conversation as a node whose id hashes its parent turn and time so that a crash never loses history tool result file search notes build pipeline error retry'.split(' ');
+const WORDS =
+  'the session store keeps every turn of a conversation as a node whose id hashes its parent turn and time so that a crash never loses history tool result file search notes build pipeline error retry'.split(
+    ' ',
+  );
 
 export function prose(words: number): string {
   const out: string[] = [];

@@ -31,7 +31,10 @@ const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 const probe = fileURLToPath(new URL('./store-resume-probe.ts', import.meta.url));
 const base = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
 const dir = mkdtempSync(join(base, 'indusagi-resume-bench-'));
-const summary = (n: number): Turn => ({ role: 'user', blocks: [{ kind: 'text', text: `[condensed earlier context] ${n} turns of file searches.` }] });
+const summary = (n: number): Turn => ({
+  role: 'user',
+  blocks: [{ kind: 'text', text: `[condensed earlier context] ${n} turns of file searches.` }],
+});
 
 try {
   const store = new SessionStore(dir);

@@ -21,7 +21,11 @@ while (specs.length < TOOLS) {
   seen.add(name);
   specs.push({ name, description: text.sentence(8, 30), input_schema: { type: 'object', properties: { id: { type: 'string' } } } });
 }
-const asked = queries(specs.map((s) => `${s.name.replace(/[.]/g, ' ')} ${s.description}`), text, QUERIES);
+const asked = queries(
+  specs.map((s) => `${s.name.replace(/[.]/g, ' ')} ${s.description}`),
+  text,
+  QUERIES,
+);
 
 const t0 = now();
 const lazy = lazyToolset(specs, { k: 5 });

@@ -17,9 +17,16 @@ const smallZod = z.object({ city: z.string(), days: z.number().int().min(1).max(
 const smallInput = { city: 'Pune', days: 3, units: 'metric' };
 
 // Large: 30 fields, a nested object and an array of 20 nested items.
-const lineItem = z.object({ sku: z.string().regex(/^[A-Z]{3}-[0-9]{4}$/), qty: z.number().int().min(1), price: z.number().min(0), note: z.string().optional() });
+const lineItem = z.object({
+  sku: z.string().regex(/^[A-Z]{3}-[0-9]{4}$/),
+  qty: z.number().int().min(1),
+  price: z.number().min(0),
+  note: z.string().optional(),
+});
 const largeZod = z.object({
-  ...Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`field${i}`, i % 3 === 0 ? z.string().min(1) : i % 3 === 1 ? z.number() : z.boolean()])),
+  ...Object.fromEntries(
+    Array.from({ length: 30 }, (_, i) => [`field${i}`, i % 3 === 0 ? z.string().min(1) : i % 3 === 1 ? z.number() : z.boolean()]),
+  ),
   city: z.string(),
   address: z.object({ street: z.string(), zip: z.string().regex(/^[0-9]{5}$/), country: z.enum(['IN', 'FR', 'US']) }),
   lines: z.array(lineItem).max(100),
@@ -28,7 +35,12 @@ const largeInput = {
   ...Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`field${i}`, i % 3 === 0 ? `value ${i}` : i % 3 === 1 ? i : true])),
   city: 'Pune',
   address: { street: '1 Main St', zip: '41100', country: 'IN' },
-  lines: Array.from({ length: 20 }, (_, i) => ({ sku: `ABC-${String(1000 + i)}`, qty: i + 1, price: 9.5, ...(i % 2 ? { note: 'gift' } : {}) })),
+  lines: Array.from({ length: 20 }, (_, i) => ({
+    sku: `ABC-${String(1000 + i)}`,
+    qty: i + 1,
+    price: 9.5,
+    ...(i % 2 ? { note: 'gift' } : {}),
+  })),
 };
 // The same shapes as plain JSON Schemas (what zod derives, without zod attached).
 const jsonOf = (schema: z.ZodType) => JSON.parse(JSON.stringify(z.toJSONSchema(schema))) as object;
@@ -58,7 +70,9 @@ async function measure(label: string, inputSchema: object, input: object): Promi
   await perCall(direct);
   const checked = await perCall(checkThenRun);
   const raw = await perCall(direct);
-  console.log(`${label}: check + execute ${fmt(checked)} us/call vs execute alone ${fmt(raw)} us/call = ${(checked / raw).toFixed(2)}x, overhead ${fmt(checked - raw)} us/call`);
+  console.log(
+    `${label}: check + execute ${fmt(checked)} us/call vs execute alone ${fmt(raw)} us/call = ${(checked / raw).toFixed(2)}x, overhead ${fmt(checked - raw)} us/call`,
+  );
 }
 
 await measure('small JSON Schema (3 fields)', jsonOf(smallZod), smallInput);

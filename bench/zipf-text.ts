@@ -12,7 +12,33 @@ export function seeded(seed: number): () => number {
   };
 }
 
-const ONSETS = ['b', 'c', 'd', 'f', 'g', 'h', 'k', 'l', 'm', 'n', 'p', 'r', 's', 't', 'v', 'w', 'br', 'cl', 'dr', 'st', 'tr', 'pl', 'gr', 'sh', 'ch'];
+const ONSETS = [
+  'b',
+  'c',
+  'd',
+  'f',
+  'g',
+  'h',
+  'k',
+  'l',
+  'm',
+  'n',
+  'p',
+  'r',
+  's',
+  't',
+  'v',
+  'w',
+  'br',
+  'cl',
+  'dr',
+  'st',
+  'tr',
+  'pl',
+  'gr',
+  'sh',
+  'ch',
+];
 const NUCLEI = ['a', 'e', 'i', 'o', 'u', 'ai', 'ea', 'ou', 'io'];
 const CODAS = ['', '', 'n', 'r', 's', 't', 'l', 'm', 'nd', 'st', 'rk', 'ng'];
 

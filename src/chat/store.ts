@@ -1,11 +1,5 @@
 import type { AgentPart } from '../parts/types.js';
-import type {
-  AssistantItem,
-  AssistantState,
-  AssistantStoreOptions,
-  AssistantUserItem,
-  ContinuationStream,
-} from './types.js';
+import type { AssistantItem, AssistantState, AssistantStoreOptions, AssistantUserItem, ContinuationStream } from './types.js';
 import { AssistantBusyError, InvalidInputError } from './errors.js';
 import { InvalidStreamError, describeValue } from '../parts/errors.js';
 import { applyPartToThread, findToolPart } from './thread.js';
@@ -81,7 +75,9 @@ export class AssistantStore {
    */
   readonly send = (override?: string): Promise<void> => {
     if (override !== undefined && typeof override !== 'string') {
-      return Promise.reject(new InvalidInputError('send(override)', override, 'Wire buttons as onClick={() => send()}, not onClick={send}.'));
+      return Promise.reject(
+        new InvalidInputError('send(override)', override, 'Wire buttons as onClick={() => send()}, not onClick={send}.'),
+      );
     }
     if (this.turn) return Promise.resolve();
     const spoken = override !== undefined;
@@ -172,7 +168,9 @@ export class AssistantStore {
     try {
       const iterable = await start(signal);
       if (!isAsyncIterable(iterable)) {
-        throw new InvalidStreamError(`stream must return an AsyncIterable of AgentParts (or a promise of one); it returned ${describeValue(iterable)}.`);
+        throw new InvalidStreamError(
+          `stream must return an AsyncIterable of AgentParts (or a promise of one); it returned ${describeValue(iterable)}.`,
+        );
       }
       for await (const part of iterable) {
         if (signal.aborted) break;

@@ -35,11 +35,7 @@ export function applyPartToThread(items: readonly AssistantItem[], target: numbe
   return replaceAt(items, target, (parts) => appendPartToReply(parts, part));
 }
 
-function replaceAt(
-  items: readonly AssistantItem[],
-  index: number,
-  update: (parts: readonly AgentPart[]) => AgentPart[],
-): AssistantItem[] {
+function replaceAt(items: readonly AssistantItem[], index: number, update: (parts: readonly AgentPart[]) => AgentPart[]): AssistantItem[] {
   const item = items[index];
   if (item?.role !== 'assistant') throw new RangeError(`Item ${index} is not an assistant item.`);
   const next = items.slice();

@@ -23,7 +23,8 @@ export function itemsFromTurns(turns: readonly Turn[], pending: readonly Pending
       if (items[items.length - 1]?.role !== 'assistant') items = [...items, { role: 'assistant', parts: [] }];
       for (const block of turn.blocks) {
         if (block.kind === 'text') items = applyPartToThread(items, items.length - 1, { type: 'text', text: block.text });
-        if (block.kind === 'tool_call') items = applyPartToThread(items, items.length - 1, callPart(block.id, block.name, block.input, waiting.get(block.id)));
+        if (block.kind === 'tool_call')
+          items = applyPartToThread(items, items.length - 1, callPart(block.id, block.name, block.input, waiting.get(block.id)));
       }
       continue;
     }
@@ -46,7 +47,14 @@ export function itemsFromTurns(turns: readonly Turn[], pending: readonly Pending
 
 function callPart(callId: string, name: string, input: unknown, pending: PendingApproval | undefined): AgentToolPart {
   if (pending === undefined) return { type: 'tool', name, callId, input, result: undefined };
-  return { type: 'tool', name, callId, input, result: { status: 'pending_approval', actionId: pending.approvalId }, approvalId: pending.approvalId };
+  return {
+    type: 'tool',
+    name,
+    callId,
+    input,
+    result: { status: 'pending_approval', actionId: pending.approvalId },
+    approvalId: pending.approvalId,
+  };
 }
 
 /**
@@ -86,7 +94,12 @@ export function turnsFromItems(items: readonly AssistantItem[]): Turn[] {
         said.push({ kind: 'text', text: part.text });
       } else if (part.type === 'tool' && part.approvalId === undefined) {
         said.push({ kind: 'tool_call', id: part.callId, name: part.name, input: part.input });
-        results.push({ kind: 'tool_result', callId: part.callId, content: toolResultContent(part.result), ...(part.isError && { isError: true }) });
+        results.push({
+          kind: 'tool_result',
+          callId: part.callId,
+          content: toolResultContent(part.result),
+          ...(part.isError && { isError: true }),
+        });
       }
     }
     flush();

@@ -63,7 +63,15 @@ export function parseCommand(argv: string[], cwd: string): Command {
   // `indusagi chat --help`, `indusagi sessions ls -h`: the help of the command named before the flag.
   const helpAt = argv.findIndex((arg) => arg === '--help' || arg === '-h' || arg === '--');
   if (helpAt >= 0 && argv[helpAt] !== '--') {
-    return { name: 'help', topic: first.startsWith('-') ? ['chat'] : argv.slice(0, helpAt).filter((arg) => !arg.startsWith('-')).slice(0, 2) };
+    return {
+      name: 'help',
+      topic: first.startsWith('-')
+        ? ['chat']
+        : argv
+            .slice(0, helpAt)
+            .filter((arg) => !arg.startsWith('-'))
+            .slice(0, 2),
+    };
   }
   if (first === 'chat') return parseChat(rest, cwd, 'chat');
   // `indusagi -p "prompt"`, `indusagi --continue`: flags alone are the chat's.
@@ -78,7 +86,8 @@ function parseChat(argv: string[], cwd: string, usage: string): ChatCommand {
   const { values } = parse(argv, CHAT_OPTIONS, 0, usage);
   const named = nonEmpty(values.session, '--session');
   if (named !== undefined && values.continue === true) throw new CliUsageError('--session and --continue both pick the session; give one');
-  if (values.json === true && values.print === undefined) throw new CliUsageError('--json goes with -p PROMPT (a chat on a terminal prints for people)');
+  if (values.json === true && values.print === undefined)
+    throw new CliUsageError('--json goes with -p PROMPT (a chat on a terminal prints for people)');
   return {
     name: 'chat',
     session: named !== undefined ? { kind: 'named', id: named } : values.continue === true ? { kind: 'latest' } : { kind: 'new' },
@@ -138,7 +147,14 @@ function parseMemory(argv: string[], cwd: string): Command {
     }
     case 'edit': {
       const { values, positionals } = parse(rest, MEMORY_OPTIONS, 2, 'memory edit', 'a memory id and the new text');
-      return { name: 'memory', action, id: positionals[0], text: positionals[1], owner: owner(values), memory: memoryLocation(values.memory, cwd) };
+      return {
+        name: 'memory',
+        action,
+        id: positionals[0],
+        text: positionals[1],
+        owner: owner(values),
+        memory: memoryLocation(values.memory, cwd),
+      };
     }
     case undefined:
       throw new CliUsageError('memory needs an action: ls, rm ID or edit ID TEXT');

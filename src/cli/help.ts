@@ -63,9 +63,10 @@ ${SLASH_HELP.map((line) => `  ${line}`).join('\n')}
 
 const SESSIONS: Record<string, string> = {
   ls: 'indusagi sessions ls [--store DIR|URL]\n  every stored session, most recently changed first: id, time, nodes, live leaf, first prompt',
-  show: 'indusagi sessions show ID [--store DIR|URL]\n  the live branch as a transcript, then the session\'s billed tokens and estimated cost',
+  show: "indusagi sessions show ID [--store DIR|URL]\n  the live branch as a transcript, then the session's billed tokens and estimated cost",
   tree: 'indusagi sessions tree ID [--store DIR|URL]\n  every branch of the session, one line per node, the live leaf marked',
-  export: 'indusagi sessions export ID [--format md|json] [--store DIR|URL]\n  the live branch as Markdown (default), or every node as JSON',
+  export:
+    'indusagi sessions export ID [--format md|json] [--store DIR|URL]\n  the live branch as Markdown (default), or every node as JSON',
   rm: 'indusagi sessions rm ID [--store DIR|URL]\n  deletes the session file; refused while a chat has the session open',
 };
 
@@ -79,7 +80,9 @@ export function helpFor(topic: string[]): string {
   if (command === 'chat') return CHAT;
   if (command === 'sessions') {
     if (action !== undefined && SESSIONS[action] !== undefined) return `usage: ${SESSIONS[action]}\n`;
-    return `usage:\n${Object.values(SESSIONS).map((text) => `  ${text.replace(/\n/g, '\n  ')}`).join('\n')}\n\nID is a session id as "indusagi sessions ls" prints it.\n`;
+    return `usage:\n${Object.values(SESSIONS)
+      .map((text) => `  ${text.replace(/\n/g, '\n  ')}`)
+      .join('\n')}\n\nID is a session id as "indusagi sessions ls" prints it.\n`;
   }
   const lines = USAGE.split('\n').filter((line) => line.startsWith(`  indusagi ${command} `) || line === `  indusagi ${command}`);
   if (lines.length === 0) throw new CliUsageError(`no help for "${topic.join(' ')}": not a command; try "indusagi help"`);

@@ -7,7 +7,11 @@ import { appendDurably, endsWithNewline, syncDirectory } from '../runtime/store/
 /** The command's memory file holds a line it cannot read; nothing was loaded or changed. */
 export class MemoryFileError extends IndusagiError {
   static override readonly errorName: string = 'MemoryFileError';
-  constructor(readonly path: string, readonly line: number, detail: string) {
+  constructor(
+    readonly path: string,
+    readonly line: number,
+    detail: string,
+  ) {
     super('memory_file', `${path}:${line}: ${detail}`);
   }
 }
@@ -106,7 +110,10 @@ async function replay(path: string): Promise<{ records: MemoryRecord[]; report: 
     } catch {
       const last = unterminated && i === lines.length - 1;
       report.tornTail ||= last;
-      report.skipped.push({ line: number, reason: last ? 'incomplete final line (a write cut short)' : 'not JSON (the remains of a write cut short)' });
+      report.skipped.push({
+        line: number,
+        reason: last ? 'incomplete final line (a write cut short)' : 'not JSON (the remains of a write cut short)',
+      });
       return;
     }
     const entry = asEntry(parsed, path, number);

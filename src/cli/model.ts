@@ -31,14 +31,16 @@ const PROVIDERS: Record<ModelProvider, { key: string; baseUrl: string; defaultMo
  * port and stopped by `close`.
  */
 export async function chooseModel(env: NodeJS.ProcessEnv, wanted: ModelFlag | undefined): Promise<ModelChoice> {
-  const provider: ModelProvider | undefined = wanted?.provider ?? (env.ANTHROPIC_API_KEY ? 'anthropic' : env.OPENAI_API_KEY ? 'openai' : undefined);
+  const provider: ModelProvider | undefined =
+    wanted?.provider ?? (env.ANTHROPIC_API_KEY ? 'anthropic' : env.OPENAI_API_KEY ? 'openai' : undefined);
   const settings = provider === undefined ? undefined : PROVIDERS[provider];
   const key = settings === undefined ? '' : (env[settings.key] ?? '');
   if (provider !== undefined && settings !== undefined && key !== '') {
     const model = wanted?.model ?? settings.defaultModel;
     const baseURL = env[settings.baseUrl] || undefined;
     return {
-      invokeModel: provider === 'openai' ? await openaiInvoker(key, baseURL) : createAnthropicInvoker(new Anthropic({ apiKey: key, baseURL })),
+      invokeModel:
+        provider === 'openai' ? await openaiInvoker(key, baseURL) : createAnthropicInvoker(new Anthropic({ apiKey: key, baseURL })),
       model,
       offline: false,
       describe: `${provider === 'openai' ? 'openai:' : ''}${model} via ${baseURL ?? settings.host}`,
@@ -64,7 +66,9 @@ async function openaiInvoker(apiKey: string, baseURL: string | undefined): Promi
   try {
     OpenAI = (await import('openai')).default;
   } catch (error) {
-    throw new CliUsageError(`--model openai:… needs the openai package, which is not installed (npm install openai): ${(error as Error).message}`);
+    throw new CliUsageError(
+      `--model openai:… needs the openai package, which is not installed (npm install openai): ${(error as Error).message}`,
+    );
   }
   const { createOpenAIInvoker } = await import('../providers/openai/invoker.js');
   return createOpenAIInvoker(new OpenAI({ apiKey, baseURL }));

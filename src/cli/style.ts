@@ -18,7 +18,9 @@ export type Paint = (format: StyleFormat, text: string) => string;
 export function paintFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): Paint {
   const enabled = paintsColour(stream, env);
   // styleText would otherwise check process.stdout on its own; the stream painted for decides here.
-  return enabled ? (format, text) => styleText(format, terminalText(text), { validateStream: false }) : (_format, text) => terminalText(text);
+  return enabled
+    ? (format, text) => styleText(format, terminalText(text), { validateStream: false })
+    : (_format, text) => terminalText(text);
 }
 
 /** Whether `paintFor` the same stream and environment paints in colour. */

@@ -4,16 +4,20 @@ import { ContextInputError, ContextSourceError } from './errors.js';
 const OPS = new Set(['recalled', 'loaded', 'saved']);
 
 export function checkBudget(budget: ContextManagerOptions['budget'] | undefined): Budget {
-  if (typeof budget !== 'object' || budget === null) throw new ContextInputError('budget must be an object: { maxTokens, reserve?, count }.');
+  if (typeof budget !== 'object' || budget === null)
+    throw new ContextInputError('budget must be an object: { maxTokens, reserve?, count }.');
   const { maxTokens, count } = budget;
   const reserve = budget.reserve ?? 0;
   if (typeof maxTokens !== 'number' || !Number.isFinite(maxTokens) || maxTokens <= 0) {
     throw new ContextInputError(`budget.maxTokens must be a positive number, got ${String(maxTokens)}.`);
   }
   if (typeof reserve !== 'number' || !Number.isFinite(reserve) || reserve < 0 || reserve >= maxTokens) {
-    throw new ContextInputError(`budget.reserve must be a number from 0 up to (not including) maxTokens ${maxTokens}, got ${String(reserve)}.`);
+    throw new ContextInputError(
+      `budget.reserve must be a number from 0 up to (not including) maxTokens ${maxTokens}, got ${String(reserve)}.`,
+    );
   }
-  if (typeof count !== 'function') throw new ContextInputError('budget.count must be a function (text) => tokens; core ships no tokenizer.');
+  if (typeof count !== 'function')
+    throw new ContextInputError('budget.count must be a function (text) => tokens; core ships no tokenizer.');
   return { maxTokens, reserve, count };
 }
 
@@ -31,7 +35,8 @@ export function checkSources(sources: unknown): ContextSource[] {
 
 export function checkHistory(history: unknown): ContextHistory | undefined {
   if (history === undefined) return undefined;
-  if (typeof (history as ContextHistory | null)?.compact !== 'function') throw new ContextInputError('history must be { compact(messages, budget) }.');
+  if (typeof (history as ContextHistory | null)?.compact !== 'function')
+    throw new ContextInputError('history must be { compact(messages, budget) }.');
   return history as ContextHistory;
 }
 
@@ -42,13 +47,16 @@ export function checkTurn(turn: ContextTurn | CompletedTurn, needsText: boolean)
   if (typeof turn.prompt !== 'string') throw new ContextInputError('turn.prompt must be a string.');
   if (!Array.isArray(turn.messages)) throw new ContextInputError('turn.messages must be an array of turns.');
   if (turn.system !== undefined && typeof turn.system !== 'string') throw new ContextInputError('turn.system must be a string when given.');
-  if (needsText && typeof (turn as CompletedTurn).text !== 'string') throw new ContextInputError('commit needs turn.text: the final assistant text.');
+  if (needsText && typeof (turn as CompletedTurn).text !== 'string')
+    throw new ContextInputError('commit needs turn.text: the final assistant text.');
   return turn;
 }
 
 export function checkEvent(event: SourceEvent, source: string, method: string): SourceEvent {
   if (typeof event !== 'object' || event === null || !OPS.has(event.op)) {
-    throw new ContextSourceError(`Source "${source}" ${method} returned ${JSON.stringify(event)}; expected { op: 'recalled' | 'loaded' | 'saved', … }.`);
+    throw new ContextSourceError(
+      `Source "${source}" ${method} returned ${JSON.stringify(event)}; expected { op: 'recalled' | 'loaded' | 'saved', … }.`,
+    );
   }
   return event;
 }

@@ -2,14 +2,7 @@ import type { Turn } from '../runtime/contract/turn.js';
 import type { AgentContextPart } from '../parts/types.js';
 import type { AnthropicToolSpec } from '../tools/toolset.js';
 import { ToolNameCollisionError } from '../tools/names.js';
-import type {
-  ContextManager,
-  ContextManagerOptions,
-  HandledCall,
-  PreparedContext,
-  SkippedSelection,
-  SourceEvent,
-} from './types.js';
+import type { ContextManager, ContextManagerOptions, HandledCall, PreparedContext, SkippedSelection, SourceEvent } from './types.js';
 import { ContextInputError, ContextSourceError } from './errors.js';
 import { checkBudget, checkEvent, checkHistory, checkSources, checkStrings, checkTurn } from './checks.js';
 
@@ -54,7 +47,8 @@ export function createContextManager(opts: ContextManagerOptions): ContextManage
       if (list.length === 0) continue;
       tools ??= [];
       for (const tool of list) {
-        if (taken.has(tool.name)) throw new ToolNameCollisionError(nameMap.get(tool.name) ?? tool.name, map?.get(tool.name) ?? tool.name, tool.name);
+        if (taken.has(tool.name))
+          throw new ToolNameCollisionError(nameMap.get(tool.name) ?? tool.name, map?.get(tool.name) ?? tool.name, tool.name);
         taken.add(tool.name);
         tools.push(tool);
       }

@@ -14,7 +14,8 @@ export function memorySource(memory: MemoryStore, opts?: MemorySourceOptions): C
     throw new ContextInputError('memorySource needs a MemoryStore (an object with save and search).');
   }
   const remember = opts?.remember;
-  if (remember !== undefined && typeof remember !== 'function') throw new ContextInputError('remember must be a function (turn) => string[].');
+  if (remember !== undefined && typeof remember !== 'function')
+    throw new ContextInputError('remember must be a function (turn) => string[].');
 
   return {
     name: 'memory',

@@ -2,10 +2,7 @@ import type { DemoToolKey } from './vocabulary.js';
 
 /** What a prompt asks the demo model for: a tool call, or one of its scripted answers. */
 export type Intent =
-  | { kind: 'tool'; tool: DemoToolKey; input: Record<string, string> }
-  | { kind: 'long' }
-  | { kind: 'help' }
-  | { kind: 'chat' };
+  { kind: 'tool'; tool: DemoToolKey; input: Record<string, string> } | { kind: 'long' } | { kind: 'help' } | { kind: 'chat' };
 
 type Rule = { pattern: RegExp; intent: (m: RegExpMatchArray) => Intent };
 
@@ -21,7 +18,8 @@ const RULES: Rule[] = [
     intent: (m) => tool('write', { path: cleanPath(m[2]), content: unquote(m[1]) }),
   },
   {
-    pattern: /\blist\b(?:\s+(?:the|all))?(?:\s+(?:files|folder|directory|contents|entries))?(?:\s+(?:in|of|under|inside)\s+(?:the\s+)?(?:folder\s+|directory\s+)?(\S+))?/i,
+    pattern:
+      /\blist\b(?:\s+(?:the|all))?(?:\s+(?:files|folder|directory|contents|entries))?(?:\s+(?:in|of|under|inside)\s+(?:the\s+)?(?:folder\s+|directory\s+)?(\S+))?/i,
     intent: (m) => tool('list', { path: m[1] ? cleanPath(m[1]) : '.' }),
   },
   { pattern: /\b(?:read|open|show me)\s+(?:the\s+)?(?:file\s+)?(\S+)/i, intent: (m) => tool('read', { path: cleanPath(m[1]) }) },

@@ -8,8 +8,7 @@ import { messageText, parseDemoRequest, type DemoRequest, type WireBlock } from 
 import { DEMO_TOOLS, type DemoToolKey } from './vocabulary.js';
 
 export type DemoReplyBlock =
-  | { type: 'text'; text: string }
-  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+  { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
 
 export type DemoStopReason = 'end_turn' | 'tool_use' | 'max_tokens';
 
@@ -61,7 +60,11 @@ function answerPrompt(request: DemoRequest, prompt: string): DemoReplyBlock[] {
     case 'long':
       return [text(`${DEMO_BANNER} A long answer, streamed slowly so you can interrupt it (Ctrl-C in the terminal).\n\n${longStory()}`)];
     case 'help':
-      return [text(`${DEMO_BANNER} I am a scripted stand-in for Claude; no network and no API key needed. Phrases I act on:\n${PHRASES.map((p) => `- ${p}`).join('\n')}`)];
+      return [
+        text(
+          `${DEMO_BANNER} I am a scripted stand-in for Claude; no network and no API key needed. Phrases I act on:\n${PHRASES.map((p) => `- ${p}`).join('\n')}`,
+        ),
+      ];
     case 'chat':
       return [text(chatAnswer(prompt))];
   }
@@ -142,7 +145,14 @@ function finish(request: DemoRequest, content: DemoReplyBlock[]): DemoReply {
   let blocks = content;
   if (!hasToolUse && tokens(content) > request.maxTokens) {
     const allowed = request.maxTokens * 4;
-    blocks = [text(content.map((b) => (b.type === 'text' ? b.text : '')).join('').slice(0, allowed))];
+    blocks = [
+      text(
+        content
+          .map((b) => (b.type === 'text' ? b.text : ''))
+          .join('')
+          .slice(0, allowed),
+      ),
+    ];
     stopReason = 'max_tokens';
   }
   return {
@@ -165,7 +175,9 @@ function tokens(blocks: DemoReplyBlock[]): number {
 // Ids derive from the conversation so the responder stays pure. They only need to be unique along one
 // conversation path, and a path only grows, so each call sees a new digest.
 function digest(request: DemoRequest): string {
-  return createHash('sha256').update(JSON.stringify([request.system, request.messages])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([request.system, request.messages]))
+    .digest('hex');
 }
 
 function text(value: string): DemoReplyBlock {

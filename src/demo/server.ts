@@ -29,7 +29,8 @@ export async function startDemoModel(options: DemoModelOptions = {}): Promise<De
     try {
       return demoScript(respond(body), chunkDelayMs);
     } catch (error) {
-      if (DemoRequestError.isInstance(error)) return reply.httpError(400, { message: error.message, headers: { 'x-should-retry': 'false' } });
+      if (DemoRequestError.isInstance(error))
+        return reply.httpError(400, { message: error.message, headers: { 'x-should-retry': 'false' } });
       throw error;
     }
   });

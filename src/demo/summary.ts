@@ -32,7 +32,11 @@ export function summarize(request: DemoRequest): string {
   const points =
     distinct.length <= MAX_POINTS
       ? distinct
-      : [...distinct.slice(0, HEAD_POINTS), `…${distinct.length - MAX_POINTS} more in between…`, ...distinct.slice(-(MAX_POINTS - HEAD_POINTS))];
+      : [
+          ...distinct.slice(0, HEAD_POINTS),
+          `…${distinct.length - MAX_POINTS} more in between…`,
+          ...distinct.slice(-(MAX_POINTS - HEAD_POINTS)),
+        ];
   const body = points.length > 0 ? points.map((line) => `- ${clip(line)}`) : ['- (nothing was said yet)'];
   return [`${DEMO_BANNER} Summary of the earlier conversation (scripted, not a real model's reading):`, ...body].join('\n');
 }

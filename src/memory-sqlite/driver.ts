@@ -40,7 +40,10 @@ export function sqliteFailure(error: unknown, path: string): unknown {
   if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return error;
   const detail = (error as Error).message;
   if (DAMAGE.test(code)) {
-    return new SqliteMemoryFileError(`${path} is damaged (${detail}); move it aside to start a new memory file, or restore it from a backup.`, { cause: error });
+    return new SqliteMemoryFileError(
+      `${path} is damaged (${detail}); move it aside to start a new memory file, or restore it from a backup.`,
+      { cause: error },
+    );
   }
   return new SqliteMemoryIoError(`${path}: ${detail} (${code})`, code, { cause: error });
 }

@@ -58,10 +58,13 @@ export function ensureSchema(db: Database, path: string): void {
     if (version === SCHEMA_VERSION) return;
     if (version === 1) return upgradeFromV1(db);
     if (version !== 0) {
-      throw new SqliteMemoryFileError(`${path} holds memory schema version ${version}; this version of indusagi reads versions up to ${SCHEMA_VERSION}.`);
+      throw new SqliteMemoryFileError(
+        `${path} holds memory schema version ${version}; this version of indusagi reads versions up to ${SCHEMA_VERSION}.`,
+      );
     }
     const existing = db.prepare("SELECT name FROM sqlite_master WHERE name IN ('memory_records', 'memory_fts', 'memory_terms_fts')").all();
-    if (existing.length > 0) throw new SqliteMemoryFileError(`${path} already has memory tables without a schema version; refusing to guess their layout.`);
+    if (existing.length > 0)
+      throw new SqliteMemoryFileError(`${path} already has memory tables without a schema version; refusing to guess their layout.`);
     db.exec(CREATE);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
@@ -80,7 +83,17 @@ function upgradeFromV1(db: Database): void {
   const count = prepareCounts(db);
   old.forEach((row, i) => {
     const terms = termString(row.text);
-    const { lastInsertRowid } = insert.run(row.id, i + 1, row.text, row.kind, row.meta, row.created_at, row.created_at, fingerprint(row.text), terms);
+    const { lastInsertRowid } = insert.run(
+      row.id,
+      i + 1,
+      row.text,
+      row.kind,
+      row.meta,
+      row.created_at,
+      row.created_at,
+      fingerprint(row.text),
+      terms,
+    );
     insertTerms.run(lastInsertRowid, terms);
     count(terms, 1);
   });

@@ -31,7 +31,8 @@ type Row = MemoryRow & { meta: string | null; supersedes: string | null; terms: 
  * (disk full, I/O error) with `SqliteMemoryIoError`.
  */
 export async function openSqliteMemoryStore(path: string): Promise<SqliteMemoryStore> {
-  if (typeof path !== 'string' || path === '') throw new MemoryInputError(`The store path must be a non-empty string, got ${describe(path)}.`);
+  if (typeof path !== 'string' || path === '')
+    throw new MemoryInputError(`The store path must be a non-empty string, got ${describe(path)}.`);
   const { db, statements: q } = await openFile(path);
   const count = prepareCounts(db);
 
@@ -67,9 +68,20 @@ export async function openSqliteMemoryStore(path: string): Promise<SqliteMemoryS
     for (const target of targets) q.supersede.run(record.id, now, target.row.id);
     const terms = tokenize(text).join(' ');
     const { lastInsertRowid } = q.insert.run({
-      id: record.id, ord: q.nextOrd.get()!.ord, text, kind: resolved.kind ?? null, meta: resolved.meta ?? null, ...scope,
-      sourceSession: resolved.provenance.sessionId ?? null, sourceNode: resolved.provenance.nodeId ?? null, observedAt: record.provenance!.at,
-      key: resolved.key ?? null, supersedes: record.supersedes === undefined ? null : JSON.stringify(record.supersedes), createdAt: now, print, terms,
+      id: record.id,
+      ord: q.nextOrd.get()!.ord,
+      text,
+      kind: resolved.kind ?? null,
+      meta: resolved.meta ?? null,
+      ...scope,
+      sourceSession: resolved.provenance.sessionId ?? null,
+      sourceNode: resolved.provenance.nodeId ?? null,
+      observedAt: record.provenance!.at,
+      key: resolved.key ?? null,
+      supersedes: record.supersedes === undefined ? null : JSON.stringify(record.supersedes),
+      createdAt: now,
+      print,
+      terms,
     });
     q.insertTerms.run(lastInsertRowid, terms);
     count(terms, 1);
@@ -96,8 +108,14 @@ export async function openSqliteMemoryStore(path: string): Promise<SqliteMemoryS
       count(row.terms, -1);
     }
     q.update.run({
-      seq: row.seq, text, kind: change.kind === undefined ? row.kind : change.kind, meta: change.meta === undefined ? row.meta : change.meta,
-      updatedAt: Date.now(), print: reindex ? fingerprint(text) : row.fingerprint, terms, ord: reindex ? q.nextOrd.get()!.ord : row.ord,
+      seq: row.seq,
+      text,
+      kind: change.kind === undefined ? row.kind : change.kind,
+      meta: change.meta === undefined ? row.meta : change.meta,
+      updatedAt: Date.now(),
+      print: reindex ? fingerprint(text) : row.fingerprint,
+      terms,
+      ord: reindex ? q.nextOrd.get()!.ord : row.ord,
     });
     if (reindex) {
       q.insertTerms.run(row.seq, terms);
@@ -106,21 +124,23 @@ export async function openSqliteMemoryStore(path: string): Promise<SqliteMemoryS
     return read(q.bySeq.get(row.seq)!);
   });
 
-  const search = db.transaction((terms: string[], filter: { kind: string | null; r: string; s: string; all: number }, k: number, minScore: number) => {
-    const ranked = searchTermSourceSync(
-      {
-        stats: (asked) => {
-          const { docs, total_length } = q.stats.get()!;
-          const df = new Map(q.df.all(JSON.stringify(asked)).map((row) => [row.term, row.df]));
-          return { docs, totalLength: total_length, df };
+  const search = db.transaction(
+    (terms: string[], filter: { kind: string | null; r: string; s: string; all: number }, k: number, minScore: number) => {
+      const ranked = searchTermSourceSync(
+        {
+          stats: (asked) => {
+            const { docs, total_length } = q.stats.get()!;
+            const df = new Map(q.df.all(JSON.stringify(asked)).map((row) => [row.term, row.df]));
+            return { docs, totalLength: total_length, df };
+          },
+          containing: (term, without) => q.containing.all({ ...filter, match: ftsQuery(term, without) }),
         },
-        containing: (term, without) => q.containing.all({ ...filter, match: ftsQuery(term, without) }),
-      },
-      terms,
-      { k, minScore },
-    );
-    return ranked.map(({ ref, score }) => ({ ...read(q.bySeq.get(ref)!), score }));
-  });
+        terms,
+        { k, minScore },
+      );
+      return ranked.map(({ ref, score }) => ({ ...read(q.bySeq.get(ref)!), score }));
+    },
+  );
 
   return {
     path,
@@ -131,7 +151,9 @@ export async function openSqliteMemoryStore(path: string): Promise<SqliteMemoryS
       const { k, kind, minScore, scope, includeSuperseded } = resolveSearch(query, opts);
       const terms = tokenize(query);
       if (k === 0 || terms.length === 0) return guarded(() => []);
-      return guarded(() => search(terms, { kind: kind ?? null, r: scope.resource ?? '', s: scope.session ?? '', all: includeSuperseded ? 1 : 0 }, k, minScore));
+      return guarded(() =>
+        search(terms, { kind: kind ?? null, r: scope.resource ?? '', s: scope.session ?? '', all: includeSuperseded ? 1 : 0 }, k, minScore),
+      );
     },
     async forget(id, opts) {
       const { scope } = resolveOwner(id, opts);
@@ -201,7 +223,9 @@ function prepare(db: Database) {
       VALUES (@id, @ord, @text, @kind, @meta, @r, @s, @sourceSession, @sourceNode, @observedAt, @key, @supersedes, @createdAt, @print, @terms)`),
     insertTerms: db.prepare('INSERT INTO memory_terms_fts (rowid, terms) VALUES (?, ?)'),
     removeTerms: db.prepare("INSERT INTO memory_terms_fts (memory_terms_fts, rowid, terms) VALUES ('delete', ?, ?)"),
-    find: db.prepare<{ id: string; r: string | null; s: string | null }, Row & { ord: number }>(`SELECT ${COLUMNS} FROM memory_records WHERE id = @id AND ${OWNED}`),
+    find: db.prepare<{ id: string; r: string | null; s: string | null }, Row & { ord: number }>(
+      `SELECT ${COLUMNS} FROM memory_records WHERE id = @id AND ${OWNED}`,
+    ),
     bySeq: db.prepare<[number | bigint], Row>(`SELECT ${COLUMNS} FROM memory_records WHERE seq = ?`),
     remove: db.prepare('DELETE FROM memory_records WHERE seq = ?'),
     update: db.prepare(`UPDATE memory_records SET text = @text, kind = @kind, meta = @meta, updated_at = @updatedAt, fingerprint = @print,
@@ -210,7 +234,9 @@ function prepare(db: Database) {
     list: db.prepare<{ r: string | null; s: string | null; kind: string | null; all: number }, Row>(`SELECT ${COLUMNS} FROM memory_records
       WHERE ${OWNED} AND (@kind IS NULL OR kind = @kind) AND (@all = 1 OR superseded_by IS NULL) ORDER BY seq`),
     stats: db.prepare<[], { docs: number; total_length: number }>('SELECT docs, total_length FROM memory_stats'),
-    df: db.prepare<[string], { term: string; df: number }>('SELECT term, df FROM memory_terms WHERE term IN (SELECT value FROM json_each(?))'),
+    df: db.prepare<[string], { term: string; df: number }>(
+      'SELECT term, df FROM memory_terms WHERE term IN (SELECT value FROM json_each(?))',
+    ),
     // A reader sees shared records and those of its own scope (@r, @s: '' when the reader has none).
     containing: db.prepare<Record<string, unknown>, TermCandidate>(`SELECT r.seq AS ref, r.ord AS "order", r.terms FROM memory_terms_fts f
       JOIN memory_records r ON r.seq = f.rowid
@@ -222,7 +248,10 @@ function prepare(db: Database) {
 function toRecord(row: Row, path: string): MemoryRecord {
   let decoded: Parameters<typeof recordFromRow>[1];
   try {
-    decoded = { meta: row.meta === null ? undefined : JSON.parse(row.meta), supersedes: row.supersedes === null ? null : JSON.parse(row.supersedes) };
+    decoded = {
+      meta: row.meta === null ? undefined : JSON.parse(row.meta),
+      supersedes: row.supersedes === null ? null : JSON.parse(row.supersedes),
+    };
   } catch (error) {
     throw new SqliteMemoryFileError(`Record ${row.id} in ${path} has unreadable meta.`, { cause: error });
   }

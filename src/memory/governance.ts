@@ -7,12 +7,18 @@ import type { ResolvedSave } from './options.js';
 
 /** A reader sees a record when every scope part the record sets equals the reader's (shared records: always). */
 export function visibleTo(reader: MemoryScope, record: MemoryScope): boolean {
-  return (record.resource === undefined || record.resource === reader.resource) && (record.session === undefined || record.session === reader.session);
+  return (
+    (record.resource === undefined || record.resource === reader.resource) &&
+    (record.session === undefined || record.session === reader.session)
+  );
 }
 
 /** An owner holds a record when every scope part the owner sets equals the record's (the empty owner: all). */
 export function ownedBy(owner: MemoryScope, record: MemoryScope): boolean {
-  return (owner.resource === undefined || owner.resource === record.resource) && (owner.session === undefined || owner.session === record.session);
+  return (
+    (owner.resource === undefined || owner.resource === record.resource) &&
+    (owner.session === undefined || owner.session === record.session)
+  );
 }
 
 export function sameScope(a: MemoryScope, b: MemoryScope): boolean {

@@ -33,7 +33,8 @@ class SlotIndex {
 
 const scopeSlot = (scope: MemoryScope) => JSON.stringify([scope.resource ?? null, scope.session ?? null]);
 const keySlot = (scope: MemoryScope, key: string) => `${scopeSlot(scope)}${JSON.stringify(key)}`;
-const printSlot = (scope: MemoryScope, kind: string | undefined, print: string) => `${scopeSlot(scope)}${JSON.stringify(kind ?? null)}${print}`;
+const printSlot = (scope: MemoryScope, kind: string | undefined, print: string) =>
+  `${scopeSlot(scope)}${JSON.stringify(kind ?? null)}${print}`;
 
 /**
  * A dependency-free `MemoryStore` kept in process memory and ranked with BM25 over an incremental
@@ -92,7 +93,11 @@ export function createMemoryStore(seed?: MemoryRecord[]): GovernedMemoryStore {
       if (k === 0 || terms.length === 0) return [];
       const accept = (doc: number) => {
         const record = byDoc[doc]!.record;
-        return (includeSuperseded || record.supersededBy === undefined) && (kind === undefined || record.kind === kind) && visibleTo(scope, scopeOf(record));
+        return (
+          (includeSuperseded || record.supersededBy === undefined) &&
+          (kind === undefined || record.kind === kind) &&
+          visibleTo(scope, scopeOf(record))
+        );
       };
       return index.search(terms, { k, minScore, accept }).map(({ doc, score }) => ({ ...copyRecord(byDoc[doc]!.record), score }));
     },
@@ -119,7 +124,10 @@ export function createMemoryStore(seed?: MemoryRecord[]): GovernedMemoryStore {
       const { kind, scope, includeSuperseded } = resolveList(opts);
       return [...entries.values()]
         .map((e) => e.record)
-        .filter((r) => (includeSuperseded || r.supersededBy === undefined) && (kind === undefined || r.kind === kind) && ownedBy(scope, scopeOf(r)))
+        .filter(
+          (r) =>
+            (includeSuperseded || r.supersededBy === undefined) && (kind === undefined || r.kind === kind) && ownedBy(scope, scopeOf(r)),
+        )
         .map(copyRecord);
     },
     async update(id, edit, opts) {
@@ -176,7 +184,8 @@ function checkSeed(seed: MemoryRecord[] | undefined): MemoryRecord[] {
       record.kind = raw.kind;
     }
     if (raw.meta !== undefined) {
-      if (typeof raw.meta !== 'object' || raw.meta === null || Array.isArray(raw.meta)) throw new MemoryInputError(`${where}.meta must be an object.`);
+      if (typeof raw.meta !== 'object' || raw.meta === null || Array.isArray(raw.meta))
+        throw new MemoryInputError(`${where}.meta must be an object.`);
       record.meta = JSON.parse(encodeMeta(raw.meta));
     }
     const scope = checkScope(raw.scope);

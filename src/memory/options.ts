@@ -34,7 +34,8 @@ export function checkText(value: string, what: string): void {
 function checkRecordText(text: unknown): asserts text is string {
   if (typeof text !== 'string') throw new MemoryInputError(`Memory text must be a string, got ${describe(text)}.`);
   if (text.trim() === '') throw new MemoryInputError('Memory text is empty; there is nothing to remember.');
-  if (text.length > MAX_TEXT_LENGTH) throw new MemoryInputError(`Memory text is ${text.length} characters; a record holds at most ${MAX_TEXT_LENGTH}.`);
+  if (text.length > MAX_TEXT_LENGTH)
+    throw new MemoryInputError(`Memory text is ${text.length} characters; a record holds at most ${MAX_TEXT_LENGTH}.`);
   checkText(text, 'Memory text');
 }
 
@@ -86,7 +87,8 @@ export function checkSave(text: unknown, opts: SaveOptions | undefined): Resolve
   if (sessionId !== undefined) provenance.sessionId = sessionId;
   if (nodeId !== undefined) provenance.nodeId = nodeId;
   if (given.at !== undefined) {
-    if (typeof given.at !== 'number' || !Number.isFinite(given.at)) throw new MemoryInputError(`provenance.at must be a finite number (epoch ms), got ${describe(given.at)}.`);
+    if (typeof given.at !== 'number' || !Number.isFinite(given.at))
+      throw new MemoryInputError(`provenance.at must be a finite number (epoch ms), got ${describe(given.at)}.`);
     provenance.at = given.at;
   }
   const key = nonEmpty(opts?.key, 'key');
@@ -105,14 +107,19 @@ export function resolveSearch(query: unknown, opts: SearchOptions | undefined): 
   const k = opts?.k ?? DEFAULT_K;
   if (!Number.isInteger(k) || k < 0) throw new MemoryInputError(`k must be a whole number >= 0, got ${describe(k)}.`);
   const minScore = opts?.minScore ?? 0;
-  if (typeof minScore !== 'number' || Number.isNaN(minScore)) throw new MemoryInputError(`minScore must be a number, got ${describe(minScore)}.`);
+  if (typeof minScore !== 'number' || Number.isNaN(minScore))
+    throw new MemoryInputError(`minScore must be a number, got ${describe(minScore)}.`);
   const kind = optionalString(opts?.kind, 'kind');
   return { k, kind, minScore, scope: checkScope(opts?.scope), includeSuperseded: flag(opts?.includeSuperseded, 'includeSuperseded') };
 }
 
 export function resolveList(opts: ListOptions | undefined): { kind: string | undefined; scope: MemoryScope; includeSuperseded: boolean } {
   checkObject(opts, 'list options');
-  return { kind: optionalString(opts?.kind, 'kind'), scope: checkScope(opts?.scope), includeSuperseded: flag(opts?.includeSuperseded, 'includeSuperseded') };
+  return {
+    kind: optionalString(opts?.kind, 'kind'),
+    scope: checkScope(opts?.scope),
+    includeSuperseded: flag(opts?.includeSuperseded, 'includeSuperseded'),
+  };
 }
 
 export function resolveOwner(id: unknown, opts: OwnerOptions | undefined): { id: string; scope: MemoryScope } {

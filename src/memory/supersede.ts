@@ -25,7 +25,9 @@ export function chooseTargets<T extends { record: MemoryRecord }>(
       throw new MemoryConflictError(`supersedes names ${JSON.stringify(id)}, which is not a record in this scope; nothing was saved.`);
     }
     if (target.record.supersededBy !== undefined) {
-      throw new MemoryConflictError(`supersedes names ${JSON.stringify(id)}, already superseded by ${target.record.supersededBy}; nothing was saved.`);
+      throw new MemoryConflictError(
+        `supersedes names ${JSON.stringify(id)}, already superseded by ${target.record.supersededBy}; nothing was saved.`,
+      );
     }
     out.set(id, target);
   }

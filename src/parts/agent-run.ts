@@ -18,7 +18,10 @@ const lastRunOf = new WeakMap<AgentLike, Promise<void>>();
  * Runs streamed through this (and `agentRunParts`) on one agent wait for each other: an agent's
  * events carry no run id. Don't start runs on the same agent by other means while a stream is open.
  */
-export async function* agentRunEvents(agent: AgentLike, start: () => Promise<RunSnapshot>): AsyncGenerator<RunEvent, RunSnapshot, undefined> {
+export async function* agentRunEvents(
+  agent: AgentLike,
+  start: () => Promise<RunSnapshot>,
+): AsyncGenerator<RunEvent, RunSnapshot, undefined> {
   const previous = lastRunOf.get(agent) ?? Promise.resolve();
   let release!: () => void;
   const finished = new Promise<void>((resolve) => {
@@ -60,7 +63,10 @@ export async function* agentRunEvents(agent: AgentLike, start: () => Promise<Run
  * parts. This is the one translation from `RunEvent`s to `AgentPart`s: `runAgent` and the part-stream
  * transport both use it. `start` and the waiting are as for `agentRunEvents`.
  */
-export async function* agentRunParts(agent: AgentLike, start: () => Promise<RunSnapshot>): AsyncGenerator<AgentPart, RunSnapshot, undefined> {
+export async function* agentRunParts(
+  agent: AgentLike,
+  start: () => Promise<RunSnapshot>,
+): AsyncGenerator<AgentPart, RunSnapshot, undefined> {
   const events = agentRunEvents(agent, start);
   let step = await events.next();
   try {

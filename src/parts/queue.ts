@@ -41,7 +41,8 @@ export class PartQueue<T> implements AsyncIterable<T> {
 
   private next(): Promise<IteratorResult<T>> {
     if (this.buffer.length > 0) return Promise.resolve({ value: this.buffer.shift()!, done: false });
-    if (this.ended) return this.failure !== undefined ? Promise.reject(this.failure.error) : Promise.resolve({ value: undefined, done: true });
+    if (this.ended)
+      return this.failure !== undefined ? Promise.reject(this.failure.error) : Promise.resolve({ value: undefined, done: true });
     return new Promise((resolve, reject) => (this.waiting = { resolve, reject }));
   }
 

@@ -23,12 +23,14 @@ export function partProblem(value: unknown): string | null {
       return Array.isArray(part.records) ? null : 'a memory part needs a "records" array';
     case 'context':
       if (typeof part.source !== 'string') return 'a context part needs a string "source"';
-      if (!CONTEXT_OPS.has(part.op as string)) return `a context part's "op" must be "recalled", "loaded", "saved" or "skipped", got ${JSON.stringify(part.op)}`;
+      if (!CONTEXT_OPS.has(part.op as string))
+        return `a context part's "op" must be "recalled", "loaded", "saved" or "skipped", got ${JSON.stringify(part.op)}`;
       if (part.records !== undefined && !Array.isArray(part.records)) return 'a context part\'s "records" must be an array';
       if (part.tools !== undefined && !(Array.isArray(part.tools) && part.tools.every((t) => typeof t === 'string'))) {
         return 'a context part\'s "tools" must be an array of strings';
       }
-      if (part.tokens !== undefined && (typeof part.tokens !== 'number' || !Number.isFinite(part.tokens))) return 'a context part\'s "tokens" must be a finite number';
+      if (part.tokens !== undefined && (typeof part.tokens !== 'number' || !Number.isFinite(part.tokens)))
+        return 'a context part\'s "tokens" must be a finite number';
       return null;
     default:
       return `unknown part type ${JSON.stringify(part.type)}`;
@@ -40,4 +42,3 @@ export function assertAgentPart(value: unknown): asserts value is AgentPart {
   const problem = partProblem(value);
   if (problem !== null) throw new InvalidPartError(`Not an AgentPart: ${problem}.`);
 }
-

@@ -72,7 +72,8 @@ export class PostgresDatabase {
   async query<T = any>(sql: string | PreparedQuery, values?: unknown[]): Promise<T[]> {
     const pool = await this.ready();
     try {
-      return (await (typeof sql === 'string' ? pool.query(sql, values) : pool.query({ name: sql.name, text: sql.text, values }))).rows as T[];
+      return (await (typeof sql === 'string' ? pool.query(sql, values) : pool.query({ name: sql.name, text: sql.text, values })))
+        .rows as T[];
     } catch (error) {
       throw storeError(error);
     }
@@ -83,7 +84,10 @@ export class PostgresDatabase {
    * unique violation when `retryOnUnique` says the index is one a concurrent writer fills, rolls back
    * and runs `work` again from the start (a few times), so callers never see those races.
    */
-  async transaction<T>(work: (client: ClientLike) => Promise<T>, opts: { readOnly?: boolean; retryOnUnique?: (constraint: string) => boolean } = {}): Promise<T> {
+  async transaction<T>(
+    work: (client: ClientLike) => Promise<T>,
+    opts: { readOnly?: boolean; retryOnUnique?: (constraint: string) => boolean } = {},
+  ): Promise<T> {
     const pool = await this.ready();
     for (let attempt = 1; ; attempt++) {
       let client: ClientLike;

@@ -43,9 +43,13 @@ export async function openPool(connection: PostgresConnection): Promise<{ pool: 
 export function checkConnection(connection: unknown): PostgresConnection {
   const c = connection as Partial<{ connectionString: unknown; pool: unknown }> | null;
   if (typeof c === 'object' && c !== null) {
-    if (typeof c.connectionString === 'string' && c.connectionString.trim() !== '' && c.pool === undefined) return { connectionString: c.connectionString };
+    if (typeof c.connectionString === 'string' && c.connectionString.trim() !== '' && c.pool === undefined)
+      return { connectionString: c.connectionString };
     const pool = c.pool as Partial<PoolLike> | undefined;
-    if (pool !== undefined && c.connectionString === undefined && typeof pool.query === 'function' && typeof pool.connect === 'function') return { pool: pool as PoolLike };
+    if (pool !== undefined && c.connectionString === undefined && typeof pool.query === 'function' && typeof pool.connect === 'function')
+      return { pool: pool as PoolLike };
   }
-  throw new PostgresOptionsError('A PostgreSQL store needs { connectionString: "postgres://…" } or { pool } (a pg.Pool), exactly one of them.');
+  throw new PostgresOptionsError(
+    'A PostgreSQL store needs { connectionString: "postgres://…" } or { pool } (a pg.Pool), exactly one of them.',
+  );
 }

@@ -8,5 +8,12 @@ export type { PostgresConnection, PoolLike, ClientLike } from './driver.js';
 export type { MigrateResult } from './database.js';
 export { migratePostgres } from './migrate.js';
 export { MIGRATIONS, LATEST_VERSION } from './migrations.js';
-export { PostgresUnavailableError, PostgresOptionsError, PostgresSchemaBehindError, PostgresStoreError, SessionFencedError, SessionLeaseHeldError } from './errors.js';
+export {
+  PostgresUnavailableError,
+  PostgresOptionsError,
+  PostgresSchemaBehindError,
+  PostgresStoreError,
+  SessionFencedError,
+  SessionLeaseHeldError,
+} from './errors.js';
 export { MemoryStoreClosedError } from '../memory/errors.js';

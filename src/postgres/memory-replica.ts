@@ -2,7 +2,15 @@ import { Bm25Index, type RankedRef } from '../search/index.js';
 import type { ClientLike } from './driver.js';
 
 /** What a replica keeps of a record: what ranking and the search filters read. */
-type ReplicaRow = { seq: number; ord: number; terms: string; scope_resource: string; scope_session: string; kind: string | null; current: boolean };
+type ReplicaRow = {
+  seq: number;
+  ord: number;
+  terms: string;
+  scope_resource: string;
+  scope_session: string;
+  kind: string | null;
+  current: boolean;
+};
 
 /** The filters of one search, in the database or a replica: the scope parts it may see, current records only or not, a kind. */
 export type ReplicaFilter = { resources: readonly string[]; sessions: readonly string[]; current: boolean; kind: string | undefined };
@@ -36,21 +44,31 @@ export class MemoryReplica {
    */
   async catchUp(c: ClientLike): Promise<void> {
     const s = this.schema;
-    const [{ version }] = (await c.query(`SELECT coalesce((SELECT version FROM ${s}.memory_stats WHERE tenant = $1), 0)::float8 AS version`, [this.tenant])).rows as Array<{
+    const [{ version }] = (
+      await c.query(`SELECT coalesce((SELECT version FROM ${s}.memory_stats WHERE tenant = $1), 0)::float8 AS version`, [this.tenant])
+    ).rows as Array<{
       version: number;
     }>;
     const from = this.version;
     if (from !== null && version <= from) return;
     if (from === null) {
-      const rows = (await c.query(`SELECT ${ROW} FROM ${s}.memory_records WHERE tenant = $1 ORDER BY ord`, [this.tenant])).rows as ReplicaRow[];
+      const rows = (await c.query(`SELECT ${ROW} FROM ${s}.memory_records WHERE tenant = $1 ORDER BY ord`, [this.tenant]))
+        .rows as ReplicaRow[];
       if (this.version !== null) return;
       for (const row of rows) this.add(row);
       this.version = version;
       return;
     }
-    const changed = (await c.query(`SELECT DISTINCT seq::float8 AS seq FROM ${s}.memory_changes WHERE tenant = $1 AND version > $2`, [this.tenant, from])).rows as Array<{ seq: number }>;
+    const changed = (
+      await c.query(`SELECT DISTINCT seq::float8 AS seq FROM ${s}.memory_changes WHERE tenant = $1 AND version > $2`, [this.tenant, from])
+    ).rows as Array<{ seq: number }>;
     const seqs = changed.map((row) => row.seq);
-    const rows = (await c.query(`SELECT ${ROW} FROM ${s}.memory_records WHERE tenant = $1 AND seq = ANY($2::bigint[]) ORDER BY ord`, [this.tenant, seqs])).rows as ReplicaRow[];
+    const rows = (
+      await c.query(`SELECT ${ROW} FROM ${s}.memory_records WHERE tenant = $1 AND seq = ANY($2::bigint[]) ORDER BY ord`, [
+        this.tenant,
+        seqs,
+      ])
+    ).rows as ReplicaRow[];
     // Another search may have moved on while these were read: apply only onto the version they follow.
     if (this.version !== from) return;
     const present = new Set(rows.map((row) => row.seq));
@@ -79,7 +97,9 @@ export class MemoryReplica {
         filter.sessions.includes(entry.scope_session)
       );
     };
-    return this.index.search(terms, { k: opts.k, minScore: opts.minScore, accept }).map(({ doc, score }) => ({ ref: this.byDoc[doc]!.seq, score }));
+    return this.index
+      .search(terms, { k: opts.k, minScore: opts.minScore, accept })
+      .map(({ doc, score }) => ({ ref: this.byDoc[doc]!.seq, score }));
   }
 
   // A record changed since it was indexed is added again, after every record indexed so far: its new

@@ -1,6 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { searchTermSource, tokenize, type RankedRef, type TermSource } from '../search/index.js';
-import type { GovernedMemoryStore, MemoryEdit, MemoryRecord, MemoryScope, ListOptions, OwnerOptions, SaveOptions, SearchOptions } from '../memory/types.js';
+import type {
+  GovernedMemoryStore,
+  MemoryEdit,
+  MemoryRecord,
+  MemoryScope,
+  ListOptions,
+  OwnerOptions,
+  SaveOptions,
+  SearchOptions,
+} from '../memory/types.js';
 import { checkEdit, checkSave, resolveList, resolveOwner, resolveSearch } from '../memory/options.js';
 import { fingerprint, newRecord, sameScope } from '../memory/governance.js';
 import { chooseTargets } from '../memory/supersede.js';
@@ -53,8 +62,10 @@ export class PostgresMemoryStore implements GovernedMemoryStore {
 
   constructor(connection: PostgresConnection, options: PostgresStoreOptions = {}) {
     const checked = checkConnection(connection);
-    if (typeof options !== 'object' || options === null) throw new PostgresOptionsError('options must be an object: { schema?, tenant?, replica? }.');
-    if (options.replica !== undefined && typeof options.replica !== 'boolean') throw new PostgresOptionsError(`replica must be true or false, got ${JSON.stringify(options.replica)}.`);
+    if (typeof options !== 'object' || options === null)
+      throw new PostgresOptionsError('options must be an object: { schema?, tenant?, replica? }.');
+    if (options.replica !== undefined && typeof options.replica !== 'boolean')
+      throw new PostgresOptionsError(`replica must be true or false, got ${JSON.stringify(options.replica)}.`);
     this.schema = checkSchemaName(options.schema);
     this.tenant = checkTenant(options.tenant);
     this.t = this.tenant ?? '';
@@ -84,7 +95,10 @@ export class PostgresMemoryStore implements GovernedMemoryStore {
         // turns: transaction-scoped locks, released at commit, which also hold behind a pooler.
         const slots = [JSON.stringify([this.t, resource, session, 'print', save.kind ?? null, print])];
         if (save.key !== undefined) slots.push(JSON.stringify([this.t, resource, session, 'key', save.key]));
-        await c.query(`SELECT count(pg_advisory_xact_lock(h)) FROM (SELECT hashtextextended(slot, 0) AS h FROM unnest($1::text[]) AS slot ORDER BY 1) AS slots`, [slots]);
+        await c.query(
+          `SELECT count(pg_advisory_xact_lock(h)) FROM (SELECT hashtextextended(slot, 0) AS h FROM unnest($1::text[]) AS slot ORDER BY 1) AS slots`,
+          [slots],
+        );
         const now = Date.now();
         // One read for the three kinds of target, rows locked so a concurrent save waits its turn.
         const found = await rows<Row>(
@@ -106,7 +120,12 @@ export class PostgresMemoryStore implements GovernedMemoryStore {
         const record = newRecord(randomUUID(), text, save, now);
         if (targets.length > 0) {
           record.supersedes = targets.map((w) => w.row.id);
-          await c.query(`UPDATE ${this.table} SET superseded_by = $3, superseded_at = $4 WHERE tenant = $1 AND id = ANY($2)`, [this.t, record.supersedes, record.id, now]);
+          await c.query(`UPDATE ${this.table} SET superseded_by = $3, superseded_at = $4 WHERE tenant = $1 AND id = ANY($2)`, [
+            this.t,
+            record.supersedes,
+            record.id,
+            now,
+          ]);
         }
         // Statistics first: their row, held to commit, orders this save's `ord` (taken by the insert) and
         // its version alike across concurrent saves, as replicas number documents (see MemoryReplica).
@@ -118,8 +137,22 @@ export class PostgresMemoryStore implements GovernedMemoryStore {
            VALUES ($1, $2, $3, $4, $5::json, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, array_to_tsvector($16::text[]))
            RETURNING seq::float8 AS seq`,
           [
-            this.t, record.id, text, save.kind ?? null, save.meta ?? null, resource, session, save.provenance.sessionId ?? null,
-            save.provenance.nodeId ?? null, record.provenance!.at, save.key ?? null, record.supersedes ?? null, now, print, terms.join(' '), distinct(terms),
+            this.t,
+            record.id,
+            text,
+            save.kind ?? null,
+            save.meta ?? null,
+            resource,
+            session,
+            save.provenance.sessionId ?? null,
+            save.provenance.nodeId ?? null,
+            record.provenance!.at,
+            save.key ?? null,
+            record.supersedes ?? null,
+            now,
+            print,
+            terms.join(' '),
+            distinct(terms),
           ],
         );
         await this.changed(c, [added.seq, ...targets.map((w) => w.row.seq)]);
@@ -149,7 +182,10 @@ export class PostgresMemoryStore implements GovernedMemoryStore {
           ranked = this.replica.search(terms, { k, minScore, filter });
         }
         if (ranked.length === 0) return [];
-        const found = await rows<Row>(c, `SELECT ${COLUMNS} FROM ${this.table} WHERE tenant = $1 AND seq = ANY($2::bigint[])`, [this.t, ranked.map((r) => r.ref)]);
+        const found = await rows<Row>(c, `SELECT ${COLUMNS} FROM ${this.table} WHERE tenant = $1 AND seq = ANY($2::bigint[])`, [
+          this.t,
+          ranked.map((r) => r.ref),
+        ]);
         const bySeq = new Map(found.map((row) => [row.seq, row]));
         // A replica a concurrent search moved past this snapshot may name a record this snapshot lacks.
         return ranked.flatMap(({ ref, score }) => {
@@ -180,24 +216,24 @@ export class PostgresMemoryStore implements GovernedMemoryStore {
         return { docs: row.docs, totalLength: row.total, df: new Map(Object.entries(row.df ?? {})) };
       },
       containing: (term, without) =>
-        rows(c, `SELECT seq::float8 AS ref, ord::float8 AS "order", terms FROM ${this.table} WHERE ${filter} AND lexemes @@ $${values.length + 1}::tsquery`, [
-          ...values,
-          tsquery(term, without),
-        ]),
+        rows(
+          c,
+          `SELECT seq::float8 AS ref, ord::float8 AS "order", terms FROM ${this.table} WHERE ${filter} AND lexemes @@ $${values.length + 1}::tsquery`,
+          [...values, tsquery(term, without)],
+        ),
     };
     return searchTermSource(source, terms, { k: opts.k, minScore: opts.minScore });
   }
-
 
   async forget(id: string, opts?: OwnerOptions): Promise<boolean> {
     const { scope } = resolveOwner(id, opts);
     const owner = this.owner(scope, 3);
     return this.db.transaction(async (c) => {
-      const [gone] = await rows<{ terms: string; seq: number }>(c, `DELETE FROM ${this.table} WHERE tenant = $1 AND id = $2 AND ${owner.sql} RETURNING terms, seq::float8 AS seq`, [
-        this.t,
-        id,
-        ...owner.values,
-      ]);
+      const [gone] = await rows<{ terms: string; seq: number }>(
+        c,
+        `DELETE FROM ${this.table} WHERE tenant = $1 AND id = $2 AND ${owner.sql} RETURNING terms, seq::float8 AS seq`,
+        [this.t, id, ...owner.values],
+      );
       if (gone === undefined) return false;
       await this.count(c, split(gone.terms), -1);
       await this.changed(c, [gone.seq]);
@@ -212,7 +248,11 @@ export class PostgresMemoryStore implements GovernedMemoryStore {
   async get(id: string, opts?: OwnerOptions): Promise<MemoryRecord | undefined> {
     const { scope } = resolveOwner(id, opts);
     const owner = this.owner(scope, 3);
-    const [row] = await this.db.query<Row>(`SELECT ${COLUMNS} FROM ${this.table} WHERE tenant = $1 AND id = $2 AND ${owner.sql}`, [this.t, id, ...owner.values]);
+    const [row] = await this.db.query<Row>(`SELECT ${COLUMNS} FROM ${this.table} WHERE tenant = $1 AND id = $2 AND ${owner.sql}`, [
+      this.t,
+      id,
+      ...owner.values,
+    ]);
     return row === undefined ? undefined : toRecord(row);
   }
 
@@ -231,11 +271,11 @@ export class PostgresMemoryStore implements GovernedMemoryStore {
     const change = checkEdit(edit);
     const owner = this.owner(scope, 3);
     return this.db.transaction(async (c) => {
-      const [row] = await rows<Row & { terms: string }>(c, `SELECT ${COLUMNS}, terms FROM ${this.table} WHERE tenant = $1 AND id = $2 AND ${owner.sql} FOR UPDATE`, [
-        this.t,
-        id,
-        ...owner.values,
-      ]);
+      const [row] = await rows<Row & { terms: string }>(
+        c,
+        `SELECT ${COLUMNS}, terms FROM ${this.table} WHERE tenant = $1 AND id = $2 AND ${owner.sql} FOR UPDATE`,
+        [this.t, id, ...owner.values],
+      );
       if (row === undefined) return undefined;
       const now = Date.now();
       const text = change.text ?? row.text;
@@ -251,8 +291,16 @@ export class PostgresMemoryStore implements GovernedMemoryStore {
            lexemes = array_to_tsvector($9::text[]), ord = CASE WHEN $10 THEN nextval('${this.db.s}.memory_order') ELSE ord END
          WHERE tenant = $1 AND id = $2 RETURNING ${COLUMNS}`,
         [
-          this.t, id, text, change.kind === undefined ? row.kind : change.kind, change.meta === undefined ? row.meta : change.meta,
-          now, reindex ? fingerprint(text) : row.fingerprint, terms.join(' '), distinct(terms), reindex,
+          this.t,
+          id,
+          text,
+          change.kind === undefined ? row.kind : change.kind,
+          change.meta === undefined ? row.meta : change.meta,
+          now,
+          reindex ? fingerprint(text) : row.fingerprint,
+          terms.join(' '),
+          distinct(terms),
+          reindex,
         ],
       );
       await this.changed(c, [updated.seq]);

@@ -13,7 +13,10 @@ export type SessionSql = ReturnType<typeof sessionSql>;
 // on one pool never give one name two texts.
 function prepared(statements: Record<string, string>): Record<string, PreparedQuery> {
   return Object.fromEntries(
-    Object.entries(statements).map(([key, text]) => [key, { name: `indusagi_${key}_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`, text }]),
+    Object.entries(statements).map(([key, text]) => [
+      key,
+      { name: `indusagi_${key}_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`, text },
+    ]),
   );
 }
 
@@ -170,5 +173,18 @@ export function sessionSql(s: string) {
         WHERE (w.target IS NULL AND NOT w.condenses) OR (coalesce(w.target, CASE WHEN w.condenses THEN w.first_kept END) IS NOT NULL AND w.id <> coalesce(w.target, w.first_kept))
       )
       SELECT node FROM walk`,
-  }) as Record<'session' | 'takeLease' | 'holder' | 'renewLease' | 'releaseLease' | 'persist' | 'list' | 'allNodes' | 'allStarts' | 'startsOf' | 'livePath', PreparedQuery>;
+  }) as Record<
+    | 'session'
+    | 'takeLease'
+    | 'holder'
+    | 'renewLease'
+    | 'releaseLease'
+    | 'persist'
+    | 'list'
+    | 'allNodes'
+    | 'allStarts'
+    | 'startsOf'
+    | 'livePath',
+    PreparedQuery
+  >;
 }

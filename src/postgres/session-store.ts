@@ -1,7 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { LoadReport, SessionNode, SessionRecord } from '../runtime/contract/session.js';
-import { SessionGraph, SessionNotOpenError, assertValidSessionId, drainWrites, queueWrite, titleOf, type LoadedSession, type SessionSummary, type PersistReport, type SessionStoreLike, type WholeSession } from '../runtime/store/index.js';
+import {
+  SessionGraph,
+  SessionNotOpenError,
+  assertValidSessionId,
+  drainWrites,
+  queueWrite,
+  titleOf,
+  type LoadedSession,
+  type SessionSummary,
+  type PersistReport,
+  type SessionStoreLike,
+  type WholeSession,
+} from '../runtime/store/index.js';
 import type { ModelUsage } from '../runtime/contract/model.js';
 import { checkConnection, type ClientLike, type PostgresConnection, type PreparedQuery } from './driver.js';
 import { checkSchemaName, PostgresDatabase, type MigrateResult } from './database.js';
@@ -55,7 +67,15 @@ type OpenSession = {
 };
 
 /** One node's columns, in the order of the persist statement's per-node arrays (after the session). */
-type NodeValues = [id: string, parent: string | null, condenses: boolean, firstKept: string | null, json: string, bytes: number, ...usage: number[]];
+type NodeValues = [
+  id: string,
+  parent: string | null,
+  condenses: boolean,
+  firstKept: string | null,
+  json: string,
+  bytes: number,
+  ...usage: number[],
+];
 
 /** What one persist adds to its session. */
 type Changes = { nodes: NodeValues[]; started: string[]; leaf: string | null | undefined; otherRecords: number; otherBytes: number };
@@ -104,15 +124,20 @@ export class PostgresSessionStore implements SessionStoreLike {
 
   constructor(connection: PostgresConnection, options: PostgresSessionStoreOptions = {}) {
     const checked = checkConnection(connection);
-    if (typeof options !== 'object' || options === null) throw new PostgresOptionsError('options must be an object: { schema?, tenant?, leaseMs?, renewMs?, livePathAbove? }.');
+    if (typeof options !== 'object' || options === null)
+      throw new PostgresOptionsError('options must be an object: { schema?, tenant?, leaseMs?, renewMs?, livePathAbove? }.');
     this.schema = checkSchemaName(options.schema);
     this.tenant = checkTenant(options.tenant);
     this.t = this.tenant ?? '';
     this.leaseMs = positive(options.leaseMs, 'leaseMs') ?? DEFAULT_LEASE_MS;
     this.renewMs = positive(options.renewMs, 'renewMs') ?? Math.max(1, Math.floor(this.leaseMs / 3));
-    if (this.renewMs >= this.leaseMs) throw new PostgresOptionsError(`renewMs (${this.renewMs}) must be shorter than leaseMs (${this.leaseMs}), or the lease lapses between renewals.`);
+    if (this.renewMs >= this.leaseMs)
+      throw new PostgresOptionsError(
+        `renewMs (${this.renewMs}) must be shorter than leaseMs (${this.leaseMs}), or the lease lapses between renewals.`,
+      );
     const above = options.livePathAbove ?? DEFAULT_LIVE_PATH_ABOVE;
-    if (!Number.isInteger(above) || above < 0) throw new PostgresOptionsError(`livePathAbove must be a whole number of nodes, got ${JSON.stringify(above)}.`);
+    if (!Number.isInteger(above) || above < 0)
+      throw new PostgresOptionsError(`livePathAbove must be a whole number of nodes, got ${JSON.stringify(above)}.`);
     this.livePathAbove = above;
     this.holder = `${hostname()} pid ${process.pid} store ${randomUUID().slice(0, 8)}`;
     this.db = new PostgresDatabase(checked, this.schema, SESSIONS_VERSION);
@@ -136,12 +161,18 @@ export class PostgresSessionStore implements SessionStoreLike {
     for (const session of this.sessions.values()) clearInterval(session.timer);
     this.sessions.clear();
     await this.db.close();
-    const failed = outcomes.flatMap((outcome, i) => (outcome.status === 'rejected' ? [{ id: open[i], reason: outcome.reason as unknown }] : []));
+    const failed = outcomes.flatMap((outcome, i) =>
+      outcome.status === 'rejected' ? [{ id: open[i], reason: outcome.reason as unknown }] : [],
+    );
     if (failed.length > 0) {
       const names = failed.map(({ id, reason }) => `${id} (${errorMessage(reason)})`).join(', ');
-      throw new PostgresStoreError(`PostgresSessionStore closed, but could not close ${failed.length === 1 ? 'session' : 'sessions'} ${names}.`, undefined, {
-        cause: failed.length === 1 ? failed[0].reason : new AggregateError(failed.map(({ reason }) => reason)),
-      });
+      throw new PostgresStoreError(
+        `PostgresSessionStore closed, but could not close ${failed.length === 1 ? 'session' : 'sessions'} ${names}.`,
+        undefined,
+        {
+          cause: failed.length === 1 ? failed[0].reason : new AggregateError(failed.map(({ reason }) => reason)),
+        },
+      );
     }
   }
 
@@ -153,7 +184,14 @@ export class PostgresSessionStore implements SessionStoreLike {
 
   /** The tenant's sessions holding at least one node, most recently written first (`size` is bytes as JSON lines). */
   async listSessions(): Promise<SessionSummary[]> {
-    const rows = await this.db.query<{ id: string; bytes: number; updated_at: Date; leaf: string | null; nodes: number; first: string | null }>(this.sql.list, [this.t]);
+    const rows = await this.db.query<{
+      id: string;
+      bytes: number;
+      updated_at: Date;
+      leaf: string | null;
+      nodes: number;
+      first: string | null;
+    }>(this.sql.list, [this.t]);
     return rows.map((row) => ({
       id: row.id,
       size: row.bytes,
@@ -185,7 +223,14 @@ export class PostgresSessionStore implements SessionStoreLike {
       await this.db.query(this.sql.releaseLease, [this.t, id, epoch]);
       throw error;
     }
-    const session: OpenSession = { graph: loaded.graph, epoch, queue: Promise.resolve(), timer: undefined as never, renewError: undefined, unfolded: loaded.unfolded };
+    const session: OpenSession = {
+      graph: loaded.graph,
+      epoch,
+      queue: Promise.resolve(),
+      timer: undefined as never,
+      renewError: undefined,
+      unfolded: loaded.unfolded,
+    };
     session.timer = setInterval(() => void this.renew(id, session), this.renewMs);
     session.timer.unref();
     this.sessions.set(id, session);
@@ -201,10 +246,17 @@ export class PostgresSessionStore implements SessionStoreLike {
   persist(graph: SessionGraph): Promise<PersistReport> {
     const session = this.sessions.get(graph.sessionId);
     if (session === undefined) {
-      return Promise.reject(new SessionNotOpenError(graph.sessionId, 'open it with openSession first (loadSession reads without taking the lease)'));
+      return Promise.reject(
+        new SessionNotOpenError(graph.sessionId, 'open it with openSession first (loadSession reads without taking the lease)'),
+      );
     }
     if (session.graph !== graph) {
-      return Promise.reject(new SessionNotOpenError(graph.sessionId, 'this graph is not the one openSession returned, and persisting it could fork the history'));
+      return Promise.reject(
+        new SessionNotOpenError(
+          graph.sessionId,
+          'this graph is not the one openSession returned, and persisting it could fork the history',
+        ),
+      );
     }
     return queueWrite(session, () => this.write(session));
   }
@@ -263,7 +315,9 @@ export class PostgresSessionStore implements SessionStoreLike {
     for (const { session, changes } of writes) {
       const id = session.graph.sessionId;
       const folds = changes.otherRecords > 0 || session.unfolded + changes.nodes.length > FOLD_AFTER;
-      [id, session.epoch, folds, changes.leaf !== undefined, changes.leaf ?? null, changes.otherRecords, changes.otherBytes].forEach((value, i) => sessions[i].push(value));
+      [id, session.epoch, folds, changes.leaf !== undefined, changes.leaf ?? null, changes.otherRecords, changes.otherBytes].forEach(
+        (value, i) => sessions[i].push(value),
+      );
       for (const node of changes.nodes) {
         nodes[0].push(id);
         node.forEach((value, i) => nodes[i + 1].push(value));
@@ -273,7 +327,13 @@ export class PostgresSessionStore implements SessionStoreLike {
         starts[1].push(callId);
       }
     }
-    const rows = await this.db.query<{ session: string; added: number; bytes: number; folds: boolean }>(this.sql.persist, [this.t, this.leaseMs, ...sessions, ...nodes, ...starts]);
+    const rows = await this.db.query<{ session: string; added: number; bytes: number; folds: boolean }>(this.sql.persist, [
+      this.t,
+      this.leaseMs,
+      ...sessions,
+      ...nodes,
+      ...starts,
+    ]);
     const written = new Map(rows.map((row) => [row.session, row]));
     return Promise.all(
       writes.map(async ({ session, changes }): Promise<Settled<PersistReport>> => {
@@ -302,7 +362,9 @@ export class PostgresSessionStore implements SessionStoreLike {
           records.push({ type: 'head', leaf: row.leaf });
           return { graph: SessionGraph.restore(id, records).graph, report: report(row), unfolded: row.unfolded };
         }
-        const nodes = ((await ask(client, this.sql.livePath, [this.t, id, row.leaf])).rows as Array<{ node: string }>).map((r) => JSON.parse(r.node) as SessionNode);
+        const nodes = ((await ask(client, this.sql.livePath, [this.t, id, row.leaf])).rows as Array<{ node: string }>).map(
+          (r) => JSON.parse(r.node) as SessionNode,
+        );
         const calls = nodes.flatMap((node) => node.turn.blocks.flatMap((block) => (block.kind === 'tool_call' ? [block.id] : [])));
         const starts = ((await ask(client, this.sql.startsOf, [this.t, id, calls])).rows as Array<{ call_id: string; count: number }>).map(
           (r) => [r.call_id, r.count] as [string, number],
@@ -320,9 +382,12 @@ export class PostgresSessionStore implements SessionStoreLike {
   }
 
   private async wholeIn(client: ClientLike, id: string): Promise<WholeSession> {
-    const nodes = ((await ask(client, this.sql.allNodes, [this.t, id])).rows as Array<{ node: string }>).map((r) => JSON.parse(r.node) as SessionNode);
+    const nodes = ((await ask(client, this.sql.allNodes, [this.t, id])).rows as Array<{ node: string }>).map(
+      (r) => JSON.parse(r.node) as SessionNode,
+    );
     const starts = new Map<string, number>();
-    for (const r of (await ask(client, this.sql.allStarts, [this.t, id])).rows as Array<{ call_id: string; count: number }>) starts.set(r.call_id, r.count);
+    for (const r of (await ask(client, this.sql.allStarts, [this.t, id])).rows as Array<{ call_id: string; count: number }>)
+      starts.set(r.call_id, r.count);
     return { nodes, starts };
   }
 
@@ -374,7 +439,8 @@ function encode(records: readonly SessionRecord[]): Changes {
       continue;
     }
     if (record.type === 'started') started.push(...record.callIds);
-    else if (record.leaf === leaf) continue; // a head naming the node just written: that node's row says so already
+    else if (record.leaf === leaf)
+      continue; // a head naming the node just written: that node's row says so already
     else leaf = record.leaf;
     otherRecords++;
     otherBytes += Buffer.byteLength(JSON.stringify(record)) + 1;
@@ -400,6 +466,7 @@ function report(row: SessionRow | undefined): LoadReport {
 
 function positive(value: unknown, what: string): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new PostgresOptionsError(`${what} must be a positive number of milliseconds, got ${JSON.stringify(value)}.`);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
+    throw new PostgresOptionsError(`${what} must be a positive number of milliseconds, got ${JSON.stringify(value)}.`);
   return value;
 }

@@ -3,4 +3,11 @@
 // for the part-stream transport.
 export { useAssistant } from './use-assistant.js';
 export type { UseAssistantOptions, UseAssistant } from './use-assistant.js';
-export type { AssistantItem, AssistantUserItem, AssistantReplyItem, AssistantStream, AssistantStreamInfo, ContinuationStream } from '../chat/types.js';
+export type {
+  AssistantItem,
+  AssistantUserItem,
+  AssistantReplyItem,
+  AssistantStream,
+  AssistantStreamInfo,
+  ContinuationStream,
+} from '../chat/types.js';

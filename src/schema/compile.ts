@@ -69,7 +69,8 @@ export function plainJsonSchema(schema: object): JsonSchema {
 }
 
 function compileJson(schema: JsonSchema, what: string): CompiledSchema {
-  if (typeof schema === 'function') throw new SchemaDefinitionError(what, 'a function is not a JSON Schema, and it is not a Standard Schema (no `~standard.validate`)');
+  if (typeof schema === 'function')
+    throw new SchemaDefinitionError(what, 'a function is not a JSON Schema, and it is not a Standard Schema (no `~standard.validate`)');
   const validate = compileJsonSchema(schema, what);
   return {
     jsonSchema: schema,
@@ -106,7 +107,11 @@ function deriveJsonSchema(schema: StandardSchemaV1, what: string): JsonSchema {
   try {
     derived = schema['~standard'].jsonSchema.input({ target: 'draft-2020-12' });
   } catch (cause) {
-    throw new SchemaDefinitionError(what, `${vendor} could not express this schema as JSON Schema (${cause instanceof Error ? cause.message : String(cause)}); give the JSON Schema beside it`, { cause });
+    throw new SchemaDefinitionError(
+      what,
+      `${vendor} could not express this schema as JSON Schema (${cause instanceof Error ? cause.message : String(cause)}); give the JSON Schema beside it`,
+      { cause },
+    );
   }
   if (typeof derived !== 'object' || derived === null || Array.isArray(derived)) {
     throw new SchemaDefinitionError(what, `${vendor} produced ${describe(derived)} instead of a JSON Schema object`);

@@ -7,7 +7,11 @@ import { IndusagiError } from '../errors/index.js';
  */
 export class SchemaDefinitionError extends IndusagiError {
   static override readonly errorName: string = 'SchemaDefinitionError';
-  constructor(readonly what: string, detail: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly what: string,
+    detail: string,
+    options?: { cause?: unknown },
+  ) {
     super('invalid_schema', `${what}: ${detail}`, options);
   }
 }

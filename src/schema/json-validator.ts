@@ -22,10 +22,15 @@ export function compileJsonSchema(schema: object, what: string): JsonSchemaCheck
   try {
     validator = new Validator(copy, draftOf(copy.$schema), false);
   } catch (cause) {
-    throw new SchemaDefinitionError(what, `the JSON Schema cannot be compiled (${cause instanceof Error ? cause.message : String(cause)})`, { cause });
+    throw new SchemaDefinitionError(
+      what,
+      `the JSON Schema cannot be compiled (${cause instanceof Error ? cause.message : String(cause)})`,
+      { cause },
+    );
   }
   return (value) => {
-    if (!isJsonValue(value)) return [{ path: '', message: `${value === undefined ? 'No value was given' : `A ${typeof value} is not a JSON value`}.` }];
+    if (!isJsonValue(value))
+      return [{ path: '', message: `${value === undefined ? 'No value was given' : `A ${typeof value} is not a JSON value`}.` }];
     let result: ValidationResult;
     try {
       result = validator.validate(value);
@@ -40,7 +45,9 @@ export function compileJsonSchema(schema: object, what: string): JsonSchemaCheck
 
 // The top level only; anything nested that JSON cannot hold is dealt with as JSON would.
 function isJsonValue(value: unknown): boolean {
-  return value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || typeof value === 'object';
+  return (
+    value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || typeof value === 'object'
+  );
 }
 
 function draftOf(dialect: unknown): SchemaDraft {
@@ -100,7 +107,9 @@ function issuesOf(units: readonly OutputUnit[]): SchemaIssue[] {
 }
 
 function notAllowed(parent: OutputUnit | undefined): string {
-  if (parent?.keyword === 'additionalProperties' || parent?.keyword === 'unevaluatedProperties') return 'Unexpected property: the schema allows no property of this name.';
-  if (parent?.keyword === 'items' || parent?.keyword === 'additionalItems' || parent?.keyword === 'unevaluatedItems') return 'Unexpected item: the schema allows no item here.';
+  if (parent?.keyword === 'additionalProperties' || parent?.keyword === 'unevaluatedProperties')
+    return 'Unexpected property: the schema allows no property of this name.';
+  if (parent?.keyword === 'items' || parent?.keyword === 'additionalItems' || parent?.keyword === 'unevaluatedItems')
+    return 'Unexpected item: the schema allows no item here.';
   return 'No value is allowed here.';
 }

@@ -12,7 +12,12 @@ export type StandardResult<Output> = StandardSchemaV1.Result<Output>;
 export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
   if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return false;
   const props = (value as { '~standard'?: unknown })['~standard'];
-  return typeof props === 'object' && props !== null && (props as { version?: unknown }).version === 1 && typeof (props as { validate?: unknown }).validate === 'function';
+  return (
+    typeof props === 'object' &&
+    props !== null &&
+    (props as { version?: unknown }).version === 1 &&
+    typeof (props as { validate?: unknown }).validate === 'function'
+  );
 }
 
 /** True when the schema also implements the Standard JSON Schema extension (`~standard.jsonSchema.input`). */

@@ -26,9 +26,13 @@ export type RankedRef = { ref: number; score: number };
  * catch up and those terms are never fetched: a query of one rare and two common words reads the rare
  * word's documents, not the common words' tens of thousands.
  */
-export async function searchTermSource(source: TermSource, query: readonly string[], opts: { k: number; minScore: number }): Promise<RankedRef[]> {
+export async function searchTermSource(
+  source: TermSource,
+  query: readonly string[],
+  opts: { k: number; minScore: number },
+): Promise<RankedRef[]> {
   const steps = rank(query, opts);
-  for (let step = steps.next(); ; ) {
+  for (let step = steps.next(); ;) {
     if (step.done) return step.value;
     const ask = step.value;
     step = steps.next('stats' in ask ? await source.stats(ask.stats) : await source.containing(ask.term, ask.without));
@@ -36,9 +40,13 @@ export async function searchTermSource(source: TermSource, query: readonly strin
 }
 
 /** `searchTermSource` for a synchronous source (better-sqlite3), so the whole search fits in one read transaction. */
-export function searchTermSourceSync(source: TermSource<'sync'>, query: readonly string[], opts: { k: number; minScore: number }): RankedRef[] {
+export function searchTermSourceSync(
+  source: TermSource<'sync'>,
+  query: readonly string[],
+  opts: { k: number; minScore: number },
+): RankedRef[] {
   const steps = rank(query, opts);
-  for (let step = steps.next(); ; ) {
+  for (let step = steps.next(); ;) {
     if (step.done) return step.value;
     const ask = step.value;
     step = steps.next('stats' in ask ? source.stats(ask.stats) : source.containing(ask.term, ask.without));
@@ -77,7 +85,8 @@ function* rank(query: readonly string[], opts: { k: number; minScore: number }):
       const length = terms.length;
       let score = 0;
       // Written exactly as Bm25Index writes it: floating point is not associative.
-      for (let i = 0; i < weighted.length; i++) if (tf[i] > 0) score += (weighted[i].weight * tf[i]) / (tf[i] + base + lengthWeight * length);
+      for (let i = 0; i < weighted.length; i++)
+        if (tf[i] > 0) score += (weighted[i].weight * tf[i]) / (tf[i] + base + lengthWeight * length);
       if (score > minScore) hits.push({ ref: row.ref, order: row.order, score });
     }
   }

@@ -9,7 +9,12 @@ import type { AgentTrace, RunOperation } from './run-scope.js';
  * condensations and store operations find it there and nest under it. The rest passes straight through.
  */
 export function traceAgent(inner: Agent, agent: AgentTrace): Agent {
-  function run<T>(operation: RunOperation, prompt: string | undefined, start: () => Promise<T>, snapshotOf: (result: T) => RunSnapshot): Promise<T> {
+  function run<T>(
+    operation: RunOperation,
+    prompt: string | undefined,
+    start: () => Promise<T>,
+    snapshotOf: (result: T) => RunSnapshot,
+  ): Promise<T> {
     const scope = agent.begin(operation, inner.sessionId, prompt);
     let pending: Promise<T>;
     try {
@@ -40,7 +45,13 @@ export function traceAgent(inner: Agent, agent: AgentTrace): Agent {
     approve: (approvalId) => run('approve', undefined, () => inner.approve(approvalId), same),
     reject: (approvalId, reason) => run('reject', undefined, () => inner.reject(approvalId, reason), same),
     continue: (opts) => run('continue', undefined, () => inner.continue(opts), same),
-    condense: (opts) => run('condense', undefined, () => inner.condense(opts), (outcome) => outcome.snapshot),
+    condense: (opts) =>
+      run(
+        'condense',
+        undefined,
+        () => inner.condense(opts),
+        (outcome) => outcome.snapshot,
+      ),
     subscribe: (handler) => inner.subscribe(handler),
     resume: (sessionId) => inner.resume(sessionId),
     abort: () => inner.abort(),

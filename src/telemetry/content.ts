@@ -85,7 +85,9 @@ function partOf(block: Block): Part {
 
 // Recorded like any other content: only when content capture is on, as the GenAI conventions ask.
 function mediaPart(modality: 'image' | 'document', source: MediaSource): Part {
-  return source.type === 'url' ? { type: 'uri', modality, uri: source.url } : { type: 'blob', modality, mime_type: source.mediaType, content: source.data };
+  return source.type === 'url'
+    ? { type: 'uri', modality, uri: source.url }
+    : { type: 'blob', modality, mime_type: source.mediaType, content: source.data };
 }
 
 const FINISH_REASONS: Record<string, string> = {

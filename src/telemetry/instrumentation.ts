@@ -32,13 +32,21 @@ export type Instrumentation = {
 const SCOPE = 'indusagi';
 
 export function resolveInstrumentation(options: TelemetryOptions): Instrumentation {
-  if (typeof options !== 'object' || options === null) throw new TelemetryOptionsError(`options must be an object, got ${options === null ? 'null' : typeof options}`);
+  if (typeof options !== 'object' || options === null)
+    throw new TelemetryOptionsError(`options must be an object, got ${options === null ? 'null' : typeof options}`);
   const { tracer, meter, captureContent, agentName, providerName } = options;
-  if (tracer !== undefined && typeof tracer?.startSpan !== 'function') throw new TelemetryOptionsError('`tracer` must be an OpenTelemetry Tracer (it has no startSpan)');
-  if (meter !== undefined && typeof meter?.createHistogram !== 'function') throw new TelemetryOptionsError('`meter` must be an OpenTelemetry Meter (it has no createHistogram)');
-  if (captureContent !== undefined && typeof captureContent !== 'boolean') throw new TelemetryOptionsError(`\`captureContent\` must be a boolean, got ${typeof captureContent}`);
-  for (const [key, value] of [['agentName', agentName], ['providerName', providerName]] as const) {
-    if (value !== undefined && (typeof value !== 'string' || value.trim() === '')) throw new TelemetryOptionsError(`\`${key}\` must be a non-empty string`);
+  if (tracer !== undefined && typeof tracer?.startSpan !== 'function')
+    throw new TelemetryOptionsError('`tracer` must be an OpenTelemetry Tracer (it has no startSpan)');
+  if (meter !== undefined && typeof meter?.createHistogram !== 'function')
+    throw new TelemetryOptionsError('`meter` must be an OpenTelemetry Meter (it has no createHistogram)');
+  if (captureContent !== undefined && typeof captureContent !== 'boolean')
+    throw new TelemetryOptionsError(`\`captureContent\` must be a boolean, got ${typeof captureContent}`);
+  for (const [key, value] of [
+    ['agentName', agentName],
+    ['providerName', providerName],
+  ] as const) {
+    if (value !== undefined && (typeof value !== 'string' || value.trim() === ''))
+      throw new TelemetryOptionsError(`\`${key}\` must be a non-empty string`);
   }
   return {
     tracer: tracer ?? trace.getTracer(SCOPE),

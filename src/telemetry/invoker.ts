@@ -71,7 +71,11 @@ export function traceInvoker(inner: ModelInvoker, agent: AgentTrace): ModelInvok
         request.onFirstChunk?.();
       },
       onRetry(retry) {
-        const event: Attributes = { [ATTR_RETRY_ATTEMPT]: retry.attempt, [ATTR_RETRY_DELAY_MS]: retry.delayMs, [ATTR_RETRY_REASON]: retry.reason };
+        const event: Attributes = {
+          [ATTR_RETRY_ATTEMPT]: retry.attempt,
+          [ATTR_RETRY_DELAY_MS]: retry.delayMs,
+          [ATTR_RETRY_REASON]: retry.reason,
+        };
         if (retry.status !== undefined) event[ATTR_HTTP_STATUS] = retry.status;
         span.addEvent(EVENT_MODEL_RETRY, event);
         request.onRetry?.(retry);
@@ -106,7 +110,8 @@ export function traceInvoker(inner: ModelInvoker, agent: AgentTrace): ModelInvok
     if (reply.usage !== undefined) Object.assign(done, usageAttributes(reply.usage));
     if (firstChunk !== undefined) done[ATTR_RESPONSE_TIME_TO_FIRST_CHUNK] = (firstChunk - startedAt) / 1000;
     span.setAttributes(done);
-    if (captureContent && span.isRecording() && reply.turn !== undefined) span.setAttribute(ATTR_OUTPUT_MESSAGES, outputMessages(reply.turn, reply.stopReason));
+    if (captureContent && span.isRecording() && reply.turn !== undefined)
+      span.setAttribute(ATTR_OUTPUT_MESSAGES, outputMessages(reply.turn, reply.stopReason));
     span.end();
 
     instruments.operationDuration.record(secondsSince(startedAt), metric);

@@ -69,7 +69,9 @@ function observe(agent: AgentTrace, event: RunEvent): void {
       return;
     }
     case 'approval_requested': {
-      agent.scopeOf(contexts.active())?.span.addEvent(EVENT_APPROVAL_REQUESTED, { [ATTR_TOOL_NAME]: event.name, [ATTR_TOOL_CALL_ID]: event.callId });
+      agent
+        .scopeOf(contexts.active())
+        ?.span.addEvent(EVENT_APPROVAL_REQUESTED, { [ATTR_TOOL_NAME]: event.name, [ATTR_TOOL_CALL_ID]: event.callId });
       return;
     }
     case 'compacted': {

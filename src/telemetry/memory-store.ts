@@ -34,7 +34,8 @@ export function traceMemoryStore(store: MemoryStore, inst: Instrumentation, opti
     throw new TelemetryOptionsError('memoryStore needs a MemoryStore (with save, search and forget)');
   }
   const storeId = options?.id;
-  if (storeId !== undefined && (typeof storeId !== 'string' || storeId === '')) throw new TelemetryOptionsError('the memory store `id` must be a non-empty string');
+  if (storeId !== undefined && (typeof storeId !== 'string' || storeId === ''))
+    throw new TelemetryOptionsError('the memory store `id` must be a non-empty string');
   const operation = <T>(name: string, start: Attributes, work: () => Promise<T>, done: (result: T) => Attributes): Promise<T> => {
     const attributes: Attributes = { [ATTR_OPERATION_NAME]: name, ...start };
     if (storeId !== undefined) attributes[ATTR_MEMORY_STORE_ID] = storeId;
@@ -48,28 +49,64 @@ export function traceMemoryStore(store: MemoryStore, inst: Instrumentation, opti
 
   const traced: MemoryStore = {
     save: (text, opts) =>
-      operation(OP_CREATE_MEMORY, { [ATTR_MEMORY_RECORD_COUNT]: 1 }, () => store.save(text, opts), (record) => ({
-        [ATTR_MEMORY_RECORD_ID]: record.id,
-        ...content({ [ATTR_MEMORY_RECORDS]: recordsJson([record]) }),
-      })),
-    search: (query, opts) => operation(OP_SEARCH_MEMORY, {}, () => store.search(query, opts), (records) => search(query, records)),
+      operation(
+        OP_CREATE_MEMORY,
+        { [ATTR_MEMORY_RECORD_COUNT]: 1 },
+        () => store.save(text, opts),
+        (record) => ({
+          [ATTR_MEMORY_RECORD_ID]: record.id,
+          ...content({ [ATTR_MEMORY_RECORDS]: recordsJson([record]) }),
+        }),
+      ),
+    search: (query, opts) =>
+      operation(
+        OP_SEARCH_MEMORY,
+        {},
+        () => store.search(query, opts),
+        (records) => search(query, records),
+      ),
     // The owner options pass through untouched: a traced store enforces the same scopes as the store.
     forget: (id, opts) =>
-      operation(OP_DELETE_MEMORY, { [ATTR_MEMORY_RECORD_ID]: id, [ATTR_MEMORY_RECORD_COUNT]: 1 }, () => store.forget(id, opts), (forgotten) => ({
-        [ATTR_MEMORY_FORGOTTEN]: forgotten,
-      })),
+      operation(
+        OP_DELETE_MEMORY,
+        { [ATTR_MEMORY_RECORD_ID]: id, [ATTR_MEMORY_RECORD_COUNT]: 1 },
+        () => store.forget(id, opts),
+        (forgotten) => ({
+          [ATTR_MEMORY_FORGOTTEN]: forgotten,
+        }),
+      ),
   };
   const found = (record: MemoryRecord | undefined) => search(undefined, record === undefined ? [] : [record]);
   const { all, get, list, update } = store;
-  if (all !== undefined) traced.all = () => operation(OP_SEARCH_MEMORY, {}, () => all.call(store), (records) => search(undefined, records));
-  if (get !== undefined) traced.get = (id, opts) => operation(OP_SEARCH_MEMORY, { [ATTR_MEMORY_RECORD_ID]: id }, () => get.call(store, id, opts), found);
-  if (list !== undefined) traced.list = (opts) => operation(OP_SEARCH_MEMORY, {}, () => list.call(store, opts), (records) => search(undefined, records));
+  if (all !== undefined)
+    traced.all = () =>
+      operation(
+        OP_SEARCH_MEMORY,
+        {},
+        () => all.call(store),
+        (records) => search(undefined, records),
+      );
+  if (get !== undefined)
+    traced.get = (id, opts) => operation(OP_SEARCH_MEMORY, { [ATTR_MEMORY_RECORD_ID]: id }, () => get.call(store, id, opts), found);
+  if (list !== undefined)
+    traced.list = (opts) =>
+      operation(
+        OP_SEARCH_MEMORY,
+        {},
+        () => list.call(store, opts),
+        (records) => search(undefined, records),
+      );
   if (update !== undefined) {
     traced.update = (id, edit, opts) =>
-      operation(OP_UPDATE_MEMORY, { [ATTR_MEMORY_RECORD_ID]: id }, () => update.call(store, id, edit, opts), (record) => ({
-        [ATTR_MEMORY_RECORD_COUNT]: record === undefined ? 0 : 1,
-        ...content(record === undefined ? {} : { [ATTR_MEMORY_RECORDS]: recordsJson([record]) }),
-      }));
+      operation(
+        OP_UPDATE_MEMORY,
+        { [ATTR_MEMORY_RECORD_ID]: id },
+        () => update.call(store, id, edit, opts),
+        (record) => ({
+          [ATTR_MEMORY_RECORD_COUNT]: record === undefined ? 0 : 1,
+          ...content(record === undefined ? {} : { [ATTR_MEMORY_RECORDS]: recordsJson([record]) }),
+        }),
+      );
   }
   return traced;
 }

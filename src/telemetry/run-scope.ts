@@ -102,7 +102,11 @@ export class AgentTrace {
     if (this.provider !== undefined) attributes[ATTR_PROVIDER_NAME] = this.provider;
     if (agentName !== undefined) attributes[ATTR_AGENT_NAME] = agentName;
     const parent = contexts.active();
-    const span = tracer.startSpan(agentName === undefined ? OP_INVOKE_AGENT : `${OP_INVOKE_AGENT} ${agentName}`, { kind: SpanKind.INTERNAL, attributes }, parent);
+    const span = tracer.startSpan(
+      agentName === undefined ? OP_INVOKE_AGENT : `${OP_INVOKE_AGENT} ${agentName}`,
+      { kind: SpanKind.INTERNAL, attributes },
+      parent,
+    );
     if (captureContent && span.isRecording()) {
       if (prompt !== undefined) span.setAttribute(ATTR_INPUT_MESSAGES, promptMessages(prompt));
       const system = systemInstructions(this.system);

@@ -23,20 +23,54 @@ import { inInternalSpan } from './spans.js';
  */
 export function traceSessionStore(store: SessionStoreLike, inst: Instrumentation): SessionStoreLike {
   const traced: SessionStoreLike = {
-    loadSession: (id) => inSpan(inst, SPAN_SESSION_LOAD, id, () => store.loadSession(id), () => undefined),
-    openSession: (id) => inSpan(inst, SPAN_SESSION_OPEN, id, () => store.openSession(id), () => undefined),
+    loadSession: (id) =>
+      inSpan(
+        inst,
+        SPAN_SESSION_LOAD,
+        id,
+        () => store.loadSession(id),
+        () => undefined,
+      ),
+    openSession: (id) =>
+      inSpan(
+        inst,
+        SPAN_SESSION_OPEN,
+        id,
+        () => store.openSession(id),
+        () => undefined,
+      ),
     persist: (graph) => inSpan(inst, SPAN_SESSION_PERSIST, graph?.sessionId, () => store.persist(graph), writeAttributes),
-    closeSession: (id) => inSpan(inst, SPAN_SESSION_CLOSE, id, () => store.closeSession(id), () => undefined),
+    closeSession: (id) =>
+      inSpan(
+        inst,
+        SPAN_SESSION_CLOSE,
+        id,
+        () => store.closeSession(id),
+        () => undefined,
+      ),
   };
   const openWithReport = store.openSessionWithReport;
   // Present only when the store has it: the conductor reads a load report only from stores that give one.
   if (openWithReport !== undefined) {
-    traced.openSessionWithReport = (id) => inSpan(inst, SPAN_SESSION_OPEN, id, () => openWithReport.call(store, id), (loaded: LoadedSession) => readAttributes(loaded.report));
+    traced.openSessionWithReport = (id) =>
+      inSpan(
+        inst,
+        SPAN_SESSION_OPEN,
+        id,
+        () => openWithReport.call(store, id),
+        (loaded: LoadedSession) => readAttributes(loaded.report),
+      );
   }
   return traced;
 }
 
-function inSpan<T>(inst: Instrumentation, name: string, sessionId: unknown, work: () => Promise<T>, describe: (result: T) => Attributes | undefined): Promise<T> {
+function inSpan<T>(
+  inst: Instrumentation,
+  name: string,
+  sessionId: unknown,
+  work: () => Promise<T>,
+  describe: (result: T) => Attributes | undefined,
+): Promise<T> {
   const attributes: Attributes = typeof sessionId === 'string' ? { [ATTR_CONVERSATION_ID]: sessionId } : {};
   return inInternalSpan(inst.tracer, name, attributes, work, describe);
 }

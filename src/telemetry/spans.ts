@@ -25,7 +25,13 @@ export function secondsSince(startedAt: number): number {
  * Runs `work` inside an INTERNAL span, current while it runs (so a driver's own spans nest under it),
  * then adds what `describe` says of the result; a throw fails the span and is rethrown as it was.
  */
-export async function inInternalSpan<T>(tracer: Tracer, name: string, attributes: Attributes, work: () => Promise<T>, describe: (result: T) => Attributes | undefined): Promise<T> {
+export async function inInternalSpan<T>(
+  tracer: Tracer,
+  name: string,
+  attributes: Attributes,
+  work: () => Promise<T>,
+  describe: (result: T) => Attributes | undefined,
+): Promise<T> {
   const parent = contexts.active();
   const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, parent);
   let result: T;

@@ -47,6 +47,7 @@ export function createTelemetry(options: TelemetryOptions = {}): Telemetry {
       const tracedConfig = Array.isArray(config.tools) ? { ...config, tools: config.tools.map((tool) => traceTool(tool, agent)) } : config;
       return traceAgent(build(tracedConfig, traced), agent);
     },
-    memoryStore: ((store: MemoryStore, memoryOptions?: MemoryStoreTelemetryOptions) => traceMemoryStore(store, inst, memoryOptions)) as Telemetry['memoryStore'],
+    memoryStore: ((store: MemoryStore, memoryOptions?: MemoryStoreTelemetryOptions) =>
+      traceMemoryStore(store, inst, memoryOptions)) as Telemetry['memoryStore'],
   };
 }

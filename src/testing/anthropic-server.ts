@@ -242,7 +242,8 @@ function messageOf(script: MessageScript, model: string): Record<string, unknown
   const usage = script.usage ?? {};
   const content = script.blocks.map((block) => {
     if (block.type === 'text') return { type: 'text', text: block.text };
-    if (block.type === 'thinking') return { type: 'thinking', thinking: block.thinking, signature: block.signature ?? 'sig-' + uniqueId('s') };
+    if (block.type === 'thinking')
+      return { type: 'thinking', thinking: block.thinking, signature: block.signature ?? 'sig-' + uniqueId('s') };
     if (block.type === 'redacted_thinking') return block;
     return { type: 'tool_use', id: block.id ?? uniqueId('toolu'), name: block.name, input: block.input ?? {} };
   });
@@ -274,7 +275,10 @@ async function answerMessage(res: ServerResponse, record: RecordedRequest, scrip
   const built = framesOf(script, model);
   const frames = (script.rewrite ? script.rewrite(built) : built).map(encodeFrame);
   const interrupt = script.interrupt;
-  const error = { type: interrupt?.with === 'error' ? (interrupt.errorType ?? 'overloaded_error') : 'overloaded_error', message: (interrupt?.with === 'error' && interrupt.message) || 'Overloaded' };
+  const error = {
+    type: interrupt?.with === 'error' ? (interrupt.errorType ?? 'overloaded_error') : 'overloaded_error',
+    message: (interrupt?.with === 'error' && interrupt.message) || 'Overloaded',
+  };
   await writeFrames(res, record, frames, {
     delayMs: script.frameDelayMs,
     cut: interrupt,

@@ -13,7 +13,10 @@ export type StandardTool<Schema extends StandardSchemaV1> = ToolFields & {
   execute(input: StandardSchemaV1.InferOutput<Schema>, ctx: ToolContext): unknown;
 };
 
-/** A tool whose input is a JSON Schema; `Input` is what you declare it to be (`tool<{ city: string }>(…)`), validated against the schema. */
+/**
+ * A tool whose input is a JSON Schema; `Input` is what you declare it to be (`tool<{ city: string }>(…)`),
+ * validated against the schema.
+ */
 export type JsonSchemaTool<Input = unknown> = ToolFields & {
   inputSchema: JsonSchema;
   execute(input: Input, ctx: ToolContext): unknown;

@@ -116,7 +116,10 @@ export function lazyToolset(tools: unknown[], opts?: LazyToolsetOptions): LazyTo
 
   return {
     tools: () => [SEARCH_TOOLS_SPEC, ...pinnedTools.map((i) => forModel[i]), ...[...loaded].map((i) => forModel[i])],
-    menu: menuFor(deferred.map((i) => forModel[i].name), menuSize),
+    menu: menuFor(
+      deferred.map((i) => forModel[i].name),
+      menuSize,
+    ),
     nameMap: names.toOriginal,
     pinned: pinnedTools.map((i) => specs[i].name),
     loaded: () => [...loaded].map((i) => specs[i].name),
@@ -150,7 +153,8 @@ function menuFor(names: string[], menuSize: number): string {
 }
 
 function checkSpecs(tools: unknown): AnthropicToolSpec[] {
-  if (!Array.isArray(tools)) throw new LazyToolsetInputError('lazyToolset takes an array of tool specs ({ name, description, input_schema }).');
+  if (!Array.isArray(tools))
+    throw new LazyToolsetInputError('lazyToolset takes an array of tool specs ({ name, description, input_schema }).');
   const seen = new Set<string>();
   return tools.map((tool, i) => {
     const spec = tool as Partial<AnthropicToolSpec> | null;
@@ -170,7 +174,8 @@ function checkOptions(opts: LazyToolsetOptions | undefined, specs: AnthropicTool
   const k = opts?.k ?? 5;
   if (!Number.isInteger(k) || k < 1) throw new LazyToolsetInputError(`k must be a whole number >= 1, got ${String(k)}.`);
   const menuSize = opts?.menuSize ?? 50;
-  if (!Number.isInteger(menuSize) || menuSize < 0) throw new LazyToolsetInputError(`menuSize must be a whole number >= 0, got ${String(menuSize)}.`);
+  if (!Number.isInteger(menuSize) || menuSize < 0)
+    throw new LazyToolsetInputError(`menuSize must be a whole number >= 0, got ${String(menuSize)}.`);
   const pinList = opts?.pin ?? [];
   if (!Array.isArray(pinList)) throw new LazyToolsetInputError('pin must be an array of tool names.');
   const known = new Set(specs.map((spec) => spec.name));

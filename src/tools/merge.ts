@@ -6,7 +6,10 @@ import type { Toolset } from './toolset.js';
 /** Something passed to `mergeToolsets` that is not a `Toolset`. */
 export class InvalidToolsetError extends IndusagiError {
   static override readonly errorName: string = 'InvalidToolsetError';
-  constructor(readonly position: number, detail: string) {
+  constructor(
+    readonly position: number,
+    detail: string,
+  ) {
     super('invalid_toolset', `mergeToolsets argument ${position} is not a toolset: ${detail}.`);
   }
 }

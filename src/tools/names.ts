@@ -3,7 +3,11 @@ import { IndusagiError } from '../errors/index.js';
 /** Two tool names that the model would see as one. */
 export class ToolNameCollisionError extends IndusagiError {
   static override readonly errorName: string = 'ToolNameCollisionError';
-  constructor(readonly first: string, readonly second: string, readonly sanitized: string) {
+  constructor(
+    readonly first: string,
+    readonly second: string,
+    readonly sanitized: string,
+  ) {
     super('tool_name_collision', `Tool names "${first}" and "${second}" both become "${sanitized}" for the model; rename one.`);
   }
 }

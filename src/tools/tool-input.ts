@@ -1,5 +1,12 @@
 import type { ToolDefinition } from '../runtime/contract/tool.js';
-import { compileSchema, formatIssues, SchemaDefinitionError, type CompiledSchema, type SchemaCheck, type SchemaIssue } from '../schema/index.js';
+import {
+  compileSchema,
+  formatIssues,
+  SchemaDefinitionError,
+  type CompiledSchema,
+  type SchemaCheck,
+  type SchemaIssue,
+} from '../schema/index.js';
 import { ToolError } from './tool-error.js';
 
 /**
@@ -8,7 +15,10 @@ import { ToolError } from './tool-error.js';
  */
 export class ToolInputError extends ToolError {
   static override readonly errorName: string = 'ToolInputError';
-  constructor(readonly toolName: string, readonly issues: SchemaIssue[]) {
+  constructor(
+    readonly toolName: string,
+    readonly issues: SchemaIssue[],
+  ) {
     super(invalidInputMessage(toolName, issues));
   }
 }
@@ -28,7 +38,8 @@ export function compileToolInput(definition: Pick<ToolDefinition, 'name' | 'inpu
   const what = `tool "${definition.name}" inputSchema`;
   const compiled = compileSchema(definition.inputSchema, what, definition.inputJsonSchema);
   const type = compiled.jsonSchema.type;
-  if (type !== undefined && type !== 'object') throw new SchemaDefinitionError(what, `a tool's input must be an object; the JSON Schema says type ${JSON.stringify(type)}`);
+  if (type !== undefined && type !== 'object')
+    throw new SchemaDefinitionError(what, `a tool's input must be an object; the JSON Schema says type ${JSON.stringify(type)}`);
   return compiled;
 }
 

@@ -11,7 +11,10 @@ export class ClientDisconnectedError extends IndusagiError {
 /** The server answered a part-stream request with a non-2xx status. */
 export class PartStreamHttpError extends IndusagiError {
   static override readonly errorName: string = 'PartStreamHttpError';
-  constructor(readonly status: number, readonly body: string) {
+  constructor(
+    readonly status: number,
+    readonly body: string,
+  ) {
     super('part_stream_http', `The part stream request failed with HTTP ${status}${body ? `: ${body}` : ''}.`);
   }
 }
@@ -27,7 +30,10 @@ export class PartStreamProtocolError extends IndusagiError {
 /** The connection ended before the server's end frame: the server crashed, or the network cut the stream. */
 export class PartStreamTruncatedError extends IndusagiError {
   static override readonly errorName: string = 'PartStreamTruncatedError';
-  constructor(message = 'The part stream ended without its end frame; the server or the network cut it short.', options?: { cause?: unknown }) {
+  constructor(
+    message = 'The part stream ended without its end frame; the server or the network cut it short.',
+    options?: { cause?: unknown },
+  ) {
     super('part_stream_truncated', message, options);
   }
 }
@@ -35,7 +41,10 @@ export class PartStreamTruncatedError extends IndusagiError {
 /** The server's source failed and sent an error frame; `remoteKind` is the kind it reported. */
 export class RemoteStreamError extends IndusagiError {
   static override readonly errorName: string = 'RemoteStreamError';
-  constructor(readonly remoteKind: string, message: string) {
+  constructor(
+    readonly remoteKind: string,
+    message: string,
+  ) {
     super('remote_error', message);
   }
 }

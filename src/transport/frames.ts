@@ -5,10 +5,7 @@ import { IndusagiError } from '../errors/index.js';
  * The wire format: newline-delimited JSON, one frame per line. A stream is any number of `part`
  * frames followed by exactly one `end` or `error` frame; a stream without either was cut short.
  */
-export type PartFrame =
-  | { frame: 'part'; part: AgentPart }
-  | { frame: 'error'; error: RemoteErrorInfo }
-  | { frame: 'end' };
+export type PartFrame = { frame: 'part'; part: AgentPart } | { frame: 'error'; error: RemoteErrorInfo } | { frame: 'end' };
 
 /** What the client learns about a server-side failure. */
 export type RemoteErrorInfo = { kind: string; message: string };

@@ -9,9 +9,7 @@ import type { RemoteErrorInfo } from './frames.js';
  * What a part stream sends: an async iterable of parts, or a function that gets an `AbortSignal`
  * (fired when the client goes away) and returns one, e.g. `(signal) => runAgent({ ..., signal })`.
  */
-export type PartSource =
-  | AsyncIterable<AgentPart>
-  | ((signal: AbortSignal) => AsyncIterable<AgentPart> | Promise<AsyncIterable<AgentPart>>);
+export type PartSource = AsyncIterable<AgentPart> | ((signal: AbortSignal) => AsyncIterable<AgentPart> | Promise<AsyncIterable<AgentPart>>);
 
 export type PartStreamOptions = {
   /**

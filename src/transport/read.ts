@@ -65,12 +65,12 @@ export async function* readParts(response: Response, options: ReadPartsOptions =
           // Parts already buffered when the signal fired are not handed out either.
           signal?.throwIfAborted();
           yield frame.part;
-        }
-        else if (frame.frame === 'error') throw new RemoteStreamError(frame.error.kind, frame.error.message);
+        } else if (frame.frame === 'error') throw new RemoteStreamError(frame.error.kind, frame.error.message);
         else return;
       }
       buffer = buffer.slice(start);
-      if (buffer.length > maxLineLength) throw new PartStreamProtocolError(`Line ${lineNumber + 1} is longer than ${maxLineLength} characters.`);
+      if (buffer.length > maxLineLength)
+        throw new PartStreamProtocolError(`Line ${lineNumber + 1} is longer than ${maxLineLength} characters.`);
     }
     throw new PartStreamTruncatedError();
   } finally {

@@ -72,13 +72,18 @@ export class ChunkTranslator {
       case 'tool_started':
         return [...this.closeText(), ...this.announce(event.callId, event.name, event.input)];
       case 'approval_requested':
-        return [...this.closeText(), ...this.announce(event.callId, event.name, event.input), { type: 'tool-approval-request', approvalId: event.approvalId, toolCallId: event.callId }];
+        return [
+          ...this.closeText(),
+          ...this.announce(event.callId, event.name, event.input),
+          { type: 'tool-approval-request', approvalId: event.approvalId, toolCallId: event.callId },
+        ];
       case 'tool_finished': {
         // A held call's placeholder result: the approval request above already said what it needs.
         if (isHeldApproval(event.result)) return [];
         const out = [...this.closeText(), ...this.announce(event.callId, event.name, event.input)];
         if (this.denied.has(event.callId)) out.push({ type: 'tool-output-denied', toolCallId: event.callId });
-        else if (event.isError) out.push({ type: 'tool-output-error', toolCallId: event.callId, errorText: String(event.result), dynamic: true });
+        else if (event.isError)
+          out.push({ type: 'tool-output-error', toolCallId: event.callId, errorText: String(event.result), dynamic: true });
         else out.push({ type: 'tool-output-available', toolCallId: event.callId, output: event.result ?? null, dynamic: true });
         return out;
       }

@@ -19,7 +19,10 @@ export type UIMessage = { id: string; role: 'user' | 'assistant'; parts: UIMessa
  * `approval-requested`, so the page can still answer them. Pass `snapshot.messages` and
  * `snapshot.pendingApprovals` (or a snapshot); ids are `<prefix>-<index>`.
  */
-export function uiMessagesFromTurns(snapshot: Pick<RunSnapshot, 'messages'> & { pendingApprovals?: readonly PendingApproval[] }, idPrefix = 'history'): UIMessage[] {
+export function uiMessagesFromTurns(
+  snapshot: Pick<RunSnapshot, 'messages'> & { pendingApprovals?: readonly PendingApproval[] },
+  idPrefix = 'history',
+): UIMessage[] {
   return itemsFromTurns(snapshot.messages, snapshot.pendingApprovals ?? []).map((item, i) => ({
     id: `${idPrefix}-${i}`,
     role: item.role,

@@ -16,7 +16,8 @@ export type ChatDecision = { approvalId: string; toolCallId: string; approved: b
  * session already holds it: only the last message matters. A user message is a new prompt; an
  * assistant message carrying approval responses (after `addToolApprovalResponse`) is a set of decisions.
  */
-export type ChatRequest = { kind: 'prompt'; chatId?: string; text: string } | { kind: 'decisions'; chatId?: string; decisions: ChatDecision[] };
+export type ChatRequest =
+  { kind: 'prompt'; chatId?: string; text: string } | { kind: 'decisions'; chatId?: string; decisions: ChatDecision[] };
 
 type Obj = Record<string, unknown>;
 const isObject = (value: unknown): value is Obj => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -45,10 +46,16 @@ export function readChatRequest(body: unknown): ChatRequest {
       const isTool = part.type === 'dynamic-tool' || (typeof part.type === 'string' && part.type.startsWith('tool-'));
       if (!isTool || part.state !== 'approval-responded' || !isObject(part.approval) || typeof part.toolCallId !== 'string') continue;
       const { id, approved, reason } = part.approval;
-      if (typeof id !== 'string' || typeof approved !== 'boolean') throw new ChatRequestError(`The approval of tool call ${part.toolCallId} needs a string "id" and a boolean "approved".`);
-      decisions.push({ approvalId: id, toolCallId: part.toolCallId, approved, ...(typeof reason === 'string' && reason !== '' && { reason }) });
+      if (typeof id !== 'string' || typeof approved !== 'boolean')
+        throw new ChatRequestError(`The approval of tool call ${part.toolCallId} needs a string "id" and a boolean "approved".`);
+      decisions.push({
+        approvalId: id,
+        toolCallId: part.toolCallId,
+        approved,
+        ...(typeof reason === 'string' && reason !== '' && { reason }),
+      });
     }
-    if (decisions.length === 0) throw new ChatRequestError('The last message is the assistant\'s and answers no approval request.');
+    if (decisions.length === 0) throw new ChatRequestError("The last message is the assistant's and answers no approval request.");
     return { kind: 'decisions', ...(chatId !== undefined && { chatId }), decisions };
   }
   throw new ChatRequestError(`The last message must come from the user or answer approvals; its role is ${JSON.stringify(last.role)}.`);

@@ -49,7 +49,12 @@ const logError = (error: unknown) => {
  * once they run). A failed run ends with an `error` chunk (an aborted one with `abort`); nothing is
  * thrown. Runs streamed through this and `agentRunParts` on one agent wait for each other.
  */
-export async function* uiMessageChunks(agent: ChatAgent, request: ChatRequest, signal: AbortSignal, options: UIMessageStreamOptions = {}): AsyncGenerator<UIMessageChunk, void, undefined> {
+export async function* uiMessageChunks(
+  agent: ChatAgent,
+  request: ChatRequest,
+  signal: AbortSignal,
+  options: UIMessageStreamOptions = {},
+): AsyncGenerator<UIMessageChunk, void, undefined> {
   const prompt = request.kind === 'prompt';
   const translator = new ChunkTranslator(
     options.messageId ?? globalThis.crypto.randomUUID(),
@@ -61,7 +66,8 @@ export async function* uiMessageChunks(agent: ChatAgent, request: ChatRequest, s
     if (request.kind === 'prompt') return agent.submit(request.text, { signal });
     ours = true;
     let snapshot!: RunSnapshot;
-    for (const d of request.decisions) snapshot = d.approved ? await agent.approve(d.approvalId) : await agent.reject(d.approvalId, d.reason);
+    for (const d of request.decisions)
+      snapshot = d.approved ? await agent.approve(d.approvalId) : await agent.reject(d.approvalId, d.reason);
     return snapshot;
   };
   // approve and reject take no signal: stop the agent, but only once the run is this stream's.
@@ -134,7 +140,12 @@ export function uiMessageStreamResponse(agent: ChatAgent, request: ChatRequest, 
  * `uiMessageStreamResponse` into a `node:http` response: the same stream, written with backpressure;
  * the client hanging up aborts the run. Resolves once the response is finished or abandoned.
  */
-export async function sendUIMessageStream(res: ServerResponse, agent: ChatAgent, request: ChatRequest, options: UIMessageStreamOptions & { headers?: Record<string, string> } = {}): Promise<void> {
+export async function sendUIMessageStream(
+  res: ServerResponse,
+  agent: ChatAgent,
+  request: ChatRequest,
+  options: UIMessageStreamOptions & { headers?: Record<string, string> } = {},
+): Promise<void> {
   const response = uiMessageStreamResponse(agent, request, options);
   const reader = response.body!.getReader();
   const onClose = () => {

@@ -125,7 +125,12 @@ describe('AssistantStore: a turn', () => {
     channels[1].push(text('two'));
     channels[1].end();
     await second;
-    expect(store.getState().items.map((i) => (i.role === 'user' ? i.text : i.parts))).toEqual(['first', [text('one')], 'second', [text('two')]]);
+    expect(store.getState().items.map((i) => (i.role === 'user' ? i.text : i.parts))).toEqual([
+      'first',
+      [text('one')],
+      'second',
+      [text('two')],
+    ]);
   });
 
   it('ignores empty or blank input without calling stream', async () => {
@@ -181,8 +186,18 @@ describe('AssistantStore: a failing turn', () => {
   const boom = new Error('model unavailable');
 
   it.each([
-    ['throws synchronously', (() => { throw boom; }) as AssistantStream],
-    ['returns a rejected promise', (async () => { throw boom; }) as AssistantStream],
+    [
+      'throws synchronously',
+      (() => {
+        throw boom;
+      }) as AssistantStream,
+    ],
+    [
+      'returns a rejected promise',
+      (async () => {
+        throw boom;
+      }) as AssistantStream,
+    ],
   ])('when stream %s: busy resets, onDone runs, send rejects with the error', async (_, stream) => {
     let done = 0;
     const store = createAssistantStore({ stream, onDone: () => done++ });
@@ -191,7 +206,10 @@ describe('AssistantStore: a failing turn', () => {
     expect(store.getState().busy).toBe(false);
     expect(store.getState().error).toBe(boom);
     expect(done).toBe(1);
-    expect(store.getState().items).toEqual([{ role: 'user', text: 'hi' }, { role: 'assistant', parts: [] }]);
+    expect(store.getState().items).toEqual([
+      { role: 'user', text: 'hi' },
+      { role: 'assistant', parts: [] },
+    ]);
   });
 
   it('when the iterable fails mid-turn: the parts already received stay, and the next turn clears the error', async () => {
@@ -234,7 +252,11 @@ describe('AssistantStore: a failing turn', () => {
 
   it('fails the turn when onPart throws, and closes the stream', async () => {
     const bad = new Error('render bug');
-    const { store, channels } = setup({ onPart: () => { throw bad; } });
+    const { store, channels } = setup({
+      onPart: () => {
+        throw bad;
+      },
+    });
     store.setInput('hi');
     const sent = store.send();
     channels[0].push(text('a'), text('b'));
@@ -245,7 +267,11 @@ describe('AssistantStore: a failing turn', () => {
 
   it('reports both errors when the stream fails and onDone throws too', async () => {
     const late = new Error('onDone bug');
-    const { store, channels } = setup({ onDone: () => { throw late; } });
+    const { store, channels } = setup({
+      onDone: () => {
+        throw late;
+      },
+    });
     store.setInput('hi');
     const sent = store.send();
     channels[0].fail(boom);
@@ -337,7 +363,12 @@ describe('AssistantStore: reset and stop', () => {
 });
 
 describe('AssistantStore: approvals (tool parts updated by callId)', () => {
-  const pending = tool('call-7', { name: 'notes.delete', input: { id: 3 }, result: { status: 'pending_approval', actionId: 'call-7' }, approvalId: 'call-7' });
+  const pending = tool('call-7', {
+    name: 'notes.delete',
+    input: { id: 3 },
+    result: { status: 'pending_approval', actionId: 'call-7' },
+    approvalId: 'call-7',
+  });
   const executed = tool('call-7', { name: 'notes.delete', input: { id: 3 }, result: { deleted: 3 } });
 
   async function pendingThread() {
@@ -427,10 +458,15 @@ describe('AssistantStore: approvals (tool parts updated by callId)', () => {
 
 describe('AssistantStore: construction and subscribers', () => {
   it('starts from initialItems, and refuses a malformed thread with InvalidItemError', () => {
-    const initialItems: AssistantItem[] = [{ role: 'user', text: 'hi' }, { role: 'assistant', parts: [text('hello')] }];
+    const initialItems: AssistantItem[] = [
+      { role: 'user', text: 'hi' },
+      { role: 'assistant', parts: [text('hello')] },
+    ];
     expect(setup({ initialItems }).store.getState().items).toEqual(initialItems);
     expect(() => setup({ initialItems: [{ role: 'system', text: 'x' }] as unknown as AssistantItem[] })).toThrow(InvalidItemError);
-    expect(() => setup({ initialItems: [{ role: 'assistant', parts: [{ type: 'text' }] }] as unknown as AssistantItem[] })).toThrow(/Item 0/);
+    expect(() => setup({ initialItems: [{ role: 'assistant', parts: [{ type: 'text' }] }] as unknown as AssistantItem[] })).toThrow(
+      /Item 0/,
+    );
     expect(() => createAssistantStore({} as never)).toThrow(InvalidStreamError);
   });
 

@@ -21,11 +21,21 @@ afterEach(async () => {
 const tools = [
   { name: 'clock.now', description: 'The time.', inputSchema: { type: 'object', properties: {} }, execute: () => '12:00' },
   { name: 'notes.list', description: 'Notes.', inputSchema: { type: 'object', properties: {} }, execute: () => ['a.md', 'b.md'] },
-  { name: 'files.write', description: 'Writes.', inputSchema: { type: 'object', properties: { path: { type: 'string' } } }, needsApproval: true, execute: () => 'written' },
+  {
+    name: 'files.write',
+    description: 'Writes.',
+    inputSchema: { type: 'object', properties: { path: { type: 'string' } } },
+    needsApproval: true,
+    execute: () => 'written',
+  },
 ];
 
 /** One run as the page builds it live: a user item, then the run's parts applied as the chat store applies them. */
-async function live(items: AssistantItem[], prompt: string, start: () => Promise<RunSnapshot>): Promise<{ items: AssistantItem[]; snapshot: RunSnapshot }> {
+async function live(
+  items: AssistantItem[],
+  prompt: string,
+  start: () => Promise<RunSnapshot>,
+): Promise<{ items: AssistantItem[]; snapshot: RunSnapshot }> {
   let thread: AssistantItem[] = [...items, { role: 'user', text: prompt }, { role: 'assistant', parts: [] }];
   const parts = agentRunParts(agent, start);
   let next = await parts.next();
@@ -111,6 +121,10 @@ describe('turnsFromItems on hand-made threads', () => {
       { role: 'assistant', blocks: [{ kind: 'text', text: 'There is no x.' }] },
     ];
     expect(turnsFromItems(items)).toEqual(turns);
-    expect(itemsFromTurns(turns)).toEqual([items[0], items[1], { role: 'assistant', parts: items[2].role === 'assistant' ? items[2].parts.slice(1) : [] }]);
+    expect(itemsFromTurns(turns)).toEqual([
+      items[0],
+      items[1],
+      { role: 'assistant', parts: items[2].role === 'assistant' ? items[2].parts.slice(1) : [] },
+    ]);
   });
 });

@@ -29,7 +29,9 @@ describe('indusagi chat with the offline demo model, piped', () => {
     sessionId = sessionIdOf(run.stdout);
     expect(run.stdout).toContain('the offline demo model, a scripted stand-in for Claude');
 
-    expect(run.stdout).toContain('› list files in src\n(offline demo model) Listing src.\n  ⚙ files.list {"path":"src"}\n  ✓ files.list: greeting.txt\n');
+    expect(run.stdout).toContain(
+      '› list files in src\n(offline demo model) Listing src.\n  ⚙ files.list {"path":"src"}\n  ✓ files.list: greeting.txt\n',
+    );
     expect(run.stdout).toContain('(offline demo model) src holds:\ngreeting.txt\n');
     expect(run.stdout).toContain('✓ memory.remember: Saved to memory: the deploy key lives in the vault');
     expect(run.stdout).toMatch(
@@ -43,7 +45,10 @@ describe('indusagi chat with the offline demo model, piped', () => {
     const before = await store().loadSession(sessionId);
     // The first plain answer: list files in src -> tool call -> result -> this.
     const answer = before.nodesTo(before.leaf!)[3];
-    expect(answer.turn).toMatchObject({ role: 'assistant', blocks: [{ kind: 'text', text: '(offline demo model) src holds:\ngreeting.txt' }] });
+    expect(answer.turn).toMatchObject({
+      role: 'assistant',
+      blocks: [{ kind: 'text', text: '(offline demo model) src holds:\ngreeting.txt' }],
+    });
 
     const run = await runCli(['chat', '--session', sessionId], workspace.dir, [
       '/approve',
@@ -57,14 +62,21 @@ describe('indusagi chat with the offline demo model, piped', () => {
       '/help',
     ]);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/resumed session \S+: 10 turns in context\n {2}\? files\.write \{"path":"notes\/plan\.txt","content":"first draft"\} waits for approval/);
-    expect(run.stdout).toContain('› /approve\n  ⚙ files.write {"path":"notes/plan.txt","content":"first draft"}\n  ✓ files.write: Wrote 11 bytes to notes/plan.txt\n');
+    expect(run.stdout).toMatch(
+      /resumed session \S+: 10 turns in context\n {2}\? files\.write \{"path":"notes\/plan\.txt","content":"first draft"\} waits for approval/,
+    );
+    expect(run.stdout).toContain(
+      '› /approve\n  ⚙ files.write {"path":"notes/plan.txt","content":"first draft"}\n  ✓ files.write: Wrote 11 bytes to notes/plan.txt\n',
+    );
     expect(await readFile(join(workspace.dir, 'notes', 'plan.txt'), 'utf8')).toBe('first draft');
     expect(run.stdout).toContain('✓ memory.recall: - the deploy key lives in the vault');
     expect(run.stdout).toContain(`forked: the next prompt continues after ${answer.id.slice(0, 8)}`);
     expect(run.stdout).toContain('(offline demo model) src/greeting.txt reads:\nhello from the workspace');
 
-    const tree = run.stdout.slice(run.stdout.indexOf('› /tree\n') + '› /tree\n'.length, run.stdout.indexOf('› /compact')).trimEnd().split('\n');
+    const tree = run.stdout
+      .slice(run.stdout.indexOf('› /tree\n') + '› /tree\n'.length, run.stdout.indexOf('› /compact'))
+      .trimEnd()
+      .split('\n');
     expect(tree[3]).toBe(`${answer.id.slice(0, 8)} assistant (offline demo model) src holds: greeting.txt`);
     const branchStarts = tree.filter((l) => /^[├└]─ /.test(l));
     expect(branchStarts).toEqual([
@@ -81,12 +93,17 @@ describe('indusagi chat with the offline demo model, piped', () => {
     const after = await store().loadSession(sessionId);
     const context = after.contextTo(after.leaf!);
     expect(context).toHaveLength(5);
-    expect(context[0].blocks[0]).toMatchObject({ kind: 'text', text: expect.stringMatching(/^\[condensed earlier context\]\n\(offline demo model\) Summary/) });
+    expect(context[0].blocks[0]).toMatchObject({
+      kind: 'text',
+      text: expect.stringMatching(/^\[condensed earlier context\]\n\(offline demo model\) Summary/),
+    });
     expect(context[0].blocks[0]).toMatchObject({ text: expect.stringContaining('User: list files in src') });
     expect(after.pathTo(after.leaf!)).toHaveLength(9);
 
     expect(run.stdout).toContain(`› /resume ${sessionId}\nswitched to session ${sessionId}: 5 turns in context\n`);
-    expect(run.stdout).toMatch(new RegExp(`› /sessions\\n${sessionId}  \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d +21 nodes  leaf \\S{8}  list files in src\\n`));
+    expect(run.stdout).toMatch(
+      new RegExp(`› /sessions\\n${sessionId}  \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d +21 nodes  leaf \\S{8}  list files in src\\n`),
+    );
     expect(run.stdout).toMatch(/› \/help\n\/sessions {8}list stored sessions\n[^]*\/fork NODE/);
   });
 });

@@ -43,9 +43,13 @@ export class CliProcess {
 
   /** Resolves once stdout matches `pattern` (checked as output arrives; rejects if the process ends first). */
   waitFor(pattern: RegExp): Promise<RegExpMatchArray> {
-    return this.watch.waitFor(() => this.stdout, pattern, this.finished, () => `process ended without printing ${pattern}:\n${this.stdout}\n${this.stderr}`);
+    return this.watch.waitFor(
+      () => this.stdout,
+      pattern,
+      this.finished,
+      () => `process ended without printing ${pattern}:\n${this.stdout}\n${this.stderr}`,
+    );
   }
-
 
   private grow(stream: 'stdout' | 'stderr', chunk: string): void {
     this[stream] += chunk;

@@ -23,10 +23,18 @@ afterEach(async () => {
 
 describe('the chat configuration over the demo model', () => {
   it('condenses within a few turns of an ordinary demo conversation, and the chat goes on', async () => {
-    const demoModel = { model: DEMO_MODEL_CARD.id, contextWindow: DEMO_MODEL_CARD.contextWindow, maxOutputTokens: DEMO_MODEL_CARD.maxOutputTokens, offline: true };
+    const demoModel = {
+      model: DEMO_MODEL_CARD.id,
+      contextWindow: DEMO_MODEL_CARD.contextWindow,
+      maxOutputTokens: DEMO_MODEL_CARD.maxOutputTokens,
+      offline: true,
+    };
     const config = chatConfig(demoModel, await Workspace.open(dir), await openMemoryFile(join(dir, 'memory.jsonl')));
     const store = new SessionStore(join(dir, 'sessions'));
-    const agent = createAgent({ ...config, sessionId: 'demo' }, { store, client: new Anthropic({ baseURL: demo.baseURL, apiKey: 'offline-demo' }) });
+    const agent = createAgent(
+      { ...config, sessionId: 'demo' },
+      { store, client: new Anthropic({ baseURL: demo.baseURL, apiKey: 'offline-demo' }) },
+    );
     const compactedAt: number[] = [];
     let turn = 0;
     agent.subscribe((event: RunEvent) => {

@@ -24,7 +24,9 @@ describe('indusagi chat with ANTHROPIC_API_KEY set', () => {
       ANTHROPIC_BASE_URL: endpoint.baseURL,
     });
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(new RegExp(`^indusagi chat · session \\S+ · claude-haiku-4-5 via ${endpoint.baseURL.replace(/\./g, '\\.')}\\n`));
+    expect(run.stdout).toMatch(
+      new RegExp(`^indusagi chat · session \\S+ · claude-haiku-4-5 via ${endpoint.baseURL.replace(/\./g, '\\.')}\\n`),
+    );
     expect(run.stdout).toContain('✓ files.list: greeting.txt');
   });
 });
@@ -45,12 +47,20 @@ describe('indusagi chat with OPENAI_API_KEY set', () => {
   afterAll(() => workspace.cleanup());
 
   it('runs --model openai:MODEL through OPENAI_BASE_URL: tools, the streamed answer, the model card’s output cap', async () => {
-    server.enqueue(response.calls([{ name: 'files_list', arguments: { path: 'src' }, callId: 'call_ls' }]), response.text('The src folder holds greeting.txt.'));
+    server.enqueue(
+      response.calls([{ name: 'files_list', arguments: { path: 'src' }, callId: 'call_ls' }]),
+      response.text('The src folder holds greeting.txt.'),
+    );
 
-    const run = await runCli(['chat', '--model', 'openai:gpt-5.4-mini'], workspace.dir, ['list files in src'], { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: server.baseURL });
+    const run = await runCli(['chat', '--model', 'openai:gpt-5.4-mini'], workspace.dir, ['list files in src'], {
+      OPENAI_API_KEY: 'sk-test',
+      OPENAI_BASE_URL: server.baseURL,
+    });
 
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(new RegExp(`^indusagi chat · session \\S+ · openai:gpt-5\\.4-mini via ${server.baseURL.replace(/\./g, '\\.')}\\n`));
+    expect(run.stdout).toMatch(
+      new RegExp(`^indusagi chat · session \\S+ · openai:gpt-5\\.4-mini via ${server.baseURL.replace(/\./g, '\\.')}\\n`),
+    );
     expect(run.stdout).toContain('✓ files.list:');
     expect(run.stdout).toContain('The src folder holds greeting.txt.');
     expect(server.requests[1].body.input.at(-1).output).toContain('greeting.txt');

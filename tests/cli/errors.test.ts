@@ -13,16 +13,20 @@ afterAll(async () => {
   await workspace.cleanup();
 });
 
-const exists = (path: string) => stat(path).then(
-  () => true,
-  () => false,
-);
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
 
 describe('indusagi: bad command lines', () => {
   it('refuses an unknown command, flag or session in one line, exit 2, before creating anything', async () => {
     const cases: Array<[string[], string]> = [
       [['serve'], 'indusagi: unknown command "serve"; try "indusagi help"\n'],
-      [['sessions', 'show', 'missing'], `indusagi: no session "missing" in ${join(workspace.dir, '.indusagi', 'sessions')}; "indusagi sessions ls" lists them\n`],
+      [
+        ['sessions', 'show', 'missing'],
+        `indusagi: no session "missing" in ${join(workspace.dir, '.indusagi', 'sessions')}; "indusagi sessions ls" lists them\n`,
+      ],
       [['chat', '--sesion', 'x'], "indusagi: chat: Unknown option '--sesion'\n"],
       [['chat', 'hello'], 'indusagi: chat: unexpected argument "hello"\n'],
       [['chat', '--model'], "indusagi: chat: Option '--model <value>' argument missing\n"],
@@ -32,7 +36,10 @@ describe('indusagi: bad command lines', () => {
       [['chat', '--session', 'x', '--continue'], 'indusagi: --session and --continue both pick the session; give one\n'],
       [['--json'], 'indusagi: --json goes with -p PROMPT (a chat on a terminal prints for people)\n'],
       [['-p', ' '], 'indusagi: -p needs a value\n'],
-      [['sessions', 'rm', 'missing'], `indusagi: no session "missing" in ${join(workspace.dir, '.indusagi', 'sessions')}; "indusagi sessions ls" lists them\n`],
+      [
+        ['sessions', 'rm', 'missing'],
+        `indusagi: no session "missing" in ${join(workspace.dir, '.indusagi', 'sessions')}; "indusagi sessions ls" lists them\n`,
+      ],
       [['-p', 'hi', '--session', '../up'], 'indusagi: Invalid session id "../up": it contains a path separator.\n'],
       [['help', 'serve'], 'indusagi: no help for "serve": not a command; try "indusagi help"\n'],
       [['chat', '--session', 'a/b'], 'indusagi: Invalid session id "a/b": it contains a path separator.\n'],
@@ -83,7 +90,9 @@ describe('indusagi chat: bad input inside a chat', () => {
     await cli.waitFor(/✗ error: \/tree takes no argument\n/);
     const errors = cli.stdout.split('\n').filter((line) => line.startsWith('✗'));
     expect(errors).toEqual([
-      expect.stringMatching(/^✗ error: Session ".*" has 1 tool call\(s\) waiting for approval \(files\.write toolu_\S+\); approve or reject them before submitting\.$/),
+      expect.stringMatching(
+        /^✗ error: Session ".*" has 1 tool call\(s\) waiting for approval \(files\.write toolu_\S+\); approve or reject them before submitting\.$/,
+      ),
       `✗ error: session ${sessionId} has no node 0000ffff`,
       `✗ error: Cannot branch session "${sessionId}": node ${toolCallNode.id} is a reply whose tool calls have no result there; branch from its results or from an answer.`,
       expect.stringMatching(/^✗ error: no session "nobody" in .*; "indusagi sessions ls" lists them$/),

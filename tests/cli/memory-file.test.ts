@@ -60,7 +60,10 @@ describe('the memory log after a crash tore its last line', () => {
       expect(second.code).toBe(0);
       expect(second.stdout).toContain(`memory file ${memory}: skipped line 2`);
 
-      const third = await runCli(['chat'], workspace.dir, ['what do you remember about releases?', 'what do you remember about the build?']);
+      const third = await runCli(['chat'], workspace.dir, [
+        'what do you remember about releases?',
+        'what do you remember about the build?',
+      ]);
       expect(third.stderr).toBe('');
       expect(third.code).toBe(0);
       expect(third.stdout).toContain('✓ memory.recall: - releases ship on Mondays');

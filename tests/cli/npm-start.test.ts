@@ -11,7 +11,10 @@ describe('npm start', () => {
     try {
       const root = fileURLToPath(new URL('../../', import.meta.url));
       const locations = ['--store', join(workspace.dir, 'sessions'), '--memory', join(workspace.dir, 'memory.jsonl')];
-      const child = spawn('npm', ['start', '--silent', '--', ...locations], { cwd: root, env: { ...process.env, ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '' } });
+      const child = spawn('npm', ['start', '--silent', '--', ...locations], {
+        cwd: root,
+        env: { ...process.env, ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '' },
+      });
       child.stdin.end('what time is it?\n');
       let stdout = '';
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

@@ -46,9 +46,13 @@ export class PtyCli {
 
   /** Resolves once the output after `from` (an offset into `output`) matches `pattern`. */
   waitFor(pattern: RegExp, from = 0): Promise<RegExpMatchArray> {
-    return this.watch.waitFor(() => this.output.slice(from), pattern, this.finished, () => `the terminal ended without showing ${pattern}:\n${this.output}`);
+    return this.watch.waitFor(
+      () => this.output.slice(from),
+      pattern,
+      this.finished,
+      () => `the terminal ended without showing ${pattern}:\n${this.output}`,
+    );
   }
-
 }
 
 /** Our colour codes (SGR), for reading the text under them. */

@@ -19,14 +19,19 @@ beforeAll(async () => {
   const graph = await sessions.openSession('demo');
   let at = 1_700_000_000_000;
   nodes.ask = graph.append(say('user', 'read notes.md'), at++);
-  nodes.call = graph.append({ role: 'assistant', blocks: [{ kind: 'tool_call', id: 't1', name: 'files.read', input: { path: 'notes.md' } }] }, at++);
+  nodes.call = graph.append(
+    { role: 'assistant', blocks: [{ kind: 'tool_call', id: 't1', name: 'files.read', input: { path: 'notes.md' } }] },
+    at++,
+  );
   nodes.result = graph.append({ role: 'user', blocks: [{ kind: 'tool_result', callId: 't1', content: 'line with ``` fence' }] }, at++);
   nodes.answer = graph.append(say('assistant', 'It has one line.'), at++);
   nodes.old = graph.append(say('user', 'old branch question'), at++);
   graph.branchFrom(nodes.answer.id);
   nodes.fresh = graph.append(say('user', 'new branch question'), at++);
   nodes.reply = graph.append(say('assistant', 'new branch answer'), at++);
-  nodes.summary = graph.append(say('user', '[condensed earlier context]\nThe user read notes.md.'), at++, { condenses: { firstKept: nodes.fresh.id } });
+  nodes.summary = graph.append(say('user', '[condensed earlier context]\nThe user read notes.md.'), at++, {
+    condenses: { firstKept: nodes.fresh.id },
+  });
   await sessions.persist(graph);
   await sessions.closeSession('demo');
 });
@@ -40,7 +45,9 @@ describe('indusagi sessions', () => {
   it('ls: one line per session with its size, live leaf and first prompt', async () => {
     const run = await cli('sessions', 'ls');
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(new RegExp(`^demo  \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d +8 nodes  leaf ${nodes.summary.id.slice(0, 8)}  read notes\\.md\\n$`));
+    expect(run.stdout).toMatch(
+      new RegExp(`^demo  \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d +8 nodes  leaf ${nodes.summary.id.slice(0, 8)}  read notes\\.md\\n$`),
+    );
   });
 
   it('tree: branches drawn, summary labelled, live leaf and the other tip marked', async () => {

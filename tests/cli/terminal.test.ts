@@ -39,80 +39,98 @@ async function userTurns(store: SessionStore): Promise<{ texts: string[]; size: 
 }
 
 describe('indusagi chat on a terminal: input', () => {
-  it('a pasted block of 5 lines is one prompt and one run; Alt-Enter adds a line; Up recalls the last prompt', async () => {
-    const { args, store } = storeArgs();
-    const cli = new PtyCli(['chat', ...args], workspace.dir, { NO_COLOR: '1' });
-    await cli.waitFor(PROMPT);
-    const pasted = ['line one', 'line two', 'line three', 'line four', 'line five'].join('\n');
-    let mark = cli.output.length;
-    cli.paste(pasted);
-    cli.type('\r');
-    await cli.waitFor(/session \d+ tokens[^\n]*\n[\s\S]*you › /, mark);
+  it(
+    'a pasted block of 5 lines is one prompt and one run; Alt-Enter adds a line; Up recalls the last prompt',
+    async () => {
+      const { args, store } = storeArgs();
+      const cli = new PtyCli(['chat', ...args], workspace.dir, { NO_COLOR: '1' });
+      await cli.waitFor(PROMPT);
+      const pasted = ['line one', 'line two', 'line three', 'line four', 'line five'].join('\n');
+      let mark = cli.output.length;
+      cli.paste(pasted);
+      cli.type('\r');
+      await cli.waitFor(/session \d+ tokens[^\n]*\n[\s\S]*you › /, mark);
 
-    mark = cli.output.length;
-    cli.type('hello\x1b\rthere\r');
-    await cli.waitFor(/session [\d,]+ tokens[^\n]*\n[\s\S]*you › /, mark);
+      mark = cli.output.length;
+      cli.type('hello\x1b\rthere\r');
+      await cli.waitFor(/session [\d,]+ tokens[^\n]*\n[\s\S]*you › /, mark);
 
-    mark = cli.output.length;
-    cli.type('\x1b[A\r');
-    await cli.waitFor(/session [\d,]+ tokens[^\n]*\n[\s\S]*you › /, mark);
-    cli.type('\x04');
-    expect(await cli.finished).toBe(0);
+      mark = cli.output.length;
+      cli.type('\x1b[A\r');
+      await cli.waitFor(/session [\d,]+ tokens[^\n]*\n[\s\S]*you › /, mark);
+      cli.type('\x04');
+      expect(await cli.finished).toBe(0);
 
-    const { texts, size } = await userTurns(store);
-    expect(texts).toEqual([pasted, 'hello\nthere', 'hello\nthere']);
-    // One answer per prompt: three runs, not one per pasted line.
-    expect(size).toBe(6);
-    // The paste was shown as one prompt, its lines after a continuation marker.
-    expect(screenLines(cli.output)).toContain('    … line five');
-  }, SLOW);
+      const { texts, size } = await userTurns(store);
+      expect(texts).toEqual([pasted, 'hello\nthere', 'hello\nthere']);
+      // One answer per prompt: three runs, not one per pasted line.
+      expect(size).toBe(6);
+      // The paste was shown as one prompt, its lines after a continuation marker.
+      expect(screenLines(cli.output)).toContain('    … line five');
+    },
+    SLOW,
+  );
 });
 
 describe('indusagi chat on a terminal: Ctrl-C', () => {
-  it('stops the run in progress, then a second Ctrl-C leaves with 130; idle, the first only warns', async () => {
-    const { args } = storeArgs();
-    const cli = new PtyCli(['chat', ...args], workspace.dir, { NO_COLOR: '1' });
-    await cli.waitFor(PROMPT);
-    cli.type('\x03');
-    await cli.waitFor(/\(Ctrl-C again to exit\)/);
-    cli.type('tell me a long story\r');
-    await cli.waitFor(/waiting for the model|writing|\(offline demo model\)/);
-    cli.type('\x03');
-    await cli.waitFor(/⏹ interrupted; the unfinished reply was not saved/);
-    cli.type('\x03');
-    expect(await cli.finished).toBe(130);
-  }, SLOW);
+  it(
+    'stops the run in progress, then a second Ctrl-C leaves with 130; idle, the first only warns',
+    async () => {
+      const { args } = storeArgs();
+      const cli = new PtyCli(['chat', ...args], workspace.dir, { NO_COLOR: '1' });
+      await cli.waitFor(PROMPT);
+      cli.type('\x03');
+      await cli.waitFor(/\(Ctrl-C again to exit\)/);
+      cli.type('tell me a long story\r');
+      await cli.waitFor(/waiting for the model|writing|\(offline demo model\)/);
+      cli.type('\x03');
+      await cli.waitFor(/⏹ interrupted; the unfinished reply was not saved/);
+      cli.type('\x03');
+      expect(await cli.finished).toBe(130);
+    },
+    SLOW,
+  );
 });
 
 describe('indusagi chat on a terminal: the status line', () => {
-  it('after each run shows the model, session, context of the window, and the tokens and cost `sessions show` bills', async () => {
-    const { args } = storeArgs();
-    server.enqueue(
-      reply.httpError(529, { headers: { 'retry-after-ms': '1000' } }),
-      reply.text('Hello there.', { usage: { input_tokens: 1_200, output_tokens: 30, cache_creation_input_tokens: 800, cache_read_input_tokens: 0 } }),
-      reply.text('Again.', { usage: { input_tokens: 40, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 2_000 } }),
-    );
-    const env = { NO_COLOR: '1', ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: server.baseURL };
-    const cli = new PtyCli(['chat', '--session', 'priced', '--model', 'claude-sonnet-5-5', ...args], workspace.dir, env);
-    await cli.waitFor(PROMPT);
-    cli.type('hi\r');
-    const first = await cli.waitFor(/claude-sonnet-5-5 · session priced · (context .*)\r?\n/);
-    const mark = cli.output.length;
-    cli.type('again\r');
-    const second = await cli.waitFor(/claude-sonnet-5-5 · session priced · (context .*)\r?\n/, mark);
-    cli.type('\x04');
-    expect(await cli.finished).toBe(0);
+  it(
+    'after each run shows the model, session, context of the window, and the tokens and cost `sessions show` bills',
+    async () => {
+      const { args } = storeArgs();
+      server.enqueue(
+        reply.httpError(529, { headers: { 'retry-after-ms': '1000' } }),
+        reply.text('Hello there.', {
+          usage: { input_tokens: 1_200, output_tokens: 30, cache_creation_input_tokens: 800, cache_read_input_tokens: 0 },
+        }),
+        reply.text('Again.', {
+          usage: { input_tokens: 40, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 2_000 },
+        }),
+      );
+      const env = { NO_COLOR: '1', ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: server.baseURL };
+      const cli = new PtyCli(['chat', '--session', 'priced', '--model', 'claude-sonnet-5-5', ...args], workspace.dir, env);
+      await cli.waitFor(PROMPT);
+      cli.type('hi\r');
+      const first = await cli.waitFor(/claude-sonnet-5-5 · session priced · (context .*)\r?\n/);
+      const mark = cli.output.length;
+      cli.type('again\r');
+      const second = await cli.waitFor(/claude-sonnet-5-5 · session priced · (context .*)\r?\n/, mark);
+      cli.type('\x04');
+      expect(await cli.finished).toBe(0);
 
-    expect(screenLines(cli.output)).toContain('  ↻ overloaded (HTTP 529), retrying in 1 s (attempt 2)');
-    expect(first[1]).toMatch(/^context 2,030\/1,000,000 \(0\.2%\) · session 2,030 tokens · ~\$0\.00\d\d$/);
+      expect(screenLines(cli.output)).toContain('  ↻ overloaded (HTTP 529), retrying in 1 s (attempt 2)');
+      expect(first[1]).toMatch(/^context 2,030\/1,000,000 \(0\.2%\) · session 2,030 tokens · ~\$0\.00\d\d$/);
 
-    const show = await runCli(['sessions', 'show', 'priced', ...args], workspace.dir);
-    const billed = show.stdout.match(/usage \(all branches, as billed\): ([\d,]+) input, ([\d,]+) output, ([\d,]+) cache write, ([\d,]+) cache read tokens/)!;
-    const total = billed.slice(1).reduce((sum, n) => sum + Number(n.replace(/,/g, '')), 0);
-    const cost = show.stdout.match(/estimated cost: \$([\d.]+) /)![1];
-    expect(total).toBe(1_240 + 35 + 800 + 2_000);
-    expect(second[1]).toBe(`context 2,045/1,000,000 (0.2%) · session ${total.toLocaleString('en-US')} tokens · ~$${cost}`);
-  }, SLOW);
+      const show = await runCli(['sessions', 'show', 'priced', ...args], workspace.dir);
+      const billed = show.stdout.match(
+        /usage \(all branches, as billed\): ([\d,]+) input, ([\d,]+) output, ([\d,]+) cache write, ([\d,]+) cache read tokens/,
+      )!;
+      const total = billed.slice(1).reduce((sum, n) => sum + Number(n.replace(/,/g, '')), 0);
+      const cost = show.stdout.match(/estimated cost: \$([\d.]+) /)![1];
+      expect(total).toBe(1_240 + 35 + 800 + 2_000);
+      expect(second[1]).toBe(`context 2,045/1,000,000 (0.2%) · session ${total.toLocaleString('en-US')} tokens · ~$${cost}`);
+    },
+    SLOW,
+  );
 });
 
 const MARKDOWN = [
@@ -131,67 +149,90 @@ const MARKDOWN = [
 ].join('\n');
 
 describe('indusagi chat on a terminal: output', () => {
-  it('renders Markdown in colour, wrapped at word boundaries to the terminal width, and never obeys escapes in it', async () => {
-    const { args } = storeArgs();
-    server.enqueue(reply.text(MARKDOWN));
-    const env = { ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: server.baseURL };
-    const cli = new PtyCli(['chat', '--model', 'claude-sonnet-5-5', ...args], workspace.dir, env, { cols: 40, rows: 40 });
-    await cli.waitFor(PROMPT);
-    const mark = cli.output.length;
-    cli.type('plan it\r');
-    await cli.waitFor(/claude-sonnet-5-5 · session/, mark);
-    cli.type('\x04');
-    expect(await cli.finished).toBe(0);
+  it(
+    'renders Markdown in colour, wrapped at word boundaries to the terminal width, and never obeys escapes in it',
+    async () => {
+      const { args } = storeArgs();
+      server.enqueue(reply.text(MARKDOWN));
+      const env = { ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: server.baseURL };
+      const cli = new PtyCli(['chat', '--model', 'claude-sonnet-5-5', ...args], workspace.dir, env, { cols: 40, rows: 40 });
+      await cli.waitFor(PROMPT);
+      const mark = cli.output.length;
+      cli.type('plan it\r');
+      await cli.waitFor(/claude-sonnet-5-5 · session/, mark);
+      cli.type('\x04');
+      expect(await cli.finished).toBe(0);
 
-    const answer = cli.output.slice(mark);
-    // Emphasis as terminal styles, not asterisks.
-    expect(answer).toContain('\x1b[1mparser\x1b[22m');
-    expect(answer).toContain('\x1b[3mmeasure\x1b[23m');
-    expect(answer).not.toContain('**parser**');
-    const lines = screenLines(answer);
-    const start = lines.indexOf('Release plan');
-    expect(start).toBeGreaterThan(-1);
-    expect(lines.slice(start, start + 14)).toEqual([
-      'Release plan',
-      '',
-      'Ship the parser first, then measure it',
-      'with npm run bench before anything else',
-      'moves along.',
-      '',
-      '• write the notes',
-      '• tag the release',
-      '',
-      '  sh',
-      '  npm publish --dry-run',
-      '',
-      expect.stringMatching(/^Careful: \\x1b\]52;c;ZWNob/),
-      expect.any(String),
-    ]);
-    // Every paragraph line fits the 40 columns; the escapes in the model's text are shown, not sent.
-    for (const line of lines.slice(start, start + 5)) expect(line.length).toBeLessThanOrEqual(40);
-    expect(answer).not.toContain('\x1b]52');
-    // Left once our own colour, cursor, erase and paste-mode sequences and carriage returns are taken out: nothing that steers.
-    expect(answer.replace(SGR, '').replace(/\x1b\[(?:\d+[ACJK]|J|2K|\?2004[hl])/g, '').replace(/\r/g, '')).not.toMatch(STEERING);
-  }, SLOW);
+      const answer = cli.output.slice(mark);
+      // Emphasis as terminal styles, not asterisks.
+      expect(answer).toContain('\x1b[1mparser\x1b[22m');
+      expect(answer).toContain('\x1b[3mmeasure\x1b[23m');
+      expect(answer).not.toContain('**parser**');
+      const lines = screenLines(answer);
+      const start = lines.indexOf('Release plan');
+      expect(start).toBeGreaterThan(-1);
+      expect(lines.slice(start, start + 14)).toEqual([
+        'Release plan',
+        '',
+        'Ship the parser first, then measure it',
+        'with npm run bench before anything else',
+        'moves along.',
+        '',
+        '• write the notes',
+        '• tag the release',
+        '',
+        '  sh',
+        '  npm publish --dry-run',
+        '',
+        expect.stringMatching(/^Careful: \\x1b\]52;c;ZWNob/),
+        expect.any(String),
+      ]);
+      // Every paragraph line fits the 40 columns; the escapes in the model's text are shown, not sent.
+      for (const line of lines.slice(start, start + 5)) expect(line.length).toBeLessThanOrEqual(40);
+      expect(answer).not.toContain('\x1b]52');
+      // Left once our own colour, cursor, erase and paste-mode sequences and carriage returns are taken out: nothing that steers.
+      expect(
+        answer
+          .replace(SGR, '')
+          .replace(/\x1b\[(?:\d+[ACJK]|J|2K|\?2004[hl])/g, '')
+          .replace(/\r/g, ''),
+      ).not.toMatch(STEERING);
+    },
+    SLOW,
+  );
 
-  it('shows the Markdown source, wrapped, with NO_COLOR; and streams it untouched when piped', async () => {
-    const { args } = storeArgs();
-    server.enqueue(reply.text(MARKDOWN), reply.text(MARKDOWN));
-    const env = { NO_COLOR: '1', ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: server.baseURL };
-    const cli = new PtyCli(['chat', ...args], workspace.dir, env, { cols: 40, rows: 40 });
-    await cli.waitFor(PROMPT);
-    const mark = cli.output.length;
-    cli.type('plan it\r');
-    await cli.waitFor(/· session \d+ tokens/, mark);
-    cli.type('\x04');
-    expect(await cli.finished).toBe(0);
-    const answer = cli.output.slice(mark);
-    expect(answer).not.toMatch(SGR);
-    const lines = screenLines(answer);
-    const start = lines.indexOf('# Release plan');
-    expect(lines.slice(start, start + 6)).toEqual(['# Release plan', '', 'Ship the **parser** first, then', '*measure* it with `npm run bench` before', 'anything else moves along.', '']);
+  it(
+    'shows the Markdown source, wrapped, with NO_COLOR; and streams it untouched when piped',
+    async () => {
+      const { args } = storeArgs();
+      server.enqueue(reply.text(MARKDOWN), reply.text(MARKDOWN));
+      const env = { NO_COLOR: '1', ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: server.baseURL };
+      const cli = new PtyCli(['chat', ...args], workspace.dir, env, { cols: 40, rows: 40 });
+      await cli.waitFor(PROMPT);
+      const mark = cli.output.length;
+      cli.type('plan it\r');
+      await cli.waitFor(/· session \d+ tokens/, mark);
+      cli.type('\x04');
+      expect(await cli.finished).toBe(0);
+      const answer = cli.output.slice(mark);
+      expect(answer).not.toMatch(SGR);
+      const lines = screenLines(answer);
+      const start = lines.indexOf('# Release plan');
+      expect(lines.slice(start, start + 6)).toEqual([
+        '# Release plan',
+        '',
+        'Ship the **parser** first, then',
+        '*measure* it with `npm run bench` before',
+        'anything else moves along.',
+        '',
+      ]);
 
-    const piped = await runCli(['chat', ...args], workspace.dir, ['plan it'], { ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: server.baseURL });
-    expect(piped.stdout).toContain(`› plan it\n${MARKDOWN.split('Careful:')[0]}Careful: \\x1b]52;c;`);
-  }, SLOW);
+      const piped = await runCli(['chat', ...args], workspace.dir, ['plan it'], {
+        ANTHROPIC_API_KEY: 'sk-test',
+        ANTHROPIC_BASE_URL: server.baseURL,
+      });
+      expect(piped.stdout).toContain(`› plan it\n${MARKDOWN.split('Careful:')[0]}Careful: \\x1b]52;c;`);
+    },
+    SLOW,
+  );
 });

@@ -14,15 +14,25 @@ beforeAll(async () => {
   const server = await startAnthropicServer();
   try {
     server.enqueue(
-      reply.tools([{ name: 'probe', id: 'toolu_1' }], { usage: { input_tokens: 1_000, output_tokens: 40, cache_creation_input_tokens: 800 } }),
-      reply.text('Probed.', { usage: { input_tokens: 57, output_tokens: 37, cache_creation_input_tokens: 100, cache_read_input_tokens: 3_700 } }),
+      reply.tools([{ name: 'probe', id: 'toolu_1' }], {
+        usage: { input_tokens: 1_000, output_tokens: 40, cache_creation_input_tokens: 800 },
+      }),
+      reply.text('Probed.', {
+        usage: { input_tokens: 57, output_tokens: 37, cache_creation_input_tokens: 100, cache_read_input_tokens: 3_700 },
+      }),
       reply.text('Hello.', { usage: { input_tokens: 9, output_tokens: 3 } }),
     );
     const probe = { name: 'probe', description: 'Probes.', inputSchema: { type: 'object' }, execute: () => 'ok' };
-    const priced = createAgent({ model: 'claude-sonnet-5-5', tools: [probe], sessionId: 'priced' }, { client: server.client(), store: new SessionStore(store) });
+    const priced = createAgent(
+      { model: 'claude-sonnet-5-5', tools: [probe], sessionId: 'priced' },
+      { client: server.client(), store: new SessionStore(store) },
+    );
     await priced.submit('Probe it.');
     await priced.close();
-    const unpriced = createAgent({ model: 'my-local-model', sessionId: 'unpriced' }, { client: server.client(), store: new SessionStore(store) });
+    const unpriced = createAgent(
+      { model: 'my-local-model', sessionId: 'unpriced' },
+      { client: server.client(), store: new SessionStore(store) },
+    );
     await unpriced.submit('Hi');
     await unpriced.close();
   } finally {
@@ -39,7 +49,8 @@ describe('indusagi sessions show', () => {
 
     expect(run.code).toBe(0);
     const prices = modelCard('claude-sonnet-5-5').pricing!;
-    const usd = (1_057 * prices.inputPerMTok + 77 * prices.outputPerMTok + 900 * prices.cacheWritePerMTok + 3_700 * prices.cacheReadPerMTok) / 1e6;
+    const usd =
+      (1_057 * prices.inputPerMTok + 77 * prices.outputPerMTok + 900 * prices.cacheWritePerMTok + 3_700 * prices.cacheReadPerMTok) / 1e6;
     expect(run.stdout.trimEnd().split('\n').slice(-2)).toEqual([
       'usage (all branches, as billed): 1,057 input, 77 output, 900 cache write, 3,700 cache read tokens',
       `estimated cost: $${usd.toFixed(4)} (estimate from list prices as of ${prices.pricesAsOf})`,

@@ -18,7 +18,12 @@ afterEach(async () => {
 
 function setup() {
   const invoices: unknown[] = [];
-  const define = (name: string, description: string, execute: ToolDefinition['execute']): ToolDefinition => ({ name, description, inputSchema: schema, execute });
+  const define = (name: string, description: string, execute: ToolDefinition['execute']): ToolDefinition => ({
+    name,
+    description,
+    inputSchema: schema,
+    execute,
+  });
   const local = toToolset([define('notes.list', 'List the notes.', () => ['buy milk'])]);
   const remote = toToolset([
     define('billing.createInvoice', 'Create an invoice for a customer.', (input) => (invoices.push(input), { invoice: 'INV-1' })),
@@ -40,7 +45,13 @@ describe('a context manager driving an agent loop over the Anthropic SDK', () =>
       reply.text('Invoiced Acme as INV-1.'),
     );
 
-    const { parts, text } = await driveTurn({ client: server.client(), context, toolset: merged, prompt: 'Invoice Acme for May', system: 'You are helpful.' });
+    const { parts, text } = await driveTurn({
+      client: server.client(),
+      context,
+      toolset: merged,
+      prompt: 'Invoice Acme for May',
+      system: 'You are helpful.',
+    });
 
     const [first, second, third] = server.requests.map((r) => r.body);
     expect(first.system).toContain('You are helpful.');
@@ -54,7 +65,9 @@ describe('a context manager driving an agent loop over the Anthropic SDK', () =>
     expect(invoices).toEqual([{ customer: 'acme' }]);
     expect(text).toBe('Invoiced Acme as INV-1.');
 
-    expect(parts.map((p) => (p.type === 'context' ? `context:${p.source}:${p.op}` : p.type === 'tool' ? `tool:${p.name}` : p.type))).toEqual([
+    expect(
+      parts.map((p) => (p.type === 'context' ? `context:${p.source}:${p.op}` : p.type === 'tool' ? `tool:${p.name}` : p.type)),
+    ).toEqual([
       'context:memory:recalled',
       `tool:${SEARCH_TOOLS}`,
       `tool:${SEARCH_TOOLS}`,
@@ -62,7 +75,9 @@ describe('a context manager driving an agent loop over the Anthropic SDK', () =>
       'tool:billing.createInvoice',
       'context:memory:saved',
     ]);
-    expect(parts.find((p) => p.type === 'context' && p.op === 'loaded')).toMatchObject({ tools: expect.arrayContaining(['billing.createInvoice']) });
+    expect(parts.find((p) => p.type === 'context' && p.op === 'loaded')).toMatchObject({
+      tools: expect.arrayContaining(['billing.createInvoice']),
+    });
     expect((await memory.search('acme invoiced')).map((r) => r.text)).toContain('Acme was invoiced as INV-1');
   });
 

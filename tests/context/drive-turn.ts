@@ -20,7 +20,8 @@ function toApi(turn: Turn): Anthropic.MessageParam {
   const content = turn.blocks.flatMap((block): Anthropic.ContentBlockParam[] => {
     if (block.kind === 'text') return [{ type: 'text', text: block.text }];
     if (block.kind === 'tool_call') return [{ type: 'tool_use', id: block.id, name: block.name, input: block.input }];
-    if (block.kind === 'tool_result') return [{ type: 'tool_result', tool_use_id: block.callId, content: block.content, is_error: block.isError }];
+    if (block.kind === 'tool_result')
+      return [{ type: 'tool_result', tool_use_id: block.callId, content: block.content, is_error: block.isError }];
     return [];
   });
   return { role: turn.role, content };
@@ -49,7 +50,13 @@ export async function driveTurn(opts: DriveOptions): Promise<{ parts: AgentPart[
 
   for (let step = 0; step < 8; step++) {
     const reply = await client.messages
-      .stream({ model: 'claude-test', max_tokens: 1024, system: fullSystem, tools: tools as Anthropic.Tool[], messages: messages.map(toApi) })
+      .stream({
+        model: 'claude-test',
+        max_tokens: 1024,
+        system: fullSystem,
+        tools: tools as Anthropic.Tool[],
+        messages: messages.map(toApi),
+      })
       .finalMessage();
     messages = [...messages, { role: 'assistant', blocks: fromApi(reply.content) }];
     const calls = reply.content.filter((block): block is Anthropic.ToolUseBlock => block.type === 'tool_use');

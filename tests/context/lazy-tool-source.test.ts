@@ -19,7 +19,10 @@ const names = (tools: AnthropicToolSpec[] | null) => tools?.map((t) => t.name);
 
 function manager(pin = ['notes.list']) {
   const tools = lazyToolSource(catalogue, { pin, k: 2 });
-  return { tools, context: createContextManager({ budget: { maxTokens: 50_000, count }, sources: [memorySource(createMemoryStore()), tools] }) };
+  return {
+    tools,
+    context: createContextManager({ budget: { maxTokens: 50_000, count }, sources: [memorySource(createMemoryStore()), tools] }),
+  };
 }
 
 describe('lazyToolSource', () => {

@@ -41,7 +41,7 @@ describe('createContextManager prepare', () => {
     expect(prepared.tokens).toEqual({ used: messageTokens + 6, limit: 10_000 });
   });
 
-  it('reports the sources\' system texts as stableSystem and the selections that fit as selectedSystem', async () => {
+  it("reports the sources' system texts as stableSystem and the selections that fit as selectedSystem", async () => {
     const menu: ContextSource = { name: 'menu', system: () => 'MENU' };
     const rules: ContextSource = { name: 'rules', system: () => 'RULES' };
     const manager = createContextManager({
@@ -94,13 +94,19 @@ describe('createContextManager prepare', () => {
         return { op: 'recalled', text: 'x'.repeat(10) };
       },
     });
-    const manager = createContextManager({ budget: { maxTokens: messageTokens + 100, reserve: 40, count }, sources: [probe('a'), probe('b')] });
+    const manager = createContextManager({
+      budget: { maxTokens: messageTokens + 100, reserve: 40, count },
+      sources: [probe('a'), probe('b')],
+    });
     await manager.prepare(turn);
     expect(seen).toEqual([60, 50]);
   });
 
   it('sends your own tools (tools: null) unless a source returns some; then that list is the whole list', async () => {
-    const none = createContextManager({ budget: { maxTokens: 10_000, count }, sources: [textSource('m', 'x'), { name: 'empty', tools: () => [] }] });
+    const none = createContextManager({
+      budget: { maxTokens: 10_000, count },
+      sources: [textSource('m', 'x'), { name: 'empty', tools: () => [] }],
+    });
     expect((await none.prepare(turn)).tools).toBeNull();
 
     const owning = createContextManager({
@@ -119,7 +125,10 @@ describe('createContextManager prepare', () => {
   it('refuses two sources offering the same tool name', async () => {
     const manager = createContextManager({
       budget: { maxTokens: 10_000, count },
-      sources: [{ name: 'a', tools: () => [spec('dup')] }, { name: 'b', tools: () => [spec('dup')] }],
+      sources: [
+        { name: 'a', tools: () => [spec('dup')] },
+        { name: 'b', tools: () => [spec('dup')] },
+      ],
     });
     await expect(manager.prepare(turn)).rejects.toBeInstanceOf(ToolNameCollisionError);
   });
@@ -164,7 +173,14 @@ describe('createContextManager handle', () => {
   it('lets a source error (a ToolError for the model) through unchanged', async () => {
     const manager = createContextManager({
       budget: { maxTokens: 10_000, count },
-      sources: [{ name: 'a', handle: () => { throw new ToolError('bad query'); } }],
+      sources: [
+        {
+          name: 'a',
+          handle: () => {
+            throw new ToolError('bad query');
+          },
+        },
+      ],
     });
     await expect(manager.handle('x', {})).rejects.toSatisfy((e: unknown) => ToolError.isInstance(e));
   });

@@ -51,7 +51,9 @@ describe('memorySource', () => {
     const manager = createContextManager({ budget: { maxTokens: 200, reserve: 100, count }, sources: [memorySource(memory)] });
     const prepared = await manager.prepare({ prompt: 'trip?', messages });
     expect(prepared.system).toBe('');
-    expect(prepared.parts).toEqual([{ type: 'context', source: 'memory', op: 'skipped', records: prepared.skipped[0].records, tokens: prepared.skipped[0].tokens }]);
+    expect(prepared.parts).toEqual([
+      { type: 'context', source: 'memory', op: 'skipped', records: prepared.skipped[0].records, tokens: prepared.skipped[0].tokens },
+    ]);
     expect(prepared.skipped).toHaveLength(1);
     expect(prepared.skipped[0]).toMatchObject({ source: 'memory', op: 'recalled' });
     expect(prepared.skipped[0].tokens).toBe(count(formatMemoryBlock(prepared.skipped[0].records!)));

@@ -142,7 +142,10 @@ describe('demo responder: condensation requests', () => {
       model: request.model,
       max_tokens: request.maxOutputTokens,
       system: request.system,
-      messages: request.messages.map((t) => ({ role: t.role, content: t.blocks.map((b) => ({ type: 'text', text: (b as { text: string }).text })) })),
+      messages: request.messages.map((t) => ({
+        role: t.role,
+        content: t.blocks.map((b) => ({ type: 'text', text: (b as { text: string }).text })),
+      })),
     });
     expect(reply.stopReason).toBe('end_turn');
     expect(textOf(reply).split('\n').slice(1)).toEqual([
@@ -154,7 +157,9 @@ describe('demo responder: condensation requests', () => {
 
   it('keeps the first and the latest points of a long conversation, bounded', () => {
     const transcript = Array.from({ length: 12 }, (_, i) => `User: prompt ${i + 1}`).join('\n');
-    const text = textOf(respond({ model: 'demo', max_tokens: 1_000, system: 'Write a summary.', messages: [{ role: 'user', content: transcript }] }));
+    const text = textOf(
+      respond({ model: 'demo', max_tokens: 1_000, system: 'Write a summary.', messages: [{ role: 'user', content: transcript }] }),
+    );
     expect(text.split('\n').slice(1)).toEqual([
       '- User: prompt 1',
       '- User: prompt 2',
@@ -186,7 +191,11 @@ describe('demo responder: bad bodies', () => {
     ['an assistant message last', { model: 'demo', max_tokens: 10, messages: [{ role: 'assistant', content: 'x' }] }, 'last message'],
     [
       'a tool result that answers nothing',
-      { model: 'demo', max_tokens: 10, messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'nope', content: 'x' }] }] },
+      {
+        model: 'demo',
+        max_tokens: 10,
+        messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'nope', content: 'x' }] }],
+      },
       'answers no tool_use',
     ],
   ])('refuses %s with a DemoRequestError', (_label, body, fragment) => {

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // Two minified bundles of the same error classes, as two bundlers (or two copies of the package in one
 // app) would produce: class names are mangled, and each copy has its own classes.
 type Errors = typeof import('../../src/entries/runtime.js');
-type Copy = Pick<Errors, 'IndusagiError' | 'RunFault' | 'RunAbortedError' | 'SessionLockedError'> & Pick<typeof import('../../src/tools/index.js'), 'ToolError'>;
+type Copy = Pick<Errors, 'IndusagiError' | 'RunFault' | 'RunAbortedError' | 'SessionLockedError'> &
+  Pick<typeof import('../../src/tools/index.js'), 'ToolError'>;
 
 let dir: string;
 let a: Copy;
@@ -27,7 +28,16 @@ async function bundle(name: string): Promise<Copy> {
     ].join('\n'),
   );
   const outfile = join(dir, `${name}.mjs`);
-  await build({ entryPoints: [entry], outfile, bundle: true, minify: true, keepNames: false, format: 'esm', platform: 'node', logLevel: 'silent' });
+  await build({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    minify: true,
+    keepNames: false,
+    format: 'esm',
+    platform: 'node',
+    logLevel: 'silent',
+  });
   return import(pathToFileURL(outfile).href);
 }
 

@@ -21,7 +21,13 @@ const spawned: ChildProcess[] = [];
 
 /** Starts main.ts as a deploy would, on a free port, and resolves once it says where it serves. */
 function startServer(schema: string, dir: string): Promise<Server> {
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', WEB_CHAT_DATA: dir, INDUSAGI_DATABASE_URL: postgresUrl, INDUSAGI_DATABASE_SCHEMA: schema };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: '0',
+    WEB_CHAT_DATA: dir,
+    INDUSAGI_DATABASE_URL: postgresUrl,
+    INDUSAGI_DATABASE_SCHEMA: schema,
+  };
   // The offline demo model, whatever the machine running the tests has configured.
   delete env.ANTHROPIC_API_KEY;
   const child = spawn(process.execPath, ['--import', 'tsx', main], { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -76,7 +82,9 @@ describe.skipIf(postgresUrl === undefined)('web example: two server processes ov
     const listed = await reply(await post(a, cookie, '/api/chat', { prompt: 'list files', conversation }));
     expect(listed.some((part) => part.type === 'tool' && part.name === 'files.list')).toBe(true);
 
-    const remembered = await reply(await post(b, cookie, '/api/chat', { prompt: 'remember that the spare lamps are in the cellar', conversation }));
+    const remembered = await reply(
+      await post(b, cookie, '/api/chat', { prompt: 'remember that the spare lamps are in the cellar', conversation }),
+    );
     expect(remembered.some((part) => part.type === 'tool' && part.name === 'memory.remember' && part.isError !== true)).toBe(true);
 
     const asked = await reply(await post(a, cookie, '/api/chat', { prompt: 'write hello to notes.txt', conversation }));
@@ -84,17 +92,30 @@ describe.skipIf(postgresUrl === undefined)('web example: two server processes ov
     expect(approval).toMatchObject({ name: 'files.write', input: { path: 'notes.txt', content: 'hello' } });
 
     // B never saw this run: its fresh agent finds the waiting call in the store, and runs it.
-    const approved = await reply(await post(b, cookie, '/api/approve', { approvalId: (approval as { approvalId: string }).approvalId, approved: true, conversation }));
-    expect(approved.some((part) => part.type === 'tool' && part.name === 'files.write' && part.approvalId === undefined && part.isError !== true)).toBe(true);
+    const approved = await reply(
+      await post(b, cookie, '/api/approve', { approvalId: (approval as { approvalId: string }).approvalId, approved: true, conversation }),
+    );
+    expect(
+      approved.some(
+        (part) => part.type === 'tool' && part.name === 'files.write' && part.approvalId === undefined && part.isError !== true,
+      ),
+    ).toBe(true);
     expect(await readFile(join(b.dir, 'workspace', 'notes.txt'), 'utf8')).toBe('hello');
     expect(existsSync(join(a.dir, 'workspace', 'notes.txt'))).toBe(false);
 
     // Memory is in the database too: what B remembered, A recalls.
-    const recalled = await reply(await post(a, cookie, '/api/chat', { prompt: 'what do you remember about the spare lamps?', conversation }));
+    const recalled = await reply(
+      await post(a, cookie, '/api/chat', { prompt: 'what do you remember about the spare lamps?', conversation }),
+    );
     const recall = recalled.find((part) => part.type === 'tool' && part.name === 'memory.recall');
     expect(JSON.stringify(recall)).toContain('the spare lamps are in the cellar');
 
-    const prompts = ['list files', 'remember that the spare lamps are in the cellar', 'write hello to notes.txt', 'what do you remember about the spare lamps?'];
+    const prompts = [
+      'list files',
+      'remember that the spare lamps are in the cellar',
+      'write hello to notes.txt',
+      'what do you remember about the spare lamps?',
+    ];
     const [onA, onB] = await Promise.all([thread(a, cookie, conversation), thread(b, cookie, conversation)]);
     expect(onA.status).toBe(200);
     expect(onB.body).toEqual(onA.body);

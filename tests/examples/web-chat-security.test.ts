@@ -19,7 +19,11 @@ let port: number;
 
 type Reply = { status: number; headers: Record<string, string | string[] | undefined>; body: string };
 
-function send(method: string, path: string, opts: { headers?: Record<string, string>; body?: string; setHost?: boolean } = {}): Promise<Reply> {
+function send(
+  method: string,
+  path: string,
+  opts: { headers?: Record<string, string>; body?: string; setHost?: boolean } = {},
+): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: '127.0.0.1', port, method, path, headers: opts.headers, setHost: opts.setHost }, (res) => {
       let body = '';
@@ -101,7 +105,13 @@ describe('DNS rebinding: a Host that is not this server', () => {
 });
 
 describe('cross-site requests', () => {
-  for (const origin of ['http://evil.example', 'null', 'http://localhost:1', 'https://127.0.0.1:PORT', 'http://127.0.0.1:PORT.evil.example']) {
+  for (const origin of [
+    'http://evil.example',
+    'null',
+    'http://localhost:1',
+    'https://127.0.0.1:PORT',
+    'http://127.0.0.1:PORT.evil.example',
+  ]) {
     it(`refuses Origin ${origin} on every API call, even with this browser's cookie`, async () => {
       const { cookie } = await newBrowser();
       const headers = { ...fromPage(cookie), origin: origin.replace('PORT', String(port)) };
@@ -121,7 +131,13 @@ describe('cross-site requests', () => {
     }
   });
 
-  for (const type of ['text/plain', 'text/plain;charset=UTF-8', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', undefined]) {
+  for (const type of [
+    'text/plain',
+    'text/plain;charset=UTF-8',
+    'application/x-www-form-urlencoded',
+    'multipart/form-data; boundary=x',
+    undefined,
+  ]) {
     it(`refuses a ${type ?? 'missing'} content type: only JSON, which no page can send cross-site without a preflight`, async () => {
       const { cookie } = await newBrowser();
       const headers: Record<string, string> = { cookie, origin: `http://127.0.0.1:${port}` };
@@ -151,9 +167,12 @@ describe('one conversation per browser', () => {
     expect(a.cookie).not.toBe(b.cookie);
   });
 
-  it('a second browser without the cookie sees none of the first one\'s conversation, and cannot approve its calls', async () => {
+  it("a second browser without the cookie sees none of the first one's conversation, and cannot approve its calls", async () => {
     const first = await newBrowser();
-    const asked = await send('POST', '/api/chat', { headers: fromPage(first.cookie), body: '{"prompt":"write secret plans to plans.txt"}' });
+    const asked = await send('POST', '/api/chat', {
+      headers: fromPage(first.cookie),
+      body: '{"prompt":"write secret plans to plans.txt"}',
+    });
     const approvalId = /"approvalId":"([^"]+)"/.exec(asked.body)![1];
     const firstThread = JSON.parse((await send('GET', '/api/thread', { headers: fromPage(first.cookie) })).body) as { items: unknown[] };
     expect(JSON.stringify(firstThread)).toContain('secret plans');
@@ -161,14 +180,29 @@ describe('one conversation per browser', () => {
     const second = await newBrowser();
     expect(second.cookie).not.toBe(first.cookie);
     const secondThread = await send('GET', '/api/thread', { headers: fromPage(second.cookie) });
-    expect(JSON.parse(secondThread.body)).toEqual({ conversation: expect.stringMatching(/^web-[0-9a-f]{32}$/), items: [], stopped: [], problems: [] });
-    const stolen = await send('POST', '/api/approve', { headers: fromPage(second.cookie), body: JSON.stringify({ approvalId, approved: true }) });
+    expect(JSON.parse(secondThread.body)).toEqual({
+      conversation: expect.stringMatching(/^web-[0-9a-f]{32}$/),
+      items: [],
+      stopped: [],
+      problems: [],
+    });
+    const stolen = await send('POST', '/api/approve', {
+      headers: fromPage(second.cookie),
+      body: JSON.stringify({ approvalId, approved: true }),
+    });
     expect(stolen.body).toContain('unknown_approval');
     expect(existsSync(join(dir, 'workspace', 'plans.txt'))).toBe(false);
 
     // A made-up cookie is just another new browser, not a way into someone's conversation.
-    const forged = await send('GET', '/api/thread', { headers: { ...fromPage('indusagi_web_chat=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA') } });
-    expect(JSON.parse(forged.body)).toEqual({ conversation: expect.stringMatching(/^web-[0-9a-f]{32}$/), items: [], stopped: [], problems: [] });
+    const forged = await send('GET', '/api/thread', {
+      headers: { ...fromPage('indusagi_web_chat=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA') },
+    });
+    expect(JSON.parse(forged.body)).toEqual({
+      conversation: expect.stringMatching(/^web-[0-9a-f]{32}$/),
+      items: [],
+      stopped: [],
+      problems: [],
+    });
   });
 
   it("a browser can neither open, prompt nor list another browser's conversations, whatever id it names", async () => {
@@ -176,8 +210,13 @@ describe('one conversation per browser', () => {
     const started = await send('POST', '/api/conversations', { headers: fromPage(owner.cookie), body: '{}' });
     const { id } = JSON.parse(started.body) as { id: string };
     expect(id).toMatch(/^web-[0-9a-f]{32}-[0-9a-f]{16}$/);
-    await send('POST', '/api/chat', { headers: fromPage(owner.cookie), body: JSON.stringify({ prompt: 'private notes', conversation: id }) });
-    const ownerList = JSON.parse((await send('GET', '/api/conversations', { headers: fromPage(owner.cookie) })).body) as { conversations: Array<{ id: string; title: string }> };
+    await send('POST', '/api/chat', {
+      headers: fromPage(owner.cookie),
+      body: JSON.stringify({ prompt: 'private notes', conversation: id }),
+    });
+    const ownerList = JSON.parse((await send('GET', '/api/conversations', { headers: fromPage(owner.cookie) })).body) as {
+      conversations: Array<{ id: string; title: string }>;
+    };
     expect(ownerList.conversations.map((c) => [c.id, c.title])).toEqual([[id, 'private notes']]);
 
     const other = await newBrowser();
@@ -186,10 +225,15 @@ describe('one conversation per browser', () => {
       const query = `conversation=${encodeURIComponent(named)}`;
       const thread = await send('GET', `/api/thread?${query}`, { headers: fromPage(other.cookie) });
       expect([thread.status, JSON.parse(thread.body).kind], named).toEqual([404, 'unknown_conversation']);
-      const prompt = await send('POST', '/api/chat', { headers: fromPage(other.cookie), body: JSON.stringify({ prompt: 'hi', conversation: named }) });
+      const prompt = await send('POST', '/api/chat', {
+        headers: fromPage(other.cookie),
+        body: JSON.stringify({ prompt: 'hi', conversation: named }),
+      });
       expect(prompt.status, named).toBe(404);
     }
-    const otherList = JSON.parse((await send('GET', '/api/conversations', { headers: fromPage(other.cookie) })).body) as { conversations: unknown[] };
+    const otherList = JSON.parse((await send('GET', '/api/conversations', { headers: fromPage(other.cookie) })).body) as {
+      conversations: unknown[];
+    };
     expect(otherList.conversations).toEqual([]);
   });
 

@@ -47,7 +47,12 @@ describe('a damaged SQLite memory file', () => {
         }),
       );
       if (damaged === undefined) continue;
-      for (const call of [() => damaged!.search('build'), () => damaged!.all(), () => damaged!.save('a new fact'), () => damaged!.forget('r1')]) {
+      for (const call of [
+        () => damaged!.search('build'),
+        () => damaged!.all(),
+        () => damaged!.save('a new fact'),
+        () => damaged!.forget('r1'),
+      ]) {
         outcomes.push(await outcome(call));
       }
       damaged.close();
@@ -102,7 +107,11 @@ describe('a memory file that cannot grow', () => {
       cwd: resolve(import.meta.dirname, '../..'),
     });
     const result = JSON.parse(stdout) as { saved: number; name: string; kind: string; code: string };
-    expect(result).toMatchObject({ name: 'SqliteMemoryIoError', kind: 'sqlite_memory_io', code: expect.stringMatching(/^SQLITE_(IOERR|FULL)/) });
+    expect(result).toMatchObject({
+      name: 'SqliteMemoryIoError',
+      kind: 'sqlite_memory_io',
+      code: expect.stringMatching(/^SQLITE_(IOERR|FULL)/),
+    });
     expect(result.saved).toBeGreaterThan(0);
     const reopened = await openSqliteMemoryStore(path);
     expect((await reopened.all()).length).toBe(result.saved);

@@ -4,11 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import {
-  MemoryStoreClosedError,
-  openSqliteMemoryStore,
-  SqliteMemoryFileError,
-} from '../../src/memory-sqlite/index.js';
+import { MemoryStoreClosedError, openSqliteMemoryStore, SqliteMemoryFileError } from '../../src/memory-sqlite/index.js';
 import type { SqliteMemoryStore } from '../../src/memory-sqlite/index.js';
 import { memoryStoreContract } from '../memory/store-contract.js';
 
@@ -35,7 +31,9 @@ function runChild(source: string, opts: { imports?: string[]; onLine?: (line: st
   const script = join(root, `child-${++files}.mts`);
   writeFileSync(script, source);
   return new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((done, fail) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...(opts.imports ?? []).flatMap((i) => ['--import', i]), script], { cwd: repo });
+    const child = spawn(process.execPath, ['--import', 'tsx', ...(opts.imports ?? []).flatMap((i) => ['--import', i]), script], {
+      cwd: repo,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => {
@@ -142,7 +140,14 @@ describe('openSqliteMemoryStore errors', () => {
     db.close();
     const store = await open(path);
     expect(await store.all()).toEqual([
-      { id: 'r1', text: 'The user prefers metric units', kind: 'preference', meta: { source: 'chat' }, createdAt: 1000, provenance: { at: 1000 } },
+      {
+        id: 'r1',
+        text: 'The user prefers metric units',
+        kind: 'preference',
+        meta: { source: 'chat' },
+        createdAt: 1000,
+        provenance: { at: 1000 },
+      },
       { id: 'r2', text: 'Deploys happen on Fridays', createdAt: 2000, provenance: { at: 2000 } },
     ]);
     expect((await store.search('unit')).map((r) => r.id)).toEqual(['r1']);

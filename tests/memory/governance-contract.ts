@@ -4,7 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { MAX_TEXT_LENGTH, MemoryConflictError, MemoryInputError } from '../../src/memory/index.js';
 import type { StoreFactory } from './store-contract.js';
 
-const rejection = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error);
+const rejection = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
 
 export function governanceContract(name: string, open: StoreFactory): void {
   describe(`${name}: superseding`, () => {
@@ -81,7 +85,9 @@ export function governanceContract(name: string, open: StoreFactory): void {
       const before = Date.now();
       const plain = await store.save('Plain fact about tea');
       expect(plain.provenance).toEqual({ at: plain.createdAt });
-      const sourced = await store.save('Sourced fact about tea', { provenance: { sessionId: 's-42', nodeId: 'a1b2c3', at: 1_700_000_000_000 } });
+      const sourced = await store.save('Sourced fact about tea', {
+        provenance: { sessionId: 's-42', nodeId: 'a1b2c3', at: 1_700_000_000_000 },
+      });
       expect(sourced.provenance).toEqual({ sessionId: 's-42', nodeId: 'a1b2c3', at: 1_700_000_000_000 });
       expect(sourced.createdAt).toBeGreaterThanOrEqual(before);
       const [hit] = await store.search('sourced tea');
@@ -103,9 +109,10 @@ export function governanceContract(name: string, open: StoreFactory): void {
       return { store, shared, u1, u1s1, u2 };
     };
 
-    it('search sees shared records and the reader\'s own, never another resource\'s or session\'s', async () => {
+    it("search sees shared records and the reader's own, never another resource's or session's", async () => {
       const { store, shared, u1, u1s1, u2 } = await seed();
-      const ids = async (scope?: { resource?: string; session?: string }) => (await store.search('wifi', { k: 10, scope })).map((r) => r.id).sort();
+      const ids = async (scope?: { resource?: string; session?: string }) =>
+        (await store.search('wifi', { k: 10, scope })).map((r) => r.id).sort();
       expect(await ids()).toEqual([shared.id]);
       expect(await ids({ resource: 'u1' })).toEqual([shared.id, u1.id].sort());
       expect(await ids({ resource: 'u1', session: 's1' })).toEqual([shared.id, u1.id, u1s1.id].sort());
@@ -186,7 +193,11 @@ export function governanceContract(name: string, open: StoreFactory): void {
         '$1 $2 robert',
         'NEAR(robert students) AND tables*',
       ];
-      for (const query of hostile) expect((await store.search(query)).map((r) => r.id), query).toEqual([target.id]);
+      for (const query of hostile)
+        expect(
+          (await store.search(query)).map((r) => r.id),
+          query,
+        ).toEqual([target.id]);
       expect((await store.all()).length).toBe(2);
     });
 

@@ -102,7 +102,14 @@ describe('rememberFacts', () => {
 
   it('saves every fact into the scope and with the provenance it is given', async () => {
     const memory = createMemoryStore();
-    const [saved] = await rememberFacts(memory, ['Works remotely'], { scope: { resource: 'ana' }, provenance: { sessionId: 's9', nodeId: 'n1' } });
-    expect(saved).toMatchObject({ kind: 'fact', scope: { resource: 'ana' }, provenance: { sessionId: 's9', nodeId: 'n1', at: saved.createdAt } });
+    const [saved] = await rememberFacts(memory, ['Works remotely'], {
+      scope: { resource: 'ana' },
+      provenance: { sessionId: 's9', nodeId: 'n1' },
+    });
+    expect(saved).toMatchObject({
+      kind: 'fact',
+      scope: { resource: 'ana' },
+      provenance: { sessionId: 's9', nodeId: 'n1', at: saved.createdAt },
+    });
   });
 });

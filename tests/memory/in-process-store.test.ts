@@ -28,7 +28,10 @@ describe('createMemoryStore seed', () => {
   it('rejects a malformed seed whole, with the offending index', () => {
     const cases: unknown[] = [
       'not an array',
-      [{ id: 'a', text: 'x', createdAt: 1 }, { id: 'a', text: 'y', createdAt: 2 }],
+      [
+        { id: 'a', text: 'x', createdAt: 1 },
+        { id: 'a', text: 'y', createdAt: 2 },
+      ],
       [{ id: '', text: 'x', createdAt: 1 }],
       [{ id: 'a', text: 3, createdAt: 1 }],
       [{ id: 'a', text: 'x', createdAt: Number.NaN }],
@@ -38,7 +41,12 @@ describe('createMemoryStore seed', () => {
     for (const bad of cases) {
       expect(() => createMemoryStore(bad as MemoryRecord[])).toThrow(MemoryInputError);
     }
-    expect(() => createMemoryStore([{ id: 'ok', text: 'x', createdAt: 1 }, { id: 'ok', text: 'y', createdAt: 2 }])).toThrow(/seed\[1\]\.id "ok" appears twice/);
+    expect(() =>
+      createMemoryStore([
+        { id: 'ok', text: 'x', createdAt: 1 },
+        { id: 'ok', text: 'y', createdAt: 2 },
+      ]),
+    ).toThrow(/seed\[1\]\.id "ok" appears twice/);
   });
 
   it('does not share the seed objects: editing the seed afterwards changes nothing stored', async () => {

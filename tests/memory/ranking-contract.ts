@@ -37,7 +37,24 @@ function rng(seed: number) {
   };
 }
 
-const VOCABULARY = ['harbour', 'harbours', 'ship', 'shipping', 'shipped', 'crane', 'cranes', 'dock', 'docked', 'tide', 'tides', 'rope', 'sail', 'sailing', 'anchor', 'pier'];
+const VOCABULARY = [
+  'harbour',
+  'harbours',
+  'ship',
+  'shipping',
+  'shipped',
+  'crane',
+  'cranes',
+  'dock',
+  'docked',
+  'tide',
+  'tides',
+  'rope',
+  'sail',
+  'sailing',
+  'anchor',
+  'pier',
+];
 
 export function rankingContract(name: string, open: StoreFactory): void {
   describe(`${name}: one tokenizer and ranking for every store`, () => {
@@ -47,7 +64,10 @@ export function rankingContract(name: string, open: StoreFactory): void {
       await store.save('Library cards for students');
       expect((await store.search('universities')).map((r) => r.text)).toEqual(['The university library']);
       expect(await store.search('universe')).toEqual([]);
-      expect((await store.search('Libraries!')).map((r) => r.text).sort()).toEqual(['Library cards for students', 'The university library']);
+      expect((await store.search('Libraries!')).map((r) => r.text).sort()).toEqual([
+        'Library cards for students',
+        'The university library',
+      ]);
     });
 
     it('returns exactly the exhaustive BM25 top k, scores and tie order included, after saves, edits, supersedes and forgets', async () => {
@@ -84,7 +104,10 @@ export function rankingContract(name: string, open: StoreFactory): void {
         const opts = { k: 1 + Math.floor(random() * 12), kind: q % 4 === 0 ? 'log' : undefined, minScore: q % 5 === 0 ? random() : 0 };
         const want = exhaustive(live(), query, opts);
         const got = await store.search(query, opts);
-        expect(got.map((r) => r.id), `${query} ${JSON.stringify(opts)}`).toEqual(want.map((h) => h.d.id));
+        expect(
+          got.map((r) => r.id),
+          `${query} ${JSON.stringify(opts)}`,
+        ).toEqual(want.map((h) => h.d.id));
         got.forEach((r, i) => expect(r.score).toBeCloseTo(want[i].score, 9));
       }
     });

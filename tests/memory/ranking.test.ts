@@ -117,7 +117,10 @@ describe('Bm25Index', () => {
         const accept = q % 2 === 0 ? (doc: number) => doc % 3 !== 0 : () => true;
         const got = index.search(query, { k, minScore, accept });
         const want = exhaustive(query, k, minScore, accept);
-        expect(got.map((h) => h.doc), query.join(' ')).toEqual(want.map((h) => h.doc));
+        expect(
+          got.map((h) => h.doc),
+          query.join(' '),
+        ).toEqual(want.map((h) => h.doc));
         got.forEach((hit, i) => expect(hit.score).toBeCloseTo(want[i].score, 9));
       }
     });

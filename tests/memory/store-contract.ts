@@ -32,7 +32,7 @@ export function memoryStoreContract(name: string, open: StoreFactory): void {
       const hits = await store.search('which UNIT?', { k: 3 });
       expect(hits.map((h) => h.text)).toEqual(['The user prefers metric units']);
       expect(hits[0].score).toBeGreaterThan(0);
-      expect((await store.search('invoices were created'))).toEqual([]);
+      expect(await store.search('invoices were created')).toEqual([]);
       await store.save('Create an invoice on the first of the month');
       expect((await store.search('invoices were created')).map((h) => h.text)).toEqual(['Create an invoice on the first of the month']);
     });
@@ -113,7 +113,10 @@ export function memoryStoreContract(name: string, open: StoreFactory): void {
         const hits = await store.search(hostile);
         expect(hits.every((h) => h.text === 'near the harbour wall')).toBe(true);
         // Every query but '.*' keeps a plain word of the record, so it must still find it.
-        expect(hits.map((h) => h.text), hostile).toEqual(hostile === '.*' ? [] : ['near the harbour wall']);
+        expect(
+          hits.map((h) => h.text),
+          hostile,
+        ).toEqual(hostile === '.*' ? [] : ['near the harbour wall']);
       }
     });
 
@@ -132,7 +135,10 @@ export function memoryStoreContract(name: string, open: StoreFactory): void {
         () => store.forget(5 as unknown as string),
       ];
       for (const call of bad) {
-        const error = await call().then(() => undefined, (e: unknown) => e);
+        const error = await call().then(
+          () => undefined,
+          (e: unknown) => e,
+        );
         expect(MemoryInputError.isInstance(error), String(error)).toBe(true);
       }
       expect(await store.all()).toEqual([]);

@@ -21,13 +21,54 @@ const tsc = join(repo, 'node_modules/typescript/bin/tsc');
 // The runtime values CONTRACT.md promises per entry point, and the headline values of the entries
 // added beside it (types are checked by the consumer typecheck).
 const CONTRACT: Record<string, string[]> = {
-  'indusagi/runtime': ['createAgent', 'RunLedger', 'SnapshotAccumulator', 'SessionStore', 'SessionGraph', 'hashNode', 'estimateContextTokens', 'shouldCompact', 'findCutPoint', 'summarize', 'compact'],
+  'indusagi/runtime': [
+    'createAgent',
+    'RunLedger',
+    'SnapshotAccumulator',
+    'SessionStore',
+    'SessionGraph',
+    'hashNode',
+    'estimateContextTokens',
+    'shouldCompact',
+    'findCutPoint',
+    'summarize',
+    'compact',
+  ],
   'indusagi/memory': ['createMemoryStore', 'recallMemory', 'rememberFacts', 'formatMemoryBlock'],
   'indusagi/anthropic': ['runAgent'],
-  indusagi: ['builtInTools', 'Workspace', 'uiMessageStreamResponse', 'sendUIMessageStream', 'uiMessageChunks', 'readChatRequest', 'uiMessagesFromTurns', 'itemsFromTurns', 'turnsFromItems', 'createContextManager', 'memorySource', 'lazyToolSource', 'lazyToolset', 'ToolError', 'toToolset', 'mergeToolsets', 'createAgent', 'SessionStore', 'hashNode', 'compact'],
+  indusagi: [
+    'builtInTools',
+    'Workspace',
+    'uiMessageStreamResponse',
+    'sendUIMessageStream',
+    'uiMessageChunks',
+    'readChatRequest',
+    'uiMessagesFromTurns',
+    'itemsFromTurns',
+    'turnsFromItems',
+    'createContextManager',
+    'memorySource',
+    'lazyToolSource',
+    'lazyToolset',
+    'ToolError',
+    'toToolset',
+    'mergeToolsets',
+    'createAgent',
+    'SessionStore',
+    'hashNode',
+    'compact',
+  ],
   'indusagi/react': ['useAssistant'],
   'indusagi/memory/sqlite': ['openSqliteMemoryStore'],
-  'indusagi/postgres': ['PostgresMemoryStore', 'PostgresSessionStore', 'migratePostgres', 'PostgresSchemaBehindError', 'PostgresUnavailableError', 'SessionLeaseHeldError', 'SessionFencedError'],
+  'indusagi/postgres': [
+    'PostgresMemoryStore',
+    'PostgresSessionStore',
+    'migratePostgres',
+    'PostgresSchemaBehindError',
+    'PostgresUnavailableError',
+    'SessionLeaseHeldError',
+    'SessionFencedError',
+  ],
   'indusagi/chat': ['createAssistantStore', 'readParts', 'itemsFromTurns', 'turnsFromItems'],
   'indusagi/openai': ['createOpenAIInvoker'],
   'indusagi/telemetry': ['createTelemetry', 'TelemetryOptionsError'],
@@ -85,7 +126,10 @@ beforeAll(async () => {
   await writeFile(join(source, 'dist/stale-from-an-old-build.js'), 'export {};\n');
   await mkdir(join(source, '.indusagi/sessions'), { recursive: true });
   await writeFile(join(source, '.indusagi/sessions/planted.jsonl'), '{}\n');
-  const { stdout } = await run('npm', ['pack', '--json', '--ignore-scripts=false', '--pack-destination', scratch], { cwd: source, maxBuffer: 16 * 1024 * 1024 });
+  const { stdout } = await run('npm', ['pack', '--json', '--ignore-scripts=false', '--pack-destination', scratch], {
+    cwd: source,
+    maxBuffer: 16 * 1024 * 1024,
+  });
   const [result] = JSON.parse(stdout) as Array<{ filename: string; files: PackedFile[] }>;
   packed = result.files;
   if (!packed.some((file) => file.path.startsWith('dist/'))) throw new Error('npm pack shipped no dist/: the prepack script must build it');
@@ -104,7 +148,9 @@ beforeAll(async () => {
   await cp(fixtures, consumer, { recursive: true });
   // One import per entry point, so every entry's declarations resolve under every mode.
   const everyEntry = codeEntries().map((key, i) => `import * as entry${i} from '${specifier(key)}';`);
-  const used = `export const entries = [${codeEntries().map((_, i) => `entry${i}`).join(', ')}];\n`;
+  const used = `export const entries = [${codeEntries()
+    .map((_, i) => `entry${i}`)
+    .join(', ')}];\n`;
   await writeFile(join(consumer, 'every-entry.ts'), `${everyEntry.join('\n')}\n${used}`);
   await writeFile(join(consumer, 'every-entry.cts'), `${everyEntry.join('\n')}\n${used}`);
 }, 600_000);
@@ -132,7 +178,11 @@ async function typecheck(mode: Mode): Promise<string> {
  * `npm ci` never caches); anything the package imports without declaring it is still missing, since
  * nothing else is on the installed package's resolution path.
  */
-async function install(tarball: string, project: string, select: (pkg: Manifest) => { required: string[]; optional: string[] }): Promise<Manifest> {
+async function install(
+  tarball: string,
+  project: string,
+  select: (pkg: Manifest) => { required: string[]; optional: string[] },
+): Promise<Manifest> {
   const target = join(project, 'node_modules/indusagi');
   await mkdir(target, { recursive: true });
   await run('tar', ['-xzf', tarball, '-C', target, '--strip-components=1']);
@@ -173,7 +223,10 @@ describe('the packed package', { timeout: 180_000 }, () => {
     expect(paths.filter((path) => !allowed.test(path))).toEqual([]);
     expect(paths.filter((path) => /(^|\/)(tests?|\.indusagi)\/|\.test\.|stale-from-an-old-build/.test(path))).toEqual([]);
 
-    const targets = [...Object.values(manifest.bin), ...Object.values(manifest.exports).flatMap((target) => (typeof target === 'string' ? [target] : Object.values(target)))];
+    const targets = [
+      ...Object.values(manifest.bin),
+      ...Object.values(manifest.exports).flatMap((target) => (typeof target === 'string' ? [target] : Object.values(target))),
+    ];
     for (const target of targets) expect(paths, `${target} is packed`).toContain(target.replace(/^\.\//, ''));
   });
 
@@ -201,15 +254,23 @@ describe('the packed package', { timeout: 180_000 }, () => {
 
   it('require()s every entry point, root included, from a CommonJS consumer and gets what import gets', async () => {
     const [required, imported] = await Promise.all(
-      ['require-every-entry.cjs', 'import-every-entry.mjs'].map(async (script) => JSON.parse((await run(process.execPath, [script], { cwd: consumer })).stdout) as Record<string, string[]>),
+      ['require-every-entry.cjs', 'import-every-entry.mjs'].map(
+        async (script) => JSON.parse((await run(process.execPath, [script], { cwd: consumer })).stdout) as Record<string, string[]>,
+      ),
     );
     expect(required.indusagi).toEqual(expect.arrayContaining(CONTRACT.indusagi));
     expect(required).toEqual(imported);
   });
 
   it('loads the root entry, by import and by require(), with no optional peer installed', async () => {
-    const imported = await run(process.execPath, ['--input-type=module', '-e', "console.log(typeof (await import('indusagi')).createAgent)"], { cwd: bare });
-    const required = await run(process.execPath, ['--input-type=commonjs', '-e', "console.log(typeof require('indusagi').createAgent)"], { cwd: bare });
+    const imported = await run(
+      process.execPath,
+      ['--input-type=module', '-e', "console.log(typeof (await import('indusagi')).createAgent)"],
+      { cwd: bare },
+    );
+    const required = await run(process.execPath, ['--input-type=commonjs', '-e', "console.log(typeof require('indusagi').createAgent)"], {
+      cwd: bare,
+    });
     expect([imported.stdout.trim(), required.stdout.trim()]).toEqual(['function', 'function']);
   });
 
@@ -244,7 +305,7 @@ describe('the packed package', { timeout: 180_000 }, () => {
     const runner = [
       "import { startDemoModel } from 'indusagi/testing';",
       'const demo = await startDemoModel({ chunkDelayMs: 0 });',
-      "process.env.ANTHROPIC_BASE_URL = demo.baseURL;",
+      'process.env.ANTHROPIC_BASE_URL = demo.baseURL;',
       "process.env.ANTHROPIC_API_KEY = 'offline-demo';",
       ...blocks.map((_, i) => `console.log('@@block ${i}');\nawait import('./readme-${i}.mjs');`),
       'await demo.close();',

@@ -55,9 +55,17 @@ describe.skipIf(postgresUrl === undefined)('PostgresMemoryStore', () => {
         expect(a).toEqual(b);
         return a;
       };
-      const texts = ['Invoices go out on the first', 'The user prefers metric units', 'Deploys happen on Tuesdays', 'Invoices are in euros'];
+      const texts = [
+        'Invoices go out on the first',
+        'The user prefers metric units',
+        'Deploys happen on Tuesdays',
+        'Invoices are in euros',
+      ];
       for (const text of texts) await writer.save(text, { scope: { resource: 'ana' } });
-      expect((await same('invoices', { scope: { resource: 'ana' } })).map((h) => h.text)).toEqual(['Invoices are in euros', 'Invoices go out on the first']);
+      expect((await same('invoices', { scope: { resource: 'ana' } })).map((h) => h.text)).toEqual([
+        'Invoices are in euros',
+        'Invoices go out on the first',
+      ]);
 
       const first = (await writer.list({ scope: { resource: 'ana' } }))[0];
       await writer.update(first.id, { text: 'Invoices go out on the fifth' }, { scope: { resource: 'ana' } });
@@ -67,9 +75,15 @@ describe.skipIf(postgresUrl === undefined)('PostgresMemoryStore', () => {
       await writer.forget(deploys.id, { scope: { resource: 'ana' } });
 
       expect((await same('invoices fifth', { scope: { resource: 'ana' } }))[0].text).toBe('Invoices go out on the fifth');
-      expect((await same('user prefers units', { scope: { resource: 'ana' } })).map((h) => h.text)).toContain('The user prefers metric units, always');
-      expect((await same('user prefers units', { scope: { resource: 'ana' } })).map((h) => h.text)).not.toContain('The user prefers imperial units');
-      expect((await same('user prefers units', { scope: { resource: 'ana' }, includeSuperseded: true })).map((h) => h.text)).toContain('The user prefers imperial units');
+      expect((await same('user prefers units', { scope: { resource: 'ana' } })).map((h) => h.text)).toContain(
+        'The user prefers metric units, always',
+      );
+      expect((await same('user prefers units', { scope: { resource: 'ana' } })).map((h) => h.text)).not.toContain(
+        'The user prefers imperial units',
+      );
+      expect((await same('user prefers units', { scope: { resource: 'ana' }, includeSuperseded: true })).map((h) => h.text)).toContain(
+        'The user prefers imperial units',
+      );
       expect(await same('deploys tuesdays', { scope: { resource: 'ana' } })).toEqual([]);
       expect(await same('invoices', { scope: { resource: 'bob' } })).toEqual([]);
     });
@@ -90,7 +104,7 @@ describe.skipIf(postgresUrl === undefined)('PostgresMemoryStore', () => {
   });
 
   describe('tenancy', () => {
-    it('one tenant never reads or writes another tenant\'s memories, whatever the id or query', async () => {
+    it("one tenant never reads or writes another tenant's memories, whatever the id or query", async () => {
       const schema = freshSchema('ten');
       const a = make({ schema, tenant: 'acme' });
       const b = make({ schema, tenant: 'globex' });
@@ -112,7 +126,7 @@ describe.skipIf(postgresUrl === undefined)('PostgresMemoryStore', () => {
         expect((error as { kind?: string }).kind).toBe('memory_conflict');
       }
       expect(await a.get(secret.id)).toEqual(secret);
-      expect((await none.all())).toEqual([]);
+      expect(await none.all()).toEqual([]);
       // Ranking statistics are per tenant too: globex's documents do not change acme's scores.
       const alone = make({ schema, tenant: 'solo' });
       await alone.save('The acme launch code is 0000', { key: 'launch' });
@@ -174,7 +188,9 @@ describe.skipIf(postgresUrl === undefined)('PostgresMemoryStore', () => {
       const first = make({ schema });
       await first.migrate();
       const writers = [first, make({ schema }, { connectionString: postgresUrl! }), make({ schema }, { connectionString: postgresUrl! })];
-      const saved = await Promise.all(Array.from({ length: 24 }, (_, i) => writers[i % 3].save(`The office closes at ${i} pm`, { key: 'closing-time' })));
+      const saved = await Promise.all(
+        Array.from({ length: 24 }, (_, i) => writers[i % 3].save(`The office closes at ${i} pm`, { key: 'closing-time' })),
+      );
       const all = await first.all();
       expect(all).toHaveLength(24);
       const current = all.filter((r) => r.supersededBy === undefined);
@@ -198,7 +214,9 @@ describe.skipIf(postgresUrl === undefined)('PostgresMemoryStore', () => {
       // A replica that has searched before the race follows it through the change log alone.
       const replicated = make({ schema, tenant: 't1', replica: true });
       await replicated.search('alpha');
-      const saved = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? store : other).save(`shared words alpha beta ${i % 5} gamma${i}`)));
+      const saved = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => (i % 2 ? store : other).save(`shared words alpha beta ${i % 5} gamma${i}`)),
+      );
       await Promise.all([
         ...saved.slice(0, 10).map((r, i) => (i % 2 ? store : other).forget(r.id)),
         ...saved.slice(10, 20).map((r, i) => (i % 2 ? store : other).update(r.id, { text: `rewritten delta ${i}` })),
@@ -237,7 +255,7 @@ describe.skipIf(postgresUrl === undefined)('PostgresMemoryStore', () => {
       expect((await pool.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
     });
 
-    it('a server that cannot be reached is a PostgresStoreError with the socket\'s code', async () => {
+    it("a server that cannot be reached is a PostgresStoreError with the socket's code", async () => {
       const store = make({}, { connectionString: 'postgresql://postgres@127.0.0.1:1/postgres' });
       const error = await store.search('anything').catch((e: unknown) => e);
       expect(PostgresStoreError.isInstance(error)).toBe(true);

@@ -9,7 +9,13 @@ import { freshSchema, postgresUrl, testPool } from '../support/postgres.js';
 
 const fixture = fileURLToPath(new URL('./fixtures/session-writer.ts', import.meta.url));
 
-type Machine = { child: ChildProcess; lines: string[]; next(pattern: RegExp): Promise<string>; send(line: string): void; exited: Promise<void> };
+type Machine = {
+  child: ChildProcess;
+  lines: string[];
+  next(pattern: RegExp): Promise<string>;
+  send(line: string): void;
+  exited: Promise<void>;
+};
 const machines: Machine[] = [];
 
 function machine(args: Record<string, unknown>, env: Record<string, string> = {}): Machine {
@@ -43,7 +49,8 @@ function machine(args: Record<string, unknown>, env: Record<string, string> = {}
           const line = lines[seen++];
           if (pattern.test(line)) return line;
         }
-        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`process exited; printed ${JSON.stringify(lines)}; stderr ${stderr}`);
+        if (child.exitCode !== null || child.signalCode !== null)
+          throw new Error(`process exited; printed ${JSON.stringify(lines)}; stderr ${stderr}`);
         await Promise.race([new Promise<void>((wake) => waiters.push(wake)), exited]);
         if (process.env.DEBUG_MACHINES) console.log(args.name, lines.slice(seen), stderr);
       }
@@ -53,7 +60,8 @@ function machine(args: Record<string, unknown>, env: Record<string, string> = {}
   return m;
 }
 
-const texts = (graph: SessionGraph) => graph.resume(graph.leaf!).map((t) => t.blocks.map((b) => (b.kind === 'text' ? b.text : b.kind)).join(''));
+const texts = (graph: SessionGraph) =>
+  graph.resume(graph.leaf!).map((t) => t.blocks.map((b) => (b.kind === 'text' ? b.text : b.kind)).join(''));
 
 describe.skipIf(postgresUrl === undefined)('PostgresSessionStore across processes', { timeout: 60_000 }, () => {
   const pool = testPool();
@@ -95,7 +103,7 @@ describe.skipIf(postgresUrl === undefined)('PostgresSessionStore across processe
     expect(texts(graph)).toEqual([`prompt from ${winner}`, `answer from ${winner}`]);
   });
 
-  it('a writer paused past its lease is fenced: another takes over and writes, the first one\'s write is refused, history is exactly the second\'s', async () => {
+  it("a writer paused past its lease is fenced: another takes over and writes, the first one's write is refused, history is exactly the second's", async () => {
     const { schema, store } = await setup();
     const leaseMs = 800;
     const first = machine({ schema, sessionId: 'paused', leaseMs, renewMs: 200, name: 'first' });

@@ -36,7 +36,10 @@ describe.skipIf(postgresUrl === undefined)('PostgresSessionStore', () => {
   };
 
   sessionStoreContract('PostgresSessionStore', async () => ({ store: await migrated(), close: async () => {} }));
-  sessionStoreContract('PostgresSessionStore, every session read from its live path', async () => ({ store: await migrated({ livePathAbove: 0 }), close: async () => {} }));
+  sessionStoreContract('PostgresSessionStore, every session read from its live path', async () => ({
+    store: await migrated({ livePathAbove: 0 }),
+    close: async () => {},
+  }));
 
   it('never migrates by itself: a store whose schema is behind says so, and works once migrated', async () => {
     const schema = freshSchema('behind');
@@ -62,7 +65,11 @@ describe.skipIf(postgresUrl === undefined)('PostgresSessionStore', () => {
     const b = graph.append(say('assistant', 'b'), 2);
     await store.persist(graph);
     // What a retry after an unknown commit does: the same records written again.
-    graph.restoreUnsaved([{ type: 'node', node: a }, { type: 'node', node: b }, { type: 'head', leaf: b.id }]);
+    graph.restoreUnsaved([
+      { type: 'node', node: a },
+      { type: 'node', node: b },
+      { type: 'head', leaf: b.id },
+    ]);
     const again = await store.persist(graph);
     expect(again).toEqual({ records: 0, bytes: 0 }); // both nodes were already there, and the leaf with them
     await store.closeSession('ids');
@@ -78,7 +85,8 @@ describe.skipIf(postgresUrl === undefined)('PostgresSessionStore', () => {
     const graph = await writer.openSession('steps');
     let bytes = 0;
     for (let i = 0; i < 75; i++) {
-      const billed = i % 2 === 1 ? { usage: { inputTokens: 100 + i, outputTokens: i, cacheWriteTokens: 1, cacheReadTokens: 2 } } : undefined;
+      const billed =
+        i % 2 === 1 ? { usage: { inputTokens: 100 + i, outputTokens: i, cacheWriteTokens: 1, cacheReadTokens: 2 } } : undefined;
       graph.append(say(i % 2 === 0 ? 'user' : 'assistant', `step ${i}`), i, billed);
       bytes += (await writer.persist(graph)).bytes;
       if (i % 10 === 4 || i === 74) {
@@ -139,7 +147,7 @@ describe.skipIf(postgresUrl === undefined)('PostgresSessionStore', () => {
       await second.closeSession('shared');
     });
 
-    it('is renewed while held: a session open longer than its lease stays its holder\'s', async () => {
+    it("is renewed while held: a session open longer than its lease stays its holder's", async () => {
       const schema = freshSchema('renew');
       const holder = await migrated({ schema, leaseMs: 600, renewMs: 150 });
       const other = make({ schema, leaseMs: 600 });
@@ -151,7 +159,7 @@ describe.skipIf(postgresUrl === undefined)('PostgresSessionStore', () => {
       await holder.closeSession('kept');
     });
 
-    it('fences a writer that stalled past its lease: another takes over, and the first writer\'s next write is refused and lands nothing', async () => {
+    it("fences a writer that stalled past its lease: another takes over, and the first writer's next write is refused and lands nothing", async () => {
       const schema = freshSchema('fence');
       // Renewal far slower than the lease: this writer stalls, as a paused process would.
       const stalled = await migrated({ schema, leaseMs: 300, renewMs: 299 });
@@ -198,7 +206,10 @@ describe.skipIf(postgresUrl === undefined)('PostgresSessionStore', () => {
       graphs.map((graph, i) => {
         graph.append(say('user', `first of ${ids[i]}`), 1);
         graph.append(say('assistant', `second of ${ids[i]}`), 2);
-        return store.persist(graph).then((report) => report, (error: unknown) => error);
+        return store.persist(graph).then(
+          (report) => report,
+          (error: unknown) => error,
+        );
       }),
     );
     outcomes.forEach((outcome, i) => {
@@ -274,7 +285,8 @@ describe.skipIf(postgresUrl === undefined)('PostgresSessionStore', () => {
     expect(() => graph.append(say('user', 'x'), Number.NaN)).toThrow(InvalidTurnError);
   });
 
-  const migratedLike = async (store: PostgresSessionStore, options: PostgresSessionStoreOptions) => make({ schema: store.schema, tenant: store.tenant, ...options });
+  const migratedLike = async (store: PostgresSessionStore, options: PostgresSessionStoreOptions) =>
+    make({ schema: store.schema, tenant: store.tenant, ...options });
 
   it('resumes a large session from its live path: the nodes since the latest condensation and its kept tail', async () => {
     const schema = freshSchema('live');

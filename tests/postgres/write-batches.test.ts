@@ -36,7 +36,10 @@ describe('WriteBatches', () => {
     r.release();
     await Promise.all(first);
     await turn();
-    expect(r.batches).toEqual([[1, 2, 3], [4, 5]]);
+    expect(r.batches).toEqual([
+      [1, 2, 3],
+      [4, 5],
+    ]);
     r.release();
     expect(await Promise.all(second)).toEqual(['done 4', 'done 5']);
   });
@@ -61,7 +64,10 @@ describe('WriteBatches', () => {
     const batches = new WriteBatches(r.flush, { slots: 2, maxItems: 2, minItems: 1 });
     const all = [1, 2, 3, 4, 5, 6, 7].map((i) => batches.write(i));
     await turn();
-    expect(r.batches).toEqual([[1, 2], [3, 4]]);
+    expect(r.batches).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
     while (r.batches.flat().length < 7) {
       r.release();
       await turn();
@@ -76,21 +82,34 @@ describe('WriteBatches', () => {
     const refused = new Error('item 2 refused');
     const r = recorder((item) => (item === 2 ? { ok: false, error: refused } : { ok: true, value: `done ${item}` }));
     const batches = new WriteBatches(r.flush, { slots: 1, maxItems: 10, minItems: 1 });
-    const outcomes = [1, 2, 3].map((i) => batches.write(i).then((v) => v, (e: unknown) => e));
+    const outcomes = [1, 2, 3].map((i) =>
+      batches.write(i).then(
+        (v) => v,
+        (e: unknown) => e,
+      ),
+    );
     await turn();
     r.release();
     expect(await Promise.all(outcomes)).toEqual(['done 1', refused, 'done 3']);
 
     let fail = true;
     const broken = new Error('connection lost');
-    const flaky = new WriteBatches<number, string>(async (items) => {
-      if (fail) {
-        fail = false;
-        throw broken;
-      }
-      return items.map((i) => ({ ok: true, value: `done ${i}` }));
-    }, { slots: 1, maxItems: 10, minItems: 1 });
-    const lost = [1, 2].map((i) => flaky.write(i).then((v) => v, (e: unknown) => e));
+    const flaky = new WriteBatches<number, string>(
+      async (items) => {
+        if (fail) {
+          fail = false;
+          throw broken;
+        }
+        return items.map((i) => ({ ok: true, value: `done ${i}` }));
+      },
+      { slots: 1, maxItems: 10, minItems: 1 },
+    );
+    const lost = [1, 2].map((i) =>
+      flaky.write(i).then(
+        (v) => v,
+        (e: unknown) => e,
+      ),
+    );
     expect(await Promise.all(lost)).toEqual([broken, broken]);
     await expect(flaky.write(3)).resolves.toBe('done 3');
   });

@@ -41,7 +41,10 @@ describe('useAssistant', () => {
     });
     expect(calls[0].prompt).toBe('list my notes');
     expect(result.current).toMatchObject({ input: '', busy: true });
-    expect(result.current.items).toEqual([{ role: 'user', text: 'list my notes' }, { role: 'assistant', parts: [] }]);
+    expect(result.current.items).toEqual([
+      { role: 'user', text: 'list my notes' },
+      { role: 'assistant', parts: [] },
+    ]);
 
     await act(async () => {
       channels[0].push(text('You have '), text('two notes.'));
@@ -192,7 +195,10 @@ describe('useAssistant', () => {
 
   it('starts from initialItems', () => {
     const { stream } = channelStream();
-    const initialItems: AssistantItem[] = [{ role: 'user', text: 'earlier' }, { role: 'assistant', parts: [text('reply')] }];
+    const initialItems: AssistantItem[] = [
+      { role: 'user', text: 'earlier' },
+      { role: 'assistant', parts: [text('reply')] },
+    ];
     const { result } = renderHook(() => useAssistant({ stream, initialItems }));
     expect(result.current.items).toEqual(initialItems);
   });
@@ -259,7 +265,9 @@ describe('useAssistant in a component', () => {
 
     await act(async () => {
       channels[0].push(text('Asking first.'));
-      channels[0].push(tool('c9', { name: 'notes.delete', input: { id: 2 }, result: { status: 'pending_approval', actionId: 'c9' }, approvalId: 'c9' }));
+      channels[0].push(
+        tool('c9', { name: 'notes.delete', input: { id: 2 }, result: { status: 'pending_approval', actionId: 'c9' }, approvalId: 'c9' }),
+      );
       channels[0].end();
       await channels[0].pulled(3);
     });

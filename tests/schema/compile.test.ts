@@ -11,15 +11,24 @@ const order = {
   type: 'object',
   properties: {
     customer: { type: 'string', minLength: 1 },
-    address: { type: 'object', properties: { zip: { type: 'string', pattern: '^[0-9]{5}$' } }, required: ['zip'], additionalProperties: false },
-    lines: { type: 'array', items: { type: 'object', properties: { sku: { type: 'string' }, qty: { type: 'integer', minimum: 1 } }, required: ['sku', 'qty'] } },
+    address: {
+      type: 'object',
+      properties: { zip: { type: 'string', pattern: '^[0-9]{5}$' } },
+      required: ['zip'],
+      additionalProperties: false,
+    },
+    lines: {
+      type: 'array',
+      items: { type: 'object', properties: { sku: { type: 'string' }, qty: { type: 'integer', minimum: 1 } }, required: ['sku', 'qty'] },
+    },
     priority: { anyOf: [{ type: 'integer' }, { enum: ['low', 'high'] }] },
   },
   required: ['customer'],
   additionalProperties: false,
 };
 
-const check = (schema: object, value: unknown, jsonSchema?: object) => compileSchema(schema, 'test', jsonSchema).check(value) as SchemaCheck;
+const check = (schema: object, value: unknown, jsonSchema?: object) =>
+  compileSchema(schema, 'test', jsonSchema).check(value) as SchemaCheck;
 const paths = (result: SchemaCheck) => (result.ok ? [] : result.issues.map((issue) => issue.path));
 
 describe('a JSON Schema', () => {
@@ -30,7 +39,12 @@ describe('a JSON Schema', () => {
   });
 
   it('names every problem once, at its own path, nested objects and array items included', () => {
-    const result = check(order, { town: 42, address: { zip: 5, street: 'x' }, lines: [{ sku: 'a', qty: 0 }, { qty: 1 }], priority: 'urgent' });
+    const result = check(order, {
+      town: 42,
+      address: { zip: 5, street: 'x' },
+      lines: [{ sku: 'a', qty: 0 }, { qty: 1 }],
+      priority: 'urgent',
+    });
     expect(result.ok).toBe(false);
     expect(paths(result).sort()).toEqual(['', '/address/street', '/address/zip', '/lines/0/qty', '/lines/1', '/priority', '/town'].sort());
     const text = formatIssues(result.ok ? [] : result.issues);
@@ -58,7 +72,11 @@ describe('a JSON Schema', () => {
   });
 
   it('compiles once per schema object, and never touches the caller’s (possibly frozen) schema', () => {
-    const frozen = Object.freeze({ type: 'object', properties: { a: Object.freeze({ $ref: '#/$defs/x' }) }, $defs: Object.freeze({ x: Object.freeze({ type: 'string' }) }) });
+    const frozen = Object.freeze({
+      type: 'object',
+      properties: { a: Object.freeze({ $ref: '#/$defs/x' }) },
+      $defs: Object.freeze({ x: Object.freeze({ type: 'string' }) }),
+    });
     const first = compileSchema(frozen, 'test');
     expect(compileSchema(frozen, 'test')).toBe(first);
     expect(paths(first.check({ a: 1 }) as SchemaCheck)).toEqual(['/a']);
@@ -69,7 +87,9 @@ describe('a JSON Schema', () => {
     for (const bad of [null, 'object', 3, [], undefined]) {
       expect(() => compileSchema(bad, 'tool "x" inputSchema')).toThrow(SchemaDefinitionError);
     }
-    expect(() => compileSchema('object', 'tool "x" inputSchema')).toThrow(/^tool "x" inputSchema: expected a Standard Schema or a JSON Schema object, got the string "object"$/);
+    expect(() => compileSchema('object', 'tool "x" inputSchema')).toThrow(
+      /^tool "x" inputSchema: expected a Standard Schema or a JSON Schema object, got the string "object"$/,
+    );
     expect(() => compileSchema(() => 1, 'tool "x" inputSchema')).toThrow(/not a Standard Schema/);
     const cyclic: Record<string, unknown> = { type: 'object' };
     cyclic.self = cyclic;
@@ -87,7 +107,11 @@ describe('a Standard Schema', () => {
 
   it('zod: the JSON Schema comes from the schema, and a valid value comes back as its output (defaults, transforms)', () => {
     const compiled = compileSchema(zodOrder, 'test');
-    expect(compiled.jsonSchema).toMatchObject({ type: 'object', required: ['customer', 'when'], properties: { customer: { type: 'string', minLength: 1 } } });
+    expect(compiled.jsonSchema).toMatchObject({
+      type: 'object',
+      required: ['customer', 'when'],
+      properties: { customer: { type: 'string', minLength: 1 } },
+    });
     const result = compiled.check({ customer: 'Acme', when: '2026-01-02T00:00:00Z' }) as SchemaCheck<{ qty: number; when: Date }>;
     expect(result.ok).toBe(true);
     if (result.ok) {
@@ -114,14 +138,21 @@ describe('a Standard Schema', () => {
     expect(paths(check(valibot, { city: 'Pune', stops: [{ at: 'noon' }] }))).toEqual(['/stops/0/at']);
     const ark = type({ city: 'string', 'count?': 'number' });
     expect(compileSchema(ark, 'test').jsonSchema).toMatchObject({ type: 'object', required: ['city'] });
-    expect(check(ark, { city: 3 })).toMatchObject({ ok: false, issues: [{ path: '/city', message: expect.stringMatching(/must be a string/) }] });
+    expect(check(ark, { city: 3 })).toMatchObject({
+      ok: false,
+      issues: [{ path: '/city', message: expect.stringMatching(/must be a string/) }],
+    });
   });
 
   it('a library that cannot produce a JSON Schema is refused at once, never sent as an empty schema', () => {
     const plainValibot = v.object({ city: v.string() });
     expect(() => compileSchema(plainValibot, 'tool "trip" inputSchema')).toThrow(SchemaDefinitionError);
-    expect(() => compileSchema(plainValibot, 'tool "trip" inputSchema')).toThrow(/this valibot schema cannot produce a JSON Schema for the model/);
-    expect(() => compileSchema(z.object({ on: z.date() }), 'tool "cal" inputSchema')).toThrow(/^tool "cal" inputSchema: zod could not express this schema as JSON Schema \(Date cannot be represented/);
+    expect(() => compileSchema(plainValibot, 'tool "trip" inputSchema')).toThrow(
+      /this valibot schema cannot produce a JSON Schema for the model/,
+    );
+    expect(() => compileSchema(z.object({ on: z.date() }), 'tool "cal" inputSchema')).toThrow(
+      /^tool "cal" inputSchema: zod could not express this schema as JSON Schema \(Date cannot be represented/,
+    );
   });
 
   it('with a JSON Schema given beside it, the model is sent that one and the Standard Schema still decides', () => {
@@ -135,7 +166,9 @@ describe('a Standard Schema', () => {
   });
 
   it('validates asynchronously when the library does', async () => {
-    const slow = z.object({ name: z.string() }).refine(async (value) => value.name !== 'taken', { message: 'That name is taken.', path: ['name'] });
+    const slow = z
+      .object({ name: z.string() })
+      .refine(async (value) => value.name !== 'taken', { message: 'That name is taken.', path: ['name'] });
     const compiled = compileSchema(slow, 'test');
     const pending = compiled.check({ name: 'taken' });
     expect(pending).toBeInstanceOf(Promise);

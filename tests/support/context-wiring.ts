@@ -67,7 +67,10 @@ export function fakeModel(server: AnthropicTestServer, agent: (body: any, n: num
   let calls = 0;
   server.respond((body) => {
     const script: Script = isSummarizerRequest(body)
-      ? { type: 'message', blocks: [{ type: 'text', text: 'The user asked long questions about Acme; the assistant answered each at length.' }] }
+      ? {
+          type: 'message',
+          blocks: [{ type: 'text', text: 'The user asked long questions about Acme; the assistant answered each at length.' }],
+        }
       : agent(body, calls++);
     if (script.type !== 'message') return script;
     return { ...script, usage: { input_tokens: promptTokens(body), output_tokens: 40 } } satisfies MessageScript;

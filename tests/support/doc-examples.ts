@@ -8,7 +8,9 @@ import { join, resolve } from 'node:path';
 const repo = resolve(import.meta.dirname, '../..');
 // Every entry of the package's exports map, at its source file: what `import 'indusagi/x'` loads once built.
 const ENTRIES: Record<string, string> = Object.fromEntries(
-  Object.entries(JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')).exports as Record<string, string | { import?: string; default?: string }>)
+  Object.entries(
+    JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')).exports as Record<string, string | { import?: string; default?: string }>,
+  )
     .map(([key, target]) => [key, typeof target === 'string' ? target : (target.import ?? target.default)] as const)
     .filter((entry): entry is readonly [string, string] => entry[1]?.startsWith('./dist/') === true)
     .map(([key, file]) => [`indusagi${key.slice(1)}`, file.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts')]),
@@ -27,7 +29,10 @@ export function expectations(code: string): string[] {
   return [...code.matchAll(/\/\/ -> (.*)$/gm)].map((m) => m[1].trim());
 }
 
-export async function runDocExamples(page: string, options: DocRunOptions = {}): Promise<{ blocks: DocBlock[]; code: number | null; stderr: string }> {
+export async function runDocExamples(
+  page: string,
+  options: DocRunOptions = {},
+): Promise<{ blocks: DocBlock[]; code: number | null; stderr: string }> {
   const blocks = extractBlocks(readFileSync(join(repo, page), 'utf8'));
   const dir = mkdtempSync(join(tmpdir(), 'indusagi-docs-'));
   try {

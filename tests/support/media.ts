@@ -41,5 +41,8 @@ export function webpBase64(width: number, height: number): string {
 /** A PDF-shaped file with `pages` page objects (enough for a page count, not for a viewer). */
 export function pdfBase64(pages: number): string {
   const objects = Array.from({ length: pages }, (_, i) => `${i + 3} 0 obj << /Type /Page /Parent 2 0 R >> endobj`);
-  return Buffer.from(`%PDF-1.7\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Count ${pages} >> endobj\n${objects.join('\n')}\n%%EOF`, 'latin1').toString('base64');
+  return Buffer.from(
+    `%PDF-1.7\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Count ${pages} >> endobj\n${objects.join('\n')}\n%%EOF`,
+    'latin1',
+  ).toString('base64');
 }

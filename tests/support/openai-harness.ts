@@ -13,21 +13,32 @@ export function openaiScript(reply: ScriptedReply): Script {
     case 'reply': {
       const items: ScriptItem[] = [];
       if (reply.text !== undefined) items.push({ type: 'text', text: reply.text, chunks: reply.chunks });
-      for (const call of reply.calls ?? []) items.push({ type: 'function_call', callId: call.id, name: call.name, arguments: call.input, rawArguments: call.rawJson });
+      for (const call of reply.calls ?? [])
+        items.push({ type: 'function_call', callId: call.id, name: call.name, arguments: call.input, rawArguments: call.rawJson });
       const usage = reply.usage;
       return response.items(items, {
         ...(reply.stop === 'max_tokens' && { incomplete: 'max_output_tokens' as const }),
         // The API's input_tokens is the whole prompt, cached part included.
-        ...(usage && { usage: { input_tokens: usage.input + (usage.cacheRead ?? 0), output_tokens: usage.output, cached_tokens: usage.cacheRead ?? 0 } }),
+        ...(usage && {
+          usage: { input_tokens: usage.input + (usage.cacheRead ?? 0), output_tokens: usage.output, cached_tokens: usage.cacheRead ?? 0 },
+        }),
         frameDelayMs: reply.frameDelayMs,
       });
     }
     case 'http_error':
-      return response.httpError(reply.status, reply.retryAfterMs === undefined ? {} : { headers: { 'retry-after-ms': String(reply.retryAfterMs) } });
+      return response.httpError(
+        reply.status,
+        reply.retryAfterMs === undefined ? {} : { headers: { 'retry-after-ms': String(reply.retryAfterMs) } },
+      );
     case 'too_long':
       return response.contextLengthExceeded();
     case 'broken':
-      return response.text(reply.text, { interrupt: reply.how === 'error_event' ? { afterFrames: AFTER_FIRST_DELTA, with: 'error' } : { afterFrames: AFTER_FIRST_DELTA, with: reply.how } });
+      return response.text(reply.text, {
+        interrupt:
+          reply.how === 'error_event'
+            ? { afterFrames: AFTER_FIRST_DELTA, with: 'error' }
+            : { afterFrames: AFTER_FIRST_DELTA, with: reply.how },
+      });
   }
 }
 

@@ -39,7 +39,13 @@ export type ScriptItem =
       callId?: string;
     };
 
-export type ScriptUsage = { input_tokens?: number; output_tokens?: number; cached_tokens?: number; cache_write_tokens?: number; reasoning_tokens?: number };
+export type ScriptUsage = {
+  input_tokens?: number;
+  output_tokens?: number;
+  cached_tokens?: number;
+  cache_write_tokens?: number;
+  reasoning_tokens?: number;
+};
 
 /** Cuts a streamed response short before frame `afterFrames` (response.created is frame 0). */
 export type Interruption =
@@ -135,7 +141,8 @@ export async function startOpenAIServer(): Promise<OpenAITestServer> {
     name: 'openai-server',
     routes: (method, path) => method === 'POST' && path.startsWith('/v1/responses'),
     error: (res, status, message) => sendHttpError(res, { type: 'http_error', status, message, headers: { 'x-should-retry': 'false' } }),
-    answer: async (res, record, script) => (script.type === 'http_error' ? sendHttpError(res, script) : streamResponse(res, record, script)),
+    answer: async (res, record, script) =>
+      script.type === 'http_error' ? sendHttpError(res, script) : streamResponse(res, record, script),
   });
   const baseURL = `${loopback.origin}/v1`;
   return {
@@ -148,7 +155,9 @@ export async function startOpenAIServer(): Promise<OpenAITestServer> {
 function sendHttpError(res: ServerResponse, script: HttpErrorScript): void {
   const type = script.errorType ?? ERROR_TYPES[script.status] ?? 'server_error';
   res.writeHead(script.status, { 'content-type': 'application/json', 'x-request-id': uniqueId('req'), ...script.headers });
-  res.end(JSON.stringify({ error: { message: script.message ?? `scripted ${script.status}`, type, param: null, code: script.code ?? null } }));
+  res.end(
+    JSON.stringify({ error: { message: script.message ?? `scripted ${script.status}`, type, param: null, code: script.code ?? null } }),
+  );
 }
 
 type Frame = { type: string } & Record<string, unknown>;
@@ -206,15 +215,25 @@ function eventsOf(script: ResponseScript, body: any): Frame[] {
     if (item.type === 'text' || item.type === 'refusal') {
       const item_id = uniqueId('msg');
       const refusal = item.type === 'refusal';
-      const part = refusal ? { type: 'refusal', refusal: item.text } : { type: 'output_text', annotations: [], logprobs: [], text: item.text };
+      const part = refusal
+        ? { type: 'refusal', refusal: item.text }
+        : { type: 'output_text', annotations: [], logprobs: [], text: item.text };
       const at = { item_id, output_index, content_index: 0 };
       added({ id: item_id, type: 'message', status: 'in_progress', content: [], role: 'assistant' });
       events.push({ type: 'response.content_part.added', ...at, part: refusal ? { type: 'refusal', refusal: '' } : { ...part, text: '' } });
       const pieces = item.type === 'text' ? (item.chunks ?? split(item.text)) : split(item.text);
       for (const delta of pieces) {
-        events.push(refusal ? { type: 'response.refusal.delta', ...at, delta } : { type: 'response.output_text.delta', ...at, delta, logprobs: [], obfuscation: 'x' });
+        events.push(
+          refusal
+            ? { type: 'response.refusal.delta', ...at, delta }
+            : { type: 'response.output_text.delta', ...at, delta, logprobs: [], obfuscation: 'x' },
+        );
       }
-      events.push(refusal ? { type: 'response.refusal.done', ...at, refusal: item.text } : { type: 'response.output_text.done', ...at, text: item.text, logprobs: [] });
+      events.push(
+        refusal
+          ? { type: 'response.refusal.done', ...at, refusal: item.text }
+          : { type: 'response.output_text.done', ...at, text: item.text, logprobs: [] },
+      );
       events.push({ type: 'response.content_part.done', ...at, part });
       done({ id: item_id, type: 'message', status: 'completed', content: [part], role: 'assistant' });
     } else if (item.type === 'reasoning') {
@@ -222,7 +241,8 @@ function eventsOf(script: ResponseScript, body: any): Frame[] {
       const at = { item_id, output_index, summary_index: 0 };
       added({ id: item_id, type: 'reasoning', summary: [] });
       events.push({ type: 'response.reasoning_summary_part.added', ...at, part: { type: 'summary_text', text: '' } });
-      for (const delta of split(item.summary)) events.push({ type: 'response.reasoning_summary_text.delta', ...at, delta, obfuscation: 'x' });
+      for (const delta of split(item.summary))
+        events.push({ type: 'response.reasoning_summary_text.delta', ...at, delta, obfuscation: 'x' });
       events.push({ type: 'response.reasoning_summary_text.done', ...at, text: item.summary });
       events.push({ type: 'response.reasoning_summary_part.done', ...at, part: { type: 'summary_text', text: item.summary } });
       done({ id: item_id, type: 'reasoning', summary: [{ type: 'summary_text', text: item.summary }] });
@@ -231,7 +251,8 @@ function eventsOf(script: ResponseScript, body: any): Frame[] {
       const call = { id: item_id, type: 'function_call', call_id: item.callId ?? uniqueId('call'), name: item.name };
       const args = item.rawArguments ?? JSON.stringify(item.arguments ?? {});
       added({ ...call, status: 'in_progress', arguments: '' });
-      for (const delta of split(args)) events.push({ type: 'response.function_call_arguments.delta', item_id, output_index, delta, obfuscation: 'x' });
+      for (const delta of split(args))
+        events.push({ type: 'response.function_call_arguments.delta', item_id, output_index, delta, obfuscation: 'x' });
       events.push({ type: 'response.function_call_arguments.done', item_id, output_index, arguments: args });
       done({ ...call, status: 'completed', arguments: args });
     }
@@ -250,7 +271,10 @@ function eventsOf(script: ResponseScript, body: any): Frame[] {
     events.push({ type: 'error', error: { type: script.fail.code, code: script.fail.code, message: script.fail.message, param: null } });
     events.push({ type: 'response.failed', response: envelope(id, body, 'failed', output, { error: script.fail }) });
   } else if (script.incomplete) {
-    events.push({ type: 'response.incomplete', response: envelope(id, body, 'incomplete', output, { incomplete_details: { reason: script.incomplete }, usage: finalUsage }) });
+    events.push({
+      type: 'response.incomplete',
+      response: envelope(id, body, 'incomplete', output, { incomplete_details: { reason: script.incomplete }, usage: finalUsage }),
+    });
   } else {
     events.push({ type: 'response.completed', response: envelope(id, body, 'completed', output, { usage: finalUsage }) });
   }
@@ -259,7 +283,9 @@ function eventsOf(script: ResponseScript, body: any): Frame[] {
 
 async function streamResponse(res: ServerResponse, record: RecordedRequest, script: ResponseScript): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-request-id': uniqueId('req') });
-  const frames = eventsOf(script, record.body).map((event, sequence_number) => encodeFrame({ event: event.type, data: { ...event, sequence_number } }));
+  const frames = eventsOf(script, record.body).map((event, sequence_number) =>
+    encodeFrame({ event: event.type, data: { ...event, sequence_number } }),
+  );
   const interrupt = script.interrupt;
   const error = {
     type: 'server_error',

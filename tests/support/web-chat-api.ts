@@ -32,7 +32,10 @@ export function post(server: { url: string }, cookie: string, path: string, body
 async function frames(response: Response): Promise<PartFrame[]> {
   expect(response.status).toBe(200);
   const text = await response.text();
-  return text.trim().split('\n').map((line) => JSON.parse(line) as PartFrame);
+  return text
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as PartFrame);
 }
 
 /** A streamed reply, read whole; it must have ended with its `end` frame, not an error. */
@@ -56,7 +59,9 @@ export async function newBrowser(server: { url: string }): Promise<{ cookie: str
 }
 
 export const userTexts = (turns: Turn[]) =>
-  turns.filter((turn) => turn.role === 'user').flatMap((turn) => turn.blocks.flatMap((block) => (block.kind === 'text' ? [block.text] : [])));
+  turns
+    .filter((turn) => turn.role === 'user')
+    .flatMap((turn) => turn.blocks.flatMap((block) => (block.kind === 'text' ? [block.text] : [])));
 
 /** The stored session is one line: every node has at most one child, one tip, and every node is on its path. */
 export function expectLinear(graph: SessionGraph): Turn[] {

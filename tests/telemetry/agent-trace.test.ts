@@ -49,9 +49,15 @@ describe('a traced run', () => {
     fakeModel(server, {
       agent: (_body, n) =>
         n === 0
-          ? reply.tools([{ name: 'read_chunk', input: { n }, id: 'toolu_0' }, { name: 'lookup_note', input: { key: 'fox' }, id: 'toolu_note' }])
+          ? reply.tools([
+              { name: 'read_chunk', input: { n }, id: 'toolu_0' },
+              { name: 'lookup_note', input: { key: 'fox' }, id: 'toolu_note' },
+            ])
           : n === 1
-            ? reply.tools([{ name: 'read_chunk', input: { n }, id: 'toolu_1' }, { name: 'no_such_tool', input: {}, id: 'toolu_ghost' }])
+            ? reply.tools([
+                { name: 'read_chunk', input: { n }, id: 'toolu_1' },
+                { name: 'no_such_tool', input: {}, id: 'toolu_ghost' },
+              ])
             : n < STEPS
               ? reply.tools([{ name: 'read_chunk', input: { n }, id: `toolu_${n}` }])
               : reply.text('The document is about a fox.'),
@@ -140,7 +146,17 @@ describe('a traced run', () => {
       // Only the rate-limited call has a retry on it: an event with the wait the server asked for.
       expect(chat.events.map((event) => [event.name, event.attributes])).toEqual(
         step === 0
-          ? [['indusagi.model_retry', { 'indusagi.retry.attempt': 2, 'indusagi.retry.delay_ms': 20, 'indusagi.retry.reason': expect.any(String), 'http.response.status_code': 429 }]]
+          ? [
+              [
+                'indusagi.model_retry',
+                {
+                  'indusagi.retry.attempt': 2,
+                  'indusagi.retry.delay_ms': 20,
+                  'indusagi.retry.reason': expect.any(String),
+                  'http.response.status_code': 429,
+                },
+              ],
+            ]
           : [],
       );
     });
@@ -208,6 +224,5 @@ describe('a traced run', () => {
     const { report } = await new SessionStore(dir.path).loadSessionWithReport('traced');
     expect(persisted.reduce((sum, span) => sum + (span.attributes['indusagi.session.bytes'] as number), 0)).toBe(report.bytes);
     expect(persisted.reduce((sum, span) => sum + (span.attributes['indusagi.session.records'] as number), 0)).toBe(report.records);
-
   });
 });

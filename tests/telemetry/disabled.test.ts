@@ -57,8 +57,19 @@ describe('@opentelemetry/* is loaded', () => {
   /** Runs the probe in `mode`; returns what it printed and every @opentelemetry import with its importer. */
   async function probe(mode: string): Promise<{ status: string; imports: Array<{ specifier: string; parent: string }> }> {
     const log = join(scratch, `${mode}.jsonl`);
-    const args = ['--import', 'tsx', '--import', pathToFileURL(join(fixtures, 'register-otel-imports.mjs')).href, join(fixtures, 'load-probe.ts'), mode];
-    const child = spawn(process.execPath, args, { cwd: repo, env: { ...process.env, OTEL_IMPORTS_LOG: log }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const args = [
+      '--import',
+      'tsx',
+      '--import',
+      pathToFileURL(join(fixtures, 'register-otel-imports.mjs')).href,
+      join(fixtures, 'load-probe.ts'),
+      mode,
+    ];
+    const child = spawn(process.execPath, args, {
+      cwd: repo,
+      env: { ...process.env, OTEL_IMPORTS_LOG: log },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -66,7 +77,13 @@ describe('@opentelemetry/* is loaded', () => {
     const code = await new Promise<number | null>((done) => child.on('close', done));
     expect(code, stderr).toBe(0);
     const text = await readFile(log, 'utf8').catch(() => '');
-    return { status: stdout.trim(), imports: text.split('\n').filter(Boolean).map((line) => JSON.parse(line)) };
+    return {
+      status: stdout.trim(),
+      imports: text
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line)),
+    };
   }
   const ownCode = pathToFileURL(join(repo, 'src')).href;
 

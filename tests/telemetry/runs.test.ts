@@ -15,7 +15,13 @@ afterAll(() => otel.shutdown());
 beforeEach(() => otel.reset());
 
 const usage = { inputTokens: 10, outputTokens: 3, cacheWriteTokens: 2, cacheReadTokens: 5 };
-const text = (t: string): ModelReply => ({ turn: { role: 'assistant', blocks: [{ kind: 'text', text: t }] }, stopReason: 'end_turn', usage, id: `r_${t}`, model: 'm-2026' });
+const text = (t: string): ModelReply => ({
+  turn: { role: 'assistant', blocks: [{ kind: 'text', text: t }] },
+  stopReason: 'end_turn',
+  usage,
+  id: `r_${t}`,
+  model: 'm-2026',
+});
 const calls = (...list: Array<[string, string, unknown]>): ModelReply => ({
   turn: { role: 'assistant', blocks: list.map(([id, name, input]) => ({ kind: 'tool_call' as const, id, name, input })) },
   stopReason: 'tool_use',
@@ -24,12 +30,15 @@ const calls = (...list: Array<[string, string, unknown]>): ModelReply => ({
 
 /** A model answering from a list, tagged with a provider as a real invoker is. */
 function scripted(replies: ModelReply[], seen: ModelRequest[] = []): ModelInvoker {
-  return Object.assign(async (request: ModelRequest) => {
-    seen.push(request);
-    const next = replies.shift();
-    if (next === undefined) throw new Error('no reply scripted');
-    return next;
-  }, { provider: 'test-provider' });
+  return Object.assign(
+    async (request: ModelRequest) => {
+      seen.push(request);
+      const next = replies.shift();
+      if (next === undefined) throw new Error('no reply scripted');
+      return next;
+    },
+    { provider: 'test-provider' },
+  );
 }
 
 const named = (name: string) => otel.spans().filter((span) => span.name === name);
@@ -38,7 +47,12 @@ const childrenOf = (parent: ReadableSpan) => otel.spans().filter((span) => span.
 describe('failures', () => {
   it('give a tool span the error.type of what the tool threw, and the run goes on', async () => {
     const tools: ToolDefinition[] = [
-      { name: 'strict', description: 'Refuses.', inputSchema: { type: 'object' }, execute: () => Promise.reject(new ToolError('not today')) },
+      {
+        name: 'strict',
+        description: 'Refuses.',
+        inputSchema: { type: 'object' },
+        execute: () => Promise.reject(new ToolError('not today')),
+      },
       { name: 'buggy', description: 'Breaks.', inputSchema: { type: 'object' }, execute: () => (null as unknown as { x: number }).x },
     ];
     const agent = createConductor(
@@ -87,8 +101,14 @@ describe('failures', () => {
 
     it('fail the condensation span with its summarizer call when the summary cannot be written', async () => {
       server.enqueue(reply.httpError(500, { headers: { 'x-should-retry': 'false' } }));
-      const history: Turn[] = Array.from({ length: 12 }, (_, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', blocks: [{ kind: 'text', text: `turn ${i} `.repeat(120) }] }));
-      const agent = createAgent({ model: 'claude-test', compaction: { keepRecent: 2 } }, { client: server.client(), messages: history, telemetry: createTelemetry() });
+      const history: Turn[] = Array.from({ length: 12 }, (_, i) => ({
+        role: i % 2 === 0 ? 'user' : 'assistant',
+        blocks: [{ kind: 'text', text: `turn ${i} `.repeat(120) }],
+      }));
+      const agent = createAgent(
+        { model: 'claude-test', compaction: { keepRecent: 2 } },
+        { client: server.client(), messages: history, telemetry: createTelemetry() },
+      );
 
       await expect(agent.condense()).rejects.toMatchObject({ kind: 'summarizer_failed' });
 
@@ -118,7 +138,15 @@ describe('retries', () => {
 
     const [chat] = named('chat m');
     expect(chat.events.map((event) => [event.name, event.attributes])).toEqual([
-      ['indusagi.model_retry', { 'indusagi.retry.attempt': 2, 'indusagi.retry.delay_ms': 20, 'indusagi.retry.reason': 'rate_limit_error', 'http.response.status_code': 429 }],
+      [
+        'indusagi.model_retry',
+        {
+          'indusagi.retry.attempt': 2,
+          'indusagi.retry.delay_ms': 20,
+          'indusagi.retry.reason': 'rate_limit_error',
+          'http.response.status_code': 429,
+        },
+      ],
       ['indusagi.model_retry', { 'indusagi.retry.attempt': 3, 'indusagi.retry.delay_ms': 40, 'indusagi.retry.reason': 'connection reset' }],
     ]);
     expect(chat.status.code).toBe(SpanStatusCode.UNSET);
@@ -127,8 +155,13 @@ describe('retries', () => {
 
 describe('runs', () => {
   it('trace an approval across two runs: the request is an event on the first, the call runs under the second', async () => {
-    const tools: ToolDefinition[] = [{ name: 'files.delete', description: 'Deletes.', inputSchema: { type: 'object' }, needsApproval: true, execute: () => 'deleted' }];
-    const agent = createConductor({ model: 'm', tools }, { invokeModel: scripted([calls(['d1', 'files_delete', { path: 'x' }]), text('gone')]), telemetry: createTelemetry() });
+    const tools: ToolDefinition[] = [
+      { name: 'files.delete', description: 'Deletes.', inputSchema: { type: 'object' }, needsApproval: true, execute: () => 'deleted' },
+    ];
+    const agent = createConductor(
+      { model: 'm', tools },
+      { invokeModel: scripted([calls(['d1', 'files_delete', { path: 'x' }]), text('gone')]), telemetry: createTelemetry() },
+    );
 
     expect((await agent.submit('delete x')).status).toBe('waiting');
     expect((await agent.approve('d1')).status).toBe('settled');
@@ -147,7 +180,9 @@ describe('runs', () => {
   it('queued on one agent, each find their own span: every call and tool lands under the run that made it', async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    const tools: ToolDefinition[] = [{ name: 'wait', description: 'Waits.', inputSchema: { type: 'object' }, execute: () => gate.then(() => 'waited') }];
+    const tools: ToolDefinition[] = [
+      { name: 'wait', description: 'Waits.', inputSchema: { type: 'object' }, execute: () => gate.then(() => 'waited') },
+    ];
     const agent = createConductor(
       { model: 'm', tools },
       { invokeModel: scripted([calls(['w1', 'wait', {}]), text('first'), text('second')]), telemetry: createTelemetry({ agentName: 'q' }) },
@@ -166,14 +201,25 @@ describe('runs', () => {
 
 describe('content', () => {
   const run = async (captureContent: boolean) => {
-    const tools: ToolDefinition[] = [{ name: 'echo', description: 'Echoes.', inputSchema: { type: 'object' }, execute: (input: { say: string }) => ({ said: input.say }) }];
+    const tools: ToolDefinition[] = [
+      { name: 'echo', description: 'Echoes.', inputSchema: { type: 'object' }, execute: (input: { say: string }) => ({ said: input.say }) },
+    ];
     const agent = createConductor(
       { model: 'm', system: 'Be kind.', tools },
-      { invokeModel: scripted([calls(['e1', 'echo', { say: 'hello' }]), text('It said hello.')]), telemetry: createTelemetry({ captureContent }) },
+      {
+        invokeModel: scripted([calls(['e1', 'echo', { say: 'hello' }]), text('It said hello.')]),
+        telemetry: createTelemetry({ captureContent }),
+      },
     );
     await agent.submit('Echo hello');
   };
-  const CONTENT_KEYS = ['gen_ai.input.messages', 'gen_ai.output.messages', 'gen_ai.system_instructions', 'gen_ai.tool.call.arguments', 'gen_ai.tool.call.result'];
+  const CONTENT_KEYS = [
+    'gen_ai.input.messages',
+    'gen_ai.output.messages',
+    'gen_ai.system_instructions',
+    'gen_ai.tool.call.arguments',
+    'gen_ai.tool.call.result',
+  ];
 
   it('stays out of every span unless asked for', async () => {
     await run(false);
@@ -185,12 +231,20 @@ describe('content', () => {
   it('is recorded in the conventions’ message shapes when asked for', async () => {
     await run(true);
     const [agentSpan] = named('invoke_agent');
-    expect(JSON.parse(agentSpan.attributes['gen_ai.input.messages'] as string)).toEqual([{ role: 'user', parts: [{ type: 'text', content: 'Echo hello' }] }]);
-    expect(JSON.parse(agentSpan.attributes['gen_ai.output.messages'] as string)).toEqual([{ role: 'assistant', parts: [{ type: 'text', content: 'It said hello.' }], finish_reason: 'stop' }]);
+    expect(JSON.parse(agentSpan.attributes['gen_ai.input.messages'] as string)).toEqual([
+      { role: 'user', parts: [{ type: 'text', content: 'Echo hello' }] },
+    ]);
+    expect(JSON.parse(agentSpan.attributes['gen_ai.output.messages'] as string)).toEqual([
+      { role: 'assistant', parts: [{ type: 'text', content: 'It said hello.' }], finish_reason: 'stop' },
+    ]);
     expect(JSON.parse(agentSpan.attributes['gen_ai.system_instructions'] as string)).toEqual([{ type: 'text', content: 'Be kind.' }]);
     const [first, second] = named('chat m');
     expect(JSON.parse(first.attributes['gen_ai.output.messages'] as string)).toEqual([
-      { role: 'assistant', parts: [{ type: 'tool_call', id: 'e1', name: 'echo', arguments: { say: 'hello' } }], finish_reason: 'tool_call' },
+      {
+        role: 'assistant',
+        parts: [{ type: 'tool_call', id: 'e1', name: 'echo', arguments: { say: 'hello' } }],
+        finish_reason: 'tool_call',
+      },
     ]);
     expect(JSON.parse(second.attributes['gen_ai.input.messages'] as string)).toEqual([
       { role: 'user', parts: [{ type: 'text', content: 'Echo hello' }] },
@@ -203,7 +257,10 @@ describe('content', () => {
   });
 
   it('records images and documents of a prompt as the conventions’ uri and blob parts', async () => {
-    const agent = createConductor({ model: 'm' }, { invokeModel: scripted([text('Seen.')]), telemetry: createTelemetry({ captureContent: true }) });
+    const agent = createConductor(
+      { model: 'm' },
+      { invokeModel: scripted([text('Seen.')]), telemetry: createTelemetry({ captureContent: true }) },
+    );
     await agent.submit([
       { kind: 'text', text: 'Compare these.' },
       { kind: 'image', source: { type: 'url', url: 'https://example.com/a.png' } },
@@ -239,30 +296,56 @@ describe('metrics', () => {
     const tools: ToolDefinition[] = [{ name: 'noop', description: 'Nothing.', inputSchema: { type: 'object' }, execute: () => 'ok' }];
     const invoke = scripted([calls(['n1', 'noop', {}])]);
     let step = 0;
-    const both: ModelInvoker = Object.assign((request: ModelRequest) => (step++ === 0 ? invoke(request) : streaming(request)), { provider: 'metered' });
-    const agent = createConductor({ model: 'metered-model', tools }, { invokeModel: both, telemetry: createTelemetry({ agentName: 'meter' }) });
+    const both: ModelInvoker = Object.assign((request: ModelRequest) => (step++ === 0 ? invoke(request) : streaming(request)), {
+      provider: 'metered',
+    });
+    const agent = createConductor(
+      { model: 'metered-model', tools },
+      { invokeModel: both, telemetry: createTelemetry({ agentName: 'meter' }) },
+    );
     await agent.submit('count');
 
     const base = { 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'metered', 'gen_ai.request.model': 'metered-model' };
-    const tokens = (await otel.histogram('gen_ai.client.token.usage')).filter((point) => point.attributes['gen_ai.provider.name'] === 'metered');
+    const tokens = (await otel.histogram('gen_ai.client.token.usage')).filter(
+      (point) => point.attributes['gen_ai.provider.name'] === 'metered',
+    );
     expect(before.filter((point) => point.attributes['gen_ai.provider.name'] === 'metered')).toEqual([]);
     const input = tokens.filter((point) => point.attributes['gen_ai.token.type'] === 'input');
     const output = tokens.filter((point) => point.attributes['gen_ai.token.type'] === 'output');
     // Input counts cached tokens too: 10 + 5 read + 2 written, per call.
     expect(input.reduce((sum, point) => sum + point.sum, 0)).toBe(2 * 17);
     expect(output.reduce((sum, point) => sum + point.count, 0)).toBe(2);
-    expect(input.map((point) => point.attributes)).toContainEqual({ ...base, 'gen_ai.token.type': 'input', 'gen_ai.response.model': 'm-2026' });
-    const durations = (await otel.histogram('gen_ai.client.operation.duration')).filter((point) => point.attributes['gen_ai.provider.name'] === 'metered');
+    expect(input.map((point) => point.attributes)).toContainEqual({
+      ...base,
+      'gen_ai.token.type': 'input',
+      'gen_ai.response.model': 'm-2026',
+    });
+    const durations = (await otel.histogram('gen_ai.client.operation.duration')).filter(
+      (point) => point.attributes['gen_ai.provider.name'] === 'metered',
+    );
     expect(durations.reduce((sum, point) => sum + point.count, 0)).toBe(2);
-    const ttfc = (await otel.histogram('gen_ai.client.operation.time_to_first_chunk')).filter((point) => point.attributes['gen_ai.provider.name'] === 'metered');
+    const ttfc = (await otel.histogram('gen_ai.client.operation.time_to_first_chunk')).filter(
+      (point) => point.attributes['gen_ai.provider.name'] === 'metered',
+    );
     // Only the streaming call said when its first chunk came; it came before the 15 ms wait.
     expect(ttfc).toHaveLength(1);
     expect(ttfc[0].count).toBe(1);
     expect(ttfc[0].max!).toBeLessThan(durations.find((point) => point.attributes['gen_ai.response.model'] === 'm-2026')!.max!);
-    const runs = (await otel.histogram('gen_ai.invoke_agent.duration')).filter((point) => point.attributes['gen_ai.agent.name'] === 'meter');
-    expect(runs).toEqual([expect.objectContaining({ count: 1, attributes: { 'gen_ai.agent.name': 'meter', 'gen_ai.request.model': 'metered-model' } })]);
-    const tool = (await otel.histogram('gen_ai.execute_tool.duration')).filter((point) => point.attributes['gen_ai.agent.name'] === 'meter');
-    expect(tool).toEqual([expect.objectContaining({ count: 1, attributes: { 'gen_ai.tool.name': 'noop', 'gen_ai.tool.type': 'function', 'gen_ai.agent.name': 'meter' } })]);
+    const runs = (await otel.histogram('gen_ai.invoke_agent.duration')).filter(
+      (point) => point.attributes['gen_ai.agent.name'] === 'meter',
+    );
+    expect(runs).toEqual([
+      expect.objectContaining({ count: 1, attributes: { 'gen_ai.agent.name': 'meter', 'gen_ai.request.model': 'metered-model' } }),
+    ]);
+    const tool = (await otel.histogram('gen_ai.execute_tool.duration')).filter(
+      (point) => point.attributes['gen_ai.agent.name'] === 'meter',
+    );
+    expect(tool).toEqual([
+      expect.objectContaining({
+        count: 1,
+        attributes: { 'gen_ai.tool.name': 'noop', 'gen_ai.tool.type': 'function', 'gen_ai.agent.name': 'meter' },
+      }),
+    ]);
   });
 });
 

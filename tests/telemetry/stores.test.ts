@@ -22,7 +22,10 @@ let root: string;
 beforeEach(async () => void (root = await mkdtemp(join(tmpdir(), 'indusagi-telemetry-'))));
 afterEach(() => rm(root, { recursive: true, force: true }));
 
-const answer: ModelInvoker = async () => ({ turn: { role: 'assistant', blocks: [{ kind: 'text', text: 'noted' }] }, stopReason: 'end_turn' });
+const answer: ModelInvoker = async () => ({
+  turn: { role: 'assistant', blocks: [{ kind: 'text', text: 'noted' }] },
+  stopReason: 'end_turn',
+});
 const named = (name: string) => otel.spans().filter((span) => span.name === name);
 
 describe('the session store, traced', () => {
@@ -82,10 +85,23 @@ describe('a memory store, traced', () => {
     let step = 0;
     const invoke: ModelInvoker = async () =>
       step++ === 0
-        ? { turn: { role: 'assistant', blocks: [{ kind: 'tool_call', id: 'm1', name: 'memory_remember', input: { fact: 'Deploys need approval.' } }] }, stopReason: 'tool_use' }
+        ? {
+            turn: {
+              role: 'assistant',
+              blocks: [{ kind: 'tool_call', id: 'm1', name: 'memory_remember', input: { fact: 'Deploys need approval.' } }],
+            },
+            stopReason: 'tool_use',
+          }
         : { turn: { role: 'assistant', blocks: [{ kind: 'text', text: 'Saved.' }] }, stopReason: 'end_turn' };
     const agent = createConductor(
-      { model: 'm', tools: [remember], context: createContextManager({ budget: { maxTokens: 50_000, count: (t: string) => Math.ceil(t.length / 4) }, sources: [memorySource(memory)] }) },
+      {
+        model: 'm',
+        tools: [remember],
+        context: createContextManager({
+          budget: { maxTokens: 50_000, count: (t: string) => Math.ceil(t.length / 4) },
+          sources: [memorySource(memory)],
+        }),
+      },
       { invokeModel: invoke, telemetry },
     );
     await agent.submit('When does the build run?');
@@ -104,7 +120,11 @@ describe('a memory store, traced', () => {
     expect(inTool.parentSpanContext?.spanId).toBe(toolSpan.spanContext().spanId);
     const [recall] = named('search_memory');
     expect(recall.parentSpanContext?.spanId).toBe(run.spanContext().spanId);
-    expect(recall.attributes).toEqual({ 'gen_ai.operation.name': 'search_memory', 'gen_ai.memory.store.id': 'notes', 'gen_ai.memory.record.count': 1 });
+    expect(recall.attributes).toEqual({
+      'gen_ai.operation.name': 'search_memory',
+      'gen_ai.memory.store.id': 'notes',
+      'gen_ai.memory.record.count': 1,
+    });
     const [forget] = named('delete_memory');
     expect(forget.attributes).toEqual({
       'gen_ai.operation.name': 'delete_memory',
@@ -121,7 +141,9 @@ describe('a memory store, traced', () => {
     await memory.search('builds');
     const [search] = named('search_memory');
     expect(search.attributes['gen_ai.memory.query.text']).toBe('builds');
-    expect(JSON.parse(search.attributes['gen_ai.memory.records'] as string)).toEqual([{ id: record.id, content: 'Fridays are for builds.', score: expect.any(Number) }]);
+    expect(JSON.parse(search.attributes['gen_ai.memory.records'] as string)).toEqual([
+      { id: record.id, content: 'Fridays are for builds.', score: expect.any(Number) },
+    ]);
   });
 
   it('refuses what is not a memory store', () => {
@@ -131,7 +153,9 @@ describe('a memory store, traced', () => {
 
 // A traced store is the store: the whole contract (scopes on every member, supersede, edit, ranking)
 // holds through the decorator, or an application that turns tracing on would change what users see.
-memoryStoreContract('createTelemetry().memoryStore(createMemoryStore())', async () => createTelemetry({ captureContent: true }).memoryStore(createMemoryStore()));
+memoryStoreContract('createTelemetry().memoryStore(createMemoryStore())', async () =>
+  createTelemetry({ captureContent: true }).memoryStore(createMemoryStore()),
+);
 
 describe('the memory store, traced, edited', () => {
   it('names an edit update_memory with the record id, and keeps the owner on every call', async () => {

@@ -16,7 +16,12 @@ afterEach(async () => {
   await server.close();
 });
 
-const clock = { name: 'clock.now', description: 'The current time.', inputSchema: { type: 'object', properties: {} }, execute: () => '12:00' };
+const clock = {
+  name: 'clock.now',
+  description: 'The current time.',
+  inputSchema: { type: 'object', properties: {} },
+  execute: () => '12:00',
+};
 
 describe('startAnthropicServer, driven by an agent through the real SDK', () => {
   it('answers scripted replies in order (a tool call, then text) and records every request body', async () => {
@@ -38,13 +43,19 @@ describe('startAnthropicServer, driven by an agent through the real SDK', () => 
     server.enqueue(reply.text('first'));
     server.respond((body, index) => reply.text(`#${index} saw ${body.messages.length} message(s)`));
     const client = server.client();
-    const ask = async () => (await client.messages.create({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })).content[0];
+    const ask = async () =>
+      (await client.messages.create({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })).content[0];
     expect(await ask()).toMatchObject({ text: 'first' });
     expect(await ask()).toMatchObject({ text: '#1 saw 1 message(s)' });
   });
 
   it('answers a request without stream: true with the whole message as JSON', async () => {
-    server.enqueue(reply.tools([{ id: 'toolu_1', name: 'clock_now', input: { zone: 'UTC' } }], { text: 'One moment.', usage: { input_tokens: 7, output_tokens: 3 } }));
+    server.enqueue(
+      reply.tools([{ id: 'toolu_1', name: 'clock_now', input: { zone: 'UTC' } }], {
+        text: 'One moment.',
+        usage: { input_tokens: 7, output_tokens: 3 },
+      }),
+    );
     const message = await server.client().messages.create({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'time?' }] });
     expect(message.content).toEqual([
       { type: 'text', text: 'One moment.' },
@@ -103,7 +114,9 @@ describe('startAnthropicServer, driven by an agent through the real SDK', () => 
     server.respond(() => reply.text('ok'));
     const arrived = server.waitForRequests(2);
     const client = server.client();
-    await Promise.all([1, 2].map(() => client.messages.create({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })));
+    await Promise.all(
+      [1, 2].map(() => client.messages.create({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })),
+    );
     await arrived;
     expect(server.requests).toHaveLength(2);
   });

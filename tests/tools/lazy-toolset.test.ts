@@ -116,7 +116,9 @@ describe('lazyToolset', () => {
       expect(() => lazy.handle(bad)).toThrow(ToolError);
     }
     // Checked against search_tools' own input_schema, with the same error every tool's invalid input gets.
-    expect(() => lazy.handle({ query: 3 })).toThrow(/Invalid input for tool "search_tools" \(1 problem\); the tool did not run[\s\S]*- \/query: .*Expected "string"/);
+    expect(() => lazy.handle({ query: 3 })).toThrow(
+      /Invalid input for tool "search_tools" \(1 problem\); the tool did not run[\s\S]*- \/query: .*Expected "string"/,
+    );
     expect(() => lazy.handle({ q: 'weather' })).toThrow(/- \(the whole value\): .*required property "query"/);
     expect(() => lazy.handle(undefined)).toThrow(/No value was given/);
   });

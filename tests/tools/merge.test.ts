@@ -24,7 +24,10 @@ const tool = (name: string, execute: ToolDefinition['execute'], extra: Partial<T
 describe('mergeToolsets', () => {
   it('lists every tool in argument order and runs each call on the toolset that owns the tool', async () => {
     const ran: string[] = [];
-    const notes = toToolset([tool('notes.list', () => (ran.push('notes.list'), ['a'])), tool('notes.add', (input) => (ran.push('notes.add'), input))]);
+    const notes = toToolset([
+      tool('notes.list', () => (ran.push('notes.list'), ['a'])),
+      tool('notes.add', (input) => (ran.push('notes.add'), input)),
+    ]);
     const mail = toToolset([tool('mail.send', (input: { to: string }) => (ran.push('mail.send'), `sent to ${input.to}`))]);
     const merged = mergeToolsets(notes, mail);
     expect(merged.tools.map((t) => t.name)).toEqual(['notes.list', 'notes.add', 'mail.send']);
@@ -35,8 +38,16 @@ describe('mergeToolsets', () => {
   });
 
   it('passes a tool error through unchanged', async () => {
-    const merged = mergeToolsets(toToolset([tool('fails', () => { throw new ToolError('quota exceeded'); })]));
-    await expect(merged.execute('fails', {})).rejects.toSatisfy((e: unknown) => ToolError.isInstance(e) && (e as Error).message === 'quota exceeded');
+    const merged = mergeToolsets(
+      toToolset([
+        tool('fails', () => {
+          throw new ToolError('quota exceeded');
+        }),
+      ]),
+    );
+    await expect(merged.execute('fails', {})).rejects.toSatisfy(
+      (e: unknown) => ToolError.isInstance(e) && (e as Error).message === 'quota exceeded',
+    );
   });
 
   it('refuses the same name in two toolsets with DuplicateToolError', () => {
@@ -63,10 +74,15 @@ describe('mergeToolsets', () => {
   it('sends approvals and rejections back to the toolset whose tool asked, once', async () => {
     const deleted: string[] = [];
     const plain = toToolset([tool('ping', () => 'pong')]);
-    const guarded = toToolset([tool('files.delete', (input: { path: string }) => (deleted.push(input.path), 'deleted'), { needsApproval: true })]);
+    const guarded = toToolset([
+      tool('files.delete', (input: { path: string }) => (deleted.push(input.path), 'deleted'), { needsApproval: true }),
+    ]);
     const merged = mergeToolsets(plain, guarded);
 
-    const pending = (await merged.execute('files.delete', { path: '/tmp/a' }, { callId: 'call-1' })) as { status: string; actionId: string };
+    const pending = (await merged.execute('files.delete', { path: '/tmp/a' }, { callId: 'call-1' })) as {
+      status: string;
+      actionId: string;
+    };
     expect(pending).toEqual({ status: 'pending_approval', actionId: 'call-1' });
     expect(deleted).toEqual([]);
     expect(await merged.approve('call-1')).toBe('deleted');

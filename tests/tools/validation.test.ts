@@ -22,7 +22,9 @@ afterEach(async () => {
 type ResultParam = { type: 'tool_result'; tool_use_id: string; content?: string; is_error?: boolean };
 /** The tool results the SDK sent back on request `n`. */
 const resultsSentOn = (n: number): ResultParam[] =>
-  server.requests[n].body.messages.flatMap((message: { content: unknown }) => (Array.isArray(message.content) ? message.content : [])).filter((block: { type: string }) => block.type === 'tool_result');
+  server.requests[n].body.messages
+    .flatMap((message: { content: unknown }) => (Array.isArray(message.content) ? message.content : []))
+    .filter((block: { type: string }) => block.type === 'tool_result');
 
 function shippingTools(ran: unknown[]) {
   // A Standard Schema (zod) tool with a nested object, a default and a transform.
@@ -90,7 +92,11 @@ describe('tool input validation in the conductor', () => {
     expect(good.is_error).toBeUndefined();
     // Refused like an unknown tool: finished as an error, never started.
     expect(events.filter((e) => e.kind === 'tool_started').map((e) => (e as { callId: string }).callId)).toEqual(['toolu_good']);
-    expect(events.find((e) => e.kind === 'tool_finished' && e.callId === 'toolu_bad_json')).toMatchObject({ isError: true, input: { town: 42 }, result: badJson.content });
+    expect(events.find((e) => e.kind === 'tool_finished' && e.callId === 'toolu_bad_json')).toMatchObject({
+      isError: true,
+      input: { town: 42 },
+      result: badJson.content,
+    });
   });
 
   it('checks input the same with a session store (history recall wraps the tools then)', async () => {
@@ -102,7 +108,10 @@ describe('tool input validation in the conductor', () => {
     await agent.submit('Weather?');
 
     expect(ran).toEqual([]);
-    expect(resultsSentOn(1)[0]).toMatchObject({ is_error: true, content: expect.stringMatching(/^Invalid input for tool "weather.today" \(2 problems\)/) });
+    expect(resultsSentOn(1)[0]).toMatchObject({
+      is_error: true,
+      content: expect.stringMatching(/^Invalid input for tool "weather.today" \(2 problems\)/),
+    });
   });
 
   it('refuses an invalid call of a tool that needs approval without asking anyone to approve it', async () => {
@@ -124,7 +133,10 @@ describe('tool input validation in the conductor', () => {
     expect(snapshot.status).toBe('settled');
     expect(snapshot.pendingApprovals).toEqual([]);
     expect(events.some((e) => e.kind === 'approval_requested')).toBe(false);
-    expect(resultsSentOn(1)[0]).toMatchObject({ is_error: true, content: expect.stringMatching(/- \/path: Too small: expected string to have >=1 characters/) });
+    expect(resultsSentOn(1)[0]).toMatchObject({
+      is_error: true,
+      content: expect.stringMatching(/- \/path: Too small: expected string to have >=1 characters/),
+    });
     expect(ran).toEqual([]);
   });
 
@@ -133,10 +145,18 @@ describe('tool input validation in the conductor', () => {
     const signup = tool({
       name: 'users.create',
       description: 'Create a user.',
-      inputSchema: z.object({ name: z.string() }).refine(async (input) => input.name !== 'root', { message: 'That name is reserved.', path: ['name'] }),
+      inputSchema: z
+        .object({ name: z.string() })
+        .refine(async (input) => input.name !== 'root', { message: 'That name is reserved.', path: ['name'] }),
       execute: (input) => void ran.push(input.name),
     });
-    server.enqueue(reply.tools([{ name: 'users_create', input: { name: 'root' } }, { name: 'users_create', input: { name: 'ada' } }]), reply.text('Made ada.'));
+    server.enqueue(
+      reply.tools([
+        { name: 'users_create', input: { name: 'root' } },
+        { name: 'users_create', input: { name: 'ada' } },
+      ]),
+      reply.text('Made ada.'),
+    );
     const agent = createAgent({ model: 'claude-test', tools: [signup] }, { client: server.client() });
 
     await agent.submit('Make root and ada');
@@ -152,7 +172,10 @@ describe('tool input validation in the conductor', () => {
     const ran: unknown[] = [];
     const { ship, weather } = shippingTools(ran);
     const source = lazyToolSource(toToolset([ship, weather]).tools);
-    const context = createContextManager({ budget: { maxTokens: 100_000, count: (text) => Math.ceil(text.length / 4) }, sources: [source] });
+    const context = createContextManager({
+      budget: { maxTokens: 100_000, count: (text) => Math.ceil(text.length / 4) },
+      sources: [source],
+    });
     server.enqueue(
       reply.tools([{ name: SEARCH_TOOLS, input: { q: 'weather' }, id: 'toolu_search_bad' }]),
       reply.tools([{ name: SEARCH_TOOLS, input: { query: 'weather' }, id: 'toolu_search' }]),
@@ -164,9 +187,16 @@ describe('tool input validation in the conductor', () => {
 
     await agent.submit('Weather in Pune?');
 
-    expect(resultsSentOn(1)[0]).toMatchObject({ is_error: true, content: expect.stringMatching(/tool "search_tools" \(1 problem\)[\s\S]*required property "query"/) });
+    expect(resultsSentOn(1)[0]).toMatchObject({
+      is_error: true,
+      content: expect.stringMatching(/tool "search_tools" \(1 problem\)[\s\S]*required property "query"/),
+    });
     expect(server.requests[2].body.tools.map((t: { name: string }) => t.name)).toContain('weather_today');
-    expect(resultsSentOn(3)[2]).toMatchObject({ tool_use_id: 'toolu_loaded_bad', is_error: true, content: expect.stringMatching(/- \/city: Instance type "number" is invalid. Expected "string"./) });
+    expect(resultsSentOn(3)[2]).toMatchObject({
+      tool_use_id: 'toolu_loaded_bad',
+      is_error: true,
+      content: expect.stringMatching(/- \/city: Instance type "number" is invalid. Expected "string"./),
+    });
     expect(ran).toEqual([{ city: 'Pune' }]);
   });
 
@@ -175,7 +205,9 @@ describe('tool input validation in the conductor', () => {
     expect(() => tool(definition)).toThrow(SchemaDefinitionError);
     expect(() => tool(definition)).toThrow(/^tool "trip.plan" inputSchema: this valibot schema cannot produce a JSON Schema/);
     expect(() => createAgent({ model: 'claude-test', tools: [definition] }, { client: server.client() })).toThrow(AgentConfigError);
-    expect(() => tool({ ...definition, inputSchema: { type: 'string' } })).toThrow(/a tool's input must be an object; the JSON Schema says type "string"/);
+    expect(() => tool({ ...definition, inputSchema: { type: 'string' } })).toThrow(
+      /a tool's input must be an object; the JSON Schema says type "string"/,
+    );
     // Given beside it, a JSON Schema makes the same valibot schema usable.
     const jsonSchema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
     expect(toToolset([tool({ ...definition, inputJsonSchema: jsonSchema })]).tools[0].input_schema).toBe(jsonSchema);
@@ -189,7 +221,9 @@ describe('tool input validation in toToolset and runAgent', () => {
     const toolset = toToolset([ship, { ...ship, name: 'orders.ship_later', needsApproval: true }]);
     expect(toolset.tools[0].input_schema).toMatchObject({ type: 'object', required: ['city', 'address', 'by'] });
     await expect(toolset.execute('orders.ship_later', { city: 'Pune' })).rejects.toThrow(ToolInputError);
-    const error = (await toolset.execute('orders.ship', { city: 3, address: { zip: '41100' }, by: 'mon' }).catch((e: unknown) => e)) as ToolInputError;
+    const error = (await toolset
+      .execute('orders.ship', { city: 3, address: { zip: '41100' }, by: 'mon' })
+      .catch((e: unknown) => e)) as ToolInputError;
     expect(error.issues).toEqual([{ path: '/city', message: 'Invalid input: expected string, received number' }]);
     expect(await toolset.execute('orders.ship', { city: 'Pune', address: { zip: '41100' }, by: 'mon' })).toBe('shipped to Pune by MON');
     expect(ran).toEqual([{ city: 'Pune', address: { zip: '41100' }, copies: 1, by: 'MON' }]);
@@ -213,10 +247,20 @@ describe('tool input validation in toToolset and runAgent', () => {
       reply.text('Done.'),
     );
     const parts = [];
-    for await (const part of runAgent({ client: server.client(), model: 'claude-test', tools: toolset.tools, execute: toolset.execute, prompt: 'Ship' })) parts.push(part);
+    for await (const part of runAgent({
+      client: server.client(),
+      model: 'claude-test',
+      tools: toolset.tools,
+      execute: toolset.execute,
+      prompt: 'Ship',
+    }))
+      parts.push(part);
 
     // The transform ran once: the conductor checked the JSON Schema, the toolset its own zod schema.
     expect(ran).toEqual([{ city: 'Pune', address: { zip: '41100' }, copies: 1, by: 'MON' }, { mark: 'paid!' }]);
-    expect(resultsSentOn(1)[0]).toMatchObject({ is_error: true, content: expect.stringMatching(/- \/address: Instance does not have required property "zip"\./) });
+    expect(resultsSentOn(1)[0]).toMatchObject({
+      is_error: true,
+      content: expect.stringMatching(/- \/address: Instance does not have required property "zip"\./),
+    });
   });
 });

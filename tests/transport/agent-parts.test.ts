@@ -47,7 +47,10 @@ function notesAgent(files: Map<string, string>, chunkDelayClient?: Anthropic): A
       },
     },
   ];
-  const agent = createAgent({ model: DEMO_MODEL_ID, tools }, { client: chunkDelayClient ?? new Anthropic({ baseURL: demo.baseURL, apiKey: 'offline-demo', maxRetries: 0 }) });
+  const agent = createAgent(
+    { model: DEMO_MODEL_ID, tools },
+    { client: chunkDelayClient ?? new Anthropic({ baseURL: demo.baseURL, apiKey: 'offline-demo', maxRetries: 0 }) },
+  );
   agents.push(agent);
   return agent;
 }
@@ -61,7 +64,9 @@ describe('agentRunParts', () => {
     const { parts, error } = await collect(agentRunParts(agent, () => agent.submit('list files')));
     expect(error).toBeUndefined();
     expect(parts.filter((p) => p.type === 'text').length).toBeGreaterThan(1);
-    expect(toolParts(parts)).toEqual([{ type: 'tool', name: 'files.list', callId: expect.any(String), input: { path: '.' }, result: 'a.txt' }]);
+    expect(toolParts(parts)).toEqual([
+      { type: 'tool', name: 'files.list', callId: expect.any(String), input: { path: '.' }, result: 'a.txt' },
+    ]);
     expect(joinedText(parts)).toContain('Listing .');
     expect(joinedText(parts)).toContain('a.txt');
   });
@@ -90,7 +95,13 @@ describe('agentRunParts', () => {
 
     const second = await collect(agentRunParts(agent, () => agent.approve(pending.approvalId!)));
     expect(toolParts(second.parts)).toEqual([
-      { type: 'tool', name: 'files.write', callId: pending.callId, input: { path: 'notes.txt', content: 'hello' }, result: 'wrote notes.txt' },
+      {
+        type: 'tool',
+        name: 'files.write',
+        callId: pending.callId,
+        input: { path: 'notes.txt', content: 'hello' },
+        result: 'wrote notes.txt',
+      },
     ]);
     expect(joinedText(second.parts)).toContain('Done.');
     expect(files.get('notes.txt')).toBe('hello');
@@ -103,7 +114,14 @@ describe('agentRunParts', () => {
     const [pending] = toolParts(first.parts);
     const second = await collect(agentRunParts(agent, () => agent.reject(pending.approvalId!, 'not now')));
     expect(toolParts(second.parts)).toEqual([
-      { type: 'tool', name: 'files.write', callId: pending.callId, input: { path: 'notes.txt', content: 'hello' }, result: expect.stringContaining('not now'), isError: true },
+      {
+        type: 'tool',
+        name: 'files.write',
+        callId: pending.callId,
+        input: { path: 'notes.txt', content: 'hello' },
+        result: expect.stringContaining('not now'),
+        isError: true,
+      },
     ]);
     expect(files.size).toBe(0);
   });
@@ -137,10 +155,17 @@ describe('agentRunParts', () => {
       const faults: unknown[] = [];
       const server = await startServer((_req, res) => {
         outcomes.push(
-          sendParts(res, (signal) => agentRunParts(agent, () => agent.submit('tell me a long story', { signal }).catch((e: unknown) => {
-            faults.push(e);
-            throw e;
-          })), { onError: () => undefined }),
+          sendParts(
+            res,
+            (signal) =>
+              agentRunParts(agent, () =>
+                agent.submit('tell me a long story', { signal }).catch((e: unknown) => {
+                  faults.push(e);
+                  throw e;
+                }),
+              ),
+            { onError: () => undefined },
+          ),
         );
       });
       try {
@@ -165,7 +190,11 @@ describe('agentRunParts', () => {
     const agent = notesAgent(new Map());
     await agent.submit('write hello to notes.txt');
     const server = await startServer((_req, res) => {
-      void sendParts(res, agentRunParts(agent, () => agent.submit('hello')), { onError: () => undefined });
+      void sendParts(
+        res,
+        agentRunParts(agent, () => agent.submit('hello')),
+        { onError: () => undefined },
+      );
     });
     try {
       const { error } = await collect(fetchParts(server.url));

@@ -49,7 +49,12 @@ function disconnectAfterFirstChunk(url: string): Promise<string> {
 
 describe('sendParts over node:http', () => {
   it('streams every part in order as NDJSON, ends with an end frame, and reports completed', async () => {
-    const sent = [text('Hello, '), text('world'), tool('c1', { result: { rows: [1, 2] } }), { type: 'context', source: 'memory', op: 'recalled', records: [] } as AgentPart];
+    const sent = [
+      text('Hello, '),
+      text('world'),
+      tool('c1', { result: { rows: [1, 2] } }),
+      { type: 'context', source: 'memory', op: 'recalled', records: [] } as AgentPart,
+    ];
     const { url, outcomes } = await serve(() =>
       (async function* () {
         yield* sent;
@@ -260,7 +265,8 @@ describe('the store, fetchParts and sendParts together', () => {
     expect(await outcomes[0]).toBe('completed');
 
     const waiting = store.send('wait');
-    while (store.getState().items[3]?.role !== 'assistant' || (store.getState().items[3] as { parts: unknown[] }).parts.length === 0) await turn();
+    while (store.getState().items[3]?.role !== 'assistant' || (store.getState().items[3] as { parts: unknown[] }).parts.length === 0)
+      await turn();
     expect(store.getState().items[3]).toEqual({ role: 'assistant', parts: [text('You said "wait" (2 earlier items).')] });
     store.stop();
     await waiting;
@@ -274,7 +280,13 @@ describe('sendParts edge cases', () => {
   it('keeps headers the caller already sent and adds its own extra headers otherwise', async () => {
     const server = await startServer((req, res: ServerResponse) => {
       if (req.url === '/preset') res.writeHead(200, { 'content-type': 'application/x-ndjson', 'x-preset': 'yes' });
-      void sendParts(res, (async function* () { yield text('x'); })(), { headers: { 'access-control-allow-origin': '*' } });
+      void sendParts(
+        res,
+        (async function* () {
+          yield text('x');
+        })(),
+        { headers: { 'access-control-allow-origin': '*' } },
+      );
     });
     servers.push(server);
     const preset = await fetch(`${server.url}preset`);

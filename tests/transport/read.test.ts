@@ -54,7 +54,10 @@ describe('readParts', () => {
   });
 
   it('throws the server error frame as RemoteStreamError after the parts before it', async () => {
-    const body = lines(encodePartFrame({ frame: 'part', part: text('a') }), encodePartFrame({ frame: 'error', error: { kind: 'tool_error', message: 'no such note' } }));
+    const body = lines(
+      encodePartFrame({ frame: 'part', part: text('a') }),
+      encodePartFrame({ frame: 'error', error: { kind: 'tool_error', message: 'no such note' } }),
+    );
     const { parts, error } = await collect(readParts(chunkedResponse([body]).response));
     expect(parts).toEqual([text('a')]);
     expect(RemoteStreamError.isInstance(error)).toBe(true);

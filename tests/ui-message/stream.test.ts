@@ -3,7 +3,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent } from '../../src/entries/runtime.js';
 import type { Agent } from '../../src/runtime/agent/index.js';
 import { reply, startAnthropicServer, type AnthropicTestServer } from '../../src/testing/index.js';
-import { ChatRequestError, readChatRequest, uiMessagesFromTurns, uiMessageStreamResponse, type ChatRequest } from '../../src/ui-message/index.js';
+import {
+  ChatRequestError,
+  readChatRequest,
+  uiMessagesFromTurns,
+  uiMessageStreamResponse,
+  type ChatRequest,
+} from '../../src/ui-message/index.js';
 
 // The UI message stream as the AI SDK reads it: the raw SSE body, then the message `readUIMessageStream`
 // (the processing `useChat` runs) builds from it. The browser test drives the real useChat.
@@ -13,7 +19,13 @@ let agent: Agent;
 const ran: string[] = [];
 const tools = [
   { name: 'clock.now', description: 'The time.', inputSchema: { type: 'object', properties: {} }, execute: () => ({ time: '12:00' }) },
-  { name: 'files.write', description: 'Writes.', inputSchema: { type: 'object', properties: {} }, needsApproval: true, execute: () => (ran.push('write'), 'written') },
+  {
+    name: 'files.write',
+    description: 'Writes.',
+    inputSchema: { type: 'object', properties: {} },
+    needsApproval: true,
+    execute: () => (ran.push('write'), 'written'),
+  },
 ];
 
 beforeEach(async () => {
@@ -70,8 +82,20 @@ describe('uiMessageStreamResponse', () => {
     // Runs of text deltas counted once: how many there are is the model's business.
     const shape = chunks.map((c) => c.type).filter((type, i, all) => !(type === 'text-delta' && all[i - 1] === 'text-delta'));
     expect(shape).toEqual([
-      'start', 'start-step', 'text-start', 'text-delta', 'text-end', 'tool-input-available', 'tool-output-available', 'finish-step',
-      'start-step', 'text-start', 'text-delta', 'text-end', 'finish-step', 'finish',
+      'start',
+      'start-step',
+      'text-start',
+      'text-delta',
+      'text-end',
+      'tool-input-available',
+      'tool-output-available',
+      'finish-step',
+      'start-step',
+      'text-start',
+      'text-delta',
+      'text-end',
+      'finish-step',
+      'finish',
     ]);
     expect(chunks[0]).toEqual({ type: 'start', messageId: 'm1' });
 
@@ -79,13 +103,26 @@ describe('uiMessageStreamResponse', () => {
     expect(message.id).toBe('m1');
     expect(message.parts.filter((p) => p.type !== 'step-start')).toEqual([
       { type: 'text', text: 'Checking.', state: 'done' },
-      { type: 'dynamic-tool', toolName: 'clock.now', toolCallId: 'call_1', state: 'output-available', input: {}, output: { time: '12:00' } },
+      {
+        type: 'dynamic-tool',
+        toolName: 'clock.now',
+        toolCallId: 'call_1',
+        state: 'output-available',
+        input: {},
+        output: { time: '12:00' },
+      },
       { type: 'text', text: 'Noon.', state: 'done' },
     ]);
   });
 
   it('asks for approval, and a decisions request continues the same message: approved runs, rejected is denied', async () => {
-    model.enqueue(reply.tools([{ id: 'w1', name: 'files_write', input: {} }, { id: 'w2', name: 'files_write', input: {} }]), reply.text('One written.'));
+    model.enqueue(
+      reply.tools([
+        { id: 'w1', name: 'files_write', input: {} },
+        { id: 'w2', name: 'files_write', input: {} },
+      ]),
+      reply.text('One written.'),
+    );
     const first = await chunksOf(uiMessageStreamResponse(agent, prompt('write twice'), { messageId: 'm2' }));
     expect(first.filter((c) => c.type === 'tool-approval-request')).toEqual([
       { type: 'tool-approval-request', approvalId: 'w1', toolCallId: 'w1' },
@@ -106,7 +143,10 @@ describe('uiMessageStreamResponse', () => {
     expect(second.filter((c) => c.type === 'tool-input-available')).toEqual([]);
     const done = await messageOf(second, asked);
     expect(done.id).toBe('m2');
-    expect(done.parts.filter((p) => p.type === 'dynamic-tool').map((p) => [p.toolCallId, p.state])).toEqual([['w1', 'output-available'], ['w2', 'output-denied']]);
+    expect(done.parts.filter((p) => p.type === 'dynamic-tool').map((p) => [p.toolCallId, p.state])).toEqual([
+      ['w1', 'output-available'],
+      ['w2', 'output-denied'],
+    ]);
     expect(done.parts.at(-1)).toMatchObject({ type: 'text', text: 'One written.' });
     expect(ran).toEqual(['write']);
   });
@@ -133,7 +173,7 @@ describe('uiMessageStreamResponse', () => {
     expect(next.parts.at(-1)).toMatchObject({ type: 'text', text: 'Next.' });
   });
 
-  it("ends with an abort chunk when the run is stopped on the server while the page listens", async () => {
+  it('ends with an abort chunk when the run is stopped on the server while the page listens', async () => {
     model.enqueue(reply.text('word '.repeat(100), { chunks: Array(100).fill('word '), frameDelayMs: 20 }));
     agent.subscribe((event) => {
       if (event.kind === 'text_delta') agent.abort();
@@ -145,8 +185,12 @@ describe('uiMessageStreamResponse', () => {
 });
 
 describe('uiMessagesFromTurns', () => {
-  it("gives useChat, after a reload, the messages it built live (tool values as the text the model got)", async () => {
-    model.enqueue(reply.tools([{ id: 'c1', name: 'clock_now', input: {} }], { text: 'Checking.' }), reply.text('Noon.'), reply.tools([{ id: 'w1', name: 'files_write', input: {} }]));
+  it('gives useChat, after a reload, the messages it built live (tool values as the text the model got)', async () => {
+    model.enqueue(
+      reply.tools([{ id: 'c1', name: 'clock_now', input: {} }], { text: 'Checking.' }),
+      reply.text('Noon.'),
+      reply.tools([{ id: 'w1', name: 'files_write', input: {} }]),
+    );
     const live = await messageOf(await chunksOf(uiMessageStreamResponse(agent, prompt('time?'))));
     const waiting = await messageOf(await chunksOf(uiMessageStreamResponse(agent, prompt('write'))));
     const snapshot = await agent.resume(agent.sessionId);
@@ -154,7 +198,9 @@ describe('uiMessagesFromTurns', () => {
     const restored = uiMessagesFromTurns(snapshot);
     expect(restored.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
     const parts = (m: { parts: unknown[] }) => m.parts.filter((p) => (p as { type: string }).type !== 'step-start');
-    expect(parts(restored[1])).toEqual(parts(live).map((p) => ((p as { output?: unknown }).output ? { ...(p as object), output: '{"time":"12:00"}' } : p)));
+    expect(parts(restored[1])).toEqual(
+      parts(live).map((p) => ((p as { output?: unknown }).output ? { ...(p as object), output: '{"time":"12:00"}' } : p)),
+    );
     expect(parts(restored[3])).toEqual(parts(waiting));
     expect(restored[0].parts).toEqual([{ type: 'text', text: 'time?', state: 'done' }]);
   });
@@ -163,7 +209,13 @@ describe('uiMessagesFromTurns', () => {
 describe('readChatRequest', () => {
   const user = (text: string) => ({ id: 'u', role: 'user', parts: [{ type: 'text', text }] });
   it('reads the last user message of a useChat body as the prompt', () => {
-    expect(readChatRequest({ id: 'chat', messages: [user('old'), { id: 'a', role: 'assistant', parts: [] }, user('new')], trigger: 'submit-message' })).toEqual({ kind: 'prompt', chatId: 'chat', text: 'new' });
+    expect(
+      readChatRequest({
+        id: 'chat',
+        messages: [user('old'), { id: 'a', role: 'assistant', parts: [] }, user('new')],
+        trigger: 'submit-message',
+      }),
+    ).toEqual({ kind: 'prompt', chatId: 'chat', text: 'new' });
   });
 
   it('reads answered approvals from the last assistant message as decisions', () => {
@@ -172,8 +224,21 @@ describe('readChatRequest', () => {
       role: 'assistant',
       parts: [
         { type: 'text', text: 'Writing.' },
-        { type: 'dynamic-tool', toolName: 'files.write', toolCallId: 'w1', state: 'approval-responded', input: {}, approval: { id: 'w1', approved: true } },
-        { type: 'tool-files_write', toolCallId: 'w2', state: 'approval-responded', input: {}, approval: { id: 'w2', approved: false, reason: 'no' } },
+        {
+          type: 'dynamic-tool',
+          toolName: 'files.write',
+          toolCallId: 'w1',
+          state: 'approval-responded',
+          input: {},
+          approval: { id: 'w1', approved: true },
+        },
+        {
+          type: 'tool-files_write',
+          toolCallId: 'w2',
+          state: 'approval-responded',
+          input: {},
+          approval: { id: 'w2', approved: false, reason: 'no' },
+        },
         { type: 'dynamic-tool', toolName: 'clock.now', toolCallId: 'c1', state: 'output-available', input: {}, output: 1 },
       ],
     };
@@ -193,7 +258,14 @@ describe('readChatRequest', () => {
     ['an empty prompt', { messages: [user('  ')] }],
     ['an assistant message answering nothing', { messages: [{ role: 'assistant', parts: [{ type: 'text', text: 'x' }] }] }],
     ['a system message', { messages: [{ role: 'system', parts: [{ type: 'text', text: 'x' }] }] }],
-    ['an approval without a decision', { messages: [{ role: 'assistant', parts: [{ type: 'dynamic-tool', toolCallId: 'w', state: 'approval-responded', approval: { id: 'w' } }] }] }],
+    [
+      'an approval without a decision',
+      {
+        messages: [
+          { role: 'assistant', parts: [{ type: 'dynamic-tool', toolCallId: 'w', state: 'approval-responded', approval: { id: 'w' } }] },
+        ],
+      },
+    ],
   ])('refuses %s with a ChatRequestError', (_, body) => {
     let error: unknown;
     try {

@@ -29,9 +29,14 @@ const written: string[] = [];
 
 const tools = [
   { name: 'clock.now', description: 'The time.', inputSchema: { type: 'object', properties: {} }, execute: () => '12:00' },
-  { name: 'files.read', description: 'Reads.', inputSchema: { type: 'object', properties: { path: { type: 'string' } } }, execute: () => {
+  {
+    name: 'files.read',
+    description: 'Reads.',
+    inputSchema: { type: 'object', properties: { path: { type: 'string' } } },
+    execute: () => {
       throw new ToolError('disk on fire');
-    } },
+    },
+  },
   {
     name: 'files.write',
     description: 'Writes.',
@@ -102,7 +107,10 @@ describe.skipIf(!haveChromium('useChat'))('useChat from @ai-sdk/react, against s
   const assistant = () => page.locator('section[data-role="assistant"]').last();
 
   it('streams text, a tool call with its result, and the answer after it, as separate parts of one message', async () => {
-    model.enqueue(reply.tools([{ name: 'clock_now', input: {} }], { text: 'Checking the clock.' }), reply.text('It is noon.', { chunks: ['It is ', 'noon.'] }));
+    model.enqueue(
+      reply.tools([{ name: 'clock_now', input: {} }], { text: 'Checking the clock.' }),
+      reply.text('It is noon.', { chunks: ['It is ', 'noon.'] }),
+    );
     await say('What time is it?');
     await page.locator('[data-tool="clock.now"][data-state="output-available"]').waitFor();
     await assistant().locator('[data-part="text"]', { hasText: 'It is noon.' }).waitFor();
@@ -149,7 +157,7 @@ describe.skipIf(!haveChromium('useChat'))('useChat from @ai-sdk/react, against s
     expect(result).toMatchObject({ type: 'tool_result', is_error: true, content: 'The user rejected this tool call. Reason: not today' });
   });
 
-  it('a failed run reaches useChat as its error, with the typed error\'s message', async () => {
+  it("a failed run reaches useChat as its error, with the typed error's message", async () => {
     model.enqueue(reply.httpError(400, { message: 'prompt is malformed' }));
     await say('hello');
     await page.getByRole('alert').waitFor();

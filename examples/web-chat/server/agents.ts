@@ -69,7 +69,8 @@ export class ConversationAgents {
     this.held.clear();
     const outcomes = await Promise.allSettled([...closes, ...this.closing.values()]);
     const failures = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as unknown] : []));
-    if (failures.length > 0) throw new AggregateError(failures, `closing ${failures.length} conversation agent(s) failed: ${failures.map(messageOf).join('; ')}`);
+    if (failures.length > 0)
+      throw new AggregateError(failures, `closing ${failures.length} conversation agent(s) failed: ${failures.map(messageOf).join('; ')}`);
   }
 
   private hold(sessionId: string): Held {
@@ -94,7 +95,12 @@ export class ConversationAgents {
     } catch (error) {
       await agent.close();
       if (SessionLockedError.isInstance(error)) {
-        throw new RefusedRequestError(409, 'conversation_busy', 'This conversation is busy elsewhere (another server is writing a reply to it); try again once that reply is done.', { cause: error });
+        throw new RefusedRequestError(
+          409,
+          'conversation_busy',
+          'This conversation is busy elsewhere (another server is writing a reply to it); try again once that reply is done.',
+          { cause: error },
+        );
       }
       throw error;
     }

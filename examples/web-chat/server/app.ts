@@ -2,7 +2,17 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
-import { agentRunParts, builtInTools, createAgent, itemsFromTurns, loadReportProblems, RunFault, sendParts, SessionStore, Workspace } from 'indusagi';
+import {
+  agentRunParts,
+  builtInTools,
+  createAgent,
+  itemsFromTurns,
+  loadReportProblems,
+  RunFault,
+  sendParts,
+  SessionStore,
+  Workspace,
+} from 'indusagi';
 import type { AgentPart, AssistantItem, MemoryStore, RunSnapshot, SessionStoreLike, SessionSummary, Turn } from 'indusagi';
 import type { AnthropicClientLike } from 'indusagi/anthropic';
 import { createMemoryStore } from 'indusagi/memory';
@@ -82,7 +92,10 @@ export async function startWebChat(options: WebChatOptions): Promise<WebChat> {
 
   const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => Promise<unknown>> = {
     'GET /api/thread': async (req, res) => {
-      const sessionId = browsers.conversation(browsers.open(req, res), new URL(req.url ?? '/', 'http://localhost').searchParams.get('conversation'));
+      const sessionId = browsers.conversation(
+        browsers.open(req, res),
+        new URL(req.url ?? '/', 'http://localhost').searchParams.get('conversation'),
+      );
       const snapshot = (await agents.ifOpen(sessionId, (agent) => agent.resume(sessionId))) ?? (await readThread(sessionId));
       // A damaged line makes the store fall back to what it could read: the user must hear of it.
       const problems = snapshot.loadReport === undefined ? [] : loadReportProblems(snapshot.loadReport);
@@ -118,8 +131,15 @@ export async function startWebChat(options: WebChatOptions): Promise<WebChat> {
         ),
       );
       // The page stopped the reply (it hung up): keep what it had been shown, and where.
-      const fault = outcome === 'disconnected' ? await run?.then(() => null, (error: unknown) => error) : null;
-      if (RunFault.isInstance(fault) && fault.kind === 'aborted') await stopped.record(sessionId, { afterTurns: fault.snapshot.messages.length, text: said });
+      const fault =
+        outcome === 'disconnected'
+          ? await run?.then(
+              () => null,
+              (error: unknown) => error,
+            )
+          : null;
+      if (RunFault.isInstance(fault) && fault.kind === 'aborted')
+        await stopped.record(sessionId, { afterTurns: fault.snapshot.messages.length, text: said });
     },
     'POST /api/approve': async (req, res) => {
       const browser = browsers.existing(req);

@@ -29,7 +29,8 @@ export class BrowserSessions {
   /** The name of a browser that already has a session, for calls that continue one. */
   existing(req: IncomingMessage): string {
     const token = tokenOf(req);
-    if (token === null) throw new RefusedRequestError(401, 'no_session', 'This browser has no chat session yet; reload the page to start one.');
+    if (token === null)
+      throw new RefusedRequestError(401, 'no_session', 'This browser has no chat session yet; reload the page to start one.');
     return browserOf(token);
   }
 

@@ -37,12 +37,20 @@ export class RequestGuard {
     // Sent by browsers even where they leave Origin out; absent from non-browser clients. "none": typed in the address bar.
     const site = req.headers['sec-fetch-site'];
     if (site !== undefined && site !== 'same-origin' && site !== 'none') {
-      throw new RefusedRequestError(403, 'forbidden_origin', `API calls are taken only from this server's own page, not from a ${site} page.`);
+      throw new RefusedRequestError(
+        403,
+        'forbidden_origin',
+        `API calls are taken only from this server's own page, not from a ${site} page.`,
+      );
     }
     if (req.method !== 'POST') return;
     const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
     if (type !== 'application/json') {
-      throw new RefusedRequestError(415, 'unsupported_media_type', `Send the body as application/json, not ${type === '' ? 'untyped' : type}.`);
+      throw new RefusedRequestError(
+        415,
+        'unsupported_media_type',
+        `Send the body as application/json, not ${type === '' ? 'untyped' : type}.`,
+      );
     }
   }
 }

@@ -18,7 +18,9 @@ const dataDir = process.env.WEB_CHAT_DATA ?? join(tmpdir(), 'indusagi-web-chat')
 const pageDir = join(dataDir, 'page');
 const workspaceDir = join(dataDir, 'workspace');
 // Before the build: a database that is unreachable or not migrated stops the server at once.
-const database = process.env.INDUSAGI_DATABASE_URL ? await openDatabase(process.env.INDUSAGI_DATABASE_URL, process.env.INDUSAGI_DATABASE_SCHEMA || undefined) : null;
+const database = process.env.INDUSAGI_DATABASE_URL
+  ? await openDatabase(process.env.INDUSAGI_DATABASE_URL, process.env.INDUSAGI_DATABASE_SCHEMA || undefined)
+  : null;
 await mkdir(workspaceDir, { recursive: true });
 await build({ configFile: join(here, '..', 'vite.config.ts'), build: { outDir: pageDir, emptyOutDir: true }, logLevel: 'warn' });
 

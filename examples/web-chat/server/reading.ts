@@ -11,7 +11,10 @@ export type ReadableStore = {
 export class ReadOnlySessionError extends IndusagiError {
   static override readonly errorName: string = 'ReadOnlySessionError';
   constructor(readonly sessionId: string) {
-    super('read_only_session', `Session ${JSON.stringify(sessionId)} was opened only to show its thread; nothing may be written through it.`);
+    super(
+      'read_only_session',
+      `Session ${JSON.stringify(sessionId)} was opened only to show its thread; nothing may be written through it.`,
+    );
   }
 }
 

@@ -41,12 +41,18 @@ export function App() {
     location.hash = `c=${id}`;
   };
   const current = thread !== null && !('error' in thread) ? thread.conversation : null;
-  const listed = current !== null && !conversations.some((c) => c.id === current) ? [{ id: current, title: null, modifiedAt: '' }, ...conversations] : conversations;
+  const listed =
+    current !== null && !conversations.some((c) => c.id === current)
+      ? [{ id: current, title: null, modifiedAt: '' }, ...conversations]
+      : conversations;
 
   return (
     <div className="app">
       <nav aria-label="Conversations">
-        <button type="button" onClick={() => void startConversation().then(open, (error: unknown) => setListError((error as Error).message))}>
+        <button
+          type="button"
+          onClick={() => void startConversation().then(open, (error: unknown) => setListError((error as Error).message))}
+        >
           New conversation
         </button>
         <ul>

@@ -85,7 +85,12 @@ export function Chat({ thread, onTurnEnd }: { thread: Thread; onTurnEnd: () => v
           quietly(send());
         }}
       >
-        <input aria-label="Message" value={input} onChange={(e) => setInput(e.target.value)} placeholder="Try: list files · write hello to notes.txt" />
+        <input
+          aria-label="Message"
+          value={input}
+          onChange={(e) => setInput(e.target.value)}
+          placeholder="Try: list files · write hello to notes.txt"
+        />
         {busy ? (
           <button type="button" onClick={halt}>
             Stop

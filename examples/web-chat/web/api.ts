@@ -1,7 +1,10 @@
 import { fetchParts } from 'indusagi/chat';
 import type { AssistantItem, AssistantStream, ContinuationStream } from 'indusagi/chat';
 
-/** A conversation as the server has it: its id, the thread, which of its replies were stopped, and what the session store could not read. */
+/**
+ * A conversation as the server has it: its id, the thread, which of its replies were stopped, and what the
+ * session store could not read.
+ */
 export type Thread = { conversation: string; items: AssistantItem[]; stopped: number[]; problems: string[] };
 
 /** One of this browser's conversations; `title` is its first prompt (null before it has one). */

@@ -48,9 +48,7 @@ function WriteCard({ part, busy, decide }: ToolProps) {
     );
   }
   return (
-    <span data-outcome={part.isError ? 'rejected' : 'written'}>
-      {part.isError ? `Not written: ${resultText(part)}` : resultText(part)}
-    </span>
+    <span data-outcome={part.isError ? 'rejected' : 'written'}>{part.isError ? `Not written: ${resultText(part)}` : resultText(part)}</span>
   );
 }
 

@@ -180,7 +180,8 @@ export class ChatController {
     }
     const number = /^\d+$/.test(choice) ? Number(choice) : NaN;
     try {
-      if (!Number.isNaN(number) && (number < 1 || number > offered.length)) throw new CliUsageError(`pick a number from 1 to ${offered.length}`);
+      if (!Number.isNaN(number) && (number < 1 || number > offered.length))
+        throw new CliUsageError(`pick a number from 1 to ${offered.length}`);
       await this.switchTo(Number.isNaN(number) ? choice : offered[number - 1]);
     } catch (error) {
       this.fail(error);
@@ -206,7 +207,9 @@ export class ChatController {
     }
     const matches = pending.filter((p) => p.approvalId.startsWith(arg));
     if (matches.length === 1) return matches[0];
-    throw new CliUsageError(matches.length === 0 ? `no waiting call has the id ${arg}` : `${arg} matches ${matches.length} waiting calls; give more of the id`);
+    throw new CliUsageError(
+      matches.length === 0 ? `no waiting call has the id ${arg}` : `${arg} matches ${matches.length} waiting calls; give more of the id`,
+    );
   }
 
   private async run(work: () => Promise<unknown>): Promise<void> {
@@ -246,16 +249,25 @@ export class ChatController {
   private reportDamage(snapshot: RunSnapshot): void {
     if (snapshot.status === 'interrupted') {
       const cut = snapshot.interrupted ?? [];
-      const calls = cut.length === 0 ? '' : `; its tool calls ${cut.map((c) => `${c.name} (${c.rerun ? 'will run again' : 'may have run'})`).join(', ')}`;
+      const calls =
+        cut.length === 0
+          ? ''
+          : `; its tool calls ${cut.map((c) => `${c.name} (${c.rerun ? 'will run again' : 'may have run'})`).join(', ')}`;
       this.deps.renderer.line(this.deps.paint('yellow', `  ! the last run stopped before its end${calls}: /continue picks it up`));
     }
     if (snapshot.loadReport === undefined) return;
-    for (const problem of loadReportProblems(snapshot.loadReport)) this.deps.renderer.line(this.deps.paint('yellow', `  ! session ${snapshot.sessionId}: ${problem}`));
+    for (const problem of loadReportProblems(snapshot.loadReport))
+      this.deps.renderer.line(this.deps.paint('yellow', `  ! session ${snapshot.sessionId}: ${problem}`));
   }
 
   private reportPending(pending: PendingApproval[]): void {
     for (const p of pending) {
-      this.deps.renderer.line(this.deps.paint('yellow', `  ? ${p.name} ${JSON.stringify(p.input)} waits for approval: /approve ${p.approvalId} or /reject ${p.approvalId}`));
+      this.deps.renderer.line(
+        this.deps.paint(
+          'yellow',
+          `  ? ${p.name} ${JSON.stringify(p.input)} waits for approval: /approve ${p.approvalId} or /reject ${p.approvalId}`,
+        ),
+      );
     }
   }
 

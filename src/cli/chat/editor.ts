@@ -92,7 +92,8 @@ export class PromptEditor {
     }
     if (this.pasting) {
       // Everything a paste holds is text; a stray escape sequence in it is dropped, not acted on.
-      if (text !== undefined && (text === '\r' || text === '\n' || text === '\t' || !/[\x00-\x1f\x7f]/.test(text))) this.insert(text === '\r' ? '\n' : text, false);
+      if (text !== undefined && (text === '\r' || text === '\n' || text === '\t' || !/[\x00-\x1f\x7f]/.test(text)))
+        this.insert(text === '\r' ? '\n' : text, false);
       return;
     }
     if (key.ctrl && key.name === 'c') return this.onInterrupt();

@@ -40,7 +40,9 @@ export function wrapPlain(source: string, width: number): string {
     .split('\n')
     .flatMap((line) => {
       const indent = /^\s*/.exec(line)![0];
-      return wrap([{ text: line.slice(indent.length), style: [] }], Math.max(10, width - indent.length)).map((l) => indent + l.map((s) => s.text).join(''));
+      return wrap([{ text: line.slice(indent.length), style: [] }], Math.max(10, width - indent.length)).map(
+        (l) => indent + l.map((s) => s.text).join(''),
+      );
     })
     .map(terminalText)
     .join('\n');
@@ -86,12 +88,20 @@ function block(token: Token, width: number, paint: Paint): string[] {
     case 'table': {
       const t = token as Tokens.Table;
       const row = (cells: Tokens.TableCell[], style: Format[]) =>
-        cells.map((cell) => inline(cell.tokens, style).map((s) => styled(s, paint)).join('')).join(paint('dim', ' │ '));
+        cells
+          .map((cell) =>
+            inline(cell.tokens, style)
+              .map((s) => styled(s, paint))
+              .join(''),
+          )
+          .join(paint('dim', ' │ '));
       return [row(t.header, ['bold']), ...t.rows.map((cells) => row(cells, []))];
     }
     default:
       // html and anything newer than this renderer: the source, as text.
-      return wrapPlain(('raw' in token ? String(token.raw) : '').replace(/\n+$/, ''), width).split('\n').filter((l) => l !== '');
+      return wrapPlain(('raw' in token ? String(token.raw) : '').replace(/\n+$/, ''), width)
+        .split('\n')
+        .filter((l) => l !== '');
   }
 }
 
@@ -101,7 +111,9 @@ function list(token: Tokens.List, width: number, paint: Paint): string[] {
   token.items.forEach((item, i) => {
     const marker = token.ordered ? `${start + i}. ` : item.task ? (item.checked ? '☑ ' : '☐ ') : '• ';
     const pad = ' '.repeat(marker.length);
-    const body = item.loose ? blocks(item.tokens, width - marker.length, paint) : item.tokens.flatMap((t) => block(t, width - marker.length, paint));
+    const body = item.loose
+      ? blocks(item.tokens, width - marker.length, paint)
+      : item.tokens.flatMap((t) => block(t, width - marker.length, paint));
     body.forEach((line, j) => out.push(`${j === 0 ? paint('dim', marker) : pad}${line}`));
     if (body.length === 0) out.push(paint('dim', marker.trimEnd()));
   });

@@ -42,7 +42,8 @@ export async function runPrint(command: ChatCommand, given: string, session: Cho
       note(`${RunFault.isInstance(error) ? `run failed (${error.kind})` : 'error'}: ${oneLine(error)}`);
       return EXIT.failed;
     }
-    if (!command.json && snapshot.text !== '') io.stdout.write(terminalText(snapshot.text.endsWith('\n') ? snapshot.text : `${snapshot.text}\n`));
+    if (!command.json && snapshot.text !== '')
+      io.stdout.write(terminalText(snapshot.text.endsWith('\n') ? snapshot.text : `${snapshot.text}\n`));
     if (snapshot.status === 'waiting') {
       note(`session ${session.id} waits for approval; run "indusagi chat --session ${session.id}" and /approve or /reject`);
       return EXIT.waiting;

@@ -65,12 +65,19 @@ export class RunRenderer {
         this.line(this.paint('cyan', `  ⚙ ${event.name} ${compactJson(event.input)}`));
         return;
       case 'tool_finished':
-        this.line(event.isError ? this.paint('red', `  ✗ ${event.name}: ${preview(event.result)}`) : this.paint('green', `  ✓ ${event.name}: ${preview(event.result)}`));
+        this.line(
+          event.isError
+            ? this.paint('red', `  ✗ ${event.name}: ${preview(event.result)}`)
+            : this.paint('green', `  ✓ ${event.name}: ${preview(event.result)}`),
+        );
         this.spinner.start('waiting for the model');
         return;
       case 'approval_requested':
         this.line(
-          this.paint('yellow', `  ? ${event.name} ${compactJson(event.input)} needs your approval: /approve ${event.approvalId} or /reject ${event.approvalId}`),
+          this.paint(
+            'yellow',
+            `  ? ${event.name} ${compactJson(event.input)} needs your approval: /approve ${event.approvalId} or /reject ${event.approvalId}`,
+          ),
         );
         return;
       case 'model_retry':
@@ -79,7 +86,10 @@ export class RunRenderer {
         return;
       case 'compacted':
         this.line(
-          this.paint('magenta', `  ⟳ condensed ${event.removed} earlier turns into a summary (~${event.tokensBefore} → ~${event.tokensAfter} tokens)`),
+          this.paint(
+            'magenta',
+            `  ⟳ condensed ${event.removed} earlier turns into a summary (~${event.tokensBefore} → ~${event.tokensAfter} tokens)`,
+          ),
         );
         return;
       default:
@@ -109,7 +119,8 @@ export class RunRenderer {
     this.pending = this.pending.slice(end);
     if (chunk.trim() === '') return;
     const width = this.layout.width();
-    const shown = this.layout.mode === 'rich' ? renderMarkdown(chunk, width, this.paint) : wrapPlain(chunk.replace(/^\n+|\s+$/g, ''), width);
+    const shown =
+      this.layout.mode === 'rich' ? renderMarkdown(chunk, width, this.paint) : wrapPlain(chunk.replace(/^\n+|\s+$/g, ''), width);
     this.spinner.stop();
     this.newline();
     if (this.blocksShown > 0) this.write('\n');

@@ -47,7 +47,9 @@ export type StatusFacts = {
 export function statusLine(facts: StatusFacts): string {
   const used = facts.lastCall === undefined ? undefined : contextTokens(facts.lastCall);
   const context =
-    used === undefined ? `context -/${count.format(facts.contextWindow)}` : `context ${count.format(used)}/${count.format(facts.contextWindow)} (${percent(used, facts.contextWindow)})`;
+    used === undefined
+      ? `context -/${count.format(facts.contextWindow)}`
+      : `context ${count.format(used)}/${count.format(facts.contextWindow)} (${percent(used, facts.contextWindow)})`;
   const { usage, cost, unpriced } = sessionCost(facts.graph.allNodes());
   const tokens = usage.inputTokens + usage.outputTokens + usage.cacheWriteTokens + usage.cacheReadTokens;
   const price = cost !== undefined ? `~$${cost.usd.toFixed(cost.usd >= 1 ? 2 : 4)}` : unpriced.length > 0 ? 'cost unknown' : '$0';

@@ -40,14 +40,19 @@ function resolveRecord(records: MemoryRecord[], id: string, where: string): Memo
   const matches = records.filter((r) => r.id.startsWith(id));
   if (matches.length === 1) return matches[0];
   if (matches.length === 0) throw new CliUsageError(`no memory "${id}" in ${where}; "indusagi memory ls --all" lists them`);
-  throw new CliUsageError(`"${id}" names ${matches.length} memories (${matches.map((r) => r.id.slice(0, SHORT)).join(', ')}); give more of the id`);
+  throw new CliUsageError(
+    `"${id}" names ${matches.length} memories (${matches.map((r) => r.id.slice(0, SHORT)).join(', ')}); give more of the id`,
+  );
 }
 
 /** `id8  2026-11-30 22:04  [kind] text  @resource/session  (superseded by id8)` */
 function describe(record: MemoryRecord, paint: Paint): string {
   const when = new Date(record.createdAt).toISOString().replace('T', ' ').slice(0, 16);
   const kind = record.kind === undefined ? '' : paint('dim', `[${record.kind}] `);
-  const scope = record.scope === undefined ? '' : paint('dim', `  @${record.scope.resource ?? '*'}${record.scope.session === undefined ? '' : `/${record.scope.session}`}`);
+  const scope =
+    record.scope === undefined
+      ? ''
+      : paint('dim', `  @${record.scope.resource ?? '*'}${record.scope.session === undefined ? '' : `/${record.scope.session}`}`);
   const retired = record.supersededBy === undefined ? '' : paint('yellow', `  (superseded by ${record.supersededBy.slice(0, SHORT)})`);
   return `${paint('bold', record.id.slice(0, SHORT))}  ${when}  ${kind}${clipLine(record.text, 80)}${scope}${retired}`;
 }

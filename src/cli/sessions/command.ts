@@ -50,7 +50,8 @@ async function runOn(store: CliSessionStore, command: SessionsCommand, write: (t
 /** One line per session (all, or `only` these), newest first: id, last change, turns, live leaf and how it began. Reads no whole file. */
 export async function listSessions(store: CliSessionStore, paint: Paint, only?: SessionSummary[]): Promise<string> {
   const sessions = only ?? (await store.listSessions());
-  if (sessions.length === 0) return `no sessions in ${store.where}
+  if (sessions.length === 0)
+    return `no sessions in ${store.where}
 `;
   const lines: string[] = [];
   for (const summary of sessions) {

@@ -39,7 +39,13 @@ export function resolveNode(graph: SessionGraph, given: string): SessionNode {
 
 /** One line about a turn: its text, or the tool calls and results it carries. */
 export function excerpt(turn: Turn, max = 72): string {
-  return clipLine(turn.blocks.map(describeBlock).filter((s) => s !== '').join(' '), max);
+  return clipLine(
+    turn.blocks
+      .map(describeBlock)
+      .filter((s) => s !== '')
+      .join(' '),
+    max,
+  );
 }
 
 /** `text` folded onto one line, cut to `max` characters and made safe for a terminal. */

@@ -6,6 +6,8 @@ export function usageLines(graph: SessionGraph): string[] {
   const { usage, cost, unpriced } = sessionCost(graph.allNodes());
   if (cost === undefined && unpriced.length === 0) return ['usage: no model calls recorded'];
   const lines = [`usage (all branches, as billed): ${describeUsage(usage)}`];
-  lines.push(cost !== undefined ? `estimated cost: ${describeCost(cost)}` : `estimated cost: unknown, no prices for ${unpriced.join(', ')}`);
+  lines.push(
+    cost !== undefined ? `estimated cost: ${describeCost(cost)}` : `estimated cost: unknown, no prices for ${unpriced.join(', ')}`,
+  );
   return lines;
 }

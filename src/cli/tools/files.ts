@@ -132,7 +132,8 @@ async function fsCall<T>(action: () => Promise<T>, shown: string): Promise<T> {
     if (code === 'EISDIR') throw new ToolError(`${shown} is a folder`, { cause: error });
     if (code === 'ENAMETOOLONG') throw new ToolError(`${shown}: a name in this path is too long for the file system`, { cause: error });
     if (code === 'ELOOP') throw new ToolError(`${shown}: too many levels of symbolic links`, { cause: error });
-    if (code === 'ENXIO') throw new ToolError(`${shown} is not a regular file (a socket or a device); only regular files can be read`, { cause: error });
+    if (code === 'ENXIO')
+      throw new ToolError(`${shown} is not a regular file (a socket or a device); only regular files can be read`, { cause: error });
     if (code === 'ENOSPC' || code === 'EDQUOT') throw new ToolError(`${shown}: no space left on the device`, { cause: error });
     throw error;
   }

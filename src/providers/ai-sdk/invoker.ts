@@ -35,8 +35,10 @@ export function fromAiSdk(model: AiSdkLanguageModel, options: FromAiSdkOptions =
   checkModel(model);
   const maxRetries = options.maxRetries ?? 2;
   const maxDelay = options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS;
-  if (!(Number.isInteger(maxRetries) && maxRetries >= 0)) throw new AiSdkOptionsError(`\`maxRetries\` must be a whole number >= 0, got ${String(maxRetries)}`);
-  if (!(Number.isFinite(maxDelay) && maxDelay >= 0)) throw new AiSdkOptionsError(`\`maxRetryDelayMs\` must be a number >= 0, got ${String(maxDelay)}`);
+  if (!(Number.isInteger(maxRetries) && maxRetries >= 0))
+    throw new AiSdkOptionsError(`\`maxRetries\` must be a whole number >= 0, got ${String(maxRetries)}`);
+  if (!(Number.isFinite(maxDelay) && maxDelay >= 0))
+    throw new AiSdkOptionsError(`\`maxRetryDelayMs\` must be a number >= 0, got ${String(maxDelay)}`);
   const invoke = async (request: ModelRequest): Promise<ModelReply> => {
     const call = callOptions(request);
     for (let attempt = 0; ; attempt++) {
@@ -50,7 +52,10 @@ export function fromAiSdk(model: AiSdkLanguageModel, options: FromAiSdkOptions =
         const delayMs = Math.round(retryDelayMs(error, attempt));
         const status = apiCallError(error)?.statusCode as number | undefined;
         if (delayMs > maxDelay) {
-          throw new ModelCallError(`${toModelCallError(error).message}; it asked to wait ${Math.ceil(delayMs / 1000)} s before a retry, over the ${Math.round(maxDelay / 1000)} s limit (maxRetryDelayMs)`, { status, cause: error });
+          throw new ModelCallError(
+            `${toModelCallError(error).message}; it asked to wait ${Math.ceil(delayMs / 1000)} s before a retry, over the ${Math.round(maxDelay / 1000)} s limit (maxRetryDelayMs)`,
+            { status, cause: error },
+          );
         }
         const retry: ModelRetry = { attempt: attempt + 2, delayMs, reason: status === undefined ? 'retryable error' : `HTTP ${status}` };
         if (status !== undefined) retry.status = status;
@@ -88,6 +93,7 @@ async function readReply(stream: ReadableStream<{ type: string }>, request: Mode
  */
 function checkOptions(options: ProviderOptions | undefined): void {
   for (const [key, value] of Object.entries(options ?? {})) {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new AiSdkOptionsError(`\`providerOptions.${key}\` must be an object of that provider's options`);
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      throw new AiSdkOptionsError(`\`providerOptions.${key}\` must be an object of that provider's options`);
   }
 }

@@ -3,7 +3,6 @@ import type { Turn } from '../../runtime/contract/turn.js';
 import { ModelCallError } from '../../runtime/loop/errors.js';
 import type { SpecCallOptions, SpecMessage, SpecProviderOptions, SpecTextPart, SpecToolCallPart, SpecToolResultPart } from './spec.js';
 
-
 /**
  * The call options for `request`: its turns as the specification's prompt, its tools as function
  * tools, its output cap, abort signal and provider options (passed through as they are: the AI SDK's
@@ -15,9 +14,15 @@ export function callOptions(request: ModelRequest): SpecCallOptions {
     maxOutputTokens: request.maxOutputTokens,
   };
   if (request.tools.length > 0) {
-    options.tools = request.tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description, inputSchema: tool.inputSchema as Record<string, unknown> }));
+    options.tools = request.tools.map((tool) => ({
+      type: 'function',
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.inputSchema as Record<string, unknown>,
+    }));
     const choice = request.toolChoice ?? 'auto';
-    options.toolChoice = choice === 'any' ? { type: 'required' } : typeof choice === 'string' ? { type: choice } : { type: 'tool', toolName: choice.tool };
+    options.toolChoice =
+      choice === 'any' ? { type: 'required' } : typeof choice === 'string' ? { type: choice } : { type: 'tool', toolName: choice.tool };
   }
   if (request.temperature !== undefined) options.temperature = request.temperature;
   if (request.topP !== undefined) options.topP = request.topP;
@@ -84,7 +89,8 @@ function pushUser(prompt: SpecMessage[], turn: Turn, toolNames: Map<string, stri
 
 /** Images and documents are not mapped to file parts yet: refusing beats sending the prompt without them. */
 function refuseMedia(block: Turn['blocks'][number]): void {
-  if (block.kind === 'image' || block.kind === 'document') throw new ModelCallError(`fromAiSdk does not send ${block.kind} blocks yet; this conversation holds one.`);
+  if (block.kind === 'image' || block.kind === 'document')
+    throw new ModelCallError(`fromAiSdk does not send ${block.kind} blocks yet; this conversation holds one.`);
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

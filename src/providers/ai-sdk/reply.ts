@@ -53,7 +53,10 @@ export class ReplyAssembler {
         const block = this.texts.get(part.id);
         if (block === undefined) {
           // A provider that streams deltas without a start: the block begins here.
-          const started: Block & { kind: 'text' | 'thinking' } = { kind: part.type === 'text-delta' ? 'text' : 'thinking', text: part.delta };
+          const started: Block & { kind: 'text' | 'thinking' } = {
+            kind: part.type === 'text-delta' ? 'text' : 'thinking',
+            text: part.delta,
+          };
           this.texts.set(part.id, started);
           this.entries.push({ block: started });
         } else {
@@ -88,8 +91,14 @@ export class ReplyAssembler {
     if (this.finished === undefined) throw new ModelCallError('The AI SDK model’s stream ended without a finish part.');
     const blocks = this.entries.flatMap((entry) => ('block' in entry ? [entry.block] : []));
     const { finishReason, usage } = this.finished;
-    if (finishReason.unified === 'error') throw new ModelCallError(`The AI SDK model finished with an error (finish reason ${finishReason.raw ?? 'error'}).`);
-    const reply: ModelReply = { turn: { role: 'assistant', blocks }, stopReason: stopReasonOf(finishReason, blocks), usage: toModelUsage(usage), model: this.modelId };
+    if (finishReason.unified === 'error')
+      throw new ModelCallError(`The AI SDK model finished with an error (finish reason ${finishReason.raw ?? 'error'}).`);
+    const reply: ModelReply = {
+      turn: { role: 'assistant', blocks },
+      stopReason: stopReasonOf(finishReason, blocks),
+      usage: toModelUsage(usage),
+      model: this.modelId,
+    };
     if (this.responseId !== undefined) reply.id = this.responseId;
     return reply;
   }

@@ -11,7 +11,12 @@ export type SpecProviderOptions = Record<string, Record<string, Json | undefined
 
 export type SpecTextPart = { type: 'text'; text: string };
 export type SpecToolCallPart = { type: 'tool-call'; toolCallId: string; toolName: string; input: unknown };
-export type SpecToolResultPart = { type: 'tool-result'; toolCallId: string; toolName: string; output: { type: 'text' | 'error-text'; value: string } };
+export type SpecToolResultPart = {
+  type: 'tool-result';
+  toolCallId: string;
+  toolName: string;
+  output: { type: 'text' | 'error-text'; value: string };
+};
 
 export type SpecMessage =
   | { role: 'system'; content: string }
@@ -36,7 +41,10 @@ export type SpecUsage = {
   outputTokens: { total: number | undefined };
 };
 
-export type SpecFinishReason = { unified: 'stop' | 'length' | 'content-filter' | 'tool-calls' | 'error' | 'other'; raw: string | undefined };
+export type SpecFinishReason = {
+  unified: 'stop' | 'length' | 'content-filter' | 'tool-calls' | 'error' | 'other';
+  raw: string | undefined;
+};
 
 /** The stream parts the adapter reads; a model sends others too (sources, files, metadata), which it skips. */
 export type SpecStreamPart =

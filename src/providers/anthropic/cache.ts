@@ -28,8 +28,10 @@ const CACHE_TTLS: readonly CacheTtl[] = ['5m', '1h'];
 
 /** Why `cache`/`cacheTtl` cannot be used, or null when they can (undefined means "the default"). */
 export function cacheSettingsProblem(cache: unknown, cacheTtl: unknown): string | null {
-  if (cache !== undefined && !CACHE_MODES.includes(cache as CacheMode)) return `\`cache\` must be "auto" or "off", got ${JSON.stringify(cache)}`;
-  if (cacheTtl !== undefined && !CACHE_TTLS.includes(cacheTtl as CacheTtl)) return `\`cacheTtl\` must be "5m" or "1h", got ${JSON.stringify(cacheTtl)}`;
+  if (cache !== undefined && !CACHE_MODES.includes(cache as CacheMode))
+    return `\`cache\` must be "auto" or "off", got ${JSON.stringify(cache)}`;
+  if (cacheTtl !== undefined && !CACHE_TTLS.includes(cacheTtl as CacheTtl))
+    return `\`cacheTtl\` must be "5m" or "1h", got ${JSON.stringify(cacheTtl)}`;
   return null;
 }
 
@@ -43,7 +45,10 @@ export function anthropicOptions(options: ProviderOptions | undefined): Anthropi
   if (own === undefined) return {};
   if (typeof own !== 'object' || own === null) throw new AnthropicOptionsError('`providerOptions.anthropic` must be an object');
   for (const key of Object.keys(own)) {
-    if (!OPTION_KEYS.has(key)) throw new AnthropicOptionsError(`\`providerOptions.anthropic.${key}\` is not an Anthropic option (known: ${[...OPTION_KEYS].join(', ')})`);
+    if (!OPTION_KEYS.has(key))
+      throw new AnthropicOptionsError(
+        `\`providerOptions.anthropic.${key}\` is not an Anthropic option (known: ${[...OPTION_KEYS].join(', ')})`,
+      );
   }
   checkAnthropicOptions(own);
   return own as AnthropicProviderOptions;
@@ -88,7 +93,8 @@ export function systemParam(stable: string | undefined, volatile: string | undef
  */
 export function placeMessageBreakpoints(body: Body, marker: Marker): void {
   const tools = body.tools;
-  if (tools !== undefined && tools.length > 0) tools[tools.length - 1] = { ...tools[tools.length - 1], cache_control: marker } as Anthropic.ToolUnion;
+  if (tools !== undefined && tools.length > 0)
+    tools[tools.length - 1] = { ...tools[tools.length - 1], cache_control: marker } as Anthropic.ToolUnion;
   const messages = body.messages;
   const last = messages.length - 1;
   if (last < 0) return;

@@ -29,7 +29,10 @@ export type AgentDeps = Omit<ConductorDeps, 'invokeModel'> & {
  */
 export function createAgent(config: AnthropicAgentConfig, deps: AgentDeps = {}): Agent {
   const { client, invokeModel, ...rest } = deps ?? {};
-  return createConductor(withShorthands(config), { ...rest, invokeModel: invokeModel ?? createAnthropicInvoker(client ?? new Anthropic()) });
+  return createConductor(withShorthands(config), {
+    ...rest,
+    invokeModel: invokeModel ?? createAnthropicInvoker(client ?? new Anthropic()),
+  });
 }
 
 /** Moves `cache`/`cacheTtl` into `providerOptions.anthropic`, checked whichever model the agent uses. */
@@ -38,10 +41,15 @@ function withShorthands(config: AnthropicAgentConfig): AgentConfig {
   const { cache, cacheTtl, ...rest } = config;
   if (cache === undefined && cacheTtl === undefined) return config;
   const own = { ...config.providerOptions?.[ANTHROPIC] };
-  for (const [key, value] of [['cache', cache], ['cacheTtl', cacheTtl]] as const) {
+  for (const [key, value] of [
+    ['cache', cache],
+    ['cacheTtl', cacheTtl],
+  ] as const) {
     if (value === undefined) continue;
     if (own[key] !== undefined && own[key] !== value) {
-      throw new AgentConfigError(`\`${key}\` and \`providerOptions.anthropic.${key}\` disagree (${JSON.stringify(value)} vs ${JSON.stringify(own[key])}); set one.`);
+      throw new AgentConfigError(
+        `\`${key}\` and \`providerOptions.anthropic.${key}\` disagree (${JSON.stringify(value)} vs ${JSON.stringify(own[key])}); set one.`,
+      );
     }
     own[key] = value;
   }

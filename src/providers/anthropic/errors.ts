@@ -3,7 +3,10 @@ import { IndusagiError } from '../../errors/index.js';
 /** A message handed to `runAgent` holds something indusagi's turns cannot carry (an image, a system role…). */
 export class UnsupportedMessageError extends IndusagiError {
   static override readonly errorName: string = 'UnsupportedMessageError';
-  constructor(readonly messageIndex: number, detail: string) {
+  constructor(
+    readonly messageIndex: number,
+    detail: string,
+  ) {
     super('invalid_request', `messages[${messageIndex}]: ${detail}`);
   }
 }
@@ -16,7 +19,10 @@ export class RunAgentOptionsError extends IndusagiError {
   }
 }
 
-/** An option for the Anthropic invoker (`providerOptions.anthropic`, `createAnthropicInvoker`) it cannot use, refused before any request. */
+/**
+ * An option for the Anthropic invoker (`providerOptions.anthropic`, `createAnthropicInvoker`) it cannot use,
+ * refused before any request.
+ */
 export class AnthropicOptionsError extends IndusagiError {
   static override readonly errorName: string = 'AnthropicOptionsError';
   constructor(detail: string) {

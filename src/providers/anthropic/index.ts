@@ -11,6 +11,12 @@ export { MAX_CACHE_BREAKPOINTS, ANTHROPIC } from './cache.js';
 export { MIN_THINKING_BUDGET, checkAnthropicControls } from './controls.js';
 export type { CacheMode, CacheTtl, AnthropicProviderOptions } from './cache.js';
 export { toMessageParams, fromMessage, fromMessageParams, toModelUsage } from './wire.js';
-export { UnsupportedMessageError, RunAgentOptionsError, CacheSettingsError, AnthropicOptionsError, MalformedStreamError } from './errors.js';
+export {
+  UnsupportedMessageError,
+  RunAgentOptionsError,
+  CacheSettingsError,
+  AnthropicOptionsError,
+  MalformedStreamError,
+} from './errors.js';
 export { DEFAULT_MAX_RETRY_DELAY_MS } from './retry.js';
 export { ModelCallError, PromptTooLongError, RunAbortedError, MaxStepsError } from '../../runtime/loop/errors.js';

@@ -3,13 +3,19 @@ import type { ModelInvoker, ModelReply, ModelRequest, ModelRetry } from '../../r
 import { ModelCallError, PromptTooLongError, RunAbortedError } from '../../runtime/loop/errors.js';
 import { isPromptTooLongError, reportedPromptTokens } from '../../runtime/compaction/prompt-too-long.js';
 import { errorMessage } from '../../errors/base.js';
-import { ANTHROPIC, anthropicOptions, checkAnthropicOptions, placeMessageBreakpoints, systemParam, type AnthropicProviderOptions } from './cache.js';
+import {
+  ANTHROPIC,
+  anthropicOptions,
+  checkAnthropicOptions,
+  placeMessageBreakpoints,
+  systemParam,
+  type AnthropicProviderOptions,
+} from './cache.js';
 import type { AnthropicClientLike } from './client.js';
 import { DEFAULT_MAX_RETRY_DELAY_MS, retryDelayMs, retryReason, sleep } from './retry.js';
 import { ReplyTracker } from './reply-tracker.js';
 import { applyAnthropicControls, checkAnthropicControls } from './controls.js';
 import { fromMessage, toMessageParams, toModelUsage } from './wire.js';
-
 
 /** Defaults for requests whose `providerOptions.anthropic` does not set them. */
 export type AnthropicInvokerOptions = AnthropicProviderOptions;
@@ -67,13 +73,17 @@ export function createAnthropicInvoker(client: AnthropicClientLike, options: Ant
       } catch (error) {
         if (request.signal?.aborted) throw new RunAbortedError({ cause: error });
         const salvaged = tracker.salvage(error);
-        if (salvaged !== undefined) return { turn: salvaged.turn, stopReason: 'tool_use', usage: toModelUsage(salvaged.usage) } satisfies ModelReply;
+        if (salvaged !== undefined)
+          return { turn: salvaged.turn, stopReason: 'tool_use', usage: toModelUsage(salvaged.usage) } satisfies ModelReply;
         // Only a call that failed before anything streamed is tried again: a reply cut off halfway is not.
         const worth = tracker.started ? null : retryReason(error);
         if (worth === null || retry > maxRetries) throw toModelCallError(error);
         const delayMs = Math.round(retryDelayMs(error, retry));
         if (delayMs > maxDelay) {
-          throw toModelCallError(error, `it asked to wait ${Math.ceil(delayMs / 1000)} s before a retry, over the ${Math.round(maxDelay / 1000)} s limit (maxRetryDelayMs)`);
+          throw toModelCallError(
+            error,
+            `it asked to wait ${Math.ceil(delayMs / 1000)} s before a retry, over the ${Math.round(maxDelay / 1000)} s limit (maxRetryDelayMs)`,
+          );
         }
         const retryInfo: ModelRetry = { attempt: retry + 1, delayMs, reason: worth.reason };
         if (worth.status !== undefined) retryInfo.status = worth.status;
@@ -134,6 +144,7 @@ function toModelCallError(error: unknown, why?: string): ModelCallError {
   const where = status !== undefined ? `HTTP ${status}` : 'no HTTP status';
   const message = `The Anthropic API call failed (${where}): ${described}${why === undefined ? '' : `; ${why}`}`;
   // The API words "too long" in its message only; typed here, so the runtime need not know the wording.
-  if (isPromptTooLongError(error)) return new PromptTooLongError(message, { status, cause: error, promptTokens: reportedPromptTokens(error) });
+  if (isPromptTooLongError(error))
+    return new PromptTooLongError(message, { status, cause: error, promptTokens: reportedPromptTokens(error) });
   return new ModelCallError(message, { status, cause: error });
 }

@@ -29,7 +29,8 @@ export class ReplyTracker {
       case 'content_block_start': {
         const block = event.content_block;
         if (block.type === 'text') this.blocks[event.index] = { type: 'text', text: block.text };
-        else if (block.type === 'thinking') this.blocks[event.index] = { type: 'thinking', text: block.thinking, signature: block.signature };
+        else if (block.type === 'thinking')
+          this.blocks[event.index] = { type: 'thinking', text: block.thinking, signature: block.signature };
         else if (block.type === 'redacted_thinking') this.blocks[event.index] = { type: 'redacted_thinking', data: block.data };
         else if (block.type === 'tool_use') this.blocks[event.index] = { type: 'tool_use', id: block.id, name: block.name, json: '' };
         else this.blocks[event.index] = { type: 'other' };

@@ -25,7 +25,9 @@ export function retryReason(error: unknown): { status?: number; reason: string }
   if (status === undefined) {
     // The SDK's connection errors carry no status; anything else without one is not an API answer.
     const name = typeof shape.name === 'string' ? shape.name : '';
-    return name === 'APIConnectionError' || name === 'APIConnectionTimeoutError' ? { reason: name === 'APIConnectionTimeoutError' ? 'timed out' : 'connection error' } : null;
+    return name === 'APIConnectionError' || name === 'APIConnectionTimeoutError'
+      ? { reason: name === 'APIConnectionTimeoutError' ? 'timed out' : 'connection error' }
+      : null;
   }
   const should = header(shape, 'x-should-retry');
   if (should === 'false') return null;

@@ -76,11 +76,14 @@ export type RunAgentOptions = {
  */
 export async function* runAgent(opts: RunAgentOptions): AsyncGenerator<AgentPart> {
   const specs = opts.tools ?? [];
-  if (typeof opts.client?.messages?.stream !== 'function') throw new RunAgentOptionsError('`client` must be an Anthropic client (client.messages.stream).');
+  if (typeof opts.client?.messages?.stream !== 'function')
+    throw new RunAgentOptionsError('`client` must be an Anthropic client (client.messages.stream).');
   if (typeof opts.model !== 'string' || opts.model === '') throw new RunAgentOptionsError('`model` must be a non-empty model id.');
-  if (specs.length > 0 && typeof opts.execute !== 'function') throw new RunAgentOptionsError('`execute` is required when `tools` are given.');
+  if (specs.length > 0 && typeof opts.execute !== 'function')
+    throw new RunAgentOptionsError('`execute` is required when `tools` are given.');
   const maxSteps = opts.maxSteps ?? RUN_AGENT_DEFAULT_MAX_STEPS;
-  if (!(Number.isInteger(maxSteps) && maxSteps >= 1)) throw new RunAgentOptionsError(`\`maxSteps\` must be a positive integer, got ${String(maxSteps)}.`);
+  if (!(Number.isInteger(maxSteps) && maxSteps >= 1))
+    throw new RunAgentOptionsError(`\`maxSteps\` must be a positive integer, got ${String(maxSteps)}.`);
   if (opts.maxTokens !== undefined && !(Number.isInteger(opts.maxTokens) && opts.maxTokens >= 1)) {
     throw new RunAgentOptionsError(`\`maxTokens\` must be a positive integer, got ${String(opts.maxTokens)}.`);
   }

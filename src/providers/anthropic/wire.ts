@@ -41,7 +41,13 @@ function toBlockParam(block: Block): Anthropic.ContentBlockParam | undefined {
     case 'redacted_thinking':
       return { type: 'redacted_thinking', data: block.data };
     case 'image':
-      return { type: 'image', source: block.source.type === 'url' ? { type: 'url', url: block.source.url } : { type: 'base64', media_type: block.source.mediaType as Anthropic.Base64ImageSource['media_type'], data: block.source.data } };
+      return {
+        type: 'image',
+        source:
+          block.source.type === 'url'
+            ? { type: 'url', url: block.source.url }
+            : { type: 'base64', media_type: block.source.mediaType as Anthropic.Base64ImageSource['media_type'], data: block.source.data },
+      };
     case 'document': {
       const source = block.source;
       const param: Anthropic.DocumentBlockParam = {
@@ -111,7 +117,9 @@ export function fromMessageParams(messages: readonly Anthropic.MessageParam[]): 
         case 'document': {
           const source = param.source;
           const block: Block =
-            source.type === 'text' ? { kind: 'document', source: { type: 'text', text: source.data } } : { kind: 'document', source: mediaSourceOf(source, index) };
+            source.type === 'text'
+              ? { kind: 'document', source: { type: 'text', text: source.data } }
+              : { kind: 'document', source: mediaSourceOf(source, index) };
           if (typeof param.title === 'string') block.title = param.title;
           blocks.push(block);
           break;
@@ -131,7 +139,8 @@ export function fromMessageParams(messages: readonly Anthropic.MessageParam[]): 
 }
 
 function mediaSourceOf(source: { type: string; media_type?: string; data?: string; url?: string }, index: number): MediaSource {
-  if (source.type === 'base64' && typeof source.data === 'string' && typeof source.media_type === 'string') return { type: 'base64', mediaType: source.media_type, data: source.data };
+  if (source.type === 'base64' && typeof source.data === 'string' && typeof source.media_type === 'string')
+    return { type: 'base64', mediaType: source.media_type, data: source.data };
   if (source.type === 'url' && typeof source.url === 'string') return { type: 'url', url: source.url };
   throw new UnsupportedMessageError(index, `media sources of type "${source.type}" are not supported (base64, url).`);
 }

@@ -26,7 +26,8 @@ export function toModelCallError(error: unknown): ModelCallError {
   const apiMessage = typeof shape.error?.message === 'string' ? shape.error.message : errorMessage(error);
   const where = status !== undefined ? `HTTP ${status}` : 'no HTTP status';
   const message = `The OpenAI API call failed (${where}): ${code !== undefined ? `${code}: ` : ''}${apiMessage}`;
-  if (code === CONTEXT_LENGTH_EXCEEDED) return new PromptTooLongError(message, { status, cause: error, promptTokens: reportedTokens(apiMessage) });
+  if (code === CONTEXT_LENGTH_EXCEEDED)
+    return new PromptTooLongError(message, { status, cause: error, promptTokens: reportedTokens(apiMessage) });
   return new ModelCallError(message, { status, cause: error });
 }
 

@@ -21,7 +21,8 @@ export function composeHooks(first: LoopHooks | undefined, second: LoopHooks | u
   } else hooks.afterModelCall = afterA ?? afterB;
   const recoverA = first.recoverModelCall;
   const recoverB = second.recoverModelCall;
-  if (recoverA && recoverB) hooks.recoverModelCall = async (error, context, signal) => (await recoverA(error, context, signal)) ?? recoverB(error, context, signal);
+  if (recoverA && recoverB)
+    hooks.recoverModelCall = async (error, context, signal) => (await recoverA(error, context, signal)) ?? recoverB(error, context, signal);
   else hooks.recoverModelCall = recoverA ?? recoverB;
   return hooks;
 }

@@ -62,7 +62,9 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent
   const { card, maxSteps, controls } = settings;
   // The context of the run in progress (or the session's): the history tools show only once it starts with a summary.
   let liveContext: readonly Turn[] = [];
-  const tools = recall ? gateTools(settings.tools, new Set([HISTORY_SEARCH, HISTORY_READ]), () => isSummaryTurn(liveContext[0] ?? EMPTY_TURN)) : settings.tools;
+  const tools = recall
+    ? gateTools(settings.tools, new Set([HISTORY_SEARCH, HISTORY_READ]), () => isSummaryTurn(liveContext[0] ?? EMPTY_TURN))
+    : settings.tools;
   checkMessages(deps);
   const ledger = deps.ledger ?? new RunLedger();
   // The running run's token totals, so summarizer calls made inside hooks count toward them.
@@ -154,7 +156,12 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent
     };
   }
 
-  async function conduct(prompt: string | null, admit: Admission, callerSignal?: AbortSignal, options: RunOptions = { controls }): Promise<RunSnapshot> {
+  async function conduct(
+    prompt: string | null,
+    admit: Admission,
+    callerSignal?: AbortSignal,
+    options: RunOptions = { controls },
+  ): Promise<RunSnapshot> {
     const current = await sessionForRun(prompt);
     const decisions = admit(current);
     // A run that waited for approvals owes the answer its submit asked for; the run deciding them gives it.
@@ -318,12 +325,20 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent
   }
 
   /** Persists what the run recorded, then settles it (`settled` or `waiting`) or faults it. */
-  async function finishRun(current: AgentSession, failure: { kind: FaultKind; error: unknown } | undefined, usage: ModelUsage, answer?: { value: unknown }): Promise<RunSnapshot> {
+  async function finishRun(
+    current: AgentSession,
+    failure: { kind: FaultKind; error: unknown } | undefined,
+    usage: ModelUsage,
+    answer?: { value: unknown },
+  ): Promise<RunSnapshot> {
     try {
       await current.persist();
     } catch (error) {
       // Nothing of this run is durable, which outweighs whatever else went wrong; both are kept as the cause.
-      failure = { kind: 'store_error', error: failure === undefined ? error : new AggregateError([error, failure.error], errorMessage(error)) };
+      failure = {
+        kind: 'store_error',
+        error: failure === undefined ? error : new AggregateError([error, failure.error], errorMessage(error)),
+      };
     }
     const pending = standingOf(current).pending;
     const status: RunStatus = failure !== undefined ? 'faulted' : pending.length > 0 ? 'waiting' : 'settled';
@@ -457,7 +472,13 @@ function hasWorkToContinue(context: readonly Turn[]): boolean {
   return last !== undefined && (last.role === 'user' || openBatch(context).length > 0);
 }
 
-function snapshotOf(sessionId: string, context: readonly Turn[], status: RunStatus, usage: ModelUsage, pending: PendingApproval[] = []): RunSnapshot {
+function snapshotOf(
+  sessionId: string,
+  context: readonly Turn[],
+  status: RunStatus,
+  usage: ModelUsage,
+  pending: PendingApproval[] = [],
+): RunSnapshot {
   return {
     sessionId,
     messages: context.slice(),

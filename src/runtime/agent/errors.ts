@@ -4,7 +4,10 @@ import type { PendingApproval } from '../contract/events.js';
 /** `submit` while tool calls wait for a decision: approve or reject them first (`agent.pendingApprovals()`). */
 export class ApprovalsPendingError extends IndusagiError {
   static override readonly errorName: string = 'ApprovalsPendingError';
-  constructor(readonly sessionId: string, readonly pending: PendingApproval[]) {
+  constructor(
+    readonly sessionId: string,
+    readonly pending: PendingApproval[],
+  ) {
     super(
       'approvals_pending',
       `Session ${JSON.stringify(sessionId)} has ${pending.length} tool call(s) waiting for approval ` +
@@ -51,7 +54,10 @@ export class InvalidPromptError extends IndusagiError {
 /** `branchFrom` to a node the session cannot continue from (or an agent without a store, whose turns have no node ids). */
 export class BranchPointError extends IndusagiError {
   static override readonly errorName: string = 'BranchPointError';
-  constructor(readonly sessionId: string, detail: string) {
+  constructor(
+    readonly sessionId: string,
+    detail: string,
+  ) {
     super('invalid_request', `Cannot branch session ${JSON.stringify(sessionId)}: ${detail}.`);
   }
 }
@@ -62,8 +68,15 @@ export class BranchPointError extends IndusagiError {
  */
 export class CheckpointError extends IndusagiError {
   static override readonly errorName: string = 'CheckpointError';
-  constructor(readonly sessionId: string, options: { cause: unknown }) {
-    super('store_error', `Session ${JSON.stringify(sessionId)} could not be made durable mid-run, so the run stopped: ${errorMessage(options.cause)}`, options);
+  constructor(
+    readonly sessionId: string,
+    options: { cause: unknown },
+  ) {
+    super(
+      'store_error',
+      `Session ${JSON.stringify(sessionId)} could not be made durable mid-run, so the run stopped: ${errorMessage(options.cause)}`,
+      options,
+    );
   }
 }
 

@@ -5,7 +5,14 @@ export type { Agent, AgentConfig, AgentTelemetry, ConductorDeps, SubmitOptions, 
 export { OutputValidationError, OUTPUT_REPAIR_PREFIX } from './structured-output.js';
 export { DEFAULT_MAX_STEPS } from './settings.js';
 export { ModelControlsError } from './errors.js';
-export { AgentClosedError, AgentConfigError, ApprovalsPendingError, BranchPointError, ContextReplacementError, InvalidPromptError } from './errors.js';
+export {
+  AgentClosedError,
+  AgentConfigError,
+  ApprovalsPendingError,
+  BranchPointError,
+  ContextReplacementError,
+  InvalidPromptError,
+} from './errors.js';
 export { readCondensation } from './condensation.js';
 export type { Condensation } from './condensation.js';
 export { beginContextTurn } from './context-turn.js';

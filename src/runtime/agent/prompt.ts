@@ -16,10 +16,14 @@ export function readPrompt(prompt: unknown): { text: string; content?: PromptBlo
     if (prompt.trim() === '') throw new InvalidPromptError('it has no visible text');
     return { text: prompt };
   }
-  if (!Array.isArray(prompt)) throw new InvalidPromptError(`expected a string or an array of text, image and document blocks, got ${prompt === null ? 'null' : typeof prompt}`);
+  if (!Array.isArray(prompt))
+    throw new InvalidPromptError(
+      `expected a string or an array of text, image and document blocks, got ${prompt === null ? 'null' : typeof prompt}`,
+    );
   if (prompt.length === 0) throw new InvalidPromptError('the array of blocks is empty');
   const content = prompt.map((block, index) => checkBlock(block, index));
-  if (!content.some((block) => block.kind !== 'text' || block.text.trim() !== '')) throw new InvalidPromptError('it has no visible text, image or document');
+  if (!content.some((block) => block.kind !== 'text' || block.text.trim() !== ''))
+    throw new InvalidPromptError('it has no visible text, image or document');
   const text = content.flatMap((block) => (block.kind === 'text' ? [block.text] : [])).join('\n');
   return { text, content };
 }
@@ -32,10 +36,15 @@ function checkBlock(raw: unknown, index: number): PromptBlock {
     if (typeof block.text !== 'string') throw new InvalidPromptError(`${where} (text) has no string "text"`);
     return { kind: 'text', text: block.text };
   }
-  if (block.kind === 'image') return { kind: 'image', source: checkSource(block.source, `${where} (image)`, IMAGE_MEDIA_TYPES, false) as MediaSource };
+  if (block.kind === 'image')
+    return { kind: 'image', source: checkSource(block.source, `${where} (image)`, IMAGE_MEDIA_TYPES, false) as MediaSource };
   if (block.kind === 'document') {
-    if (block.title !== undefined && typeof block.title !== 'string') throw new InvalidPromptError(`${where} (document) has a non-string "title"`);
-    const document: PromptBlock = { kind: 'document', source: checkSource(block.source, `${where} (document)`, DOCUMENT_MEDIA_TYPES, true) };
+    if (block.title !== undefined && typeof block.title !== 'string')
+      throw new InvalidPromptError(`${where} (document) has a non-string "title"`);
+    const document: PromptBlock = {
+      kind: 'document',
+      source: checkSource(block.source, `${where} (document)`, DOCUMENT_MEDIA_TYPES, true),
+    };
     if (typeof block.title === 'string') document.title = block.title;
     return document;
   }
@@ -64,5 +73,7 @@ function checkSource(raw: unknown, where: string, mediaTypes: readonly string[],
     if (typeof source.text !== 'string' || source.text === '') throw new InvalidPromptError(`${where} has no "text"`);
     return { type: 'text', text: source.text };
   }
-  throw new InvalidPromptError(`${where} has a source of type ${JSON.stringify(source.type)}; expected base64, url${textAllowed ? ' or text' : ''}`);
+  throw new InvalidPromptError(
+    `${where} has a source of type ${JSON.stringify(source.type)}; expected base64, url${textAllowed ? ' or text' : ''}`,
+  );
 }

@@ -71,7 +71,10 @@ export function memorySession(id: string, messages?: readonly Turn[]): AgentSess
     nodeIdsOf: () => undefined,
     condensedAway: async () => [],
     async branchFrom() {
-      throw new BranchPointError(id, 'the agent has no session store, so its turns have no node ids; pass a store (new MemorySessionStore() keeps one in memory)');
+      throw new BranchPointError(
+        id,
+        'the agent has no session store, so its turns have no node ids; pass a store (new MemorySessionStore() keeps one in memory)',
+      );
     },
     usageTotal: () => ({ ...total }),
     persist: async () => {},
@@ -84,7 +87,9 @@ export function memorySession(id: string, messages?: readonly Turn[]): AgentSess
  * to the graph as it settles, persisted when the agent says so.
  */
 export async function openStoredSession(store: SessionStoreLike, id: string): Promise<AgentSession> {
-  const { graph, report } = store.openSessionWithReport ? await store.openSessionWithReport(id) : { graph: await store.openSession(id), report: undefined };
+  const { graph, report } = store.openSessionWithReport
+    ? await store.openSessionWithReport(id)
+    : { graph: await store.openSession(id), report: undefined };
   // The node behind each context turn, so a condensation can name the first turn it keeps.
   let nodeOf = new WeakMap<Turn, string>();
   const contextAt = (leaf: string | null): Turn[] => {
@@ -130,7 +135,10 @@ export async function openStoredSession(store: SessionStoreLike, id: string): Pr
       if (!session.context.some((turn) => nodeOf.get(turn) === nodeId)) await graph.loadWhole();
       const node = graph.node(nodeId);
       if (node !== undefined && node.turn.role === 'assistant' && node.turn.blocks.some((block) => block.kind === 'tool_call')) {
-        throw new BranchPointError(id, `node ${nodeId} is a reply whose tool calls have no result there; branch from its results or from an answer`);
+        throw new BranchPointError(
+          id,
+          `node ${nodeId} is a reply whose tool calls have no result there; branch from its results or from an answer`,
+        );
       }
       // An unknown id throws UnknownNodeError from the graph, before anything moves.
       session.context = contextAt(nodeId);

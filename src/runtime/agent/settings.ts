@@ -36,7 +36,10 @@ export function resolveSettings(config: AgentConfig, invokeModel: ModelInvoker, 
     throw new AgentConfigError('`context` must be a ContextManager (see createContextManager).');
   }
   const options = config.providerOptions;
-  if (options !== undefined && (typeof options !== 'object' || options === null || Object.values(options).some((value) => typeof value !== 'object' || value === null))) {
+  if (
+    options !== undefined &&
+    (typeof options !== 'object' || options === null || Object.values(options).some((value) => typeof value !== 'object' || value === null))
+  ) {
     throw new AgentConfigError('`providerOptions` must map provider ids to option objects, e.g. { anthropic: { cacheTtl: "1h" } }.');
   }
   try {
@@ -63,7 +66,8 @@ function checkHistory(history: AgentConfig['history']): void {
   if (typeof history !== 'object' || history === null) throw new AgentConfigError('`history` must be true, false or an options object.');
   for (const key of ['k', 'excerptChars', 'readChars'] as const) {
     const value = history[key];
-    if (value !== undefined && !(Number.isInteger(value) && value >= 1)) throw new AgentConfigError(`\`history.${key}\` must be a positive integer, got ${String(value)}.`);
+    if (value !== undefined && !(Number.isInteger(value) && value >= 1))
+      throw new AgentConfigError(`\`history.${key}\` must be a positive integer, got ${String(value)}.`);
   }
 }
 
@@ -71,7 +75,8 @@ function checkHistory(history: AgentConfig['history']): void {
 export function checkMessages(deps: ConductorDeps): void {
   const messages = deps.messages;
   if (messages === undefined) return;
-  if (deps.store !== undefined) throw new AgentConfigError('Pass either `messages` (a history you keep) or a `store` (which keeps it), not both.');
+  if (deps.store !== undefined)
+    throw new AgentConfigError('Pass either `messages` (a history you keep) or a `store` (which keeps it), not both.');
   if (!Array.isArray(messages)) throw new AgentConfigError(`\`messages\` must be an array of turns, got ${typeof messages}.`);
   messages.forEach((turn, index) => {
     const problem = turnProblem(turn);
@@ -96,7 +101,11 @@ function toolsOf(definitions: readonly ToolDefinition[]): LoopTools {
     }
   }
   return defineLoopTools({
-    tools: definitions.map((definition) => ({ name: definition.name, description: definition.description, inputSchema: inputs.get(definition.name)!.jsonSchema })),
+    tools: definitions.map((definition) => ({
+      name: definition.name,
+      description: definition.description,
+      inputSchema: inputs.get(definition.name)!.jsonSchema,
+    })),
     execute: (name, input, ctx) => byName.get(name)!.execute(input, ctx),
     needsApproval: (name) => byName.get(name)?.needsApproval === true,
     idempotent: (name) => byName.get(name)?.idempotent === true,

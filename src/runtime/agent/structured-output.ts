@@ -16,7 +16,10 @@ export const OUTPUT_REPAIR_PREFIX = '[output repair]';
  */
 export class OutputValidationError extends IndusagiError {
   static override readonly errorName: string = 'OutputValidationError';
-  constructor(readonly issues: SchemaIssue[], readonly text: string) {
+  constructor(
+    readonly issues: SchemaIssue[],
+    readonly text: string,
+  ) {
     super('invalid_output', `The answer did not match the output schema, after one repair attempt:\n${formatIssues(issues)}`);
   }
 }
@@ -49,14 +52,20 @@ export async function settleOutput(
 }
 
 /** Whether `text` is the answer: one JSON value (a ```json fence around it is tolerated) that the schema accepts. */
-export async function judge(output: OutputRequest, text: string): Promise<{ ok: true; value: unknown } | { ok: false; issues: SchemaIssue[] }> {
+export async function judge(
+  output: OutputRequest,
+  text: string,
+): Promise<{ ok: true; value: unknown } | { ok: false; issues: SchemaIssue[] }> {
   const json = unfenced(text.trim());
   if (json === '') return { ok: false, issues: [{ path: '', message: 'The answer has no text; one JSON value was required.' }] };
   let value: unknown;
   try {
     value = JSON.parse(json);
   } catch (error) {
-    return { ok: false, issues: [{ path: '', message: `The answer is not valid JSON (${error instanceof Error ? error.message : String(error)}).` }] };
+    return {
+      ok: false,
+      issues: [{ path: '', message: `The answer is not valid JSON (${error instanceof Error ? error.message : String(error)}).` }],
+    };
   }
   return output.compiled.check(value);
 }
@@ -72,4 +81,3 @@ function unfenced(text: string): string {
   const fenced = /^```(?:json)?\s*\n([\s\S]*?)\n?```$/.exec(text);
   return fenced === null ? text : fenced[1].trim();
 }
-

@@ -87,7 +87,8 @@ export type SubmitOptions = ModelControls & {
  * `submit`'s snapshot with `output` typed from a Standard Schema: present once the run settled; a run
  * that stopped `waiting` for approvals has none yet (the approval that settles it brings it).
  */
-export type OutputSnapshot<Output> = (RunSnapshot & { status: 'settled'; output: Output }) | (RunSnapshot & { status: 'waiting'; output?: undefined });
+export type OutputSnapshot<Output> =
+  (RunSnapshot & { status: 'settled'; output: Output }) | (RunSnapshot & { status: 'waiting'; output?: undefined });
 
 /** What `agent.condense()` did: the `compacted` event it published, or null when there was nothing to condense. */
 export type CondenseOutcome = {
@@ -101,7 +102,10 @@ export interface Agent {
    * Runs a prompt: text, or content blocks (text, images and documents, base64 or URL; see docs/agent.md).
    * With `output`, the snapshot carries the answer parsed and validated against that schema.
    */
-  submit<Schema extends StandardSchemaV1>(prompt: string | PromptBlock[], opts: SubmitOptions & { output: Schema }): Promise<OutputSnapshot<StandardSchemaV1.InferOutput<Schema>>>;
+  submit<Schema extends StandardSchemaV1>(
+    prompt: string | PromptBlock[],
+    opts: SubmitOptions & { output: Schema },
+  ): Promise<OutputSnapshot<StandardSchemaV1.InferOutput<Schema>>>;
   submit(prompt: string | PromptBlock[], opts?: SubmitOptions): Promise<RunSnapshot>;
   subscribe(handler: (e: RunEvent) => void): () => void;
   resume(sessionId: string): Promise<RunSnapshot>;

@@ -70,7 +70,11 @@ export async function condenseAt(
   let index = cuts.findIndex((cut) => capAt(cut) >= preferred);
   if (index === -1 && capAt(lastCut) >= Math.min(preferred, SUMMARY_MIN_TOKENS)) index = cuts.length - 1;
   if (index === -1) {
-    throw overflow(budget, budget.overhead + frameTokens + Math.min(preferred, SUMMARY_MIN_TOKENS) + tail(lastCut), messages.length - lastCut);
+    throw overflow(
+      budget,
+      budget.overhead + frameTokens + Math.min(preferred, SUMMARY_MIN_TOKENS) + tail(lastCut),
+      messages.length - lastCut,
+    );
   }
 
   const usage = zeroUsage();

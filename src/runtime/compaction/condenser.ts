@@ -113,7 +113,9 @@ export class Condenser {
     this.#track(messages);
     const tokensBefore = this.#estimate();
     if (!opts.force && fits(this.#budget, tokensBefore)) return null;
-    const cuts = opts.keepAllRecent ? atLeast(findCutPoint(messages, this.#policy.keepRecent)) : shrinkingCuts(messages, this.#policy.keepRecent);
+    const cuts = opts.keepAllRecent
+      ? atLeast(findCutPoint(messages, this.#policy.keepRecent))
+      : shrinkingCuts(messages, this.#policy.keepRecent);
     if (cuts.length === 0) return null;
     const result = await condenseAt(messages, this.#cumulative, cuts, tokensBefore, {
       card: this.#card,

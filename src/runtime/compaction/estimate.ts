@@ -71,7 +71,10 @@ function media(block: { kind: string; source?: unknown }): void {
     ((source.type === 'base64' && typeof source.data === 'string') ||
       (source.type === 'url' && typeof source.url === 'string') ||
       (block.kind === 'document' && source.type === 'text' && typeof source.text === 'string'));
-  if (!ok) throw new CompactionInputError(`${block.kind === 'image' ? 'an image' : 'a document'} block needs a base64, url${block.kind === 'document' ? ' or text' : ''} source`);
+  if (!ok)
+    throw new CompactionInputError(
+      `${block.kind === 'image' ? 'an image' : 'a document'} block needs a base64, url${block.kind === 'document' ? ' or text' : ''} source`,
+    );
 }
 
 function text(value: unknown, what: string): number {

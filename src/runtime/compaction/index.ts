@@ -1,6 +1,13 @@
 // Condensation: deciding when history must shrink, where it may be cut, and replacing the oldest
 // turns with one summary turn. `Condenser` is the incremental form the conductor calls per model call.
-export { estimateContextTokens, estimateTurnTokens, estimateTextTokens, estimateToolsTokens, CHARS_PER_TOKEN, TURN_SURCHARGE_TOKENS } from './estimate.js';
+export {
+  estimateContextTokens,
+  estimateTurnTokens,
+  estimateTextTokens,
+  estimateToolsTokens,
+  CHARS_PER_TOKEN,
+  TURN_SURCHARGE_TOKENS,
+} from './estimate.js';
 export { DEFAULT_TRIGGER_RATIO, DEFAULT_KEEP_RECENT, resolveCompactionPolicy } from './policy.js';
 export type { ResolvedCompactionPolicy } from './policy.js';
 export { shouldCompact } from './budget.js';

@@ -46,7 +46,12 @@ function typedError(error: unknown): PromptTooLongError | undefined {
 function tooLongMessage(error: unknown): string | undefined {
   let current = error;
   for (let depth = 0; depth < MAX_CAUSE_DEPTH && typeof current === 'object' && current !== null; depth++) {
-    const { status, message, apiMessage, cause } = current as { status?: unknown; message?: unknown; apiMessage?: unknown; cause?: unknown };
+    const { status, message, apiMessage, cause } = current as {
+      status?: unknown;
+      message?: unknown;
+      apiMessage?: unknown;
+      cause?: unknown;
+    };
     if (status === 400) {
       for (const text of [apiMessage, message]) {
         if (typeof text === 'string' && PATTERNS.some((p) => p.test.test(text))) return text;

@@ -40,11 +40,7 @@ export async function summarize(turns: readonly Turn[], invokeModel: ModelInvoke
 }
 
 /** `summarize`, also returning the token usage the call reported. */
-export async function requestSummary(
-  turns: readonly Turn[],
-  invokeModel: ModelInvoker,
-  opts: SummarizeOptions,
-): Promise<SummaryReply> {
+export async function requestSummary(turns: readonly Turn[], invokeModel: ModelInvoker, opts: SummarizeOptions): Promise<SummaryReply> {
   const request = buildSummaryRequest(turns, opts);
   let reply;
   try {

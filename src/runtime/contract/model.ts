@@ -43,14 +43,7 @@ export type ModelUsage = {
 export type ProviderOptions = Record<string, Record<string, unknown>>;
 
 export type StopReason =
-  | 'end_turn'
-  | 'tool_use'
-  | 'max_tokens'
-  | 'stop_sequence'
-  | 'pause_turn'
-  | 'refusal'
-  | 'model_context_window_exceeded'
-  | (string & {});
+  'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence' | 'pause_turn' | 'refusal' | 'model_context_window_exceeded' | (string & {});
 
 /**
  * How the model may use tools: decide itself (`auto`), call at least one (`any`), call this one

@@ -31,9 +31,7 @@ export type SessionNode = {
  * offered for approval again.
  */
 export type SessionRecord =
-  | { type: 'node'; node: SessionNode }
-  | { type: 'head'; leaf: string | null }
-  | { type: 'started'; callIds: string[] };
+  { type: 'node'; node: SessionNode } | { type: 'head'; leaf: string | null } | { type: 'started'; callIds: string[] };
 
 /** Upgrades one raw decoded record one schema step forward; runs in order on every record at load. */
 export type Migrator = { id: string; upgrade(raw: unknown): unknown };

@@ -27,7 +27,10 @@ export type PromptBlock = TextBlock | ImageBlock | DocumentBlock;
 /** The prefix that marks a condensation summary turn (a `user` turn whose first text block starts with it). */
 export const CONDENSED_PREFIX = '[condensed earlier context]';
 
-/** A tool's value as the model gets it in a `tool_result`: a string as it is, anything else as JSON. Throws what `JSON.stringify` throws. */
+/**
+ * A tool's value as the model gets it in a `tool_result`: a string as it is, anything else as JSON. Throws
+ * what `JSON.stringify` throws.
+ */
 export function toolResultContent(value: unknown): string {
   if (typeof value === 'string') return value;
   if (value === undefined) return '';

@@ -36,7 +36,13 @@ export class HistoryIndex {
     const words = foldWords(query);
     return this.index.search(terms, { k }).map((hit) => {
       const node = this.nodes[hit.doc];
-      return { id: node.id, role: node.turn.role, at: node.at, excerpt: excerptAround(turnText(node.turn), words, excerptChars), score: hit.score };
+      return {
+        id: node.id,
+        role: node.turn.role,
+        at: node.at,
+        excerpt: excerptAround(turnText(node.turn), words, excerptChars),
+        score: hit.score,
+      };
     });
   }
 

@@ -48,11 +48,15 @@ export function historyTools(current: () => HistoryIndex | undefined, options: H
       },
       idempotent: true,
       async execute(input: { query?: unknown; k?: unknown }) {
-        if (typeof input.query !== 'string' || input.query.trim() === '') throw new ToolError('history.search needs a non-empty "query" string.');
+        if (typeof input.query !== 'string' || input.query.trim() === '')
+          throw new ToolError('history.search needs a non-empty "query" string.');
         const want = input.k === undefined ? Math.min(5, k) : input.k;
         if (!Number.isInteger(want) || (want as number) < 1) throw new ToolError('"k" must be a whole number of at least 1.');
         const found = await index().search(input.query, Math.min(want as number, k), excerptChars);
-        return { found: found.map(({ id, role, at, excerpt }) => ({ id, role, at: new Date(at).toISOString(), excerpt })), note: found.length === 0 ? 'No earlier turn matched.' : 'history_read shows a turn in full.' };
+        return {
+          found: found.map(({ id, role, at, excerpt }) => ({ id, role, at: new Date(at).toISOString(), excerpt })),
+          note: found.length === 0 ? 'No earlier turn matched.' : 'history_read shows a turn in full.',
+        };
       },
     },
     {
@@ -68,12 +72,19 @@ export function historyTools(current: () => HistoryIndex | undefined, options: H
       },
       idempotent: true,
       async execute(input: { id?: unknown; offset?: unknown }) {
-        if (typeof input.id !== 'string' || input.id === '') throw new ToolError('history.read needs the "id" of a turn from history_search.');
+        if (typeof input.id !== 'string' || input.id === '')
+          throw new ToolError('history.read needs the "id" of a turn from history_search.');
         const offset = input.offset ?? 0;
         if (!Number.isInteger(offset) || (offset as number) < 0) throw new ToolError('"offset" must be a whole number of at least 0.');
         const page = await index().read(input.id, offset as number, readChars);
         if (page === undefined) throw new ToolError(`No condensed turn has the id "${input.id}"; use an id history_search returned.`);
-        return { id: page.id, role: page.role, at: new Date(page.at).toISOString(), text: page.text, ...(page.more && { next: page.offset + page.text.length }) };
+        return {
+          id: page.id,
+          role: page.role,
+          at: new Date(page.at).toISOString(),
+          text: page.text,
+          ...(page.more && { next: page.offset + page.text.length }),
+        };
       },
     },
   ];

@@ -41,7 +41,11 @@ export function pendingApprovalsOf(context: readonly Turn[]): PendingApproval[] 
  * stopped, so it is `rerun` when running it again does no harm (an idempotent tool), `interrupted`
  * when not. Started more than once: `interrupted`, whatever the tool (a call is run again only once).
  */
-export function callStanding(call: ToolCallBlock, tools: Pick<LoopTools, 'has' | 'needsApproval' | 'idempotent'>, startsOf: (callId: string) => number): 'pending' | 'rerun' | 'interrupted' {
+export function callStanding(
+  call: ToolCallBlock,
+  tools: Pick<LoopTools, 'has' | 'needsApproval' | 'idempotent'>,
+  startsOf: (callId: string) => number,
+): 'pending' | 'rerun' | 'interrupted' {
   const known = tools.has(call.name);
   const starts = startsOf(call.id) + (known && tools.needsApproval(call.name) ? 0 : 1);
   if (starts === 0) return 'pending';

@@ -21,7 +21,12 @@ const FAULT_KINDS: ReadonlySet<string> = new Set<FaultKind>([
 export class RunFault extends IndusagiError {
   static override readonly errorName: string = 'RunFault';
   declare readonly kind: FaultKind;
-  constructor(kind: FaultKind, message: string, readonly snapshot: RunSnapshot, options?: { cause?: unknown }) {
+  constructor(
+    kind: FaultKind,
+    message: string,
+    readonly snapshot: RunSnapshot,
+    options?: { cause?: unknown },
+  ) {
     super(kind, message, options);
   }
 }
@@ -78,7 +83,10 @@ export class ContextWindowExceededError extends IndusagiError {
   /** The whole prompt the API reported (input plus cache reads and writes), when it reported usage. */
   readonly promptTokens: number | undefined;
   constructor(readonly reply: ModelReply) {
-    super('context_overflow', 'The model stopped because the context window was full (stop reason model_context_window_exceeded); the prompt must shrink.');
+    super(
+      'context_overflow',
+      'The model stopped because the context window was full (stop reason model_context_window_exceeded); the prompt must shrink.',
+    );
     const usage = reply.usage;
     this.promptTokens = usage === undefined ? undefined : usage.inputTokens + usage.cacheWriteTokens + usage.cacheReadTokens;
   }

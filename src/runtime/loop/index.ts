@@ -3,7 +3,15 @@ export { runLoop, settleOpenBatch } from './run-loop.js';
 export { defineLoopTools } from './tools.js';
 export type { LoopToolsSource } from './tools.js';
 export { openBatch, pendingApprovalsOf, openBatchStanding, callStanding, lastAssistantText, lastUserText } from './batch.js';
-export { RunFault, RunAbortedError, MaxStepsError, ModelCallError, PromptTooLongError, ContextWindowExceededError, faultKindOf } from './errors.js';
+export {
+  RunFault,
+  RunAbortedError,
+  MaxStepsError,
+  ModelCallError,
+  PromptTooLongError,
+  ContextWindowExceededError,
+  faultKindOf,
+} from './errors.js';
 export { ABORTED_RESULT, INTERNAL_ERROR, INTERRUPTED_RESULT } from './tool-call.js';
 export { rejectionMessage } from './run-tools.js';
 export { applyControls } from './controls.js';

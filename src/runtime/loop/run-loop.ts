@@ -96,7 +96,10 @@ async function runSteps(input: LoopInput, abort: AbortRace): Promise<LoopOutcome
     try {
       reply = await callModel(input, request, abort);
     } catch (error) {
-      const retry = signal.aborted || !hooks?.recoverModelCall ? undefined : await abort.race(Promise.resolve(hooks.recoverModelCall(error, context, signal)));
+      const retry =
+        signal.aborted || !hooks?.recoverModelCall
+          ? undefined
+          : await abort.race(Promise.resolve(hooks.recoverModelCall(error, context, signal)));
       if (retry === undefined || retry === context) throw error;
       await adopt(retry);
       request = requestFor();

@@ -2,7 +2,15 @@ import type { ToolCallBlock, ToolResultBlock, Turn } from '../contract/turn.js';
 import type { PendingApproval } from '../contract/events.js';
 import type { AbortRace } from './abort.js';
 import { callStanding, toPendingApproval } from './batch.js';
-import { ABORTED_RESULT, INTERRUPTED_RESULT, admitCalls, errorOutcome, executeCall, type Admission, type CallOutcome } from './tool-call.js';
+import {
+  ABORTED_RESULT,
+  INTERRUPTED_RESULT,
+  admitCalls,
+  errorOutcome,
+  executeCall,
+  type Admission,
+  type CallOutcome,
+} from './tool-call.js';
 import type { LoopInput } from './types.js';
 
 /**
@@ -111,7 +119,14 @@ export function rejectionMessage(reason: string | undefined): string {
 }
 
 function finish(call: ToolCallBlock, outcome: CallOutcome, input: LoopInput): CallOutcome {
-  input.emit({ kind: 'tool_finished', name: call.name, callId: call.id, input: call.input, result: outcome.result, isError: outcome.isError });
+  input.emit({
+    kind: 'tool_finished',
+    name: call.name,
+    callId: call.id,
+    input: call.input,
+    result: outcome.result,
+    isError: outcome.isError,
+  });
   return outcome;
 }
 

@@ -24,7 +24,7 @@ export function refusalOf(call: ToolCallBlock, tools: LoopTools): string | undef
   const input = call.input;
   if (typeof input === 'object' && input !== null && !Array.isArray(input)) return undefined;
   // An invoker hands over the raw text when the model's input did not parse as JSON.
-  const got = typeof input === 'string' ? `text that is not valid JSON: ${clip(input)}` : JSON.stringify(input) ?? String(input);
+  const got = typeof input === 'string' ? `text that is not valid JSON: ${clip(input)}` : (JSON.stringify(input) ?? String(input));
   return `Invalid input for tool "${call.name}": expected a JSON object, got ${got}`;
 }
 

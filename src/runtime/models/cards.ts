@@ -65,7 +65,13 @@ function claude(id: string, contextWindow: number, maxOutputTokens: number, inpu
   };
 }
 
-function openai(id: string, contextWindow: number, maxOutputTokens: number, [input, cachedInput, output]: [number, number, number], pricesAsOf: string): ModelCard {
+function openai(
+  id: string,
+  contextWindow: number,
+  maxOutputTokens: number,
+  [input, cachedInput, output]: [number, number, number],
+  pricesAsOf: string,
+): ModelCard {
   return {
     id,
     contextWindow,

@@ -13,10 +13,13 @@ export function checkModelCard(card: ModelCard): void {
   if (typeof card.id !== 'string' || card.id.trim() === '') throw new ModelCardError('`id` must be a non-empty model id');
   for (const key of ['contextWindow', 'maxOutputTokens'] as const) {
     const value = card[key];
-    if (!(Number.isSafeInteger(value) && value >= 1)) throw new ModelCardError(`\`${key}\` of "${card.id}" must be a positive whole number, got ${JSON.stringify(value)}`);
+    if (!(Number.isSafeInteger(value) && value >= 1))
+      throw new ModelCardError(`\`${key}\` of "${card.id}" must be a positive whole number, got ${JSON.stringify(value)}`);
   }
   if (card.maxOutputTokens >= card.contextWindow) {
-    throw new ModelCardError(`\`maxOutputTokens\` of "${card.id}" (${card.maxOutputTokens}) must be below its \`contextWindow\` (${card.contextWindow})`);
+    throw new ModelCardError(
+      `\`maxOutputTokens\` of "${card.id}" (${card.maxOutputTokens}) must be below its \`contextWindow\` (${card.contextWindow})`,
+    );
   }
   const pricing = card.pricing;
   if (pricing === undefined) return;
@@ -25,10 +28,18 @@ export function checkModelCard(card: ModelCard): void {
   for (const key of keys) {
     const value = pricing[key];
     if (!(typeof value === 'number' && Number.isFinite(value) && value >= 0)) {
-      throw new ModelCardError(`\`pricing.${key}\` of "${card.id}" must be a number >= 0 (USD per million tokens), got ${JSON.stringify(value)}`);
+      throw new ModelCardError(
+        `\`pricing.${key}\` of "${card.id}" must be a number >= 0 (USD per million tokens), got ${JSON.stringify(value)}`,
+      );
     }
   }
-  if (typeof pricing.pricesAsOf !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(pricing.pricesAsOf) || Number.isNaN(Date.parse(pricing.pricesAsOf))) {
-    throw new ModelCardError(`\`pricing.pricesAsOf\` of "${card.id}" must be the date the prices were read, as YYYY-MM-DD, got ${JSON.stringify(pricing.pricesAsOf)}`);
+  if (
+    typeof pricing.pricesAsOf !== 'string' ||
+    !/^\d{4}-\d{2}-\d{2}$/.test(pricing.pricesAsOf) ||
+    Number.isNaN(Date.parse(pricing.pricesAsOf))
+  ) {
+    throw new ModelCardError(
+      `\`pricing.pricesAsOf\` of "${card.id}" must be the date the prices were read, as YYYY-MM-DD, got ${JSON.stringify(pricing.pricesAsOf)}`,
+    );
   }
 }

@@ -57,7 +57,12 @@ export class CheckpointWriter {
    * checkpoint may be due, so that a batch that just extends the live path costs only its own records.
    * `startsOf` gives how many `started` records name a call, these records included (`graph.startsOf`).
    */
-  compose(records: readonly SessionRecord[], closeTornLine: boolean, chainOf: () => readonly SessionNode[] | null, startsOf: (callId: string) => number): Batch {
+  compose(
+    records: readonly SessionRecord[],
+    closeTornLine: boolean,
+    chainOf: () => readonly SessionNode[] | null,
+    startsOf: (callId: string) => number,
+  ): Batch {
     const state = this.state;
     const size = state.size;
     const firstByte = size + (closeTornLine ? 1 : 0);
@@ -166,8 +171,7 @@ export class CheckpointWriter {
     }
     ranges.sort((a, b) => a[0] - b[0]);
     // The bytes being written count as verified: if the write fails, so does this checkpoint.
-    const whole = (start: number, end: number) =>
-      start >= writing[0] || this.state.verified.covers(start, Math.min(end, writing[0]));
+    const whole = (start: number, end: number) => start >= writing[0] || this.state.verified.covers(start, Math.min(end, writing[0]));
     const merged: ByteRange[] = [];
     for (const range of ranges) {
       const last = merged.at(-1);

@@ -58,7 +58,8 @@ export function encodeCheckpoint(fields: Omit<Checkpoint, 'type' | 'v'>): string
  */
 export function parseCheckpoint(line: string, raw: Record<string, unknown>): Checkpoint | string {
   const at = line.lastIndexOf(SUM_KEY);
-  if (at < 0 || line.length !== at + SUM_KEY.length + SUM_HEX + 2 || !line.endsWith('"}')) return 'damaged checkpoint record: no checksum at its end';
+  if (at < 0 || line.length !== at + SUM_KEY.length + SUM_HEX + 2 || !line.endsWith('"}'))
+    return 'damaged checkpoint record: no checksum at its end';
   if (checksum(line.slice(0, at)) !== line.slice(at + SUM_KEY.length, at + SUM_KEY.length + SUM_HEX)) {
     return 'damaged checkpoint record: its checksum does not match its content';
   }
@@ -69,8 +70,10 @@ export function parseCheckpoint(line: string, raw: Record<string, unknown>): Che
   if (!isCount(nodes)) return 'malformed checkpoint record: "nodes" is not a count';
   const problem = usageProblem(usage);
   if (problem !== null) return `malformed checkpoint record: "usage" ${problem}`;
-  const isStart = (entry: unknown) => Array.isArray(entry) && entry.length === 2 && typeof entry[0] === 'string' && entry[0] !== '' && isCount(entry[1]) && entry[1] > 0;
-  if (!Array.isArray(started) || !started.every(isStart)) return 'malformed checkpoint record: "started" is not a list of [call id, count] pairs';
+  const isStart = (entry: unknown) =>
+    Array.isArray(entry) && entry.length === 2 && typeof entry[0] === 'string' && entry[0] !== '' && isCount(entry[1]) && entry[1] > 0;
+  if (!Array.isArray(started) || !started.every(isStart))
+    return 'malformed checkpoint record: "started" is not a list of [call id, count] pairs';
   if (!Array.isArray(live)) return 'malformed checkpoint record: "live" is not a list of byte ranges';
   let previousEnd = 0;
   for (const range of live as unknown[]) {
@@ -78,7 +81,8 @@ export function parseCheckpoint(line: string, raw: Record<string, unknown>): Che
       return 'malformed checkpoint record: "live" holds something other than [start, end] byte ranges';
     }
     const [start, end] = range as ByteRange;
-    if (start < previousEnd || end <= start || end > offset) return 'malformed checkpoint record: its "live" ranges are not ascending, disjoint and before it';
+    if (start < previousEnd || end <= start || end > offset)
+      return 'malformed checkpoint record: its "live" ranges are not ascending, disjoint and before it';
     previousEnd = end;
   }
   return raw as unknown as Checkpoint;

@@ -33,7 +33,7 @@ export function contextChain(id: string, lookup: (id: string) => SessionNode | u
   const summaryAt = nodes.length - 1;
   const firstKept = summary.condenses!.firstKept;
   if (firstKept === null) return { ok: true, nodes, summaryAt };
-  for (let walker = summary.parent; ; ) {
+  for (let walker = summary.parent; ;) {
     if (walker === null) return { ok: false, broken: summary };
     const node = lookup(walker);
     if (node === undefined) return { ok: false, missing: walker };

@@ -3,7 +3,10 @@ import { IndusagiError } from '../../errors/index.js';
 /** A session id that could name a file outside the store's root, or no file at all. */
 export class InvalidSessionIdError extends IndusagiError {
   static override readonly errorName: string = 'InvalidSessionIdError';
-  constructor(readonly sessionId: string, readonly reason: string) {
+  constructor(
+    readonly sessionId: string,
+    readonly reason: string,
+  ) {
     super('invalid_session_id', `Invalid session id ${JSON.stringify(sessionId)}: ${reason}.`);
   }
 }
@@ -24,7 +27,10 @@ export class SessionLockedError extends IndusagiError {
 /** `persist` for a session this store did not open for writing (or with a graph other than the one it opened). */
 export class SessionNotOpenError extends IndusagiError {
   static override readonly errorName: string = 'SessionNotOpenError';
-  constructor(readonly sessionId: string, detail: string) {
+  constructor(
+    readonly sessionId: string,
+    detail: string,
+  ) {
     super('session_not_open', `Session ${JSON.stringify(sessionId)} is not open for writing: ${detail}.`);
   }
 }
@@ -32,7 +38,10 @@ export class SessionNotOpenError extends IndusagiError {
 /** The writer's lock file vanished or was replaced while the session was open; writing on could fork history. */
 export class SessionLockLostError extends IndusagiError {
   static override readonly errorName: string = 'SessionLockLostError';
-  constructor(readonly sessionId: string, readonly lockPath: string) {
+  constructor(
+    readonly sessionId: string,
+    readonly lockPath: string,
+  ) {
     super(
       'session_lock_lost',
       `The writer lock of session ${JSON.stringify(sessionId)} (${lockPath}) was removed or replaced by someone else; nothing was written.`,
@@ -43,7 +52,10 @@ export class SessionLockLostError extends IndusagiError {
 /** A node id the graph does not hold. */
 export class UnknownNodeError extends IndusagiError {
   static override readonly errorName: string = 'UnknownNodeError';
-  constructor(readonly sessionId: string, readonly nodeId: string) {
+  constructor(
+    readonly sessionId: string,
+    readonly nodeId: string,
+  ) {
     super('unknown_node', `Session ${JSON.stringify(sessionId)} has no node ${JSON.stringify(nodeId)}.`);
   }
 }
@@ -59,7 +71,11 @@ export class InvalidTurnError extends IndusagiError {
 /** A condensation node whose `firstKept` is not one of its ancestors, so its context cannot be rebuilt. */
 export class BrokenCondensationError extends IndusagiError {
   static override readonly errorName: string = 'BrokenCondensationError';
-  constructor(readonly sessionId: string, readonly summaryId: string, readonly firstKept: string) {
+  constructor(
+    readonly sessionId: string,
+    readonly summaryId: string,
+    readonly firstKept: string,
+  ) {
     super(
       'broken_condensation',
       `Session ${JSON.stringify(sessionId)}: condensation node ${summaryId} keeps a tail from ${firstKept}, which is not one of its ancestors.`,
@@ -70,7 +86,10 @@ export class BrokenCondensationError extends IndusagiError {
 /** `SessionGraph.fromRecords` was given records that do not form a whole graph (orphans, or a head naming no node). */
 export class SessionIntegrityError extends IndusagiError {
   static override readonly errorName: string = 'SessionIntegrityError';
-  constructor(readonly sessionId: string, readonly problems: string[]) {
+  constructor(
+    readonly sessionId: string,
+    readonly problems: string[],
+  ) {
     super('session_integrity', `Session ${JSON.stringify(sessionId)} records do not form a whole graph: ${problems.join('; ')}.`);
   }
 }
@@ -78,7 +97,11 @@ export class SessionIntegrityError extends IndusagiError {
 /** The file system refused a read or write; `cause` holds the system error. Nothing unsaved was dropped. */
 export class SessionIoError extends IndusagiError {
   static override readonly errorName: string = 'SessionIoError';
-  constructor(readonly sessionId: string, readonly operation: string, cause: unknown) {
+  constructor(
+    readonly sessionId: string,
+    readonly operation: string,
+    cause: unknown,
+  ) {
     super(
       'session_io',
       `Session ${JSON.stringify(sessionId)}: ${operation} failed: ${cause instanceof Error ? cause.message : String(cause)}.`,
@@ -94,8 +117,15 @@ export class SessionIoError extends IndusagiError {
  */
 export class SessionPathUnsafeError extends IndusagiError {
   static override readonly errorName = 'SessionPathUnsafeError';
-  constructor(readonly sessionId: string, readonly path: string, readonly reason: string) {
-    super('session_path_unsafe', `Session ${JSON.stringify(sessionId)}: ${reason}; the store never follows links or opens anything but regular files in its root.`);
+  constructor(
+    readonly sessionId: string,
+    readonly path: string,
+    readonly reason: string,
+  ) {
+    super(
+      'session_path_unsafe',
+      `Session ${JSON.stringify(sessionId)}: ${reason}; the store never follows links or opens anything but regular files in its root.`,
+    );
   }
 }
 
@@ -106,7 +136,11 @@ export class SessionPathUnsafeError extends IndusagiError {
  */
 export class MissingHistoryError extends IndusagiError {
   static override readonly errorName = 'MissingHistoryError';
-  constructor(readonly sessionId: string, readonly nodeId: string, readonly missingId: string) {
+  constructor(
+    readonly sessionId: string,
+    readonly nodeId: string,
+    readonly missingId: string,
+  ) {
     super(
       'missing_history',
       `Session ${JSON.stringify(sessionId)}: the context at node ${nodeId} needs node ${missingId}, which is damaged or missing (see the load report).`,

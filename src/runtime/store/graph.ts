@@ -298,7 +298,7 @@ export class SessionGraph {
    */
   nodesTo(id: string): SessionNode[] {
     const path: SessionNode[] = [];
-    for (let current = this.require(id); ; ) {
+    for (let current = this.require(id); ;) {
       path.push(current);
       const parent = current.parent === null ? undefined : this.lookup(current.parent);
       if (parent === undefined) break;
@@ -385,7 +385,10 @@ export class SessionGraph {
     if (options.leaf !== null) {
       const chain = contextChain(options.leaf, (id) => graph.nodes.get(id));
       if (!chain.ok) {
-        const problem = 'missing' in chain ? `node ${chain.missing} is missing` : `condensation ${chain.broken.id} keeps a tail from a node that is not its ancestor`;
+        const problem =
+          'missing' in chain
+            ? `node ${chain.missing} is missing`
+            : `condensation ${chain.broken.id} keeps a tail from a node that is not its ancestor`;
         throw new SessionIntegrityError(sessionId, [`the nodes do not hold the context at the leaf ${options.leaf}: ${problem}`]);
       }
     }

@@ -24,7 +24,7 @@ export function* scanLines(from: number, to: number, onLine: OnLine): Generator<
   let filled = 0;
   // File position of buffer[0].
   let base = from;
-  for (let position = from; position < to; ) {
+  for (let position = from; position < to;) {
     if (filled === buffer.length) {
       // One line longer than the buffer: grow rather than split it.
       const bigger = Buffer.allocUnsafe(buffer.length * 2);

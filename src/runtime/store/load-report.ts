@@ -12,10 +12,13 @@ export function loadReportProblems(report: LoadReport): string[] {
     const lines = skipped.slice(0, 3).map((line) => `line ${line.line} (${line.reason})`);
     problems.push(`${skipped.length} damaged line(s) were skipped: ${lines.join('; ')}${skipped.length > 3 ? '; …' : ''}`);
   }
-  if (report.orphans.length > 0) problems.push(`${report.orphans.length} turn(s) were left out because an earlier turn they follow is missing`);
+  if (report.orphans.length > 0)
+    problems.push(`${report.orphans.length} turn(s) were left out because an earlier turn they follow is missing`);
   if (report.leafFallback !== null) {
     const restored = report.leafFallback.restored === null ? 'the start' : `node ${report.leafFallback.restored.slice(0, 8)}`;
-    problems.push(`the latest turn (${report.leafFallback.recorded.slice(0, 8)}) could not be read; the conversation continues from ${restored}`);
+    problems.push(
+      `the latest turn (${report.leafFallback.recorded.slice(0, 8)}) could not be read; the conversation continues from ${restored}`,
+    );
   }
   return problems;
 }

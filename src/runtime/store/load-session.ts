@@ -92,7 +92,9 @@ export class SessionFileLoader {
       fullScanReason: null,
       bytes: 0,
     };
-    const writer = forWriter ? this.newWriter({ size: 0, leaf: null, nodes: 0, usage: zeroUsage(), offsets: new Map(), verified: [] }) : null;
+    const writer = forWriter
+      ? this.newWriter({ size: 0, leaf: null, nodes: 0, usage: zeroUsage(), offsets: new Map(), verified: [] })
+      : null;
     return { graph: new SessionGraph(id), report, exists: false, endsCleanly: true, writer };
   }
 
@@ -145,12 +147,21 @@ export class SessionFileLoader {
       bytes: bytesRead,
     };
     const writer = forWriter
-      ? this.newWriter({ size: decoded.size, leaf: graph.leaf, nodes: graph.size, usage: graph.usageTotal(), offsets: offsetsOf(decoded), verified: decoded.verified })
+      ? this.newWriter({
+          size: decoded.size,
+          leaf: graph.leaf,
+          nodes: graph.size,
+          usage: graph.usageTotal(),
+          offsets: offsetsOf(decoded),
+          verified: decoded.verified,
+        })
       : null;
     return { graph, report, exists: true, endsCleanly: decoded.endsCleanly, writer };
   }
 
-  private newWriter(known: Omit<WriterState, 'verified' | 'checkpoint' | 'stale'> & { verified: ByteRange[]; checkpoint?: WriterState['checkpoint'] }): CheckpointWriter {
+  private newWriter(
+    known: Omit<WriterState, 'verified' | 'checkpoint' | 'stale'> & { verified: ByteRange[]; checkpoint?: WriterState['checkpoint'] },
+  ): CheckpointWriter {
     const state: WriterState = { ...known, checkpoint: known.checkpoint ?? null, stale: false, verified: new RangeSet(known.verified) };
     return new CheckpointWriter(state, this.checkpointBytes);
   }

@@ -94,10 +94,20 @@ async function judgeHolder(sessionId: string, lockPath: string): Promise<void> {
     throw new SessionLockedError(sessionId, null, lockPath, 'the lock file is not an indusagi lock; remove it if no writer is running');
   }
   if (holder.host !== hostname()) {
-    throw new SessionLockedError(sessionId, holder.pid, lockPath, `held by pid ${holder.pid} on host ${holder.host}, whose liveness cannot be checked from here`);
+    throw new SessionLockedError(
+      sessionId,
+      holder.pid,
+      lockPath,
+      `held by pid ${holder.pid} on host ${holder.host}, whose liveness cannot be checked from here`,
+    );
   }
   if (holder.pid === process.pid && ownTokens.has(holder.token)) {
-    throw new SessionLockedError(sessionId, holder.pid, lockPath, `held by this process (pid ${holder.pid}); close the session before opening it again`);
+    throw new SessionLockedError(
+      sessionId,
+      holder.pid,
+      lockPath,
+      `held by this process (pid ${holder.pid}); close the session before opening it again`,
+    );
   }
   if (holder.pid !== process.pid && isAlive(holder.pid)) {
     throw new SessionLockedError(sessionId, holder.pid, lockPath, `held by live process pid ${holder.pid}`);

@@ -37,7 +37,8 @@ export class MemorySessionStore implements SessionStoreLike {
     const id = graph.sessionId;
     const writer = this.writers.get(id);
     if (writer === undefined) throw new SessionNotOpenError(id, 'open it with openSession first (loadSession reads without taking it)');
-    if (writer !== graph) throw new SessionNotOpenError(id, 'this graph is not the one openSession returned, and persisting it could fork the history');
+    if (writer !== graph)
+      throw new SessionNotOpenError(id, 'this graph is not the one openSession returned, and persisting it could fork the history');
     const lines = this.lines.get(id) ?? [];
     const written = { records: 0, bytes: 0 };
     for (const record of graph.takeUnsaved()) {

@@ -82,7 +82,9 @@ class FileDecoder {
   }
 
   scan(): Generator<ReadRequest, Parameters<OnLine> | null, number> {
-    return scanLines(0, this.decoded.size, (buffer, start, end, at) => this.line(buffer.toString('utf8', start, end), at, at + end - start + 1, false));
+    return scanLines(0, this.decoded.size, (buffer, start, end, at) =>
+      this.line(buffer.toString('utf8', start, end), at, at + end - start + 1, false),
+    );
   }
 
   finish(rest: Parameters<OnLine> | null): DecodedFile {

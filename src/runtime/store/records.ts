@@ -40,9 +40,13 @@ function blockProblem(raw: unknown): string | null {
 function mediaSourceProblem(raw: unknown, what: string, textAllowed: boolean): string | null {
   const source = raw as Record<string, unknown> | null;
   if (typeof source !== 'object' || source === null) return `${what} has no "source" object`;
-  if (source.type === 'base64') return typeof source.mediaType === 'string' && typeof source.data === 'string' ? null : `${what} with a base64 source needs string "mediaType" and "data"`;
+  if (source.type === 'base64')
+    return typeof source.mediaType === 'string' && typeof source.data === 'string'
+      ? null
+      : `${what} with a base64 source needs string "mediaType" and "data"`;
   if (source.type === 'url') return typeof source.url === 'string' ? null : `${what} with a url source needs a string "url"`;
-  if (textAllowed && source.type === 'text') return typeof source.text === 'string' ? null : `${what} with a text source needs a string "text"`;
+  if (textAllowed && source.type === 'text')
+    return typeof source.text === 'string' ? null : `${what} with a text source needs a string "text"`;
   return `${what} has a source of unknown type ${JSON.stringify(source.type)}`;
 }
 
@@ -75,7 +79,8 @@ function nodeProblem(raw: unknown): string | null {
     const problem = usageProblem(node.usage);
     if (problem !== null) return `the node "usage" is malformed: ${problem}`;
   }
-  if (node.model !== undefined && (typeof node.model !== 'string' || node.model === '')) return 'the node "model" is not a non-empty string';
+  if (node.model !== undefined && (typeof node.model !== 'string' || node.model === ''))
+    return 'the node "model" is not a non-empty string';
   return turnProblem(node.turn);
 }
 
@@ -91,7 +96,9 @@ function narrowRecord(raw: unknown): SessionRecord | string {
     return problem === null ? (record as SessionRecord) : `malformed node record: ${problem}`;
   }
   if (record.type === 'head') {
-    return record.leaf === null || typeof record.leaf === 'string' ? (record as SessionRecord) : 'malformed head record: "leaf" is neither a string nor null';
+    return record.leaf === null || typeof record.leaf === 'string'
+      ? (record as SessionRecord)
+      : 'malformed head record: "leaf" is neither a string nor null';
   }
   if (record.type === 'started') {
     const ids = record.callIds;
@@ -107,7 +114,10 @@ function narrowRecord(raw: unknown): SessionRecord | string {
  * of the wrong shape. A class, so no decoded record can ever pass for one.
  */
 export class LineProblem {
-  constructor(readonly reason: string, readonly unparsable: boolean) {}
+  constructor(
+    readonly reason: string,
+    readonly unparsable: boolean,
+  ) {}
 }
 
 /** What one line of a session file holds, when it holds anything valid. */

@@ -138,7 +138,7 @@ function chooseLeaf(attached: Attached): { leaf: string | null; broken: SessionN
   const status = (id: string): Status => {
     const path: string[] = [];
     let result: Status;
-    for (let current = id; ; ) {
+    for (let current = id; ;) {
       const known = memo.get(current);
       if (known !== undefined) {
         result = known;

@@ -76,14 +76,21 @@ async function checkRegular(handle: FileHandle, sessionId: string, path: string,
 
 function irregularity(info: Stats): string | null {
   if (info.isFile()) return null;
-  const what = info.isDirectory() ? 'a directory' : info.isFIFO() ? 'a FIFO' : info.isSocket() ? 'a socket' : 'a device or other special file';
+  const what = info.isDirectory()
+    ? 'a directory'
+    : info.isFIFO()
+      ? 'a FIFO'
+      : info.isSocket()
+        ? 'a socket'
+        : 'a device or other special file';
   return `is not a regular file but ${what}`;
 }
 
 /** The typed error for an open refused because the path is a link; any other error as it is. */
 function unsafeOr(error: unknown, sessionId: string, path: string, role: SafeFileRole): unknown {
   const failure = code(error);
-  if (failure === 'ELOOP' || failure === 'EMLINK') return new SessionPathUnsafeError(sessionId, path, `the ${role} ${path} is a symbolic link`);
+  if (failure === 'ELOOP' || failure === 'EMLINK')
+    return new SessionPathUnsafeError(sessionId, path, `the ${role} ${path} is a symbolic link`);
   return error;
 }
 

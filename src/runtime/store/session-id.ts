@@ -26,7 +26,8 @@ export function sessionIdProblem(id: unknown): string | null {
   if (id.includes(':')) return 'it contains ":" (a drive or stream prefix on Windows)';
   if (LONE_SURROGATE.test(id)) return 'it contains a lone surrogate (not valid Unicode)';
   const control = CONTROL.exec(id);
-  if (control !== null) return `it contains a control character (U+${control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')})`;
+  if (control !== null)
+    return `it contains a control character (U+${control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')})`;
   if (Buffer.byteLength(id, 'utf8') > MAX_ID_BYTES) return `it is longer than ${MAX_ID_BYTES} bytes`;
   return null;
 }

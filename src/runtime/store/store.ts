@@ -31,7 +31,14 @@ export type SessionStoreOptions = {
  * the first line holds no text); `turns` the turns the session stores, every branch (null for a large
  * file without checkpoints, written before they existed).
  */
-export type SessionSummary = { id: string; size: number; modifiedAt: Date; leaf: string | null; title: string | null; turns: number | null };
+export type SessionSummary = {
+  id: string;
+  size: number;
+  modifiedAt: Date;
+  leaf: string | null;
+  title: string | null;
+  turns: number | null;
+};
 
 const DEFAULT_CHECKPOINT_BYTES = 64 * 1024;
 
@@ -66,7 +73,10 @@ export class SessionStore implements SessionStoreLike {
   constructor(root: string, migrators: Migrator[] = [], options: SessionStoreOptions = {}) {
     this.root = resolve(root);
     this.migrators = [...migrators];
-    this.loader = new SessionFileLoader({ migrators: this.migrators, verify: options.verify ?? false }, options.checkpointBytes ?? DEFAULT_CHECKPOINT_BYTES);
+    this.loader = new SessionFileLoader(
+      { migrators: this.migrators, verify: options.verify ?? false },
+      options.checkpointBytes ?? DEFAULT_CHECKPOINT_BYTES,
+    );
   }
 
   /** The file a session lives in. Throws `InvalidSessionIdError` for an id that could escape the root. */
@@ -133,11 +143,16 @@ export class SessionStore implements SessionStoreLike {
   persist(graph: SessionGraph): Promise<PersistReport> {
     const session = this.sessions.get(graph.sessionId);
     if (session === undefined) {
-      return Promise.reject(new SessionNotOpenError(graph.sessionId, 'open it with openSession first (loadSession reads without the writer lock)'));
+      return Promise.reject(
+        new SessionNotOpenError(graph.sessionId, 'open it with openSession first (loadSession reads without the writer lock)'),
+      );
     }
     if (session.graph !== graph) {
       return Promise.reject(
-        new SessionNotOpenError(graph.sessionId, 'this graph is not the one openSession returned, and persisting it could fork the history'),
+        new SessionNotOpenError(
+          graph.sessionId,
+          'this graph is not the one openSession returned, and persisting it could fork the history',
+        ),
       );
     }
     return queueWrite(session, () => this.write(session));
@@ -219,7 +234,12 @@ export class SessionStore implements SessionStoreLike {
       // From here to the write nothing waits, so the records, the leaf and its context belong together.
       records = graph.takeUnsaved();
       // A line torn by an earlier crash is closed off, so the first new record starts on a line of its own.
-      const batch = writer.compose(records, !session.endsCleanly, () => liveChain(graph), (callId) => graph.startsOf(callId));
+      const batch = writer.compose(
+        records,
+        !session.endsCleanly,
+        () => liveChain(graph),
+        (callId) => graph.startsOf(callId),
+      );
       session.endsCleanly = undefined;
       await appendDurably(session.file, batch.bytes);
       session.endsCleanly = true;

@@ -53,7 +53,8 @@ export async function readBackToCheckpoint(file: FileHandle, size: number, limit
 async function extendBack(file: FileHandle, tail: Tail, to: number): Promise<number> {
   const added = Buffer.allocUnsafe(tail.start - to);
   const { bytesRead } = await file.read(added, 0, added.length, to);
-  if (bytesRead !== added.length) throw new Error(`the session file shrank while it was read (${bytesRead} of ${added.length} bytes at ${to})`);
+  if (bytesRead !== added.length)
+    throw new Error(`the session file shrank while it was read (${bytesRead} of ${added.length} bytes at ${to})`);
   tail.bytes = Buffer.concat([added, tail.bytes]);
   tail.start = to;
   tail.bytesRead += added.length;
@@ -95,7 +96,13 @@ export type TailMiss = { ok: false; reason: string; bytesRead: number; tail: Tai
 export async function readTail(file: FileHandle, size: number, options: ReadOptions): Promise<TailResume | TailMiss> {
   const last = Buffer.alloc(1);
   await file.read(last, 0, 1, size - 1);
-  if (last[0] !== NEWLINE) return { ok: false, reason: 'the file ends in an unterminated line (a write cut short, or one still under way)', bytesRead: 1, tail: null };
+  if (last[0] !== NEWLINE)
+    return {
+      ok: false,
+      reason: 'the file ends in an unterminated line (a write cut short, or one still under way)',
+      bytesRead: 1,
+      tail: null,
+    };
 
   const tail = await readBackToCheckpoint(file, size, TAIL_SEARCH_BYTES);
   const miss = (reason: string): TailMiss => ({ ok: false, reason, bytesRead: tail.bytesRead, tail });
@@ -110,7 +117,8 @@ export async function readTail(file: FileHandle, size: number, options: ReadOpti
   const decodedCheckpoint = decodeRecord(tail.bytes.toString('utf8', at - tail.start, checkpointEnd - tail.start), options.migrators);
   if (decodedCheckpoint instanceof LineProblem) return miss(`the last checkpoint (at byte ${at}) is damaged: ${decodedCheckpoint.reason}`);
   const checkpoint = decodedCheckpoint as Checkpoint;
-  if (checkpoint.offset !== at) return miss(`the last checkpoint says it is at byte ${checkpoint.offset} but sits at byte ${at}: the file changed before it`);
+  if (checkpoint.offset !== at)
+    return miss(`the last checkpoint says it is at byte ${checkpoint.offset} but sits at byte ${at}: the file changed before it`);
 
   // The last record before it that places the leaf (past `started` records, which place none; an
   // earlier checkpoint places it where it says) must put the leaf where the checkpoint says.
@@ -141,8 +149,8 @@ export async function readTail(file: FileHandle, size: number, options: ReadOpti
   eachLine(tail.bytes, checkpointEnd + 1 - tail.start, tail.bytes.length, tail.start, (line, start, end) => {
     lines++;
     const record = decodeValid(line, options);
-    if (typeof record === 'string') return (damaged ??= `the line at byte ${start}, after the last checkpoint, ${record}`), false;
-    if (record.type === 'checkpoint') return (damaged ??= `a second checkpoint at byte ${start} follows the last one`), false;
+    if (typeof record === 'string') return ((damaged ??= `the line at byte ${start}, after the last checkpoint, ${record}`), false);
+    if (record.type === 'checkpoint') return ((damaged ??= `a second checkpoint at byte ${start} follows the last one`), false);
     if (record.type === 'started') for (const id of record.callIds) starts.set(id, (starts.get(id) ?? 0) + 1);
     leaf = leafPosition(record) ?? leaf;
     if (record.type === 'node' && !after.has(record.node.id)) {
@@ -165,8 +173,13 @@ export async function readTail(file: FileHandle, size: number, options: ReadOpti
   for (;;) {
     recorded = contextChain(checkpoint.leaf, (id) => fromRanges.get(id));
     if (recorded.ok) break;
-    if ('broken' in recorded) return { ...miss(`condensation ${recorded.broken.id} keeps a tail from a node that is not one of its ancestors`), bytesRead };
-    if (unread === 0) return { ...miss(`the last checkpoint's live ranges do not hold the context at its leaf (node ${recorded.missing} is missing)`), bytesRead };
+    if ('broken' in recorded)
+      return { ...miss(`condensation ${recorded.broken.id} keeps a tail from a node that is not one of its ancestors`), bytesRead };
+    if (unread === 0)
+      return {
+        ...miss(`the last checkpoint's live ranges do not hold the context at its leaf (node ${recorded.missing} is missing)`),
+        bytesRead,
+      };
     const [start, end] = checkpoint.live[--unread];
     // One byte more in front, to see that the range starts a line.
     const from = Math.max(0, start - 1);
@@ -185,7 +198,8 @@ export async function readTail(file: FileHandle, size: number, options: ReadOpti
     eachLine(bytes, start - from, bytes.length, from, (line, lineStart, lineEnd) => {
       lines++;
       const record = decodeValid(line, options);
-      if (typeof record === 'string') return (damaged ??= `the line at byte ${lineStart}, in the checkpoint's live range ${start}-${end}, ${record}`), false;
+      if (typeof record === 'string')
+        return ((damaged ??= `the line at byte ${lineStart}, in the checkpoint's live range ${start}-${end}, ${record}`), false);
       if (record.type === 'node' && !fromRanges.has(record.node.id)) {
         fromRanges.set(record.node.id, record.node);
         if (!offsets.has(record.node.id)) offsets.set(record.node.id, [lineStart, lineEnd]);
@@ -201,8 +215,14 @@ export async function readTail(file: FileHandle, size: number, options: ReadOpti
   const lookup = (id: string) => after.get(id) ?? (checkpointChain.has(id) ? fromRanges.get(id) : undefined);
   const chain: ContextChain = leaf === null ? { ok: true, nodes: [], summaryAt: -1 } : contextChain(leaf, lookup);
   if (!chain.ok) {
-    if ('broken' in chain) return { ...miss(`condensation ${chain.broken.id} keeps a tail from a node that is not one of its ancestors`), bytesRead };
-    return { ...miss(`the context at the leaf needs node ${chain.missing}, which is neither after the last checkpoint nor in the context it records`), bytesRead };
+    if ('broken' in chain)
+      return { ...miss(`condensation ${chain.broken.id} keeps a tail from a node that is not one of its ancestors`), bytesRead };
+    return {
+      ...miss(
+        `the context at the leaf needs node ${chain.missing}, which is neither after the last checkpoint nor in the context it records`,
+      ),
+      bytesRead,
+    };
   }
   return { ok: true, leaf, chain: chain.nodes, nodes, usage, starts, offsets, checkpoint, checkpointChain, verified, lines, bytesRead };
 }
@@ -221,7 +241,8 @@ async function lineStartBefore(file: FileHandle, tail: Tail, end: number): Promi
 function decodeValid(line: string, options: ReadOptions): StoredLine | string {
   const record = decodeRecord(line, options.migrators);
   if (record instanceof LineProblem) return `is damaged: ${record.reason}`;
-  if (options.verify && record.type === 'node' && hashNode(record.node) !== record.node.id) return `holds node ${record.node.id}, which does not match its content`;
+  if (options.verify && record.type === 'node' && hashNode(record.node) !== record.node.id)
+    return `holds node ${record.node.id}, which does not match its content`;
   return record;
 }
 
@@ -229,12 +250,17 @@ function decodeValid(line: string, options: ReadOptions): StoredLine | string {
  * Calls `onLine(text, start, end)` for each newline-terminated line of `bytes[from, to)`, with file
  * offsets (`bytes[0]` is at `origin`; `end` is past the newline), until it returns false.
  */
-function eachLine(bytes: Buffer, from: number, to: number, origin: number, onLine: (line: string, start: number, end: number) => boolean): void {
-  for (let start = from; start < to; ) {
+function eachLine(
+  bytes: Buffer,
+  from: number,
+  to: number,
+  origin: number,
+  onLine: (line: string, start: number, end: number) => boolean,
+): void {
+  for (let start = from; start < to;) {
     const newline = bytes.indexOf(NEWLINE, start);
     if (newline < 0 || newline >= to) return;
     if (!onLine(bytes.toString('utf8', start, newline), origin + start, origin + newline + 1)) return;
     start = newline + 1;
   }
 }
-

@@ -17,7 +17,10 @@ export function queueWrite<T>(session: { queue: Promise<void> }, write: () => Pr
  * meanwhile run first). It returns right after seeing that, with no await in between, so a store that
  * drops the session next refuses any later persist instead of half-running it.
  */
-export async function drainWrites(session: { queue: Promise<void>; graph: { hasUnsaved: boolean } }, persist: () => Promise<unknown>): Promise<void> {
+export async function drainWrites(
+  session: { queue: Promise<void>; graph: { hasUnsaved: boolean } },
+  persist: () => Promise<unknown>,
+): Promise<void> {
   for (;;) {
     const queue = session.queue;
     await queue;

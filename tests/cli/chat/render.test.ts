@@ -23,7 +23,13 @@ const events: RunEvent[] = [
   { kind: 'tool_started', callId: 'c1', name: `files.read${HOSTILE}`, input: { path: HOSTILE } },
   { kind: 'tool_finished', callId: 'c1', name: 'files.read', input: { path: 'x' }, result: `${HOSTILE}\nsecond line`, isError: false },
   { kind: 'tool_finished', callId: 'c2', name: 'files.read', input: { path: 'x' }, result: { nested: HOSTILE }, isError: true },
-  { kind: 'approval_requested', callId: 'c3', approvalId: `toolu_1\n  ? fake line one ${HOSTILE}`, name: 'files.write', input: { path: '.bashrc', content: HOSTILE } },
+  {
+    kind: 'approval_requested',
+    callId: 'c3',
+    approvalId: `toolu_1\n  ? fake line one ${HOSTILE}`,
+    name: 'files.write',
+    input: { path: '.bashrc', content: HOSTILE },
+  },
 ] as RunEvent[];
 
 describe('what the model or a tool produced reaches the terminal neutralised', () => {
@@ -43,8 +49,12 @@ describe('what the model or a tool produced reaches the terminal neutralised', (
       expect(out).toContain('file\\u202etxt.exe');
       // Every status line is one line: a newline in an id or a name cannot start a fake one.
       const plain = out.replace(OWN_SGR, '');
-      expect(plain.split('\n').filter((l) => l.includes('fake line one'))).toEqual([expect.stringMatching(/^ {2}\? files\.write .*\/approve toolu_1\\n {2}\? fake line one/)]);
-      expect(plain.split('\n').filter((l) => l.includes('fake line two'))).toEqual([expect.stringMatching(/^ {2}\? files\.write .*\/approve toolu_2\\n {2}\? fake line two$/)]);
+      expect(plain.split('\n').filter((l) => l.includes('fake line one'))).toEqual([
+        expect.stringMatching(/^ {2}\? files\.write .*\/approve toolu_1\\n {2}\? fake line one/),
+      ]);
+      expect(plain.split('\n').filter((l) => l.includes('fake line two'))).toEqual([
+        expect.stringMatching(/^ {2}\? files\.write .*\/approve toolu_2\\n {2}\? fake line two$/),
+      ]);
       expect(plain).toContain('Here is the file:\n');
     });
   }

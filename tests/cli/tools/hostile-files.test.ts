@@ -67,7 +67,9 @@ async function mkfifo(name: string): Promise<void> {
 describe('files.read on something that is not a regular file', () => {
   it('refuses a FIFO at once instead of waiting forever for a writer', async () => {
     await mkfifo('pipe');
-    expect(await settle(run('files.read', { path: 'pipe' }))).toBe('ToolError: pipe is not a regular file (a FIFO); only regular files can be read');
+    expect(await settle(run('files.read', { path: 'pipe' }))).toBe(
+      'ToolError: pipe is not a regular file (a FIFO); only regular files can be read',
+    );
   });
 
   it('four FIFO reads at once leave the thread pool free for every other file operation', async () => {
@@ -108,7 +110,9 @@ describe('names at the file system limit', () => {
 
   it('tells the model a name is too long, as a ToolError it can act on', async () => {
     const name = `${'n'.repeat(300)}.txt`;
-    expect(await settle(run('files.write', { path: name, content: 'x' }))).toBe(`ToolError: ${name}: a name in this path is too long for the file system`);
+    expect(await settle(run('files.write', { path: name, content: 'x' }))).toBe(
+      `ToolError: ${name}: a name in this path is too long for the file system`,
+    );
     expect(await settle(run('files.read', { path: name }))).toBe(`ToolError: ${name}: a name in this path is too long for the file system`);
     expect(await readdir(root)).toEqual([]);
   });
@@ -116,7 +120,16 @@ describe('names at the file system limit', () => {
 
 describe('files.list with names that could fake entries', () => {
   it('lists each entry on exactly one line, quoting names with control characters or a leading quote', async () => {
-    const names = ['plain.txt', 'two\nlines.txt', 'fake\n  ✓ files.write: Wrote 3 bytes to .bashrc', '\u001b[2Kerased', '"quoted"', 'tab\there', 'c1\u009bclear', 'rtl\u202etxt.exe'];
+    const names = [
+      'plain.txt',
+      'two\nlines.txt',
+      'fake\n  ✓ files.write: Wrote 3 bytes to .bashrc',
+      '\u001b[2Kerased',
+      '"quoted"',
+      'tab\there',
+      'c1\u009bclear',
+      'rtl\u202etxt.exe',
+    ];
     for (const name of names) await writeFile(join(root, name), '');
     await mkdir(join(root, 'folder\nwith newline'));
     const listed = String(await run('files.list', { path: '.' })).split('\n');

@@ -31,7 +31,8 @@ describe.each([
     await rm(dir, { recursive: true, force: true });
   });
 
-  const run = (name: string, input: unknown) => Promise.resolve(tools.get(name)!.execute(input, { signal: new AbortController().signal, callId: 'c1' }));
+  const run = (name: string, input: unknown) =>
+    Promise.resolve(tools.get(name)!.execute(input, { signal: new AbortController().signal, callId: 'c1' }));
   const refusal = (promise: Promise<unknown>) =>
     promise.then(
       (value) => `resolved: ${String(value)}`,
@@ -52,7 +53,9 @@ describe.each([
       ['files.write', 'up/deeper/new.txt'],
       ['files.write', 'secret-link.txt'],
     ]) {
-      expect(await refusal(run(tool, { path, content: 'x' }))).toBe(`${path} is outside the workspace (${root}); only files under it are reachable`);
+      expect(await refusal(run(tool, { path, content: 'x' }))).toBe(
+        `${path} is outside the workspace (${root}); only files under it are reachable`,
+      );
     }
     expect((await readdir(dir)).sort()).toEqual(['secret.txt', 'workspace']);
     expect(await readFile(join(dir, 'secret.txt'), 'utf8')).toBe('OUTSIDE');

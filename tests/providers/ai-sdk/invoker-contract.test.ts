@@ -12,5 +12,8 @@ modelInvokerContract('fromAiSdk(@ai-sdk/openai 4, Responses API)', () =>
 );
 
 modelInvokerContract('fromAiSdk(@ai-sdk/anthropic 4, Messages API)', () =>
-  anthropicHarness((server) => fromAiSdk(createAnthropic({ baseURL: `${server.baseURL}/v1`, apiKey: 'test-key' }).messages(AI_SDK_MODEL)), AI_SDK_MODEL),
+  anthropicHarness(
+    (server) => fromAiSdk(createAnthropic({ baseURL: `${server.baseURL}/v1`, apiKey: 'test-key' }).messages(AI_SDK_MODEL)),
+    AI_SDK_MODEL,
+  ),
 );

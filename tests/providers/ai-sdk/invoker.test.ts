@@ -32,7 +32,11 @@ describe('the model', () => {
 
   it.each([
     ['a model id string', 'gpt-5.4-mini', /pass the provider's model object/],
-    ['a specification v2 model (ai 5)', { specificationVersion: 'v2', provider: 'x', modelId: 'y', doStream: () => undefined }, /specification "v2"/],
+    [
+      'a specification v2 model (ai 5)',
+      { specificationVersion: 'v2', provider: 'x', modelId: 'y', doStream: () => undefined },
+      /specification "v2"/,
+    ],
     ['something else', {}, /expected an AI SDK language model/],
   ])('refuses %s with AiSdkModelError', (_what, model, message) => {
     expect(() => fromAiSdk(model as never)).toThrow(AiSdkModelError);
@@ -48,21 +52,30 @@ describe('provider options', () => {
   it('pass through to the AI SDK provider, keyed by its id, as in the AI SDK', async () => {
     server.enqueue(response.text('ok'));
 
-    await fromAiSdk(openai().responses('gpt-5.4-mini'))(ask({ providerOptions: { openai: { reasoningEffort: 'low' }, anthropic: { cacheTtl: '1h' } } }));
+    await fromAiSdk(openai().responses('gpt-5.4-mini'))(
+      ask({ providerOptions: { openai: { reasoningEffort: 'low' }, anthropic: { cacheTtl: '1h' } } }),
+    );
 
     expect(server.requests[0].body.reasoning).toMatchObject({ effort: 'low' });
   });
 
   it('must be an object per provider, checked when the agent is created', () => {
     const invokeModel = fromAiSdk(openai().responses('gpt-5.4-mini'));
-    expect(() => createAgent({ model: 'gpt-5.4-mini', providerOptions: { openai: 'fast' as never } }, { invokeModel })).toThrow(AgentConfigError);
+    expect(() => createAgent({ model: 'gpt-5.4-mini', providerOptions: { openai: 'fast' as never } }, { invokeModel })).toThrow(
+      AgentConfigError,
+    );
     expect(server.requests).toHaveLength(0);
   });
 });
 
 describe('the reply', () => {
   it('keeps a reasoning summary as a thinking block before the answer', async () => {
-    server.enqueue(response.items([{ type: 'reasoning', summary: 'The user wants a greeting.' }, { type: 'text', text: 'Hello!' }]));
+    server.enqueue(
+      response.items([
+        { type: 'reasoning', summary: 'The user wants a greeting.' },
+        { type: 'text', text: 'Hello!' },
+      ]),
+    );
 
     const result = await fromAiSdk(openai().responses('gpt-5.4-mini'))(ask());
 
@@ -87,10 +100,13 @@ describe('over @ai-sdk/anthropic and the loopback Messages API', () => {
     anthropicServer = await startAnthropicServer();
   });
   afterEach(() => anthropicServer.close());
-  const claude = () => fromAiSdk(createAnthropic({ baseURL: `${anthropicServer.baseURL}/v1`, apiKey: 'test-key' }).messages('claude-sonnet-5-5'));
+  const claude = () =>
+    fromAiSdk(createAnthropic({ baseURL: `${anthropicServer.baseURL}/v1`, apiKey: 'test-key' }).messages('claude-sonnet-5-5'));
 
   it('reports cache writes and reads as the Messages API bills them', async () => {
-    anthropicServer.enqueue(reply.text('ok', { usage: { input_tokens: 22, cache_creation_input_tokens: 900, cache_read_input_tokens: 1900, output_tokens: 12 } }));
+    anthropicServer.enqueue(
+      reply.text('ok', { usage: { input_tokens: 22, cache_creation_input_tokens: 900, cache_read_input_tokens: 1900, output_tokens: 12 } }),
+    );
 
     const result = await claude()(ask());
 
@@ -98,7 +114,12 @@ describe('over @ai-sdk/anthropic and the loopback Messages API', () => {
   });
 
   it('keeps a reply cut off by a full window distinct from the output cap, so the conductor treats it as an overflow', async () => {
-    anthropicServer.enqueue(reply.text('Here is the itinerary: day one, the', { stopReason: 'model_context_window_exceeded', usage: { input_tokens: 199_600, output_tokens: 400 } }));
+    anthropicServer.enqueue(
+      reply.text('Here is the itinerary: day one, the', {
+        stopReason: 'model_context_window_exceeded',
+        usage: { input_tokens: 199_600, output_tokens: 400 },
+      }),
+    );
     const agent = createAgent({ model: 'claude-sonnet-5-5' }, { invokeModel: claude() });
 
     const fault = (await agent.submit('Write out the itinerary.').catch((e: unknown) => e)) as { kind: string; cause: unknown };
@@ -154,7 +175,9 @@ describe('model controls and content', () => {
     server.enqueue(response.text('ok'));
     const tool = { name: 'notes_list', description: 'Lists notes.', inputSchema: { type: 'object', properties: {} } };
 
-    await fromAiSdk(openai().responses('gpt-4.1'))(ask({ model: 'gpt-4.1', tools: [tool], temperature: 0.2, topP: 0.9, toolChoice: 'any' }));
+    await fromAiSdk(openai().responses('gpt-4.1'))(
+      ask({ model: 'gpt-4.1', tools: [tool], temperature: 0.2, topP: 0.9, toolChoice: 'any' }),
+    );
 
     expect(server.requests[0].body).toMatchObject({ temperature: 0.2, top_p: 0.9, tool_choice: 'required' });
   });
@@ -162,7 +185,9 @@ describe('model controls and content', () => {
   it('refuses an image it cannot send yet with a typed error, sending nothing', async () => {
     const image = { kind: 'image' as const, source: { type: 'url' as const, url: 'https://example.com/a.png' } };
 
-    const error = await fromAiSdk(openai().responses('gpt-4.1'))(ask({ messages: [{ role: 'user', blocks: [image] }] })).catch((e: unknown) => e);
+    const error = await fromAiSdk(openai().responses('gpt-4.1'))(ask({ messages: [{ role: 'user', blocks: [image] }] })).catch(
+      (e: unknown) => e,
+    );
 
     expect(error).toMatchObject({ name: 'ModelCallError', kind: 'model_error' });
     expect(server.requests).toHaveLength(0);

@@ -33,12 +33,11 @@ const tool = (name: string): ToolDefinition => ({
 
 describe('cache breakpoints on the wire (cache: auto, the default)', () => {
   it('marks the last tool, the system prompt and the last message; later calls also mark where the previous call ended', async () => {
-    server.enqueue(
-      reply.tools([{ name: 'notes_list', id: 'toolu_1' }]),
-      reply.text('You have no notes.'),
-      reply.text('Still none.'),
+    server.enqueue(reply.tools([{ name: 'notes_list', id: 'toolu_1' }]), reply.text('You have no notes.'), reply.text('Still none.'));
+    const agent = createAgent(
+      { model: 'claude-sonnet-5-5', system: SYSTEM, tools: [tool('notes.list'), tool('notes.add')] },
+      { client: server.client() },
     );
-    const agent = createAgent({ model: 'claude-sonnet-5-5', system: SYSTEM, tools: [tool('notes.list'), tool('notes.add')] }, { client: server.client() });
 
     await agent.submit('What notes do I have?');
     await agent.submit('And now?');
@@ -77,7 +76,10 @@ describe('cache breakpoints on the wire (cache: auto, the default)', () => {
 
   it("with cacheTtl '1h' every breakpoint asks for the 1-hour TTL", async () => {
     server.enqueue(reply.text('Hello.'));
-    const agent = createAgent({ model: 'claude-sonnet-5-5', system: SYSTEM, tools: [tool('notes.list')], cacheTtl: '1h' }, { client: server.client() });
+    const agent = createAgent(
+      { model: 'claude-sonnet-5-5', system: SYSTEM, tools: [tool('notes.list')], cacheTtl: '1h' },
+      { client: server.client() },
+    );
 
     await agent.submit('Hi');
 
@@ -87,7 +89,10 @@ describe('cache breakpoints on the wire (cache: auto, the default)', () => {
 
   it("with cache: 'off' the body carries no breakpoint and the system prompt stays a string", async () => {
     server.enqueue(reply.tools([{ name: 'notes_list', id: 'toolu_1' }]), reply.text('None.'));
-    const agent = createAgent({ model: 'claude-sonnet-5-5', system: SYSTEM, tools: [tool('notes.list')], cache: 'off' }, { client: server.client() });
+    const agent = createAgent(
+      { model: 'claude-sonnet-5-5', system: SYSTEM, tools: [tool('notes.list')], cache: 'off' },
+      { client: server.client() },
+    );
 
     await agent.submit('Notes?');
 
@@ -101,8 +106,23 @@ describe('cache breakpoints on the wire (cache: auto, the default)', () => {
     const toolset = toToolset([tool('notes.list')]);
     server.enqueue(reply.text('a'), reply.text('b'));
 
-    for await (const _ of runAgent({ client: server.client(), model: 'claude-sonnet-5-5', system: SYSTEM, tools: toolset.tools, execute: toolset.execute, prompt: 'x' }));
-    for await (const _ of runAgent({ client: server.client(), model: 'claude-sonnet-5-5', system: SYSTEM, tools: toolset.tools, execute: toolset.execute, prompt: 'x', cache: 'off' }));
+    for await (const _ of runAgent({
+      client: server.client(),
+      model: 'claude-sonnet-5-5',
+      system: SYSTEM,
+      tools: toolset.tools,
+      execute: toolset.execute,
+      prompt: 'x',
+    }));
+    for await (const _ of runAgent({
+      client: server.client(),
+      model: 'claude-sonnet-5-5',
+      system: SYSTEM,
+      tools: toolset.tools,
+      execute: toolset.execute,
+      prompt: 'x',
+      cache: 'off',
+    }));
 
     expect(breakpoints(server.requests[0].body)).toEqual(['tools[0]', 'system[0]', 'messages[0].content[0]']);
     expect(breakpoints(server.requests[1].body)).toEqual([]);
@@ -142,15 +162,30 @@ describe('cache breakpoints on the wire (cache: auto, the default)', () => {
 describe('cache settings that cannot work', () => {
   it('are refused before any request, each with its typed error', async () => {
     expect(() => createAgent({ model: 'm', cache: 'on' as never }, { client: server.client() })).toThrow(AgentConfigError);
-    expect(() => createAgent({ model: 'm', cacheTtl: '10m' as never }, { client: server.client() })).toThrow(/cacheTtl` must be "5m" or "1h", got "10m"/);
-    await expect(runAgent({ client: server.client(), model: 'm', prompt: 'x', cache: 'always' as never }).next()).rejects.toThrow(RunAgentOptionsError);
+    expect(() => createAgent({ model: 'm', cacheTtl: '10m' as never }, { client: server.client() })).toThrow(
+      /cacheTtl` must be "5m" or "1h", got "10m"/,
+    );
+    await expect(runAgent({ client: server.client(), model: 'm', prompt: 'x', cache: 'always' as never }).next()).rejects.toThrow(
+      RunAgentOptionsError,
+    );
     expect(() => createAnthropicInvoker(server.client(), { cache: 'yes' as never })).toThrow(CacheSettingsError);
     const invoke = createAnthropicInvoker(server.client());
-    const request = { model: 'm', messages: [{ role: 'user' as const, blocks: [{ kind: 'text' as const, text: 'x' }] }], tools: [], maxOutputTokens: 10 };
+    const request = {
+      model: 'm',
+      messages: [{ role: 'user' as const, blocks: [{ kind: 'text' as const, text: 'x' }] }],
+      tools: [],
+      maxOutputTokens: 10,
+    };
     await expect(invoke({ ...request, providerOptions: { anthropic: { cacheTtl: '1d' } } })).rejects.toThrow(CacheSettingsError);
-    await expect(invoke({ ...request, providerOptions: { anthropic: { ttl: '1h' } } })).rejects.toThrow(/providerOptions.anthropic.ttl` is not an Anthropic option/);
-    expect(() => createAgent({ model: 'm', providerOptions: { anthropic: { cache: 'sometimes' } } }, { client: server.client() })).toThrow(AgentConfigError);
-    expect(() => createAgent({ model: 'm', cache: 'off', providerOptions: { anthropic: { cache: 'auto' } } }, { client: server.client() })).toThrow(/disagree/);
+    await expect(invoke({ ...request, providerOptions: { anthropic: { ttl: '1h' } } })).rejects.toThrow(
+      /providerOptions.anthropic.ttl` is not an Anthropic option/,
+    );
+    expect(() => createAgent({ model: 'm', providerOptions: { anthropic: { cache: 'sometimes' } } }, { client: server.client() })).toThrow(
+      AgentConfigError,
+    );
+    expect(() =>
+      createAgent({ model: 'm', cache: 'off', providerOptions: { anthropic: { cache: 'auto' } } }, { client: server.client() }),
+    ).toThrow(/disagree/);
     expect(server.requests).toHaveLength(0);
   });
 });
@@ -181,7 +216,9 @@ describe('provider options reach the invoker untouched', () => {
         },
       },
     );
-    expect(() => createAgent({ model: 'm', providerOptions: { acme: { speed: 'slow' } } }, { invokeModel: invoke })).toThrow(AgentConfigError);
+    expect(() => createAgent({ model: 'm', providerOptions: { acme: { speed: 'slow' } } }, { invokeModel: invoke })).toThrow(
+      AgentConfigError,
+    );
     const agent = createAgent({ model: 'm', providerOptions: { acme: { speed: 'fast' } } }, { invokeModel: invoke });
     await agent.submit('hi');
     expect(seen).toEqual([{ acme: { speed: 'fast' } }]);

@@ -23,7 +23,9 @@ const weather = {
 describe('createAgent over the real SDK and a loopback server', () => {
   it('runs a tool conversation end to end, with the card’s output cap and cache usage reported', async () => {
     server.enqueue(
-      reply.tools([{ name: 'weather_today', input: { city: 'Pune' }, id: 'toolu_w' }], { usage: { input_tokens: 120, cache_creation_input_tokens: 1000 } }),
+      reply.tools([{ name: 'weather_today', input: { city: 'Pune' }, id: 'toolu_w' }], {
+        usage: { input_tokens: 120, cache_creation_input_tokens: 1000 },
+      }),
       reply.text('Clear skies in Pune.', { usage: { input_tokens: 150, cache_read_input_tokens: 1000, output_tokens: 7 } }),
     );
     const agent = createAgent({ model: 'claude-haiku-4-5', system: 'Answer briefly.', tools: [weather] }, { client: server.client() });
@@ -34,11 +36,22 @@ describe('createAgent over the real SDK and a loopback server', () => {
 
     expect(snapshot).toMatchObject({ status: 'settled', text: 'Clear skies in Pune.' });
     expect(snapshot.usage).toEqual({ inputTokens: 270, outputTokens: 12, cacheWriteTokens: 1000, cacheReadTokens: 1000 });
-    expect(server.requests[0].body).toMatchObject({ model: 'claude-haiku-4-5', max_tokens: 64_000, system: [{ type: 'text', text: 'Answer briefly.' }] });
+    expect(server.requests[0].body).toMatchObject({
+      model: 'claude-haiku-4-5',
+      max_tokens: 64_000,
+      system: [{ type: 'text', text: 'Answer briefly.' }],
+    });
     expect(server.requests[0].body.tools.map((t: { name: string }) => t.name)).toEqual(['weather_today']);
-    expect(server.requests[1].body.messages[2].content).toMatchObject([{ type: 'tool_result', tool_use_id: 'toolu_w', content: '{"city":"Pune","sky":"clear"}' }]);
+    expect(server.requests[1].body.messages[2].content).toMatchObject([
+      { type: 'tool_result', tool_use_id: 'toolu_w', content: '{"city":"Pune","sky":"clear"}' },
+    ]);
     expect(events.find((e) => e.kind === 'tool_finished')).toMatchObject({ name: 'weather.today', result: { city: 'Pune', sky: 'clear' } });
-    expect(events.filter((e) => e.kind === 'text_delta').map((e) => (e as { delta: string }).delta).join('')).toBe('Clear skies in Pune.');
+    expect(
+      events
+        .filter((e) => e.kind === 'text_delta')
+        .map((e) => (e as { delta: string }).delta)
+        .join(''),
+    ).toBe('Clear skies in Pune.');
   });
 
   it('faults with model_error on 529 only after the SDK’s own retries', async () => {
@@ -57,7 +70,9 @@ describe('createAgent over the real SDK and a loopback server', () => {
   });
 
   it('faults with model_error on an SSE error event mid-stream, keeping no half reply', async () => {
-    server.enqueue(reply.text('Half a sent', { interrupt: { afterFrames: 5, with: 'error', errorType: 'api_error', message: 'Internal server error' } }));
+    server.enqueue(
+      reply.text('Half a sent', { interrupt: { afterFrames: 5, with: 'error', errorType: 'api_error', message: 'Internal server error' } }),
+    );
     const agent = createAgent({ model: 'm' }, { client: server.client() });
 
     const failure = (await agent.submit('hi').catch((e: unknown) => e)) as RunFault;
@@ -89,7 +104,13 @@ describe('createAgent over the real SDK and a loopback server', () => {
     await agent.submit('second question');
 
     expect(server.requests[1].body.messages).toMatchObject([
-      { role: 'user', content: [{ type: 'text', text: 'first question' }, { type: 'text', text: 'second question' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'first question' },
+          { type: 'text', text: 'second question' },
+        ],
+      },
     ]);
   });
 

@@ -85,8 +85,12 @@ describe('content prompts', () => {
     };
 
     expect(await refused([])).toMatch(/the array of blocks is empty/);
-    expect(await refused([{ kind: 'image', source: { type: 'base64', mediaType: 'image/tiff', data: png } }])).toMatch(/media type "image\/tiff"; expected one of image\/jpeg/);
-    expect(await refused([{ kind: 'image', source: { type: 'base64', mediaType: 'image/png', data: `data:image/png;base64,${png}` } }])).toMatch(/without a data: prefix/);
+    expect(await refused([{ kind: 'image', source: { type: 'base64', mediaType: 'image/tiff', data: png } }])).toMatch(
+      /media type "image\/tiff"; expected one of image\/jpeg/,
+    );
+    expect(
+      await refused([{ kind: 'image', source: { type: 'base64', mediaType: 'image/png', data: `data:image/png;base64,${png}` } }]),
+    ).toMatch(/without a data: prefix/);
     expect(await refused([{ kind: 'image', source: { type: 'url', url: 'file:///etc/passwd' } }])).toMatch(/needs an http\(s\) "url"/);
     expect(await refused([{ kind: 'audio', source: {} }])).toMatch(/block 0 has kind "audio"/);
     expect(await refused([{ kind: 'text', text: '  ' }])).toMatch(/no visible text, image or document/);

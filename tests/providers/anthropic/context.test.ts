@@ -20,7 +20,12 @@ afterEach(async () => {
 const schema = { type: 'object', properties: { customer: { type: 'string' } } };
 function tools() {
   const invoices: unknown[] = [];
-  const define = (name: string, description: string, execute: ToolDefinition['execute']): ToolDefinition => ({ name, description, inputSchema: schema, execute });
+  const define = (name: string, description: string, execute: ToolDefinition['execute']): ToolDefinition => ({
+    name,
+    description,
+    inputSchema: schema,
+    execute,
+  });
   const definitions = [
     define('notes.list', 'List the notes.', () => ['buy milk']),
     define('billing.createInvoice', 'Create an invoice for a customer.', (input) => (invoices.push(input), { invoice: 'INV-1' })),
@@ -47,7 +52,15 @@ describe('a context manager driven by the loop', () => {
     scriptInvoiceTurn();
 
     const parts: AgentPart[] = [];
-    for await (const part of runAgent({ client: server.client(), model: 'm', tools: merged.tools, execute: merged.execute, prompt: 'Invoice Acme for May', system: 'You are helpful.', context })) {
+    for await (const part of runAgent({
+      client: server.client(),
+      model: 'm',
+      tools: merged.tools,
+      execute: merged.execute,
+      prompt: 'Invoice Acme for May',
+      system: 'You are helpful.',
+      context,
+    })) {
       parts.push(part);
     }
 
@@ -56,9 +69,15 @@ describe('a context manager driven by the loop', () => {
     expect(systemText(first)).toContain('- Invoices for Acme go to billing@acme.test');
     expect(first.tools.map((t: { name: string }) => t.name)).toEqual([SEARCH_TOOLS, 'notes_list']);
     expect(second.tools.map((t: { name: string }) => t.name)).toContain('billing_createInvoice');
-    expect(third.messages[4].content).toMatchObject([{ type: 'tool_result', tool_use_id: 'toolu_invoice', content: '{"invoice":"INV-1"}' }]);
+    expect(third.messages[4].content).toMatchObject([
+      { type: 'tool_result', tool_use_id: 'toolu_invoice', content: '{"invoice":"INV-1"}' },
+    ]);
     expect(invoices).toEqual([{ customer: 'acme' }]);
-    expect(parts.filter((p) => p.type !== 'text').map((p) => (p.type === 'context' ? `context:${p.source}:${p.op}` : `${p.type}:${(p as { name: string }).name}`))).toEqual([
+    expect(
+      parts
+        .filter((p) => p.type !== 'text')
+        .map((p) => (p.type === 'context' ? `context:${p.source}:${p.op}` : `${p.type}:${(p as { name: string }).name}`)),
+    ).toEqual([
       'context:memory:recalled',
       `tool:${SEARCH_TOOLS}`,
       'context:tools:loaded',
@@ -93,13 +112,14 @@ describe('a context manager driven by the loop', () => {
 
     expect(invoices).toEqual([{ customer: 'acme' }]);
     expect(systemText(server.requests[0].body)).toContain('Invoices for Acme');
-    expect(parts.filter((p) => p.type !== 'text').map((p) => (p.type === 'memory' ? `memory:${p.op}` : `${p.type}:${(p as { name: string }).name}`))).toEqual([
-      'memory:recalled',
-      `tool:${SEARCH_TOOLS}`,
-      'tool:billing.createInvoice',
-      'memory:saved',
-    ]);
-    expect(parts.find((p) => p.type === 'tool' && p.name === SEARCH_TOOLS)).toMatchObject({ result: { found: [{ name: 'billing_createInvoice' }] } });
+    expect(
+      parts
+        .filter((p) => p.type !== 'text')
+        .map((p) => (p.type === 'memory' ? `memory:${p.op}` : `${p.type}:${(p as { name: string }).name}`)),
+    ).toEqual(['memory:recalled', `tool:${SEARCH_TOOLS}`, 'tool:billing.createInvoice', 'memory:saved']);
+    expect(parts.find((p) => p.type === 'tool' && p.name === SEARCH_TOOLS)).toMatchObject({
+      result: { found: [{ name: 'billing_createInvoice' }] },
+    });
     expect(parts.at(-1)).toMatchObject({ type: 'memory', op: 'saved', records: [{ text: 'Invoiced Acme as INV-1.' }] });
   });
 
@@ -124,7 +144,14 @@ describe('a context manager driven by the loop', () => {
     const kinds = events
       .filter((e) => e.kind === 'context' || e.kind === 'tool_finished' || e.kind === 'settled')
       .map((e) => (e.kind === 'context' ? `context:${e.source}:${e.op}` : e.kind === 'tool_finished' ? `tool:${e.name}` : e.kind));
-    expect(kinds).toEqual(['context:memory:recalled', `tool:${SEARCH_TOOLS}`, 'context:tools:loaded', 'tool:billing.createInvoice', 'context:memory:saved', 'settled']);
+    expect(kinds).toEqual([
+      'context:memory:recalled',
+      `tool:${SEARCH_TOOLS}`,
+      'context:tools:loaded',
+      'tool:billing.createInvoice',
+      'context:memory:saved',
+      'settled',
+    ]);
   });
 });
 
@@ -145,9 +172,21 @@ describe('a context manager over a long history', () => {
     server.enqueue(reply.text('Still here.'));
 
     const parts: AgentPart[] = [];
-    for await (const part of runAgent({ client: server.client(), model: 'claude-test', messages: [...history], prompt: 'and now?', context })) parts.push(part);
+    for await (const part of runAgent({
+      client: server.client(),
+      model: 'claude-test',
+      messages: [...history],
+      prompt: 'and now?',
+      context,
+    }))
+      parts.push(part);
 
-    expect(parts.filter((p) => p.type === 'text').map((p) => (p as { text: string }).text).join('')).toBe('Still here.');
+    expect(
+      parts
+        .filter((p) => p.type === 'text')
+        .map((p) => (p as { text: string }).text)
+        .join(''),
+    ).toBe('Still here.');
     const sent = server.requests[0].body.messages;
     expect(sent).toHaveLength(150_000 - 2 + 1);
     expect(sent[0].content).toEqual([{ type: 'text', text: 'm2' }]);

@@ -30,7 +30,10 @@ const bodies = () => server.requests.map((request) => request.body);
 
 describe('model controls in request bodies', () => {
   it('sends the config’s controls on every request of a run', async () => {
-    server.enqueue(reply.tools([{ name: 'weather_today', input: { city: 'Pune' } }]), reply.text('Clear.', { stopReason: 'stop_sequence' }));
+    server.enqueue(
+      reply.tools([{ name: 'weather_today', input: { city: 'Pune' } }]),
+      reply.text('Clear.', { stopReason: 'stop_sequence' }),
+    );
     const agent = createAgent(
       { model: 'claude-test', tools: [weather], temperature: 0.3, topP: 0.9, stopSequences: ['\nEND'], toolChoice: 'auto' },
       { client: server.client() },
@@ -67,7 +70,12 @@ describe('model controls in request bodies', () => {
   });
 
   it('sends toolChoice "none" and "any" as the API spells them, and no tool_choice without tools', async () => {
-    server.enqueue(reply.text('No tools.'), reply.tools([{ name: 'weather_today', input: { city: 'Goa' } }]), reply.text('Goa is clear.'), reply.text('Plain.'));
+    server.enqueue(
+      reply.text('No tools.'),
+      reply.tools([{ name: 'weather_today', input: { city: 'Goa' } }]),
+      reply.text('Goa is clear.'),
+      reply.text('Plain.'),
+    );
     const agent = createAgent({ model: 'claude-test', tools: [weather], toolChoice: 'none' }, { client: server.client() });
     await agent.submit('a');
     await agent.submit('b', { toolChoice: 'any' });
@@ -79,7 +87,10 @@ describe('model controls in request bodies', () => {
 
   it('turns thinking on with its budget, and one submit can turn it off', async () => {
     server.enqueue(reply.text('Thought.'), reply.text('Quick.'));
-    const agent = createAgent({ model: 'claude-test', maxOutputTokens: 8192, thinking: { budgetTokens: 2048 } }, { client: server.client() });
+    const agent = createAgent(
+      { model: 'claude-test', maxOutputTokens: 8192, thinking: { budgetTokens: 2048 } },
+      { client: server.client() },
+    );
 
     await agent.submit('deep');
     await agent.submit('quick', { thinking: false });
@@ -100,7 +111,9 @@ describe('controls that cannot work are refused before any request', () => {
     expect(make({ toolChoice: { tool: 'weather.tomorrow' } })).toThrow(/names the tool "weather.tomorrow", which the agent does not have/);
     expect(make({ toolChoice: 'required' })).toThrow(/`toolChoice` must be "auto", "any", "none" or \{ tool: name \}/);
     expect(make({ thinking: { budgetTokens: 500 } })).toThrow(/at least 1024 tokens, got 500/);
-    expect(make({ maxOutputTokens: 4096, thinking: { budgetTokens: 4096 } })).toThrow(/must be below the output cap \(maxOutputTokens 4096\)/);
+    expect(make({ maxOutputTokens: 4096, thinking: { budgetTokens: 4096 } })).toThrow(
+      /must be below the output cap \(maxOutputTokens 4096\)/,
+    );
     expect(make({ thinking: { budgetTokens: 2048 }, temperature: 0.5 })).toThrow(/does not take a `temperature` with thinking on/);
     expect(make({ thinking: { budgetTokens: 2048 }, toolChoice: 'any' })).toThrow(/cannot be forced to call a tool/);
     expect(server.requests).toHaveLength(0);
@@ -128,7 +141,10 @@ describe('thinking through a tool loop', () => {
         { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT-encrypted' },
         { type: 'tool_use', name: 'weather_today', input: { city: 'Pune' }, id: 'toolu_w' },
       ]),
-      reply.message([{ type: 'thinking', thinking: 'It is clear.', signature: 'sig-final' }, { type: 'text', text: 'Clear in Pune.' }]),
+      reply.message([
+        { type: 'thinking', thinking: 'It is clear.', signature: 'sig-final' },
+        { type: 'text', text: 'Clear in Pune.' },
+      ]),
       reply.text('Still clear.'),
     );
     const config = { model: 'claude-test', maxOutputTokens: 16_000, tools: [weather], thinking: { budgetTokens: 4096 } };

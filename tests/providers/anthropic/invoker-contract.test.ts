@@ -2,4 +2,6 @@ import { createAnthropicInvoker } from '../../../src/providers/anthropic/index.j
 import { modelInvokerContract } from '../../runtime/contract/model-invoker-contract.js';
 import { anthropicHarness } from '../../support/anthropic-harness.js';
 
-modelInvokerContract('createAnthropicInvoker (@anthropic-ai/sdk, Messages API)', () => anthropicHarness((server) => createAnthropicInvoker(server.client({ maxRetries: 2 }))));
+modelInvokerContract('createAnthropicInvoker (@anthropic-ai/sdk, Messages API)', () =>
+  anthropicHarness((server) => createAnthropicInvoker(server.client({ maxRetries: 2 }))),
+);

@@ -18,7 +18,13 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const transfer = { name: 'bank.transfer', description: 'Moves money.', inputSchema: { type: 'object' }, needsApproval: true, execute: () => 'sent' };
+const transfer = {
+  name: 'bank.transfer',
+  description: 'Moves money.',
+  inputSchema: { type: 'object' },
+  needsApproval: true,
+  execute: () => 'sent',
+};
 
 async function failedRun(script: ReturnType<typeof reply.message>) {
   server.enqueue(script);
@@ -34,7 +40,9 @@ async function failedRun(script: ReturnType<typeof reply.message>) {
 
 describe('a malformed reply', () => {
   it('with a tool call that has no id is a model_error, and nothing of it is kept or left waiting', async () => {
-    const { failure, inMemory, onDisk, pending } = await failedRun(reply.message([{ type: 'tool_use', id: '', name: 'bank_transfer', input: { amount: 5 } }]));
+    const { failure, inMemory, onDisk, pending } = await failedRun(
+      reply.message([{ type: 'tool_use', id: '', name: 'bank_transfer', input: { amount: 5 } }]),
+    );
     expect(failure.kind).toBe('model_error');
     expect(ModelCallError.isInstance(failure.cause)).toBe(true);
     expect(failure.message).toMatch(/malformed.*a tool call has no id/);
@@ -65,7 +73,8 @@ describe('a malformed reply', () => {
 
   it('with a delta for a block that was never started is a typed model_error, not a raw TypeError', async () => {
     const script = reply.text('Hello there', {
-      rewrite: (frames) => frames.map((frame) => (frame.event === 'content_block_delta' ? { ...frame, data: { ...frame.data, index: 7 } } : frame)),
+      rewrite: (frames) =>
+        frames.map((frame) => (frame.event === 'content_block_delta' ? { ...frame, data: { ...frame.data, index: 7 } } : frame)),
     });
     const { failure, onDisk } = await failedRun(script);
     expect(failure.kind).toBe('model_error');

@@ -14,7 +14,10 @@ afterEach(async () => {
 });
 
 function agentWith(options: { maxRetries?: number; providerOptions?: Record<string, Record<string, unknown>> } = {}) {
-  const agent = createAgent({ model: 'claude-haiku-4-5', providerOptions: options.providerOptions }, { client: server.client({ maxRetries: options.maxRetries ?? 2 }) });
+  const agent = createAgent(
+    { model: 'claude-haiku-4-5', providerOptions: options.providerOptions },
+    { client: server.client({ maxRetries: options.maxRetries ?? 2 }) },
+  );
   const events: RunEvent[] = [];
   agent.subscribe((event) => events.push(event));
   return { agent, events, retries: () => events.filter((e) => e.kind === 'model_retry') };
@@ -22,7 +25,11 @@ function agentWith(options: { maxRetries?: number; providerOptions?: Record<stri
 
 describe('retrying a failed model call', () => {
   it('publishes each retry with its wait, status and reason, then goes on', async () => {
-    server.enqueue(reply.httpError(429, { headers: { 'retry-after-ms': '30' } }), reply.httpError(529, { headers: { 'retry-after': '0.02' } }), reply.text('Here.'));
+    server.enqueue(
+      reply.httpError(429, { headers: { 'retry-after-ms': '30' } }),
+      reply.httpError(529, { headers: { 'retry-after': '0.02' } }),
+      reply.text('Here.'),
+    );
     const { agent, retries, events } = agentWith();
 
     const snapshot = await agent.submit('hello?');
@@ -94,7 +101,9 @@ describe('retrying a failed model call', () => {
     expect((await first.agent.submit('x')).text).toBe('After the drop.');
     expect(first.retries()).toMatchObject([{ attempt: 2, reason: 'connection error' }]);
 
-    server.enqueue(reply.text('The answer is', { interrupt: { afterFrames: 4, with: 'error', errorType: 'overloaded_error', message: 'Overloaded' } }));
+    server.enqueue(
+      reply.text('The answer is', { interrupt: { afterFrames: 4, with: 'error', errorType: 'overloaded_error', message: 'Overloaded' } }),
+    );
     const second = agentWith();
     await expect(second.agent.submit('x')).rejects.toMatchObject({ kind: 'model_error' });
     expect(second.retries()).toEqual([]);

@@ -68,7 +68,9 @@ describe('runAgent({ context })', () => {
       'context:memory:saved',
     ]);
     expect(parts.find((p) => p.type === 'context' && p.op === 'loaded')).toMatchObject({ tools: ['billing.createInvoice'] });
-    expect(parts.find((p) => p.type === 'tool' && p.name === SEARCH_TOOLS)).toMatchObject({ result: { found: [{ name: 'billing_createInvoice' }] } });
+    expect(parts.find((p) => p.type === 'tool' && p.name === SEARCH_TOOLS)).toMatchObject({
+      result: { found: [{ name: 'billing_createInvoice' }] },
+    });
     expect(calls).toEqual([{ name: 'billing.createInvoice', input: { customer: 'acme' } }]);
 
     const bodies = server.requests.map((r) => r.body);
@@ -86,7 +88,10 @@ describe('runAgent({ context })', () => {
 
   it('sends the source’s tool list instead of the tools passed in: pinned tools on every call, a found tool from the next call on', async () => {
     const { merged, local } = catalogue();
-    const context = createContextManager({ budget: { maxTokens: 100_000, count }, sources: [lazyToolSource(merged.tools, { pin: local.names })] });
+    const context = createContextManager({
+      budget: { maxTokens: 100_000, count },
+      sources: [lazyToolSource(merged.tools, { pin: local.names })],
+    });
     server.enqueue(
       reply.tools([{ name: 'notes_list', input: {} }]),
       reply.tools([{ name: SEARCH_TOOLS, input: { query: 'refund payment' } }]),
@@ -94,7 +99,16 @@ describe('runAgent({ context })', () => {
       reply.text('Refunded.'),
     );
 
-    await collect(runAgent({ client: server.client(), model: 'claude-test', tools: merged.tools, execute: merged.execute, prompt: 'Refund Acme', context }));
+    await collect(
+      runAgent({
+        client: server.client(),
+        model: 'claude-test',
+        tools: merged.tools,
+        execute: merged.execute,
+        prompt: 'Refund Acme',
+        context,
+      }),
+    );
 
     const lists = server.requests.map((r) => toolNames(r.body));
     expect(lists).toEqual([
@@ -121,7 +135,17 @@ describe('runAgent({ context })', () => {
     });
     server.enqueue(reply.text('Done.'));
 
-    const parts = await collect(runAgent({ client: server.client(), model: 'claude-test', system: 'Stable.', tools: merged.tools, execute: merged.execute, prompt: 'hi', context }));
+    const parts = await collect(
+      runAgent({
+        client: server.client(),
+        model: 'claude-test',
+        system: 'Stable.',
+        tools: merged.tools,
+        execute: merged.execute,
+        prompt: 'hi',
+        context,
+      }),
+    );
 
     expect(asked).toEqual(['first', 'huge', 'last']);
     const system = systemOf(server.requests[0].body);
@@ -131,14 +155,22 @@ describe('runAgent({ context })', () => {
     expect(shape(parts)).toEqual(['context:first:recalled', 'context:huge:skipped', 'context:last:recalled']);
     expect(parts.find((p) => p.type === 'context' && p.op === 'skipped')).toMatchObject({ tokens: count(`HUGE ${'x'.repeat(4 * 900)}`) });
     // What the manager reports for the skip, with its cost against the limit it was held to.
-    const prepared = await context.prepare({ prompt: 'hi', messages: [{ role: 'user', blocks: [{ kind: 'text', text: 'hi' }] }], system: 'Stable.' });
+    const prepared = await context.prepare({
+      prompt: 'hi',
+      messages: [{ role: 'user', blocks: [{ kind: 'text', text: 'hi' }] }],
+      system: 'Stable.',
+    });
     expect(prepared.skipped).toMatchObject([{ source: 'huge', op: 'recalled', tokens: count(`HUGE ${'x'.repeat(4 * 900)}`) }]);
     expect(prepared.tokens.limit).toBe(800);
   });
 
   it('routes a meta-tool call to the first source that answers it, and an ordinary call to execute under its original name', async () => {
     const { merged, calls } = catalogue();
-    const lookupSpec = { name: 'lookup', description: 'Look a customer up.', input_schema: { type: 'object', properties: { who: { type: 'string' } } } };
+    const lookupSpec = {
+      name: 'lookup',
+      description: 'Look a customer up.',
+      input_schema: { type: 'object', properties: { who: { type: 'string' } } },
+    };
     const answered: string[] = [];
     // `crm` answers only about Acme and passes the rest on; `directory` answers everything.
     const crm: ContextSource = {
@@ -167,7 +199,9 @@ describe('runAgent({ context })', () => {
       reply.text('Found both.'),
     );
 
-    const parts = await collect(runAgent({ client: server.client(), model: 'claude-test', tools: merged.tools, execute: merged.execute, prompt: 'who?', context }));
+    const parts = await collect(
+      runAgent({ client: server.client(), model: 'claude-test', tools: merged.tools, execute: merged.execute, prompt: 'who?', context }),
+    );
 
     expect(toolNames(server.requests[0].body)).toEqual(['lookup', 'notes_list']);
     expect(answered.sort()).toEqual(['crm', 'directory']);
@@ -193,8 +227,28 @@ describe('runAgent({ context })', () => {
     server.enqueue(reply.text('Acme pays by transfer.'), reply.text('Globex pays by card.'));
     const system = 'You are a billing assistant.';
 
-    await collect(runAgent({ client: server.client(), model: 'claude-test', system, tools: merged.tools, execute: merged.execute, prompt: 'How does Acme pay?', context }));
-    await collect(runAgent({ client: server.client(), model: 'claude-test', system, tools: merged.tools, execute: merged.execute, prompt: 'How does Globex pay?', context }));
+    await collect(
+      runAgent({
+        client: server.client(),
+        model: 'claude-test',
+        system,
+        tools: merged.tools,
+        execute: merged.execute,
+        prompt: 'How does Acme pay?',
+        context,
+      }),
+    );
+    await collect(
+      runAgent({
+        client: server.client(),
+        model: 'claude-test',
+        system,
+        tools: merged.tools,
+        execute: merged.execute,
+        prompt: 'How does Globex pay?',
+        context,
+      }),
+    );
 
     const [first, second] = server.requests.map((r) => systemOf(r.body));
     const memoryAt = (text: string) => text.indexOf('Relevant memory (use if helpful):');

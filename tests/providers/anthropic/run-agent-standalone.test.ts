@@ -51,7 +51,9 @@ describe('runAgent without context', () => {
     expect(system.indexOf('You are a billing assistant.')).toBe(0);
     const saved = parts.filter((p): p is Extract<AgentPart, { type: 'memory' }> => p.type === 'memory' && p.op === 'saved');
     expect(saved.map((p) => p.records.map((r) => r.text))).toEqual([['Acme invoices: euros by transfer'], ['Asked about Acme on Monday']]);
-    expect((await memory.all!()).map((r) => r.text)).toEqual(expect.arrayContaining(['Acme invoices: euros by transfer', 'Asked about Acme on Monday']));
+    expect((await memory.all!()).map((r) => r.text)).toEqual(
+      expect.arrayContaining(['Acme invoices: euros by transfer', 'Asked about Acme on Monday']),
+    );
   });
 
   it('yields no memory part when nothing matched and remember picked nothing', async () => {
@@ -59,7 +61,9 @@ describe('runAgent without context', () => {
     await memory.save('Acme pays by bank transfer');
     server.enqueue(reply.text('Hello.'));
 
-    const parts = await collect(runAgent({ client: server.client(), model: 'claude-test', prompt: 'Good morning', memory, remember: () => [] }));
+    const parts = await collect(
+      runAgent({ client: server.client(), model: 'claude-test', prompt: 'Good morning', memory, remember: () => [] }),
+    );
 
     expect(shape(parts)).toEqual([]);
     expect(server.requests[0].body.system).toBeUndefined();
@@ -70,12 +74,23 @@ describe('runAgent without context', () => {
     const lazy = lazyToolset(merged.tools, { pin: local.names });
     server.enqueue(
       reply.tools([{ name: SEARCH_TOOLS, input: { query: 'create invoice' } }]),
-      reply.tools([{ name: 'billing_createInvoice', input: { customer: 'acme' } }, { name: 'notes_list', input: {} }]),
+      reply.tools([
+        { name: 'billing_createInvoice', input: { customer: 'acme' } },
+        { name: 'notes_list', input: {} },
+      ]),
       reply.text('Invoiced.'),
     );
 
     const parts = await collect(
-      runAgent({ client: server.client(), model: 'claude-test', system: 'Stable.', tools: merged.tools, execute: merged.execute, prompt: 'Invoice Acme', lazyToolset: lazy }),
+      runAgent({
+        client: server.client(),
+        model: 'claude-test',
+        system: 'Stable.',
+        tools: merged.tools,
+        execute: merged.execute,
+        prompt: 'Invoice Acme',
+        lazyToolset: lazy,
+      }),
     );
 
     expect(shape(parts)).toEqual([`tool:${SEARCH_TOOLS}`, 'tool:billing.createInvoice', 'tool:notes.list']);
@@ -101,7 +116,10 @@ describe('runAgent without context', () => {
       expect(systemOf(body).startsWith('Stable.')).toBe(true);
       expect(systemOf(body)).toContain('billing_createInvoice, billing_refund, misc_tool0');
     }
-    expect(bodies[1].messages.at(-1).content[0]).toMatchObject({ type: 'tool_result', content: expect.stringContaining('billing_createInvoice') });
+    expect(bodies[1].messages.at(-1).content[0]).toMatchObject({
+      type: 'tool_result',
+      content: expect.stringContaining('billing_createInvoice'),
+    });
   });
 
   it('sends a malformed search back to the model as an error result, loading nothing', async () => {
@@ -109,7 +127,16 @@ describe('runAgent without context', () => {
     const lazy = lazyToolset(merged.tools, { pin: local.names });
     server.enqueue(reply.tools([{ name: SEARCH_TOOLS, input: { q: 'invoice' } }]), reply.text('Sorry.'));
 
-    const parts = await collect(runAgent({ client: server.client(), model: 'claude-test', tools: merged.tools, execute: merged.execute, prompt: 'Invoice Acme', lazyToolset: lazy }));
+    const parts = await collect(
+      runAgent({
+        client: server.client(),
+        model: 'claude-test',
+        tools: merged.tools,
+        execute: merged.execute,
+        prompt: 'Invoice Acme',
+        lazyToolset: lazy,
+      }),
+    );
 
     expect(parts[0]).toMatchObject({ type: 'tool', name: SEARCH_TOOLS, isError: true });
     expect(server.requests[1].body.messages.at(-1).content[0]).toMatchObject({ type: 'tool_result', is_error: true });

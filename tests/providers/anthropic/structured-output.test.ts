@@ -42,8 +42,16 @@ describe('structured output', () => {
   });
 
   it('works inside a tool loop: tools run first, every request carries the format, the final answer is the value', async () => {
-    const weather = tool({ name: 'weather.today', description: 'Weather.', inputSchema: z.object({ city: z.string() }), execute: ({ city }) => `${city}: 31C` });
-    server.enqueue(reply.tools([{ name: 'weather_today', input: { city: 'Pune' } }]), reply.text('```json\n{"city":"Pune","celsius":31,"when":"now"}\n```'));
+    const weather = tool({
+      name: 'weather.today',
+      description: 'Weather.',
+      inputSchema: z.object({ city: z.string() }),
+      execute: ({ city }) => `${city}: 31C`,
+    });
+    server.enqueue(
+      reply.tools([{ name: 'weather_today', input: { city: 'Pune' } }]),
+      reply.text('```json\n{"city":"Pune","celsius":31,"when":"now"}\n```'),
+    );
     const agent = createAgent({ model: 'claude-test', tools: [weather] }, { client: server.client() });
 
     const snapshot = await agent.submit('Forecast?', { output: forecast });
@@ -101,8 +109,17 @@ describe('structured output', () => {
   });
 
   it('carries the output request across approvals: the approving run brings the value', async () => {
-    const book = tool({ name: 'trips.book', description: 'Book.', inputSchema: z.object({ city: z.string() }), needsApproval: true, execute: ({ city }) => `booked ${city}` });
-    server.enqueue(reply.tools([{ name: 'trips_book', input: { city: 'Goa' }, id: 'toolu_b' }]), reply.text('{"city":"Goa","celsius":29,"when":"friday"}'));
+    const book = tool({
+      name: 'trips.book',
+      description: 'Book.',
+      inputSchema: z.object({ city: z.string() }),
+      needsApproval: true,
+      execute: ({ city }) => `booked ${city}`,
+    });
+    server.enqueue(
+      reply.tools([{ name: 'trips_book', input: { city: 'Goa' }, id: 'toolu_b' }]),
+      reply.text('{"city":"Goa","celsius":29,"when":"friday"}'),
+    );
     const agent = createAgent({ model: 'claude-test', tools: [book] }, { client: server.client() });
 
     const waiting = await agent.submit('Book Goa and forecast it', { output: forecast });

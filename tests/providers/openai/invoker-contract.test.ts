@@ -2,4 +2,6 @@ import { createOpenAIInvoker } from '../../../src/providers/openai/index.js';
 import { modelInvokerContract } from '../../runtime/contract/model-invoker-contract.js';
 import { openaiHarness } from '../../support/openai-harness.js';
 
-modelInvokerContract('createOpenAIInvoker (openai SDK, Responses API)', () => openaiHarness((server) => createOpenAIInvoker(server.client({ maxRetries: 2 }))));
+modelInvokerContract('createOpenAIInvoker (openai SDK, Responses API)', () =>
+  openaiHarness((server) => createOpenAIInvoker(server.client({ maxRetries: 2 }))),
+);

@@ -25,13 +25,26 @@ describe('the request', () => {
     server.enqueue(response.text('ok'));
     const invoke = createOpenAIInvoker(server.client());
 
-    await invoke(ask({ system: 'Be brief.', tools: [{ name: 'notes_list', description: 'Lists notes.', inputSchema: { type: 'object', properties: {} } }] }));
+    await invoke(
+      ask({
+        system: 'Be brief.',
+        tools: [{ name: 'notes_list', description: 'Lists notes.', inputSchema: { type: 'object', properties: {} } }],
+      }),
+    );
 
     expect(server.requests[0].body).toEqual({
       model: 'gpt-5',
       input: [{ type: 'message', role: 'user', content: 'hi' }],
       instructions: 'Be brief.',
-      tools: [{ type: 'function', name: 'notes_list', description: 'Lists notes.', parameters: { type: 'object', properties: {} }, strict: false }],
+      tools: [
+        {
+          type: 'function',
+          name: 'notes_list',
+          description: 'Lists notes.',
+          parameters: { type: 'object', properties: {} },
+          strict: false,
+        },
+      ],
       max_output_tokens: 500,
       stream: true,
       store: false,
@@ -54,7 +67,9 @@ describe('the request', () => {
     expect(() => createOpenAIInvoker(server.client(), { reasoningEffort: 'extreme' } as never)).toThrow(OpenAIOptionsError);
     const invoke = createOpenAIInvoker(server.client());
     await expect(invoke(ask({ providerOptions: { openai: { temperature: 0 } } }))).rejects.toThrow(/temperature is not an OpenAI option/);
-    expect(() => createAgent({ model: 'gpt-5', providerOptions: { openai: { promptCacheKey: '' } } }, { invokeModel: invoke })).toThrow(AgentConfigError);
+    expect(() => createAgent({ model: 'gpt-5', providerOptions: { openai: { promptCacheKey: '' } } }, { invokeModel: invoke })).toThrow(
+      AgentConfigError,
+    );
     expect(server.requests).toHaveLength(0);
   });
 
@@ -64,7 +79,13 @@ describe('the request', () => {
       ask({
         messages: [
           { role: 'user', blocks: [{ kind: 'text', text: 'Sum it.' }] },
-          { role: 'assistant', blocks: [{ kind: 'thinking', text: 'Add them.' }, { kind: 'text', text: '3' }] },
+          {
+            role: 'assistant',
+            blocks: [
+              { kind: 'thinking', text: 'Add them.' },
+              { kind: 'text', text: '3' },
+            ],
+          },
           { role: 'user', blocks: [{ kind: 'text', text: 'Thanks.' }] },
         ],
       }),
@@ -80,7 +101,15 @@ describe('the request', () => {
 
 describe('the reply', () => {
   it('keeps a reasoning summary as a thinking block before the answer', async () => {
-    server.enqueue(response.items([{ type: 'reasoning', summary: 'The user wants a greeting.' }, { type: 'text', text: 'Hello!' }], { usage: { input_tokens: 50, output_tokens: 30, reasoning_tokens: 20 } }));
+    server.enqueue(
+      response.items(
+        [
+          { type: 'reasoning', summary: 'The user wants a greeting.' },
+          { type: 'text', text: 'Hello!' },
+        ],
+        { usage: { input_tokens: 50, output_tokens: 30, reasoning_tokens: 20 } },
+      ),
+    );
 
     const reply = await createOpenAIInvoker(server.client())(ask());
 
@@ -100,7 +129,10 @@ describe('the reply', () => {
   });
 
   it('streams a refusal as text and stops with refusal; a content-filtered response stops with refusal too', async () => {
-    server.enqueue(response.items([{ type: 'refusal', text: 'I can’t help with that.' }]), response.text('Partial', { incomplete: 'content_filter' }));
+    server.enqueue(
+      response.items([{ type: 'refusal', text: 'I can’t help with that.' }]),
+      response.text('Partial', { incomplete: 'content_filter' }),
+    );
     const invoke = createOpenAIInvoker(server.client());
     const deltas: string[] = [];
 
@@ -125,7 +157,16 @@ describe('failures inside a 200 stream', () => {
   });
 
   it('an error event saying the context length was exceeded becomes PromptTooLongError', async () => {
-    server.enqueue(response.text('x', { interrupt: { afterFrames: 2, with: 'error', code: 'context_length_exceeded', message: 'Your input exceeds the context window of this model.' } }));
+    server.enqueue(
+      response.text('x', {
+        interrupt: {
+          afterFrames: 2,
+          with: 'error',
+          code: 'context_length_exceeded',
+          message: 'Your input exceeds the context window of this model.',
+        },
+      }),
+    );
 
     const error = await createOpenAIInvoker(server.client())(ask()).catch((e: unknown) => e);
 

@@ -55,7 +55,10 @@ describe('abort', () => {
     const quick = tool('quick', () => 'quick result');
     const gated = tool('gated', () => 'never', true);
     const store = new SessionStore(dir.path);
-    const model = scriptedModel(call({ name: 'quick', id: 'q' }, { name: 'stubborn', id: 's' }, { name: 'gated', id: 'g' }), say('after abort'));
+    const model = scriptedModel(
+      call({ name: 'quick', id: 'q' }, { name: 'stubborn', id: 's' }, { name: 'gated', id: 'g' }),
+      say('after abort'),
+    );
     const agent = createAgent({ model: 'm', tools: [stubborn, quick, gated] }, { store, invokeModel: model.invoke });
     agent.subscribe((e) => {
       if (e.kind === 'tool_finished' && e.callId === 'q') setImmediate(() => agent.abort());

@@ -40,7 +40,13 @@ describe('approvals', () => {
     expect(agent.pendingApprovals()).toEqual(snapshot.pendingApprovals);
     expect(wipe.runs).toHaveLength(0);
     expect(look.runs).toHaveLength(1);
-    expect(events).toContainEqual({ kind: 'approval_requested', approvalId: 'wipe', callId: 'wipe', name: 'disk.wipe', input: { all: true } });
+    expect(events).toContainEqual({
+      kind: 'approval_requested',
+      approvalId: 'wipe',
+      callId: 'wipe',
+      name: 'disk.wipe',
+      input: { all: true },
+    });
     expect(events.at(-1)).toMatchObject({ kind: 'settled', snapshot: { status: 'waiting' } });
     expect(model.requests).toHaveLength(1);
   });
@@ -118,13 +124,19 @@ describe('approvals', () => {
   it('keeps pending approvals across a fresh agent and a fresh store over the same files', async () => {
     const first = counted('disk.wipe', true);
     const store1 = new SessionStore(dir.path);
-    const agent1 = createAgent({ model: 'm', tools: [first.definition] }, { store: store1, invokeModel: scriptedModel(call({ name: 'disk_wipe', id: 'w' })).invoke });
+    const agent1 = createAgent(
+      { model: 'm', tools: [first.definition] },
+      { store: store1, invokeModel: scriptedModel(call({ name: 'disk_wipe', id: 'w' })).invoke },
+    );
     const waiting = await agent1.submit('wipe it');
     await agent1.close();
 
     const second = counted('disk.wipe', true);
     const model = scriptedModel(say('Done.'));
-    const agent2 = createAgent({ model: 'm', tools: [second.definition] }, { store: new SessionStore(dir.path), invokeModel: model.invoke });
+    const agent2 = createAgent(
+      { model: 'm', tools: [second.definition] },
+      { store: new SessionStore(dir.path), invokeModel: model.invoke },
+    );
     const resumed = await agent2.resume(waiting.sessionId);
 
     expect(resumed.status).toBe('waiting');

@@ -20,7 +20,10 @@ export const isSummarizerRequest = (request: RecordedRequest): boolean =>
  * syntax), as a real count usually is, so calibration from it is exercised honestly.
  */
 export function promptTokens(body: any): number {
-  const chars = JSON.stringify(body.messages).length + (typeof body.system === 'string' ? body.system.length : 0) + JSON.stringify(body.tools ?? []).length;
+  const chars =
+    JSON.stringify(body.messages).length +
+    (typeof body.system === 'string' ? body.system.length : 0) +
+    JSON.stringify(body.tools ?? []).length;
   return Math.ceil(chars / 4);
 }
 
@@ -54,7 +57,8 @@ export function fakeModel(
     } else {
       script = handlers.agent(body, agentCalls++);
     }
-    if (script.type === 'message' && script.usage === undefined) return { ...script, usage: { input_tokens: promptTokens(body), output_tokens: 40 } } satisfies MessageScript;
+    if (script.type === 'message' && script.usage === undefined)
+      return { ...script, usage: { input_tokens: promptTokens(body), output_tokens: 40 } } satisfies MessageScript;
     return script;
   });
 }
@@ -63,7 +67,9 @@ export function fakeModel(
 export function chunkText(n: number, chars: number): string {
   const head = `chunk ${n} begins. `;
   const tail = ` chunk ${n} ends.`;
-  const filler = 'the quick brown fox jumps over the lazy dog '.repeat(Math.ceil(chars / 44)).slice(0, Math.max(0, chars - head.length - tail.length));
+  const filler = 'the quick brown fox jumps over the lazy dog '
+    .repeat(Math.ceil(chars / 44))
+    .slice(0, Math.max(0, chars - head.length - tail.length));
   return head + filler + tail;
 }
 
@@ -84,7 +90,8 @@ export function record(agent: Agent): RunEvent[] {
   return events;
 }
 
-export const compactedEvents = (events: RunEvent[]) => events.filter((e): e is Extract<RunEvent, { kind: 'compacted' }> => e.kind === 'compacted');
+export const compactedEvents = (events: RunEvent[]) =>
+  events.filter((e): e is Extract<RunEvent, { kind: 'compacted' }> => e.kind === 'compacted');
 
 /** The session as it is on disk: a fresh store reads the file. */
 export async function storedSession(root: string, sessionId: string) {
@@ -98,7 +105,9 @@ export async function storedSession(root: string, sessionId: string) {
 /** Every text, tool call id and tool result's call id of `turns`, in order. */
 export function contentOf(turns: readonly Turn[]): string[] {
   return turns.flatMap((turn) =>
-    turn.blocks.map((b) => (b.kind === 'text' ? b.text : b.kind === 'tool_call' ? `call ${b.id}` : b.kind === 'tool_result' ? `result ${b.callId}` : b.kind)),
+    turn.blocks.map((b) =>
+      b.kind === 'text' ? b.text : b.kind === 'tool_call' ? `call ${b.id}` : b.kind === 'tool_result' ? `result ${b.callId}` : b.kind,
+    ),
   );
 }
 

@@ -10,7 +10,17 @@ import type { AgentPart } from '../../../src/parts/index.js';
 import type { CompactionPolicy, RunFault } from '../../../src/entries/runtime.js';
 import { serverAndDirPerTest, type TempDir } from '../../support/server-and-dir.js';
 import { reply, type AnthropicTestServer, type Script } from '../../../src/testing/index.js';
-import { CONDENSED_PREFIX, compactedEvents, contentOf, fakeModel, firstText, isSummarizerRequest, record, storedSession, tempDir } from './condensation-helpers.js';
+import {
+  CONDENSED_PREFIX,
+  compactedEvents,
+  contentOf,
+  fakeModel,
+  firstText,
+  isSummarizerRequest,
+  record,
+  storedSession,
+  tempDir,
+} from './condensation-helpers.js';
 
 const SUMMARY = 'Goal: plan the trip. Decisions: leave on Friday. Identifiers: booking REF-4471.';
 const PARTIAL = 'Here is the itinerary: day one, the';
@@ -27,14 +37,20 @@ serverAndDirPerTest(tempDir, (s, d) => ((server = s), (dir = d)));
  */
 function overflowingModel(overflow: Script[]) {
   fakeModel(server, {
-    agent: (_body, n) => (n < 2 ? reply.text(`Answer ${n}: ${'we talked about the trip at length. '.repeat(30)}`) : (overflow[n - 2] ?? reply.text('Here is the whole itinerary.'))),
+    agent: (_body, n) =>
+      n < 2
+        ? reply.text(`Answer ${n}: ${'we talked about the trip at length. '.repeat(30)}`)
+        : (overflow[n - 2] ?? reply.text('Here is the whole itinerary.')),
     summarize: () => reply.text(SUMMARY),
   });
 }
 
 function makeAgent(compaction: CompactionPolicy | undefined = { keepRecent: 2 }) {
   // History recall off: these tests pin the summary turn exactly (recall adds a note; tests/runtime/history cover it).
-  return createAgent({ model: 'claude-test', sessionId: 'trip', maxOutputTokens: 500, compaction, history: false }, { client: server.client(), store: new SessionStore(dir.path) });
+  return createAgent(
+    { model: 'claude-test', sessionId: 'trip', maxOutputTokens: 500, compaction, history: false },
+    { client: server.client(), store: new SessionStore(dir.path) },
+  );
 }
 
 async function twoExchanges(agent: ReturnType<typeof makeAgent>) {
@@ -167,12 +183,17 @@ describe('without compaction', () => {
     const parts: AgentPart[] = [];
 
     const run = async () => {
-      for await (const part of runAgent({ client: server.client(), model: 'claude-test', prompt: 'Write out the itinerary.' })) parts.push(part);
+      for await (const part of runAgent({ client: server.client(), model: 'claude-test', prompt: 'Write out the itinerary.' }))
+        parts.push(part);
     };
     const error = await run().catch((e: unknown) => e);
 
     expect(ContextWindowExceededError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ kind: 'context_overflow', promptTokens: 199_600, reply: { stopReason: 'model_context_window_exceeded' } });
+    expect(error).toMatchObject({
+      kind: 'context_overflow',
+      promptTokens: 199_600,
+      reply: { stopReason: 'model_context_window_exceeded' },
+    });
     expect(server.requests).toHaveLength(1);
     // The text had streamed before the stop reason arrived; only the turn is refused.
     expect(parts.map((part) => (part.type === 'text' ? part.text : '')).join('')).toBe(PARTIAL);

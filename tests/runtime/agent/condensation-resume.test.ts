@@ -8,7 +8,18 @@ import type { RunEvent, RunSnapshot } from '../../../src/entries/runtime.js';
 import { runJsonChild } from '../../support/child-process.js';
 import { serverAndDirPerTest, type TempDir } from '../../support/server-and-dir.js';
 import { reply, type AnthropicTestServer } from '../../../src/testing/index.js';
-import { CONDENSED_PREFIX, compactedEvents, fakeModel, firstText, isSummarizerRequest, promptTokens, readChunkTool, record, storedSession, tempDir } from './condensation-helpers.js';
+import {
+  CONDENSED_PREFIX,
+  compactedEvents,
+  fakeModel,
+  firstText,
+  isSummarizerRequest,
+  promptTokens,
+  readChunkTool,
+  record,
+  storedSession,
+  tempDir,
+} from './condensation-helpers.js';
 
 const fixture = fileURLToPath(new URL('./fixtures/resume-process.ts', import.meta.url));
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
@@ -17,7 +28,12 @@ const FIRST = 'Goal: read the document. Progress: chunks read so far describe a 
 const SECOND = 'Goal: read the document. Done: it describes a fox. Identifiers: marker ALPHA-7731.';
 const settings = { contextWindow: 6_000, maxOutputTokens: 500, keepRecent: 4, chunkChars: 1_200 };
 
-type ChildResult = { resumed: RunSnapshot; snapshot: RunSnapshot; compacted: Extract<RunEvent, { kind: 'compacted' }>[]; error?: { kind: string; message: string } };
+type ChildResult = {
+  resumed: RunSnapshot;
+  snapshot: RunSnapshot;
+  compacted: Extract<RunEvent, { kind: 'compacted' }>[];
+  error?: { kind: string; message: string };
+};
 
 /** Resumes the session and submits `prompt` in a fresh Node process (spawned async, so this process's server answers it). */
 function inChild(args: Record<string, unknown>): Promise<ChildResult> {
@@ -31,11 +47,18 @@ serverAndDirPerTest(tempDir, (s, d) => ((server = s), (dir = d)));
 /** A long tool loop in this process that condenses once, leaving a condensed session on disk. */
 async function condensedSession(): Promise<RunSnapshot> {
   fakeModel(server, {
-    agent: (_body, n) => (n < 16 ? reply.tools([{ name: 'read_chunk', input: { n }, id: `toolu_${n}` }]) : reply.text('The document is about a fox.')),
+    agent: (_body, n) =>
+      n < 16 ? reply.tools([{ name: 'read_chunk', input: { n }, id: `toolu_${n}` }]) : reply.text('The document is about a fox.'),
     summarize: () => reply.text(FIRST),
   });
   const agent = createAgent(
-    { model: 'claude-test', sessionId: 'doc', ...settings, compaction: { keepRecent: settings.keepRecent }, tools: [readChunkTool(() => settings.chunkChars)] },
+    {
+      model: 'claude-test',
+      sessionId: 'doc',
+      ...settings,
+      compaction: { keepRecent: settings.keepRecent },
+      tools: [readChunkTool(() => settings.chunkChars)],
+    },
     { client: server.client(), store: new SessionStore(dir.path) },
   );
   const snapshot = await agent.submit('Read the whole document, chunk by chunk.');
@@ -69,7 +92,14 @@ describe('resuming a condensed session in a new process', () => {
     // limit, so the next submit condenses before its call, carrying the stored summary forward.
     before = server.requests.length;
     const agent = createAgent(
-      { model: 'claude-test', sessionId: 'doc', ...settings, contextWindow: 2_000, compaction: { keepRecent: settings.keepRecent }, tools: [readChunkTool(() => settings.chunkChars)] },
+      {
+        model: 'claude-test',
+        sessionId: 'doc',
+        ...settings,
+        contextWindow: 2_000,
+        compaction: { keepRecent: settings.keepRecent },
+        tools: [readChunkTool(() => settings.chunkChars)],
+      },
       { client: server.client(), store: new SessionStore(dir.path) },
     );
     const events = record(agent);

@@ -5,7 +5,16 @@ import { createAgent, SessionStore } from '../../../src/entries/runtime.js';
 import type { RunFault } from '../../../src/entries/runtime.js';
 import { serverAndDirPerTest, type TempDir } from '../../support/server-and-dir.js';
 import { reply, type AnthropicTestServer, type Script } from '../../../src/testing/index.js';
-import { CONDENSED_PREFIX, contentOf, fakeModel, isSummarizerRequest, readChunkTool, record, storedSession, tempDir } from './condensation-helpers.js';
+import {
+  CONDENSED_PREFIX,
+  contentOf,
+  fakeModel,
+  isSummarizerRequest,
+  readChunkTool,
+  record,
+  storedSession,
+  tempDir,
+} from './condensation-helpers.js';
 
 const PROMPT = 'Read the whole document, chunk by chunk.';
 const SUMMARY = 'Goal: read the document. Progress: many chunks read.';
@@ -30,7 +39,15 @@ describe.each<{ failure: string; answer: Script }>([
     });
     const agent = createAgent(
       // History recall off: the summary turn is pinned exactly (recall adds a note; tests/runtime/history cover it).
-      { model: 'claude-test', sessionId: 'doc', contextWindow: 6_000, maxOutputTokens: 500, compaction: { keepRecent: 4 }, tools: [readChunkTool(() => 1_200)], history: false },
+      {
+        model: 'claude-test',
+        sessionId: 'doc',
+        contextWindow: 6_000,
+        maxOutputTokens: 500,
+        compaction: { keepRecent: 4 },
+        tools: [readChunkTool(() => 1_200)],
+        history: false,
+      },
       { client: server.client(), store: new SessionStore(dir.path) },
     );
     const events = record(agent);

@@ -35,7 +35,8 @@ serverAndDirPerTest(tempDir, (s, d) => ((server = s), (dir = d)));
 /** The model reads chunks 0..steps-1, one per call, then answers. */
 function readingModel(steps: number, summaries: string[]) {
   fakeModel(server, {
-    agent: (_body, n) => (n < steps ? reply.tools([{ name: 'read_chunk', input: { n }, id: `toolu_${n}` }]) : reply.text('The document is about a fox.')),
+    agent: (_body, n) =>
+      n < steps ? reply.tools([{ name: 'read_chunk', input: { n }, id: `toolu_${n}` }]) : reply.text('The document is about a fox.'),
     summarize: (_body, n) => reply.text(summaries[n]),
   });
 }
@@ -43,7 +44,15 @@ function readingModel(steps: number, summaries: string[]) {
 function agentWith(options: { keepRecent: number; chunkChars: (n: number) => number }) {
   return createAgent(
     // History recall off: the summary turn is pinned exactly (recall adds a note; tests/runtime/history cover it).
-    { model: 'claude-test', sessionId: 'reading', contextWindow: WINDOW, maxOutputTokens: OUT, compaction: { keepRecent: options.keepRecent }, tools: [readChunkTool(options.chunkChars)], history: false },
+    {
+      model: 'claude-test',
+      sessionId: 'reading',
+      contextWindow: WINDOW,
+      maxOutputTokens: OUT,
+      compaction: { keepRecent: options.keepRecent },
+      tools: [readChunkTool(options.chunkChars)],
+      history: false,
+    },
     { client: server.client(), store: new SessionStore(dir.path) },
   );
 }
@@ -98,9 +107,15 @@ describe('condensation between the steps of one tool loop', () => {
     expect(summaries).toHaveLength(1);
     const summary = summaries[0];
     expect(summary.turn).toEqual({ role: 'user', blocks: [{ kind: 'text', text: `${CONDENSED_PREFIX}\n${SUMMARY}` }] });
-    expect(graph.node(summary.parent!)!.turn.blocks).toEqual([{ kind: 'tool_result', callId: `toolu_${lastCallBefore}`, content: chunkText(lastCallBefore, 1_200) }]);
-    expect(graph.node(summary.condenses.firstKept!)!.turn.blocks[0]).toMatchObject({ kind: 'tool_call', id: after.messages[1].content[0].id });
-    const pairs = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => [`call toolu_${from + i}`, `result toolu_${from + i}`]).flat();
+    expect(graph.node(summary.parent!)!.turn.blocks).toEqual([
+      { kind: 'tool_result', callId: `toolu_${lastCallBefore}`, content: chunkText(lastCallBefore, 1_200) },
+    ]);
+    expect(graph.node(summary.condenses.firstKept!)!.turn.blocks[0]).toMatchObject({
+      kind: 'tool_call',
+      id: after.messages[1].content[0].id,
+    });
+    const pairs = (from: number, to: number) =>
+      Array.from({ length: to - from }, (_, i) => [`call toolu_${from + i}`, `result toolu_${from + i}`]).flat();
     expect(contentOf(path)).toEqual([
       PROMPT,
       ...pairs(0, lastCallBefore + 1),
@@ -181,7 +196,11 @@ describe('a tail that does not fit', () => {
     // One call asked for the tool; the next was never made, the summarizer neither.
     expect(server.requests).toHaveLength(1);
     // Nothing lost: the huge result is in the snapshot and on disk.
-    expect(fault.snapshot.messages.at(-1)!.blocks[0]).toMatchObject({ kind: 'tool_result', callId: 'toolu_0', content: chunkText(0, 24_000) });
+    expect(fault.snapshot.messages.at(-1)!.blocks[0]).toMatchObject({
+      kind: 'tool_result',
+      callId: 'toolu_0',
+      content: chunkText(0, 24_000),
+    });
     await agent.close();
     const { path } = await storedSession(dir.path, 'reading');
     expect(contentOf(path)).toEqual([PROMPT, 'call toolu_0', 'result toolu_0']);

@@ -62,7 +62,10 @@ describe('condensation in the conductor (AgentConfig.compaction)', () => {
 
   it('condenses once more and retries when the API still says the prompt is too long', async () => {
     const model = talkativeModel({ overflowOnce: true });
-    const agent = createAgent({ ...config, compaction: { keepRecent: 2, triggerRatio: 1 }, contextWindow: 100_000 }, { invokeModel: model.invoke });
+    const agent = createAgent(
+      { ...config, compaction: { keepRecent: 2, triggerRatio: 1 }, contextWindow: 100_000 },
+      { invokeModel: model.invoke },
+    );
     const events = record(agent);
 
     for (let i = 0; i < 3; i++) await agent.submit(long(`question ${i}`));

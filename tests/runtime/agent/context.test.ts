@@ -67,7 +67,13 @@ function estimatedTokens(body: any): number {
 const WINDOW = 4_000;
 const OUTPUT = 400;
 const LIMIT = WINDOW * 0.8 - OUTPUT;
-const agentConfig = { model: 'claude-test', system: 'You answer billing questions.', contextWindow: WINDOW, maxOutputTokens: OUTPUT, compaction: { keepRecent: 2 } };
+const agentConfig = {
+  model: 'claude-test',
+  system: 'You answer billing questions.',
+  contextWindow: WINDOW,
+  maxOutputTokens: OUTPUT,
+  compaction: { keepRecent: 2 },
+};
 const oneBudget = { maxTokens: WINDOW * 0.8, reserve: OUTPUT, count };
 
 describe('createAgent({ context })', () => {
@@ -85,7 +91,10 @@ describe('createAgent({ context })', () => {
       reply.text('Invoiced Acme as INV-1.'),
       reply.text('Anything else?'),
     );
-    const agent = createAgent({ model: 'claude-test', system: 'You answer billing questions.', tools: definitions, context }, { client: server.client() });
+    const agent = createAgent(
+      { model: 'claude-test', system: 'You answer billing questions.', tools: definitions, context },
+      { client: server.client() },
+    );
     const events: RunEvent[] = [];
     agent.subscribe((e) => events.push(e));
 
@@ -93,9 +102,17 @@ describe('createAgent({ context })', () => {
     await agent.submit('Thanks, what about Acme next month?');
 
     const [first, second] = runsOf(events).map((run) =>
-      run.filter((e) => e.kind === 'context' || e.kind === 'tool_finished').map((e) => (e.kind === 'context' ? `context:${e.source}:${e.op}` : `tool:${(e as { name: string }).name}`)),
+      run
+        .filter((e) => e.kind === 'context' || e.kind === 'tool_finished')
+        .map((e) => (e.kind === 'context' ? `context:${e.source}:${e.op}` : `tool:${(e as { name: string }).name}`)),
     );
-    expect(first).toEqual(['context:memory:recalled', `tool:${SEARCH_TOOLS}`, 'context:tools:loaded', 'tool:billing.createInvoice', 'context:memory:saved']);
+    expect(first).toEqual([
+      'context:memory:recalled',
+      `tool:${SEARCH_TOOLS}`,
+      'context:tools:loaded',
+      'tool:billing.createInvoice',
+      'context:memory:saved',
+    ]);
     expect(second).toEqual(['context:memory:recalled', 'context:memory:saved']);
     expect(calls).toEqual([{ name: 'billing.createInvoice', input: { customer: 'acme' } }]);
 
@@ -128,7 +145,8 @@ describe('createAgent({ context })', () => {
     const events: RunEvent[] = [];
     agent.subscribe((e) => events.push(e));
 
-    for (let i = 0; i < 6 && !events.some((e) => e.kind === 'compacted'); i++) await agent.submit(long(`Question ${i}: how does Acme pay?`));
+    for (let i = 0; i < 6 && !events.some((e) => e.kind === 'compacted'); i++)
+      await agent.submit(long(`Question ${i}: how does Acme pay?`));
     await agent.close();
 
     const runs = runsOf(events).map(budgetEvents);

@@ -8,11 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createConductor,
-  INTERRUPTED_RESULT,
-  SessionStore,
-} from '../../../src/runtime/index.js';
+import { createConductor, INTERRUPTED_RESULT, SessionStore } from '../../../src/runtime/index.js';
 import { UnknownApprovalError } from '../../../src/tools/index.js';
 import type { ModelInvoker, ModelRequest, SessionGraph, SessionStoreLike, ToolDefinition, Turn } from '../../../src/runtime/index.js';
 
@@ -114,7 +110,8 @@ function finishingModel() {
   const invoke: ModelInvoker = async (request) => {
     requests.push(request);
     const answered = new Set(request.messages.flatMap((t) => t.blocks.flatMap((b) => (b.kind === 'tool_result' ? [b.callId] : []))));
-    for (const turn of request.messages) for (const b of turn.blocks) if (b.kind === 'tool_call' && !answered.has(b.id)) unanswered.push(b.id);
+    for (const turn of request.messages)
+      for (const b of turn.blocks) if (b.kind === 'tool_call' && !answered.has(b.id)) unanswered.push(b.id);
     const text = request.cacheable === false ? 'Goal: count. Progress: steady.' : 'Picked up.';
     return { turn: { role: 'assistant', blocks: [{ kind: 'text', text }] }, stopReason: 'end_turn' };
   };
@@ -124,9 +121,26 @@ function finishingModel() {
 /** The crash fixture's tools, run in this process: each run is recorded. */
 function localTools(runs: string[]): ToolDefinition[] {
   return [
-    { name: 'counter.bump', description: 'Adds one.', inputSchema: { type: 'object' }, execute: (_i, ctx) => (runs.push(`bump ${ctx.callId}`), 'bumped') },
-    { name: 'ledger.read', description: 'Reads.', inputSchema: { type: 'object' }, idempotent: true, execute: (_i, ctx) => (runs.push(`read ${ctx.callId}`), 'read') },
-    { name: 'pay.invoice', description: 'Pays.', inputSchema: { type: 'object' }, needsApproval: true, execute: (_i, ctx) => (runs.push(`pay ${ctx.callId}`), 'paid') },
+    {
+      name: 'counter.bump',
+      description: 'Adds one.',
+      inputSchema: { type: 'object' },
+      execute: (_i, ctx) => (runs.push(`bump ${ctx.callId}`), 'bumped'),
+    },
+    {
+      name: 'ledger.read',
+      description: 'Reads.',
+      inputSchema: { type: 'object' },
+      idempotent: true,
+      execute: (_i, ctx) => (runs.push(`read ${ctx.callId}`), 'read'),
+    },
+    {
+      name: 'pay.invoice',
+      description: 'Pays.',
+      inputSchema: { type: 'object' },
+      needsApproval: true,
+      execute: (_i, ctx) => (runs.push(`pay ${ctx.callId}`), 'paid'),
+    },
   ];
 }
 
@@ -190,54 +204,73 @@ describe('an approved call cut off while it ran', () => {
   it.each([
     ['a whole read', undefined, 'file'],
     ['a resume from the last checkpoint', 1, 'tail'],
-  ])('is never offered for approval again: the model hears it may have run, and it is not paid twice (%s)', async (name, checkpointBytes, scope) => {
-    const slug = checkpointBytes === undefined ? 'pay' : 'pay-checkpointed';
-    const base = { storeDir: join(dir, `${slug}-sessions`), sessionId: 'pay', markerFile: join(dir, `${slug}-markers.log`), violationsFile: join(dir, `${slug}-violations.log`), mode: 'approval', checkpointBytes };
+  ])(
+    'is never offered for approval again: the model hears it may have run, and it is not paid twice (%s)',
+    async (name, checkpointBytes, scope) => {
+      const slug = checkpointBytes === undefined ? 'pay' : 'pay-checkpointed';
+      const base = {
+        storeDir: join(dir, `${slug}-sessions`),
+        sessionId: 'pay',
+        markerFile: join(dir, `${slug}-markers.log`),
+        violationsFile: join(dir, `${slug}-violations.log`),
+        mode: 'approval',
+        checkpointBytes,
+      };
+      const child = start(base);
+      await child.waitFor(/^waiting$/);
+      child.process.stdin!.write('approve\n');
+      await child.waitFor(/^paying$/);
+      await kill(child);
+      const paid = markers(base.markerFile);
+      expect(paid.map((m) => m.tool)).toEqual(['pay']);
+
+      const runs: string[] = [];
+      const model = finishingModel();
+      const agent = createConductor(
+        { ...agentConfig, tools: localTools(runs) },
+        { invokeModel: model.invoke, store: new SessionStore(base.storeDir, [], { checkpointBytes: checkpointBytes ?? 1 }) },
+      );
+      const scopes: unknown[] = [];
+      agent.subscribe((event) => {
+        if (event.kind === 'session_opened') scopes.push((event.report as { scope?: string }).scope);
+      });
+      const opened = await agent.resume('pay');
+      expect(scopes, name).toEqual([scope]);
+
+      expect(opened.status).toBe('interrupted');
+      expect(opened.pendingApprovals).toEqual([]);
+      expect(agent.pendingApprovals()).toEqual([]);
+      expect(opened.interrupted).toEqual([{ callId: paid[0].id, name: 'pay.invoice', input: { invoice: 'INV-7' }, rerun: false }]);
+      await expect(agent.approve(paid[0].id)).rejects.toSatisfy(UnknownApprovalError.isInstance);
+
+      const after = await agent.continue();
+      expect(after.status).toBe('settled');
+      const results = model.requests[0].messages.flatMap((t) => t.blocks).filter((b) => b.kind === 'tool_result');
+      expect(results).toEqual([{ kind: 'tool_result', callId: paid[0].id, content: INTERRUPTED_RESULT, isError: true }]);
+      expect(runs).toEqual([]);
+      await agent.close();
+      expect(markers(base.markerFile)).toHaveLength(1);
+    },
+  );
+
+  it('still waits for approval when the process died while waiting, and runs once approved', async () => {
+    const base = {
+      storeDir: join(dir, 'wait-sessions'),
+      sessionId: 'wait',
+      markerFile: join(dir, 'wait-markers.log'),
+      violationsFile: join(dir, 'wait-violations.log'),
+      mode: 'approval',
+    };
     const child = start(base);
     await child.waitFor(/^waiting$/);
-    child.process.stdin!.write('approve\n');
-    await child.waitFor(/^paying$/);
     await kill(child);
-    const paid = markers(base.markerFile);
-    expect(paid.map((m) => m.tool)).toEqual(['pay']);
 
     const runs: string[] = [];
     const model = finishingModel();
     const agent = createConductor(
       { ...agentConfig, tools: localTools(runs) },
-      { invokeModel: model.invoke, store: new SessionStore(base.storeDir, [], { checkpointBytes: checkpointBytes ?? 1 }) },
+      { invokeModel: model.invoke, store: new SessionStore(base.storeDir) },
     );
-    const scopes: unknown[] = [];
-    agent.subscribe((event) => {
-      if (event.kind === 'session_opened') scopes.push((event.report as { scope?: string }).scope);
-    });
-    const opened = await agent.resume('pay');
-    expect(scopes, name).toEqual([scope]);
-
-    expect(opened.status).toBe('interrupted');
-    expect(opened.pendingApprovals).toEqual([]);
-    expect(agent.pendingApprovals()).toEqual([]);
-    expect(opened.interrupted).toEqual([{ callId: paid[0].id, name: 'pay.invoice', input: { invoice: 'INV-7' }, rerun: false }]);
-    await expect(agent.approve(paid[0].id)).rejects.toSatisfy(UnknownApprovalError.isInstance);
-
-    const after = await agent.continue();
-    expect(after.status).toBe('settled');
-    const results = model.requests[0].messages.flatMap((t) => t.blocks).filter((b) => b.kind === 'tool_result');
-    expect(results).toEqual([{ kind: 'tool_result', callId: paid[0].id, content: INTERRUPTED_RESULT, isError: true }]);
-    expect(runs).toEqual([]);
-    await agent.close();
-    expect(markers(base.markerFile)).toHaveLength(1);
-  });
-
-  it('still waits for approval when the process died while waiting, and runs once approved', async () => {
-    const base = { storeDir: join(dir, 'wait-sessions'), sessionId: 'wait', markerFile: join(dir, 'wait-markers.log'), violationsFile: join(dir, 'wait-violations.log'), mode: 'approval' };
-    const child = start(base);
-    await child.waitFor(/^waiting$/);
-    await kill(child);
-
-    const runs: string[] = [];
-    const model = finishingModel();
-    const agent = createConductor({ ...agentConfig, tools: localTools(runs) }, { invokeModel: model.invoke, store: new SessionStore(base.storeDir) });
     const opened = await agent.resume('wait');
     expect(opened.status).toBe('waiting');
     expect(opened.pendingApprovals.map((p) => p.name)).toEqual(['pay.invoice']);
@@ -250,13 +283,23 @@ describe('an approved call cut off while it ran', () => {
 
 describe('killed while condensing', () => {
   it('loses only the summary in flight: the session resumes as it was, and condenses on the next try', async () => {
-    const base = { storeDir: join(dir, 'condense-sessions'), sessionId: 'condense', markerFile: join(dir, 'c-markers.log'), violationsFile: join(dir, 'c-violations.log'), mode: 'condense', steps: 0 };
+    const base = {
+      storeDir: join(dir, 'condense-sessions'),
+      sessionId: 'condense',
+      markerFile: join(dir, 'c-markers.log'),
+      violationsFile: join(dir, 'c-violations.log'),
+      mode: 'condense',
+      steps: 0,
+    };
     const child = start(base);
     await child.waitFor(/^summarizing$/);
     await kill(child);
 
     const model = finishingModel();
-    const agent = createConductor({ ...agentConfig, tools: localTools([]) }, { invokeModel: model.invoke, store: new SessionStore(base.storeDir) });
+    const agent = createConductor(
+      { ...agentConfig, tools: localTools([]) },
+      { invokeModel: model.invoke, store: new SessionStore(base.storeDir) },
+    );
     const opened = await agent.resume('condense');
     expect(opened.status).toBe('settled');
     expect(opened.messages).toHaveLength(16);
@@ -306,7 +349,10 @@ describe('killed inside a persist', () => {
       await truncate(join(copy, 't.jsonl'), cut);
       const runs: string[] = [];
       const model = finishingModel();
-      const agent = createConductor({ ...agentConfig, tools: localTools(runs) }, { invokeModel: model.invoke, store: new SessionStore(copy) });
+      const agent = createConductor(
+        { ...agentConfig, tools: localTools(runs) },
+        { invokeModel: model.invoke, store: new SessionStore(copy) },
+      );
       const opened = await agent.resume('t');
       const resultsLost = !opened.messages.some((t) => t.blocks.some((b) => b.kind === 'tool_result'));
       await agent.submit('and now?');
@@ -317,7 +363,11 @@ describe('killed inside a persist', () => {
       const sent = model.requests.at(-1)!.messages;
       if (resultsLost) {
         expect(opened.status).toBe('interrupted');
-        expect(sent.slice(-3).map((t) => `${t.role}:${t.blocks.map((b) => b.kind).join('+')}`)).toEqual(['assistant:tool_call+tool_call', 'user:tool_result+tool_result', 'user:text']);
+        expect(sent.slice(-3).map((t) => `${t.role}:${t.blocks.map((b) => b.kind).join('+')}`)).toEqual([
+          'assistant:tool_call+tool_call',
+          'user:tool_result+tool_result',
+          'user:text',
+        ]);
         const bump = sent.at(-2)!.blocks.find((b) => b.kind === 'tool_result' && b.callId === 'b1');
         expect(bump).toMatchObject({ content: INTERRUPTED_RESULT, isError: true });
       }

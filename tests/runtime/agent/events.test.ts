@@ -34,7 +34,12 @@ describe('what a run publishes', () => {
       'settled',
     ]);
     expect(events[0]).toEqual({ kind: 'run_started', sessionId: agent.sessionId, prompt: 'find it' });
-    expect(events.filter((e) => e.kind === 'text_delta').map((e) => (e as { delta: string }).delta).join('')).toBe('Let me look.Found it.');
+    expect(
+      events
+        .filter((e) => e.kind === 'text_delta')
+        .map((e) => (e as { delta: string }).delta)
+        .join(''),
+    ).toBe('Let me look.Found it.');
     const usages = events.filter((e): e is Extract<RunEvent, { kind: 'usage' }> => e.kind === 'usage');
     expect(usages.map((u) => [u.usage.inputTokens, u.total.inputTokens])).toEqual([
       [100, 100],
@@ -69,7 +74,12 @@ describe('what a run publishes', () => {
     gate.resolve();
     const [a, b] = await Promise.all([first, second]);
 
-    expect(events.map((e) => e.kind).filter((k) => k === 'run_started' || k === 'settled')).toEqual(['run_started', 'settled', 'run_started', 'settled']);
+    expect(events.map((e) => e.kind).filter((k) => k === 'run_started' || k === 'settled')).toEqual([
+      'run_started',
+      'settled',
+      'run_started',
+      'settled',
+    ]);
     expect(a.text).toBe('first answer');
     expect(b.messages.map((t) => (t.blocks[0] as { text: string }).text)).toEqual(['first', 'first answer', 'second', 'second answer']);
     expect(model.requests[1].messages).toHaveLength(3);

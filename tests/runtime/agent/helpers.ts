@@ -10,7 +10,12 @@ import type { Block } from '../../../src/runtime/contract/turn.js';
 
 export type Step = ModelReply | ((request: ModelRequest) => ModelReply | Promise<ModelReply>);
 
-export const usage = (inputTokens = 10, outputTokens = 5): ModelUsage => ({ inputTokens, outputTokens, cacheWriteTokens: 0, cacheReadTokens: 0 });
+export const usage = (inputTokens = 10, outputTokens = 5): ModelUsage => ({
+  inputTokens,
+  outputTokens,
+  cacheWriteTokens: 0,
+  cacheReadTokens: 0,
+});
 
 /** A reply that ends the turn with `text`. */
 export function say(text: string, used: ModelUsage = usage()): ModelReply {

@@ -110,9 +110,9 @@ describe('the loop through createAgent', () => {
 
   it('refuses at set-up two tool names that sanitize alike, and duplicate names', () => {
     const noop = () => null;
-    expect(() => createAgent({ model: 'm', tools: [tool('a.b', noop), tool('a_b', noop)] }, { invokeModel: scriptedModel().invoke })).toThrow(
-      ToolNameCollisionError,
-    );
+    expect(() =>
+      createAgent({ model: 'm', tools: [tool('a.b', noop), tool('a_b', noop)] }, { invokeModel: scriptedModel().invoke }),
+    ).toThrow(ToolNameCollisionError);
     expect(() => createAgent({ model: 'm', tools: [tool('x', noop), tool('x', noop)] }, { invokeModel: scriptedModel().invoke })).toThrow(
       DuplicateToolError,
     );
@@ -169,7 +169,10 @@ describe('the loop through createAgent', () => {
       { kind: 'tool_result', callId: 'o', content: '{"ok":true,"n":2}' },
       { kind: 'tool_result', callId: 'n', content: '' },
     ]);
-    expect(events.find((e) => e.kind === 'tool_finished' && e.callId === 'o')).toMatchObject({ result: { ok: true, n: 2 }, isError: false });
+    expect(events.find((e) => e.kind === 'tool_finished' && e.callId === 'o')).toMatchObject({
+      result: { ok: true, n: 2 },
+      isError: false,
+    });
   });
 
   it('answers unknown tools and input that is not a JSON object with error results, and goes on', async () => {
@@ -206,7 +209,10 @@ describe('the loop through createAgent', () => {
     const faulted = events.at(-1);
     expect(faulted).toMatchObject({ kind: 'faulted', error: { kind: 'max_steps' } });
     // The last calls were answered: the history is consistent and the next submit can carry on.
-    expect((faulted as { snapshot: { messages: Turn[] } }).snapshot.messages.at(-1)!.blocks[0]).toMatchObject({ kind: 'tool_result', content: 'pong' });
+    expect((faulted as { snapshot: { messages: Turn[] } }).snapshot.messages.at(-1)!.blocks[0]).toMatchObject({
+      kind: 'tool_result',
+      content: 'pong',
+    });
     expect(DEFAULT_MAX_STEPS).toBe(64);
   });
 
@@ -252,14 +258,19 @@ describe('the loop through createAgent', () => {
   it('adopts a condensed context from beforeModelCall for this and later calls', async () => {
     const model = scriptedModel(say('a'), say('b'), say('c'));
     const condense = (context: readonly Turn[]): Turn[] =>
-      context.length < 5 ? (context as Turn[]) : [{ role: 'user', blocks: [{ kind: 'text', text: '[condensed earlier context] talk' }] }, ...context.slice(-1)];
+      context.length < 5
+        ? (context as Turn[])
+        : [{ role: 'user', blocks: [{ kind: 'text', text: '[condensed earlier context] talk' }] }, ...context.slice(-1)];
     const agent = createAgent({ model: 'm' }, { invokeModel: model.invoke, hooks: { beforeModelCall: condense } });
 
     await agent.submit('one');
     await agent.submit('two');
     const third = await agent.submit('three');
 
-    expect(model.requests[2].messages.map((t) => (t.blocks[0] as { text: string }).text)).toEqual(['[condensed earlier context] talk', 'three']);
+    expect(model.requests[2].messages.map((t) => (t.blocks[0] as { text: string }).text)).toEqual([
+      '[condensed earlier context] talk',
+      'three',
+    ]);
     expect(third.messages).toHaveLength(3);
   });
 

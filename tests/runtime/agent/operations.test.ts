@@ -40,7 +40,11 @@ describe('agent.condense()', () => {
     const outcome = await agent.condense();
 
     expect(outcome.compacted).toMatchObject({ kind: 'compacted', removed: 4, summary: 'Summary: three questions, three answers.' });
-    expect(outcome.snapshot.messages.map(text)).toEqual([`${CONDENSED_PREFIX}\nSummary: three questions, three answers.|${HISTORY_NOTE}`, 'q3', 'a3']);
+    expect(outcome.snapshot.messages.map(text)).toEqual([
+      `${CONDENSED_PREFIX}\nSummary: three questions, three answers.|${HISTORY_NOTE}`,
+      'q3',
+      'a3',
+    ]);
     expect(outcome.compacted?.dropped).toHaveLength(4);
     expect(outcome.snapshot.usage.outputTokens).toBe(5);
     expect(events.map((e) => e.kind)).toEqual(['run_started', 'usage', 'compacted', 'settled']);
@@ -159,8 +163,12 @@ describe('agent.continue()', () => {
 
   it('refuses messages beside a store, or messages that are not turns, when the agent is created', () => {
     const invoke = scriptedModel().invoke;
-    expect(() => createConductor({ model: 'm' }, { invokeModel: invoke, messages: [], store: new MemorySessionStore() })).toThrow(AgentConfigError);
-    expect(() => createConductor({ model: 'm' }, { invokeModel: invoke, messages: [{ role: 'system', blocks: [] } as never] })).toThrow(/messages\[0\]/);
+    expect(() => createConductor({ model: 'm' }, { invokeModel: invoke, messages: [], store: new MemorySessionStore() })).toThrow(
+      AgentConfigError,
+    );
+    expect(() => createConductor({ model: 'm' }, { invokeModel: invoke, messages: [{ role: 'system', blocks: [] } as never] })).toThrow(
+      /messages\[0\]/,
+    );
     expect(() => createConductor({ model: 'm' }, {} as never)).toThrow(/invokeModel/);
   });
 });

@@ -38,15 +38,34 @@ describe('the conductor over a session store', () => {
     };
     const seenByTool: string[][] = [];
     const seenByModel: string[][] = [];
-    const tools = [{ name: 'clock.now', description: 'Now.', inputSchema: { type: 'object' }, execute: async () => (seenByTool.push(await onDisk()), '12:00') }];
+    const tools = [
+      {
+        name: 'clock.now',
+        description: 'Now.',
+        inputSchema: { type: 'object' },
+        execute: async () => (seenByTool.push(await onDisk()), '12:00'),
+      },
+    ];
     const step = (reply: ReturnType<typeof say>) => async () => (seenByModel.push(await onDisk()), reply);
-    const model = scriptedModel(step(call({ name: 'clock_now', id: 't1' })), step(call({ name: 'clock_now', id: 't2' })), step(say('It is noon.')), step(say('Still noon.')));
+    const model = scriptedModel(
+      step(call({ name: 'clock_now', id: 't1' })),
+      step(call({ name: 'clock_now', id: 't2' })),
+      step(say('It is noon.')),
+      step(say('Still noon.')),
+    );
     const agent = createAgent({ model: 'm', tools, sessionId: 'clock-chat' }, { store, invokeModel: model.invoke });
 
     const first = await agent.submit('time?');
     // Each tool saw its own call on disk before it ran; each model call saw everything before it, results included.
-    expect(seenByTool).toEqual([['time?', 'tool_call'], ['time?', 'tool_call', 'tool_result', 'tool_call']]);
-    expect(seenByModel).toEqual([['time?'], ['time?', 'tool_call', 'tool_result'], ['time?', 'tool_call', 'tool_result', 'tool_call', 'tool_result']]);
+    expect(seenByTool).toEqual([
+      ['time?', 'tool_call'],
+      ['time?', 'tool_call', 'tool_result', 'tool_call'],
+    ]);
+    expect(seenByModel).toEqual([
+      ['time?'],
+      ['time?', 'tool_call', 'tool_result'],
+      ['time?', 'tool_call', 'tool_result', 'tool_call', 'tool_result'],
+    ]);
     // The prompt, two replies with calls, two batches of results, the final answer: one write each.
     expect(counts.writes).toBe(6);
     await agent.submit('and now?');
@@ -78,7 +97,10 @@ describe('the conductor over a session store', () => {
   it('faults with store_error when the session is held by another writer', async () => {
     const holder = new SessionStore(dir.path);
     await holder.openSession('busy');
-    const agent = createAgent({ model: 'm', sessionId: 'busy' }, { store: new SessionStore(dir.path), invokeModel: scriptedModel(say('no')).invoke });
+    const agent = createAgent(
+      { model: 'm', sessionId: 'busy' },
+      { store: new SessionStore(dir.path), invokeModel: scriptedModel(say('no')).invoke },
+    );
 
     await expect(agent.submit('hi')).rejects.toMatchObject({ kind: 'store_error', snapshot: { status: 'faulted' } });
     await holder.closeSession('busy');
@@ -90,7 +112,10 @@ describe('the conductor over a session store', () => {
     const summary: Turn = { role: 'user', blocks: [{ kind: 'text', text: `${CONDENSED_PREFIX} we said hello twice` }] };
     const condense = (context: readonly Turn[]) => (context.length >= 5 ? [summary, ...context.slice(-1)] : (context as Turn[]));
     const model = scriptedModel(say('hello 1'), say('hello 2'), say('hello 3'), say('resumed answer'));
-    const agent = createAgent({ model: 'm', sessionId: 'long' }, { store: new SessionStore(dir.path), invokeModel: model.invoke, hooks: { beforeModelCall: condense } });
+    const agent = createAgent(
+      { model: 'm', sessionId: 'long' },
+      { store: new SessionStore(dir.path), invokeModel: model.invoke, hooks: { beforeModelCall: condense } },
+    );
     await agent.submit('one');
     await agent.submit('two');
     const third = await agent.submit('three');

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { CONDENSED_PREFIX, compact, findCutPoint, makeSummaryTurn, modelCard, shouldCompact, type Turn } from '../../../src/entries/runtime.js';
+import {
+  CONDENSED_PREFIX,
+  compact,
+  findCutPoint,
+  makeSummaryTurn,
+  modelCard,
+  shouldCompact,
+  type Turn,
+} from '../../../src/entries/runtime.js';
 import { assistant, promptOf, recordingInvoker, toolLoop, user } from './helpers.js';
 
 const card = modelCard('test-model', { contextWindow: 10_000, maxOutputTokens: 4_000 });
@@ -32,7 +40,10 @@ describe('compact', () => {
     const condensed = await compact(history, card, policy, invoke);
 
     expect(condensed).toHaveLength(1 + history.length - cut);
-    expect(condensed[0]).toEqual({ role: 'user', blocks: [{ kind: 'text', text: `${CONDENSED_PREFIX}\nGoal: refactor /repo/build.ts. Progress: read c0..c7.` }] });
+    expect(condensed[0]).toEqual({
+      role: 'user',
+      blocks: [{ kind: 'text', text: `${CONDENSED_PREFIX}\nGoal: refactor /repo/build.ts. Progress: read c0..c7.` }],
+    });
     condensed.slice(1).forEach((turn, i) => expect(turn).toBe(history[cut + i]));
     expect(history).toEqual(before);
     expect(shouldCompact(condensed, card, policy)).toBe(false);

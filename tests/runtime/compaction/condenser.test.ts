@@ -28,18 +28,21 @@ const ok = () => recordingInvoker(() => 'Goal: keep going. Identifiers: /repo/bu
 describe('Condenser.plan', () => {
   it('equals a full re-estimate at every step of a growing, replaced and resumed history', () => {
     const systemText = 'You are a careful engineer. '.repeat(20);
-    const tools: ModelTool[] = [{ name: 'files_read', description: 'Reads a file', inputSchema: { type: 'object', properties: { path: { type: 'string' } } } }];
+    const tools: ModelTool[] = [
+      { name: 'files_read', description: 'Reads a file', inputSchema: { type: 'object', properties: { path: { type: 'string' } } } },
+    ];
     const condenser = new Condenser({ card, policy, invokeModel: ok(), systemText, tools });
     const overhead = estimateTextTokens(systemText) + estimateToolsTokens(tools);
     const full = (h: Turn[]) => overhead + estimateContextTokens(h);
 
     let seed = 3;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     let history: Turn[] = [];
     for (let step = 0; step < 200; step++) {
       const r = random();
       if (r < 0.8) history = [...history, sized(5 + Math.floor(random() * 300), random() < 0.5 ? 'user' : 'assistant')];
-      else if (r < 0.9) history = history.map((t) => structuredClone(t)); // a resume: same content, new objects
+      else if (r < 0.9)
+        history = history.map((t) => structuredClone(t)); // a resume: same content, new objects
       else history = [sized(50), ...history.slice(Math.floor(history.length / 2))]; // a replaced context
       const plan = condenser.plan(history);
       expect(plan.estimatedTokens, `step ${step}`).toBe(full(history));
@@ -163,12 +166,21 @@ describe('Condenser.condense', () => {
 
     // The condenser continues from the condensed context, still in step with a full estimate.
     const next = [...r.messages, sized(30)];
-    expect(condenser.plan(next)).toEqual({ shouldCompact: false, estimatedTokens: estimateTextTokens('be brief') + estimateContextTokens(next) });
+    expect(condenser.plan(next)).toEqual({
+      shouldCompact: false,
+      estimatedTokens: estimateTextTokens('be brief') + estimateContextTokens(next),
+    });
   });
 
   it('keeps fewer turns when the kept tail holds a turn too big to keep, instead of looping', async () => {
     const condenser = new Condenser({ card, policy, invokeModel: ok() });
-    const history = [...Array.from({ length: 10 }, () => sized(300)), sized(6_000, 'user', 'GIANT'), sized(50, 'assistant'), sized(50), sized(50, 'assistant')];
+    const history = [
+      ...Array.from({ length: 10 }, () => sized(300)),
+      sized(6_000, 'user', 'GIANT'),
+      sized(50, 'assistant'),
+      sized(50),
+      sized(50, 'assistant'),
+    ];
     const result = await condenser.condense(history);
     expect(result!.keptFrom).toBe(history.length - 3);
     expect(result!.messages.some((t) => JSON.stringify(t).includes('GIANT'))).toBe(false);
@@ -184,7 +196,14 @@ describe('Condenser.condense', () => {
 
   it('never keeps a tool_result without its call when shrinking', async () => {
     const condenser = new Condenser({ card, policy, invokeModel: ok() });
-    const history = [user('go'), calls({ id: 'a' }), results({ id: 'a', content: 'x'.repeat(32_000) }), calls({ id: 'b' }), results({ id: 'b' }), assistant('done')];
+    const history = [
+      user('go'),
+      calls({ id: 'a' }),
+      results({ id: 'a', content: 'x'.repeat(32_000) }),
+      calls({ id: 'b' }),
+      results({ id: 'b' }),
+      assistant('done'),
+    ];
     const result = await condenser.condense(history);
     expect(result!.keptFrom).toBe(3);
     expect(tailIsSelfContained(result!.messages)).toBe(true);
@@ -239,7 +258,10 @@ describe('Condenser.condense', () => {
 
   it('folds a summary that came out too long into a later cut, carrying it forward', async () => {
     // Tail at the keepRecent cut: 4 × 1,250 = 5,000 tokens, leaving room for ~2,988 of summary.
-    const history = [...Array.from({ length: 8 }, (_, i) => sized(400, 'user', `old ${i}`)), ...Array.from({ length: 4 }, (_, i) => sized(1_250, i % 2 ? 'assistant' : 'user', `recent ${i}`))];
+    const history = [
+      ...Array.from({ length: 8 }, (_, i) => sized(400, 'user', `old ${i}`)),
+      ...Array.from({ length: 4 }, (_, i) => sized(1_250, i % 2 ? 'assistant' : 'user', `recent ${i}`)),
+    ];
     const long = 'Identifiers: BILL-4471 ' + 'z'.repeat(13_000);
     const invoke = recordingInvoker((_, call) => (call === 0 ? long : 'Goal: short now. Identifiers: BILL-4471'));
     const condenser = new Condenser({ card, policy, invokeModel: invoke });
@@ -264,7 +286,9 @@ describe('Condenser.condense', () => {
   });
 
   it('carries the previous summary forward when condensing again', async () => {
-    const invoke = recordingInvoker((_, call) => (call === 0 ? 'Goal: ship. Identifiers: BILL-4471, /srv/billing/schema.sql' : 'Goal: ship. Identifiers: BILL-4471'));
+    const invoke = recordingInvoker((_, call) =>
+      call === 0 ? 'Goal: ship. Identifiers: BILL-4471, /srv/billing/schema.sql' : 'Goal: ship. Identifiers: BILL-4471',
+    );
     const condenser = new Condenser({ card, policy, invokeModel: invoke });
     const first = await condenser.condense(Array.from({ length: 40 }, () => sized(210)));
 
@@ -282,7 +306,10 @@ describe('Condenser.condense', () => {
   it('passes the abort signal to the summarizer', async () => {
     const invoke = ok();
     const controller = new AbortController();
-    await new Condenser({ card, policy, invokeModel: invoke }).condense(Array.from({ length: 40 }, () => sized(210)), controller.signal);
+    await new Condenser({ card, policy, invokeModel: invoke }).condense(
+      Array.from({ length: 40 }, () => sized(210)),
+      controller.signal,
+    );
     expect(invoke.requests[0].signal).toBe(controller.signal);
   });
 });

@@ -69,7 +69,7 @@ describe('findCutPoint', () => {
 
   it('agrees with a brute-force definition on random histories', () => {
     let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let round = 0; round < 300; round++) {
       const history = randomHistory(random);
       const keep = Math.floor(random() * (history.length + 2));
@@ -105,7 +105,9 @@ function randomHistory(random: () => number): Turn[] {
 /** The latest c <= n - keep whose dropped part is not only summaries and whose tail is self-contained. */
 function bruteForceCut(history: Turn[], keep: number): number {
   for (let c = history.length - keep; c > 0; c--) {
-    const prefixOnlySummaries = history.slice(0, c).every((t) => t.blocks[0]?.kind === 'text' && t.blocks[0].text.startsWith(CONDENSED_PREFIX));
+    const prefixOnlySummaries = history
+      .slice(0, c)
+      .every((t) => t.blocks[0]?.kind === 'text' && t.blocks[0].text.startsWith(CONDENSED_PREFIX));
     if (!prefixOnlySummaries && tailIsSelfContained(history.slice(c))) return c;
   }
   return 0;

@@ -35,10 +35,18 @@ describe('estimateContextTokens', () => {
   it('refuses malformed history with a typed error instead of guessing', () => {
     expect(() => estimateContextTokens('nope' as unknown as Turn[])).toThrow(CompactionInputError);
     expect(() => estimateContextTokens([{ role: 'user' } as unknown as Turn])).toThrow(CompactionInputError);
-    expect(() => estimateContextTokens([{ role: 'user', blocks: [{ kind: 'video' }] } as unknown as Turn])).toThrow(/unknown block kind "video"/);
-    expect(() => estimateContextTokens([{ role: 'user', blocks: [{ kind: 'image' }] } as unknown as Turn])).toThrow(/an image block needs a base64, url source/);
-    expect(() => estimateContextTokens([{ role: 'user', blocks: [{ kind: 'document', source: { type: 'file' } }] } as unknown as Turn])).toThrow(CompactionInputError);
-    expect(() => estimateContextTokens([{ role: 'user', blocks: [{ kind: 'text', text: 42 }] } as unknown as Turn])).toThrow(CompactionInputError);
+    expect(() => estimateContextTokens([{ role: 'user', blocks: [{ kind: 'video' }] } as unknown as Turn])).toThrow(
+      /unknown block kind "video"/,
+    );
+    expect(() => estimateContextTokens([{ role: 'user', blocks: [{ kind: 'image' }] } as unknown as Turn])).toThrow(
+      /an image block needs a base64, url source/,
+    );
+    expect(() =>
+      estimateContextTokens([{ role: 'user', blocks: [{ kind: 'document', source: { type: 'file' } }] } as unknown as Turn]),
+    ).toThrow(CompactionInputError);
+    expect(() => estimateContextTokens([{ role: 'user', blocks: [{ kind: 'text', text: 42 }] } as unknown as Turn])).toThrow(
+      CompactionInputError,
+    );
 
     const circular: Record<string, unknown> = {};
     circular.self = circular;
@@ -83,7 +91,13 @@ describe('shouldCompact', () => {
   });
 
   it('refuses a policy that would never or always trigger', () => {
-    for (const policy of [{ triggerRatio: 0 }, { triggerRatio: 1.5 }, { triggerRatio: Number.NaN }, { keepRecent: -1 }, { keepRecent: 2.5 }]) {
+    for (const policy of [
+      { triggerRatio: 0 },
+      { triggerRatio: 1.5 },
+      { triggerRatio: Number.NaN },
+      { keepRecent: -1 },
+      { keepRecent: 2.5 },
+    ]) {
       expect(() => shouldCompact([], card, policy)).toThrow(CompactionInputError);
     }
     expect(() => shouldCompact([], modelCard('m', { contextWindow: 0 }), {})).toThrow(/contextWindow/);

@@ -29,16 +29,31 @@ describe('media in the estimate', () => {
   });
 
   it('counts a PDF by its pages, a URL document as a few pages, and a text document as its text', () => {
-    expect(tokensOf({ kind: 'document', source: { type: 'base64', mediaType: 'application/pdf', data: pdfBase64(3) } })).toBe(3 * PDF_PAGE_TOKENS);
-    expect(tokensOf({ kind: 'document', source: { type: 'url', url: 'https://example.test/a.pdf' } })).toBe(URL_DOCUMENT_PAGES * PDF_PAGE_TOKENS);
+    expect(tokensOf({ kind: 'document', source: { type: 'base64', mediaType: 'application/pdf', data: pdfBase64(3) } })).toBe(
+      3 * PDF_PAGE_TOKENS,
+    );
+    expect(tokensOf({ kind: 'document', source: { type: 'url', url: 'https://example.test/a.pdf' } })).toBe(
+      URL_DOCUMENT_PAGES * PDF_PAGE_TOKENS,
+    );
     expect(tokensOf({ kind: 'document', source: { type: 'text', text: 'x'.repeat(400) } })).toBe(100);
   });
 
   it('names media in the summarizer’s transcript instead of dropping them unseen', () => {
     const { transcript } = renderForSummary(
-      [{ role: 'user', blocks: [{ kind: 'text', text: 'What is this?' }, image('image/png', pngBase64(10, 10)), { kind: 'document', title: 'Q3', source: { type: 'url', url: 'https://example.test/q3.pdf' } }] }],
+      [
+        {
+          role: 'user',
+          blocks: [
+            { kind: 'text', text: 'What is this?' },
+            image('image/png', pngBase64(10, 10)),
+            { kind: 'document', title: 'Q3', source: { type: 'url', url: 'https://example.test/q3.pdf' } },
+          ],
+        },
+      ],
       10_000,
     );
-    expect(transcript).toBe('User: What is this?\nUser attached [image, image/png]\nUser attached [document "Q3", https://example.test/q3.pdf]');
+    expect(transcript).toBe(
+      'User: What is this?\nUser attached [image, image/png]\nUser attached [document "Q3", https://example.test/q3.pdf]',
+    );
   });
 });

@@ -2,7 +2,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IndusagiError, isPromptTooLongError, ModelCallError, PromptTooLongError, reportedPromptTokens } from '../../../src/entries/runtime.js';
+import {
+  IndusagiError,
+  isPromptTooLongError,
+  ModelCallError,
+  PromptTooLongError,
+  reportedPromptTokens,
+} from '../../../src/entries/runtime.js';
 
 // A loopback peer answering every request with the status and error body queued for it, so the
 // errors below are the real SDK's, built from a real HTTP response.
@@ -28,11 +34,12 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 async function apiError(status: number, message: string): Promise<unknown> {
   answers.push({ status, message });
-  return client.messages
-    .create({ model: 'claude-sonnet-4-6', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] })
-    .then(() => {
+  return client.messages.create({ model: 'claude-sonnet-4-6', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] }).then(
+    () => {
       throw new Error('expected the call to fail');
-    }, (error: unknown) => error);
+    },
+    (error: unknown) => error,
+  );
 }
 
 describe('isPromptTooLongError', () => {
@@ -44,7 +51,10 @@ describe('isPromptTooLongError', () => {
   });
 
   it('recognises the 400 for a prompt plus max_tokens over the window', async () => {
-    const error = await apiError(400, 'input length and `max_tokens` exceed context limit: 188240 + 21333 > 200000, decrease input length or `max_tokens` and try again');
+    const error = await apiError(
+      400,
+      'input length and `max_tokens` exceed context limit: 188240 + 21333 > 200000, decrease input length or `max_tokens` and try again',
+    );
     expect(isPromptTooLongError(error)).toBe(true);
     expect(reportedPromptTokens(error)).toBe(188_240);
   });

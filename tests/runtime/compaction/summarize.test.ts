@@ -14,14 +14,23 @@ import { assistant, calls, promptOf, recordingInvoker, results, user } from './h
 
 const history: Turn[] = [
   user('Migrate the billing service to Postgres. Do not touch the public API.'),
-  { role: 'assistant', blocks: [{ kind: 'thinking', text: 'PRIVATE-REASONING' }, { kind: 'text', text: 'Reading the schema first.' }] },
+  {
+    role: 'assistant',
+    blocks: [
+      { kind: 'thinking', text: 'PRIVATE-REASONING' },
+      { kind: 'text', text: 'Reading the schema first.' },
+    ],
+  },
   calls({ id: 'toolu_01', name: 'files_read', input: { path: '/srv/billing/schema.sql' } }),
   results({ id: 'toolu_01', content: 'CREATE TABLE invoices (id uuid, amount_cents int);' }),
   calls({ id: 'toolu_02', name: 'shell_run', input: { cmd: 'psql -c "select 1"' } }),
   results({ id: 'toolu_02', content: 'connection refused', isError: true }),
 ];
 
-const reply = (text: string, stopReason = 'end_turn'): ModelReply => ({ turn: { role: 'assistant', blocks: [{ kind: 'text', text }] }, stopReason });
+const reply = (text: string, stopReason = 'end_turn'): ModelReply => ({
+  turn: { role: 'assistant', blocks: [{ kind: 'text', text }] },
+  stopReason,
+});
 
 describe('summarize', () => {
   it('asks, without tools and under its own system prompt, for goal, constraints, progress, decisions, open items and exact identifiers', async () => {
@@ -69,7 +78,9 @@ describe('summarize', () => {
   it('clips a huge tool result to its head and tail with a marker', async () => {
     const huge = 'HEAD-/var/log/app.log ' + 'x'.repeat(200_000) + ' TAIL-exit code 137';
     const invoke = recordingInvoker(() => 'ok');
-    await summarize([user('why did it crash'), calls({ id: 'c1' }), results({ id: 'c1', content: huge })], invoke, { model: 'claude-sonnet-4-6' });
+    await summarize([user('why did it crash'), calls({ id: 'c1' }), results({ id: 'c1', content: huge })], invoke, {
+      model: 'claude-sonnet-4-6',
+    });
     const prompt = promptOf(invoke.requests[0]);
     expect(prompt).toContain('HEAD-/var/log/app.log');
     expect(prompt).toContain('TAIL-exit code 137');
@@ -105,7 +116,11 @@ describe('summarize', () => {
 
   it('fails with a typed SummarizerError, cause attached, when the call rejects', async () => {
     const network = new Error('ECONNRESET');
-    const error = await summarize(history, recordingInvoker(() => network), { model: 'claude-sonnet-4-6' }).catch((e) => e);
+    const error = await summarize(
+      history,
+      recordingInvoker(() => network),
+      { model: 'claude-sonnet-4-6' },
+    ).catch((e) => e);
     expect(SummarizerError.isInstance(error)).toBe(true);
     expect(error.kind).toBe('summarizer_failed');
     expect(error.cause).toBe(network);
@@ -121,7 +136,11 @@ describe('summarize', () => {
       [reply('Goal: half a sum', 'max_tokens'), /ended early \(stop reason max_tokens\)/],
     ];
     for (const [answer, message] of cases) {
-      const error = await summarize(history, recordingInvoker(() => answer), { model: 'claude-sonnet-4-6' }).catch((e) => e);
+      const error = await summarize(
+        history,
+        recordingInvoker(() => answer),
+        { model: 'claude-sonnet-4-6' },
+      ).catch((e) => e);
       expect(SummarizerError.isInstance(error), String(message)).toBe(true);
       expect(error.kind).toBe('summarizer_failed');
       expect(error.message).toMatch(message);

@@ -4,7 +4,17 @@
 // harness translates the provider-neutral scripts below into that wire format and reads back what the
 // SDK sent as a neutral transcript, so every assertion here holds for every vendor.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CONDENSED_PREFIX, createAgent, HISTORY_NOTE, IndusagiError, isPromptTooLongError, MemorySessionStore, ModelCallError, PromptTooLongError, RunAbortedError } from '../../../src/entries/runtime.js';
+import {
+  CONDENSED_PREFIX,
+  createAgent,
+  HISTORY_NOTE,
+  IndusagiError,
+  isPromptTooLongError,
+  MemorySessionStore,
+  ModelCallError,
+  PromptTooLongError,
+  RunAbortedError,
+} from '../../../src/entries/runtime.js';
 import type { ModelInvoker, ModelRequest, RunEvent, RunFault, ToolDefinition } from '../../../src/entries/runtime.js';
 
 export type ScriptedCall = { id: string; name: string; input?: unknown; rawJson?: string };
@@ -33,7 +43,10 @@ export type ScriptedReply =
   /** A stream that breaks after streaming `text` partway: an error event, a dropped connection, or a frame that is not JSON. */
   | { kind: 'broken'; how: 'error_event' | 'drop' | 'garbage'; text: string };
 
-/** What reached the server, read back neutrally. Transcript lines: `user: …`, `assistant: …`, `call <id> <name> <json>`, `result <id>: <content>`. */
+/**
+ * What reached the server, read back neutrally. Transcript lines: `user: …`, `assistant: …`,
+ * `call <id> <name> <json>`, `result <id>: <content>`.
+ */
 export type SentRequest = { model: string; system: string; tools: string[]; maxOutputTokens: number; transcript: string[] };
 
 export type InvokerHarness = {
@@ -50,7 +63,11 @@ export type InvokerHarness = {
   close(): Promise<void>;
 };
 
-const reply = (text: string, extra: Omit<Extract<ScriptedReply, { kind: 'reply' }>, 'kind' | 'text'> = {}): ScriptedReply => ({ kind: 'reply', text, ...extra });
+const reply = (text: string, extra: Omit<Extract<ScriptedReply, { kind: 'reply' }>, 'kind' | 'text'> = {}): ScriptedReply => ({
+  kind: 'reply',
+  text,
+  ...extra,
+});
 const calls = (...list: ScriptedCall[]): ScriptedReply => ({ kind: 'reply', calls: list });
 
 const weather: ToolDefinition = {
@@ -61,7 +78,13 @@ const weather: ToolDefinition = {
 };
 
 function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
-  return { model: 'test-model', messages: [{ role: 'user', blocks: [{ kind: 'text', text: 'hi' }] }], tools: [], maxOutputTokens: 1000, ...overrides };
+  return {
+    model: 'test-model',
+    messages: [{ role: 'user', blocks: [{ kind: 'text', text: 'hi' }] }],
+    tools: [],
+    maxOutputTokens: 1000,
+    ...overrides,
+  };
 }
 
 const failureOf = (promise: Promise<unknown>): Promise<any> =>
@@ -110,12 +133,29 @@ export function modelInvokerContract(name: string, start: () => Promise<InvokerH
 
       it('sends the model, the stable then the volatile system text, the tools and the output cap', async () => {
         h.script(reply('ok'));
-        const tool = { name: 'weather_today', description: 'Weather.', inputSchema: { type: 'object', properties: { city: { type: 'string' } } } };
+        const tool = {
+          name: 'weather_today',
+          description: 'Weather.',
+          inputSchema: { type: 'object', properties: { city: { type: 'string' } } },
+        };
 
-        await h.invoker(request({ model: 'model-a', system: 'You are terse.', volatileSystem: 'Recalled: the user is in Pune.', tools: [tool], maxOutputTokens: 321 }));
+        await h.invoker(
+          request({
+            model: 'model-a',
+            system: 'You are terse.',
+            volatileSystem: 'Recalled: the user is in Pune.',
+            tools: [tool],
+            maxOutputTokens: 321,
+          }),
+        );
 
         const [sent] = h.sent();
-        expect(sent).toMatchObject({ model: h.boundModel ?? 'model-a', tools: ['weather_today'], maxOutputTokens: 321, transcript: ['user: hi'] });
+        expect(sent).toMatchObject({
+          model: h.boundModel ?? 'model-a',
+          tools: ['weather_today'],
+          maxOutputTokens: 321,
+          transcript: ['user: hi'],
+        });
         expect(sent.system).toContain('You are terse.');
         expect(sent.system.indexOf('You are terse.')).toBeLessThan(sent.system.indexOf('Recalled: the user is in Pune.'));
       });
@@ -279,15 +319,18 @@ export function modelInvokerContract(name: string, start: () => Promise<InvokerH
         expect(h.sent()).toHaveLength(1);
       });
 
-      it.each(['error_event', 'drop', 'garbage'] as const)('rejects with ModelCallError when the stream breaks (%s), keeping nothing of it', async (how) => {
-        h.script({ kind: 'broken', how, text: 'Half a sentence that never ends' });
+      it.each(['error_event', 'drop', 'garbage'] as const)(
+        'rejects with ModelCallError when the stream breaks (%s), keeping nothing of it',
+        async (how) => {
+          h.script({ kind: 'broken', how, text: 'Half a sentence that never ends' });
 
-        const error = await failureOf(h.invoker(request()));
+          const error = await failureOf(h.invoker(request()));
 
-        expect(ModelCallError.isInstance(error)).toBe(true);
-        expect(error.kind).toBe('model_error');
-        expect(isPromptTooLongError(error)).toBe(false);
-      });
+          expect(ModelCallError.isInstance(error)).toBe(true);
+          expect(error.kind).toBe('model_error');
+          expect(isPromptTooLongError(error)).toBe(false);
+        },
+      );
     });
 
     describe('under the conductor: createAgent(config, { invokeModel })', () => {
@@ -299,22 +342,36 @@ export function modelInvokerContract(name: string, start: () => Promise<InvokerH
         const snapshot = await agent.submit('Weather in Pune?');
 
         expect(snapshot).toMatchObject({ status: 'settled', text: 'Clear skies in Pune.' });
-        expect(events.find((e) => e.kind === 'tool_finished')).toMatchObject({ name: 'weather.today', callId: 'call_w', result: { city: 'Pune', sky: 'clear' } });
+        expect(events.find((e) => e.kind === 'tool_finished')).toMatchObject({
+          name: 'weather.today',
+          callId: 'call_w',
+          result: { city: 'Pune', sky: 'clear' },
+        });
         expect(textOf(events)).toBe('Clear skies in Pune.');
-        expect(h.sent()[1].transcript).toEqual(['user: Weather in Pune?', 'call call_w weather_today {"city":"Pune"}', 'result call_w: {"city":"Pune","sky":"clear"}']);
+        expect(h.sent()[1].transcript).toEqual([
+          'user: Weather in Pune?',
+          'call call_w weather_today {"city":"Pune"}',
+          'result call_w: {"city":"Pune","sky":"clear"}',
+        ]);
         await agent.close();
       });
 
       it('runs parallel calls at once and sends every result back in call order', async () => {
         h.script(
-          calls({ id: 'call_1', name: 'weather_today', input: { city: 'Pune' } }, { id: 'call_2', name: 'weather_today', input: { city: 'Oslo' } }),
+          calls(
+            { id: 'call_1', name: 'weather_today', input: { city: 'Pune' } },
+            { id: 'call_2', name: 'weather_today', input: { city: 'Oslo' } },
+          ),
           reply('Both clear.'),
         );
         const agent = createAgent({ model: 'test-model', tools: [weather] }, { invokeModel: h.invoker });
 
         await agent.submit('Pune and Oslo?');
 
-        expect(h.sent()[1].transcript.slice(-2)).toEqual(['result call_1: {"city":"Pune","sky":"clear"}', 'result call_2: {"city":"Oslo","sky":"clear"}']);
+        expect(h.sent()[1].transcript.slice(-2)).toEqual([
+          'result call_1: {"city":"Pune","sky":"clear"}',
+          'result call_2: {"city":"Oslo","sky":"clear"}',
+        ]);
         await agent.close();
       });
 

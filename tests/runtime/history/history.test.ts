@@ -23,7 +23,8 @@ const call = (name: string, input: unknown, id: string): ModelReply => ({
 });
 const toolNames = (request: ModelRequest) => request.tools.map((t) => t.name);
 const resultOf = (request: ModelRequest, callId: string) =>
-  request.messages.flatMap((t) => t.blocks).find((b) => b.kind === 'tool_result' && b.callId === callId) as { content: string; isError?: boolean } | undefined;
+  request.messages.flatMap((t) => t.blocks).find((b) => b.kind === 'tool_result' && b.callId === callId) as
+    { content: string; isError?: boolean } | undefined;
 
 /** A model at the seam: summaries for the summarizer, the script for the rest; every request recorded. */
 function model(script: Array<ModelReply | ((request: ModelRequest) => ModelReply)>) {
@@ -91,13 +92,19 @@ describe('history recall through the conductor', () => {
       call('history_read', { id: 'not-a-node' }, 'bad'),
       answer('ok'),
     ]);
-    const agent = createAgent({ model: 'm', compaction: { keepRecent: 2 } }, { store: new MemorySessionStore(), invokeModel: replies.invoke });
+    const agent = createAgent(
+      { model: 'm', compaction: { keepRecent: 2 } },
+      { store: new MemorySessionStore(), invokeModel: replies.invoke },
+    );
     await agent.submit('first');
     expect(resultOf(replies.requests[1], 'early')).toMatchObject({ content: 'Unknown tool "history.search".', isError: true });
     await agent.submit('second');
     await agent.condense();
     await agent.submit('third');
-    expect(resultOf(replies.requests.at(-1)!, 'bad')).toMatchObject({ isError: true, content: expect.stringContaining('No condensed turn has the id "not-a-node"') });
+    expect(resultOf(replies.requests.at(-1)!, 'bad')).toMatchObject({
+      isError: true,
+      content: expect.stringContaining('No condensed turn has the id "not-a-node"'),
+    });
     await agent.close();
   });
 
@@ -122,13 +129,19 @@ describe('history recall through the conductor', () => {
     const dir = await mkdtemp(join(tmpdir(), 'indusagi-history-'));
     try {
       const first = model(facts.map((_, i) => answer(`Noted ${i}.`)));
-      const writer = createAgent({ model: 'm', sessionId: 's', compaction: { keepRecent: 2 } }, { store: new SessionStore(dir), invokeModel: first.invoke });
+      const writer = createAgent(
+        { model: 'm', sessionId: 's', compaction: { keepRecent: 2 } },
+        { store: new SessionStore(dir), invokeModel: first.invoke },
+      );
       for (const fact of facts) await writer.submit(fact);
       await writer.condense();
       await writer.close();
 
       const second = model([call('history_search', { query: 'npm run bench store' }, 'q'), answer('With --filter=resume.')]);
-      const reader = createAgent({ model: 'm', compaction: { keepRecent: 2 } }, { store: new SessionStore(dir), invokeModel: second.invoke });
+      const reader = createAgent(
+        { model: 'm', compaction: { keepRecent: 2 } },
+        { store: new SessionStore(dir), invokeModel: second.invoke },
+      );
       await reader.resume('s');
       await reader.submit('How do we run the store bench?');
       const found = JSON.parse(resultOf(second.requests[1], 'q')!.content);
@@ -159,7 +172,7 @@ describe('HistoryIndex', () => {
     expect((await index.search('gamma', 5, 100)).map((h) => h.excerpt)).toEqual(['gamma delta']);
     expect((await index.search('ignored', 5, 100)).map((h) => h.excerpt)).toEqual(['ignored before the first search']);
     index.add([graph.append(say('assistant', 'epsilon arrives later'), 10)]);
-    expect((await index.search('epsilon', 5, 100))).toHaveLength(1);
+    expect(await index.search('epsilon', 5, 100)).toHaveLength(1);
     expect(loads).toBe(1);
     expect(await index.search('!!!', 5, 100)).toEqual([]);
   });

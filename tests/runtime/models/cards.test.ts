@@ -60,8 +60,17 @@ describe('registerModelCard', () => {
     try {
       expect(modelCard('acme-local-70b')).toEqual(local);
       expect(knownModelCards()).toContainEqual(local);
-      expect(estimateCost({ inputTokens: 1_000_000, outputTokens: 1_000_000, cacheWriteTokens: 0, cacheReadTokens: 0 }, modelCard('acme-local-70b'))).toEqual({ usd: 2, pricesAsOf: '2026-11-20' });
-      expect(sessionCost([{ model: 'acme-local-70b', usage: { inputTokens: 2_000_000, outputTokens: 0, cacheWriteTokens: 0, cacheReadTokens: 0 } }]).cost).toEqual({ usd: 1, pricesAsOf: '2026-11-20' });
+      expect(
+        estimateCost(
+          { inputTokens: 1_000_000, outputTokens: 1_000_000, cacheWriteTokens: 0, cacheReadTokens: 0 },
+          modelCard('acme-local-70b'),
+        ),
+      ).toEqual({ usd: 2, pricesAsOf: '2026-11-20' });
+      expect(
+        sessionCost([
+          { model: 'acme-local-70b', usage: { inputTokens: 2_000_000, outputTokens: 0, cacheWriteTokens: 0, cacheReadTokens: 0 } },
+        ]).cost,
+      ).toEqual({ usd: 1, pricesAsOf: '2026-11-20' });
     } finally {
       remove();
     }

@@ -144,7 +144,12 @@ describe('resuming from the last checkpoint', () => {
     const before = readFileSync(path).length;
     await store.persist(writer);
     const written = readFileSync(path, 'utf8').slice(before);
-    expect(written.split('\n').filter(Boolean).map((line) => JSON.parse(line).type)).toEqual(['head', 'checkpoint']);
+    expect(
+      written
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line).type),
+    ).toEqual(['head', 'checkpoint']);
     const fork = writer.append(assistant('a new answer to an old question'), 88_888);
     await store.closeSession('s');
 
@@ -206,7 +211,11 @@ describe('resuming from the last checkpoint', () => {
     await store.persist(graph); // [started, checkpoint]: the leaf stays on the reply
     graph.markStarted(['call-1']); // run again after a crash: closing writes [started, checkpoint] again
     await store.closeSession('s');
-    const lines = readFileSync(path, 'utf8').trimEnd().split('\n').slice(-4).map((line) => JSON.parse(line).type);
+    const lines = readFileSync(path, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .slice(-4)
+      .map((line) => JSON.parse(line).type);
     expect(lines).toEqual(['started', 'checkpoint', 'started', 'checkpoint']);
 
     const tail = await store.loadSessionWithReport('s');
@@ -245,14 +254,20 @@ describe('resuming from the last checkpoint', () => {
     graph.append(toolResult('call-2', 'done'), 201);
     await expect(store.persist(graph)).rejects.toThrow(/persisting/);
     failing.mockRestore();
-    const before = readFileSync(path, 'utf8').split('\n').filter((line) => line.startsWith('{"type":"checkpoint"')).length;
+    const before = readFileSync(path, 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('{"type":"checkpoint"')).length;
     graph.append(assistant('after the failure'), 202);
     await store.persist(graph);
     await graph.loadWhole(); // the writer learns where every node sits again: still no checkpoint
     graph.append(user('and then'), 203);
     await store.persist(graph);
     await store.closeSession('s');
-    expect(readFileSync(path, 'utf8').split('\n').filter((line) => line.startsWith('{"type":"checkpoint"')).length).toBe(before);
+    expect(
+      readFileSync(path, 'utf8')
+        .split('\n')
+        .filter((line) => line.startsWith('{"type":"checkpoint"')).length,
+    ).toBe(before);
 
     const tail = await store.loadSessionWithReport('s');
     const whole = await store.loadSessionWithReport('s', { whole: true });
@@ -348,7 +363,10 @@ describe('SessionGraph.fromLivePath', () => {
     expect(graph.children(a.id).map((node) => text(node.turn))).toEqual(['b', 'b2']);
     expect(graph.node(d.id)!.turn).toBe(heldTurn);
     expect(graph.leaf).toBe(e.id);
-    expect(graph.takeUnsaved()).toEqual([{ type: 'node', node: e }, { type: 'head', leaf: e.id }]);
+    expect(graph.takeUnsaved()).toEqual([
+      { type: 'node', node: e },
+      { type: 'head', leaf: e.id },
+    ]);
   });
 
   it('counts starts for the calls it holds, and loads the whole session to count any other call', () => {
@@ -359,11 +377,20 @@ describe('SessionGraph.fromLivePath', () => {
     const s = graph.append(summary(2), 3, { condenses: { firstKept: null } });
     const c = graph.append(toolCall('new', 'shell', {}), 4);
     graph.markStarted(['new']);
-    const whole = { nodes: [...graph.allNodes()], starts: new Map([['old', 2], ['new', 1]]) };
+    const whole = {
+      nodes: [...graph.allNodes()],
+      starts: new Map([
+        ['old', 2],
+        ['new', 1],
+      ]),
+    };
     let loads = 0;
     const live = SessionGraph.fromLivePath('g', [s, c], {
       leaf: c.id,
-      starts: [['new', 1], ['old', 1]], // a count for a call it does not hold is not trusted
+      starts: [
+        ['new', 1],
+        ['old', 1],
+      ], // a count for a call it does not hold is not trusted
       source: { loadAll: async () => whole, loadAllSync: () => (loads++, whole) },
     });
     expect(live.startsOf('new')).toBe(1);
@@ -378,7 +405,10 @@ describe('SessionGraph.fromLivePath', () => {
 
   it('loads the rest synchronously when its source can, for the methods that cannot wait', () => {
     const { all, a, d, live } = stored();
-    const graph = SessionGraph.fromLivePath('g', live, { leaf: d.id, source: { loadAll: async () => ({ nodes: all, starts: new Map() }), loadAllSync: () => ({ nodes: all, starts: new Map() }) } });
+    const graph = SessionGraph.fromLivePath('g', live, {
+      leaf: d.id,
+      source: { loadAll: async () => ({ nodes: all, starts: new Map() }), loadAllSync: () => ({ nodes: all, starts: new Map() }) },
+    });
     expect(graph.whole).toBe(false);
     expect(graph.nodesTo(d.id)[0].id).toBe(a.id);
     expect(graph.whole).toBe(true);
@@ -388,6 +418,12 @@ describe('SessionGraph.fromLivePath', () => {
     const { all, d, live, s } = stored();
     const source = { loadAll: async () => ({ nodes: all, starts: new Map() }) };
     expect(() => SessionGraph.fromLivePath('g', live.slice(1), { leaf: d.id, source })).toThrow(SessionIntegrityError);
-    expect(() => SessionGraph.fromLivePath('g', live.filter((node: SessionNode) => node !== s), { leaf: d.id, source })).toThrow(/missing/);
+    expect(() =>
+      SessionGraph.fromLivePath(
+        'g',
+        live.filter((node: SessionNode) => node !== s),
+        { leaf: d.id, source },
+      ),
+    ).toThrow(/missing/);
   });
 });

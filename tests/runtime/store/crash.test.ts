@@ -44,7 +44,11 @@ describe('crash at any byte', () => {
     const path = join(root, 's.jsonl');
     const full = readFileSync(path);
     const ends = lineEnds(full);
-    const records: SessionRecord[] = full.toString('utf8').split('\n').slice(0, -1).map((line) => JSON.parse(line));
+    const records: SessionRecord[] = full
+      .toString('utf8')
+      .split('\n')
+      .slice(0, -1)
+      .map((line) => JSON.parse(line));
     expect(records.slice(-3).map((r) => r.type)).toEqual(['node', 'node', 'head']);
     const firstCut = ends[ends.length - 4] + 1; // start of the third record from the end
 

@@ -79,7 +79,13 @@ describe('SessionGraph', () => {
   it('throws UnknownNodeError for ids it does not hold, and changes nothing', () => {
     const graph = new SessionGraph('s');
     const a = graph.append(user('hi'), 1);
-    for (const call of [() => graph.pathTo('x'), () => graph.branchFrom('x'), () => graph.resume('x'), () => graph.children('x'), () => graph.contextTo('x')]) {
+    for (const call of [
+      () => graph.pathTo('x'),
+      () => graph.branchFrom('x'),
+      () => graph.resume('x'),
+      () => graph.children('x'),
+      () => graph.contextTo('x'),
+    ]) {
       let caught: unknown;
       try {
         call();
@@ -150,7 +156,14 @@ describe('SessionGraph', () => {
     // 1..6 are condensed into S, which keeps 5..6 verbatim; 7..8 come after the summary.
     function condensed() {
       const graph = new SessionGraph('s');
-      const turns = [user('1'), toolCall('c1', 'fs.read', { path: 'a' }), toolResult('c1', 'file a'), assistant('4'), user('5'), assistant('6')];
+      const turns = [
+        user('1'),
+        toolCall('c1', 'fs.read', { path: 'a' }),
+        toolResult('c1', 'file a'),
+        assistant('4'),
+        user('5'),
+        assistant('6'),
+      ];
       const nodes = turns.map((turn, i) => graph.append(turn, i));
       const s = graph.append(summary('turns 1-4'), 10, { condenses: { firstKept: nodes[4].id } });
       const seven = graph.append(user('7'), 11);
@@ -185,7 +198,15 @@ describe('SessionGraph', () => {
       // A kept tail reaching back across the older summary S skips S's turn.
       graph.branchFrom(ten.id);
       const s3 = graph.append(summary('1-4 again'), 17, { condenses: { firstKept: graph.nodesTo(ten.id)[4].id } });
-      expect(graph.contextTo(s3.id)).toEqual([summary('1-4 again'), user('5'), assistant('6'), user('7'), assistant('8'), user('9'), assistant('10')]);
+      expect(graph.contextTo(s3.id)).toEqual([
+        summary('1-4 again'),
+        user('5'),
+        assistant('6'),
+        user('7'),
+        assistant('8'),
+        user('9'),
+        assistant('10'),
+      ]);
       expect(eight.parent).toBe(seven.id);
       expect(nine.parent).toBe(eight.id);
       expect(s2.parent).toBe(nine.id);
@@ -306,9 +327,19 @@ describe('SessionGraph', () => {
 
     it('rejects a summary whose firstKept is not an ancestor, like a damaged record, and falls back before it', () => {
       const { records, s, four, five, six } = condensedHistory();
-      const damaged = records.map((r) => (r.type === 'node' && r.node.id === s.id ? { type: 'node' as const, node: { ...r.node, condenses: { firstKept: 'f'.repeat(64) } } } : r));
+      const damaged = records.map((r) =>
+        r.type === 'node' && r.node.id === s.id
+          ? { type: 'node' as const, node: { ...r.node, condenses: { firstKept: 'f'.repeat(64) } } }
+          : r,
+      );
       const restored = SessionGraph.restore('s', damaged);
-      expect(restored.rejected).toEqual([{ id: s.id, index: damaged.findIndex((r) => r.type === 'node' && r.node.id === s.id), reason: expect.stringMatching(/not one of its ancestors/) }]);
+      expect(restored.rejected).toEqual([
+        {
+          id: s.id,
+          index: damaged.findIndex((r) => r.type === 'node' && r.node.id === s.id),
+          reason: expect.stringMatching(/not one of its ancestors/),
+        },
+      ]);
       expect(restored.graph.has(s.id)).toBe(false);
       expect(restored.orphans.map((orphan) => [orphan.id, orphan.parent])).toEqual([
         [five.id, s.id],

@@ -3,12 +3,7 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmSync, st
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  InvalidSessionIdError,
-  SessionIoError,
-  SessionPathUnsafeError,
-  SessionStore,
-} from '../../../src/runtime/store/index.js';
+import { InvalidSessionIdError, SessionIoError, SessionPathUnsafeError, SessionStore } from '../../../src/runtime/store/index.js';
 import { createConductor } from '../../../src/runtime/agent/index.js';
 import type { ModelInvoker } from '../../../src/runtime/contract/index.js';
 import { assistant, tempRoot, user } from './helpers.js';

@@ -88,7 +88,10 @@ describe('the writer lock', () => {
     const store = new SessionStore(root);
     const lockPath = join(root, 's.lock');
     // Left by an earlier process that crashed and happened to run with the pid this one has now.
-    writeFileSync(lockPath, JSON.stringify({ pid: process.pid, host: hostname(), token: 'earlier-life', acquiredAt: '2020-01-01T00:00:00Z' }));
+    writeFileSync(
+      lockPath,
+      JSON.stringify({ pid: process.pid, host: hostname(), token: 'earlier-life', acquiredAt: '2020-01-01T00:00:00Z' }),
+    );
     const graph = await store.openSession('s');
     expect(JSON.parse(readFileSync(lockPath, 'utf8')).token).not.toBe('earlier-life');
     graph.append(user('after the restart'), 1);

@@ -131,7 +131,9 @@ export function sessionStoreContract(name: string, open: SessionStoreFactory): v
         await store.closeSession('s6');
         const back = await read(store, 's6');
         expect(back.size).toBe(20);
-        expect(back.pathTo(back.leaf!).map((t) => (t.blocks[0] as { text: string }).text)).toEqual(Array.from({ length: 20 }, (_, i) => `turn ${i}`));
+        expect(back.pathTo(back.leaf!).map((t) => (t.blocks[0] as { text: string }).text)).toEqual(
+          Array.from({ length: 20 }, (_, i) => `turn ${i}`),
+        );
       }));
 
     it('refuses path-like and control-character session ids on every method, before touching anything', () =>
@@ -201,7 +203,12 @@ export function sessionStoreContract(name: string, open: SessionStoreFactory): v
 
         const after = await read(store, 'convo');
         expect(after.children(firstAnswer.id)).toHaveLength(2);
-        expect(after.resume(after.leaf!).map((t) => (t.blocks[0] as { text: string }).text)).toEqual(['one', 'first answer', 'three', 'third answer']);
+        expect(after.resume(after.leaf!).map((t) => (t.blocks[0] as { text: string }).text)).toEqual([
+          'one',
+          'first answer',
+          'three',
+          'third answer',
+        ]);
       }));
   });
 }

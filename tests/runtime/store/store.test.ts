@@ -19,7 +19,11 @@ let cleanup: () => void;
 beforeEach(() => ({ root, cleanup } = tempRoot()));
 afterEach(() => cleanup());
 
-const linesOf = (path: string) => readFileSync(path, 'utf8').split('\n').filter((line) => line.length > 0).map((line) => JSON.parse(line));
+const linesOf = (path: string) =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((line) => line.length > 0)
+    .map((line) => JSON.parse(line));
 
 describe('SessionStore', () => {
   it('persists appended turns as node and head lines and loads the same graph back', async () => {
@@ -208,7 +212,21 @@ describe('SessionStore', () => {
   it('refuses hostile session ids with InvalidSessionIdError before touching any file', async () => {
     const sessions = join(root, 'sessions');
     const store = new SessionStore(sessions);
-    const hostile = ['../x', 'a/b', 'a\\b', '\u0000', 'a\u0000b', '', '.', '..', '/etc/passwd', 'C:\\x', 'C:x', 'tab\there', 'x'.repeat(201)];
+    const hostile = [
+      '../x',
+      'a/b',
+      'a\\b',
+      '\u0000',
+      'a\u0000b',
+      '',
+      '.',
+      '..',
+      '/etc/passwd',
+      'C:\\x',
+      'C:x',
+      'tab\there',
+      'x'.repeat(201),
+    ];
     for (const id of hostile) {
       for (const call of [
         () => store.loadSession(id),

@@ -53,7 +53,8 @@ async function writeRandomSession(seed: number, foreign: boolean): Promise<{ sto
       const kind = next();
       if (kind < 0.35) graph.append(user(text), at++);
       else if (kind < 0.65) graph.append(assistant(text), at++, { usage: usage(step), model: 'claude-test' });
-      else if (kind < 0.85) graph.append(toolCall(`call-${seed}-${step}`, 'shell', { text }), at++, { usage: usage(step), model: 'claude-test' });
+      else if (kind < 0.85)
+        graph.append(toolCall(`call-${seed}-${step}`, 'shell', { text }), at++, { usage: usage(step), model: 'claude-test' });
       else graph.append(toolResult(`call-${seed}-${step - 1}`, text), at++);
     } else if (roll < 0.6 && graph.leaf !== null) {
       // The calls of the reply at the leaf start (once, or again after a crash), or a call elsewhere does.
@@ -119,7 +120,8 @@ function sameFindings(tail: LoadedSessionFile, whole: LoadedSessionFile, label: 
     leafFallback: report.leafFallback,
   });
   expect(findings(tail), label).toEqual(findings(whole));
-  if (tail.report.scope === 'file') expect({ ...tail.report, fullScanReason: null, bytes: 0 }, label).toEqual({ ...whole.report, bytes: 0 });
+  if (tail.report.scope === 'file')
+    expect({ ...tail.report, fullScanReason: null, bytes: 0 }, label).toEqual({ ...whole.report, bytes: 0 });
 }
 
 type Damage = { name: string; apply(bytes: Buffer, next: () => number): Buffer };
@@ -188,7 +190,8 @@ describe('resuming from the end of the file', () => {
       // The rest of the graph, when asked for, is the whole read's graph, start counts included.
       expect(tail.graph.size, `seed ${seed}`).toBe(whole.graph.size);
       expect([...tail.graph.allNodes()].map((n) => n.id)).toEqual([...whole.graph.allNodes()].map((n) => n.id));
-      for (const call of [...whole.graph.allNodes()].flatMap(callsOf)) expect(tail.graph.startsOf(call), `seed ${seed}, ${call}`).toBe(whole.graph.startsOf(call));
+      for (const call of [...whole.graph.allNodes()].flatMap(callsOf))
+        expect(tail.graph.startsOf(call), `seed ${seed}, ${call}`).toBe(whole.graph.startsOf(call));
       const [listed] = await store.listSessions();
       expect(listed.leaf).toBe(whole.graph.leaf);
       if (listed.turns !== null) expect(listed.turns, `seed ${seed}`).toBe(whole.graph.size);

@@ -13,7 +13,10 @@ const usage = (input: number, output: number, write: number, read: number): Mode
 describe('estimateCost', () => {
   it('prices each kind of token at its own rate, 1-hour cache writes at twice the input price, dated by the card', () => {
     // claude-sonnet-4-5: $3 input, $15 output, $3.75 5-minute writes, $6 1-hour writes, $0.30 reads per million.
-    const cost = estimateCost({ ...usage(1_000, 2_000, 4_000, 100_000), cacheWrite1hTokens: 1_000 }, modelCard('claude-sonnet-4-5-20250929'));
+    const cost = estimateCost(
+      { ...usage(1_000, 2_000, 4_000, 100_000), cacheWrite1hTokens: 1_000 },
+      modelCard('claude-sonnet-4-5-20250929'),
+    );
     expect(cost?.pricesAsOf).toBe(modelCard('claude-sonnet-4-5').pricing!.pricesAsOf);
     expect(cost?.usd).toBeCloseTo((1_000 * 3 + 2_000 * 15 + 3_000 * 3.75 + 1_000 * 6 + 100_000 * 0.3) / 1e6, 12);
   });
@@ -25,7 +28,9 @@ describe('estimateCost', () => {
   });
 
   it('refuses usage that is not token counts', () => {
-    expect(() => estimateCost({ ...usage(1, 1, 1, 1), outputTokens: Number.NaN }, modelCard('claude-haiku-4-5'))).toThrow(InvalidUsageError);
+    expect(() => estimateCost({ ...usage(1, 1, 1, 1), outputTokens: Number.NaN }, modelCard('claude-haiku-4-5'))).toThrow(
+      InvalidUsageError,
+    );
     expect(() => estimateCost(undefined as never, modelCard('claude-haiku-4-5'))).toThrow(/not an object/);
   });
 });
@@ -43,7 +48,11 @@ describe('sessionCost', () => {
   });
 
   it('has no cost when any usage cannot be priced, and names what could not', () => {
-    const result = sessionCost([{ usage: usage(5, 5, 0, 0), model: 'claude-haiku-4-5' }, { usage: usage(1, 1, 0, 0), model: 'local-llama' }, { usage: usage(1, 1, 0, 0) }]);
+    const result = sessionCost([
+      { usage: usage(5, 5, 0, 0), model: 'claude-haiku-4-5' },
+      { usage: usage(1, 1, 0, 0), model: 'local-llama' },
+      { usage: usage(1, 1, 0, 0) },
+    ]);
     expect(result.cost).toBeUndefined();
     expect(result.unpriced).toEqual(['local-llama', '(unknown model)']);
     expect(result.usage).toEqual(usage(7, 7, 0, 0));
@@ -60,9 +69,9 @@ describe('reading the API’s usage', () => {
       cache_creation: { ephemeral_5m_input_tokens: 100, ephemeral_1h_input_tokens: 200 },
     });
     expect(mapped).toEqual({ ...usage(10, 20, 300, 40), cacheWrite1hTokens: 200 });
-    expect(toModelUsage({ input_tokens: 1, output_tokens: 2, cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 } })).not.toHaveProperty(
-      'cacheWrite1hTokens',
-    );
+    expect(
+      toModelUsage({ input_tokens: 1, output_tokens: 2, cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 } }),
+    ).not.toHaveProperty('cacheWrite1hTokens');
   });
 });
 

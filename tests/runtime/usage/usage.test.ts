@@ -129,9 +129,18 @@ describe('usage of the summarizer', () => {
         cache_read_input_tokens: summarizing ? 0 : 50,
       };
       reported.push(asModelUsage(usage));
-      return summarizing ? reply.text('The user and the assistant traded long greetings.', { usage }) : reply.text(long('reply'), { usage });
+      return summarizing
+        ? reply.text('The user and the assistant traded long greetings.', { usage })
+        : reply.text(long('reply'), { usage });
     });
-    const config = { model: MODEL, tools: [probe], contextWindow: 4_000, maxOutputTokens: 400, compaction: { keepRecent: 2 }, sessionId: 'c1' };
+    const config = {
+      model: MODEL,
+      tools: [probe],
+      contextWindow: 4_000,
+      maxOutputTokens: 400,
+      compaction: { keepRecent: 2 },
+      sessionId: 'c1',
+    };
     const agent = createAgent(config, { client: server.client(), store: new SessionStore(dir) });
     const events: RunEvent[] = [];
     agent.subscribe((e) => events.push(e));
@@ -174,16 +183,23 @@ describe('usage in the session store', () => {
     const store = new SessionStore(dir);
     const graph = await store.openSession('bad');
     const turn = { role: 'assistant' as const, blocks: [{ kind: 'text' as const, text: 'x' }] };
-    expect(() => graph.append(turn, 1, { usage: { inputTokens: -1, outputTokens: 0, cacheWriteTokens: 0, cacheReadTokens: 0 } })).toThrow(InvalidUsageError);
+    expect(() => graph.append(turn, 1, { usage: { inputTokens: -1, outputTokens: 0, cacheWriteTokens: 0, cacheReadTokens: 0 } })).toThrow(
+      InvalidUsageError,
+    );
     expect(graph.size).toBe(0);
     await store.closeSession('bad');
 
     const node = { parent: null, turn, at: 1 };
-    const record = { type: 'node', node: { ...node, id: hashNode(node), usage: { inputTokens: '12', outputTokens: 0, cacheWriteTokens: 0, cacheReadTokens: 0 } } };
+    const record = {
+      type: 'node',
+      node: { ...node, id: hashNode(node), usage: { inputTokens: '12', outputTokens: 0, cacheWriteTokens: 0, cacheReadTokens: 0 } },
+    };
     await writeFile(join(dir, 'bad.jsonl'), `${JSON.stringify(record)}\n`);
     const { graph: loaded, report } = await store.loadSessionWithReport('bad');
     expect(loaded.size).toBe(0);
-    expect(report.skipped).toEqual([expect.objectContaining({ line: 1, reason: expect.stringContaining('"inputTokens" must be a whole number') })]);
+    expect(report.skipped).toEqual([
+      expect.objectContaining({ line: 1, reason: expect.stringContaining('"inputTokens" must be a whole number') }),
+    ]);
   });
 });
 

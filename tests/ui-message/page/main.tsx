@@ -15,7 +15,12 @@ function Chat() {
       {messages.map((message) => (
         <section key={message.id} data-role={message.role}>
           {message.parts.map((part, i) => {
-            if (part.type === 'text') return <p key={i} data-part="text">{part.text}</p>;
+            if (part.type === 'text')
+              return (
+                <p key={i} data-part="text">
+                  {part.text}
+                </p>
+              );
             if (part.type !== 'dynamic-tool') return null;
             return (
               <div key={i} data-part="tool" data-tool={part.toolName} data-state={part.state}>
@@ -25,7 +30,9 @@ function Chat() {
                 {part.state === 'approval-requested' && (
                   <>
                     <button onClick={() => addToolApprovalResponse({ id: part.approval.id, approved: true })}>Approve</button>
-                    <button onClick={() => addToolApprovalResponse({ id: part.approval.id, approved: false, reason: 'not today' })}>Deny</button>
+                    <button onClick={() => addToolApprovalResponse({ id: part.approval.id, approved: false, reason: 'not today' })}>
+                      Deny
+                    </button>
                   </>
                 )}
               </div>
@@ -43,7 +50,9 @@ function Chat() {
       >
         <input aria-label="Message" value={input} onChange={(event) => setInput(event.target.value)} />
         <button type="submit">Send</button>
-        <button type="button" onClick={() => void stop()}>Stop</button>
+        <button type="button" onClick={() => void stop()}>
+          Stop
+        </button>
       </form>
     </main>
   );
