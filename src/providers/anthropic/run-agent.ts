@@ -3,7 +3,7 @@ import type { CompactionPolicy } from '../../runtime/contract/compaction.js';
 import type { ToolDefinition } from '../../runtime/contract/tool.js';
 import { createConductor } from '../../runtime/agent/create-conductor.js';
 import { ModelCallError, RunFault } from '../../runtime/loop/errors.js';
-import type { LoopHooks } from '../../runtime/loop/types.js';
+import type { PrepareStep } from '../../runtime/contract/step.js';
 import { modelCard } from '../../runtime/models/cards.js';
 import type { CompletedTurn, ContextManager } from '../../context/types.js';
 import type { MemoryStore, RecallOptions } from '../../memory/types.js';
@@ -43,8 +43,8 @@ export type RunAgentOptions = {
   signal?: AbortSignal;
   /** Run a step's tool calls one at a time instead of all at once. Results are in call order either way. */
   sequential?: boolean;
-  /** Runs around every model call; see `LoopHooks`. */
-  hooks?: LoopHooks;
+  /** Asked before every model call, after the condensation and context manager; see `PrepareStep`. */
+  prepareStep?: PrepareStep;
   /** Condense the conversation when it nears the model's window, as `createAgent`'s `compaction` does. Default off. */
   compaction?: CompactionPolicy;
   /**
@@ -116,8 +116,9 @@ export async function* runAgent(opts: RunAgentOptions): AsyncGenerator<AgentPart
       compaction: opts.compaction,
       context: opts.context ?? standaloneContext({ ...opts, contextWindow: card.contextWindow, maxOutputTokens: card.maxOutputTokens }),
       providerOptions,
+      prepareStep: opts.prepareStep,
     },
-    { invokeModel: createAnthropicInvoker(opts.client), messages: history, hooks: opts.hooks },
+    { invokeModel: createAnthropicInvoker(opts.client), messages: history },
   );
   const asParts = opts.context !== undefined ? (part: AgentPart): AgentPart[] => [part] : standaloneParts;
 
@@ -126,7 +127,7 @@ export async function* runAgent(opts: RunAgentOptions): AsyncGenerator<AgentPart
   const prompt = opts.prompt;
   const start = () => (prompt !== undefined ? agent.submit(prompt, { signal }) : agent.continue({ signal }));
   try {
-    for await (const part of agentRunParts(agent, start)) yield* asParts(part);
+    for await (const part of agentRunParts(start())) yield* asParts(part);
   } catch (error) {
     throw RunFault.isInstance(error) ? reason(error) : error;
   } finally {

@@ -39,7 +39,7 @@ export class AgentConfigError extends IndusagiError {
 export class ContextReplacementError extends IndusagiError {
   static override readonly errorName: string = 'ContextReplacementError';
   constructor(detail: string) {
-    super('invalid_request', `The context returned by beforeModelCall cannot be recorded in the session: ${detail}.`);
+    super('invalid_request', `This context change cannot be recorded in the session: ${detail}.`);
   }
 }
 
@@ -89,5 +89,13 @@ export class ModelControlsError extends IndusagiError {
   static override readonly errorName: string = 'ModelControlsError';
   constructor(message: string, options?: { cause?: unknown }) {
     super('invalid_request', message, options);
+  }
+}
+
+/** A `prepareStep` hook returned overrides the run cannot apply (a second condensation in one step). */
+export class StepHookError extends IndusagiError {
+  static override readonly errorName: string = 'StepHookError';
+  constructor(detail: string) {
+    super('invalid_request', `The per-step hook's answer cannot be applied: ${detail}.`);
   }
 }

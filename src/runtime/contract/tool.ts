@@ -1,4 +1,15 @@
-export type ToolContext = { signal: AbortSignal; callId: string };
+/** What a tool is given with each call, besides its input. */
+export type ToolContext = {
+  /** Fires when the run is aborted: stop, and let the call end (its result becomes an `aborted` error). */
+  signal: AbortSignal;
+  /** The call's id, unique within the session: the approval id of a call that needs approval. */
+  callId: string;
+  /** Reports progress of a long call; each report is published as a `tool_progress` event. */
+  progress?: (update: ToolProgress) => void;
+};
+
+/** One progress report of a running tool call (MCP's progress notifications have this shape). */
+export type ToolProgress = { progress: number; total?: number; message?: string };
 
 /** A tool the conductor can run. `name` may contain dots; the model sees it sanitized. */
 export type ToolDefinition = {

@@ -6,7 +6,7 @@ import type { AnthropicToolSpec } from '../../tools/toolset.js';
 import type { ToolNameMap } from '../../tools/names.js';
 import type { LoopTools } from '../loop/types.js';
 
-export type ContextTurnInput = {
+export type ContextRunInput = {
   manager: ContextManager;
   /** The prompt memory recalls against. */
   prompt: string;
@@ -15,79 +15,74 @@ export type ContextTurnInput = {
   system?: string;
   /** The caller's own tools; used when no source owns the tool list, and for every ordinary call. */
   tools: LoopTools;
-  /**
-   * Shrinks the history when it would not fit beside everything the turn sends (the conductor's
-   * condensation, acting as the manager's history compaction); returns `messages` itself when it fits.
-   * Asked after `prepare`; when the history shrank, `prepare` runs again on it, so selections such as
-   * recalled memory see the room that freed.
-   */
-  fit?: (messages: readonly Turn[], sending: ContextTurnSending) => Promise<readonly Turn[]>;
 };
 
-/** What each call of a context turn sends besides the messages: every system text and the tool list. */
-export type ContextTurnSending = { system?: string; tools: readonly ModelTool[] };
-
-/** One turn under a context manager, ready for the loop. */
-export type ContextTurnHandle = {
-  /** The messages after `compact`: the same array when the manager left them alone. */
-  messages: readonly Turn[];
+/** One run under a context manager: what its calls send besides the messages, and the tools they run. */
+export type ContextRun = {
+  /** The messages after the manager's own `compact` (its `history`): the same array when it left them alone. */
+  readonly compacted: readonly Turn[];
   /** The caller's system prompt followed by the sources' stable system texts: the cached part. */
-  system: string | undefined;
+  readonly system: string | undefined;
   /** The selections (recalled memory), which change from turn to turn: sent after `system`, uncached. */
-  volatileSystem: string | undefined;
+  readonly volatileSystem: string | undefined;
   /** The tools for the loop: meta-tool calls go to the manager, the rest to the caller's tools. */
-  tools: LoopTools;
-  /** What `prepare` reported (recalled memory, loaded tools): publish before the first model call. */
-  prepared: AgentContextPart[];
+  readonly tools: LoopTools;
+  /** What the latest `prepare` reported (recalled memory, loaded tools): publish before the first model call. */
+  readonly prepared: AgentContextPart[];
+  /** What the next call sends besides the messages (the tool list grows as searches load tools). */
+  sending(): { system?: string; tools: readonly ModelTool[] };
+  /** Prepares the turn again on condensed `messages`, so selections such as recalled memory see the room that freed. */
+  reprepare(messages: readonly Turn[]): Promise<void>;
   /** What the manager reported while answering call `callId`: publish right after that call's result. */
   takeParts(callId: string): AgentContextPart[];
-  /** Runs the sources' write-backs after the turn's last reply; returns what they reported. */
+  /** Runs the sources' write-backs after the run's last reply; returns what they reported. */
   finish(messages: readonly Turn[], text: string): Promise<AgentContextPart[]>;
-  /** What the next call sends besides the messages (the tool list grows as searches load tools). */
-  sending(): ContextTurnSending;
 };
 
 /**
- * Drives a `ContextManager` around the loop, as docs/context.md lays out: `compact`, then `prepare`
- * once per turn (system text, tool list, budgeted selections); every tool call is offered to `handle`
- * first (a `search_tools` call loads tools, which the very next model call sees); `commit` after.
+ * Drives a `ContextManager` around one run, as docs/context.md lays out: `compact`, then `prepare` once
+ * (system text, tool list, budgeted selections; again if the run's first step condensed); every tool
+ * call is offered to `handle` first (a `search_tools` call loads tools, which the very next model call
+ * sees); `commit` after. The conductor makes it a producer of the per-step hook.
  */
-export async function beginContextTurn(input: ContextTurnInput): Promise<ContextTurnHandle> {
+export async function beginContextRun(input: ContextRunInput): Promise<ContextRun> {
   const { manager, tools: own } = input;
-  let messages: readonly Turn[] = await manager.compact(input.messages as Turn[]);
-  let turn: ContextTurn = { prompt: input.prompt, messages: messages.slice(), system: input.system };
+  const compacted: readonly Turn[] = await manager.compact(input.messages as Turn[]);
+  let turn: ContextTurn = { prompt: input.prompt, messages: compacted.slice(), system: input.system };
   let prepared = await manager.prepare(turn);
   const specsOf = (tools: readonly AnthropicToolSpec[] | null): ModelTool[] => (tools === null ? own.specs : toModelTools(tools));
-  // Converted once per `prepare`: the same array in `fit` and later calls, so the condensation's overhead is counted once.
+  // Converted once per `prepare`: the same array for every call after it, so the condensation's overhead is counted once.
   let specs = specsOf(prepared.tools);
-  if (input.fit !== undefined) {
-    const fitted = await input.fit(messages, { system: joinSystem(input.system, prepared.system), tools: specs });
-    if (fitted !== messages) {
-      messages = fitted;
-      turn = { prompt: input.prompt, messages: messages.slice(), system: input.system };
-      prepared = await manager.prepare(turn);
-      specs = specsOf(prepared.tools);
-    }
-  }
-  const everything = joinSystem(input.system, prepared.system);
-  // A manager that does not split its text says nothing about what is stable: all of it counts as changing.
-  const split = prepared.stableSystem !== undefined && prepared.selectedSystem !== undefined;
-  const system = joinSystem(input.system, split ? prepared.stableSystem : undefined);
-  const volatileSystem = (split ? prepared.selectedSystem : prepared.system) || undefined;
-  const names = mergeNames(own.names, prepared.nameMap, prepared.metaTools);
-  const meta = new Set(prepared.metaTools);
+  let everything: string | undefined;
+  let system: string | undefined;
+  let volatileSystem: string | undefined;
+  let names = own.names;
+  let meta = new Set<string>();
+  const adopt = (): void => {
+    everything = joinSystem(input.system, prepared.system);
+    // A manager that does not split its text says nothing about what is stable: all of it counts as changing.
+    const split = prepared.stableSystem !== undefined && prepared.selectedSystem !== undefined;
+    system = joinSystem(input.system, split ? prepared.stableSystem : undefined);
+    volatileSystem = (split ? prepared.selectedSystem : prepared.system) || undefined;
+    names = mergeNames(own.names, prepared.nameMap, prepared.metaTools);
+    meta = new Set(prepared.metaTools);
+  };
+  adopt();
   const pending = new Map<string, AgentContextPart[]>();
+  const isMeta = (name: string): boolean => meta.has(names.toModel.get(name) ?? name);
 
   const tools: LoopTools = {
     get specs() {
       return specs;
     },
-    names,
-    has: (name) => meta.has(names.toModel.get(name) ?? name) || own.has(name),
+    get names() {
+      return names;
+    },
+    has: (name) => isMeta(name) || own.has(name),
     needsApproval: (name) => own.needsApproval(name),
     idempotent: (name) => own.idempotent(name),
     // A meta-tool's source checks its own input (`search_tools` does); every other call is the caller's tool's.
-    check: (name, input) => (meta.has(names.toModel.get(name) ?? name) ? { ok: true, input } : own.check(name, input)),
+    check: (name, callInput) => (isMeta(name) ? { ok: true, input: callInput } : own.check(name, callInput)),
     async execute(name, callInput, ctx) {
       const handled = await manager.handle(names.toModel.get(name) ?? name, callInput, turn);
       if (handled === null) return own.execute(name, callInput, ctx);
@@ -98,11 +93,24 @@ export async function beginContextTurn(input: ContextTurnInput): Promise<Context
   };
 
   return {
-    messages,
-    system,
-    volatileSystem,
+    compacted,
+    get system() {
+      return system;
+    },
+    get volatileSystem() {
+      return volatileSystem;
+    },
     tools,
-    prepared: prepared.parts,
+    get prepared() {
+      return prepared.parts;
+    },
+    sending: () => ({ system: everything, tools: specs }),
+    async reprepare(messages) {
+      turn = { prompt: input.prompt, messages: messages.slice(), system: input.system };
+      prepared = await manager.prepare(turn);
+      specs = specsOf(prepared.tools);
+      adopt();
+    },
     takeParts(callId) {
       const parts = pending.get(callId);
       if (parts === undefined) return [];
@@ -110,7 +118,6 @@ export async function beginContextTurn(input: ContextTurnInput): Promise<Context
       return parts;
     },
     finish: (final, text) => manager.commit({ ...turn, messages: final.slice(), text }),
-    sending: () => ({ system: everything, tools: specs }),
   };
 }
 
