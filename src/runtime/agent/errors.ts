@@ -33,8 +33,9 @@ export class AgentConfigError extends IndusagiError {
 }
 
 /**
- * A `beforeModelCall` hook replaced the context with something the session cannot record: only a
- * condensation (`[summary, ...a suffix of the previous context]`) can be persisted faithfully.
+ * A change to the context the session cannot record: a condensation whose summary is not a user turn or
+ * whose kept tail starts outside the context, or a context manager's own history compaction (any
+ * replacement) in a session that records condensations only.
  */
 export class ContextReplacementError extends IndusagiError {
   static override readonly errorName: string = 'ContextReplacementError';
