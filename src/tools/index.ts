@@ -10,7 +10,7 @@ export {
   DuplicateToolError,
   DuplicateCallIdError,
 } from './toolset.js';
-export type { Toolset, AnthropicToolSpec, PendingApprovalResult, ExecuteContext } from './toolset.js';
+export type { Toolset, AnthropicToolSpec, PendingApprovalResult } from './toolset.js';
 export { mergeToolsets, InvalidToolsetError } from './merge.js';
 export { lazyToolset, LazyToolsetInputError, SEARCH_TOOLS } from './lazy-toolset.js';
 export type { LazyToolset, LazyToolsetOptions, SearchToolsResult, FoundTool } from './lazy-toolset.js';

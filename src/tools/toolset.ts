@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ToolDefinition } from '../runtime/contract/tool.js';
+import type { ToolContext, ToolDefinition } from '../runtime/contract/tool.js';
 import { IndusagiError } from '../errors/index.js';
 import { ToolError } from './tool-error.js';
 import { checkToolInput, compileToolInput } from './tool-input.js';
@@ -11,17 +11,19 @@ export type AnthropicToolSpec = { name: string; description: string; input_schem
 /** What a tool that needs approval returns instead of running. */
 export type PendingApprovalResult = { status: 'pending_approval'; actionId: string };
 
-export type ExecuteContext = { signal?: AbortSignal; callId?: string };
-
 /** The bridge from `ToolDefinition`s to `runAgent`: specs for the model and one `execute` by name. */
 export interface Toolset {
   tools: AnthropicToolSpec[];
-  /** Runs the tool called `name` (the original name). Tools with `needsApproval` return a `PendingApprovalResult`. */
-  execute(name: string, input: unknown, ctx?: ExecuteContext): Promise<unknown>;
+  /**
+   * Runs the tool called `name` (the original name). Tools with `needsApproval` return a
+   * `PendingApprovalResult`. Called by hand, `ctx` may leave out the signal (a fresh one) and the call id
+   * (a random one); the loop always gives both.
+   */
+  execute(name: string, input: unknown, ctx?: Partial<ToolContext>): Promise<unknown>;
   /** Original names, in definition order (handy for `pin`). */
   names: string[];
   /** Runs a call that returned `pending_approval`, once. */
-  approve(actionId: string, ctx?: ExecuteContext): Promise<unknown>;
+  approve(actionId: string, ctx?: Partial<ToolContext>): Promise<unknown>;
   /** Drops a pending call without running it. Returns false if no such call was pending. */
   reject(actionId: string): boolean;
 }
@@ -94,8 +96,9 @@ export function toToolset(definitions: readonly ToolDefinition[]): Toolset {
   }
   const pending = new Map<string, { definition: ToolDefinition; input: unknown }>();
 
-  const run = async (definition: ToolDefinition, input: unknown, ctx: ExecuteContext | undefined, fallbackId: string) =>
-    definition.execute(input, { signal: ctx?.signal ?? new AbortController().signal, callId: ctx?.callId ?? fallbackId });
+  // `ctx` is passed on whole, so what a tool may be given beside the signal and call id reaches it too.
+  const run = async (definition: ToolDefinition, input: unknown, ctx: Partial<ToolContext> | undefined, fallbackId: string) =>
+    definition.execute(input, { ...ctx, signal: ctx?.signal ?? new AbortController().signal, callId: ctx?.callId ?? fallbackId });
 
   return {
     tools: definitions.map((d) => ({ name: d.name, description: d.description, input_schema: inputs.get(d.name)!.jsonSchema })),

@@ -1,6 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { CompactionPolicy } from '../../runtime/contract/compaction.js';
-import type { ToolDefinition } from '../../runtime/contract/tool.js';
+import type { ToolContext, ToolDefinition } from '../../runtime/contract/tool.js';
 import { createConductor } from '../../runtime/agent/create-conductor.js';
 import { ModelCallError, RunFault } from '../../runtime/loop/errors.js';
 import type { LoopHooks } from '../../runtime/loop/types.js';
@@ -10,7 +10,7 @@ import type { MemoryStore, RecallOptions } from '../../memory/types.js';
 import { agentRunParts } from '../../parts/agent-run.js';
 import type { AgentPart } from '../../parts/types.js';
 import type { LazyToolset } from '../../tools/lazy-toolset.js';
-import type { AnthropicToolSpec, ExecuteContext } from '../../tools/toolset.js';
+import type { AnthropicToolSpec } from '../../tools/toolset.js';
 import { errorMessage } from '../../errors/index.js';
 import { plainJsonSchema } from '../../schema/index.js';
 import { ANTHROPIC, anthropicOptions, type CacheMode, type CacheTtl } from './cache.js';
@@ -28,8 +28,8 @@ export type RunAgentOptions = {
   model: string;
   /** Tools in the Anthropic shape under their ORIGINAL names (e.g. `toToolset(definitions).tools`). */
   tools?: readonly AnthropicToolSpec[];
-  /** Runs a tool by its original name. Required when `tools` is not empty. */
-  execute?: (name: string, input: unknown, ctx?: ExecuteContext) => unknown;
+  /** Runs a tool by its original name (e.g. `toToolset(definitions).execute`). Required when `tools` is not empty. */
+  execute?: (name: string, input: unknown, ctx: ToolContext) => unknown;
   /** Appended as a user turn after `messages`. Without it the loop picks up where `messages` end. */
   prompt?: string;
   /** The conversation so far; copied, never changed. */

@@ -1,4 +1,14 @@
-export type ToolContext = { signal: AbortSignal; callId: string };
+/**
+ * What a tool call is given besides its input, wherever it runs (the loop, a `Toolset`, `runAgent`'s
+ * `execute`): one object, so that what a tool may be given later joins it as an optional member
+ * without changing any signature.
+ */
+export type ToolContext = {
+  /** Fires when the run is aborted: a long tool should stop and throw. */
+  signal: AbortSignal;
+  /** The call's id, as the model gave it; also the approval id of a call that waits for approval. */
+  callId: string;
+};
 
 /** A tool the conductor can run. `name` may contain dots; the model sees it sanitized. */
 export type ToolDefinition = {

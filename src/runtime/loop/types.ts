@@ -1,10 +1,9 @@
 import type { Turn } from '../contract/turn.js';
 import type { ModelInvoker, ModelReply, ModelRequest, ModelTool, ProviderOptions, ResponseFormat } from '../contract/model.js';
 import type { PendingApproval, RunEvent } from '../contract/events.js';
+import type { ToolContext } from '../contract/tool.js';
 import type { ToolNameMap } from '../../tools/names.js';
 import type { RunControls } from './controls.js';
-
-export type ToolCallContext = { signal: AbortSignal; callId: string };
 
 /** The tools one loop may run, under their ORIGINAL names (the loop maps to and from sanitized ones). */
 export interface LoopTools {
@@ -24,7 +23,7 @@ export interface LoopTools {
    */
   check(name: string, input: unknown): InputCheck | Promise<InputCheck>;
   /** Runs the tool with the input `check` gave. A `ToolError` reaches the model as its message; any other throw as `Internal error`. */
-  execute(name: string, input: unknown, ctx: ToolCallContext): unknown;
+  execute(name: string, input: unknown, ctx: ToolContext): unknown;
 }
 
 /** A call's input as its tool's schema judged it: the input to run with, or the message the model gets instead. */
