@@ -1,13 +1,11 @@
 import type { Turn } from '../contract/turn.js';
 import type { ModelTool } from '../contract/model.js';
-import type { ContextManager, ContextTurn } from '../../context/types.js';
-import type { AgentContextPart } from '../../parts/types.js';
-import type { AnthropicToolSpec } from '../../tools/toolset.js';
-import type { ToolNameMap } from '../../tools/names.js';
+import type { ContextManagerLike, ContextReport, ContextTurn } from '../contract/context.js';
+import type { ToolNameMap } from '../contract/tool.js';
 import type { LoopTools } from '../loop/types.js';
 
 export type ContextTurnInput = {
-  manager: ContextManager;
+  manager: ContextManagerLike;
   /** The prompt memory recalls against. */
   prompt: string;
   /** The conversation, latest prompt included, tool names original. */
@@ -38,11 +36,11 @@ export type ContextTurnHandle = {
   /** The tools for the loop: meta-tool calls go to the manager, the rest to the caller's tools. */
   tools: LoopTools;
   /** What `prepare` reported (recalled memory, loaded tools): publish before the first model call. */
-  prepared: AgentContextPart[];
+  prepared: ContextReport[];
   /** What the manager reported while answering call `callId`: publish right after that call's result. */
-  takeParts(callId: string): AgentContextPart[];
+  takeParts(callId: string): ContextReport[];
   /** Runs the sources' write-backs after the turn's last reply; returns what they reported. */
-  finish(messages: readonly Turn[], text: string): Promise<AgentContextPart[]>;
+  finish(messages: readonly Turn[], text: string): Promise<ContextReport[]>;
   /** What the next call sends besides the messages (the tool list grows as searches load tools). */
   sending(): ContextTurnSending;
 };
@@ -57,8 +55,8 @@ export async function beginContextTurn(input: ContextTurnInput): Promise<Context
   let messages: readonly Turn[] = await manager.compact(input.messages as Turn[]);
   let turn: ContextTurn = { prompt: input.prompt, messages: messages.slice(), system: input.system };
   let prepared = await manager.prepare(turn);
-  const specsOf = (tools: readonly AnthropicToolSpec[] | null): ModelTool[] => (tools === null ? own.specs : toModelTools(tools));
-  // Converted once per `prepare`: the same array in `fit` and later calls, so the condensation's overhead is counted once.
+  const specsOf = (tools: ModelTool[] | null): ModelTool[] => tools ?? own.specs;
+  // The same array in `fit` and later calls until a handled call changes it, so the condensation's overhead is counted once.
   let specs = specsOf(prepared.tools);
   if (input.fit !== undefined) {
     const fitted = await input.fit(messages, { system: joinSystem(input.system, prepared.system), tools: specs });
@@ -76,7 +74,7 @@ export async function beginContextTurn(input: ContextTurnInput): Promise<Context
   const volatileSystem = (split ? prepared.selectedSystem : prepared.system) || undefined;
   const names = mergeNames(own.names, prepared.nameMap, prepared.metaTools);
   const meta = new Set(prepared.metaTools);
-  const pending = new Map<string, AgentContextPart[]>();
+  const pending = new Map<string, ContextReport[]>();
 
   const tools: LoopTools = {
     get specs() {
@@ -91,7 +89,7 @@ export async function beginContextTurn(input: ContextTurnInput): Promise<Context
     async execute(name, callInput, ctx) {
       const handled = await manager.handle(names.toModel.get(name) ?? name, callInput, turn);
       if (handled === null) return own.execute(name, callInput, ctx);
-      if (handled.tools !== null) specs = toModelTools(handled.tools);
+      if (handled.tools !== null) specs = handled.tools;
       if (handled.parts.length > 0) pending.set(ctx.callId, handled.parts);
       return handled.result;
     },
@@ -116,10 +114,6 @@ export async function beginContextTurn(input: ContextTurnInput): Promise<Context
 
 function joinSystem(system: string | undefined, added: string | undefined): string | undefined {
   return [system, added].filter((text) => text !== undefined && text !== '').join('\n\n') || undefined;
-}
-
-export function toModelTools(specs: readonly AnthropicToolSpec[]): ModelTool[] {
-  return specs.map((spec) => ({ name: spec.name, description: spec.description ?? '', inputSchema: spec.input_schema }));
 }
 
 // The sources' map wins: it names the tools they hand the model, which may not all be the caller's.

@@ -10,7 +10,7 @@ import { RunFault, faultKindOf } from '../loop/errors.js';
 import type { ApprovalDecision, LoopDurability, LoopEvent, LoopInput } from '../loop/types.js';
 import { isPromptTooLongError } from '../compaction/prompt-too-long.js';
 import { addUsage, sumUsage, zeroUsage } from '../usage/sum.js';
-import type { AgentContextPart } from '../../parts/types.js';
+import type { ContextReport } from '../contract/context.js';
 import { UnknownApprovalError } from '../../tools/toolset.js';
 import { errorMessage } from '../../errors/index.js';
 import { beginContextTurn, type ContextTurnHandle } from './context-turn.js';
@@ -180,7 +180,7 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent
     let contextTurn: ContextTurnHandle | undefined;
     // The reply's usage, stored on the node of the assistant turn that follows it.
     let replyUsage: ModelUsage | undefined;
-    const report = (parts: AgentContextPart[]) => {
+    const report = (parts: ContextReport[]) => {
       for (const part of parts) ledger.publish(contextEvent(part));
     };
     const emit = (event: LoopEvent): void => {
@@ -489,7 +489,7 @@ function snapshotOf(
   };
 }
 
-function contextEvent(part: AgentContextPart): RunEvent {
+function contextEvent(part: ContextReport): RunEvent {
   const event: Extract<RunEvent, { kind: 'context' }> = { kind: 'context', source: part.source, op: part.op };
   if (part.records !== undefined) event.records = part.records;
   if (part.tools !== undefined) event.tools = part.tools;

@@ -5,3 +5,4 @@ export * from './model.js';
 export * from './tool.js';
 export * from './events.js';
 export * from './compaction.js';
+export * from './context.js';

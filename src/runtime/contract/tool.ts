@@ -35,3 +35,11 @@ export type ToolDefinition = {
    */
   idempotent?: boolean;
 };
+
+/** Maps between original and sanitized tool names, both ways (`buildToolNameMap` builds one). */
+export type ToolNameMap = {
+  /** sanitized -> original */
+  toOriginal: Map<string, string>;
+  /** original -> sanitized */
+  toModel: Map<string, string>;
+};
