@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import {
   buildToolNameMap,
   DuplicateToolError,
   isPendingApproval,
+  defineTool,
   sanitizeToolName,
   ToolError,
+  ToolInputError,
   ToolNameCollisionError,
   toToolset,
   UnknownApprovalError,
@@ -152,6 +155,25 @@ describe('toToolset', () => {
     controller.abort();
     await set.approve('call_w', { signal: controller.signal, callId: 'someone-else' });
     expect(tool.runs).toEqual([{ input: { text: 'x' }, callId: 'call_w', aborted: true }]);
+  });
+
+  it('checks a held call again when it is approved: input no longer valid never runs, and the call is spent', async () => {
+    let writable = true;
+    const runs: unknown[] = [];
+    const set = toToolset([
+      defineTool({
+        name: 'fs.write',
+        description: 'Write a file.',
+        inputSchema: z.object({ path: z.string() }).refine(() => writable, 'The disk is read-only now.'),
+        needsApproval: true,
+        execute: (input) => (runs.push(input), 'written'),
+      }),
+    ]);
+    await set.execute('fs.write', { path: 'a.txt' }, { callId: 'call_w' });
+    writable = false;
+    await expect(set.approve('call_w')).rejects.toSatisfy((e: unknown) => ToolInputError.isInstance(e) && /read-only/.test(String(e)));
+    expect(runs).toEqual([]);
+    expect(set.pendingApprovals()).toEqual([]);
   });
 
   it("makes the same tool part for a toolset's held call as for a call the agent holds", async () => {
