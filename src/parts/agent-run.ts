@@ -1,7 +1,7 @@
 import type { RunEvent, RunSnapshot } from '../runtime/contract/events.js';
 import type { Run } from '../runtime/agent/run.js';
 import type { MemoryRecord } from '../memory/types.js';
-import { isHeldApproval } from '../tools/toolset.js';
+import { approvalResult, isHeldApproval } from '../tools/approvals.js';
 import type { AgentPart } from './types.js';
 
 /**
@@ -29,9 +29,11 @@ export async function* agentRunParts(run: Run): AsyncGenerator<AgentPart, RunSna
 }
 
 /**
- * The part `event` becomes, or null. A result is an approval request only when a toolset really holds
- * that call (`toToolset` with `needsApproval`): a tool returning the same shape of JSON (a fetched page,
- * say) cannot make a part that approves somebody else's call.
+ * The part `event` becomes, or null. A call the agent holds (`approval_requested`) and one a toolset
+ * holds (`toToolset` with `needsApproval`) make the same part: its result from `approvalResult`, and
+ * `approvalId`. A result is an approval request only when somebody really holds that call: a tool
+ * returning the same shape of JSON (a fetched page, say) cannot make a part that approves somebody
+ * else's call.
  */
 export function partOfEvent(event: RunEvent): AgentPart | null {
   switch (event.kind) {
@@ -43,7 +45,7 @@ export function partOfEvent(event: RunEvent): AgentPart | null {
         name: event.name,
         callId: event.callId,
         input: event.input,
-        result: { status: 'pending_approval', actionId: event.approvalId },
+        result: approvalResult(event),
         approvalId: event.approvalId,
       };
     case 'tool_finished': {

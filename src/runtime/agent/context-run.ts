@@ -1,13 +1,11 @@
 import type { Turn } from '../contract/turn.js';
 import type { ModelTool } from '../contract/model.js';
-import type { ContextManager, ContextTurn } from '../../context/types.js';
-import type { AgentContextPart } from '../../parts/types.js';
-import type { AnthropicToolSpec } from '../../tools/toolset.js';
-import type { ToolNameMap } from '../../tools/names.js';
+import type { ContextManagerLike, ContextReport, ContextTurn } from '../contract/context.js';
+import type { ToolNameMap } from '../contract/tool.js';
 import type { LoopTools } from '../loop/types.js';
 
 export type ContextRunInput = {
-  manager: ContextManager;
+  manager: ContextManagerLike;
   /** The prompt memory recalls against. */
   prompt: string;
   /** The conversation, latest prompt included, tool names original. */
@@ -28,15 +26,15 @@ export type ContextRun = {
   /** The tools for the loop: meta-tool calls go to the manager, the rest to the caller's tools. */
   readonly tools: LoopTools;
   /** What the latest `prepare` reported (recalled memory, loaded tools): publish before the first model call. */
-  readonly prepared: AgentContextPart[];
+  readonly prepared: ContextReport[];
   /** What the next call sends besides the messages (the tool list grows as searches load tools). */
   sending(): { system?: string; tools: readonly ModelTool[] };
   /** Prepares the turn again on condensed `messages`, so selections such as recalled memory see the room that freed. */
   reprepare(messages: readonly Turn[]): Promise<void>;
   /** What the manager reported while answering call `callId`: publish right after that call's result. */
-  takeParts(callId: string): AgentContextPart[];
+  takeParts(callId: string): ContextReport[];
   /** Runs the sources' write-backs after the run's last reply; returns what they reported. */
-  finish(messages: readonly Turn[], text: string): Promise<AgentContextPart[]>;
+  finish(messages: readonly Turn[], text: string): Promise<ContextReport[]>;
 };
 
 /**
@@ -50,8 +48,8 @@ export async function beginContextRun(input: ContextRunInput): Promise<ContextRu
   const compacted: readonly Turn[] = await manager.compact(input.messages as Turn[]);
   let turn: ContextTurn = { prompt: input.prompt, messages: compacted.slice(), system: input.system };
   let prepared = await manager.prepare(turn);
-  const specsOf = (tools: readonly AnthropicToolSpec[] | null): ModelTool[] => (tools === null ? own.specs : toModelTools(tools));
-  // Converted once per `prepare`: the same array for every call after it, so the condensation's overhead is counted once.
+  const specsOf = (tools: ModelTool[] | null): ModelTool[] => tools ?? own.specs;
+  // The same array for every call until a handled call changes it, so the condensation's overhead is counted once.
   let specs = specsOf(prepared.tools);
   let everything: string | undefined;
   let system: string | undefined;
@@ -68,7 +66,7 @@ export async function beginContextRun(input: ContextRunInput): Promise<ContextRu
     meta = new Set(prepared.metaTools);
   };
   adopt();
-  const pending = new Map<string, AgentContextPart[]>();
+  const pending = new Map<string, ContextReport[]>();
   const isMeta = (name: string): boolean => meta.has(names.toModel.get(name) ?? name);
 
   const tools: LoopTools = {
@@ -86,7 +84,7 @@ export async function beginContextRun(input: ContextRunInput): Promise<ContextRu
     async execute(name, callInput, ctx) {
       const handled = await manager.handle(names.toModel.get(name) ?? name, callInput, turn);
       if (handled === null) return own.execute(name, callInput, ctx);
-      if (handled.tools !== null) specs = toModelTools(handled.tools);
+      if (handled.tools !== null) specs = handled.tools;
       if (handled.parts.length > 0) pending.set(ctx.callId, handled.parts);
       return handled.result;
     },
@@ -123,10 +121,6 @@ export async function beginContextRun(input: ContextRunInput): Promise<ContextRu
 
 function joinSystem(system: string | undefined, added: string | undefined): string | undefined {
   return [system, added].filter((text) => text !== undefined && text !== '').join('\n\n') || undefined;
-}
-
-export function toModelTools(specs: readonly AnthropicToolSpec[]): ModelTool[] {
-  return specs.map((spec) => ({ name: spec.name, description: spec.description ?? '', inputSchema: spec.input_schema }));
 }
 
 // The sources' map wins: it names the tools they hand the model, which may not all be the caller's.

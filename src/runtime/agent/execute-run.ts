@@ -10,7 +10,7 @@ import type { ApprovalDecision, LoopDurability, LoopEvent, LoopInput, LoopTools 
 import type { RunControls } from '../loop/controls.js';
 import { isPromptTooLongError } from '../compaction/prompt-too-long.js';
 import { summaryBody } from '../compaction/summary-turn.js';
-import type { AgentContextPart } from '../../parts/types.js';
+import type { ContextReport } from '../contract/context.js';
 import { errorMessage } from '../../errors/index.js';
 import { zeroUsage } from '../usage/sum.js';
 import { beginContextRun, type ContextRun } from './context-run.js';
@@ -76,7 +76,7 @@ export async function executeRun(core: AgentCore, scope: RunScope, plan: RunPlan
   scope.publish({ kind: 'run_started', sessionId: session.id, prompt: plan.prompt, runId: scope.runId });
 
   let contextRun: ContextRun | undefined;
-  const report = (parts: AgentContextPart[]): void => {
+  const report = (parts: ContextReport[]): void => {
     for (const part of parts) scope.publish(contextEvent(part, scope.runId));
   };
   // What the run's context turn holds (recalled memory, loaded tools), announced once, before its first model call.

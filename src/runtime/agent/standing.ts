@@ -3,7 +3,7 @@ import type { ModelUsage } from '../contract/model.js';
 import type { Turn } from '../contract/turn.js';
 import { lastAssistantText, openBatchStanding } from '../loop/batch.js';
 import type { LoopTools } from '../loop/types.js';
-import type { AgentContextPart } from '../../parts/types.js';
+import type { ContextReport } from '../contract/context.js';
 import type { AgentSession } from './session.js';
 import { zeroUsage } from '../usage/sum.js';
 
@@ -40,7 +40,7 @@ export function snapshotOf(
   };
 }
 
-export function contextEvent(part: AgentContextPart, runId: string): RunEvent {
+export function contextEvent(part: ContextReport, runId: string): RunEvent {
   const event: Extract<RunEvent, { kind: 'context' }> = { kind: 'context', source: part.source, op: part.op, runId };
   if (part.records !== undefined) event.records = part.records;
   if (part.tools !== undefined) event.tools = part.tools;

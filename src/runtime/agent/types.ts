@@ -7,7 +7,7 @@ import type { RunLedger } from '../ledger/ledger.js';
 import type { PrepareStep } from '../contract/step.js';
 import type { Run } from './run.js';
 import type { SessionStoreLike } from '../store/types.js';
-import type { ContextManager } from '../../context/types.js';
+import type { ContextManagerLike } from '../contract/context.js';
 import type { HistoryOptions } from '../history/tools.js';
 import type { SchemaLike, StandardSchemaV1 } from '../../schema/index.js';
 
@@ -24,7 +24,7 @@ export type AgentConfig = ModelControls & {
   /** Condense history automatically near the window. Omit to condense only when asked (`agent.condense()`). */
   compaction?: CompactionPolicy;
   /** Owns recall, tool loading and write-backs for each run (`createContextManager`); see docs/context.md. */
-  context?: ContextManager;
+  context?: ContextManagerLike;
   sessionId?: string;
   /** Run a step's tool calls one at a time instead of all at once. Results are in call order either way. */
   sequential?: boolean;

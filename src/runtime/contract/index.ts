@@ -6,3 +6,4 @@ export * from './tool.js';
 export * from './events.js';
 export * from './compaction.js';
 export * from './step.js';
+export * from './context.js';

@@ -91,12 +91,7 @@ describe('Run', () => {
   });
 
   it('is what approve, reject and continue return too, each with its own id', async () => {
-    const model = scriptedModel(
-      call({ name: 'disk_wipe', id: 'w1' }),
-      say('wiped'),
-      call({ name: 'disk_wipe', id: 'w2' }),
-      say('kept'),
-    );
+    const model = scriptedModel(call({ name: 'disk_wipe', id: 'w1' }), say('wiped'), call({ name: 'disk_wipe', id: 'w2' }), say('kept'));
     const agent = createAgent({ model: 'm', tools: [approvalTool] }, { invokeModel: model.invoke, store: new MemorySessionStore() });
 
     const asked = agent.submit('wipe it');
