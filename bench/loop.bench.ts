@@ -102,7 +102,7 @@ async function loopOverhead(): Promise<void> {
 
 function ledgerFanOut(): void {
   const EVENTS = 2_000_000;
-  const event: RunEvent = { kind: 'text_delta', delta: 'x' };
+  const event: RunEvent = { kind: 'text_delta', delta: 'x', runId: 'bench' };
   let seen = 0;
   const handlers = [() => seen++, () => seen++, () => seen++];
 

@@ -1,4 +1,5 @@
 import type { Budget, CompletedTurn, ContextHistory, ContextManagerOptions, ContextSource, ContextTurn, SourceEvent } from './types.js';
+import type { ModelTool } from '../runtime/contract/model.js';
 import { ContextInputError, ContextSourceError } from './errors.js';
 
 const OPS = new Set(['recalled', 'loaded', 'saved']);
@@ -66,4 +67,23 @@ export function checkStrings(value: unknown, source: string, method: string): st
     throw new ContextSourceError(`Source "${source}" ${method}() must return an array of strings.`);
   }
   return value;
+}
+
+/**
+ * A source's tool list must be `ModelTool`s, the shape every model invoker reads: a tool in another
+ * shape (Anthropic's `input_schema`, say) would reach the model without its schema.
+ */
+export function checkTools(list: unknown, source: string): asserts list is ModelTool[] {
+  if (!Array.isArray(list)) throw new ContextSourceError(`Source "${source}" tools() must return an array of tools.`);
+  list.forEach((tool: Partial<ModelTool> | null, i) => {
+    const what = `Source "${source}" tools()[${i}]`;
+    if (typeof tool !== 'object' || tool === null || typeof tool.name !== 'string' || tool.name === '') {
+      throw new ContextSourceError(`${what} is not a tool: expected { name, description, inputSchema }.`);
+    }
+    if (typeof tool.description !== 'string') throw new ContextSourceError(`${what} ("${tool.name}") has no string description.`);
+    if (typeof tool.inputSchema !== 'object' || tool.inputSchema === null) {
+      const hint = 'input_schema' in tool ? " (it has `input_schema`: sources speak the runtime's `ModelTool` shape)" : '';
+      throw new ContextSourceError(`${what} ("${tool.name}") has no inputSchema object${hint}.`);
+    }
+  });
 }

@@ -10,9 +10,13 @@ import type { ContextSource, LazyToolSourceOptions } from './types.js';
  */
 export function lazyToolSource(tools: unknown[], opts?: LazyToolSourceOptions): ContextSource & { readonly toolset: LazyToolset } {
   const toolset = lazyToolset(tools, opts);
+  return { ...toolsetSource(toolset), toolset };
+}
+
+/** The 'tools' source over a lazy toolset you already have (as `runAgent({ lazyToolset })` has). */
+export function toolsetSource(toolset: LazyToolset): ContextSource {
   return {
     name: 'tools',
-    toolset,
     tools: () => toolset.tools(),
     system: () => toolset.menu,
     metaTools: () => [SEARCH_TOOLS],

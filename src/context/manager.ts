@@ -1,12 +1,12 @@
 import type { Turn } from '../runtime/contract/turn.js';
 import type { AgentContextPart } from '../parts/types.js';
-import type { AnthropicToolSpec } from '../tools/toolset.js';
+import type { ModelTool } from '../runtime/contract/model.js';
 import { ToolNameCollisionError } from '../tools/names.js';
 import type { ContextManager, ContextManagerOptions, HandledCall, PreparedContext, SkippedSelection, SourceEvent } from './types.js';
 import { ContextInputError, ContextSourceError } from './errors.js';
-import { checkBudget, checkEvent, checkHistory, checkSources, checkStrings, checkTurn } from './checks.js';
+import { checkBudget, checkEvent, checkHistory, checkSources, checkStrings, checkTools, checkTurn } from './checks.js';
 
-type ToolList = { tools: AnthropicToolSpec[] | null; nameMap: Map<string, string> };
+type ToolList = { tools: ModelTool[] | null; nameMap: Map<string, string> };
 
 /**
  * Puts memory recall, lazy tool loading and history compaction under one token budget. The manager
@@ -36,14 +36,14 @@ export function createContextManager(opts: ContextManagerOptions): ContextManage
       if (existing !== undefined && existing !== original) throw new ToolNameCollisionError(existing, original, sanitized);
       nameMap.set(sanitized, original);
     };
-    let tools: AnthropicToolSpec[] | null = null;
+    let tools: ModelTool[] | null = null;
     const taken = new Set<string>();
     for (const source of sources) {
       const map = source.nameMap?.();
       if (map !== undefined) for (const [sanitized, original] of map) addName(sanitized, original);
       const list = source.tools?.();
       if (list === undefined) continue;
-      if (!Array.isArray(list)) throw new ContextSourceError(`Source "${source.name}" tools() must return an array of tool specs.`);
+      checkTools(list, source.name);
       if (list.length === 0) continue;
       tools ??= [];
       for (const tool of list) {

@@ -1,8 +1,12 @@
 import type { Turn } from '../runtime/contract/turn.js';
+import type { ModelTool } from '../runtime/contract/model.js';
+import type { CompletedTurn, ContextManagerLike, ContextTurn, HandledCallLike, PreparedContextLike } from '../runtime/contract/context.js';
 import type { MemoryRecord, RecallOptions } from '../memory/types.js';
 import type { AgentContextPart } from '../parts/types.js';
-import type { AnthropicToolSpec } from '../tools/toolset.js';
 import type { LazyToolsetOptions } from '../tools/lazy-toolset.js';
+
+// The turn types are the runtime's: the conductor hands them to the manager.
+export type { ContextTurn, CompletedTurn };
 
 /** The budget every source and history compaction draw from. */
 export interface Budget {
@@ -11,25 +15,6 @@ export interface Budget {
   reserve: number;
   /** Your token counter (core ships no tokenizer). Must return a finite number >= 0. */
   count: (text: string) => number;
-}
-
-/**
- * What a source knows about the current request. Called `Turn` in the reference; exported as
- * `ContextTurn` because `Turn` is already the runtime's message type.
- */
-export interface ContextTurn {
-  /** The user's latest prompt: what memory recalls against. */
-  prompt: string;
-  /** The conversation as the model will see it (after `compact`), latest prompt included. */
-  messages: Turn[];
-  /** Your own system prompt, so the budget counts it. */
-  system?: string;
-}
-
-/** A turn after the model has answered: what `commit` (and so `remember`) sees. */
-export interface CompletedTurn extends ContextTurn {
-  /** The final assistant text of the turn. */
-  text: string;
 }
 
 /** What a source reports; the manager turns it into an `AgentContextPart` named after the source. */
@@ -63,8 +48,11 @@ export interface SourceAnswer {
 export interface ContextSource {
   /** Names the source in parts (`'memory'`, `'tools'`); unique within one manager. */
   readonly name: string;
-  /** Tools the model should get, sanitized. A source returning any owns the tool list. Asked again after each handled call. */
-  tools?(): AnthropicToolSpec[];
+  /**
+   * Tools the model should get, in the runtime's `ModelTool` shape (`{ name, description, inputSchema }`),
+   * names sanitized. A source returning any owns the tool list. Asked again after each handled call.
+   */
+  tools?(): ModelTool[];
   /** Text that is always in the system prompt while this source is active (a menu, instructions). */
   system?(turn: ContextTurn): string;
   /** Names of the meta-tools this source answers through `handle`. */
@@ -93,7 +81,7 @@ export interface ContextManagerOptions {
 }
 
 /** What `prepare` returns to the agent loop. */
-export interface PreparedContext {
+export interface PreparedContext extends PreparedContextLike {
   /** Append to your system prompt: the sources' system texts, then the selections that fit, blank-line separated. */
   system: string;
   /**
@@ -104,8 +92,8 @@ export interface PreparedContext {
   stableSystem?: string;
   /** The second half of `system`: the selections that fit (recalled memory), which change from turn to turn. */
   selectedSystem?: string;
-  /** The tool list to send, sanitized; `null` when no source owns it (send your own tools). */
-  tools: AnthropicToolSpec[] | null;
+  /** The tool list to send (`ModelTool`s, names sanitized); `null` when no source owns it (send your own tools). */
+  tools: ModelTool[] | null;
   /** Sanitized names of meta-tools: send their calls to `handle`, not to your executor. */
   metaTools: string[];
   /** Sanitized -> original, merged over the sources. */
@@ -119,17 +107,18 @@ export interface PreparedContext {
 }
 
 /** What `handle` returns for a call a source answered. */
-export interface HandledCall {
+export interface HandledCall extends HandledCallLike {
   source: string;
   /** The tool result for the model. */
   result: unknown;
   /** Parts to yield (a `'loaded'` part when tools became callable). */
   parts: AgentContextPart[];
   /** The tool list for the next model call (same rule as `PreparedContext.tools`). */
-  tools: AnthropicToolSpec[] | null;
+  tools: ModelTool[] | null;
 }
 
-export interface ContextManager {
+/** What `createContextManager` returns: the conductor's `ContextManagerLike`, with the budget and typed parts. */
+export interface ContextManager extends ContextManagerLike {
   readonly budget: Budget;
   /** Runs `history.compact` if you gave one; otherwise returns `messages` unchanged. */
   compact(messages: Turn[]): Promise<Turn[]>;

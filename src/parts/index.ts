@@ -2,7 +2,6 @@
 // and their validation: shared by `runAgent`, the part-stream transport and the chat store.
 export type { AgentPart, AgentTextPart, AgentToolPart, AgentMemoryPart, AgentContextPart } from './types.js';
 export { agentRunEvents, agentRunParts, partOfEvent } from './agent-run.js';
-export type { AgentLike } from './agent-run.js';
 export { PartQueue } from './queue.js';
 export { assertAgentPart } from './validate.js';
 export { InvalidPartError, InvalidStreamError } from './errors.js';

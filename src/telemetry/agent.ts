@@ -1,6 +1,6 @@
 import { context as contexts } from '@opentelemetry/api';
 import type { PromptBlock, RunSnapshot } from '../runtime/contract/index.js';
-import type { Agent, SubmitOptions } from '../runtime/agent/index.js';
+import { Run, type Agent, type SubmitOptions } from '../runtime/agent/index.js';
 import type { AgentTrace, RunOperation } from './run-scope.js';
 
 /**
@@ -9,21 +9,21 @@ import type { AgentTrace, RunOperation } from './run-scope.js';
  * condensations and store operations find it there and nest under it. The rest passes straight through.
  */
 export function traceAgent(inner: Agent, agent: AgentTrace): Agent {
-  function run<T>(
+  function traced<T>(
     operation: RunOperation,
     prompt: string | undefined,
     start: () => Promise<T>,
     snapshotOf: (result: T) => RunSnapshot,
-  ): Promise<T> {
+  ): { started: Promise<T>; outcome: Promise<T> } {
     const scope = agent.begin(operation, inner.sessionId, prompt);
-    let pending: Promise<T>;
+    let started: Promise<T>;
     try {
-      pending = contexts.with(scope.context, start);
+      started = contexts.with(scope.context, start);
     } catch (error) {
       agent.end(scope, { error });
       throw error;
     }
-    return pending.then(
+    const outcome = started.then(
       (result) => {
         agent.end(scope, { snapshot: snapshotOf(result) });
         return result;
@@ -33,6 +33,12 @@ export function traceAgent(inner: Agent, agent: AgentTrace): Agent {
         throw error;
       },
     );
+    return { started, outcome };
+  }
+  /** A run of the inner agent, traced: the same id and events, settled once its span has ended. */
+  function run(operation: RunOperation, prompt: string | undefined, start: () => Run): Run {
+    const { started, outcome } = traced(operation, prompt, start, same);
+    return Run.following(started as Run, outcome);
   }
   const same = (snapshot: RunSnapshot) => snapshot;
   return {
@@ -41,17 +47,17 @@ export function traceAgent(inner: Agent, agent: AgentTrace): Agent {
     },
     // One body serves both overloads: the snapshot passes through untouched, `output` included.
     submit: ((prompt: string | PromptBlock[], opts?: SubmitOptions) =>
-      run('submit', typeof prompt === 'string' ? prompt : undefined, () => inner.submit(prompt, opts), same)) as Agent['submit'],
-    approve: (approvalId) => run('approve', undefined, () => inner.approve(approvalId), same),
-    reject: (approvalId, reason) => run('reject', undefined, () => inner.reject(approvalId, reason), same),
-    continue: (opts) => run('continue', undefined, () => inner.continue(opts), same),
+      run('submit', typeof prompt === 'string' ? prompt : undefined, () => inner.submit(prompt, opts))) as Agent['submit'],
+    approve: (approvalId) => run('approve', undefined, () => inner.approve(approvalId)),
+    reject: (approvalId, reason) => run('reject', undefined, () => inner.reject(approvalId, reason)),
+    continue: (opts) => run('continue', undefined, () => inner.continue(opts)),
     condense: (opts) =>
-      run(
+      traced(
         'condense',
         undefined,
         () => inner.condense(opts),
         (outcome) => outcome.snapshot,
-      ),
+      ).outcome,
     subscribe: (handler) => inner.subscribe(handler),
     resume: (sessionId) => inner.resume(sessionId),
     abort: () => inner.abort(),

@@ -1,16 +1,10 @@
 export { ToolError } from './tool-error.js';
 export { sanitizeToolName, buildToolNameMap, ToolNameCollisionError } from './names.js';
 export type { ToolNameMap } from './names.js';
-export {
-  toToolset,
-  isPendingApproval,
-  isHeldApproval,
-  UnknownToolError,
-  UnknownApprovalError,
-  DuplicateToolError,
-  DuplicateCallIdError,
-} from './toolset.js';
-export type { Toolset, AnthropicToolSpec, PendingApprovalResult, ExecuteContext } from './toolset.js';
+export { isPendingApproval, isHeldApproval } from './approvals.js';
+export type { PendingApprovalResult } from './approvals.js';
+export { toToolset, UnknownToolError, UnknownApprovalError, DuplicateToolError, DuplicateCallIdError } from './toolset.js';
+export type { Toolset, AnthropicToolSpec } from './toolset.js';
 export { mergeToolsets, InvalidToolsetError } from './merge.js';
 export { lazyToolset, LazyToolsetInputError, SEARCH_TOOLS } from './lazy-toolset.js';
 export type { LazyToolset, LazyToolsetOptions, SearchToolsResult, FoundTool } from './lazy-toolset.js';

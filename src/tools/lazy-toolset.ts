@@ -2,8 +2,8 @@ import { IndusagiError } from '../errors/index.js';
 import { Bm25Index, splitIdentifier, tokenize } from '../search/index.js';
 import { buildToolNameMap, ToolNameCollisionError } from './names.js';
 import { DuplicateToolError, UnknownToolError } from './toolset.js';
-import type { AnthropicToolSpec } from './toolset.js';
-import { compileJsonSchema } from '../schema/index.js';
+import type { ModelTool } from '../runtime/contract/model.js';
+import { compileJsonSchema, compileSchema, isStandardSchema } from '../schema/index.js';
 import { ToolInputError } from './tool-input.js';
 
 /** The meta-tool's name, as the model sees it. */
@@ -24,8 +24,8 @@ export type FoundTool = { name: string; description: string };
 export type SearchToolsResult = { found: FoundTool[]; note: string };
 
 export interface LazyToolset {
-  /** The tools for the next model call, sanitized: `search_tools`, then pinned, then loaded ones. */
-  tools(): AnthropicToolSpec[];
+  /** The tools for the next model call (`ModelTool`s, names sanitized): `search_tools`, then pinned, then loaded ones. */
+  tools(): ModelTool[];
   /** The system-prompt text: how to load tools and a short menu of the unpinned ones. Never changes. */
   readonly menu: string;
   /** Sanitized -> original, for every wrapped tool (loaded or not). */
@@ -52,11 +52,11 @@ export class LazyToolsetInputError extends IndusagiError {
   }
 }
 
-const SEARCH_TOOLS_SPEC: AnthropicToolSpec = Object.freeze({
+const SEARCH_TOOLS_SPEC: ModelTool = Object.freeze({
   name: SEARCH_TOOLS,
   description:
     'Find tools by keyword and load them. Search with a few words about the task or a tool name from the menu; the tools found can be called from your next step.',
-  input_schema: {
+  inputSchema: {
     type: 'object',
     properties: { query: { type: 'string', description: 'Keywords describing the tool you need.' } },
     required: ['query'],
@@ -64,7 +64,7 @@ const SEARCH_TOOLS_SPEC: AnthropicToolSpec = Object.freeze({
 });
 
 // `search_tools` input is checked like any tool's, so the model reads the same kind of error everywhere.
-const searchToolsIssues = compileJsonSchema(SEARCH_TOOLS_SPEC.input_schema, `${SEARCH_TOOLS} input_schema`);
+const searchToolsIssues = compileJsonSchema(SEARCH_TOOLS_SPEC.inputSchema, `${SEARCH_TOOLS} inputSchema`);
 
 // A name says what a tool is for more densely than its description, so its terms count twice.
 const NAME_WEIGHT = 2;
@@ -81,6 +81,10 @@ export function toolTerms(spec: { name: string; description: string }): string[]
  * Keeps a large toolset's schemas out of context: the model gets `search_tools`, the pinned tools and
  * a menu of the rest, and each search makes its best matches callable on the next model call. Search
  * ranks with the same BM25 index as memory, over name and description.
+ *
+ * `tools` is a formatted toolset (`toToolset(...).tools` or `mergeToolsets(...).tools`, whose schemas
+ * are `input_schema`) or tools in the runtime's shape (`ModelTool`s, or `ToolDefinition`s, whose
+ * Standard Schemas give their JSON Schema); `tools()` hands out `ModelTool`s either way.
  */
 export function lazyToolset(tools: unknown[], opts?: LazyToolsetOptions): LazyToolset {
   const specs = checkSpecs(tools);
@@ -152,25 +156,36 @@ function menuFor(names: string[], menuSize: number): string {
   ].join('\n');
 }
 
-function checkSpecs(tools: unknown): AnthropicToolSpec[] {
+function checkSpecs(tools: unknown): ModelTool[] {
   if (!Array.isArray(tools))
-    throw new LazyToolsetInputError('lazyToolset takes an array of tool specs ({ name, description, input_schema }).');
+    throw new LazyToolsetInputError('lazyToolset takes an array of tools ({ name, description, inputSchema } or toToolset(...).tools).');
   const seen = new Set<string>();
   return tools.map((tool, i) => {
-    const spec = tool as Partial<AnthropicToolSpec> | null;
-    if (typeof spec !== 'object' || spec === null) throw new LazyToolsetInputError(`tools[${i}] is not a tool spec.`);
+    const spec = tool as { name?: unknown; description?: unknown; inputSchema?: unknown; input_schema?: unknown } | null;
+    if (typeof spec !== 'object' || spec === null) throw new LazyToolsetInputError(`tools[${i}] is not a tool.`);
     if (typeof spec.name !== 'string' || spec.name === '') throw new LazyToolsetInputError(`tools[${i}].name must be a non-empty string.`);
     if (typeof spec.description !== 'string') throw new LazyToolsetInputError(`tools[${i}] ("${spec.name}") has no string description.`);
-    if (typeof spec.input_schema !== 'object' || spec.input_schema === null) {
-      throw new LazyToolsetInputError(`tools[${i}] ("${spec.name}") has no input_schema object.`);
-    }
     if (seen.has(spec.name)) throw new DuplicateToolError(spec.name);
     seen.add(spec.name);
-    return { name: spec.name, description: spec.description, input_schema: spec.input_schema };
+    return { name: spec.name, description: spec.description, inputSchema: schemaOf(spec as Record<string, unknown>, i) };
   });
 }
 
-function checkOptions(opts: LazyToolsetOptions | undefined, specs: AnthropicToolSpec[]) {
+/** The JSON Schema of tool `i`, from whichever of the two shapes it has; both, or neither, is a mistake worth naming. */
+function schemaOf(spec: Record<string, unknown>, i: number): object {
+  const { inputSchema, input_schema: formatted } = spec;
+  const what = `tools[${i}] ("${String(spec.name)}")`;
+  if (inputSchema !== undefined && formatted !== undefined)
+    throw new LazyToolsetInputError(`${what} has both inputSchema and input_schema; give one.`);
+  const schema = inputSchema ?? formatted;
+  if (typeof schema !== 'object' || schema === null)
+    throw new LazyToolsetInputError(`${what} has no inputSchema (or input_schema) object.`);
+  // A `ToolDefinition`'s Standard Schema (zod…) is not what the model reads: its JSON Schema is.
+  if (isStandardSchema(schema)) return compileSchema(schema, `${what} inputSchema`, spec.inputJsonSchema as object | undefined).jsonSchema;
+  return schema;
+}
+
+function checkOptions(opts: LazyToolsetOptions | undefined, specs: ModelTool[]) {
   const k = opts?.k ?? 5;
   if (!Number.isInteger(k) || k < 1) throw new LazyToolsetInputError(`k must be a whole number >= 1, got ${String(k)}.`);
   const menuSize = opts?.menuSize ?? 50;

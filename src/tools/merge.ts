@@ -1,6 +1,7 @@
 import { IndusagiError } from '../errors/index.js';
 import { buildToolNameMap } from './names.js';
-import { DuplicateToolError, UnknownApprovalError, UnknownToolError, isPendingApproval } from './toolset.js';
+import { isHeldApproval } from './approvals.js';
+import { DuplicateCallIdError, DuplicateToolError, UnknownApprovalError, UnknownToolError } from './toolset.js';
 import type { Toolset } from './toolset.js';
 
 /** Something passed to `mergeToolsets` that is not a `Toolset`. */
@@ -18,7 +19,7 @@ function checkToolset(value: unknown, position: number): asserts value is Toolse
   if (typeof value !== 'object' || value === null) throw new InvalidToolsetError(position, 'expected the object toToolset returns');
   const candidate = value as Partial<Toolset>;
   if (!Array.isArray(candidate.tools)) throw new InvalidToolsetError(position, '`tools` is not an array');
-  for (const key of ['execute', 'approve', 'reject'] as const) {
+  for (const key of ['execute', 'pendingApprovals', 'approve', 'reject'] as const) {
     if (typeof candidate[key] !== 'function') throw new InvalidToolsetError(position, `\`${key}\` is not a function`);
   }
 }
@@ -26,7 +27,9 @@ function checkToolset(value: unknown, position: number): asserts value is Toolse
 /**
  * One toolset over several, in argument order. A name used twice throws `DuplicateToolError`, and two
  * names the model would see alike (`a.b`, `a_b`) throw `ToolNameCollisionError`: either would make a
- * call ambiguous. Approvals go back to the toolset whose tool asked for them.
+ * call ambiguous. An approval goes to the toolset that holds the call, asked each time: never to one
+ * whose tool merely returned something shaped like a pending approval, so a result an attacker wrote
+ * cannot take an approval meant for somebody else's call.
  */
 export function mergeToolsets(...toolsets: Toolset[]): Toolset {
   toolsets.forEach((toolset, i) => checkToolset(toolset, i));
@@ -38,7 +41,8 @@ export function mergeToolsets(...toolsets: Toolset[]): Toolset {
     }
   }
   buildToolNameMap(owner.keys());
-  const pendingOwner = new Map<string, Toolset>();
+  const holderOf = (approvalId: string, except?: Toolset) =>
+    toolsets.find((toolset) => toolset !== except && toolset.pendingApprovals().some((held) => held.approvalId === approvalId));
 
   return {
     tools: toolsets.flatMap((toolset) => toolset.tools),
@@ -47,20 +51,21 @@ export function mergeToolsets(...toolsets: Toolset[]): Toolset {
       const toolset = owner.get(name);
       if (!toolset) throw new UnknownToolError(name);
       const result = await toolset.execute(name, input, ctx);
-      if (isPendingApproval(result)) pendingOwner.set(result.actionId, toolset);
+      // One id, one held call across the merge too, or one approval could run a call other than the one shown.
+      if (isHeldApproval(result) && holderOf(result.actionId, toolset) !== undefined) {
+        toolset.reject(result.actionId);
+        throw new DuplicateCallIdError(result.actionId);
+      }
       return result;
     },
+    pendingApprovals: () => toolsets.flatMap((toolset) => toolset.pendingApprovals()),
     async approve(actionId, ctx) {
-      const toolset = pendingOwner.get(actionId);
+      const toolset = holderOf(actionId);
       if (!toolset) throw new UnknownApprovalError(actionId);
-      pendingOwner.delete(actionId);
       return toolset.approve(actionId, ctx);
     },
     reject(actionId) {
-      const toolset = pendingOwner.get(actionId);
-      if (!toolset) return false;
-      pendingOwner.delete(actionId);
-      return toolset.reject(actionId);
+      return holderOf(actionId)?.reject(actionId) ?? false;
     },
   };
 }

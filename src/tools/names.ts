@@ -1,4 +1,7 @@
 import { IndusagiError } from '../errors/index.js';
+import type { ToolNameMap } from '../runtime/contract/tool.js';
+
+export type { ToolNameMap };
 
 /** Two tool names that the model would see as one. */
 export class ToolNameCollisionError extends IndusagiError {
@@ -18,14 +21,6 @@ const INVALID = /[^a-zA-Z0-9_-]/g;
 export function sanitizeToolName(name: string): string {
   return name.replace(INVALID, '_');
 }
-
-/** Maps between original and sanitized tool names, both ways. */
-export type ToolNameMap = {
-  /** sanitized -> original */
-  toOriginal: Map<string, string>;
-  /** original -> sanitized */
-  toModel: Map<string, string>;
-};
 
 /** Builds the name map; throws `ToolNameCollisionError` when two names sanitize alike. */
 export function buildToolNameMap(names: Iterable<string>): ToolNameMap {

@@ -1,28 +1,38 @@
 import { randomUUID } from 'node:crypto';
-import type { ToolDefinition } from '../runtime/contract/tool.js';
+import type { PendingApproval } from '../runtime/contract/events.js';
+import type { ToolContext, ToolDefinition } from '../runtime/contract/tool.js';
 import { IndusagiError } from '../errors/index.js';
+import { approvalResult } from './approvals.js';
 import { ToolError } from './tool-error.js';
 import { checkToolInput, compileToolInput } from './tool-input.js';
 import type { CompiledSchema } from '../schema/index.js';
 
-/** A tool in the Anthropic API's shape, under its original (possibly dotted) name. */
+/**
+ * A tool in the Anthropic API's shape, under its original (possibly dotted) name: the formatted toolset
+ * `runAgent({ tools })` takes, as the reference's `toToolSource(…, { format: 'anthropic' })` gives it.
+ * Everything else in indusagi speaks `ModelTool` (`inputSchema`).
+ */
 export type AnthropicToolSpec = { name: string; description: string; input_schema: object };
 
-/** What a tool that needs approval returns instead of running. */
-export type PendingApprovalResult = { status: 'pending_approval'; actionId: string };
-
-export type ExecuteContext = { signal?: AbortSignal; callId?: string };
-
-/** The bridge from `ToolDefinition`s to `runAgent`: specs for the model and one `execute` by name. */
+/**
+ * The bridge from `ToolDefinition`s to `runAgent`: specs for the model and one `execute` by name. Its
+ * approvals are a view of the agent's: a held call is a `PendingApproval`, as in `agent.pendingApprovals()`.
+ */
 export interface Toolset {
   tools: AnthropicToolSpec[];
-  /** Runs the tool called `name` (the original name). Tools with `needsApproval` return a `PendingApprovalResult`. */
-  execute(name: string, input: unknown, ctx?: ExecuteContext): Promise<unknown>;
+  /**
+   * Runs the tool called `name` (the original name). Tools with `needsApproval` are held instead and
+   * return a `PendingApprovalResult`. Called by hand, `ctx` may leave out the signal (a fresh one) and
+   * the call id (a random one); the loop always gives both.
+   */
+  execute(name: string, input: unknown, ctx?: Partial<ToolContext>): Promise<unknown>;
   /** Original names, in definition order (handy for `pin`). */
   names: string[];
-  /** Runs a call that returned `pending_approval`, once. */
-  approve(actionId: string, ctx?: ExecuteContext): Promise<unknown>;
-  /** Drops a pending call without running it. Returns false if no such call was pending. */
+  /** The calls held for approval, oldest first (copies): `approvalId` is the call id, `input` as the call gave it. */
+  pendingApprovals(): PendingApproval[];
+  /** Runs a held call, once: its input is checked again, then the tool runs under the call's own id. */
+  approve(actionId: string, ctx?: Partial<ToolContext>): Promise<unknown>;
+  /** Drops a held call without running it. Returns false if no such call was held. */
   reject(actionId: string): boolean;
 }
 
@@ -55,28 +65,6 @@ export class DuplicateCallIdError extends ToolError {
   }
 }
 
-// The pending-approval results toolsets minted for calls they hold. Anything else of that shape (JSON a
-// tool fetched, say) is only data: it must never turn into a request to approve somebody else's call.
-const held = new WeakSet<object>();
-
-/**
- * True when `value` is a `PendingApprovalResult` that a toolset returned for a call it holds (and
- * `approve(actionId)` will run). Use this, not the shape, to decide whether to offer approve/reject.
- */
-export function isHeldApproval(value: unknown): value is PendingApprovalResult {
-  return typeof value === 'object' && value !== null && held.has(value);
-}
-
-/** True when `value` has the shape of a `PendingApprovalResult`; see `isHeldApproval` for whether a toolset holds it. */
-export function isPendingApproval(value: unknown): value is PendingApprovalResult {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    (value as PendingApprovalResult).status === 'pending_approval' &&
-    typeof (value as PendingApprovalResult).actionId === 'string'
-  );
-}
-
 /**
  * Builds a `Toolset` from definitions: specs carry each tool's JSON Schema (derived from a Standard
  * Schema where that is what the tool has), and `execute` checks the input against the tool's schema
@@ -92,10 +80,16 @@ export function toToolset(definitions: readonly ToolDefinition[]): Toolset {
     byName.set(definition.name, definition);
     inputs.set(definition.name, compileToolInput(definition));
   }
-  const pending = new Map<string, { definition: ToolDefinition; input: unknown }>();
+  const pending = new Map<string, PendingApproval>();
 
-  const run = async (definition: ToolDefinition, input: unknown, ctx: ExecuteContext | undefined, fallbackId: string) =>
-    definition.execute(input, { signal: ctx?.signal ?? new AbortController().signal, callId: ctx?.callId ?? fallbackId });
+  const checked = async (name: string, raw: unknown) => {
+    const check = await checkToolInput(name, inputs.get(name)!, raw);
+    if (!check.ok) throw check.error;
+    return check.input;
+  };
+  // `ctx` is passed on whole, so what a tool may be given beside the signal and call id reaches it too.
+  const run = (definition: ToolDefinition, input: unknown, callId: string, ctx: Partial<ToolContext> | undefined) =>
+    definition.execute(input, { ...ctx, signal: ctx?.signal ?? new AbortController().signal, callId });
 
   return {
     tools: definitions.map((d) => ({ name: d.name, description: d.description, input_schema: inputs.get(d.name)!.jsonSchema })),
@@ -103,24 +97,23 @@ export function toToolset(definitions: readonly ToolDefinition[]): Toolset {
     async execute(name, raw, ctx) {
       const definition = byName.get(name);
       if (!definition) throw new UnknownToolError(name);
-      const checked = await checkToolInput(name, inputs.get(name)!, raw);
-      if (!checked.ok) throw checked.error;
-      const input = checked.input;
+      const input = await checked(name, raw);
       const callId = ctx?.callId ?? randomUUID();
-      if (definition.needsApproval) {
-        if (pending.has(callId)) throw new DuplicateCallIdError(callId);
-        pending.set(callId, { definition, input });
-        const result: PendingApprovalResult = { status: 'pending_approval', actionId: callId };
-        held.add(result);
-        return result;
-      }
-      return run(definition, input, ctx, callId);
+      if (!definition.needsApproval) return run(definition, input, callId, ctx);
+      if (pending.has(callId)) throw new DuplicateCallIdError(callId);
+      const approval: PendingApproval = { approvalId: callId, callId, name, input: raw };
+      pending.set(callId, approval);
+      return approvalResult(approval);
     },
+    pendingApprovals: () => [...pending.values()].map((approval) => ({ ...approval })),
     async approve(actionId, ctx) {
-      const call = pending.get(actionId);
-      if (!call) throw new UnknownApprovalError(actionId);
+      const approval = pending.get(actionId);
+      if (!approval) throw new UnknownApprovalError(actionId);
+      // Released before it runs: one approval runs the call once, even when the tool throws.
       pending.delete(actionId);
-      return run(call.definition, call.input, ctx, actionId);
+      // Checked again when it runs, as the agent checks an approved call.
+      const input = await checked(approval.name, approval.input);
+      return run(byName.get(approval.name)!, input, approval.callId, ctx);
     },
     reject(actionId) {
       return pending.delete(actionId);

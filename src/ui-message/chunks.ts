@@ -1,5 +1,5 @@
 import type { RunEvent } from '../runtime/contract/events.js';
-import { isHeldApproval } from '../tools/toolset.js';
+import { isHeldApproval } from '../tools/approvals.js';
 
 /**
  * The chunks of the AI SDK's UI message stream protocol (v1, the `x-vercel-ai-ui-message-stream`

@@ -1,17 +1,16 @@
 import type { ServerResponse } from 'node:http';
 import { IndusagiError } from '../errors/index.js';
-import { agentRunEvents, type AgentLike } from '../parts/agent-run.js';
-import type { RunSnapshot } from '../runtime/contract/events.js';
+import type { Run } from '../runtime/agent/run.js';
 import { publicErrorInfo } from '../transport/frames.js';
 import { drained } from '../transport/node.js';
 import { ChunkTranslator, type UIMessageChunk } from './chunks.js';
 import type { ChatRequest } from './request.js';
 
 /** What the helpers need of an `Agent`. */
-export type ChatAgent = AgentLike & {
-  submit(prompt: string, opts?: { signal?: AbortSignal }): Promise<RunSnapshot>;
-  approve(approvalId: string): Promise<RunSnapshot>;
-  reject(approvalId: string, reason?: string): Promise<RunSnapshot>;
+export type ChatAgent = {
+  submit(prompt: string, opts?: { signal?: AbortSignal }): Run;
+  approve(approvalId: string): Run;
+  reject(approvalId: string, reason?: string): Run;
   abort(): void;
 };
 
@@ -47,7 +46,7 @@ const logError = (error: unknown) => {
  * The UI message stream chunks of the run that answers `request` on `agent`: a prompt is submitted
  * (with `signal`), decisions are applied in order (`approve` / `reject`; `signal` aborts the agent
  * once they run). A failed run ends with an `error` chunk (an aborted one with `abort`); nothing is
- * thrown. Runs streamed through this and `agentRunParts` on one agent wait for each other.
+ * thrown. Only this request's runs are read: other runs of the agent never leak into its stream.
  */
 export async function* uiMessageChunks(
   agent: ChatAgent,
@@ -62,20 +61,20 @@ export async function* uiMessageChunks(
     prompt ? [] : request.decisions.filter((d) => !d.approved).map((d) => d.toolCallId),
   );
   let ours = false;
-  const start = async (): Promise<RunSnapshot> => {
-    if (request.kind === 'prompt') return agent.submit(request.text, { signal });
-    ours = true;
-    let snapshot!: RunSnapshot;
-    for (const d of request.decisions)
-      snapshot = d.approved ? await agent.approve(d.approvalId) : await agent.reject(d.approvalId, d.reason);
-    return snapshot;
-  };
+  // One run for a prompt; one per decision, each started once the one before it has ended.
+  const starts: Array<() => Run> =
+    request.kind === 'prompt'
+      ? [() => agent.submit(request.text, { signal })]
+      : request.decisions.map((d) => () => {
+          ours = true;
+          return d.approved ? agent.approve(d.approvalId) : agent.reject(d.approvalId, d.reason);
+        });
   // approve and reject take no signal: stop the agent, but only once the run is this stream's.
   const stopDecisions = () => ours && agent.abort();
   signal.addEventListener('abort', stopDecisions, { once: true });
   yield* translator.begin(prompt);
   try {
-    for await (const event of agentRunEvents(agent, start)) yield* translator.chunksOf(event);
+    for (const start of starts) for await (const event of start()) yield* translator.chunksOf(event);
   } catch (error) {
     (options.onError ?? logError)(error);
     const aborted = IndusagiError.isInstance(error) && error.kind === 'aborted';

@@ -4,6 +4,7 @@ import { createAgent } from '../../src/entries/runtime.js';
 import { agentRunParts, type AgentPart } from '../../src/parts/index.js';
 import { toMessageParams } from '../../src/providers/anthropic/index.js';
 import { CONDENSED_PREFIX, type RunSnapshot, type Turn } from '../../src/runtime/contract/index.js';
+import type { Run } from '../../src/runtime/agent/index.js';
 import { reply, startAnthropicServer, type AnthropicTestServer } from '../../src/testing/index.js';
 
 // The conversions a chat UI needs, checked against what a real agent run shows live: a reload that
@@ -31,13 +32,9 @@ const tools = [
 ];
 
 /** One run as the page builds it live: a user item, then the run's parts applied as the chat store applies them. */
-async function live(
-  items: AssistantItem[],
-  prompt: string,
-  start: () => Promise<RunSnapshot>,
-): Promise<{ items: AssistantItem[]; snapshot: RunSnapshot }> {
+async function live(items: AssistantItem[], prompt: string, start: () => Run): Promise<{ items: AssistantItem[]; snapshot: RunSnapshot }> {
   let thread: AssistantItem[] = [...items, { role: 'user', text: prompt }, { role: 'assistant', parts: [] }];
-  const parts = agentRunParts(agent, start);
+  const parts = agentRunParts(start());
   let next = await parts.next();
   while (!next.done) {
     thread = applyPartToThread(thread, thread.length - 1, next.value as AgentPart);

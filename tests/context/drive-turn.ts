@@ -4,6 +4,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { ContextManager } from '../../src/context/index.js';
 import type { AgentPart } from '../../src/parts/index.js';
 import type { Block, Turn } from '../../src/runtime/contract/turn.js';
+import type { ModelTool } from '../../src/runtime/contract/model.js';
 import { sanitizeToolName, ToolError } from '../../src/tools/index.js';
 import type { Toolset } from '../../src/tools/index.js';
 
@@ -27,6 +28,10 @@ function toApi(turn: Turn): Anthropic.MessageParam {
   return { role: turn.role, content };
 }
 
+// The manager speaks the runtime's `ModelTool`; this loop's model is Anthropic's, so it converts, as an invoker does.
+const toApiTools = (tools: ModelTool[]): Anthropic.Tool[] =>
+  tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.inputSchema as Anthropic.Tool.InputSchema }));
+
 function fromApi(content: Anthropic.ContentBlock[]): Block[] {
   return content.flatMap((block): Block[] => {
     if (block.type === 'text') return [{ kind: 'text', text: block.text }];
@@ -44,7 +49,9 @@ export async function driveTurn(opts: DriveOptions): Promise<{ parts: AgentPart[
   // 2. Once per turn: tools, system text and budgeted selections.
   const prepared = await context.prepare(turn);
   parts.push(...prepared.parts);
-  let tools = prepared.tools ?? toolset.tools.map((tool) => ({ ...tool, name: sanitizeToolName(tool.name) }));
+  let tools: Anthropic.Tool[] = prepared.tools
+    ? toApiTools(prepared.tools)
+    : toolset.tools.map((tool) => ({ ...tool, name: sanitizeToolName(tool.name) }) as Anthropic.Tool);
   const fullSystem = [system, prepared.system].filter(Boolean).join('\n\n');
   let text = '';
 
@@ -54,7 +61,7 @@ export async function driveTurn(opts: DriveOptions): Promise<{ parts: AgentPart[
         model: 'claude-test',
         max_tokens: 1024,
         system: fullSystem,
-        tools: tools as Anthropic.Tool[],
+        tools,
         messages: messages.map(toApi),
       })
       .finalMessage();
@@ -75,7 +82,7 @@ export async function driveTurn(opts: DriveOptions): Promise<{ parts: AgentPart[
         if (handled) {
           parts.push(...handled.parts);
           // Found tools become callable on the very next model call.
-          if (handled.tools) tools = handled.tools;
+          if (handled.tools) tools = toApiTools(handled.tools);
         }
         results.push({ kind: 'tool_result', callId: call.id, content: JSON.stringify(result) });
       } catch (error) {

@@ -4,6 +4,7 @@ import type { ContextTurn } from '../../src/context/index.js';
 import { createMemoryStore } from '../../src/memory/index.js';
 import { SEARCH_TOOLS, ToolError } from '../../src/tools/index.js';
 import type { AnthropicToolSpec } from '../../src/tools/index.js';
+import type { ModelTool } from '../../src/runtime/contract/model.js';
 
 const schema = { type: 'object' };
 const spec = (name: string, description: string): AnthropicToolSpec => ({ name, description, input_schema: schema });
@@ -15,7 +16,7 @@ const catalogue = [
 ];
 const count = (text: string) => Math.ceil(text.length / 4);
 const turn: ContextTurn = { prompt: 'bill acme', messages: [{ role: 'user', blocks: [{ kind: 'text', text: 'bill acme' }] }] };
-const names = (tools: AnthropicToolSpec[] | null) => tools?.map((t) => t.name);
+const names = (tools: ModelTool[] | null) => tools?.map((t) => t.name);
 
 function manager(pin = ['notes.list']) {
   const tools = lazyToolSource(catalogue, { pin, k: 2 });

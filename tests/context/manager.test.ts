@@ -21,7 +21,7 @@ function textSource(name: string, text: string, log: string[] = []): ContextSour
   };
 }
 
-const spec = (name: string) => ({ name, description: `${name} tool`, input_schema: { type: 'object' } });
+const spec = (name: string) => ({ name, description: `${name} tool`, inputSchema: { type: 'object' } });
 
 describe('createContextManager prepare', () => {
   it('asks the sources in order and joins their selections in that order', async () => {
@@ -69,7 +69,7 @@ describe('createContextManager prepare', () => {
   });
 
   it('counts the messages and all system text against the budget, but not tool schemas', async () => {
-    const hugeSchema = { name: 'big', description: 'd', input_schema: { type: 'object', description: 'q'.repeat(5000) } };
+    const hugeSchema = { name: 'big', description: 'd', inputSchema: { type: 'object', description: 'q'.repeat(5000) } };
     const sources: ContextSource[] = [
       { name: 'menu', system: () => 'M'.repeat(10), tools: () => [hugeSchema] },
       textSource('memory', 'R'.repeat(10)),
@@ -254,5 +254,20 @@ describe('createContextManager input checks', () => {
     await expect(manager.prepare(turn)).rejects.toThrow(/Source "odd" select returned/);
     const history = createContextManager({ budget: good, sources: [], history: { compact: () => 'nope' as never } });
     await expect(history.compact(messages)).rejects.toBeInstanceOf(ContextSourceError);
+  });
+
+  it("refuses a source's tool that is not a ModelTool, so no tool reaches the model without its schema", async () => {
+    const prepare = (tool: unknown) =>
+      createContextManager({ budget: good, sources: [{ name: 'legacy', tools: () => [tool] as never }] }).prepare(turn);
+    // The Anthropic shape, as sources spoke it before: named, so the fix is plain.
+    await expect(prepare({ name: 'old', description: 'd', input_schema: { type: 'object' } })).rejects.toThrow(
+      /Source "legacy" tools\(\)\[0\] \("old"\) has no inputSchema object \(it has `input_schema`/,
+    );
+    await expect(prepare({ name: 'bare', description: 'd' })).rejects.toBeInstanceOf(ContextSourceError);
+    await expect(prepare({ name: 'mute', inputSchema: {} })).rejects.toThrow(/has no string description/);
+    await expect(prepare(null)).rejects.toThrow(/is not a tool/);
+    await expect(
+      createContextManager({ budget: good, sources: [{ name: 'odd', tools: () => 'all' as never }] }).prepare(turn),
+    ).rejects.toThrow(/tools\(\) must return an array/);
   });
 });

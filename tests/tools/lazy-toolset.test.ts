@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import {
   DuplicateToolError,
   lazyToolset,
@@ -7,6 +8,7 @@ import {
   ToolError,
   ToolNameCollisionError,
   UnknownToolError,
+  tool,
 } from '../../src/tools/index.js';
 import type { AnthropicToolSpec } from '../../src/tools/index.js';
 
@@ -28,11 +30,30 @@ describe('lazyToolset', () => {
   it('starts with search_tools and the pinned tools only, under the names the model can use', () => {
     const lazy = lazyToolset(catalogue, { pin: ['notes.list'] });
     expect(names(lazy.tools())).toEqual([SEARCH_TOOLS, 'notes_list']);
-    expect(lazy.tools()[1]).toEqual({ name: 'notes_list', description: 'List the notes in a folder.', input_schema: schema });
+    // Handed out in the runtime's own shape, whatever shape they came in.
+    expect(lazy.tools()[1]).toEqual({ name: 'notes_list', description: 'List the notes in a folder.', inputSchema: schema });
     expect(lazy.pinned).toEqual(['notes.list']);
     expect(lazy.loaded()).toEqual([]);
     const search = lazy.tools()[0];
-    expect(search.input_schema).toMatchObject({ type: 'object', properties: { query: { type: 'string' } }, required: ['query'] });
+    expect(search.inputSchema).toMatchObject({ type: 'object', properties: { query: { type: 'string' } }, required: ['query'] });
+  });
+
+  it("takes the runtime's own tools too: ModelTools as they are, a ToolDefinition's Standard Schema as its JSON Schema", () => {
+    const lookup = tool({
+      name: 'crm.lookup',
+      description: 'Look a customer up by id.',
+      inputSchema: z.object({ id: z.string() }),
+      execute: () => 'found',
+    });
+    const lazy = lazyToolset([{ name: 'notes.list', description: 'List the notes.', inputSchema: schema }, lookup], {
+      pin: ['notes.list', 'crm.lookup'],
+    });
+    const [, notes, crm] = lazy.tools();
+    expect(notes).toEqual({ name: 'notes_list', description: 'List the notes.', inputSchema: schema });
+    // What the model reads is the derived JSON Schema, never the zod object itself.
+    expect(crm.name).toBe('crm_lookup');
+    expect(crm.inputSchema).toMatchObject({ type: 'object', properties: { id: { type: 'string' } }, required: ['id'] });
+    expect(crm.inputSchema).not.toBe(lookup.inputSchema);
   });
 
   it('maps every sanitized name back to the original', () => {
@@ -141,7 +162,10 @@ describe('lazyToolset', () => {
     expect(() => lazyToolset([spec('a', 'x'), spec('a', 'y')])).toThrow(DuplicateToolError);
     expect(() => lazyToolset('tools' as unknown as unknown[])).toThrow(LazyToolsetInputError);
     expect(() => lazyToolset([{ name: 'a', input_schema: schema }])).toThrow(/tools\[0\] \("a"\) has no string description/);
-    expect(() => lazyToolset([{ name: 'a', description: 'x' }])).toThrow(/has no input_schema/);
+    expect(() => lazyToolset([{ name: 'a', description: 'x' }])).toThrow(/has no inputSchema \(or input_schema\) object/);
+    expect(() => lazyToolset([{ name: 'a', description: 'x', inputSchema: schema, input_schema: schema }])).toThrow(
+      /has both inputSchema and input_schema/,
+    );
     expect(() => lazyToolset([{ description: 'x', input_schema: schema }])).toThrow(/tools\[0\]\.name/);
     expect(() => lazyToolset(catalogue, { pin: ['notes.missing'] })).toThrow(UnknownToolError);
     expect(() => lazyToolset(catalogue, { k: 0 })).toThrow(LazyToolsetInputError);

@@ -1,17 +1,22 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import {
   buildToolNameMap,
   DuplicateToolError,
   isPendingApproval,
+  defineTool,
   sanitizeToolName,
   ToolError,
+  ToolInputError,
   ToolNameCollisionError,
   toToolset,
   UnknownApprovalError,
   UnknownToolError,
 } from '../../src/tools/index.js';
 import { IndusagiError } from '../../src/errors/index.js';
-import type { ToolDefinition } from '../../src/runtime/contract/index.js';
+import type { ModelInvoker, RunEvent, ToolDefinition } from '../../src/runtime/contract/index.js';
+import { createConductor } from '../../src/runtime/agent/index.js';
+import { partOfEvent } from '../../src/parts/index.js';
 
 const schema = { type: 'object', properties: { text: { type: 'string' } } };
 
@@ -111,6 +116,84 @@ describe('toToolset', () => {
     expect(set.reject(actionId)).toBe(false);
     await expect(set.approve(actionId)).rejects.toBeInstanceOf(UnknownApprovalError);
     expect(tool.runs).toHaveLength(1);
+  });
+
+  it('holds calls as the PendingApprovals an agent holds, lists them, and forgets each once approved or rejected', async () => {
+    const tool = counterTool('fs.write', true);
+    // The same call held by an agent (through the model seam) and by a toolset.
+    const invokeModel: ModelInvoker = async () => ({
+      turn: { role: 'assistant', blocks: [{ kind: 'tool_call', id: 'call_w', name: 'fs_write', input: { text: 'x' } }] },
+      stopReason: 'tool_use',
+    });
+    const agent = createConductor({ model: 'm', tools: [tool] }, { invokeModel });
+    expect((await agent.submit('write x')).status).toBe('waiting');
+    const set = toToolset([tool]);
+    await set.execute('fs.write', { text: 'x' }, { callId: 'call_w' });
+    await set.execute('fs.write', { text: 'y' }, { callId: 'call_y' });
+
+    expect(set.pendingApprovals()[0]).toEqual(agent.pendingApprovals()[0]);
+    expect(set.pendingApprovals()).toEqual([
+      { approvalId: 'call_w', callId: 'call_w', name: 'fs.write', input: { text: 'x' } },
+      { approvalId: 'call_y', callId: 'call_y', name: 'fs.write', input: { text: 'y' } },
+    ]);
+    // A copy: changing the list changes nothing held.
+    set.pendingApprovals()[0].name = 'fs.delete';
+    expect(set.pendingApprovals()[0].name).toBe('fs.write');
+
+    await set.approve('call_w');
+    expect(set.reject('call_y')).toBe(true);
+    expect(set.pendingApprovals()).toEqual([]);
+    expect(tool.runs).toEqual([{ input: { text: 'x' }, callId: 'call_w', aborted: false }]);
+    await agent.close();
+  });
+
+  it('runs an approved call under its own id with the signal approve is given', async () => {
+    const tool = counterTool('fs.write', true);
+    const set = toToolset([tool]);
+    await set.execute('fs.write', { text: 'x' }, { callId: 'call_w' });
+    const controller = new AbortController();
+    controller.abort();
+    await set.approve('call_w', { signal: controller.signal, callId: 'someone-else' });
+    expect(tool.runs).toEqual([{ input: { text: 'x' }, callId: 'call_w', aborted: true }]);
+  });
+
+  it('checks a held call again when it is approved: input no longer valid never runs, and the call is spent', async () => {
+    let writable = true;
+    const runs: unknown[] = [];
+    const set = toToolset([
+      defineTool({
+        name: 'fs.write',
+        description: 'Write a file.',
+        inputSchema: z.object({ path: z.string() }).refine(() => writable, 'The disk is read-only now.'),
+        needsApproval: true,
+        execute: (input) => (runs.push(input), 'written'),
+      }),
+    ]);
+    await set.execute('fs.write', { path: 'a.txt' }, { callId: 'call_w' });
+    writable = false;
+    await expect(set.approve('call_w')).rejects.toSatisfy((e: unknown) => ToolInputError.isInstance(e) && /read-only/.test(String(e)));
+    expect(runs).toEqual([]);
+    expect(set.pendingApprovals()).toEqual([]);
+  });
+
+  it("makes the same tool part for a toolset's held call as for a call the agent holds", async () => {
+    const set = toToolset([counterTool('fs.write', true)]);
+    const held = await set.execute('fs.write', { text: 'x' }, { callId: 'call_w' });
+    const call = { name: 'fs.write', callId: 'call_w', input: { text: 'x' }, runId: 'r1' };
+    const finished: RunEvent = { kind: 'tool_finished', ...call, result: held, isError: false };
+    const requested: RunEvent = { kind: 'approval_requested', approvalId: 'call_w', ...call };
+    expect(partOfEvent(finished)).toEqual(partOfEvent(requested));
+    expect(partOfEvent(finished)).toEqual({
+      type: 'tool',
+      name: call.name,
+      callId: call.callId,
+      input: call.input,
+      result: { status: 'pending_approval', actionId: 'call_w' },
+      approvalId: 'call_w',
+    });
+    // The same shape returned as data is only data.
+    const forged: RunEvent = { ...finished, result: { status: 'pending_approval', actionId: 'call_w' } } as RunEvent;
+    expect(partOfEvent(forged)).not.toHaveProperty('approvalId');
   });
 
   it('lets the tool error through unchanged so the loop can tell ToolError from a crash', async () => {

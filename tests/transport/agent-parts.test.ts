@@ -61,7 +61,7 @@ const toolParts = (parts: AgentPart[]) => parts.filter((p): p is Extract<AgentPa
 describe('agentRunParts', () => {
   it('streams a run as text deltas and one tool part per finished call, with the original tool name and input', async () => {
     const agent = notesAgent(new Map([['a.txt', 'x']]));
-    const { parts, error } = await collect(agentRunParts(agent, () => agent.submit('list files')));
+    const { parts, error } = await collect(agentRunParts(agent.submit('list files')));
     expect(error).toBeUndefined();
     expect(parts.filter((p) => p.type === 'text').length).toBeGreaterThan(1);
     expect(toolParts(parts)).toEqual([
@@ -73,7 +73,7 @@ describe('agentRunParts', () => {
 
   it('returns the run snapshot when the stream ends', async () => {
     const agent = notesAgent(new Map());
-    const generator = agentRunParts(agent, () => agent.submit('hello'));
+    const generator = agentRunParts(agent.submit('hello'));
     let step = await generator.next();
     while (!step.done) step = await generator.next();
     expect(step.value.status).toBe('settled');
@@ -83,7 +83,7 @@ describe('agentRunParts', () => {
   it('marks a call waiting for approval, then the approve run replaces it by callId with the executed result', async () => {
     const files = new Map<string, string>();
     const agent = notesAgent(files);
-    const first = await collect(agentRunParts(agent, () => agent.submit('write hello to notes.txt')));
+    const first = await collect(agentRunParts(agent.submit('write hello to notes.txt')));
     const [pending] = toolParts(first.parts);
     expect(pending).toMatchObject({
       name: 'files.write',
@@ -93,7 +93,7 @@ describe('agentRunParts', () => {
     });
     expect(files.size).toBe(0);
 
-    const second = await collect(agentRunParts(agent, () => agent.approve(pending.approvalId!)));
+    const second = await collect(agentRunParts(agent.approve(pending.approvalId!)));
     expect(toolParts(second.parts)).toEqual([
       {
         type: 'tool',
@@ -110,9 +110,9 @@ describe('agentRunParts', () => {
   it('reports a rejected call as an error tool part that keeps its input', async () => {
     const files = new Map<string, string>();
     const agent = notesAgent(files);
-    const first = await collect(agentRunParts(agent, () => agent.submit('write hello to notes.txt')));
+    const first = await collect(agentRunParts(agent.submit('write hello to notes.txt')));
     const [pending] = toolParts(first.parts);
-    const second = await collect(agentRunParts(agent, () => agent.reject(pending.approvalId!, 'not now')));
+    const second = await collect(agentRunParts(agent.reject(pending.approvalId!, 'not now')));
     expect(toolParts(second.parts)).toEqual([
       {
         type: 'tool',
@@ -128,9 +128,9 @@ describe('agentRunParts', () => {
 
   it('throws the run fault after the parts before it', async () => {
     const agent = notesAgent(new Map());
-    await collect(agentRunParts(agent, () => agent.submit('write hello to notes.txt')));
+    await collect(agentRunParts(agent.submit('write hello to notes.txt')));
     // A new prompt while a call waits for approval is refused by the conductor.
-    const { parts, error } = await collect(agentRunParts(agent, () => agent.submit('hello')));
+    const { parts, error } = await collect(agentRunParts(agent.submit('hello')));
     expect(parts).toEqual([]);
     expect((error as Error).name).toBe('ApprovalsPendingError');
   });
@@ -138,8 +138,8 @@ describe('agentRunParts', () => {
   it('gives two streams started at once on one agent only their own run each', async () => {
     const agent = notesAgent(new Map([['a.txt', 'x']]));
     const [one, two] = await Promise.all([
-      collect(agentRunParts(agent, () => agent.submit('list files'))),
-      collect(agentRunParts(agent, () => agent.submit('first words'))),
+      collect(agentRunParts(agent.submit('list files'))),
+      collect(agentRunParts(agent.submit('first words'))),
     ]);
     expect(toolParts(one.parts)).toHaveLength(1);
     expect(joinedText(one.parts)).not.toContain('first words');
@@ -157,13 +157,11 @@ describe('agentRunParts', () => {
         outcomes.push(
           sendParts(
             res,
-            (signal) =>
-              agentRunParts(agent, () =>
-                agent.submit('tell me a long story', { signal }).catch((e: unknown) => {
-                  faults.push(e);
-                  throw e;
-                }),
-              ),
+            (signal) => {
+              const run = agent.submit('tell me a long story', { signal });
+              run.catch((e: unknown) => faults.push(e));
+              return agentRunParts(run);
+            },
             { onError: () => undefined },
           ),
         );
@@ -190,11 +188,7 @@ describe('agentRunParts', () => {
     const agent = notesAgent(new Map());
     await agent.submit('write hello to notes.txt');
     const server = await startServer((_req, res) => {
-      void sendParts(
-        res,
-        agentRunParts(agent, () => agent.submit('hello')),
-        { onError: () => undefined },
-      );
+      void sendParts(res, agentRunParts(agent.submit('hello')), { onError: () => undefined });
     });
     try {
       const { error } = await collect(fetchParts(server.url));

@@ -122,10 +122,7 @@ export async function startWebChat(options: WebChatOptions): Promise<WebChat> {
       const outcome = await agents.use(sessionId, (agent, release) =>
         sendParts(res, (signal) =>
           releasingAtEnd(
-            tapText(
-              agentRunParts(agent, () => (run = agent.submit(prompt, { signal }))),
-              (text) => (said += text),
-            ),
+            tapText(agentRunParts((run = agent.submit(prompt, { signal }))), (text) => (said += text)),
             release,
           ),
         ),
@@ -154,10 +151,8 @@ export async function startWebChat(options: WebChatOptions): Promise<WebChat> {
           // approve/reject take no signal; abort the run only once it is ours to abort.
           let ours = false;
           signal.addEventListener('abort', () => ours && agent.abort(), { once: true });
-          const parts = agentRunParts(agent, () => {
-            ours = true;
-            return approved ? agent.approve(approvalId) : agent.reject(approvalId, reason);
-          });
+          ours = true;
+          const parts = agentRunParts(approved ? agent.approve(approvalId) : agent.reject(approvalId, reason));
           return releasingAtEnd(parts, release);
         }),
       );

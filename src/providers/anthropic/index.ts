@@ -2,8 +2,9 @@
 // streaming invoker, and `runAgent`, the conductor as a stream of parts.
 export { createAgent } from './create-agent.js';
 export type { AgentDeps, AnthropicAgentConfig } from './create-agent.js';
-export { runAgent, RUN_AGENT_DEFAULT_MAX_STEPS } from './run-agent.js';
-export type { RunAgentOptions } from './run-agent.js';
+export { runAgent } from './run-agent.js';
+export { RUN_AGENT_DEFAULT_MAX_STEPS } from './run-agent-options.js';
+export type { RunAgentOptions } from './run-agent-options.js';
 export type { AnthropicClientLike } from './client.js';
 export { createAnthropicInvoker, requestBody } from './invoker.js';
 export type { AnthropicInvokerOptions } from './invoker.js';

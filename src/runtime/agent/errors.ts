@@ -33,13 +33,14 @@ export class AgentConfigError extends IndusagiError {
 }
 
 /**
- * A `beforeModelCall` hook replaced the context with something the session cannot record: only a
- * condensation (`[summary, ...a suffix of the previous context]`) can be persisted faithfully.
+ * A change to the context the session cannot record: a condensation whose summary is not a user turn or
+ * whose kept tail starts outside the context, or a context manager's own history compaction (any
+ * replacement) in a session that records condensations only.
  */
 export class ContextReplacementError extends IndusagiError {
   static override readonly errorName: string = 'ContextReplacementError';
   constructor(detail: string) {
-    super('invalid_request', `The context returned by beforeModelCall cannot be recorded in the session: ${detail}.`);
+    super('invalid_request', `This context change cannot be recorded in the session: ${detail}.`);
   }
 }
 
@@ -89,5 +90,13 @@ export class ModelControlsError extends IndusagiError {
   static override readonly errorName: string = 'ModelControlsError';
   constructor(message: string, options?: { cause?: unknown }) {
     super('invalid_request', message, options);
+  }
+}
+
+/** A `prepareStep` hook returned overrides the run cannot apply (a second condensation in one step). */
+export class StepHookError extends IndusagiError {
+  static override readonly errorName: string = 'StepHookError';
+  constructor(detail: string) {
+    super('invalid_request', `The per-step hook's answer cannot be applied: ${detail}.`);
   }
 }

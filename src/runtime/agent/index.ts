@@ -13,7 +13,5 @@ export {
   ContextReplacementError,
   InvalidPromptError,
 } from './errors.js';
-export { readCondensation } from './condensation.js';
-export type { Condensation } from './condensation.js';
-export { beginContextTurn } from './context-turn.js';
-export type { ContextTurnInput, ContextTurnHandle, ContextTurnSending } from './context-turn.js';
+export { Run } from './run.js';
+export { StepHookError } from './errors.js';

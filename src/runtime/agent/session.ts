@@ -1,17 +1,21 @@
 import type { Turn } from '../contract/turn.js';
 import type { ModelUsage } from '../contract/model.js';
 import type { LoadReport, SessionNode } from '../contract/session.js';
+import type { Condensation } from '../contract/step.js';
 import type { SessionGraph } from '../store/graph.js';
 import type { SessionStoreLike } from '../store/types.js';
 import { addUsage, zeroUsage } from '../usage/sum.js';
-import { readCondensation } from './condensation.js';
 import { BranchPointError, ContextReplacementError } from './errors.js';
 
-/** Where an agent keeps one session's history while it works on it. */
+/**
+ * Where an agent keeps one session's history while it works on it. The session owns the context: the
+ * loop reads it and changes it only through `append` and `condense`, so the turns and what records
+ * them (the graph's nodes, one per context turn) can never drift apart.
+ */
 export interface AgentSession {
   readonly id: string;
-  /** The conversation as the model will next see it (condensation applied). Replaced after each run. */
-  context: Turn[];
+  /** The conversation as the model will next see it (condensation applied). */
+  readonly context: readonly Turn[];
   /** What loading the session from its store found; undefined without a store or when the store cannot say. */
   readonly report: LoadReport | undefined;
   /** True when `persist` makes things durable (a store), so runs checkpoint every step. */
@@ -19,17 +23,24 @@ export interface AgentSession {
   /** Records calls as about to run once more; see `SessionGraph.markStarted`. */
   markStarted(callIds: string[]): void;
   startsOf(callId: string): number;
-  /** Records a turn that joined the context; `billed` is what the model call that produced it cost. */
+  /** Adds a turn to the end of the context and records it; `billed` is what the model call that produced it cost. */
   append(turn: Turn, billed?: Billing): void;
   /**
-   * Records a condensation of `previous` into `next` (see `readCondensation`); `billed`: the summarizer's
-   * cost. Returns the nodes of the turns the summary replaced (none without a graph).
+   * Applies a condensation to the context and records its summary (with the node of the first kept
+   * turn); `billed`: the summarizer's cost. Returns the nodes of the turns the summary replaced (none
+   * without a graph).
    */
-  condense(previous: readonly Turn[], next: readonly Turn[], billed?: Billing): SessionNode[];
-  /** The node ids of `turns`, as far as the session has them; undefined without a graph. */
-  nodeIdsOf(turns: readonly Turn[]): string[] | undefined;
+  condense(condensation: Condensation, billed?: Billing): SessionNode[];
+  /**
+   * Replaces the whole context with `turns` (a context manager's own history compaction): only a session
+   * that records nothing can take a replacement that is not a condensation; any other throws
+   * `ContextReplacementError` and changes nothing.
+   */
+  replace(turns: readonly Turn[]): void;
   /** The nodes of the live path that condensation took out of the context, oldest first (none without a graph). */
   condensedAway(): Promise<SessionNode[]>;
+  /** The node ids of the live path, root to leaf (none without a graph): what history recall may show. */
+  livePathIds(): Promise<Set<string> | undefined>;
   /** Moves the live leaf to `nodeId` and makes the context the one there. */
   branchFrom(nodeId: string): Promise<void>;
   /** Tokens billed over the whole session, every branch, earlier runs included. */
@@ -45,31 +56,37 @@ export type Billing = { usage: ModelUsage; model: string };
 
 /**
  * Without a store: the context is the whole history, kept in memory, with no graph behind it. A session
- * started from the caller's own `messages` records nothing, so any replacement of its context is
- * adopted; otherwise only a condensation is, as a store would require.
+ * started from the caller's own `messages` (or none) records nothing, so a context manager may replace
+ * its context with any turns it likes.
  */
 export function memorySession(id: string, messages?: readonly Turn[]): AgentSession {
   const total = zeroUsage();
   const starts = new Map<string, number>();
+  const context: Turn[] = messages === undefined ? [] : messages.slice();
   return {
     id,
-    context: messages === undefined ? [] : messages.slice(),
+    context,
     report: undefined,
     durable: false,
     markStarted(callIds) {
       for (const callId of callIds) starts.set(callId, (starts.get(callId) ?? 0) + 1);
     },
     startsOf: (callId) => starts.get(callId) ?? 0,
-    append(_turn, billed) {
+    append(turn, billed) {
+      context.push(turn);
       if (billed !== undefined) addUsage(total, billed.usage);
     },
-    condense(previous, next, billed) {
-      if (messages === undefined) readCondensation(previous, next);
+    condense(condensation, billed) {
+      const { summary, keptFrom } = checkCondensation(condensation, context.length);
+      context.splice(0, keptFrom, summary);
       if (billed !== undefined) addUsage(total, billed.usage);
       return [];
     },
-    nodeIdsOf: () => undefined,
+    replace(turns) {
+      replaceContents(context, turns);
+    },
     condensedAway: async () => [],
+    livePathIds: async () => undefined,
     async branchFrom() {
       throw new BranchPointError(
         id,
@@ -84,55 +101,66 @@ export function memorySession(id: string, messages?: readonly Turn[]): AgentSess
 
 /**
  * A session in a `SessionStoreLike`: opened for writing (the store's writer lock), every turn appended
- * to the graph as it settles, persisted when the agent says so.
+ * to the graph as it joins the context, persisted when the agent says so. `ids[i]` is the node of
+ * `context[i]`: a condensation names its first kept turn by position, never by object identity.
  */
 export async function openStoredSession(store: SessionStoreLike, id: string): Promise<AgentSession> {
   const { graph, report } = store.openSessionWithReport
     ? await store.openSessionWithReport(id)
     : { graph: await store.openSession(id), report: undefined };
-  // The node behind each context turn, so a condensation can name the first turn it keeps.
-  let nodeOf = new WeakMap<Turn, string>();
-  const contextAt = (leaf: string | null): Turn[] => {
-    const context = leaf === null ? [] : graph.resume(leaf);
-    nodeOf = mapContextToNodes(graph, context);
-    return context;
+  const context: Turn[] = [];
+  const ids: string[] = [];
+  const moveTo = (leaf: string | null): void => {
+    const nodes = leaf === null ? [] : contextNodesAt(graph, leaf);
+    if (leaf !== null) graph.branchFrom(leaf);
+    context.length = 0;
+    ids.length = 0;
+    for (const node of nodes) {
+      context.push(node.turn);
+      ids.push(node.id);
+    }
   };
+  moveTo(graph.leaf);
   const session: AgentSession = {
     id,
-    context: contextAt(graph.leaf),
+    context,
     report,
     durable: true,
     markStarted: (callIds) => graph.markStarted(callIds),
     startsOf: (callId) => graph.startsOf(callId),
     append(turn, billed) {
-      nodeOf.set(turn, graph.append(turn, Date.now(), billed).id);
+      const node = graph.append(turn, Date.now(), billed);
+      context.push(turn);
+      ids.push(node.id);
     },
-    condense(previous, next, billed) {
-      const { summary, keptFrom } = readCondensation(previous, next);
-      let firstKept: string | null = null;
-      if (keptFrom < previous.length) {
-        const kept = nodeOf.get(previous[keptFrom]);
-        if (kept === undefined) throw new ContextReplacementError('the first turn it keeps is not a turn of this session');
-        firstKept = kept;
-      }
-      nodeOf.set(summary, graph.append(summary, Date.now(), { condenses: { firstKept }, ...billed }).id);
-      const dropped: SessionNode[] = [];
-      for (const turn of previous.slice(0, keptFrom)) {
-        const node = graph.node(nodeOf.get(turn) ?? '');
-        if (node !== undefined) dropped.push(node);
-      }
+    condense(condensation, billed) {
+      const { summary, keptFrom } = checkCondensation(condensation, context.length);
+      const firstKept = keptFrom < ids.length ? ids[keptFrom] : null;
+      const node = graph.append(summary, Date.now(), { condenses: { firstKept }, ...billed });
+      const dropped = ids.slice(0, keptFrom).flatMap((nodeId) => graph.node(nodeId) ?? []);
+      context.splice(0, keptFrom, summary);
+      ids.splice(0, keptFrom, node.id);
       return dropped;
     },
-    nodeIdsOf: (turns) => turns.flatMap((turn) => nodeOf.get(turn) ?? []),
+    replace() {
+      throw new ContextReplacementError(
+        "a session in a store records condensations, not arbitrary replacements; condense with the agent's `compaction` (or return a `condensation` from `prepareStep`) instead of a context manager's own `history`",
+      );
+    },
     async condensedAway() {
       if (graph.leaf === null) return [];
       // What condensation took out lies off a live-path graph: read the rest of the session first.
       await graph.loadWhole();
       return condensedAwayOf(graph.nodesTo(graph.leaf));
     },
+    async livePathIds() {
+      if (graph.leaf === null) return new Set();
+      await graph.loadWhole();
+      return new Set(graph.nodesTo(graph.leaf).map((node) => node.id));
+    },
     async branchFrom(nodeId) {
       // A node outside the live context may be one a live-path graph does not hold yet.
-      if (!session.context.some((turn) => nodeOf.get(turn) === nodeId)) await graph.loadWhole();
+      if (!ids.includes(nodeId)) await graph.loadWhole();
       const node = graph.node(nodeId);
       if (node !== undefined && node.turn.role === 'assistant' && node.turn.blocks.some((block) => block.kind === 'tool_call')) {
         throw new BranchPointError(
@@ -141,7 +169,7 @@ export async function openStoredSession(store: SessionStoreLike, id: string): Pr
         );
       }
       // An unknown id throws UnknownNodeError from the graph, before anything moves.
-      session.context = contextAt(nodeId);
+      moveTo(nodeId);
     },
     usageTotal: () => graph.usageTotal(),
     persist: async () => {
@@ -150,6 +178,28 @@ export async function openStoredSession(store: SessionStoreLike, id: string): Pr
     close: () => store.closeSession(id),
   };
   return session;
+}
+
+/** The nodes of the model context at `leaf`, in context order: `[summary, ...kept tail, ...turns after it]`. */
+function contextNodesAt(graph: SessionGraph, leaf: string): SessionNode[] {
+  // Root side first: the kept tail (older summaries inside it included), the latest summary, the turns after it.
+  const chain = graph.contextNodes(leaf);
+  const at = chain.findLastIndex((node) => node.condenses !== undefined);
+  if (at < 0) return chain;
+  // Older summaries inside the kept tail are left out: the newer summary covers them.
+  return [chain[at], ...chain.slice(0, at).filter((node) => node.condenses === undefined), ...chain.slice(at + 1)];
+}
+
+/** A condensation's shape, checked before anything changes: a user summary turn, and a kept tail inside the context. */
+function checkCondensation(condensation: Condensation, length: number): Condensation {
+  const { summary, keptFrom } = condensation ?? ({} as Partial<Condensation>);
+  if (summary?.role !== 'user' || !Array.isArray(summary.blocks)) throw new ContextReplacementError('its `summary` must be a user turn');
+  if (!Number.isInteger(keptFrom) || keptFrom! < 0 || keptFrom! > length) {
+    throw new ContextReplacementError(
+      `its \`keptFrom\` must be an index from 0 to ${length} (the context's length), got ${String(keptFrom)}`,
+    );
+  }
+  return condensation;
 }
 
 /**
@@ -165,15 +215,13 @@ function condensedAwayOf(path: readonly SessionNode[]): SessionNode[] {
   return path.slice(0, end === -1 ? latest : end);
 }
 
-function mapContextToNodes(graph: SessionGraph, context: readonly Turn[]): WeakMap<Turn, string> {
-  const nodeOf = new WeakMap<Turn, string>();
-  const wanted = new Set(context);
-  let id = graph.leaf;
-  while (id !== null && wanted.size > 0) {
-    const node = graph.node(id);
-    if (node === undefined) break;
-    if (wanted.delete(node.turn)) nodeOf.set(node.turn, node.id);
-    id = node.parent;
-  }
-  return nodeOf;
+/**
+ * Makes `context` hold the turns of `next`, in place. A loop rather than `splice(0, n, ...next)`:
+ * spreading a long history as call arguments overflows the stack (from about 120,000 turns).
+ */
+function replaceContents(context: Turn[], next: readonly Turn[]): void {
+  if (next === context) return;
+  const copy = next.slice();
+  context.length = 0;
+  for (const turn of copy) context.push(turn);
 }

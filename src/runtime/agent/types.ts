@@ -4,9 +4,10 @@ import type { ToolDefinition } from '../contract/tool.js';
 import type { PromptBlock, Turn } from '../contract/turn.js';
 import type { PendingApproval, RunEvent, RunSnapshot } from '../contract/events.js';
 import type { RunLedger } from '../ledger/ledger.js';
-import type { LoopHooks } from '../loop/types.js';
+import type { PrepareStep } from '../contract/step.js';
+import type { Run } from './run.js';
 import type { SessionStoreLike } from '../store/types.js';
-import type { ContextManager } from '../../context/types.js';
+import type { ContextManagerLike } from '../contract/context.js';
 import type { HistoryOptions } from '../history/tools.js';
 import type { SchemaLike, StandardSchemaV1 } from '../../schema/index.js';
 
@@ -23,7 +24,7 @@ export type AgentConfig = ModelControls & {
   /** Condense history automatically near the window. Omit to condense only when asked (`agent.condense()`). */
   compaction?: CompactionPolicy;
   /** Owns recall, tool loading and write-backs for each run (`createContextManager`); see docs/context.md. */
-  context?: ContextManager;
+  context?: ContextManagerLike;
   sessionId?: string;
   /** Run a step's tool calls one at a time instead of all at once. Results are in call order either way. */
   sequential?: boolean;
@@ -38,6 +39,12 @@ export type AgentConfig = ModelControls & {
    * every request untouched; the invoker checks its own key when the agent is created.
    */
   providerOptions?: ProviderOptions;
+  /**
+   * Asked before every model call of every run, after the agent's own condensation and context manager:
+   * return overrides for that call (system text, tools, controls, a condensation of your own). See
+   * `PrepareStep` and docs/agent.md.
+   */
+  prepareStep?: PrepareStep;
 };
 
 /** What the conductor is built from. Only `invokeModel` is required: the conductor knows no vendor. */
@@ -53,8 +60,6 @@ export type ConductorDeps = {
    */
   messages?: readonly Turn[];
   ledger?: RunLedger;
-  /** Runs around every model call of every run: condensation, context managers and usage accounting plug in here. */
-  hooks?: LoopHooks;
   /**
    * Traces and measures the agent from outside (`createTelemetry()` of `indusagi/telemetry`): the
    * conductor hands it the config and deps to decorate and builds the agent through it. Absent, nothing
@@ -105,21 +110,21 @@ export interface Agent {
   submit<Schema extends StandardSchemaV1>(
     prompt: string | PromptBlock[],
     opts: SubmitOptions & { output: Schema },
-  ): Promise<OutputSnapshot<StandardSchemaV1.InferOutput<Schema>>>;
-  submit(prompt: string | PromptBlock[], opts?: SubmitOptions): Promise<RunSnapshot>;
+  ): Run<OutputSnapshot<StandardSchemaV1.InferOutput<Schema>>>;
+  submit(prompt: string | PromptBlock[], opts?: SubmitOptions): Run;
   subscribe(handler: (e: RunEvent) => void): () => void;
   resume(sessionId: string): Promise<RunSnapshot>;
   abort(): void;
   /** Runs the waiting tool call `approvalId` (its call id); the run goes on once every call of its batch is decided. */
-  approve(approvalId: string): Promise<RunSnapshot>;
+  approve(approvalId: string): Run;
   /** Answers the waiting call `approvalId` with an error result saying the user rejected it (and why); it never runs. */
-  reject(approvalId: string, reason?: string): Promise<RunSnapshot>;
+  reject(approvalId: string, reason?: string): Run;
   /**
    * Picks the loop up where the session stands, without a new prompt: a context that ends with a
    * prompt or tool results goes to the model; one that ends with an answer, or with calls waiting for
    * a decision, has nothing to run and settles (or waits) at once.
    */
-  continue(opts?: SubmitOptions): Promise<RunSnapshot>;
+  continue(opts?: SubmitOptions): Run;
   /**
    * Condenses the session now, whatever its size (as `/compact` does): the oldest turns become one
    * summary, the last `compaction.keepRecent` (default 8) stay verbatim, and the summary is recorded in

@@ -6,6 +6,7 @@ import { condenseAt, type CondenseResult } from './condense.js';
 import { findCutPoint, shrinkingCuts } from './cut-point.js';
 import { estimateTextTokens, estimateToolsTokens, estimateTurnTokens } from './estimate.js';
 import { assertCount, resolveCompactionPolicy, type ResolvedCompactionPolicy } from './policy.js';
+import { CompactionInputError } from './errors.js';
 
 export type CondenserOptions = {
   card: ModelCard;
@@ -84,12 +85,16 @@ export class Condenser {
    * Calibrates from the API's count: until the history changes, estimates start from `inputTokens`
    * and add only the heuristic estimate of turns appended after `messagesSent`. Pass the turns as
    * handed to `plan` (the same objects), and the whole prompt size: `input_tokens` plus cache-read
-   * and cache-write tokens, which the API reports separately.
+   * and cache-write tokens, which the API reports separately. `sentTurns`: when `messagesSent` has
+   * grown since the call, how many of its first turns the call sent (no copy of the prefix needed).
    */
-  observeUsage(messagesSent: readonly Turn[], inputTokens: number): void {
+  observeUsage(messagesSent: readonly Turn[], inputTokens: number, sentTurns: number = messagesSent.length): void {
     assertCount('inputTokens', inputTokens);
+    assertCount('sentTurns', sentTurns);
+    if (sentTurns > messagesSent.length)
+      throw new CompactionInputError(`sentTurns (${sentTurns}) is more than the ${messagesSent.length} turns given`);
     if (!this.#isTrackedPrefix(messagesSent)) this.#track(messagesSent);
-    this.#anchor = { count: messagesSent.length, inputTokens, overhead: this.#budget.overhead };
+    this.#anchor = { count: sentTurns, inputTokens, overhead: this.#budget.overhead };
   }
 
   /**

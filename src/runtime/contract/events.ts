@@ -54,8 +54,15 @@ export type FaultKind =
 
 export type RunError = { kind: FaultKind; message: string };
 
-/** Every step of a run, published on the RunLedger in order. Switch on `kind`. */
-export type RunEvent =
+/**
+ * Every step of a run, published on the RunLedger in order. Switch on `kind`. Each carries the `runId`
+ * of the run it belongs to (`Run.runId`; `resume`, `branchFrom` and `condense` are runs of their own),
+ * so runs streamed side by side can be told apart.
+ */
+export type RunEvent = RunEventBody & { runId: string };
+
+/** A `RunEvent` before the conductor stamps it with its run's id. */
+export type RunEventBody =
   | { kind: 'run_started'; sessionId: string; prompt: string | null }
   /** The agent opened a session from its store; `report` says what the load found (check it: a damaged file loads what it can). */
   | { kind: 'session_opened'; sessionId: string; report: LoadReport }
@@ -63,6 +70,8 @@ export type RunEvent =
   | { kind: 'tool_started'; name: string; callId: string; input: unknown }
   /** Every call ends with one, whether it ran or not (unknown tool, invalid input, rejected, aborted); `input` as the model gave it. */
   | { kind: 'tool_finished'; name: string; callId: string; input: unknown; result: unknown; isError: boolean }
+  /** A running tool reported progress (`ToolContext.progress`, an MCP server's progress notifications). */
+  | { kind: 'tool_progress'; name: string; callId: string; progress: number; total?: number; message?: string }
   | { kind: 'approval_requested'; approvalId: string; name: string; callId: string; input: unknown }
   | { kind: 'snapshot'; snapshot: RunSnapshot }
   | {

@@ -5,3 +5,5 @@ export * from './model.js';
 export * from './tool.js';
 export * from './events.js';
 export * from './compaction.js';
+export * from './step.js';
+export * from './context.js';

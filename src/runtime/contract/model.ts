@@ -148,6 +148,10 @@ export type ModelReply = {
  */
 export type ModelInvoker = ((request: ModelRequest) => Promise<ModelReply>) & {
   readonly provider?: string;
+  /** The model this invoker calls, as its provider names it; sent as `ModelRequest.model`. */
+  readonly modelId?: string;
+  /** What the runtime should know about that model (window, output cap, prices); the card registry is the fallback. */
+  readonly card?: ModelCard;
   checkOptions?(options: ProviderOptions | undefined): void;
   /**
    * Throws a typed error for controls this model cannot take together (with Claude, a temperature

@@ -1,4 +1,19 @@
-export type ToolContext = { signal: AbortSignal; callId: string };
+/**
+ * What a tool call is given besides its input, wherever it runs (the loop, a `Toolset`, `runAgent`'s
+ * `execute`): one object, so that what a tool may be given later joins it as an optional member
+ * without changing any signature.
+ */
+export type ToolContext = {
+  /** Fires when the run is aborted: a long tool should stop and throw (its result becomes an `aborted` error). */
+  signal: AbortSignal;
+  /** The call's id, as the model gave it; also the approval id of a call that waits for approval. */
+  callId: string;
+  /** Reports progress of a long call; each report is published as a `tool_progress` event. */
+  progress?: (update: ToolProgress) => void;
+};
+
+/** One progress report of a running tool call (MCP's progress notifications have this shape). */
+export type ToolProgress = { progress: number; total?: number; message?: string };
 
 /** A tool the conductor can run. `name` may contain dots; the model sees it sanitized. */
 export type ToolDefinition = {
@@ -24,4 +39,12 @@ export type ToolDefinition = {
    * goes back to the model as interrupted, since it may have run. Default false.
    */
   idempotent?: boolean;
+};
+
+/** Maps between original and sanitized tool names, both ways (`buildToolNameMap` builds one). */
+export type ToolNameMap = {
+  /** sanitized -> original */
+  toOriginal: Map<string, string>;
+  /** original -> sanitized */
+  toModel: Map<string, string>;
 };

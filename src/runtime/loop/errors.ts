@@ -76,7 +76,7 @@ export class PromptTooLongError extends ModelCallError {
  * A reply that stopped because the prompt left no room to answer (stop reason
  * `model_context_window_exceeded`). The API sends it instead of the 400 "prompt is too long" on newer
  * models; it is the same overflow, so the loop treats the call as failed: the partial reply is never
- * kept, and `recoverModelCall` may shrink the context and retry. `reply` is the partial reply.
+ * kept, and the per-step hook is asked again with it as `failure` (a condensation retries the call once). `reply` is the partial reply.
  */
 export class ContextWindowExceededError extends IndusagiError {
   static override readonly errorName: string = 'ContextWindowExceededError';

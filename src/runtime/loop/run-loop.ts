@@ -1,5 +1,7 @@
 import type { Turn } from '../contract/turn.js';
 import type { ModelReply, ModelRequest, ModelRetry } from '../contract/model.js';
+import type { Condensation, StepInput, StepOverrides } from '../contract/step.js';
+import type { RunControls } from './controls.js';
 import type { PendingApproval } from '../contract/events.js';
 import { IndusagiError } from '../../errors/index.js';
 import { errorMessage } from '../../errors/base.js';
@@ -14,11 +16,12 @@ import { applyControls } from './controls.js';
 
 /**
  * The one model-and-tool loop, driven by the conductor (`createConductor`, behind `createAgent` and `runAgent`). It first settles the open batch
- * of tool calls, if the context ends inside one (resuming after approvals); then it calls the model,
- * appends the reply, runs the tools it asked for, appends their results, and repeats until a reply asks
- * for no tool (`settled`), calls wait for approval (`waiting`), or it throws: `MaxStepsError`,
- * `RunAbortedError`, `ModelCallError`, `ContextWindowExceededError` (a reply with stop reason
- * `model_context_window_exceeded`, offered to `recoverModelCall` first) or whatever a hook threw.
+ * of tool calls, if the context ends inside one (resuming after approvals); then, step after step, it
+ * asks `prepareStep` for the step's overrides (a condensation among them), calls the model, appends the
+ * reply, runs the tools it asked for, appends their results, and repeats until a reply asks for no tool
+ * (`settled`), calls wait for approval (`waiting`), or it throws: `MaxStepsError`, `RunAbortedError`,
+ * `ModelCallError`, `ContextWindowExceededError` (a reply with stop reason `model_context_window_exceeded`,
+ * offered to `prepareStep` first) or whatever the hook threw.
  * Whatever happens, `input.context` holds only complete turns and no unanswered call except those
  * waiting for a decision.
  */
@@ -32,40 +35,55 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
 }
 
 async function runSteps(input: LoopInput, abort: AbortRace): Promise<LoopOutcome> {
-  const { context, signal, emit, tools, hooks } = input;
+  const { context, signal, emit, tools, runId } = input;
   const view = new ModelView(tools.names);
-  const onText = (delta: string) => emit({ kind: 'text_delta', delta });
-  const onRetry = (retry: ModelRetry) => emit({ kind: 'model_retry', ...retry });
+  const onText = (delta: string) => emit({ kind: 'text_delta', delta, runId });
+  const onRetry = (retry: ModelRetry) => emit({ kind: 'model_retry', ...retry, runId });
   let steps = 0;
+  let previous = input.previous;
   // True right after a reply: its tool calls may run without a decision unless their tool needs approval.
   let fresh = false;
 
   const checkpoint = async (): Promise<void> => {
     if (input.durability !== undefined) await input.durability.checkpoint();
   };
-  const adopt = async (next: readonly Turn[]): Promise<void> => {
-    if (next === context) return;
-    const previous = context.slice();
-    // Announced first, so a listener that cannot record the replacement stops it from taking effect.
-    emit({ kind: 'context_replaced', previous, next });
-    replaceContents(context, next);
+  const condense = async (condensation: Condensation): Promise<void> => {
+    input.condense(condensation);
     view.reset();
     await checkpoint();
   };
-  const requestFor = (): ModelRequest => {
-    const request: ModelRequest = {
-      model: input.model,
-      messages: view.of(context),
+  const prepare = async (failure?: unknown): Promise<StepOverrides | undefined> => {
+    const hook = input.prepareStep;
+    if (hook === undefined) return undefined;
+    const step: StepInput = {
+      step: steps,
+      messages: context,
+      system: input.system,
+      volatileSystem: input.volatileSystem,
       tools: tools.specs,
+      signal,
+    };
+    if (previous !== undefined) step.previous = previous;
+    if (failure !== undefined) step.failure = failure;
+    return (await abort.race(Promise.resolve(hook(step)))) ?? undefined;
+  };
+  const requestFor = (overrides: StepOverrides | undefined): ModelRequest => {
+    const request: ModelRequest = {
+      model: overrides?.model?.modelId ?? input.model,
+      messages: view.of(context),
+      tools: overrides?.tools ?? tools.specs,
       maxOutputTokens: input.maxOutputTokens,
       signal,
       onText,
       onRetry,
     };
-    if (input.system !== undefined) request.system = input.system;
-    if (input.volatileSystem !== undefined) request.volatileSystem = input.volatileSystem;
+    const system = overrides?.system ?? input.system;
+    if (system !== undefined) request.system = system;
+    const volatileSystem = overrides?.volatileSystem ?? input.volatileSystem;
+    if (volatileSystem !== undefined) request.volatileSystem = volatileSystem;
     if (input.providerOptions !== undefined) request.providerOptions = input.providerOptions;
-    if (input.controls !== undefined) applyControls(request, input.controls, steps === 0, tools.names);
+    const controls = overrides === undefined ? input.controls : overriddenControls(input.controls, overrides);
+    if (controls !== undefined) applyControls(request, controls, steps === 0, tools.names);
     if (input.responseFormat !== undefined) request.responseFormat = input.responseFormat;
     return request;
   };
@@ -81,46 +99,71 @@ async function runSteps(input: LoopInput, abort: AbortRace): Promise<LoopOutcome
       await checkpoint();
       emit({ kind: 'step', steps });
       if (pending.length > 0) {
-        if (!signal.aborted) return { status: 'waiting', pending, steps };
+        if (!signal.aborted) return { status: 'waiting', pending, steps, previous };
         continue; // closes the batch as aborted above
       }
     } else if (fresh) {
       emit({ kind: 'step', steps });
-      return { status: 'settled', pending: [], steps };
+      return { status: 'settled', pending: [], steps, previous };
     }
 
     if (steps >= input.maxSteps) throw new MaxStepsError(input.maxSteps);
-    if (hooks?.beforeModelCall) await adopt(await abort.race(Promise.resolve(hooks.beforeModelCall(context, signal))));
-    let request = requestFor();
+    let overrides = await prepare();
+    if (overrides?.condensation !== undefined) await condense(overrides.condensation);
     let reply: ModelReply;
     try {
-      reply = await callModel(input, request, abort);
+      reply = await callModel(input, overrides, requestFor(overrides), abort);
     } catch (error) {
-      const retry =
-        signal.aborted || !hooks?.recoverModelCall
-          ? undefined
-          : await abort.race(Promise.resolve(hooks.recoverModelCall(error, context, signal)));
-      if (retry === undefined || retry === context) throw error;
-      await adopt(retry);
-      request = requestFor();
-      reply = await callModel(input, request, abort);
+      // One condensation per step: a step that condensed already lets its failure stand.
+      if (signal.aborted || overrides?.condensation !== undefined) throw error;
+      const retry = await prepare(error);
+      if (retry?.condensation === undefined) throw error;
+      await condense(retry.condensation);
+      overrides = { ...overrides, ...retry };
+      reply = await callModel(input, overrides, requestFor(overrides), abort);
     }
+    const sentTurns = context.length;
     steps++;
-    if (hooks?.afterModelCall) await abort.race(Promise.resolve(hooks.afterModelCall(reply, { context, request })));
-    emit({ kind: 'reply', reply });
     const turn = withOriginalNames(reply.turn, tools.names);
-    context.push(turn);
-    emit({ kind: 'turn', turn });
+    input.append(turn, reply);
+    previous = { reply, sentTurns };
     // The reply is durable before any of its tools starts: after a crash its calls count as possibly run.
     if (turn.blocks.some((block) => block.kind === 'tool_call')) await checkpoint();
     fresh = true;
   }
 }
 
-async function callModel(input: LoopInput, request: ModelRequest, abort: AbortRace): Promise<ModelReply> {
+/** The run's controls with a step's over them (a step's `thinking: false` turns thinking off for that call). */
+function overriddenControls(controls: RunControls | undefined, overrides: StepOverrides): RunControls | undefined {
+  const { temperature, topP, stopSequences, toolChoice, thinking } = overrides;
+  if (
+    temperature === undefined &&
+    topP === undefined &&
+    stopSequences === undefined &&
+    toolChoice === undefined &&
+    thinking === undefined
+  ) {
+    return controls;
+  }
+  const merged: RunControls = { ...controls };
+  if (temperature !== undefined) merged.temperature = temperature;
+  if (topP !== undefined) merged.topP = topP;
+  if (stopSequences !== undefined) merged.stopSequences = stopSequences;
+  if (toolChoice !== undefined) merged.toolChoice = toolChoice;
+  if (thinking === false) delete merged.thinking;
+  else if (thinking !== undefined) merged.thinking = thinking;
+  return merged;
+}
+
+async function callModel(
+  input: LoopInput,
+  overrides: StepOverrides | undefined,
+  request: ModelRequest,
+  abort: AbortRace,
+): Promise<ModelReply> {
   let reply: ModelReply;
   try {
-    reply = await abort.race(input.invoke(request));
+    reply = await abort.race((overrides?.model ?? input.invoke)(request));
   } catch (error) {
     if (input.signal.aborted) throw RunAbortedError.isInstance(error) ? error : new RunAbortedError({ cause: error });
     if (IndusagiError.isInstance(error)) throw error;
@@ -152,16 +195,6 @@ export async function settleOpenBatch(input: LoopInput): Promise<PendingApproval
   } finally {
     abort.dispose();
   }
-}
-
-/**
- * Makes `context` hold the turns of `next`, in place. A loop rather than `splice(0, n, ...next)`:
- * spreading a long history as call arguments overflows the stack (from about 120,000 turns).
- */
-export function replaceContents(context: Turn[], next: readonly Turn[]): void {
-  if (next === context) return;
-  context.length = 0;
-  for (const turn of next) context.push(turn);
 }
 
 /**

@@ -1,4 +1,5 @@
-import type { ToolCallBlock, ToolResultBlock, Turn } from '../contract/turn.js';
+import type { ToolCallBlock, ToolResultBlock } from '../contract/turn.js';
+import type { ToolProgress } from '../contract/tool.js';
 import type { PendingApproval } from '../contract/events.js';
 import type { AbortRace } from './abort.js';
 import { callStanding, toPendingApproval } from './batch.js';
@@ -24,7 +25,7 @@ import type { LoopInput } from './types.js';
  * that has no result and no one waiting on it.
  */
 export async function settleBatch(calls: ToolCallBlock[], input: LoopInput, fresh: boolean, abort: AbortRace): Promise<PendingApproval[]> {
-  const { tools, signal, emit } = input;
+  const { tools, signal, emit, runId } = input;
   const outcomes: Array<CallOutcome | undefined> = new Array(calls.length);
   const runnable: number[] = [];
   // Approved calls and calls run again: each start is durable before the call runs.
@@ -67,7 +68,8 @@ export async function settleBatch(calls: ToolCallBlock[], input: LoopInput, fres
     await input.durability.checkpoint();
   }
   if (fresh) {
-    for (const p of pending) emit({ kind: 'approval_requested', approvalId: p.approvalId, name: p.name, callId: p.callId, input: p.input });
+    for (const p of pending)
+      emit({ kind: 'approval_requested', approvalId: p.approvalId, name: p.name, callId: p.callId, input: p.input, runId });
   }
 
   if (runnable.length > 0) {
@@ -76,8 +78,11 @@ export async function settleBatch(calls: ToolCallBlock[], input: LoopInput, fres
     const runOne = async (i: number) => {
       if (closed) return;
       const call = calls[i];
-      emit({ kind: 'tool_started', name: call.name, callId: call.id, input: call.input });
-      const outcome = await executeCall(call, inputs[i], tools, signal);
+      emit({ kind: 'tool_started', name: call.name, callId: call.id, input: call.input, runId });
+      const progress = (update: ToolProgress): void => {
+        if (!closed) emit({ kind: 'tool_progress', name: call.name, callId: call.id, ...progressOf(update), runId });
+      };
+      const outcome = await executeCall(call, inputs[i], tools, { signal, callId: call.id, progress });
       if (!closed) outcomes[i] = finish(call, outcome, input);
     };
     const all: Promise<unknown> = input.sequential ? runInOrder(runnable, runOne) : Promise.all(runnable.map(runOne));
@@ -126,6 +131,7 @@ function finish(call: ToolCallBlock, outcome: CallOutcome, input: LoopInput): Ca
     input: call.input,
     result: outcome.result,
     isError: outcome.isError,
+    runId: input.runId,
   });
   return outcome;
 }
@@ -134,9 +140,16 @@ function appendResults(outcomes: Array<CallOutcome | undefined>, input: LoopInpu
   const blocks: ToolResultBlock[] = [];
   for (const outcome of outcomes) if (outcome !== undefined) blocks.push(outcome.block);
   if (blocks.length === 0) return;
-  const turn: Turn = { role: 'user', blocks };
-  input.context.push(turn);
-  input.emit({ kind: 'turn', turn });
+  input.append({ role: 'user', blocks });
+}
+
+/** A tool's progress report as an event's fields: numbers checked, nothing else of the object taken. */
+function progressOf(update: ToolProgress): { progress: number; total?: number; message?: string } {
+  const progress = typeof update?.progress === 'number' && Number.isFinite(update.progress) ? update.progress : 0;
+  const fields: { progress: number; total?: number; message?: string } = { progress };
+  if (typeof update?.total === 'number' && Number.isFinite(update.total)) fields.total = update.total;
+  if (typeof update?.message === 'string') fields.message = update.message;
+  return fields;
 }
 
 async function runInOrder(indexes: number[], run: (i: number) => Promise<void>): Promise<void> {

@@ -1,12 +1,13 @@
 import type { ModelTool } from '../contract/model.js';
 import { buildToolNameMap } from '../../tools/names.js';
 import { DuplicateToolError } from '../../tools/toolset.js';
-import type { InputCheck, LoopTools, ToolCallContext } from './types.js';
+import type { ToolContext } from '../contract/tool.js';
+import type { InputCheck, LoopTools } from './types.js';
 
 export type LoopToolsSource = {
   /** Tools under their ORIGINAL names. */
   tools: ReadonlyArray<{ name: string; description: string; inputSchema: object }>;
-  execute(name: string, input: unknown, ctx: ToolCallContext): unknown;
+  execute(name: string, input: unknown, ctx: ToolContext): unknown;
   needsApproval?(name: string): boolean;
   idempotent?(name: string): boolean;
   /** See `LoopTools.check`. */

@@ -1,10 +1,10 @@
 import type { Turn } from '../contract/turn.js';
-import type { ModelInvoker, ModelReply, ModelRequest, ModelTool, ProviderOptions, ResponseFormat } from '../contract/model.js';
+import type { ToolContext } from '../contract/tool.js';
+import type { Condensation, PrepareStep, StepInput } from '../contract/step.js';
+import type { ModelInvoker, ModelReply, ModelTool, ProviderOptions, ResponseFormat } from '../contract/model.js';
 import type { PendingApproval, RunEvent } from '../contract/events.js';
 import type { ToolNameMap } from '../../tools/names.js';
 import type { RunControls } from './controls.js';
-
-export type ToolCallContext = { signal: AbortSignal; callId: string };
 
 /** The tools one loop may run, under their ORIGINAL names (the loop maps to and from sanitized ones). */
 export interface LoopTools {
@@ -24,7 +24,7 @@ export interface LoopTools {
    */
   check(name: string, input: unknown): InputCheck | Promise<InputCheck>;
   /** Runs the tool with the input `check` gave. A `ToolError` reaches the model as its message; any other throw as `Internal error`. */
-  execute(name: string, input: unknown, ctx: ToolCallContext): unknown;
+  execute(name: string, input: unknown, ctx: ToolContext): unknown;
 }
 
 /** A call's input as its tool's schema judged it: the input to run with, or the message the model gets instead. */
@@ -34,45 +34,11 @@ export type InputCheck = { ok: true; input: unknown } | { ok: false; message: st
 export type ApprovalDecision = { approved: true } | { approved: false; reason?: string };
 
 /**
- * The extension points around every model call, including the calls between the steps of one tool
- * loop. Condensation and context managers plug into `beforeModelCall`; usage accounting and token
- * calibration into `afterModelCall`.
+ * What the loop reports as it goes, stamped with `LoopInput.runId`. Complete turns do not travel as
+ * events: the loop hands them to `LoopInput.append`.
  */
-export type LoopHooks = {
-  /**
-   * Returns the context to continue with. Return `context` itself to keep it; return a NEW array to
-   * replace it (never mutate `context`): the loop adopts it for this and every later step.
-   */
-  beforeModelCall?: (context: readonly Turn[], signal: AbortSignal) => Turn[] | readonly Turn[] | Promise<Turn[] | readonly Turn[]>;
-  /**
-   * Sees every reply with its `usage`, before the loop acts on it. `sent.context` is the context the
-   * call was made from (original tool names, the same turn objects `beforeModelCall` saw); it is only
-   * valid during the call, as the loop appends to it next.
-   */
-  afterModelCall?: (reply: ModelReply, sent: { context: readonly Turn[]; request: ModelRequest }) => void | Promise<void>;
-  /**
-   * Sees a model call that failed (never an abort), including a reply that stopped with
-   * `model_context_window_exceeded` (as `ContextWindowExceededError`; the partial reply is not kept).
-   * Return a NEW context to retry the call once with it (adopted like a `beforeModelCall` replacement,
-   * e.g. condensed after "prompt is too long"); return undefined to let the failure stand. A retry
-   * that fails too ends the loop with that failure.
-   */
-  recoverModelCall?: (
-    error: unknown,
-    context: readonly Turn[],
-    signal: AbortSignal,
-  ) => Turn[] | readonly Turn[] | undefined | Promise<Turn[] | readonly Turn[] | undefined>;
-};
-
-/** What the loop reports as it goes. The first five are `RunEvent`s, forwarded as they are. */
 export type LoopEvent =
-  | Extract<RunEvent, { kind: 'text_delta' | 'tool_started' | 'tool_finished' | 'approval_requested' | 'model_retry' }>
-  /** A complete turn joined the context (a reply, or a batch of tool results). Never half a turn. */
-  | { kind: 'turn'; turn: Turn }
-  /** A model call returned. */
-  | { kind: 'reply'; reply: ModelReply }
-  /** `beforeModelCall` replaced the context. */
-  | { kind: 'context_replaced'; previous: readonly Turn[]; next: readonly Turn[] }
+  | Extract<RunEvent, { kind: 'text_delta' | 'tool_started' | 'tool_finished' | 'tool_progress' | 'approval_requested' | 'model_retry' }>
   /** A step (one model call and the tool calls it asked for) is done. */
   | { kind: 'step'; steps: number };
 
@@ -90,13 +56,21 @@ export type LoopInput = {
   maxOutputTokens: number;
   /** Model calls allowed in this loop before it throws `MaxStepsError`. */
   maxSteps: number;
+  /** Stamped on every event the loop emits. */
+  runId: string;
   /**
-   * The caller's working copy of the conversation, tool names ORIGINAL. The loop appends to it in
-   * place (and replaces its contents when a hook replaces the context); after the loop returns or
-   * throws it holds the conversation as it stands, with no half turn and no call left without a result
-   * except those waiting for approval.
+   * The conversation, tool names ORIGINAL, owned by the caller: the loop reads it and changes it only
+   * through `append` and `condense`. After the loop returns or throws it holds no half turn and no call
+   * left without a result except those waiting for approval.
    */
-  context: Turn[];
+  context: readonly Turn[];
+  /**
+   * Adds one complete turn (a reply, with the `reply` it came from; or a batch of tool results) to the
+   * end of `context`. The caller records it; a throw ends the loop with that error.
+   */
+  append(turn: Turn, reply?: ModelReply): void;
+  /** Applies a condensation a step asked for to `context` (the caller records it). Throws to refuse it. */
+  condense(condensation: Condensation): void;
   invoke: ModelInvoker;
   tools: LoopTools;
   /** Run a step's tool calls one at a time instead of all at once. Results are in call order either way. */
@@ -104,7 +78,10 @@ export type LoopInput = {
   /** Decisions for calls waiting for approval in the open batch (see `openBatch`). */
   decisions?: ReadonlyMap<string, ApprovalDecision>;
   signal: AbortSignal;
-  hooks?: LoopHooks;
+  /** Asked before every model call; see `PrepareStep`. */
+  prepareStep?: PrepareStep;
+  /** The reply before this loop's first call (an earlier run's), for a `prepareStep` that calibrates from usage. */
+  previous?: StepInput['previous'];
   /** Makes every settled step durable as it settles; absent, nothing is written mid-run. */
   durability?: LoopDurability;
   emit(event: LoopEvent): void;
@@ -129,4 +106,6 @@ export type LoopOutcome = {
   pending: PendingApproval[];
   /** Model calls made. */
   steps: number;
+  /** The last reply and how many turns of the context its call sent: where the next run's first step calibrates from. */
+  previous?: StepInput['previous'];
 };

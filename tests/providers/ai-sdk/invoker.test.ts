@@ -155,7 +155,7 @@ describe('retries', () => {
     const snapshot = await agent.submit('hi');
 
     expect(snapshot.text).toBe('Answered.');
-    expect(retries).toEqual([{ kind: 'model_retry', attempt: 2, delayMs: 20, status: 429, reason: 'HTTP 429' }]);
+    expect(retries).toEqual([{ kind: 'model_retry', attempt: 2, delayMs: 20, status: 429, reason: 'HTTP 429', runId: expect.any(String) }]);
     await agent.close();
   });
 

@@ -36,8 +36,8 @@ describe('retrying a failed model call', () => {
 
     expect(snapshot.text).toBe('Here.');
     expect(retries()).toEqual([
-      { kind: 'model_retry', attempt: 2, delayMs: 30, status: 429, reason: 'rate limit' },
-      { kind: 'model_retry', attempt: 3, delayMs: 20, status: 529, reason: 'overloaded' },
+      { kind: 'model_retry', attempt: 2, delayMs: 30, status: 429, reason: 'rate limit', runId: expect.any(String) },
+      { kind: 'model_retry', attempt: 3, delayMs: 20, status: 529, reason: 'overloaded', runId: expect.any(String) },
     ]);
     expect(events.findIndex((e) => e.kind === 'model_retry')).toBeLessThan(events.findIndex((e) => e.kind === 'text_delta'));
     expect(server.requests).toHaveLength(3);

@@ -169,13 +169,13 @@ describe('runAgent({ context })', () => {
     const lookupSpec = {
       name: 'lookup',
       description: 'Look a customer up.',
-      input_schema: { type: 'object', properties: { who: { type: 'string' } } },
+      inputSchema: { type: 'object', properties: { who: { type: 'string' } } },
     };
     const answered: string[] = [];
     // `crm` answers only about Acme and passes the rest on; `directory` answers everything.
     const crm: ContextSource = {
       name: 'crm',
-      tools: () => [lookupSpec, { name: 'notes_list', description: 'List the notes.', input_schema: { type: 'object' } }],
+      tools: () => [lookupSpec, { name: 'notes_list', description: 'List the notes.', inputSchema: { type: 'object' } }],
       nameMap: () => new Map([['notes_list', 'notes.list']]),
       metaTools: () => ['lookup'],
       handle: (name, input) => {

@@ -33,7 +33,8 @@ describe('approvals', () => {
     const agent = createAgent({ model: 'm', tools: [wipe.definition, look.definition] }, { invokeModel: model.invoke });
     const events = record(agent);
 
-    const snapshot = await agent.submit('clean up');
+    const run = agent.submit('clean up');
+    const snapshot = await run;
 
     expect(snapshot.status).toBe('waiting');
     expect(snapshot.pendingApprovals).toEqual([{ approvalId: 'wipe', callId: 'wipe', name: 'disk.wipe', input: { all: true } }]);
@@ -46,6 +47,7 @@ describe('approvals', () => {
       callId: 'wipe',
       name: 'disk.wipe',
       input: { all: true },
+      runId: run.runId,
     });
     expect(events.at(-1)).toMatchObject({ kind: 'settled', snapshot: { status: 'waiting' } });
     expect(model.requests).toHaveLength(1);

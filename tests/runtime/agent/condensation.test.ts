@@ -82,4 +82,43 @@ describe('condensation in the conductor (AgentConfig.compaction)', () => {
 
     await expect(agent.submit('hi')).rejects.toMatchObject({ kind: 'context_overflow' });
   });
+
+  it('asks prepareStep after its own condensation, with the condensed messages, and allows one condensation per step', async () => {
+    const model = talkativeModel();
+    const seen: string[] = [];
+    let condenseAgain = false;
+    const agent = createAgent(
+      {
+        ...config,
+        prepareStep: ({ messages }) => {
+          seen.push(firstText(messages[0]).slice(0, CONDENSED_PREFIX.length));
+          if (condenseAgain && firstText(messages[0]).startsWith(CONDENSED_PREFIX)) {
+            return { condensation: { summary: { role: 'user', blocks: [{ kind: 'text', text: 'mine' }] }, keptFrom: 1 } };
+          }
+          return undefined;
+        },
+      },
+      { invokeModel: model.invoke, store: new SessionStore(dir.path) },
+    );
+    const events = record(agent);
+
+    condenseAgain = true;
+    let failure: unknown;
+    for (let i = 0; i < 4 && failure === undefined; i++)
+      failure = await agent.submit(long(`question ${i}`)).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+
+    // The agent condensed first; the hook saw the summary at the head and tried to condense the same step again.
+    expect(seen.at(-1)).toBe(CONDENSED_PREFIX);
+    expect(failure).toMatchObject({ kind: 'invalid_request', cause: { name: 'StepHookError' } });
+    // The step was refused whole: neither condensation was applied, nothing was sent, the session kept its turns.
+    expect(events.filter((e) => e.kind === 'compacted')).toHaveLength(0);
+    const calls = model.requests.filter((r) => !isSummaryRequest(r));
+    expect(calls.every((r) => !firstText(r.messages[0]).startsWith(CONDENSED_PREFIX))).toBe(true);
+    const session = await new SessionStore(dir.path).loadSession(agent.sessionId);
+    expect(session.pathTo(session.leaf!).some((turn) => firstText(turn).startsWith(CONDENSED_PREFIX))).toBe(false);
+    await agent.close();
+  });
 });

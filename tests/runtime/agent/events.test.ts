@@ -18,7 +18,8 @@ describe('what a run publishes', () => {
     const agent = createAgent({ model: 'm', tools: [tool] }, { invokeModel: model.invoke });
     const events = record(agent);
 
-    const snapshot = await agent.submit('find it');
+    const run = agent.submit('find it');
+    const snapshot = await run;
 
     expect(events.map((e) => e.kind)).toEqual([
       'run_started',
@@ -33,7 +34,9 @@ describe('what a run publishes', () => {
       'snapshot',
       'settled',
     ]);
-    expect(events[0]).toEqual({ kind: 'run_started', sessionId: agent.sessionId, prompt: 'find it' });
+    expect(events[0]).toEqual({ kind: 'run_started', sessionId: agent.sessionId, prompt: 'find it', runId: run.runId });
+    // Every event names the run it belongs to.
+    expect(new Set(events.map((e) => e.runId))).toEqual(new Set([run.runId]));
     expect(
       events
         .filter((e) => e.kind === 'text_delta')
@@ -45,7 +48,7 @@ describe('what a run publishes', () => {
       [100, 100],
       [150, 250],
     ]);
-    expect(events.at(-1)).toEqual({ kind: 'settled', snapshot });
+    expect(events.at(-1)).toEqual({ kind: 'settled', snapshot, runId: run.runId });
     expect(snapshot).toMatchObject({ status: 'settled', text: 'Found it.', pendingApprovals: [], sessionId: agent.sessionId });
     expect((events[6] as { snapshot: { status: string } }).snapshot.status).toBe('running');
   });

@@ -228,55 +228,81 @@ describe('the loop through createAgent', () => {
     expect(model.requests[1].messages).toHaveLength(3);
   });
 
-  it('calls beforeModelCall before every model call, including between the steps of one tool loop, and afterModelCall with each usage', async () => {
-    const seen: number[] = [];
-    const usages: number[] = [];
+  it('asks prepareStep before every model call, between the steps of one tool loop too, with the reply before it', async () => {
+    const seen: Array<{ step: number; messages: number; inputTokens?: number; sentTurns?: number }> = [];
     const model = scriptedModel(call({ name: 't', id: '1' }), say('done'));
     const agent = createAgent(
-      { model: 'm', tools: [tool('t', () => 'ok')] },
       {
-        invokeModel: model.invoke,
-        hooks: {
-          beforeModelCall: async (context) => {
-            seen.push(context.length);
-            return context;
-          },
-          afterModelCall: (reply, sent) => {
-            usages.push(reply.usage!.inputTokens);
-            expect(sent.context.length).toBe(sent.request.messages.length);
-          },
+        model: 'm',
+        tools: [tool('t', () => 'ok')],
+        prepareStep: (step) => {
+          seen.push({
+            step: step.step,
+            messages: step.messages.length,
+            inputTokens: step.previous?.reply.usage?.inputTokens,
+            sentTurns: step.previous?.sentTurns,
+          });
         },
       },
+      { invokeModel: model.invoke },
     );
 
     await agent.submit('go');
 
-    expect(seen).toEqual([1, 3]);
-    expect(usages).toEqual([10, 10]);
+    expect(seen).toEqual([
+      { step: 0, messages: 1, inputTokens: undefined, sentTurns: undefined },
+      { step: 1, messages: 3, inputTokens: 10, sentTurns: 1 },
+    ]);
   });
 
-  it('adopts a condensed context from beforeModelCall for this and later calls', async () => {
+  it('sends what prepareStep overrides for that call only: system text, tools and controls', async () => {
+    const model = scriptedModel(call({ name: 't', id: '1' }), say('done'));
+    const agent = createAgent(
+      {
+        model: 'm',
+        system: 'base',
+        tools: [tool('t', () => 'ok'), tool('u', () => 'no')],
+        prepareStep: ({ step, tools }) =>
+          step === 0 ? { system: 'first call', temperature: 0.2, tools: tools.filter((t) => t.name === 't') } : undefined,
+      },
+      { invokeModel: model.invoke },
+    );
+
+    await agent.submit('go');
+
+    expect(model.requests.map((r) => [r.system, r.temperature, r.tools.map((t) => t.name)])).toEqual([
+      ['first call', 0.2, ['t']],
+      ['base', undefined, ['t', 'u']],
+    ]);
+  });
+
+  it('applies a condensation prepareStep returns, as a typed value, for this and later calls', async () => {
     const model = scriptedModel(say('a'), say('b'), say('c'));
-    const condense = (context: readonly Turn[]): Turn[] =>
-      context.length < 5
-        ? (context as Turn[])
-        : [{ role: 'user', blocks: [{ kind: 'text', text: '[condensed earlier context] talk' }] }, ...context.slice(-1)];
-    const agent = createAgent({ model: 'm' }, { invokeModel: model.invoke, hooks: { beforeModelCall: condense } });
+    const summary: Turn = { role: 'user', blocks: [{ kind: 'text', text: 'talk so far' }] };
+    const agent = createAgent(
+      {
+        model: 'm',
+        prepareStep: ({ messages }) => (messages.length < 5 ? undefined : { condensation: { summary, keptFrom: messages.length - 1 } }),
+      },
+      { invokeModel: model.invoke },
+    );
 
     await agent.submit('one');
     await agent.submit('two');
     const third = await agent.submit('three');
 
-    expect(model.requests[2].messages.map((t) => (t.blocks[0] as { text: string }).text)).toEqual([
-      '[condensed earlier context] talk',
-      'three',
-    ]);
+    // Nothing in the summary's text marks it: the value says what it is.
+    expect(model.requests[2].messages.map((t) => (t.blocks[0] as { text: string }).text)).toEqual(['talk so far', 'three']);
     expect(third.messages).toHaveLength(3);
   });
 
-  it('faults with invalid_request when beforeModelCall returns a context the session cannot record', async () => {
+  it('faults with invalid_request, before any call, when prepareStep returns a condensation that cannot apply', async () => {
     const model = scriptedModel(say('never'));
-    const agent = createAgent({ model: 'm' }, { invokeModel: model.invoke, hooks: { beforeModelCall: () => [] } });
+    const summary: Turn = { role: 'user', blocks: [{ kind: 'text', text: 'x' }] };
+    const agent = createAgent(
+      { model: 'm', prepareStep: () => ({ condensation: { summary, keptFrom: 5 } }) },
+      { invokeModel: model.invoke },
+    );
 
     const failure = (await agent.submit('hi').catch((e: unknown) => e)) as RunFault;
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent, SessionStore, CONDENSED_PREFIX } from '../../../src/entries/runtime.js';
-import type { SessionGraph, SessionStoreLike, Turn } from '../../../src/entries/runtime.js';
+import type { SessionGraph, SessionStoreLike, StepInput, Turn } from '../../../src/entries/runtime.js';
 import { call, say, scriptedModel, tempDir } from './helpers.js';
 
 let dir: Awaited<ReturnType<typeof tempDir>>;
@@ -110,11 +110,12 @@ describe('the conductor over a session store', () => {
 
   it('records a condensation in the session, so a resumed agent sees the condensed context', async () => {
     const summary: Turn = { role: 'user', blocks: [{ kind: 'text', text: `${CONDENSED_PREFIX} we said hello twice` }] };
-    const condense = (context: readonly Turn[]) => (context.length >= 5 ? [summary, ...context.slice(-1)] : (context as Turn[]));
+    const prepareStep = ({ messages }: StepInput) =>
+      messages.length >= 5 ? { condensation: { summary, keptFrom: messages.length - 1 } } : undefined;
     const model = scriptedModel(say('hello 1'), say('hello 2'), say('hello 3'), say('resumed answer'));
     const agent = createAgent(
-      { model: 'm', sessionId: 'long' },
-      { store: new SessionStore(dir.path), invokeModel: model.invoke, hooks: { beforeModelCall: condense } },
+      { model: 'm', sessionId: 'long', prepareStep },
+      { store: new SessionStore(dir.path), invokeModel: model.invoke },
     );
     await agent.submit('one');
     await agent.submit('two');

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { RunLedger, SnapshotAccumulator } from '../../../src/runtime/ledger/index.js';
 import type { RunEvent, RunSnapshot } from '../../../src/runtime/contract/index.js';
 
-const delta = (text: string): RunEvent => ({ kind: 'text_delta', delta: text });
+const delta = (text: string): RunEvent => ({ kind: 'text_delta', delta: text, runId: 'r1' });
 
 function snapshot(text: string): RunSnapshot {
   return {
@@ -39,7 +39,7 @@ describe('RunLedger', () => {
     });
     ledger.subscribe((e) => seen.push(e.kind));
     ledger.publish(delta('x'));
-    ledger.publish({ kind: 'settled', snapshot: snapshot('') });
+    ledger.publish({ kind: 'settled', snapshot: snapshot(''), runId: 'r1' });
     expect(seen).toEqual(['text_delta', 'settled']);
     expect(errors).toEqual([
       [boom, 'text_delta'],
@@ -150,18 +150,18 @@ describe('SnapshotAccumulator', () => {
     const ledger = new RunLedger();
     const acc = new SnapshotAccumulator();
     const detach = acc.attach(ledger);
-    ledger.publish({ kind: 'snapshot', snapshot: snapshot('a') });
+    ledger.publish({ kind: 'snapshot', snapshot: snapshot('a'), runId: 'r1' });
     expect(acc.getSnapshot()?.text).toBe('a');
-    ledger.publish({ kind: 'tool_started', name: 't', callId: 'c', input: {} });
-    ledger.publish({ kind: 'tool_finished', name: 't', callId: 'c', input: {}, result: 1, isError: false });
+    ledger.publish({ kind: 'tool_started', name: 't', callId: 'c', input: {}, runId: 'r1' });
+    ledger.publish({ kind: 'tool_finished', name: 't', callId: 'c', input: {}, result: 1, isError: false, runId: 'r1' });
     ledger.publish(delta('ignored'));
     expect(acc.getSnapshot()?.text).toBe('a');
-    ledger.publish({ kind: 'settled', snapshot: snapshot('b') });
+    ledger.publish({ kind: 'settled', snapshot: snapshot('b'), runId: 'r1' });
     expect(acc.getSnapshot()?.text).toBe('b');
-    ledger.publish({ kind: 'faulted', error: { kind: 'aborted', message: 'stop' }, snapshot: snapshot('c') });
+    ledger.publish({ kind: 'faulted', error: { kind: 'aborted', message: 'stop' }, snapshot: snapshot('c'), runId: 'r1' });
     expect(acc.getSnapshot()?.text).toBe('c');
     detach();
-    ledger.publish({ kind: 'snapshot', snapshot: snapshot('after detach') });
+    ledger.publish({ kind: 'snapshot', snapshot: snapshot('after detach'), runId: 'r1' });
     expect(acc.getSnapshot()?.text).toBe('c');
   });
 });

@@ -1,0 +1,46 @@
+import type { RunEvent } from '../contract/events.js';
+import type { ModelUsage } from '../contract/model.js';
+import type { RunLedger } from '../ledger/ledger.js';
+import { addUsage, zeroUsage } from '../usage/sum.js';
+import { RunLog } from './run.js';
+
+/**
+ * What one run holds while it runs: its id, its events (published on the agent's ledger and kept in
+ * its own log for its `Run`), its abort signal and the tokens it spent. Nothing of a run lives in
+ * the agent's closure.
+ */
+export class RunScope {
+  readonly log: RunLog;
+  readonly usage: ModelUsage = zeroUsage();
+  readonly #controller = new AbortController();
+  readonly signal: AbortSignal;
+
+  constructor(
+    readonly runId: string,
+    private readonly ledger: RunLedger,
+    callerSignal?: AbortSignal,
+  ) {
+    this.log = new RunLog(runId);
+    this.signal = callerSignal === undefined ? this.#controller.signal : AbortSignal.any([this.#controller.signal, callerSignal]);
+  }
+
+  abort(): void {
+    this.#controller.abort();
+  }
+
+  publish(event: RunEvent): void {
+    this.log.push(event);
+    this.ledger.publish(event);
+  }
+
+  /** True when an event would reach anyone now: worth building a costly one (a snapshot copies the context). */
+  get watched(): boolean {
+    return this.ledger.subscriberCount > 0 || this.log.reading;
+  }
+
+  /** Adds a model call's tokens to the run's and publishes them. */
+  spend(used: ModelUsage): void {
+    addUsage(this.usage, used);
+    this.publish({ kind: 'usage', usage: used, total: { ...this.usage }, runId: this.runId });
+  }
+}

@@ -1,0 +1,63 @@
+import type { Condensation, PrepareStep, StepOverrides } from '../contract/step.js';
+import type { Turn } from '../contract/turn.js';
+import type { CondensationStep } from './condensation-step.js';
+import type { ContextRun } from './context-run.js';
+import { StepHookError } from './errors.js';
+
+/** The producers of one run's per-step hook, asked in this order. */
+export type StepProducers = {
+  /** The run's context manager, when the agent has one: its system texts and tools for every call. */
+  context?: ContextRun;
+  /** The agent's automatic condensation (`config.compaction`). */
+  condensation?: CondensationStep;
+  /** `config.prepareStep`: the user's, asked last, seeing what the others decided. */
+  user?: PrepareStep;
+};
+
+/**
+ * The one hook the loop asks before every model call, composed from its producers: condensation
+ * decides against everything the call sends (the context manager's system text and tools included),
+ * and when the run's first step condensed, the context manager prepares again on the condensed
+ * messages (so recalled memory sees the room that freed). At most one condensation per step: a user
+ * hook returning one when another producer already condensed throws `StepHookError`.
+ */
+export function composeStepHook(producers: StepProducers): PrepareStep | undefined {
+  const { context, condensation, user } = producers;
+  if (context === undefined && condensation === undefined && user === undefined) return undefined;
+  return async (step) => {
+    const overrides: StepOverrides = {};
+    let messages = step.messages;
+    if (condensation !== undefined) {
+      const condensed = await condensation.decide(step, context?.sending());
+      if (condensed !== undefined) {
+        overrides.condensation = condensed;
+        messages = condensedView(step.messages, condensed);
+        if (context !== undefined && step.step === 0 && step.failure === undefined) await context.reprepare(messages);
+      }
+    }
+    if (context !== undefined) {
+      overrides.system = context.system;
+      overrides.volatileSystem = context.volatileSystem;
+    }
+    if (user === undefined) return overrides;
+    const seen = {
+      ...step,
+      messages,
+      system: overrides.system ?? step.system,
+      volatileSystem: overrides.volatileSystem ?? step.volatileSystem,
+    };
+    const own = (await user(seen)) ?? undefined;
+    if (own === undefined) return overrides;
+    if (own.condensation !== undefined && overrides.condensation !== undefined) {
+      throw new StepHookError('prepareStep returned a condensation for a step the agent already condensed; one condensation per step');
+    }
+    return { ...overrides, ...own };
+  };
+}
+
+/** The messages as the call will send them after `condensation`: the summary, then the kept tail. */
+export function condensedView(messages: readonly Turn[], condensation: Condensation): Turn[] {
+  const view = [condensation.summary];
+  for (let i = condensation.keptFrom; i < messages.length; i++) view.push(messages[i]);
+  return view;
+}
