@@ -141,6 +141,68 @@ export const MIGRATIONS: readonly Migration[] = [
       `COMMENT ON TABLE ${s}.memory_changes IS 'the records (by seq) each version saved, edited, superseded or forgot'`,
     ],
   },
+  {
+    version: 6,
+    name: 'agent server: threads, runs, run events, workers',
+    statements: (s) => [
+      `CREATE TABLE ${s}.server_threads (
+        tenant text NOT NULL,
+        id text NOT NULL,
+        created_by text NOT NULL,
+        metadata text NOT NULL DEFAULT '{}',
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        active_run text,
+        pending text NOT NULL DEFAULT '[]',
+        mark_length integer NOT NULL DEFAULT 0,
+        mark_last text,
+        PRIMARY KEY (tenant, id)
+      )`,
+      `COMMENT ON COLUMN ${s}.server_threads.active_run IS 'the one run queued or running on the thread, null when idle'`,
+      `COMMENT ON COLUMN ${s}.server_threads.mark_length IS 'the context length after the last run, with mark_last (a digest of its last turn): what a takeover compares with'`,
+      `CREATE INDEX server_threads_created ON ${s}.server_threads (tenant, created_at DESC, id)`,
+      `CREATE TABLE ${s}.server_runs (
+        id text PRIMARY KEY,
+        tenant text NOT NULL,
+        thread text NOT NULL,
+        created_by text NOT NULL,
+        input text NOT NULL,
+        status text NOT NULL,
+        attempt integer NOT NULL DEFAULT 0,
+        cancel_requested boolean NOT NULL DEFAULT false,
+        worker text,
+        job_holder text,
+        base_length integer NOT NULL,
+        base_last text,
+        result text,
+        error text,
+        events_expired boolean NOT NULL DEFAULT false,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        started_at timestamptz,
+        finished_at timestamptz
+      )`,
+      `COMMENT ON COLUMN ${s}.server_runs.attempt IS 'fencing token: raised by every worker that takes the run; its events and its end are written only under the attempt it took'`,
+      `CREATE INDEX server_runs_thread ON ${s}.server_runs (tenant, thread, created_at DESC)`,
+      `CREATE INDEX server_runs_active ON ${s}.server_runs (tenant) WHERE status IN ('queued', 'running')`,
+      `CREATE INDEX server_runs_worker ON ${s}.server_runs (worker) WHERE status = 'running'`,
+      `CREATE INDEX server_runs_finished ON ${s}.server_runs (finished_at) WHERE NOT events_expired`,
+      `CREATE TABLE ${s}.server_run_events (
+        run text NOT NULL,
+        seq bigint NOT NULL,
+        event text NOT NULL,
+        PRIMARY KEY (run, seq)
+      )`,
+      `COMMENT ON COLUMN ${s}.server_run_events.event IS 'the event as JSON text (not jsonb, which cannot hold \\u0000)'`,
+      `CREATE TABLE ${s}.server_workers (
+        id text PRIMARY KEY,
+        host text NOT NULL,
+        pid integer NOT NULL,
+        started_at timestamptz NOT NULL DEFAULT now(),
+        heartbeat_at timestamptz NOT NULL DEFAULT now()
+      )`,
+      `COMMENT ON TABLE ${s}.server_workers IS 'live worker processes; a row whose heartbeat is older than the lease is a dead worker, whose runs others take over'`,
+    ],
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
