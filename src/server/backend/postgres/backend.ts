@@ -1,0 +1,268 @@
+import { randomUUID } from 'node:crypto';
+import { openPool, type PoolLike, type PostgresConnection, type PreparedQuery } from '../../../postgres/driver.js';
+import { PostgresDatabase } from '../../../postgres/database.js';
+import {
+  ApprovalNotPendingError,
+  NotFoundError,
+  QueueFullError,
+  RunFencedError,
+  ServerOptionsError,
+  ThreadBusyError,
+  ThreadExistsError,
+} from '../../errors.js';
+import { RunTails } from '../../events/tails.js';
+import type { Principal, RunInput, RunRecord, ServerRunEvent, StoredEvent, ThreadRecord, ContextMark } from '../../types.js';
+import type { Claim, CreateRunOptions, RunOutcome, ServerBackend, WorkerIdentity } from '../types.js';
+import { PgListener } from './listener.js';
+import { runOf, threadOf, type RunRow, type ThreadRow } from './rows.js';
+import { RUN_TASK, serverSql, type ServerSql } from './sql.js';
+import { canceledBeforeStart } from '../canceled.js';
+
+/** The schema version the server's tables arrived in (src/postgres/migrations.ts). */
+export const SERVER_TABLES_VERSION = 6;
+const EVENTS_PAGE = 500;
+
+export type PostgresBackendOptions = {
+  connection: PostgresConnection;
+  /** Schema of the server's (and the stores') tables. */
+  schema: string;
+  /** Schema of graphile-worker's job tables. */
+  jobSchema: string;
+  log: (message: string, error: unknown) => void;
+};
+
+/**
+ * Threads, runs and run events in PostgreSQL, shared by every API server and worker on the database:
+ * runs are queued as graphile-worker jobs in the same transaction that records them, events are rows
+ * told to every process by NOTIFY, a cancel is a flag and a NOTIFY to whichever worker runs it.
+ */
+export class PostgresBackend implements ServerBackend {
+  readonly tails: RunTails;
+  readonly sql: ServerSql;
+  readonly db: PostgresDatabase;
+  private readonly cancelHandlers = new Set<(runId: string) => void>();
+  private listener: PgListener | undefined;
+  private owned = false;
+
+  private constructor(
+    readonly pool: PoolLike,
+    private readonly options: PostgresBackendOptions,
+  ) {
+    this.db = new PostgresDatabase({ pool }, options.schema, SERVER_TABLES_VERSION);
+    this.sql = serverSql(this.db.s, options.schema, `"${options.jobSchema}"`);
+    this.tails = new RunTails({ fetchAfter: (runId, afterId) => this.eventsAfter(runId, afterId) });
+  }
+
+  /**
+   * Connects, checks that `indusagi db migrate` set up both the tables and the job queue (it never
+   * migrates itself), and starts listening.
+   */
+  static async open(options: PostgresBackendOptions): Promise<PostgresBackend> {
+    const { pool, owned } = await openPool(options.connection);
+    const backend = new PostgresBackend(pool, options);
+    backend.owned = owned;
+    try {
+      await backend.db.query('SELECT 1');
+      const [jobs] = await backend.db.query<{ ready: boolean }>(backend.sql.jobsReady, [`"${options.jobSchema}".add_job`]);
+      if (!jobs.ready) {
+        throw new ServerOptionsError(
+          `The job queue (graphile-worker) is not set up in schema "${options.jobSchema}". Run \`indusagi db migrate\` once (with graphile-worker installed), then start again.`,
+        );
+      }
+      const { events, cancels } = backend.sql.channels;
+      backend.listener = new PgListener(
+        pool,
+        [events, cancels],
+        (channel, payload) => backend.heard(channel, payload),
+        () => backend.reconnected(),
+        options.log,
+      );
+      await backend.listener.start();
+    } catch (error) {
+      await backend.close();
+      throw error;
+    }
+    return backend;
+  }
+
+  async createThread(principal: Principal, id: string, metadata: Record<string, unknown>): Promise<ThreadRecord> {
+    const rows = await this.db.query<ThreadRow>(this.sql.insertThread, [principal.tenant, id, principal.user, JSON.stringify(metadata)]);
+    if (rows.length === 0) throw new ThreadExistsError(id);
+    return threadOf(rows[0]);
+  }
+
+  async getThread(tenant: string, id: string): Promise<ThreadRecord | undefined> {
+    const [row] = await this.db.query<ThreadRow>(this.sql.thread, [tenant, id]);
+    return row === undefined ? undefined : threadOf(row);
+  }
+
+  async listThreads(tenant: string, opts: { limit: number; before?: string }): Promise<ThreadRecord[]> {
+    const rows = await this.db.query<ThreadRow>(this.sql.listThreads, [tenant, opts.before ?? null, opts.limit]);
+    return rows.map(threadOf);
+  }
+
+  async deleteThread(tenant: string, id: string): Promise<void> {
+    await this.db.transaction(async (client) => {
+      const [row] = (await client.query(this.sql.lockThread, [tenant, id])).rows as ThreadRow[];
+      if (row === undefined) throw new NotFoundError('thread', id);
+      if (row.active_run !== null) throw new ThreadBusyError(id, row.active_run);
+      for (const statement of this.sql.deleteThread) await client.query(statement, [tenant, id]);
+    });
+  }
+
+  createRun(principal: Principal, threadId: string, input: RunInput, opts: CreateRunOptions): Promise<RunRecord> {
+    const { tenant, user } = principal;
+    return this.db.transaction(async (client) => {
+      await client.query(this.sql.lockTenant, [`${this.options.schema}:${tenant}`]);
+      if (opts.createThread) await client.query(this.sql.insertThread, [tenant, threadId, user, '{}']);
+      const [row] = (await client.query(this.sql.lockThread, [tenant, threadId])).rows as ThreadRow[];
+      if (row === undefined) throw new NotFoundError('thread', threadId);
+      const thread = threadOf(row);
+      if (thread.activeRunId !== null) throw new ThreadBusyError(threadId, thread.activeRunId);
+      if (input.kind === 'decisions') {
+        for (const decision of input.decisions) {
+          if (!thread.pendingApprovals.some((pending) => pending.approvalId === decision.approvalId))
+            throw new ApprovalNotPendingError(threadId, decision.approvalId);
+        }
+      }
+      const [{ n }] = (await client.query(this.sql.activeRuns, [tenant])).rows as Array<{ n: number }>;
+      if (n >= opts.maxQueued) throw new QueueFullError(opts.maxQueued, opts.retryAfterSeconds);
+      const id = randomUUID();
+      await client.query(this.sql.insertRun, [id, tenant, threadId, user, JSON.stringify(input), thread.mark.length, thread.mark.last]);
+      await client.query(this.sql.occupyThread, [tenant, threadId, id]);
+      await client.query(this.sql.addJob, [RUN_TASK, id, `run:${id}`]);
+      const created: RunRecord = {
+        id,
+        threadId,
+        tenant,
+        user,
+        input,
+        status: 'queued',
+        attempt: 0,
+        cancelRequested: false,
+        error: null,
+        result: null,
+        base: thread.mark,
+        lastEventId: 0,
+        createdAt: new Date().toISOString(),
+        startedAt: null,
+        finishedAt: null,
+        eventsExpired: false,
+      };
+      return created;
+    });
+  }
+
+  async getRun(tenant: string, runId: string): Promise<RunRecord | undefined> {
+    const [row] = await this.db.query<RunRow>(this.sql.tenantRun, [tenant, runId]);
+    return row === undefined ? undefined : runOf(row);
+  }
+
+  async listRuns(tenant: string, threadId: string, limit: number): Promise<RunRecord[]> {
+    return (await this.db.query<RunRow>(this.sql.listRuns, [tenant, threadId, limit])).map(runOf);
+  }
+
+  async cancelRun(tenant: string, runId: string): Promise<RunRecord> {
+    await this.db.transaction(async (client) => {
+      const { terminal, error } = canceledBeforeStart(runId);
+      const [queued] = (await client.query(this.sql.cancelQueued, [tenant, runId, JSON.stringify(error)])).rows as Array<{
+        thread: string;
+      }>;
+      if (queued === undefined) {
+        await client.query(this.sql.cancelRunning, [tenant, runId]);
+        return;
+      }
+      await client.query(this.sql.insertEvent, [runId, JSON.stringify(terminal)]);
+      await client.query(this.sql.freeThread, [tenant, queued.thread, runId]);
+      await client.query(this.sql.removeJob, [`run:${runId}`]);
+    });
+    const run = await this.getRun(tenant, runId);
+    if (run === undefined) throw new NotFoundError('run', runId);
+    return run;
+  }
+
+  async claimRun(runId: string, worker: WorkerIdentity): Promise<Claim | undefined> {
+    const claimed = await this.db.query(this.sql.claim, [runId, worker.workerId, worker.holder]);
+    if (claimed.length === 0) return undefined;
+    // Read after the claim committed: a dead attempt's last write, if it was in flight, is in by now.
+    const [row] = await this.db.query<RunRow>(this.sql.run, [runId]);
+    return { run: runOf(row), attempt: row.attempt, nextEventId: Number(row.last_seq) + 1 };
+  }
+
+  async rebaseRun(claim: Claim, mark: ContextMark): Promise<void> {
+    await this.db.query(this.sql.rebase, [claim.run.id, claim.attempt, mark.length, mark.last]);
+  }
+
+  async appendEvents(claim: Claim, events: ServerRunEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const ids = events.map((_, i) => claim.nextEventId + i);
+    const [row] = await this.db.query<{ held: number }>(this.sql.append, [
+      claim.run.id,
+      claim.attempt,
+      ids,
+      events.map((e) => JSON.stringify(e)),
+    ]);
+    if (row.held === 0) throw new RunFencedError(claim.run.id, claim.attempt);
+    claim.nextEventId += events.length;
+  }
+
+  async finishRun(claim: Claim, outcome: RunOutcome): Promise<void> {
+    const thread = outcome.thread;
+    const [row] = await this.db.query<{ finished: number }>(this.sql.finish, [
+      claim.run.id,
+      claim.attempt,
+      outcome.status,
+      outcome.result === null ? null : JSON.stringify(outcome.result),
+      outcome.error === null ? null : JSON.stringify(outcome.error),
+      claim.nextEventId,
+      JSON.stringify(outcome.terminal),
+      thread === undefined ? null : JSON.stringify(thread.pendingApprovals),
+      thread === undefined ? null : thread.mark.length,
+      thread === undefined ? null : thread.mark.last,
+    ]);
+    if (row.finished === 0) throw new RunFencedError(claim.run.id, claim.attempt);
+    claim.nextEventId++;
+  }
+
+  onCancel(handler: (runId: string) => void): () => void {
+    this.cancelHandlers.add(handler);
+    return () => this.cancelHandlers.delete(handler);
+  }
+
+  /** Runs one statement on a connection of the backend's pool (the worker's heartbeat and sweeps). */
+  query<T = any>(sql: string | PreparedQuery, values?: unknown[]): Promise<T[]> {
+    return this.db.query<T>(sql, values);
+  }
+
+  async close(): Promise<void> {
+    await this.listener?.close();
+    await this.db.close();
+    if (this.owned) await this.pool.end();
+  }
+
+  private async eventsAfter(runId: string, afterId: number): Promise<StoredEvent[]> {
+    const rows = await this.db.query<{ seq: string; event: string }>(this.sql.eventsAfter, [runId, afterId, EVENTS_PAGE]);
+    return rows.map((row) => ({ id: Number(row.seq), event: JSON.parse(row.event) as ServerRunEvent }));
+  }
+
+  private heard(channel: string, payload: string): void {
+    if (channel === this.sql.channels.events) {
+      const space = payload.lastIndexOf(' ');
+      this.tails.notify(payload.slice(0, space), Number(payload.slice(space + 1)));
+    } else if (channel === this.sql.channels.cancels) {
+      for (const handler of this.cancelHandlers) handler(payload);
+    }
+  }
+
+  /** Notifications may have been missed while the connection was down: read every tail again, re-ask every cancel. */
+  private reconnected(): void {
+    this.tails.refreshAll();
+    if (this.cancelHandlers.size === 0) return;
+    this.db
+      .query<{ id: string }>(`SELECT id FROM ${this.db.s}.server_runs WHERE status = 'running' AND cancel_requested`)
+      .then((rows) => {
+        for (const { id } of rows) for (const handler of this.cancelHandlers) handler(id);
+      })
+      .catch((error: unknown) => this.options.log('re-reading cancels after a reconnect failed', error));
+  }
+}

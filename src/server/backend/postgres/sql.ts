@@ -1,0 +1,117 @@
+import { createHash } from 'node:crypto';
+import type { PreparedQuery } from '../../../postgres/driver.js';
+
+/** The task name runs are queued under in graphile-worker. */
+export const RUN_TASK = 'indusagi_run';
+
+/**
+ * The notification channels of one schema: two servers on one database with different schemas must not
+ * hear each other. A channel name is an identifier (at most 63 bytes), so the schema goes in hashed.
+ */
+export function channels(schema: string): { events: string; cancels: string } {
+  const tag = createHash('sha256').update(schema).digest('hex').slice(0, 12);
+  return { events: `indusagi_run_events_${tag}`, cancels: `indusagi_run_cancel_${tag}` };
+}
+
+/** Every statement of the PostgreSQL backend; `s` is the quoted schema, `jobs` graphile-worker's quoted schema. */
+export function serverSql(s: string, schema: string, jobs: string) {
+  const { events, cancels } = channels(schema);
+  const prepared = (name: string, text: string): PreparedQuery => ({ name: `indusagi_server_${name}_${schema}`, text });
+  const run = `r.id, r.tenant, r.thread, r.created_by, r.input, r.status, r.attempt, r.cancel_requested, r.base_length, r.base_last,
+    r.result, r.error, r.events_expired, r.created_at, r.started_at, r.finished_at,
+    (SELECT coalesce(max(e.seq), 0) FROM ${s}.server_run_events e WHERE e.run = r.id) AS last_seq`;
+  return {
+    channels: { events, cancels },
+    thread: prepared('thread', `SELECT * FROM ${s}.server_threads WHERE tenant = $1 AND id = $2`),
+    insertThread: `INSERT INTO ${s}.server_threads (tenant, id, created_by, metadata) VALUES ($1, $2, $3, $4)
+      ON CONFLICT (tenant, id) DO NOTHING RETURNING *`,
+    listThreads: `SELECT * FROM ${s}.server_threads WHERE tenant = $1 AND ($2::timestamptz IS NULL OR created_at < $2)
+      ORDER BY created_at DESC, id LIMIT $3`,
+    lockThread: `SELECT * FROM ${s}.server_threads WHERE tenant = $1 AND id = $2 FOR UPDATE`,
+    deleteThread: [
+      `DELETE FROM ${s}.server_run_events WHERE run IN (SELECT id FROM ${s}.server_runs WHERE tenant = $1 AND thread = $2)`,
+      `DELETE FROM ${s}.server_runs WHERE tenant = $1 AND thread = $2`,
+      `DELETE FROM ${s}.server_threads WHERE tenant = $1 AND id = $2`,
+    ],
+    // One creator at a time per tenant, so two cannot both slip under the cap; held to the commit.
+    lockTenant: `SELECT pg_advisory_xact_lock(hashtext($1))`,
+    activeRuns: `SELECT count(*)::int AS n FROM ${s}.server_runs WHERE tenant = $1 AND status IN ('queued', 'running')`,
+    insertRun: `INSERT INTO ${s}.server_runs (id, tenant, thread, created_by, input, status, base_length, base_last)
+      VALUES ($1, $2, $3, $4, $5, 'queued', $6, $7)`,
+    occupyThread: `UPDATE ${s}.server_threads SET active_run = $3, updated_at = now() WHERE tenant = $1 AND id = $2`,
+    // A job per run, keyed by it; the job engine wakes a worker through its own NOTIFY when this commits.
+    addJob: `SELECT 1 FROM ${jobs}.add_job($1, json_build_object('runId', $2::text), max_attempts := 25, job_key := $3)`,
+    removeJob: `SELECT 1 FROM ${jobs}.remove_job($1)`,
+    run: prepared('run', `SELECT ${run} FROM ${s}.server_runs r WHERE r.id = $1`),
+    tenantRun: prepared('tenant_run', `SELECT ${run} FROM ${s}.server_runs r WHERE r.tenant = $1 AND r.id = $2`),
+    listRuns: `SELECT ${run} FROM ${s}.server_runs r WHERE r.tenant = $1 AND r.thread = $2 ORDER BY r.created_at DESC LIMIT $3`,
+    // A queued run ends at once; a running one is flagged and its worker told.
+    cancelQueued: `UPDATE ${s}.server_runs SET status = 'canceled', cancel_requested = true, finished_at = now(),
+      error = $3 WHERE tenant = $1 AND id = $2 AND status = 'queued' RETURNING thread`,
+    cancelRunning: `WITH flagged AS (UPDATE ${s}.server_runs SET cancel_requested = true
+      WHERE tenant = $1 AND id = $2 AND status = 'running' RETURNING id)
+      SELECT pg_notify('${cancels}', id) FROM flagged`,
+    freeThread: `UPDATE ${s}.server_threads SET active_run = NULL, updated_at = now() WHERE tenant = $1 AND id = $2 AND active_run = $3`,
+    insertEvent: `WITH added AS (INSERT INTO ${s}.server_run_events (run, seq, event) VALUES ($1, 1, $2) RETURNING seq)
+      SELECT pg_notify('${events}', $1 || ' ' || seq) FROM added`,
+    // Queued, or running under a worker that is gone (or this one, after its execution ended).
+    claim: prepared(
+      'claim',
+      `UPDATE ${s}.server_runs r SET status = 'running', attempt = r.attempt + 1, worker = $2, job_holder = $3,
+        started_at = coalesce(r.started_at, now())
+      WHERE r.id = $1 AND (r.status = 'queued' OR (r.status = 'running' AND (r.worker = $2
+        OR NOT EXISTS (SELECT 1 FROM ${s}.server_workers w WHERE w.id = r.worker))))
+      RETURNING r.id`,
+    ),
+    rebase: prepared('rebase', `UPDATE ${s}.server_runs SET base_length = $3, base_last = $4 WHERE id = $1 AND attempt = $2`),
+    // Fenced: the run row is share-locked under the writer's attempt, so a takeover (which updates it)
+    // waits for this write, and a write after a takeover finds no row and stores nothing. A retried
+    // write skips the events it stored already.
+    append: prepared(
+      'append',
+      `WITH holder AS (SELECT id FROM ${s}.server_runs WHERE id = $1 AND attempt = $2 AND status = 'running' FOR SHARE),
+      added AS (INSERT INTO ${s}.server_run_events (run, seq, event)
+        SELECT $1, e.seq, e.event FROM unnest($3::bigint[], $4::text[]) AS e(seq, event) WHERE EXISTS (SELECT 1 FROM holder)
+        ON CONFLICT (run, seq) DO NOTHING RETURNING seq)
+      SELECT (SELECT count(*) FROM holder)::int AS held,
+        (SELECT pg_notify('${events}', $1 || ' ' || max(seq)) FROM added HAVING count(*) > 0) AS told`,
+    ),
+    // The run's end, its terminal event, the thread's new state and the notification, all in one commit.
+    finish: prepared(
+      'finish',
+      `WITH done AS (UPDATE ${s}.server_runs SET status = $3, result = $4, error = $5, finished_at = now()
+        WHERE id = $1 AND attempt = $2 AND status = 'running' RETURNING tenant, thread),
+      added AS (INSERT INTO ${s}.server_run_events (run, seq, event) SELECT $1, $6, $7 FROM done
+        ON CONFLICT (run, seq) DO NOTHING RETURNING seq),
+      freed AS (UPDATE ${s}.server_threads t SET active_run = NULL, updated_at = now(),
+          pending = coalesce($8, t.pending), mark_length = coalesce($9, t.mark_length),
+          mark_last = CASE WHEN $9::int IS NULL THEN t.mark_last ELSE $10 END
+        FROM done WHERE t.tenant = done.tenant AND t.id = done.thread AND t.active_run = $1 RETURNING 1)
+      SELECT (SELECT count(*) FROM done)::int AS finished, (SELECT count(*) FROM freed)::int AS freed,
+        (SELECT pg_notify('${events}', $1 || ' ' || $6) FROM done) AS told`,
+    ),
+    lastSeq: prepared('last_seq', `SELECT coalesce(max(seq), 0)::bigint AS seq FROM ${s}.server_run_events WHERE run = $1`),
+    eventsAfter: prepared(
+      'events_after',
+      `SELECT seq, event FROM ${s}.server_run_events WHERE run = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+    ),
+    heartbeat: prepared('heartbeat', `UPDATE ${s}.server_workers SET heartbeat_at = now() WHERE id = $1 RETURNING id`),
+    registerWorker: `INSERT INTO ${s}.server_workers (id, host, pid) VALUES ($1, $2, $3)`,
+    unregisterWorker: `DELETE FROM ${s}.server_workers WHERE id = $1`,
+    // Workers whose heartbeat is older than the lease leave the table (one sweeper gets each), and every
+    // run left running by a worker that is gone gets a fresh job: the job engine would hold the dead
+    // worker's job for hours, and replacing a locked job's key retires it (it never runs again).
+    sweep: `WITH dead AS (DELETE FROM ${s}.server_workers WHERE heartbeat_at < now() - make_interval(secs => $1 / 1000.0) RETURNING id),
+      orphans AS (SELECT r.id FROM ${s}.server_runs r WHERE r.status = 'running' AND (r.worker IN (SELECT id FROM dead)
+        OR NOT EXISTS (SELECT 1 FROM ${s}.server_workers w WHERE w.id = r.worker)))
+      SELECT (SELECT count(*) FROM dead)::int AS dead,
+        (SELECT count(*) FROM orphans o, LATERAL ${jobs}.add_job($2, json_build_object('runId', o.id), max_attempts := 25,
+          job_key := 'run:' || o.id) j)::int AS requeued`,
+    expireEvents: `WITH old AS (UPDATE ${s}.server_runs SET events_expired = true
+        WHERE NOT events_expired AND finished_at < now() - make_interval(secs => $1 / 1000.0) RETURNING id)
+      DELETE FROM ${s}.server_run_events WHERE run IN (SELECT id FROM old)`,
+    jobsReady: `SELECT to_regproc($1) IS NOT NULL AS ready`,
+  };
+}
+
+export type ServerSql = ReturnType<typeof serverSql>;

@@ -1,0 +1,183 @@
+import { createConductor } from '../../runtime/agent/index.js';
+import type { Agent } from '../../runtime/agent/types.js';
+import type { RunSnapshot } from '../../runtime/contract/events.js';
+import { RunFault } from '../../runtime/loop/index.js';
+import type { SessionStoreLike } from '../../runtime/store/index.js';
+import type { MemoryStore } from '../../memory/types.js';
+import { IndusagiError } from '../../errors/index.js';
+import { zeroUsage } from '../../runtime/usage/sum.js';
+import type { Run } from '../../runtime/agent/run.js';
+import type { Claim, RunOutcome, ServerBackend } from '../backend/types.js';
+import { RunFencedError } from '../errors.js';
+import { EventWriter } from '../events/writer.js';
+import type { AgentFactory, RunRecord, RunResult } from '../types.js';
+import { contextMark, sameMark } from './context-mark.js';
+import { openThread } from './open-thread.js';
+import { planRun, type Step } from './plan.js';
+
+/** What executing a run needs besides the run: where things are kept, how its agent is built. */
+export type ExecutionDeps = {
+  backend: ServerBackend;
+  agent: AgentFactory;
+  sessions: (tenant: string) => SessionStoreLike;
+  memory: (tenant: string) => MemoryStore | undefined;
+  /** How long text deltas wait to travel as one chunk. */
+  coalesceMs: number;
+  /** Failures nobody else hears of (a session that would not close). */
+  log: (message: string, error: unknown) => void;
+};
+
+/**
+ * Executes one attempt of a claimed run: builds its agent, opens the thread (waiting out a dead
+ * worker's lease), carries out what is left of the run (see `planRun`), streams the events into the
+ * run's log, lets the session go, and ends the run with its terminal event and the thread's new
+ * state. `signal` is the run's cancel. A run taken over meanwhile by another worker (this one stalled
+ * past its lease) stops writing at the first refused write and is left to the new holder.
+ */
+export async function executeClaimed(deps: ExecutionDeps, claim: Claim, signal: AbortSignal): Promise<void> {
+  const { run, attempt } = claim;
+  const writer = new EventWriter((events) => deps.backend.appendEvents(claim, events), deps.coalesceMs);
+  if (attempt > 1) writer.push({ kind: 'run_taken_over', attempt, runId: run.id });
+  let agent: Agent | undefined;
+  let outcome: RunOutcome;
+  try {
+    signal.throwIfAborted();
+    const served = await deps.agent({
+      tenant: run.tenant,
+      user: run.user,
+      threadId: run.threadId,
+      runId: run.id,
+      memory: deps.memory(run.tenant),
+    });
+    const opened = createConductor(
+      { ...served.config, sessionId: run.threadId },
+      { invokeModel: served.invokeModel, store: deps.sessions(run.tenant) },
+    );
+    agent = opened;
+    // approve and reject take no signal: a cancel stops whatever the agent runs.
+    signal.addEventListener('abort', () => opened.abort(), { once: true });
+    const standing = await openThread(opened, run.threadId, signal);
+    if (attempt === 1 && run.input.kind === 'prompt') {
+      const mark = contextMark(standing.messages);
+      if (!sameMark(mark, run.base)) await deps.backend.rebaseRun(claim, mark);
+    }
+    outcome = await drive(opened, run, planRun(run, attempt, standing), standing, writer, signal);
+  } catch (error) {
+    outcome = failed(run, error, signal, deps.log);
+  }
+  try {
+    await writer.drain();
+  } catch (error) {
+    if (!RunFencedError.isInstance(error)) deps.log(`run ${run.id}: storing its events failed`, error);
+  }
+  try {
+    await agent?.close();
+  } catch (error) {
+    deps.log(`run ${run.id}: letting its thread's session go failed`, error);
+  }
+  if (writer.stopped !== undefined) {
+    if (RunFencedError.isInstance(writer.stopped)) return;
+    // Events were lost to a failing database: fail the job so the engine tries it again (a takeover that picks it up).
+    throw writer.stopped;
+  }
+  try {
+    await deps.backend.finishRun(claim, outcome);
+  } catch (error) {
+    if (!RunFencedError.isInstance(error)) throw error;
+  }
+}
+
+/** Runs the steps one after another; the first fault ends the run. */
+async function drive(
+  agent: Agent,
+  run: RunRecord,
+  steps: Step[],
+  standing: RunSnapshot,
+  writer: EventWriter,
+  signal: AbortSignal,
+): Promise<RunOutcome> {
+  let last = standing;
+  for (const step of steps) {
+    if (signal.aborted) return faulted(run, 'aborted', 'The run was canceled.', last, signal);
+    if (step.kind === 'fork') {
+      last = await agent.branchFrom(step.nodeId);
+      continue;
+    }
+    const running = start(agent, step, signal);
+    try {
+      for await (const event of running) {
+        // A step's own end is not the run's: the run's one terminal event is written when it ends.
+        if (event.kind === 'settled' || event.kind === 'faulted' || event.kind === 'snapshot') continue;
+        writer.push({ ...event, runId: run.id });
+      }
+      last = await running;
+    } catch (error) {
+      if (!RunFault.isInstance(error)) throw error;
+      return faulted(run, error.kind, error.message, error.snapshot, signal);
+    }
+  }
+  const result = resultOf(last);
+  return {
+    status: last.status === 'waiting' ? 'waiting' : 'settled',
+    terminal: { kind: 'settled', snapshot: result, runId: run.id },
+    result,
+    error: null,
+    thread: { pendingApprovals: last.pendingApprovals, mark: contextMark(last.messages) },
+  };
+}
+
+function start(agent: Agent, step: Exclude<Step, { kind: 'fork' }>, signal: AbortSignal): Run {
+  switch (step.kind) {
+    case 'submit':
+      return agent.submit(step.prompt, { signal });
+    case 'approve':
+      return agent.approve(step.approvalId);
+    case 'reject':
+      return agent.reject(step.approvalId, step.reason);
+    case 'continue':
+      return agent.continue({ signal });
+  }
+}
+
+function faulted(run: RunRecord, kind: string, message: string, snapshot: RunSnapshot, signal: AbortSignal): RunOutcome {
+  const error = { kind, message };
+  const result = resultOf(snapshot);
+  return {
+    status: kind === 'aborted' && signal.aborted ? 'canceled' : 'faulted',
+    terminal: { kind: 'faulted', error, snapshot: result, runId: run.id },
+    result,
+    error,
+    thread: { pendingApprovals: snapshot.pendingApprovals, mark: contextMark(snapshot.messages) },
+  };
+}
+
+/** A run that failed before (or outside) a conductor run: no snapshot, the thread stays as it was. */
+function failed(run: RunRecord, cause: unknown, signal: AbortSignal, log: ExecutionDeps['log']): RunOutcome {
+  const canceled = signal.aborted;
+  if (!canceled && !IndusagiError.isInstance(cause)) log(`run ${run.id} failed`, cause);
+  const error = canceled
+    ? { kind: 'aborted', message: 'The run was canceled.' }
+    : IndusagiError.isInstance(cause)
+      ? { kind: cause.kind, message: cause.message }
+      : { kind: 'internal', message: 'Internal error' };
+  const result: RunResult = { status: 'faulted', text: '', pendingApprovals: [], usage: zeroUsage() };
+  return {
+    status: canceled ? 'canceled' : 'faulted',
+    terminal: { kind: 'faulted', error, snapshot: result, runId: run.id },
+    result,
+    error,
+    thread: undefined,
+  };
+}
+
+/** A snapshot as the run's result and terminal event carry it: everything but the messages (the thread has those). */
+function resultOf(snapshot: RunSnapshot): RunResult {
+  const result: RunResult = {
+    status: snapshot.status,
+    text: snapshot.text,
+    pendingApprovals: snapshot.pendingApprovals,
+    usage: snapshot.usage,
+  };
+  if (snapshot.output !== undefined) result.output = snapshot.output;
+  return result;
+}

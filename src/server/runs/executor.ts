@@ -1,0 +1,58 @@
+import type { WorkerIdentity } from '../backend/types.js';
+import { executeClaimed, type ExecutionDeps } from './execution.js';
+
+/**
+ * The runs one process executes: each is claimed (one attempt at a time across every worker), executed,
+ * and stopped when someone, on any server instance, cancels it. The job engine calls `execute` once
+ * per job; `drain` waits for what is under way.
+ */
+export class RunExecutor {
+  private readonly active = new Map<string, { cancel: AbortController; done: Promise<void> }>();
+  private readonly offCancel: () => void;
+
+  constructor(
+    private readonly deps: ExecutionDeps,
+    /** This process as a worker: its heartbeat id may change (after it was counted dead and came back). */
+    private readonly workerId: () => string,
+  ) {
+    this.offCancel = deps.backend.onCancel((runId) => this.active.get(runId)?.cancel.abort());
+  }
+
+  /** How many runs this process is executing. */
+  get running(): number {
+    return this.active.size;
+  }
+
+  /**
+   * Claims and executes run `runId` for the job held by `holder` (the job engine's lock holder). Does
+   * nothing when the run is finished, canceled, executing here already, or held by another live worker.
+   * Rejects only when the run's end could not be stored, so the job engine tries again.
+   */
+  async execute(runId: string, holder: string): Promise<void> {
+    if (this.active.has(runId)) return;
+    // Listening before the claim: a cancel that arrives between the two still stops the run.
+    const cancel = new AbortController();
+    let finish!: () => void;
+    const done = new Promise<void>((resolve) => (finish = resolve));
+    this.active.set(runId, { cancel, done });
+    try {
+      const identity: WorkerIdentity = { workerId: this.workerId(), holder };
+      const claim = await this.deps.backend.claimRun(runId, identity);
+      if (claim === undefined) return;
+      if (claim.run.cancelRequested) cancel.abort();
+      await executeClaimed(this.deps, claim, cancel.signal);
+    } finally {
+      this.active.delete(runId);
+      finish();
+    }
+  }
+
+  /** Resolves once every run under way here has ended. */
+  async drain(): Promise<void> {
+    await Promise.all([...this.active.values()].map((entry) => entry.done));
+  }
+
+  close(): void {
+    this.offCancel();
+  }
+}
