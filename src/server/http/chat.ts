@@ -1,0 +1,176 @@
+import type { RunEvent } from '../../runtime/contract/events.js';
+import { ChunkTranslator, type UIMessageChunk } from '../../ui-message/chunks.js';
+import { ChatRequestError, readChatRequest, type ChatRequest } from '../../ui-message/request.js';
+import { uiMessagesFromTurns, type UIMessage, type UIMessagePart } from '../../ui-message/messages.js';
+import { UI_MESSAGE_STREAM_HEADERS } from '../../ui-message/stream.js';
+import { ServerRequestError } from '../errors.js';
+import type { RunRecord, StoredEvent, ThreadRecord } from '../types.js';
+import { json, threadIdOf, type RouteDeps, type RouteSpec } from './route.js';
+import { streamRun, type StreamFormat } from './sse.js';
+import { queueOptions } from './threads.js';
+import { inputOf } from './runs.js';
+
+/**
+ * The AI SDK UI message stream routes, so a `useChat` page is a client: its chat id is the thread id
+ * (the thread is made on its first message). `POST /chat` starts a run and streams it; with
+ * `resume: true`, `GET /chat/{id}/stream` replays the thread's run in progress from its start (what
+ * `useChat` expects of a resumed stream) and follows it live, from any server instance; `GET
+ * /chat/{id}/messages` gives the thread for `useChat`'s initial `messages`.
+ */
+export function chatRoutes(deps: RouteDeps): RouteSpec[] {
+  const { backend } = deps;
+  const respond = (run: RunRecord, continued?: UIMessage): Response =>
+    new Response(streamRun(backend.tails, run.id, 0, uiFormat(run, continued), deps.keepAliveMs), {
+      headers: { ...UI_MESSAGE_STREAM_HEADERS, 'x-run-id': run.id },
+    });
+  const threadMessages = async (thread: ThreadRecord) => {
+    const graph = await deps.sessions(thread.tenant).loadSession(thread.id);
+    return graph.leaf === null ? [] : graph.resume(graph.leaf);
+  };
+  return [
+    {
+      method: 'post',
+      path: '/chat',
+      operationId: 'chat',
+      tag: 'chat',
+      summary: "useChat's request: a prompt, or decisions on waiting calls, streamed as a UI message stream",
+      description:
+        "The body `useChat`'s default transport posts (`{ id, messages }`); only the last message is read. Leaving does not stop the run: `resume` picks it up.",
+      body: 'ChatRequest',
+      responses: {
+        '200': { description: 'The run as a UI message stream (SSE, `x-vercel-ai-ui-message-stream: v1`).', stream: 'ui-message' },
+        '409': { description: 'The thread runs something already.', schema: 'Error' },
+      },
+      async handle({ principal, body }) {
+        let request: ChatRequest;
+        try {
+          request = readChatRequest(body);
+        } catch (error) {
+          if (ChatRequestError.isInstance(error)) throw new ServerRequestError(error.message);
+          throw error;
+        }
+        const threadId = threadIdOf(request.chatId);
+        const input =
+          request.kind === 'prompt'
+            ? inputOf({ prompt: request.text }, deps.limits.maxPromptChars)
+            : inputOf({ decisions: request.decisions }, deps.limits.maxPromptChars);
+        return respond(await backend.createRun(principal, threadId, input, queueOptions(deps, true)));
+      },
+    },
+    {
+      method: 'get',
+      path: '/chat/{threadId}/stream',
+      operationId: 'resumeChat',
+      tag: 'chat',
+      summary: "useChat's resume: the thread's run in progress, replayed from its start, then live",
+      responses: {
+        '200': { description: 'The run as a UI message stream.', stream: 'ui-message' },
+        '204': { description: 'Nothing is running on the thread (or there is no such thread yet).' },
+      },
+      async handle({ principal, params }) {
+        const thread = await backend.getThread(principal.tenant, threadIdOf(params.threadId));
+        const run = thread?.activeRunId == null ? undefined : await backend.getRun(principal.tenant, thread.activeRunId);
+        if (thread === undefined || run === undefined) return new Response(null, { status: 204 });
+        if (run.input.kind !== 'decisions') return respond(run);
+        // A continuation: the page's message is rebuilt first, as it stood when the decisions were made.
+        const before = uiMessagesFromTurns({
+          messages: (await threadMessages(thread)).slice(0, run.base.length),
+          pendingApprovals: thread.pendingApprovals,
+        });
+        const continued = before.findLast((message) => message.role === 'assistant');
+        return respond(run, continued);
+      },
+    },
+    {
+      method: 'get',
+      path: '/chat/{threadId}/messages',
+      operationId: 'chatMessages',
+      tag: 'chat',
+      summary: "The thread as useChat's initial messages",
+      description:
+        "While a run is under way, the thread as it stood before it (with the run's prompt): the resumed stream brings the rest.",
+      responses: { '200': { description: '`{ messages: UIMessage[] }` (empty for a thread that does not exist yet).' } },
+      async handle({ principal, params }) {
+        const thread = await backend.getThread(principal.tenant, threadIdOf(params.threadId));
+        if (thread === undefined) return json({ messages: [] });
+        const turns = await threadMessages(thread);
+        const run = thread.activeRunId === null ? undefined : await backend.getRun(principal.tenant, thread.activeRunId);
+        if (run === undefined)
+          return json({ messages: uiMessagesFromTurns({ messages: turns, pendingApprovals: thread.pendingApprovals }) });
+        const messages = uiMessagesFromTurns({ messages: turns.slice(0, run.base.length), pendingApprovals: thread.pendingApprovals });
+        if (run.input.kind === 'prompt') messages.push(promptMessage(run.id, run.input.prompt));
+        return json({ messages });
+      },
+    },
+  ];
+}
+
+/**
+ * The stream of a run in the UI message protocol. A prompt's reply is a new message named after the
+ * run; decisions continue the page's last message, or, on a resume, `continued` drawn again first.
+ */
+function uiFormat(run: RunRecord, continued: UIMessage | undefined): StreamFormat {
+  const decisions = run.input.kind === 'decisions' ? run.input.decisions : [];
+  const prefix = continued === undefined ? [] : continued.parts.flatMap((part, i) => partChunks(part, `${continued.id}-${i}`));
+  const known = [
+    ...decisions.map((d) => d.approvalId),
+    ...prefix.flatMap((c) => (c.type === 'tool-input-available' ? [c.toolCallId] : [])),
+  ];
+  const translator = new ChunkTranslator(
+    run.id,
+    known,
+    decisions.filter((d) => !d.approved).map((d) => d.approvalId),
+  );
+  const opening: UIMessageChunk[] =
+    continued === undefined
+      ? translator.begin(run.input.kind !== 'decisions')
+      : [{ type: 'start', messageId: continued.id }, { type: 'start-step' }, ...prefix];
+  return {
+    start: frames(opening),
+    events(batch: readonly StoredEvent[]) {
+      const chunks: UIMessageChunk[] = [];
+      for (const { event } of batch) {
+        if (event.kind === 'settled') chunks.push(...translator.end());
+        else if (event.kind === 'faulted')
+          chunks.push(...translator.end({ aborted: event.error.kind === 'aborted', message: event.error.message }));
+        else if (event.kind !== 'run_taken_over') chunks.push(...translator.chunksOf(event as RunEvent));
+      }
+      return frames(chunks);
+    },
+    end: 'data: [DONE]\n\n',
+  };
+}
+
+function frames(chunks: readonly UIMessageChunk[]): string {
+  return chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join('');
+}
+
+function partChunks(part: UIMessagePart, textId: string): UIMessageChunk[] {
+  if (part.type === 'text')
+    return [
+      { type: 'text-start', id: textId },
+      { type: 'text-delta', id: textId, delta: part.text },
+      { type: 'text-end', id: textId },
+    ];
+  const input: UIMessageChunk = {
+    type: 'tool-input-available',
+    toolCallId: part.toolCallId,
+    toolName: part.toolName,
+    input: part.input,
+    dynamic: true,
+  };
+  switch (part.state) {
+    case 'approval-requested':
+      return [input, { type: 'tool-approval-request', approvalId: part.approval.id, toolCallId: part.toolCallId }];
+    case 'output-available':
+      return [input, { type: 'tool-output-available', toolCallId: part.toolCallId, output: part.output, dynamic: true }];
+    case 'output-error':
+      return [input, { type: 'tool-output-error', toolCallId: part.toolCallId, errorText: part.errorText, dynamic: true }];
+    default:
+      return [input];
+  }
+}
+
+function promptMessage(runId: string, prompt: string): UIMessage {
+  return { id: `${runId}-prompt`, role: 'user', parts: [{ type: 'text', text: prompt, state: 'done' }] };
+}
