@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { CliUsageError } from './errors.js';
 import { parseModelFlag, type ModelFlag } from './model-flag.js';
+import { parseServe, type ServeCommand, type WorkerCommand } from './serve/args.js';
 
 export type Locations = { store: string; memory: string };
 
@@ -32,7 +33,9 @@ export type Command =
   | { name: 'memory'; action: 'ls'; all: boolean; owner: MemoryOwner; memory: string }
   | { name: 'memory'; action: 'rm'; id: string; owner: MemoryOwner; memory: string }
   | { name: 'memory'; action: 'edit'; id: string; text: string; owner: MemoryOwner; memory: string }
-  | { name: 'db'; action: 'migrate'; database: string | undefined; schema: string | undefined };
+  | { name: 'db'; action: 'migrate'; database: string | undefined; schema: string | undefined }
+  | ServeCommand
+  | WorkerCommand;
 
 /** `--resource` and `--session` of the memory commands: the owner whose records they touch. */
 export type MemoryOwner = { resource?: string; session?: string };
@@ -55,7 +58,7 @@ const CHAT_OPTIONS = {
 } as const;
 
 /** Reads the command line; anything it does not know is a `CliUsageError`, decided before any file is touched. */
-export function parseCommand(argv: string[], cwd: string): Command {
+export function parseCommand(argv: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Command {
   const [first, ...rest] = argv;
   if (first === undefined || first === '--help' || first === '-h') return { name: 'help', topic: [] };
   if (first === 'help') return { name: 'help', topic: rest };
@@ -79,6 +82,7 @@ export function parseCommand(argv: string[], cwd: string): Command {
   if (first === 'sessions') return parseSessions(rest, cwd);
   if (first === 'memory') return parseMemory(rest, cwd);
   if (first === 'db') return parseDb(rest);
+  if (first === 'serve' || first === 'worker') return parseServe(first, rest, cwd, env);
   throw new CliUsageError(`unknown command "${first}"; try "indusagi help"`);
 }
 

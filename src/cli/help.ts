@@ -1,6 +1,7 @@
 import { SLASH_HELP } from './chat/slash.js';
 import { DEFAULT_MEMORY, DEFAULT_STORE } from './args.js';
 import { CliUsageError } from './errors.js';
+import { DEFAULT_DATA, DEFAULT_PORT } from './serve/args.js';
 import { EXIT_CODES } from './exit-codes.js';
 
 export const USAGE = `indusagi: a terminal agent over Claude or OpenAI's models
@@ -17,6 +18,8 @@ usage:
   indusagi memory rm ID [--memory FILE|URL] [--resource R] [--session S]
   indusagi memory edit ID TEXT [--memory FILE|URL] [--resource R] [--session S]
   indusagi db migrate [--database URL] [--schema NAME]
+  indusagi serve [--port N] [--host H] [--data DIR | --database URL [--worker]] [--tokens FILE] [--agent FILE] [--model M]
+  indusagi worker --database URL [--agent FILE] [--model M] [--concurrency N]
   indusagi help [COMMAND] | COMMAND --help | --version
 
 Sessions live in --store (default ./${DEFAULT_STORE}), remembered facts in --memory
@@ -61,6 +64,29 @@ in a chat:
 ${SLASH_HELP.map((line) => `  ${line}`).join('\n')}
 `;
 
+const SERVE = `usage: indusagi serve [options]                  the agent server: HTTP API, SSE streams, useChat (docs/server.md)
+       indusagi worker --database URL [options]   executes the runs of the servers on that database
+
+options:
+  --port N          port (default PORT, else ${DEFAULT_PORT}; 0: any free port)
+  --host H          the interface to listen on (default 127.0.0.1; 0.0.0.0 for every one)
+  --data DIR        one machine: threads, runs and sessions live here (default ./${DEFAULT_DATA})
+  --database URL    many machines: a postgres:// URL (or INDUSAGI_DATABASE_URL), set up once with
+                    "indusagi db migrate"; servers then serve and workers execute
+  --schema NAME     the database schema (default indusagi)
+  --worker          serve --database: execute runs in this process too
+  --tokens FILE     serve: a JSON array of { "token", "tenant", "user", "readOnly"? }; else
+                    INDUSAGI_SERVER_TOKEN; on one machine without either, a random token is printed
+  --agent FILE      a module whose default export builds each run's agent (default: the chat's
+                    tools, with files in --workspace DIR/<tenant>, default ./.indusagi/workspace)
+  --model M         as for chat: provider:model with its key in the environment; the offline demo
+                    model without one
+  --concurrency N   runs executed at once (default 4)
+  --lease-ms N      a worker silent this long is dead and its runs are taken over (default 30000)
+
+SIGINT or SIGTERM stops taking runs, waits up to 30 s for those under way, and exits 0.
+`;
+
 const SESSIONS: Record<string, string> = {
   ls: 'indusagi sessions ls [--store DIR|URL]\n  every stored session, most recently changed first: id, time, nodes, live leaf, first prompt',
   show: "indusagi sessions show ID [--store DIR|URL]\n  the live branch as a transcript, then the session's billed tokens and estimated cost",
@@ -78,6 +104,7 @@ export function helpFor(topic: string[]): string {
   const [command, action] = topic;
   if (command === undefined) return USAGE;
   if (command === 'chat') return CHAT;
+  if (command === 'serve' || command === 'worker') return SERVE;
   if (command === 'sessions') {
     if (action !== undefined && SESSIONS[action] !== undefined) return `usage: ${SESSIONS[action]}\n`;
     return `usage:\n${Object.values(SESSIONS)

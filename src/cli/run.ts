@@ -24,7 +24,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
   const paint = paintFor(io.stdout, io.env);
   const errorPaint = paintFor(io.stderr, io.env);
   try {
-    const command = parseCommand(argv, io.cwd);
+    const command = parseCommand(argv, io.cwd, io.env);
     switch (command.name) {
       case 'help':
         io.stdout.write(helpFor(command.topic));
@@ -41,6 +41,10 @@ export async function run(argv: string[], io: Io): Promise<number> {
       case 'db':
         await runDb(command, io.env, (text) => io.stdout.write(text));
         return EXIT.ok;
+      case 'serve':
+        return await (await import('./serve/index.js')).runServe(command, io);
+      case 'worker':
+        return await (await import('./serve/index.js')).runWorker(command, io);
       case 'chat': {
         // Decided before the chat (the SDK, the demo server) is even loaded.
         const store = openSessionStore(command.locations.store);

@@ -116,6 +116,25 @@ export class ApprovalNotPendingError extends ServerError {
   }
 }
 
+/** A prompt for a thread whose calls wait for a decision: decide them first (the model needs their results). 409. */
+export class ThreadWaitingError extends ServerError {
+  static override readonly errorName: string = 'ThreadWaitingError';
+  constructor(
+    readonly threadId: string,
+    readonly pending: readonly string[],
+  ) {
+    super(
+      'approvals_pending',
+      409,
+      `Thread ${JSON.stringify(threadId)} has calls waiting for a decision (${pending.join(', ')}); approve or reject them first.`,
+    );
+  }
+
+  override details(): Record<string, unknown> {
+    return { pending: this.pending };
+  }
+}
+
 /** The body is over the server's limit; nothing of it was read past the limit. 413. */
 export class BodyTooLargeError extends ServerError {
   static override readonly errorName: string = 'BodyTooLargeError';
@@ -205,5 +224,17 @@ export class RunRefusedError extends ServerError {
 
   override details(): Record<string, unknown> {
     return { runId: this.runId };
+  }
+}
+
+/** graphile-worker (an optional peer dependency) is not installed: a worker on PostgreSQL, and its job queue's migration, need it. */
+export class JobQueueUnavailableError extends IndusagiError {
+  static override readonly errorName: string = 'JobQueueUnavailableError';
+  constructor(options?: { cause?: unknown }) {
+    super(
+      'job_queue_unavailable',
+      'Runs on PostgreSQL need the optional peer dependency graphile-worker 0.17, which could not be loaded: npm install graphile-worker@0.17',
+      options,
+    );
   }
 }

@@ -5,7 +5,7 @@ export { createServer } from './create-server.js';
 export type { AgentServer } from './create-server.js';
 export { createWorker } from './create-worker.js';
 export type { AgentWorker } from './create-worker.js';
-export { migrateServer } from './migrate.js';
+export { migrateServer, migrateJobQueue } from './migrate.js';
 export { bearerTokens } from './auth.js';
 export type { BearerToken } from './auth.js';
 export type { ServerOptions, WorkerOptions, CommonOptions, DatabaseOption } from './options.js';
@@ -39,6 +39,7 @@ export {
   ThreadBusyError,
   ThreadExistsError,
   ApprovalNotPendingError,
+  ThreadWaitingError,
   BodyTooLargeError,
   UnsupportedMediaTypeError,
   EventsExpiredError,
@@ -47,4 +48,5 @@ export {
   RunRefusedError,
   ServerOptionsError,
   RunFencedError,
+  JobQueueUnavailableError,
 } from './errors.js';

@@ -11,8 +11,17 @@ export async function runDb(command: DbCommand, env: NodeJS.ProcessEnv, write: (
   const result = await migratePostgres({ connectionString: url }, { schema: command.schema });
   if (result.applied.length === 0) {
     write(`schema ${result.schema} is at version ${result.from}; nothing to apply\n`);
-    return;
+  } else {
+    write(`schema ${result.schema}: version ${result.from} -> ${result.to}\n`);
+    for (const { version, name } of result.applied) write(`  applied ${version}: ${name}\n`);
   }
-  write(`schema ${result.schema}: version ${result.from} -> ${result.to}\n`);
-  for (const { version, name } of result.applied) write(`  applied ${version}: ${name}\n`);
+  // The agent server's job queue, when graphile-worker is there to set it up (only servers need it).
+  const { migrateJobQueue, JobQueueUnavailableError } = await import('../../server/index.js');
+  try {
+    const { jobSchema } = await migrateJobQueue(url, { schema: command.schema });
+    write(`job queue (graphile-worker) in schema ${jobSchema}: up to date\n`);
+  } catch (error) {
+    if (!JobQueueUnavailableError.isInstance(error)) throw error;
+    write('job queue: skipped (graphile-worker is not installed; indusagi serve --database and indusagi worker need it)\n');
+  }
 }

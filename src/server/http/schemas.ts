@@ -108,7 +108,7 @@ export const responseSchemas = {
       error: {
         ...ErrorInfo,
         description:
-          'Switch on `kind`: bad_request, unauthorized, forbidden, not_found, thread_busy, thread_exists, approval_not_pending, body_too_large, unsupported_media_type, events_expired, queue_full, internal.',
+          'Switch on `kind`: bad_request, unauthorized, forbidden, not_found, thread_busy, thread_exists, approval_not_pending, approvals_pending, body_too_large, unsupported_media_type, events_expired, queue_full, internal.',
       },
     },
   },

@@ -3,6 +3,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   ApprovalNotPendingError,
+  ThreadWaitingError,
   NotFoundError,
   QueueFullError,
   RunFencedError,
@@ -96,6 +97,11 @@ export class LocalBackend implements ServerBackend {
     if (thread === undefined && opts.createThread) thread = this.addThread(principal, threadId, {});
     if (thread === undefined) throw new NotFoundError('thread', threadId);
     if (thread.activeRunId !== null) throw new ThreadBusyError(threadId, thread.activeRunId);
+    if (input.kind === 'prompt' && thread.pendingApprovals.length > 0)
+      throw new ThreadWaitingError(
+        threadId,
+        thread.pendingApprovals.map((p) => p.approvalId),
+      );
     if (input.kind === 'decisions') {
       for (const d of input.decisions) {
         if (!thread.pendingApprovals.some((p) => p.approvalId === d.approvalId)) throw new ApprovalNotPendingError(threadId, d.approvalId);

@@ -3,6 +3,7 @@ import { openPool, type PoolLike, type PostgresConnection, type PreparedQuery } 
 import { PostgresDatabase } from '../../../postgres/database.js';
 import {
   ApprovalNotPendingError,
+  ThreadWaitingError,
   NotFoundError,
   QueueFullError,
   RunFencedError,
@@ -61,6 +62,12 @@ export class PostgresBackend implements ServerBackend {
     const { pool, owned } = await openPool(options.connection);
     const backend = new PostgresBackend(pool, options);
     backend.owned = owned;
+    // An idle connection the server drops (a restart, a failover) is an 'error' on the pool: reported,
+    // not a crash of the process. The next query connects again.
+    if (owned)
+      (pool as unknown as { on(event: 'error', listener: (error: Error) => void): void }).on('error', (error) =>
+        options.log('an idle database connection failed', error),
+      );
     try {
       await backend.db.query('SELECT 1');
       const [jobs] = await backend.db.query<{ ready: boolean }>(backend.sql.jobsReady, [`"${options.jobSchema}".add_job`]);
@@ -119,6 +126,11 @@ export class PostgresBackend implements ServerBackend {
       if (row === undefined) throw new NotFoundError('thread', threadId);
       const thread = threadOf(row);
       if (thread.activeRunId !== null) throw new ThreadBusyError(threadId, thread.activeRunId);
+      if (input.kind === 'prompt' && thread.pendingApprovals.length > 0)
+        throw new ThreadWaitingError(
+          threadId,
+          thread.pendingApprovals.map((p) => p.approvalId),
+        );
       if (input.kind === 'decisions') {
         for (const decision of input.decisions) {
           if (!thread.pendingApprovals.some((pending) => pending.approvalId === decision.approvalId))

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { RunExecutor } from '../../runs/executor.js';
-import { ServerOptionsError } from '../../errors.js';
+import { JobQueueUnavailableError } from '../../errors.js';
 import type { PostgresBackend } from './backend.js';
 import { RUN_TASK } from './sql.js';
 
@@ -55,9 +55,7 @@ export class PostgresWorker {
     worker.every(Math.max(1, Math.floor(leaseMs / 3)), () => worker.heartbeat());
     worker.every(Math.max(1, Math.floor(leaseMs / 2)), () => worker.sweep());
     const graphile = await loadGraphile();
-    const quiet = new graphile.Logger(() => (level, message, meta) => {
-      if (level === 'error' || level === 'warning') options.log(`job queue: ${message}`, meta);
-    });
+    const quiet = quietLogger(graphile, options.log);
     worker.runner = await graphile.run({
       pgPool: backend.pool,
       schema: options.jobSchema,
@@ -141,6 +139,13 @@ function newWorkerId(): string {
   return `${hostname()} pid ${process.pid} worker ${randomUUID().slice(0, 8)}`;
 }
 
+/** graphile-worker's logger, passing on only its warnings and errors (it says something of every job at info). */
+export function quietLogger(graphile: GraphileModule, log: (message: string, error: unknown) => void): unknown {
+  return new graphile.Logger(() => (level, message, meta) => {
+    if (level === 'error' || level === 'warning') log(`job queue: ${message}`, meta);
+  });
+}
+
 /** graphile-worker, an optional peer dependency: loaded only where a worker starts or the job queue is migrated. */
 export async function loadGraphile(): Promise<GraphileModule> {
   try {
@@ -148,10 +153,7 @@ export async function loadGraphile(): Promise<GraphileModule> {
     return typeof loaded.run === 'function' ? loaded : loaded.default!;
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND')
-      throw new ServerOptionsError(
-        'A worker on PostgreSQL needs the optional peer dependency graphile-worker (0.17): npm install graphile-worker@0.17',
-      );
+    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') throw new JobQueueUnavailableError({ cause: error });
     throw error;
   }
 }
