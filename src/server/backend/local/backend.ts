@@ -136,8 +136,10 @@ export class LocalBackend implements ServerBackend {
     thread.status = 'busy';
     thread.updatedAt = now;
     await Promise.all([this.saveRun(run), this.saveThread(thread)]);
+    // As queued: the worker may take it the moment it is dispatched.
+    const queued = this.view(run);
     this.dispatcher?.(run.id);
-    return this.view(run);
+    return queued;
   }
 
   async getRun(tenant: string, runId: string): Promise<RunRecord | undefined> {

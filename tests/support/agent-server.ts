@@ -1,0 +1,193 @@
+// What the agent server's tests share: the scripted model (faked at the HTTP boundary, the Anthropic wire
+// format through the real SDK), `indusagi serve` / `indusagi worker` as real processes, an HTTP client
+// with a token, and an SSE reader that keeps every event id.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { reply, startAnthropicServer, type AnthropicTestServer, type Script } from '../../src/testing/index.js';
+
+export const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+export const FIXTURE_AGENT = fileURLToPath(new URL('../server/fixtures/agent.ts', import.meta.url));
+
+type WireBlock = { type: string; text?: string; content?: unknown };
+
+/**
+ * The model every server test talks to, answering by what the last user message says:
+ * - `charge N` calls `ledger.charge` (not idempotent); `charge slowly N` makes the call hang until its
+ *   worker dies or the run is canceled;
+ * - `wire N` calls `wire.send`, which waits for approval;
+ * - `wait` calls `slow.wait`, which runs until the run is aborted;
+ * - `story K` streams K words, `delayMs` apart;
+ * - tool results get `done: …`; anything else `ok: <prompt>`.
+ */
+export async function startScriptedModel(options: { delayMs?: number } = {}): Promise<AnthropicTestServer> {
+  const model = await startAnthropicServer();
+  model.respond((body: { messages: Array<{ role: string; content: string | WireBlock[] }> }) => answer(body, options.delayMs ?? 5));
+  return model;
+}
+
+function answer(body: { messages: Array<{ role: string; content: string | WireBlock[] }> }, delayMs: number): Script {
+  const last = body.messages[body.messages.length - 1];
+  const blocks: WireBlock[] = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content;
+  const prompt = blocks
+    .filter((b) => b.type === 'text')
+    .map((b) => b.text ?? '')
+    .join('')
+    .trim();
+  if (prompt === '') {
+    const results = blocks
+      .filter((b) => b.type === 'tool_result')
+      .map((b) => (typeof b.content === 'string' ? b.content : JSON.stringify(b.content)));
+    return reply.text(`done: ${results.join(' | ')}`, { chunks: ['done: ', results.join(' | ')], frameDelayMs: delayMs });
+  }
+  let m: RegExpMatchArray | null;
+  if ((m = /^charge slowly (\d+)/.exec(prompt)))
+    return reply.tools([{ name: 'ledger_charge', input: { amount: Number(m[1]), hang: true } }], { text: 'Charging.' });
+  if ((m = /^charge (\d+)/.exec(prompt)))
+    return reply.tools([{ name: 'ledger_charge', input: { amount: Number(m[1]) } }], { text: 'Charging.', frameDelayMs: delayMs });
+  if ((m = /^wire (\d+)/.exec(prompt)))
+    return reply.tools([{ name: 'wire_send', input: { amount: Number(m[1]) } }], { text: 'Wiring.', frameDelayMs: delayMs });
+  if (/^wait/.test(prompt)) return reply.tools([{ name: 'slow_wait', input: {} }], { text: 'Waiting.' });
+  if ((m = /^story (\d+)/.exec(prompt))) {
+    const words = storyWords(Number(m[1]));
+    return reply.text(words.join(''), { chunks: words, frameDelayMs: delayMs });
+  }
+  return reply.text(`ok: ${prompt}`, { frameDelayMs: delayMs });
+}
+
+/** The words `story K` streams, each with its trailing space. */
+export function storyWords(count: number): string[] {
+  return Array.from({ length: count }, (_, i) => `w${i + 1} `);
+}
+
+/** A CLI process and what it printed. */
+export type CliProcess = { child: ChildProcess; exited: Promise<number | null>; output: () => string };
+
+/** Every process the tests started, so none outlives its file (see `killAll`). */
+const started: ChildProcess[] = [];
+
+/** Starts `indusagi <args>` on tsx; resolves with the first match of `ready` in its output. */
+export function startCli(args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<CliProcess & { match: RegExpExecArray }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  started.push(child);
+  let output = '';
+  const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = ready.exec(output);
+      if (match !== null) resolve({ child, exited, output: () => output, match });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    void exited.then((code) => reject(new Error(`indusagi ${args[0]} exited (${code}) before it was ready:\n${output}`)));
+  });
+}
+
+/** Environment for a CLI process: the scripted model, no other keys. */
+export function modelEnv(model: AnthropicTestServer, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: model.baseURL, ...extra };
+  delete env.OPENAI_API_KEY;
+  delete env.INDUSAGI_DATABASE_URL;
+  return env;
+}
+
+export function killAll(): void {
+  for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+}
+
+/** Requests to one server as one principal. */
+export class Client {
+  constructor(
+    readonly url: string,
+    readonly token: string,
+    /** Over the network by default; a server's own `fetch` handler to call it in process. */
+    private readonly send: (request: Request) => Promise<Response> = (request) => fetch(request),
+  ) {}
+
+  get(path: string, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> {
+    return this.send(new Request(this.url + path, { headers: { authorization: `Bearer ${this.token}`, ...headers }, signal }));
+  }
+
+  request(method: string, path: string, init: { body?: string; headers?: Record<string, string> } = {}): Promise<Response> {
+    return this.send(
+      new Request(this.url + path, { method, headers: { authorization: `Bearer ${this.token}`, ...init.headers }, body: init.body }),
+    );
+  }
+
+  post(path: string, body?: unknown): Promise<Response> {
+    return this.send(
+      new Request(this.url + path, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${this.token}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+    );
+  }
+
+  /** POSTs and returns the JSON answer, failing on any status but `expected`. */
+  async json<T = any>(path: string, body?: unknown, expected = 200): Promise<T> {
+    const response = await this.post(path, body);
+    const text = await response.text();
+    if (response.status !== expected) throw new Error(`POST ${path}: ${response.status} ${text}`);
+    return JSON.parse(text) as T;
+  }
+
+  async read<T = any>(path: string): Promise<T> {
+    const response = await this.get(path);
+    const text = await response.text();
+    if (response.status !== 200) throw new Error(`GET ${path}: ${response.status} ${text}`);
+    return JSON.parse(text) as T;
+  }
+}
+
+export type SseEvent = { id: number | undefined; data: any };
+
+/**
+ * Reads an SSE body event by event. `next()` resolves with the next event (comments skipped) or
+ * undefined at the end of the stream.
+ */
+export function sseReader(response: Response): { next(): Promise<SseEvent | undefined>; cancel(): Promise<void> } {
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  return {
+    async next() {
+      for (;;) {
+        const end = buffer.indexOf('\n\n');
+        if (end >= 0) {
+          const raw = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          let id: number | undefined;
+          const data: string[] = [];
+          for (const line of raw.split('\n')) {
+            if (line.startsWith('id: ')) id = Number(line.slice(4));
+            else if (line.startsWith('data: ')) data.push(line.slice(6));
+          }
+          if (data.length === 0) continue;
+          const text = data.join('\n');
+          return { id, data: text === '[DONE]' ? '[DONE]' : JSON.parse(text) };
+        }
+        const { value, done } = await reader.read();
+        if (done) return undefined;
+        buffer += value;
+      }
+    },
+    cancel: () => reader.cancel().catch(() => undefined),
+  };
+}
+
+/** Every event of an SSE body, to its end. */
+export async function allEvents(response: Response): Promise<SseEvent[]> {
+  const reader = sseReader(response);
+  const out: SseEvent[] = [];
+  for (let event = await reader.next(); event !== undefined; event = await reader.next()) out.push(event);
+  return out;
+}
+
+/** Reads a run's stream until an event `matches`; the stream is left open for more reads. */
+export async function waitForEvent(reader: ReturnType<typeof sseReader>, matches: (event: SseEvent) => boolean): Promise<SseEvent> {
+  for (;;) {
+    const event = await reader.next();
+    if (event === undefined) throw new Error('the stream ended before the awaited event');
+    if (matches(event)) return event;
+  }
+}
