@@ -100,7 +100,9 @@ describe('agent server: tenants, credentials, hostile input', () => {
   it('every route but health and the document answers 401 without credentials, or with unknown ones', async () => {
     expect(operations.length).toBeGreaterThan(15);
     for (const op of operations) {
-      for (const headers of [{}, { authorization: 'Bearer not-a-token-at-all-00000' }, { authorization: `Basic ${ACME}` }]) {
+      for (const headers of [{}, { authorization: 'Bearer not-a-token-at-all-00000' }, { authorization: `Basic ${ACME}` }] as Array<
+        Record<string, string>
+      >) {
         const response = await server.fetch(new Request(BASE + urlOf(op), { method: op.method, headers }));
         expect(response.status, `${op.method} ${op.path}`).toBe(401);
         expect(response.headers.get('www-authenticate')).toMatch(/^Bearer/);
@@ -158,7 +160,7 @@ describe('agent server: tenants, credentials, hostile input', () => {
   });
 
   it("refuses bodies that are not JSON, not the route's shape, not UTF-8 or not typed as JSON, with what was wrong", async () => {
-    const post = (body: string | Uint8Array, type = 'application/json') =>
+    const post = (body: string | Uint8Array<ArrayBuffer>, type = 'application/json') =>
       server.fetch(
         new Request(`${BASE}/threads/${thread}/runs`, {
           method: 'POST',
@@ -166,7 +168,7 @@ describe('agent server: tenants, credentials, hostile input', () => {
           body,
         }),
       );
-    const cases: Array<[string | Uint8Array, number, string, string?]> = [
+    const cases: Array<[string | Uint8Array<ArrayBuffer>, number, string, string?]> = [
       ['{"prompt": ', 400, 'bad_request'],
       ['[]', 400, 'bad_request'],
       ['{"prompt": 42}', 400, 'bad_request', '/prompt'],
