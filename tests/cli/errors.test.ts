@@ -22,7 +22,7 @@ const exists = (path: string) =>
 describe('indusagi: bad command lines', () => {
   it('refuses an unknown command, flag or session in one line, exit 2, before creating anything', async () => {
     const cases: Array<[string[], string]> = [
-      [['serve'], 'indusagi: unknown command "serve"; try "indusagi help"\n'],
+      [['launch'], 'indusagi: unknown command "launch"; try "indusagi help"\n'],
       [
         ['sessions', 'show', 'missing'],
         `indusagi: no session "missing" in ${join(workspace.dir, '.indusagi', 'sessions')}; "indusagi sessions ls" lists them\n`,
@@ -41,7 +41,7 @@ describe('indusagi: bad command lines', () => {
         `indusagi: no session "missing" in ${join(workspace.dir, '.indusagi', 'sessions')}; "indusagi sessions ls" lists them\n`,
       ],
       [['-p', 'hi', '--session', '../up'], 'indusagi: Invalid session id "../up": it contains a path separator.\n'],
-      [['help', 'serve'], 'indusagi: no help for "serve": not a command; try "indusagi help"\n'],
+      [['help', 'launch'], 'indusagi: no help for "launch": not a command; try "indusagi help"\n'],
       [['chat', '--session', 'a/b'], 'indusagi: Invalid session id "a/b": it contains a path separator.\n'],
     ];
     const runs = await Promise.all(cases.map(([args]) => runCli(args, workspace.dir)));

@@ -1,0 +1,85 @@
+// `indusagi serve` on one machine as a real process: never open (a token made up and printed), a run
+// killed with its process (SIGKILL mid-tool) picked up by the next process on the same folder with
+// continue() semantics; and the command lines `serve` and `worker` refuse before doing anything.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AnthropicTestServer } from '../../src/testing/index.js';
+import { runCli } from '../cli/cli-process.js';
+import {
+  Client,
+  FIXTURE_AGENT,
+  killAll,
+  modelEnv,
+  sseReader,
+  startCli,
+  startScriptedModel,
+  waitForEvent,
+} from '../support/agent-server.js';
+
+let dir: string;
+let model: AnthropicTestServer;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'indusagi-serve-'));
+  model = await startScriptedModel();
+});
+
+afterAll(async () => {
+  killAll();
+  await model?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+const READY = /indusagi server on (\S+) .*\ntoken \(tenant "default"\): (\S+)\n/;
+
+describe('indusagi serve (one machine)', { timeout: 60_000 }, () => {
+  it('makes up a token when given none; a run cut off by SIGKILL is picked up by the next process on the folder', async () => {
+    const env = modelEnv(model, { INDUSAGI_TEST_LEDGER: join(dir, 'ledger.txt') });
+    const args = ['serve', '--port', '0', '--data', join(dir, 'data'), '--agent', FIXTURE_AGENT];
+    const first = await startCli(args, env, READY);
+    const [, url, token] = first.match;
+    expect(token).toMatch(/^[\w-]{32}$/);
+    expect((await fetch(`${url}/threads`)).status).toBe(401);
+    const api = new Client(url, token);
+    await api.json('/threads', { id: 'cut' }, 201);
+    const run = await api.json('/threads/cut/runs', { prompt: 'charge slowly 3' }, 202);
+    const started = await waitForEvent(sseReader(await api.get(`/runs/${run.id}/stream`)), (e) => e.data.kind === 'tool_started');
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    // The next process makes up a token of its own: the tenant ("default") is the same, so are its threads.
+    const second = await startCli(args, env, READY);
+    const again = new Client(second.match[1], second.match[2]);
+    const ended = await again.read(`/runs/${run.id}/wait`);
+    expect(ended).toMatchObject({ status: 'settled', attempt: 2 });
+    expect(ended.result.text).toMatch(/^done: Interrupted/);
+    const ledger = (await readFile(join(dir, 'ledger.txt'), 'utf8')).split('\n');
+    expect(ledger.filter((line) => line === `charge ${started.data.callId}`)).toHaveLength(1);
+    const kinds = (await again.read(`/threads/cut`)).messages.map((turn: { role: string }) => turn.role);
+    expect(kinds).toEqual(['user', 'assistant', 'user', 'assistant']);
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+  });
+
+  it('refuses command lines that cannot work, before anything starts', async () => {
+    const cases: Array<[string[], NodeJS.ProcessEnv, RegExp]> = [
+      [['worker'], {}, /worker needs --database/],
+      [['serve', '--database', 'postgres://nowhere/db'], {}, /needs --tokens FILE or INDUSAGI_SERVER_TOKEN/],
+      [['serve', '--port', 'eighty'], {}, /--port .* must be a whole number/],
+      [['serve', '--worker'], {}, /--worker goes with --database/],
+      [['serve', '--database', 'mysql://x'], {}, /must be a postgres:\/\/ URL/],
+      [['serve', '--tokens', join(dir, 'missing.json')], {}, /--tokens .*not a readable JSON file/],
+      [['serve', '--agent', join(dir, 'missing.ts'), '--port', '0', '--data', join(dir, 'refused')], {}, /--agent .* could not be loaded/],
+    ];
+    for (const [args, extra, message] of cases) {
+      const { code, stderr } = await runCli(args, dir, [], { ...modelEnv(model), ...extra });
+      expect(code, args.join(' ')).toBe(2);
+      expect(stderr).toMatch(message);
+    }
+    const help = await runCli(['serve', '--help'], dir);
+    expect(help.stdout).toMatch(/^usage: indusagi serve/);
+    expect(help.stdout).toContain('--database URL');
+  });
+});
