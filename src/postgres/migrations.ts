@@ -183,7 +183,6 @@ export const MIGRATIONS: readonly Migration[] = [
       )`,
       `COMMENT ON COLUMN ${s}.server_runs.attempt IS 'fencing token: raised by every worker that takes the run; its events and its end are written only under the attempt it took'`,
       `CREATE INDEX server_runs_thread ON ${s}.server_runs (tenant, thread, created_at DESC)`,
-      `CREATE INDEX server_runs_active ON ${s}.server_runs (tenant) WHERE status IN ('queued', 'running')`,
       `CREATE INDEX server_runs_worker ON ${s}.server_runs (worker) WHERE status = 'running'`,
       `CREATE INDEX server_runs_finished ON ${s}.server_runs (finished_at) WHERE NOT events_expired`,
       `CREATE TABLE ${s}.server_run_events (
@@ -193,6 +192,11 @@ export const MIGRATIONS: readonly Migration[] = [
         PRIMARY KEY (run, seq)
       )`,
       `COMMENT ON COLUMN ${s}.server_run_events.event IS 'the event as JSON text (not jsonb, which cannot hold \\u0000)'`,
+      `CREATE TABLE ${s}.server_tenants (
+        tenant text PRIMARY KEY,
+        active integer NOT NULL DEFAULT 0
+      )`,
+      `COMMENT ON COLUMN ${s}.server_tenants.active IS 'runs of the tenant queued or running: raised when one is queued, lowered when it ends; what the per-tenant cap checks'`,
       `CREATE TABLE ${s}.server_workers (
         id text PRIMARY KEY,
         host text NOT NULL,

@@ -62,12 +62,14 @@ export class PostgresBackend implements ServerBackend {
     const { pool, owned } = await openPool(options.connection);
     const backend = new PostgresBackend(pool, options);
     backend.owned = owned;
-    // An idle connection the server drops (a restart, a failover) is an 'error' on the pool: reported,
-    // not a crash of the process. The next query connects again.
-    if (owned)
-      (pool as unknown as { on(event: 'error', listener: (error: Error) => void): void }).on('error', (error) =>
-        options.log('an idle database connection failed', error),
-      );
+    // An idle connection the server drops (a restart, a failover) is an 'error' on the pool, and on the
+    // client while it is checked out: reported, not a crash of the process. The next query connects again.
+    if (owned) {
+      const emitter = pool as unknown as { on(event: string, listener: (value: never) => void): void };
+      const report = (error: Error) => options.log('a database connection failed', error);
+      emitter.on('error', report);
+      emitter.on('connect', (client: { on(event: 'error', listener: (error: Error) => void): void }) => client.on('error', report));
+    }
     try {
       await backend.db.query('SELECT 1');
       const [jobs] = await backend.db.query<{ ready: boolean }>(backend.sql.jobsReady, [`"${options.jobSchema}".add_job`]);
@@ -117,52 +119,55 @@ export class PostgresBackend implements ServerBackend {
     });
   }
 
-  createRun(principal: Principal, threadId: string, input: RunInput, opts: CreateRunOptions): Promise<RunRecord> {
+  async createRun(principal: Principal, threadId: string, input: RunInput, opts: CreateRunOptions): Promise<RunRecord> {
     const { tenant, user } = principal;
-    return this.db.transaction(async (client) => {
-      await client.query(this.sql.lockTenant, [`${this.options.schema}:${tenant}`]);
-      if (opts.createThread) await client.query(this.sql.insertThread, [tenant, threadId, user, '{}']);
-      const [row] = (await client.query(this.sql.lockThread, [tenant, threadId])).rows as ThreadRow[];
-      if (row === undefined) throw new NotFoundError('thread', threadId);
-      const thread = threadOf(row);
-      if (thread.activeRunId !== null) throw new ThreadBusyError(threadId, thread.activeRunId);
-      if (input.kind === 'prompt' && thread.pendingApprovals.length > 0)
-        throw new ThreadWaitingError(
-          threadId,
-          thread.pendingApprovals.map((p) => p.approvalId),
-        );
-      if (input.kind === 'decisions') {
-        for (const decision of input.decisions) {
-          if (!thread.pendingApprovals.some((pending) => pending.approvalId === decision.approvalId))
-            throw new ApprovalNotPendingError(threadId, decision.approvalId);
-        }
-      }
-      const [{ n }] = (await client.query(this.sql.activeRuns, [tenant])).rows as Array<{ n: number }>;
-      if (n >= opts.maxQueued) throw new QueueFullError(opts.maxQueued, opts.retryAfterSeconds);
+    if (opts.createThread) await this.db.query(this.sql.insertThread, [tenant, threadId, user, '{}']);
+    const decided = input.kind === 'decisions' ? input.decisions.map((d) => d.approvalId) : [];
+    // A refusal read from a thread that changed since (its run just ended) is not a reason: try once more.
+    for (let attempt = 0; ; attempt++) {
       const id = randomUUID();
-      await client.query(this.sql.insertRun, [id, tenant, threadId, user, JSON.stringify(input), thread.mark.length, thread.mark.last]);
-      await client.query(this.sql.occupyThread, [tenant, threadId, id]);
-      await client.query(this.sql.addJob, [RUN_TASK, id, `run:${id}`]);
-      const created: RunRecord = {
-        id,
-        threadId,
-        tenant,
-        user,
-        input,
-        status: 'queued',
-        attempt: 0,
-        cancelRequested: false,
-        error: null,
-        result: null,
-        base: thread.mark,
-        lastEventId: 0,
-        createdAt: new Date().toISOString(),
-        startedAt: null,
-        finishedAt: null,
-        eventsExpired: false,
-      };
-      return created;
-    });
+      const [row] = await this.db.query<{ free: number; created_at: Date | null; mark_length: number; mark_last: string | null }>(
+        this.sql.createRun,
+        [tenant, threadId, id, user, JSON.stringify(input), input.kind, decided, opts.maxQueued, RUN_TASK],
+      );
+      if (row.created_at !== null) {
+        return {
+          id,
+          threadId,
+          tenant,
+          user,
+          input,
+          status: 'queued',
+          attempt: 0,
+          cancelRequested: false,
+          error: null,
+          result: null,
+          base: { length: row.mark_length, last: row.mark_last },
+          lastEventId: 0,
+          createdAt: row.created_at.toISOString(),
+          startedAt: null,
+          finishedAt: null,
+          eventsExpired: false,
+        };
+      }
+      if (row.free > 0) throw new QueueFullError(opts.maxQueued, opts.retryAfterSeconds);
+      const refusal = await this.refusal(tenant, threadId, input);
+      if (refusal !== undefined || attempt > 0) throw refusal ?? new ThreadBusyError(threadId, 'a run that just ended');
+    }
+  }
+
+  /** Why a thread refuses `input`: missing, busy, waiting for decisions, or a decision for a call that is not waiting. */
+  private async refusal(tenant: string, threadId: string, input: RunInput): Promise<Error | undefined> {
+    const thread = await this.getThread(tenant, threadId);
+    if (thread === undefined) return new NotFoundError('thread', threadId);
+    if (thread.activeRunId !== null) return new ThreadBusyError(threadId, thread.activeRunId);
+    const waiting = thread.pendingApprovals.map((p) => p.approvalId);
+    if (input.kind === 'prompt' && waiting.length > 0) return new ThreadWaitingError(threadId, waiting);
+    if (input.kind === 'decisions') {
+      const stray = input.decisions.find((d) => !waiting.includes(d.approvalId));
+      if (stray !== undefined) return new ApprovalNotPendingError(threadId, stray.approvalId);
+    }
+    return undefined;
   }
 
   async getRun(tenant: string, runId: string): Promise<RunRecord | undefined> {
@@ -194,11 +199,12 @@ export class PostgresBackend implements ServerBackend {
   }
 
   async claimRun(runId: string, worker: WorkerIdentity): Promise<Claim | undefined> {
-    const claimed = await this.db.query(this.sql.claim, [runId, worker.workerId, worker.holder]);
-    if (claimed.length === 0) return undefined;
-    // Read after the claim committed: a dead attempt's last write, if it was in flight, is in by now.
-    const [row] = await this.db.query<RunRow>(this.sql.run, [runId]);
-    return { run: runOf(row), attempt: row.attempt, nextEventId: Number(row.last_seq) + 1 };
+    const [row] = await this.db.query<RunRow>(this.sql.claim, [runId, worker.workerId, worker.holder]);
+    if (row === undefined) return undefined;
+    // A first attempt finds no events. A takeover reads where the log ends after its claim committed: the
+    // dead attempt's last write, if one was in flight, is in by now (the claim waited for its lock).
+    const last = row.attempt === 1 ? 0 : Number((await this.db.query<{ seq: string }>(this.sql.lastSeq, [runId]))[0].seq);
+    return { run: runOf(row), attempt: row.attempt, nextEventId: last + 1 };
   }
 
   async rebaseRun(claim: Claim, mark: ContextMark): Promise<void> {

@@ -17,9 +17,9 @@ export function channels(schema: string): { events: string; cancels: string } {
 export function serverSql(s: string, schema: string, jobs: string) {
   const { events, cancels } = channels(schema);
   const prepared = (name: string, text: string): PreparedQuery => ({ name: `indusagi_server_${name}_${schema}`, text });
-  const run = `r.id, r.tenant, r.thread, r.created_by, r.input, r.status, r.attempt, r.cancel_requested, r.base_length, r.base_last,
-    r.result, r.error, r.events_expired, r.created_at, r.started_at, r.finished_at,
-    (SELECT coalesce(max(e.seq), 0) FROM ${s}.server_run_events e WHERE e.run = r.id) AS last_seq`;
+  const columns = `r.id, r.tenant, r.thread, r.created_by, r.input, r.status, r.attempt, r.cancel_requested, r.base_length, r.base_last,
+    r.result, r.error, r.events_expired, r.created_at, r.started_at, r.finished_at`;
+  const run = `${columns}, (SELECT coalesce(max(e.seq), 0) FROM ${s}.server_run_events e WHERE e.run = r.id) AS last_seq`;
   return {
     channels: { events, cancels },
     thread: prepared('thread', `SELECT * FROM ${s}.server_threads WHERE tenant = $1 AND id = $2`),
@@ -33,21 +33,41 @@ export function serverSql(s: string, schema: string, jobs: string) {
       `DELETE FROM ${s}.server_runs WHERE tenant = $1 AND thread = $2`,
       `DELETE FROM ${s}.server_threads WHERE tenant = $1 AND id = $2`,
     ],
-    // One creator at a time per tenant, so two cannot both slip under the cap; held to the commit.
-    lockTenant: `SELECT pg_advisory_xact_lock(hashtext($1))`,
-    activeRuns: `SELECT count(*)::int AS n FROM ${s}.server_runs WHERE tenant = $1 AND status IN ('queued', 'running')`,
-    insertRun: `INSERT INTO ${s}.server_runs (id, tenant, thread, created_by, input, status, base_length, base_last)
-      VALUES ($1, $2, $3, $4, $5, 'queued', $6, $7)`,
-    occupyThread: `UPDATE ${s}.server_threads SET active_run = $3, updated_at = now() WHERE tenant = $1 AND id = $2`,
-    // A job per run, keyed by it; the job engine wakes a worker through its own NOTIFY when this commits.
-    addJob: `SELECT 1 FROM ${jobs}.add_job($1, json_build_object('runId', $2::text), max_attempts := 25, job_key := $3)`,
+    // Queues a run in one statement: the thread is locked only if it is free and ready for this input
+    // (a prompt: no call waits; decisions: each names a waiting call); the tenant's slot counter takes
+    // one more only below the cap (an upsert re-checks the row it waits for, so two creators never both
+    // slip under); then the run, the thread's mark of it, and its job. Nothing is written unless all of
+    // it is. The result says which part refused (see createRun in backend.ts).
+    createRun: prepared(
+      'create_run',
+      `WITH thread AS MATERIALIZED (
+        SELECT mark_length, mark_last FROM ${s}.server_threads
+        WHERE tenant = $1 AND id = $2 AND active_run IS NULL AND ($6 <> 'prompt' OR pending = '[]')
+          AND $7::text[] <@ ARRAY(SELECT json_array_elements(pending::json) ->> 'approvalId')
+        FOR UPDATE),
+      slot AS MATERIALIZED (
+        INSERT INTO ${s}.server_tenants AS st (tenant, active) SELECT $1, 1 FROM thread
+        ON CONFLICT (tenant) DO UPDATE SET active = st.active + 1 WHERE st.active < $8 RETURNING active),
+      run AS (
+        INSERT INTO ${s}.server_runs (id, tenant, thread, created_by, input, status, base_length, base_last)
+        SELECT $3, $1, $2, $4, $5, 'queued', thread.mark_length, thread.mark_last FROM thread, slot RETURNING created_at),
+      occupied AS (
+        UPDATE ${s}.server_threads SET active_run = $3, updated_at = now()
+        WHERE tenant = $1 AND id = $2 AND EXISTS (SELECT 1 FROM run) RETURNING 1),
+      job AS (SELECT 1 FROM run, LATERAL ${jobs}.add_job($9, json_build_object('runId', $3::text), max_attempts := 25, job_key := 'run:' || $3) j)
+      SELECT (SELECT count(*) FROM thread)::int AS free, (SELECT created_at FROM run) AS created_at,
+        (SELECT mark_length FROM thread) AS mark_length, (SELECT mark_last FROM thread) AS mark_last,
+        (SELECT count(*) FROM occupied)::int AS occupied, (SELECT count(*) FROM job)::int AS queued`,
+    ),
     removeJob: `SELECT 1 FROM ${jobs}.remove_job($1)`,
     run: prepared('run', `SELECT ${run} FROM ${s}.server_runs r WHERE r.id = $1`),
     tenantRun: prepared('tenant_run', `SELECT ${run} FROM ${s}.server_runs r WHERE r.tenant = $1 AND r.id = $2`),
     listRuns: `SELECT ${run} FROM ${s}.server_runs r WHERE r.tenant = $1 AND r.thread = $2 ORDER BY r.created_at DESC LIMIT $3`,
-    // A queued run ends at once; a running one is flagged and its worker told.
-    cancelQueued: `UPDATE ${s}.server_runs SET status = 'canceled', cancel_requested = true, finished_at = now(),
-      error = $3 WHERE tenant = $1 AND id = $2 AND status = 'queued' RETURNING thread`,
+    // A queued run ends at once (its slot given back); a running one is flagged and its worker told.
+    cancelQueued: `WITH canceled AS (UPDATE ${s}.server_runs SET status = 'canceled', cancel_requested = true, finished_at = now(),
+        error = $3 WHERE tenant = $1 AND id = $2 AND status = 'queued' RETURNING tenant, thread),
+      freed AS (UPDATE ${s}.server_tenants st SET active = st.active - 1 FROM canceled WHERE st.tenant = canceled.tenant RETURNING 1)
+      SELECT thread, (SELECT count(*) FROM freed) AS freed FROM canceled`,
     cancelRunning: `WITH flagged AS (UPDATE ${s}.server_runs SET cancel_requested = true
       WHERE tenant = $1 AND id = $2 AND status = 'running' RETURNING id)
       SELECT pg_notify('${cancels}', id) FROM flagged`,
@@ -61,7 +81,7 @@ export function serverSql(s: string, schema: string, jobs: string) {
         started_at = coalesce(r.started_at, now())
       WHERE r.id = $1 AND (r.status = 'queued' OR (r.status = 'running' AND (r.worker = $2
         OR NOT EXISTS (SELECT 1 FROM ${s}.server_workers w WHERE w.id = r.worker))))
-      RETURNING r.id`,
+      RETURNING ${columns}, 0::bigint AS last_seq`,
     ),
     rebase: prepared('rebase', `UPDATE ${s}.server_runs SET base_length = $3, base_last = $4 WHERE id = $1 AND attempt = $2`),
     // Fenced: the run row is share-locked under the writer's attempt, so a takeover (which updates it)
@@ -86,8 +106,9 @@ export function serverSql(s: string, schema: string, jobs: string) {
       freed AS (UPDATE ${s}.server_threads t SET active_run = NULL, updated_at = now(),
           pending = coalesce($8, t.pending), mark_length = coalesce($9, t.mark_length),
           mark_last = CASE WHEN $9::int IS NULL THEN t.mark_last ELSE $10 END
-        FROM done WHERE t.tenant = done.tenant AND t.id = done.thread AND t.active_run = $1 RETURNING 1)
-      SELECT (SELECT count(*) FROM done)::int AS finished, (SELECT count(*) FROM freed)::int AS freed,
+        FROM done WHERE t.tenant = done.tenant AND t.id = done.thread AND t.active_run = $1 RETURNING 1),
+      slot AS (UPDATE ${s}.server_tenants st SET active = st.active - 1 FROM done WHERE st.tenant = done.tenant RETURNING 1)
+      SELECT (SELECT count(*) FROM done)::int AS finished, (SELECT count(*) FROM freed)::int AS freed, (SELECT count(*) FROM slot)::int AS slot,
         (SELECT pg_notify('${events}', $1 || ' ' || $6) FROM done) AS told`,
     ),
     lastSeq: prepared('last_seq', `SELECT coalesce(max(seq), 0)::bigint AS seq FROM ${s}.server_run_events WHERE run = $1`),

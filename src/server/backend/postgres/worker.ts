@@ -22,7 +22,7 @@ export type PostgresWorkerOptions = {
 };
 
 /** What this module uses of graphile-worker (an optional peer dependency, loaded when a worker starts). */
-type GraphileRunner = { stop(): Promise<void> };
+type GraphileRunner = { stop(): Promise<void>; promise: Promise<void> };
 type GraphileModule = {
   run(options: Record<string, unknown>): Promise<GraphileRunner>;
   runMigrations(options: Record<string, unknown>): Promise<void>;
@@ -30,6 +30,8 @@ type GraphileModule = {
 };
 
 const EXPIRE_EVERY_MS = 60_000;
+const FIRST_RESTART_MS = 500;
+const MAX_RESTART_MS = 30_000;
 
 /**
  * One worker process on the shared database: a heartbeat row (a process silent past the lease is dead),
@@ -51,27 +53,61 @@ export class PostgresWorker {
   static async start(options: PostgresWorkerOptions): Promise<PostgresWorker> {
     const worker = new PostgresWorker(options);
     await worker.register();
-    const { backend, leaseMs } = options;
+    const { leaseMs } = options;
     worker.every(Math.max(1, Math.floor(leaseMs / 3)), () => worker.heartbeat());
     worker.every(Math.max(1, Math.floor(leaseMs / 2)), () => worker.sweep());
-    const graphile = await loadGraphile();
-    const quiet = quietLogger(graphile, options.log);
-    worker.runner = await graphile.run({
+    worker.graphile = await loadGraphile();
+    await worker.startRunner();
+    return worker;
+  }
+
+  private graphile!: GraphileModule;
+  private stopping = false;
+  private restartMs = FIRST_RESTART_MS;
+
+  /** Starts graphile-worker's runner, pulling run jobs into the executor, and watches it end. */
+  private async startRunner(): Promise<void> {
+    const { backend, jobSchema, concurrency, pollIntervalMs, log } = this.options;
+    const exitCode = process.exitCode;
+    const runner = await this.graphile.run({
       pgPool: backend.pool,
-      schema: options.jobSchema,
-      concurrency: options.concurrency,
-      pollInterval: options.pollIntervalMs,
+      schema: jobSchema,
+      concurrency,
+      pollInterval: pollIntervalMs,
       noHandleSignals: true,
-      logger: quiet,
+      logger: quietLogger(this.graphile, log),
       parsedCronItems: [],
       taskList: {
         [RUN_TASK]: async (payload: { runId?: unknown }, helpers: { job: { locked_by: string | null } }) => {
           if (typeof payload?.runId !== 'string') return;
-          await worker.executor.execute(payload.runId, helpers.job.locked_by ?? '');
+          await this.executor.execute(payload.runId, helpers.job.locked_by ?? '');
         },
       },
     });
-    return worker;
+    this.runner = runner;
+    this.restartMs = FIRST_RESTART_MS;
+    const ended = (error?: unknown) => {
+      if (this.stopping || this.runner !== runner) return;
+      // graphile-worker stops itself when any schema of this database announces a breaking migration of
+      // its tables (the announcement names no schema), and sets the process's exit code: this worker
+      // keeps going. Its own schema moved past this release: starting again fails, and says why.
+      process.exitCode = exitCode;
+      log('the job queue stopped by itself (graphile-worker saw a migration in this database); starting it again', error);
+      this.restart();
+    };
+    void runner.promise.then(() => ended(), ended);
+  }
+
+  private restart(): void {
+    const timer = setTimeout(() => {
+      this.startRunner().catch((error: unknown) => {
+        this.options.log(`starting the job queue again failed; trying again in ${this.restartMs} ms`, error);
+        this.restartMs = Math.min(this.restartMs * 2, MAX_RESTART_MS);
+        if (!this.stopping) this.restart();
+      });
+    }, this.restartMs);
+    timer.unref();
+    this.timers.push(timer);
   }
 
   /** This process's id among the workers (it changes if the process was counted dead and came back). */
@@ -84,6 +120,7 @@ export class PostgresWorker {
    * left to the lease (another worker takes it over once this process is gone).
    */
   async stop(drainMs: number): Promise<void> {
+    this.stopping = true;
     for (const timer of this.timers) clearInterval(timer);
     const stopped = this.runner?.stop() ?? Promise.resolve();
     let timer: ReturnType<typeof setTimeout> | undefined;
