@@ -19,7 +19,7 @@ import { composeHooks } from './compose-hooks.js';
 import { AgentClosedError, ApprovalsPendingError, CheckpointError } from './errors.js';
 import { RunQueue } from './run-queue.js';
 import { memorySession, openStoredSession, type AgentSession, type Billing } from './session.js';
-import { checkMessages, resolveSettings } from './settings.js';
+import { bindModel, checkMessages, resolveSettings } from './settings.js';
 import { resolveControls } from './controls.js';
 import { outputRequest, settleOutput, type OutputRequest } from './structured-output.js';
 import { readPrompt } from './prompt.js';
@@ -48,18 +48,19 @@ type Admission = (session: AgentSession) => ReadonlyMap<string, ApprovalDecision
  * loses at most the step in flight, and the next run answers or re-runs the calls it cut off. It
  * resolves with the final snapshot or rejects with `RunFault`.
  */
-export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent {
-  if (deps?.telemetry !== undefined) {
+export function createConductor(config: AgentConfig, deps: ConductorDeps = {}): Agent {
+  // `model` as an id, `invokeModel` as its invoker, whichever way they were given: telemetry sees the model too.
+  ({ config, deps } = bindModel(config, deps));
+  if (deps.telemetry !== undefined) {
     const { telemetry, ...plain } = deps;
     return telemetry.instrument(config, plain, createConductor);
   }
-  const invoke = deps?.invokeModel;
   // History recall needs node ids to read back: it is on with a store unless the config says no.
   const recall = config.history !== false && deps?.store !== undefined;
   let historyIndex: HistoryIndex | undefined;
   const builtIn = recall ? historyTools(() => historyIndex, typeof config.history === 'object' ? config.history : {}) : [];
-  const settings = resolveSettings(config, invoke, builtIn);
-  const { card, maxSteps, controls } = settings;
+  const settings = resolveSettings(config, deps.invokeModel, builtIn);
+  const { card, maxSteps, controls, invoke } = settings;
   // The context of the run in progress (or the session's): the history tools show only once it starts with a summary.
   let liveContext: readonly Turn[] = [];
   const tools = recall
@@ -178,19 +179,21 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent
     const work = current.context.slice();
     liveContext = work;
     let contextTurn: ContextTurnHandle | undefined;
-    // The reply's usage, stored on the node of the assistant turn that follows it.
+    // The reply's usage, stored on the node of the assistant turn that follows it with the model that answered.
     let replyUsage: ModelUsage | undefined;
+    let replyModel: string | undefined;
     const report = (parts: AgentContextPart[]) => {
       for (const part of parts) ledger.publish(contextEvent(part));
     };
     const emit = (event: LoopEvent): void => {
       switch (event.kind) {
         case 'turn':
-          current.append(event.turn, event.turn.role === 'assistant' ? billed(replyUsage) : undefined);
+          current.append(event.turn, event.turn.role === 'assistant' ? billed(replyUsage, replyModel) : undefined);
           replyUsage = undefined;
           return;
         case 'reply': {
           replyUsage = event.reply.usage;
+          replyModel = event.reply.model;
           const used = event.reply.usage ?? zeroUsage();
           addUsage(usage, used);
           ledger.publish({ kind: 'usage', usage: used, total: { ...usage } });
@@ -349,8 +352,9 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent
     return snapshot;
   }
 
-  function billed(used: ModelUsage | undefined): Billing | undefined {
-    return used === undefined ? undefined : { usage: used, model: card.id };
+  /** What a call cost and which model answered it: the reply's own word (a fallback's, a dated snapshot), else the agent's model. */
+  function billed(used: ModelUsage | undefined, model: string = card.id): Billing | undefined {
+    return used === undefined ? undefined : { usage: used, model };
   }
 
   function fault(kind: FaultKind, error: unknown, snapshot: RunSnapshot): RunFault {
