@@ -1,5 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { CompactionPolicy } from '../../runtime/contract/compaction.js';
+import type { ModelInvoker } from '../../runtime/contract/model.js';
 import type { ToolDefinition } from '../../runtime/contract/tool.js';
 import { createConductor } from '../../runtime/agent/create-conductor.js';
 import { ModelCallError, RunFault } from '../../runtime/loop/errors.js';
@@ -13,7 +14,7 @@ import type { LazyToolset } from '../../tools/lazy-toolset.js';
 import type { AnthropicToolSpec, ExecuteContext } from '../../tools/toolset.js';
 import { errorMessage } from '../../errors/index.js';
 import { plainJsonSchema } from '../../schema/index.js';
-import { ANTHROPIC, anthropicOptions, type CacheMode, type CacheTtl } from './cache.js';
+import type { CacheMode, CacheTtl } from './cache.js';
 import type { AnthropicClientLike } from './client.js';
 import { RunAgentOptionsError } from './errors.js';
 import { createAnthropicInvoker } from './invoker.js';
@@ -87,10 +88,11 @@ export async function* runAgent(opts: RunAgentOptions): AsyncGenerator<AgentPart
   if (opts.maxTokens !== undefined && !(Number.isInteger(opts.maxTokens) && opts.maxTokens >= 1)) {
     throw new RunAgentOptionsError(`\`maxTokens\` must be a positive integer, got ${String(opts.maxTokens)}.`);
   }
+  // Caching is the Anthropic model's own option: `cache`/`cacheTtl` go to the invoker, as its defaults.
   const own = { ...(opts.cache !== undefined && { cache: opts.cache }), ...(opts.cacheTtl !== undefined && { cacheTtl: opts.cacheTtl }) };
-  const providerOptions = { [ANTHROPIC]: own };
+  let invokeModel: ModelInvoker;
   try {
-    anthropicOptions(providerOptions);
+    invokeModel = createAnthropicInvoker(opts.client, { model: opts.model, ...own });
   } catch (error) {
     throw new RunAgentOptionsError(`${errorMessage(error)}.`);
   }
@@ -115,9 +117,8 @@ export async function* runAgent(opts: RunAgentOptions): AsyncGenerator<AgentPart
       sequential: opts.sequential,
       compaction: opts.compaction,
       context: opts.context ?? standaloneContext({ ...opts, contextWindow: card.contextWindow, maxOutputTokens: card.maxOutputTokens }),
-      providerOptions,
     },
-    { invokeModel: createAnthropicInvoker(opts.client), messages: history, hooks: opts.hooks },
+    { invokeModel, messages: history, hooks: opts.hooks },
   );
   const asParts = opts.context !== undefined ? (part: AgentPart): AgentPart[] => [part] : standaloneParts;
 
