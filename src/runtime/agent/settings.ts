@@ -115,8 +115,19 @@ function checkHistory(history: AgentConfig['history']): void {
   }
 }
 
-/** `deps.messages` must be turns, and cannot stand beside a store that keeps the history itself. */
+/**
+ * `deps.messages` must be turns, and cannot stand beside a store that keeps the history itself; and
+ * `deps.store` must keep sessions, not long-term memory (the two are easy to mix up by name).
+ */
 export function checkMessages(deps: ConductorDeps): void {
+  const store = deps.store as Partial<Record<string, unknown>> | undefined;
+  if (typeof store?.search === 'function' && typeof store.save === 'function') {
+    throw new AgentConfigError(
+      '`deps.store` keeps the agent’s sessions (a SessionStore, MemorySessionStore or PostgresSessionStore), but this is a ' +
+        'long-term memory store (createMemoryStore(), PostgresMemoryStore), which gives a context manager facts to recall: ' +
+        'pass it to memorySource(...) in config.context instead.',
+    );
+  }
   const messages = deps.messages;
   if (messages === undefined) return;
   if (deps.store !== undefined)
