@@ -50,6 +50,21 @@ export function checkConnection(connection: unknown): PostgresConnection {
       return { pool: pool as PoolLike };
   }
   throw new PostgresOptionsError(
-    'A PostgreSQL store needs { connectionString: "postgres://…" } or { pool } (a pg.Pool), exactly one of them.',
+    'A PostgreSQL store needs { connectionString: "postgres://…" } or { pool } (a pg.Pool), exactly one of them.' + unsetUrl(c),
   );
+}
+
+/** The environment variable the docs, the CLI and the web example read the connection string from. */
+const DATABASE_URL_VARIABLE = 'INDUSAGI_DATABASE_URL';
+
+/**
+ * Why a connection string is missing, when the likely reason is that INDUSAGI_DATABASE_URL is unset
+ * (`{ connectionString: process.env.INDUSAGI_DATABASE_URL }` reads as `undefined` then).
+ */
+function unsetUrl(given: Partial<{ connectionString: unknown; pool: unknown }> | null): string {
+  if (typeof given !== 'object' || given === null || !('connectionString' in given) || given.pool !== undefined) return '';
+  const value = given.connectionString;
+  if (!(value === undefined || (typeof value === 'string' && value.trim() === ''))) return '';
+  if ((process.env[DATABASE_URL_VARIABLE] ?? '').trim() !== '') return '';
+  return ` The connection string is ${value === undefined ? 'undefined' : 'empty'}, and ${DATABASE_URL_VARIABLE} is unset: set it to postgres://user@host/database.`;
 }

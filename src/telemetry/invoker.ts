@@ -1,6 +1,7 @@
 import { context as contexts, trace, SpanKind, type Attributes } from '@opentelemetry/api';
 import type { ModelInvoker, ModelReply, ModelRequest } from '../runtime/contract/index.js';
 import { addUsage, zeroUsage } from '../runtime/usage/sum.js';
+import { invokerTraits } from '../runtime/models/resolve.js';
 import {
   ATTR_CALL_PURPOSE,
   ATTR_HTTP_STATUS,
@@ -126,7 +127,8 @@ export function traceInvoker(inner: ModelInvoker, agent: AgentTrace): ModelInvok
     }
     return reply;
   };
-  return Object.assign(invoke, { provider: inner.provider, checkOptions: inner.checkOptions?.bind(inner) });
+  // Stands in for the inner invoker: its model, card and checks go with it.
+  return Object.assign(invoke, invokerTraits(inner));
 }
 
 /**

@@ -35,7 +35,9 @@ export function createTelemetry(options: TelemetryOptions = {}): Telemetry {
     instrument(config: AgentConfig, deps: ConductorDeps, build: (config: AgentConfig, deps: ConductorDeps) => Agent): Agent {
       const invokeModel = deps.invokeModel;
       // Whatever is not what it should be goes to `build` untouched, for the conductor to refuse.
-      if (typeof invokeModel !== 'function' || typeof config !== 'object' || config === null) return build(config, deps);
+      // The conductor hands its config over with `model` as the id (an invoker given as `model` is `invokeModel` by then).
+      if (typeof invokeModel !== 'function' || typeof config !== 'object' || config === null || typeof config.model !== 'string')
+        return build(config, deps);
       const tools = Array.isArray(config.tools) ? config.tools : [];
       const agent = new AgentTrace(inst, config.model, invokeModel.provider ?? inst.providerName, config.system, tools);
       const traced: ConductorDeps = {

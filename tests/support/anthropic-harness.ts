@@ -17,9 +17,9 @@ export function anthropicScript(reply: ScriptedReply): Script {
   switch (reply.kind) {
     case 'reply': {
       const blocks: ScriptBlock[] = [];
-      if (reply.text !== undefined) blocks.push({ type: 'text', text: reply.text, chunks: reply.chunks });
+      if (reply.text !== undefined) blocks.push({ kind: 'text', text: reply.text, chunks: reply.chunks });
       for (const call of reply.calls ?? [])
-        blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: call.input, rawJson: call.rawJson });
+        blocks.push({ kind: 'tool_use', id: call.id, name: call.name, input: call.input, rawJson: call.rawJson });
       const usage = reply.usage;
       return anthropicReply.message(blocks, {
         ...(reply.stop === 'max_tokens' && { stopReason: 'max_tokens' }),

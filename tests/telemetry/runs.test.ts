@@ -356,3 +356,25 @@ describe('options', () => {
     }
   });
 });
+
+describe('a model given as the invoker itself', () => {
+  it('is traced like one given beside its id, and keeps its card and its checks under telemetry', async () => {
+    const seen: ModelRequest[] = [];
+    const model: ModelInvoker = Object.assign(scripted([text('hi')], seen), {
+      modelId: 'carried-model',
+      card: { id: 'carried-model', contextWindow: 20_000, maxOutputTokens: 900 },
+      checkControls(controls: { temperature?: number }) {
+        if (controls.temperature !== undefined) throw new TelemetryOptionsError('this model takes no temperature');
+      },
+    });
+    const telemetry = createTelemetry({ agentName: 'carried' });
+
+    await createAgent({ model }, { telemetry }).submit('hello');
+
+    expect(seen[0]).toMatchObject({ model: 'carried-model', maxOutputTokens: 900 });
+    const chat = otel.spans().find((span) => span.name === 'chat carried-model');
+    expect(chat?.attributes).toMatchObject({ 'gen_ai.request.model': 'carried-model', 'gen_ai.provider.name': 'test-provider' });
+    // The traced invoker stands in for the model's own checks: a control it refuses fails at creation.
+    expect(() => createAgent({ model, temperature: 0.5 }, { telemetry })).toThrow(/this model takes no temperature/);
+  });
+});

@@ -1,4 +1,5 @@
-import type { ModelInvoker, ModelReply, ModelRequest, ModelRetry, ProviderOptions } from '../../runtime/contract/model.js';
+import type { ModelCard, ModelInvoker, ModelReply, ModelRequest, ModelRetry, ProviderOptions } from '../../runtime/contract/model.js';
+import { boundModel } from '../../runtime/models/resolve.js';
 import { ModelCallError, RunAbortedError } from '../../runtime/loop/errors.js';
 import { AiSdkOptionsError } from './errors.js';
 import { apiCallError, isRetryable, toModelCallError } from './failures.js';
@@ -17,6 +18,8 @@ export type FromAiSdkOptions = {
   maxRetries?: number;
   /** The longest wait before a retry it accepts; a server asking for more faults the call at once. Default 60 s. */
   maxRetryDelayMs?: number;
+  /** What is known of the model (window, output cap, prices); default: the card registry's for its `modelId`. */
+  card?: ModelCard;
 };
 
 /**
@@ -29,7 +32,9 @@ export type FromAiSdkOptions = {
  * the model's (`openai` for `openai.responses`). Rejects typed: `AiSdkModelError` at once for something
  * that is not such a model; `RunAbortedError` once the request's signal fired; `PromptTooLongError` for
  * a provider's "prompt over the window"; `ModelCallError` (with the HTTP status, the AI SDK's error as
- * cause) for other failures, an error part mid-stream, and a stream that ends without finishing.
+ * cause) for other failures, an error part mid-stream, and a stream that ends without finishing. The
+ * invoker carries the model's id (`modelId`) and `options.card` when given, so an agent can take it as
+ * its `model`: `createAgent({ model: fromAiSdk(openai('gpt-5.4-mini')) })`.
  */
 export function fromAiSdk(model: AiSdkLanguageModel, options: FromAiSdkOptions = {}): ModelInvoker {
   checkModel(model);
@@ -39,6 +44,9 @@ export function fromAiSdk(model: AiSdkLanguageModel, options: FromAiSdkOptions =
     throw new AiSdkOptionsError(`\`maxRetries\` must be a whole number >= 0, got ${String(maxRetries)}`);
   if (!(Number.isFinite(maxDelay) && maxDelay >= 0))
     throw new AiSdkOptionsError(`\`maxRetryDelayMs\` must be a number >= 0, got ${String(maxDelay)}`);
+  // The model object knows its id: the invoker carries it, so an agent can take the invoker as its `model`.
+  const modelId = typeof model.modelId === 'string' && model.modelId.trim() !== '' ? model.modelId : undefined;
+  const identity = boundModel({ model: modelId, card: options.card }, 'fromAiSdk');
   const invoke = async (request: ModelRequest): Promise<ModelReply> => {
     const call = callOptions(request);
     for (let attempt = 0; ; attempt++) {
@@ -66,7 +74,7 @@ export function fromAiSdk(model: AiSdkLanguageModel, options: FromAiSdkOptions =
       return await readReply(result.stream, request, model.modelId);
     }
   };
-  return Object.assign(invoke, { provider: providerId(model), checkOptions });
+  return Object.assign(invoke, { provider: providerId(model), ...identity, checkOptions });
 }
 
 async function readReply(stream: ReadableStream<{ type: string }>, request: ModelRequest, modelId: string): Promise<ModelReply> {

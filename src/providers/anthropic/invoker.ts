@@ -1,5 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type { ModelInvoker, ModelReply, ModelRequest, ModelRetry } from '../../runtime/contract/model.js';
+import type { ModelCard, ModelInvoker, ModelReply, ModelRequest, ModelRetry } from '../../runtime/contract/model.js';
+import { boundModel } from '../../runtime/models/resolve.js';
 import { ModelCallError, PromptTooLongError, RunAbortedError } from '../../runtime/loop/errors.js';
 import { isPromptTooLongError, reportedPromptTokens } from '../../runtime/compaction/prompt-too-long.js';
 import { errorMessage } from '../../errors/base.js';
@@ -14,11 +15,20 @@ import {
 import type { AnthropicClientLike } from './client.js';
 import { DEFAULT_MAX_RETRY_DELAY_MS, retryDelayMs, retryReason, sleep } from './retry.js';
 import { ReplyTracker } from './reply-tracker.js';
-import { applyAnthropicControls, checkAnthropicControls } from './controls.js';
+import { applyAnthropicControls } from './controls.js';
+import { checkAnthropicControls } from './check-controls.js';
 import { fromMessage, toMessageParams, toModelUsage } from './wire.js';
 
-/** Defaults for requests whose `providerOptions.anthropic` does not set them. */
-export type AnthropicInvokerOptions = AnthropicProviderOptions;
+/**
+ * The model the invoker is built for (`model`, and optionally its `card`), and defaults for requests
+ * whose `providerOptions.anthropic` does not set them (`cache`, `cacheTtl`, `maxRetries`, `maxRetryDelayMs`).
+ */
+export type AnthropicInvokerOptions = AnthropicProviderOptions & {
+  /** The model every call goes to, whatever the request names; it is the invoker's `modelId`. */
+  model?: string;
+  /** What is known of that model; default: the card registry's (`modelCard(model)`). */
+  card?: ModelCard;
+};
 
 /**
  * A `ModelInvoker` over an Anthropic client: streams each call with `client.messages.stream`, hands
@@ -26,7 +36,9 @@ export type AnthropicInvokerOptions = AnthropicProviderOptions;
  * resolves with the final message as an assistant turn, its usage, its id and the model that answered.
  * Prompt caching is `auto` unless the request's `providerOptions.anthropic` or `options` say `off`, or
  * the request is not `cacheable` (see `requestBody`). The invoker is tagged `provider: 'anthropic'` and
- * checks `providerOptions.anthropic` eagerly through `checkOptions`.
+ * checks `providerOptions.anthropic` eagerly through `checkOptions`. Built with `options.model`, it
+ * carries that model (`modelId`, and `card` when given) and calls it whatever a request names, so an
+ * agent can take it as its `model`.
  *
  * It retries a call that failed before anything streamed (429, 529, 5xx, a dropped connection) itself,
  * rather than leaving it to the SDK, so that no wait is silent or unbounded: up to `maxRetries` times
@@ -42,10 +54,11 @@ export type AnthropicInvokerOptions = AnthropicProviderOptions;
  */
 export function createAnthropicInvoker(client: AnthropicClientLike, options: AnthropicInvokerOptions = {}): ModelInvoker {
   checkAnthropicOptions(options);
+  const model = boundModel(options, 'createAnthropicInvoker');
   const clientRetries = (client as { maxRetries?: unknown }).maxRetries;
   const invoke = async (request: ModelRequest): Promise<ModelReply> => {
     const own = anthropicOptions(request.providerOptions);
-    const body = requestBody(request, options);
+    const body = requestBody(model.modelId === undefined ? request : { ...request, model: model.modelId }, options);
     const maxRetries = own.maxRetries ?? options.maxRetries ?? (typeof clientRetries === 'number' ? clientRetries : 2);
     const maxDelay = own.maxRetryDelayMs ?? options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS;
     // Once per call, whatever the retries: a retried attempt is one that streamed nothing.
@@ -94,6 +107,7 @@ export function createAnthropicInvoker(client: AnthropicClientLike, options: Ant
   };
   return Object.assign(invoke, {
     provider: ANTHROPIC,
+    ...model,
     checkOptions: (given: ModelRequest['providerOptions']) => void anthropicOptions(given),
     checkControls: checkAnthropicControls,
   });

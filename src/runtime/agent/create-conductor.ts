@@ -15,7 +15,7 @@ import { Run } from './run.js';
 import { RunQueue } from './run-queue.js';
 import { RunScope } from './run-scope.js';
 import { SessionSlot } from './session-slot.js';
-import { checkMessages, resolveSettings } from './settings.js';
+import { bindModel, checkMessages, resolveSettings } from './settings.js';
 import { resolveControls } from './controls.js';
 import { outputRequest } from './structured-output.js';
 import { standingOf, standingSnapshot } from './standing.js';
@@ -32,17 +32,18 @@ import type { Agent, AgentConfig, ConductorDeps, SubmitOptions } from './types.j
  * `resume`, `branchFrom`, `close`) queues behind the ones before it; the four that run the model
  * return a `Run`.
  */
-export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent {
-  if (deps?.telemetry !== undefined) {
+export function createConductor(config: AgentConfig, deps: ConductorDeps = {}): Agent {
+  // `model` as an id, `invokeModel` as its invoker, whichever way they were given: telemetry sees the model too.
+  ({ config, deps } = bindModel(config, deps));
+  if (deps.telemetry !== undefined) {
     const { telemetry, ...plain } = deps;
     return telemetry.instrument(config, plain, createConductor);
   }
-  const invoke = deps?.invokeModel;
   // History recall needs node ids to read back: it is on with a store unless the config says no.
-  const recall = config.history !== false && deps?.store !== undefined;
+  const recall = config.history !== false && deps.store !== undefined;
   const builtIn = recall ? historyTools(() => sessions.history, typeof config.history === 'object' ? config.history : {}) : [];
-  const settings = resolveSettings(config, invoke, builtIn);
-  const { card, controls } = settings;
+  const settings = resolveSettings(config, deps.invokeModel, builtIn);
+  const { card, controls, invoke } = settings;
   checkMessages(deps);
   const ledger = deps.ledger ?? new RunLedger();
   const queue = new RunQueue();

@@ -89,7 +89,7 @@ export async function executeRun(core: AgentCore, scope: RunScope, plan: RunPlan
   const durability = durabilityOf(session);
   const base: LoopInput = {
     runId: scope.runId,
-    model: core.invoke.modelId ?? core.card.id,
+    model: core.card.id,
     system: core.config.system,
     providerOptions: core.config.providerOptions,
     controls: plan.controls,
@@ -243,11 +243,12 @@ function applyCondensation(core: AgentCore, scope: RunScope, session: AgentSessi
 /** A reply's tokens: counted in the run, published, and stored on the node of the turn it produced. */
 function billReply(core: AgentCore, scope: RunScope, reply: ModelReply): Billing | undefined {
   scope.spend(reply.usage ?? zeroUsage());
-  return billed(core, reply.usage);
+  return billed(core, reply.usage, reply.model);
 }
 
-function billed(core: AgentCore, used: ModelUsage | undefined): Billing | undefined {
-  return used === undefined ? undefined : { usage: used, model: core.invoke.modelId ?? core.card.id };
+/** What a call cost and which model answered it: the reply's own word (a fallback's, a dated snapshot), else the agent's model. */
+function billed(core: AgentCore, used: ModelUsage | undefined, model: string = core.card.id): Billing | undefined {
+  return used === undefined ? undefined : { usage: used, model };
 }
 
 /** Persists what the run recorded, then settles it (`settled` or `waiting`) or faults it. */

@@ -13,7 +13,13 @@ import type { SchemaLike, StandardSchemaV1 } from '../../schema/index.js';
 
 /** The model controls (`temperature`, `topP`, `stopSequences`, `toolChoice`, `thinking`) apply to every run; see docs/agent.md. */
 export type AgentConfig = ModelControls & {
-  model: string;
+  /**
+   * The model: its id, called through `deps.invokeModel` (or `createAgent`'s default, Claude), or an
+   * invoker that carries its own id and card (`createOpenAIInvoker(client, { model })`, `fromAiSdk(model)`,
+   * `anthropic(model)`, `fallbackModels([...])`). Either way it also picks the model card (window, output
+   * cap, prices): the invoker's, else the registry's (`registerModelCard`).
+   */
+  model: string | ModelInvoker;
   system?: string;
   tools?: ToolDefinition[];
   /** Model calls allowed in one run before it faults with `max_steps`. Default 64. */
@@ -47,10 +53,13 @@ export type AgentConfig = ModelControls & {
   prepareStep?: PrepareStep;
 };
 
-/** What the conductor is built from. Only `invokeModel` is required: the conductor knows no vendor. */
+/** What the conductor is built from, all optional: the conductor knows no vendor. */
 export type ConductorDeps = {
-  /** The model, through the one seam. `createAgent` defaults it to Claude through `new Anthropic()`. */
-  invokeModel: ModelInvoker;
+  /**
+   * The model, through the one seam, when `config.model` is its id rather than the invoker itself (give
+   * it in one place, not both). `createAgent` defaults it to Claude (`anthropic(config.model)`).
+   */
+  invokeModel?: ModelInvoker;
   /** Where sessions are kept. Default: in the agent's memory (no node ids, no branching). */
   store?: SessionStoreLike;
   /**

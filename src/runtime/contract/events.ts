@@ -94,8 +94,11 @@ export type RunEventBody =
       tokens?: number;
     }
   | { kind: 'usage'; usage: ModelUsage; total: ModelUsage }
-  /** The model call failed in a way worth retrying (overloaded, rate limited, a dropped connection); it is retried after `delayMs`. */
-  | { kind: 'model_retry'; attempt: number; delayMs: number; status?: number; reason: string }
+  /**
+   * The model call failed in a way worth retrying (overloaded, rate limited, a dropped connection); it is
+   * retried after `delayMs`, by `model` when a fallback hands it to another model (`fallbackModels`).
+   */
+  | { kind: 'model_retry'; attempt: number; delayMs: number; status?: number; reason: string; model?: string }
   | { kind: 'settled'; snapshot: RunSnapshot }
   | { kind: 'faulted'; error: RunError; snapshot: RunSnapshot };
 

@@ -7,3 +7,14 @@ export class ModelCardError extends IndusagiError {
     super('invalid_request', `Invalid model card: ${detail}.`);
   }
 }
+
+/**
+ * A model that cannot be used as given: not a model id nor an invoker, an invoker that does not say
+ * which model it calls, a model id its invoker is not built for, or a fallback chain that cannot work.
+ */
+export class ModelChoiceError extends IndusagiError {
+  static override readonly errorName: string = 'ModelChoiceError';
+  constructor(detail: string) {
+    super('invalid_request', `${detail}.`);
+  }
+}

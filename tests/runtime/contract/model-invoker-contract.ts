@@ -15,7 +15,15 @@ import {
   PromptTooLongError,
   RunAbortedError,
 } from '../../../src/entries/runtime.js';
-import type { ModelInvoker, ModelRequest, RunEvent, RunFault, ToolDefinition } from '../../../src/entries/runtime.js';
+import type {
+  AgentConfig,
+  AgentDeps,
+  ModelInvoker,
+  ModelRequest,
+  RunEvent,
+  RunFault,
+  ToolDefinition,
+} from '../../../src/entries/runtime.js';
 
 export type ScriptedCall = { id: string; name: string; input?: unknown; rawJson?: string };
 
@@ -129,6 +137,10 @@ export function modelInvokerContract(name: string, start: () => Promise<InvokerH
         expect(result.id).not.toBe('');
         expect(result.model).toEqual(expect.any(String));
         expect(result.model).not.toBe('');
+      });
+
+      it('carries the model it is built for as its modelId, and none when it calls what each request names', () => {
+        expect(h.invoker.modelId).toBe(h.boundModel);
       });
 
       it('sends the model, the stable then the volatile system text, the tools and the output cap', async () => {
@@ -333,10 +345,16 @@ export function modelInvokerContract(name: string, start: () => Promise<InvokerH
       );
     });
 
-    describe('under the conductor: createAgent(config, { invokeModel })', () => {
+    describe('under the conductor: createAgent({ model: invoker }), or by id beside deps.invokeModel', () => {
+      // An invoker built for one model is the agent's `model`; one that calls whatever a request names goes beside the id.
+      const agentOver = (config: Omit<AgentConfig, 'model'>, deps: AgentDeps = {}) =>
+        h.invoker.modelId !== undefined
+          ? createAgent({ ...config, model: h.invoker }, deps)
+          : createAgent({ ...config, model: 'test-model' }, { ...deps, invokeModel: h.invoker });
+
       it('runs a tool loop to the answer, sending the tool result back under the model’s call id', async () => {
         h.script(calls({ id: 'call_w', name: 'weather_today', input: { city: 'Pune' } }), reply('Clear skies in Pune.'));
-        const agent = createAgent({ model: 'test-model', system: 'Answer briefly.', tools: [weather] }, { invokeModel: h.invoker });
+        const agent = agentOver({ system: 'Answer briefly.', tools: [weather] });
         const events = record(agent);
 
         const snapshot = await agent.submit('Weather in Pune?');
@@ -364,7 +382,7 @@ export function modelInvokerContract(name: string, start: () => Promise<InvokerH
           ),
           reply('Both clear.'),
         );
-        const agent = createAgent({ model: 'test-model', tools: [weather] }, { invokeModel: h.invoker });
+        const agent = agentOver({ tools: [weather] });
 
         await agent.submit('Pune and Oslo?');
 
@@ -390,7 +408,7 @@ export function modelInvokerContract(name: string, start: () => Promise<InvokerH
           calls({ id: 'call_y', name: 'files_write', input: { text: 'second' } }),
           reply('Written.'),
         );
-        const agent = createAgent({ model: 'test-model', tools: [write] }, { invokeModel: h.invoker });
+        const agent = agentOver({ tools: [write] });
 
         expect(await agent.submit('write first')).toMatchObject({ status: 'waiting' });
         expect(await agent.reject('call_x', 'not now')).toMatchObject({ status: 'settled', text: 'Not written, as you asked.' });
@@ -405,7 +423,7 @@ export function modelInvokerContract(name: string, start: () => Promise<InvokerH
 
       it('aborts mid-stream: the run faults aborted, keeps no half reply and the request is closed', async () => {
         h.script(reply('slow words here', { chunks: ['slow ', 'words ', 'here'], frameDelayMs: 150 }));
-        const agent = createAgent({ model: 'test-model' }, { invokeModel: h.invoker });
+        const agent = agentOver({});
         agent.subscribe((e) => {
           if (e.kind === 'text_delta') agent.abort();
         });
@@ -420,7 +438,7 @@ export function modelInvokerContract(name: string, start: () => Promise<InvokerH
 
       it('settles through a 429 the client retries', async () => {
         h.script({ kind: 'http_error', status: 429, retryAfterMs: 5 }, reply('Answered after the rate limit.'));
-        const agent = createAgent({ model: 'test-model' }, { invokeModel: h.invoker });
+        const agent = agentOver({});
 
         const snapshot = await agent.submit('hi');
 
@@ -431,7 +449,7 @@ export function modelInvokerContract(name: string, start: () => Promise<InvokerH
 
       it('faults model_error for a malformed stream and keeps no half reply', async () => {
         h.script({ kind: 'broken', how: 'garbage', text: 'Half a sentence' });
-        const agent = createAgent({ model: 'test-model' }, { invokeModel: h.invoker });
+        const agent = agentOver({});
 
         const fault = (await agent.submit('hi').catch((e: unknown) => e)) as RunFault;
 
@@ -450,9 +468,9 @@ export function modelInvokerContract(name: string, start: () => Promise<InvokerH
           if (n < 2) return reply(`Answer ${n}: ${'we talked about the trip at length. '.repeat(20)}`);
           return n === 2 ? { kind: 'too_long' } : reply('Here is the whole itinerary.');
         });
-        const agent = createAgent(
-          { model: 'test-model', sessionId: 'trip', maxOutputTokens: 500, compaction: { keepRecent: 2 } },
-          { invokeModel: h.invoker, store: new MemorySessionStore() },
+        const agent = agentOver(
+          { sessionId: 'trip', maxOutputTokens: 500, compaction: { keepRecent: 2 } },
+          { store: new MemorySessionStore() },
         );
         const events = record(agent);
         await agent.submit('Plan a trip to Lisbon for me.');
