@@ -3,6 +3,7 @@ import type { ModelUsage } from '../contract/model.js';
 import type { LoadReport, SessionNode } from '../contract/session.js';
 import type { SessionGraph } from '../store/graph.js';
 import type { SessionStoreLike } from '../store/types.js';
+import { SessionWriter } from '../store/writer.js';
 import { addUsage, zeroUsage } from '../usage/sum.js';
 import { readCondensation } from './condensation.js';
 import { BranchPointError, ContextReplacementError } from './errors.js';
@@ -83,13 +84,14 @@ export function memorySession(id: string, messages?: readonly Turn[]): AgentSess
 }
 
 /**
- * A session in a `SessionStoreLike`: opened for writing (the store's writer lock), every turn appended
- * to the graph as it settles, persisted when the agent says so.
+ * A session in a `SessionStoreLike`, held through a `SessionWriter`: the store's writer lease taken, the
+ * session read (its live path when the store offers one), every turn appended to the graph as it
+ * settles, and the records not yet appended handed to the store when the agent persists (put back in
+ * front when an append fails). `close` appends what is left, then releases the lease.
  */
 export async function openStoredSession(store: SessionStoreLike, id: string): Promise<AgentSession> {
-  const { graph, report } = store.openSessionWithReport
-    ? await store.openSessionWithReport(id)
-    : { graph: await store.openSession(id), report: undefined };
+  const writer = await SessionWriter.open(store, id);
+  const { graph, report } = writer;
   // The node behind each context turn, so a condensation can name the first turn it keeps.
   let nodeOf = new WeakMap<Turn, string>();
   const contextAt = (leaf: string | null): Turn[] => {
@@ -102,10 +104,10 @@ export async function openStoredSession(store: SessionStoreLike, id: string): Pr
     context: contextAt(graph.leaf),
     report,
     durable: true,
-    markStarted: (callIds) => graph.markStarted(callIds),
+    markStarted: (callIds) => writer.markStarted(callIds),
     startsOf: (callId) => graph.startsOf(callId),
     append(turn, billed) {
-      nodeOf.set(turn, graph.append(turn, Date.now(), billed).id);
+      nodeOf.set(turn, writer.append(turn, Date.now(), billed).id);
     },
     condense(previous, next, billed) {
       const { summary, keptFrom } = readCondensation(previous, next);
@@ -115,7 +117,7 @@ export async function openStoredSession(store: SessionStoreLike, id: string): Pr
         if (kept === undefined) throw new ContextReplacementError('the first turn it keeps is not a turn of this session');
         firstKept = kept;
       }
-      nodeOf.set(summary, graph.append(summary, Date.now(), { condenses: { firstKept }, ...billed }).id);
+      nodeOf.set(summary, writer.append(summary, Date.now(), { condenses: { firstKept }, ...billed }).id);
       const dropped: SessionNode[] = [];
       for (const turn of previous.slice(0, keptFrom)) {
         const node = graph.node(nodeOf.get(turn) ?? '');
@@ -145,9 +147,9 @@ export async function openStoredSession(store: SessionStoreLike, id: string): Pr
     },
     usageTotal: () => graph.usageTotal(),
     persist: async () => {
-      await store.persist(graph);
+      await writer.persist();
     },
-    close: () => store.closeSession(id),
+    close: () => writer.close(),
   };
   return session;
 }
