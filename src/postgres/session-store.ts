@@ -224,7 +224,7 @@ export class PostgresSessionStore implements SessionStoreLike {
   }
 
   /** Every record of the session, in one snapshot: its nodes in the order written, its start counts, its leaf. */
-  read(id: string): Promise<StoredSession> {
+  async read(id: string): Promise<StoredSession> {
     assertValidSessionId(id);
     return this.db.transaction(
       async (client) => {
@@ -240,7 +240,7 @@ export class PostgresSessionStore implements SessionStoreLike {
    * lookups), in one snapshot; a smaller session whole, as `read` gives it, so tree views and branching
    * to any node need no second read.
    */
-  readLivePath(id: string): Promise<LivePathSession | StoredSession> {
+  async readLivePath(id: string): Promise<LivePathSession | StoredSession> {
     assertValidSessionId(id);
     return this.db.transaction(
       async (client): Promise<LivePathSession | StoredSession> => {

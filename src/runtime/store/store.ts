@@ -149,7 +149,7 @@ export class SessionStore implements SessionStoreLike {
   }
 
   /** Every record of the file, without the lock; a missing file has none. */
-  read(id: string): Promise<StoredSession & { report: FileLoadReport }> {
+  async read(id: string): Promise<StoredSession & { report: FileLoadReport }> {
     return this.load(id, true);
   }
 
@@ -157,7 +157,7 @@ export class SessionStore implements SessionStoreLike {
    * The live path, read from the end of the file when its last checkpoint checks out; otherwise the
    * whole file, as `read` gives it (the report's `fullScanReason` says why).
    */
-  readLivePath(id: string): Promise<(LivePathSession | StoredSession) & { report: FileLoadReport }> {
+  async readLivePath(id: string): Promise<(LivePathSession | StoredSession) & { report: FileLoadReport }> {
     return this.load(id, false);
   }
 
