@@ -42,8 +42,6 @@ export type Known = {
 export type FileRead = {
   stored: (StoredSession | LivePathSession) & { report: FileLoadReport };
   known(): Known;
-  /** Set when the whole file was decoded. */
-  decoded: DecodedFile | null;
 };
 
 /** Whole reads of the file, now and synchronously; each tells `learn` what it decoded. */
@@ -101,7 +99,7 @@ export class SessionFileLoader {
       index: new SessionGraph(id),
       endsCleanly: true,
     });
-    return { stored: { records: [], report }, known, decoded: null };
+    return { stored: { records: [], report }, known };
   }
 
   private fromTail(id: string, tail: TailResume, size: number, reads: WholeReads): FileRead {
@@ -134,7 +132,7 @@ export class SessionFileLoader {
       index: SessionGraph.fromLivePath(id, records, { leaf: tail.leaf, rest: reads.read, restSync: reads.readSync }),
       endsCleanly: true,
     });
-    return { stored, known, decoded: null };
+    return { stored, known };
   }
 
   private fromWhole(id: string, decoded: DecodedFile, reason: string | null, bytesRead: number): FileRead {
@@ -162,7 +160,7 @@ export class SessionFileLoader {
       });
       return { writer, index, endsCleanly: decoded.endsCleanly };
     };
-    return { stored: { records: decoded.records, report, lines: decoded.lineOf }, known, decoded };
+    return { stored: { records: decoded.records, report, lines: decoded.lineOf }, known };
   }
 
   private newWriter(

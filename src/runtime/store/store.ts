@@ -105,6 +105,7 @@ export class SessionStore implements SessionStoreLike {
 
   /** `loadSession`, with what the load found. */
   loadSessionWithReport(id: string, options: LoadOptions = {}): Promise<LoadedSessionFile> {
+    // This store's reads give a FileLoadReport, and the shared loader keeps every field of a read's report.
     return loadSessionWithReport(this, id, options) as Promise<LoadedSessionFile>;
   }
 
