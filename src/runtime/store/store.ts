@@ -272,8 +272,11 @@ export class SessionStore implements SessionStoreLike {
       held.endsCleanly ??= await endsWithNewline(held.file);
       // The index takes the nodes and leaf moves now (idempotent, if this write is retried), the starts once
       // they are durable (a start applied twice would count twice).
-      index.apply(records.filter((record) => record.type !== 'started'));
-      const started = records.flatMap((record) => (record.type === 'started' ? record.callIds : []));
+      const started: string[] = [];
+      for (const record of records) {
+        if (record.type === 'started') started.push(...record.callIds);
+        else index.apply([record]);
+      }
       // A line torn by an earlier crash is closed off, so the first new record starts on a line of its own.
       const batch = writer.compose(
         records,
