@@ -6,7 +6,7 @@
 // PostgreSQL: INDUSAGI_BENCH_DATABASE_URL, else a throwaway cluster like the tests'.
 import pg from 'pg';
 import { PostgresSessionStore } from '../src/postgres/index.js';
-import type { SessionGraph, Turn } from '../src/runtime/index.js';
+import { SessionWriter, type SessionGraph, type Turn } from '../src/runtime/index.js';
 import { benchDatabase } from './postgres-server.js';
 import { fmt, median, now, report } from './stats.js';
 
@@ -32,21 +32,21 @@ try {
 
   // --- 1. Concurrent settled steps.
   const rounds = async (label: string) => {
-    const graphs = await Promise.all(Array.from({ length: SESSIONS }, (_, i) => store.openSession(`${label}-${i}`)));
+    const writers = await Promise.all(Array.from({ length: SESSIONS }, (_, i) => SessionWriter.open(store, `${label}-${i}`)));
     const rows: Array<[string, string, string | null, string]> = [];
     const t0 = now();
     await Promise.all(
-      graphs.map(async (graph) => {
+      writers.map(async (writer) => {
         for (let step = 0; step < STEPS; step++) {
-          const parent = graph.leaf;
-          const node = graph.append(say(step % 2 === 0 ? 'user' : 'assistant', `${step} ${filler}`), step);
-          rows.push([graph.sessionId, node.id, parent, JSON.stringify(node)]);
-          await store.persist(graph);
+          const parent = writer.graph.leaf;
+          const node = writer.append(say(step % 2 === 0 ? 'user' : 'assistant', `${step} ${filler}`), step);
+          rows.push([writer.sessionId, node.id, parent, JSON.stringify(node)]);
+          await writer.persist();
         }
       }),
     );
     const elapsed = now() - t0;
-    for (const graph of graphs) await store.closeSession(graph.sessionId);
+    for (const writer of writers) await writer.close();
     return { elapsed, rows };
   };
   await pool.query(`CREATE TABLE "${schema}".raw_nodes (tenant text NOT NULL, session text NOT NULL, id text NOT NULL, parent text, node text NOT NULL,
@@ -90,18 +90,18 @@ try {
 
   // --- 2. Resume: 100,000 turns vs 1,000.
   const build = async (id: string, turns: number) => {
-    const graph = await store.openSession(id);
+    const writer = await SessionWriter.open(store, id);
     let keptFrom: string | null = null;
     for (let i = 0; i < turns; i++) {
       if (i > 0 && i % CONDENSE_EVERY === 0) {
-        graph.append(say('user', `[condensed] everything before turn ${i}`), i, { condenses: { firstKept: keptFrom } });
+        writer.append(say('user', `[condensed] everything before turn ${i}`), i, { condenses: { firstKept: keptFrom } });
       } else {
-        const node = graph.append(say(i % 2 === 0 ? 'user' : 'assistant', `${i} ${filler}`), i);
+        const node = writer.append(say(i % 2 === 0 ? 'user' : 'assistant', `${i} ${filler}`), i);
         if (i % CONDENSE_EVERY === CONDENSE_EVERY - 4) keptFrom = node.id;
       }
-      if (i % 1_000 === 999) await store.persist(graph);
+      if (i % 1_000 === 999) await writer.persist();
     }
-    await store.closeSession(id);
+    await writer.close();
   };
   let t0 = now();
   await build('short', SHORT);

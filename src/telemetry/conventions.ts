@@ -49,6 +49,7 @@ export const ATTR_SESSION_BYTES = 'indusagi.session.bytes';
 export const ATTR_SESSION_LINES = 'indusagi.session.lines';
 export const ATTR_SESSION_SKIPPED_LINES = 'indusagi.session.skipped_lines';
 export const ATTR_SESSION_TRUNCATED_TAIL = 'indusagi.session.truncated_tail';
+export const ATTR_SESSION_LIVE_PATH = 'indusagi.session.live_path';
 export const ATTR_MEMORY_FORGOTTEN = 'indusagi.memory.forgotten';
 
 export const OP_INVOKE_AGENT = 'invoke_agent';
@@ -60,10 +61,10 @@ export const OP_UPDATE_MEMORY = 'update_memory';
 export const OP_DELETE_MEMORY = 'delete_memory';
 
 export const SPAN_CONDENSE = 'indusagi.condense';
-export const SPAN_SESSION_OPEN = 'indusagi.session.open';
-export const SPAN_SESSION_LOAD = 'indusagi.session.load';
-export const SPAN_SESSION_PERSIST = 'indusagi.session.persist';
-export const SPAN_SESSION_CLOSE = 'indusagi.session.close';
+export const SPAN_SESSION_ACQUIRE = 'indusagi.session.acquire';
+export const SPAN_SESSION_READ = 'indusagi.session.read';
+export const SPAN_SESSION_APPEND = 'indusagi.session.append';
+export const SPAN_SESSION_RELEASE = 'indusagi.session.release';
 
 export const EVENT_RUN_STARTED = 'indusagi.run_started';
 export const EVENT_MODEL_RETRY = 'indusagi.model_retry';

@@ -74,7 +74,7 @@ describe('the web example holds a conversation only while requests use it', () =
       await reply(await post(chat, cookie, '/api/chat', { prompt: 'list files', conversation }));
 
       // Another writer (the CLI, another server on these files) can take the session right away.
-      await other.openSession(conversation);
+      const lease = await other.acquire(conversation);
       const refused = await post(chat, cookie, '/api/chat', { prompt: 'write x to y.txt', conversation });
       expect(refused.status).toBe(409);
       expect(await refused.json()).toMatchObject({ kind: 'conversation_busy' });
@@ -82,7 +82,7 @@ describe('the web example holds a conversation only while requests use it', () =
       const shown = await thread(chat, cookie, conversation);
       expect(shown.status).toBe(200);
       expect(shown.body.items.filter((item: { role: string }) => item.role === 'user')).toEqual([{ role: 'user', text: 'list files' }]);
-      await other.closeSession(conversation);
+      await other.release(lease);
 
       await reply(await post(chat, cookie, '/api/chat', { prompt: 'list files again', conversation }));
       const path = expectLinear(await other.loadSession(conversation));
@@ -101,7 +101,6 @@ describe('the web example holds a conversation only while requests use it', () =
     await expect(rest(story)).rejects.toThrow();
 
     const other = new SessionStore(join(dir, 'sessions'));
-    await other.openSession(conversation);
-    await other.closeSession(conversation);
+    await other.release(await other.acquire(conversation));
   });
 });

@@ -18,7 +18,7 @@ import type { AnthropicClientLike } from 'indusagi/anthropic';
 import { createMemoryStore } from 'indusagi/memory';
 import { ConversationAgents, releasingAtEnd } from './agents.js';
 import { BrowserSessions } from './browsers.js';
-import { readingStore, type ReadableStore } from './reading.js';
+import { readingStore } from './reading.js';
 import { RequestGuard } from './guard.js';
 import { badRequest, RefusedRequestError } from './refused.js';
 import { serveStatic } from './static.js';
@@ -45,7 +45,7 @@ export type WebChatOptions = {
 };
 
 /** What the example needs of a session store: the agent's, reads for the thread, and the list behind `GET /api/conversations`. */
-export type WebChatStore = SessionStoreLike & ReadableStore & { listSessions(): Promise<SessionSummary[]> };
+export type WebChatStore = SessionStoreLike & { listSessions(): Promise<SessionSummary[]> };
 
 export type WebChat = { url: string; close(): Promise<void> };
 

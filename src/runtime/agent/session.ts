@@ -4,6 +4,7 @@ import type { LoadReport, SessionNode } from '../contract/session.js';
 import type { Condensation } from '../contract/step.js';
 import type { SessionGraph } from '../store/graph.js';
 import type { SessionStoreLike } from '../store/types.js';
+import { SessionWriter } from '../store/writer.js';
 import { addUsage, zeroUsage } from '../usage/sum.js';
 import { BranchPointError, ContextReplacementError } from './errors.js';
 
@@ -39,8 +40,6 @@ export interface AgentSession {
   replace(turns: readonly Turn[]): void;
   /** The nodes of the live path that condensation took out of the context, oldest first (none without a graph). */
   condensedAway(): Promise<SessionNode[]>;
-  /** The node ids of the live path, root to leaf (none without a graph): what history recall may show. */
-  livePathIds(): Promise<Set<string> | undefined>;
   /** Moves the live leaf to `nodeId` and makes the context the one there. */
   branchFrom(nodeId: string): Promise<void>;
   /** Tokens billed over the whole session, every branch, earlier runs included. */
@@ -86,7 +85,6 @@ export function memorySession(id: string, messages?: readonly Turn[]): AgentSess
       replaceContents(context, turns);
     },
     condensedAway: async () => [],
-    livePathIds: async () => undefined,
     async branchFrom() {
       throw new BranchPointError(
         id,
@@ -100,14 +98,15 @@ export function memorySession(id: string, messages?: readonly Turn[]): AgentSess
 }
 
 /**
- * A session in a `SessionStoreLike`: opened for writing (the store's writer lock), every turn appended
- * to the graph as it joins the context, persisted when the agent says so. `ids[i]` is the node of
- * `context[i]`: a condensation names its first kept turn by position, never by object identity.
+ * A session in a `SessionStoreLike`, held through a `SessionWriter`: the store's writer lease taken, the
+ * session read (its live path when the store offers one), every turn appended to the graph as it joins
+ * the context, and the records not yet appended handed to the store when the agent persists (put back
+ * in front when an append fails); `close` appends what is left, then releases the lease. `ids[i]` is the
+ * node of `context[i]`: a condensation names its first kept turn by position, never by object identity.
  */
 export async function openStoredSession(store: SessionStoreLike, id: string): Promise<AgentSession> {
-  const { graph, report } = store.openSessionWithReport
-    ? await store.openSessionWithReport(id)
-    : { graph: await store.openSession(id), report: undefined };
+  const writer = await SessionWriter.open(store, id);
+  const { graph, report } = writer;
   const context: Turn[] = [];
   const ids: string[] = [];
   const moveTo = (leaf: string | null): void => {
@@ -126,17 +125,17 @@ export async function openStoredSession(store: SessionStoreLike, id: string): Pr
     context,
     report,
     durable: true,
-    markStarted: (callIds) => graph.markStarted(callIds),
+    markStarted: (callIds) => writer.markStarted(callIds),
     startsOf: (callId) => graph.startsOf(callId),
     append(turn, billed) {
-      const node = graph.append(turn, Date.now(), billed);
+      const node = writer.append(turn, Date.now(), billed);
       context.push(turn);
       ids.push(node.id);
     },
     condense(condensation, billed) {
       const { summary, keptFrom } = checkCondensation(condensation, context.length);
       const firstKept = keptFrom < ids.length ? ids[keptFrom] : null;
-      const node = graph.append(summary, Date.now(), { condenses: { firstKept }, ...billed });
+      const node = writer.append(summary, Date.now(), { condenses: { firstKept }, ...billed });
       const dropped = ids.slice(0, keptFrom).flatMap((nodeId) => graph.node(nodeId) ?? []);
       context.splice(0, keptFrom, summary);
       ids.splice(0, keptFrom, node.id);
@@ -153,11 +152,6 @@ export async function openStoredSession(store: SessionStoreLike, id: string): Pr
       await graph.loadWhole();
       return condensedAwayOf(graph.nodesTo(graph.leaf));
     },
-    async livePathIds() {
-      if (graph.leaf === null) return new Set();
-      await graph.loadWhole();
-      return new Set(graph.nodesTo(graph.leaf).map((node) => node.id));
-    },
     async branchFrom(nodeId) {
       // A node outside the live context may be one a live-path graph does not hold yet.
       if (!ids.includes(nodeId)) await graph.loadWhole();
@@ -173,9 +167,9 @@ export async function openStoredSession(store: SessionStoreLike, id: string): Pr
     },
     usageTotal: () => graph.usageTotal(),
     persist: async () => {
-      await store.persist(graph);
+      await writer.persist();
     },
-    close: () => store.closeSession(id),
+    close: () => writer.close(),
   };
   return session;
 }

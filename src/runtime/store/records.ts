@@ -2,6 +2,7 @@ import type { Migrator, SessionRecord } from '../contract/session.js';
 import { usageProblem } from '../usage/check.js';
 import { errorMessage } from '../../errors/base.js';
 import { parseCheckpoint, type Checkpoint } from './checkpoint.js';
+import { InvalidRecordError } from './errors.js';
 
 /**
  * Why `raw` is not a valid block, or null when it is. Checked field by field on purpose: the loader runs
@@ -110,6 +111,18 @@ function narrowRecord(raw: unknown): SessionRecord | string {
 }
 
 /**
+ * Throws `InvalidRecordError` unless every one of `records` is a record a load could read back: what a
+ * store checks before it writes anything, so one bad record leaves the whole append unwritten.
+ */
+export function assertRecords(sessionId: string, records: readonly unknown[]): asserts records is readonly SessionRecord[] {
+  if (!Array.isArray(records)) throw new InvalidRecordError(sessionId, 0, 'the records are not an array');
+  records.forEach((record, index) => {
+    const narrowed = narrowRecord(record);
+    if (typeof narrowed === 'string') throw new InvalidRecordError(sessionId, index, narrowed);
+  });
+}
+
+/**
  * Why a line did not yield a record. `unparsable` separates torn or garbled bytes from well-formed JSON
  * of the wrong shape. A class, so no decoded record can ever pass for one.
  */
@@ -156,4 +169,13 @@ export function decodeRecord(line: string, migrators: readonly Migrator[]): Stor
 export function leafPosition(record: SessionRecord): string | null | undefined {
   if (record.type === 'node') return record.node.id;
   return record.type === 'head' ? record.leaf : undefined;
+}
+
+/** How many `started` records name each call. */
+export function countStarts(records: Iterable<SessionRecord>): Map<string, number> {
+  const starts = new Map<string, number>();
+  for (const record of records) {
+    if (record.type === 'started') for (const id of record.callIds) starts.set(id, (starts.get(id) ?? 0) + 1);
+  }
+  return starts;
 }
