@@ -38,7 +38,7 @@ export class BrowserSessions {
   conversation(browser: string, requested: unknown): string {
     if (requested === undefined || requested === null || requested === '') return browser;
     if (typeof requested !== 'string' || !CONVERSATION.test(requested) || (requested !== browser && !requested.startsWith(`${browser}-`))) {
-      throw new RefusedRequestError(404, 'unknown_conversation', 'This browser has no such conversation.');
+      throw unknownConversation();
     }
     return requested;
   }
@@ -64,4 +64,8 @@ function tokenOf(req: IncomingMessage): string | null {
     if (name === COOKIE && value !== undefined && TOKEN.test(value)) return value;
   }
   return null;
+}
+
+export function unknownConversation(): RefusedRequestError {
+  return new RefusedRequestError(404, 'unknown_conversation', 'This browser has no such conversation.');
 }
