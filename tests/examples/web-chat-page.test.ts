@@ -390,4 +390,28 @@ describe.skipIf(!haveChromium('web-chat page') || postgresUrl === undefined)('th
       await context.close();
     }
   });
+
+  it('two browsers: what one asked to remember, the other cannot recall (issue 27, item 5)', async () => {
+    const a = await visit(chat, 'light');
+    const b = await visit(chat, 'dark');
+    try {
+      await say(a.page, 'remember my bank pin is 4321');
+      await a.page.locator('[data-tool="memory.remember"][data-state="done"]').waitFor();
+      await settled(a.page);
+
+      await say(b.page, 'what do you remember about my bank pin?');
+      await b.page.locator('[data-tool="memory.recall"][data-state="done"]').waitFor();
+      await settled(b.page);
+      expect(await replies(b.page).last().innerText()).not.toContain('4321');
+      expect(await replies(b.page).last().innerText()).toContain('Nothing in memory matches');
+
+      await say(a.page, 'what do you remember about my bank pin?');
+      await a.page.locator('[data-tool="memory.recall"][data-state="done"]').last().waitFor();
+      await settled(a.page);
+      expect(await replies(a.page).last().innerText()).toContain('my bank pin is 4321');
+    } finally {
+      await a.context.close();
+      await b.context.close();
+    }
+  });
 });

@@ -22,6 +22,7 @@ import { createMemoryStore } from 'indusagi/memory';
 import { ConversationAgents, releasingAtEnd } from './agents.js';
 import { BrowserSessions, unknownConversation } from './browsers.js';
 import { ConversationListEdits } from './list-edits.js';
+import { browserMemory } from './memory.js';
 import { readingStore, type ReadableStore } from './reading.js';
 import { RequestGuard } from './guard.js';
 import { badRequest, RefusedRequestError } from './refused.js';
@@ -40,7 +41,7 @@ export type WebChatOptions = {
   sessionsDir: string;
   /** Where conversations live instead of files in `sessionsDir` (a `PostgresSessionStore` shared by several servers); stays yours to close. */
   store?: WebChatStore;
-  /** What the remember and recall tools keep; default in this process's memory. Stays yours to close. */
+  /** What the remember and recall tools keep, each browser in its own scope; default in this process's memory. Stays yours to close. */
   memory?: MemoryStore;
   /** The only folder the file tools may touch (one folder, shared by every browser's conversation). */
   workspaceDir: string;
@@ -75,13 +76,13 @@ export async function startWebChat(options: WebChatOptions): Promise<WebChat> {
   const listEdits = new ConversationListEdits(join(dirname(options.sessionsDir), 'lists'));
   const memory = options.memory ?? createMemoryStore();
   const browsers = new BrowserSessions();
-  const tools = builtInTools({ workspace, memory, maxReadChars: 4_000 });
   const agentOn = (sessionStore: SessionStoreLike, sessionId: string) =>
     createAgent(
       {
         model: options.model,
         system: 'You are the assistant of a small web chat. You can list, read and write files in its workspace.',
-        tools,
+        // Each browser remembers and recalls in its own scope of the one memory store.
+        tools: builtInTools({ workspace, memory: browserMemory(memory, browsers.ownerOf(sessionId)), maxReadChars: 4_000 }),
         sessionId,
         compaction: {},
       },

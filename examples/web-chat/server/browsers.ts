@@ -6,6 +6,7 @@ const COOKIE = 'indusagi_web_chat';
 const TOKEN = /^[A-Za-z0-9_-]{43}$/; // 32 random bytes, base64url
 const MAX_AGE_SECONDS = 30 * 24 * 60 * 60;
 const CONVERSATION = /^web-[0-9a-f]{32}(-[0-9a-f]{16})?$/;
+const BROWSER_LENGTH = 'web-'.length + 32;
 
 /**
  * Conversations per browser. A browser's first thread request mints a token of 32 random bytes and
@@ -41,6 +42,11 @@ export class BrowserSessions {
       throw unknownConversation();
     }
     return requested;
+  }
+
+  /** The browser a conversation of this server belongs to (its id starts with the browser's name). */
+  ownerOf(sessionId: string): string {
+    return sessionId.slice(0, BROWSER_LENGTH);
   }
 
   /** A fresh conversation id for this browser; its session starts with its first prompt. */
