@@ -13,6 +13,7 @@ export type UIMessageChunk =
   | { type: 'text-start'; id: string }
   | { type: 'text-delta'; id: string; delta: string }
   | { type: 'text-end'; id: string }
+  | { type: 'tool-input-start'; toolCallId: string; toolName: string; dynamic: true }
   | { type: 'tool-input-available'; toolCallId: string; toolName: string; input: unknown; dynamic: true }
   | { type: 'tool-approval-request'; approvalId: string; toolCallId: string }
   | { type: 'tool-output-available'; toolCallId: string; output: unknown; dynamic: true }
@@ -108,10 +109,17 @@ export class ChunkTranslator {
     return [{ type: 'text-end', id }];
   }
 
-  /** A call's input, once: the UI needs the tool part before its approval request or output. */
+  /**
+   * A call, once, as the AI SDK's own streams announce one: `tool-input-start` opens its part, then
+   * `tool-input-available` gives its whole input (the model's call is complete by the time it runs),
+   * so the page shows it running until its output, approval request or error arrives.
+   */
   private announce(callId: string, name: string, input: unknown): UIMessageChunk[] {
     if (this.announced.has(callId)) return [];
     this.announced.add(callId);
-    return [{ type: 'tool-input-available', toolCallId: callId, toolName: name, input: input ?? null, dynamic: true }];
+    return [
+      { type: 'tool-input-start', toolCallId: callId, toolName: name, dynamic: true },
+      { type: 'tool-input-available', toolCallId: callId, toolName: name, input: input ?? null, dynamic: true },
+    ];
   }
 }
