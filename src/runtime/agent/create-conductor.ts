@@ -18,8 +18,12 @@ import { SessionSlot } from './session-slot.js';
 import { bindModel, checkMessages, resolveSettings } from './settings.js';
 import { resolveControls } from './controls.js';
 import { outputRequest } from './structured-output.js';
+import { resolveModel } from '../models/resolve.js';
 import { standingOf, standingSnapshot } from './standing.js';
 import type { Agent, AgentConfig, ConductorDeps, SubmitOptions } from './types.js';
+
+/** What `submit`'s options decide for a run. */
+type RunOption = 'controls' | 'output' | 'model';
 
 /**
  * The conductor: one agent, one session at a time, one run at a time, over any `ModelInvoker`. See
@@ -100,16 +104,17 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps = {}): 
   }
 
   /** A run of `plan`, or one that rejects at once (nothing queued) when the options cannot work. */
-  function startPlan(
-    opts: SubmitOptions | undefined,
-    plan: (options: Pick<RunPlan, 'controls' | 'output'>) => Omit<RunPlan, 'controls' | 'output'>,
-  ): Run {
-    let options: Pick<RunPlan, 'controls' | 'output'>;
-    let rest: Omit<RunPlan, 'controls' | 'output'>;
+  function startPlan(opts: SubmitOptions | undefined, plan: () => Omit<RunPlan, RunOption>): Run {
+    let options: Pick<RunPlan, RunOption>;
+    let rest: Omit<RunPlan, RunOption>;
     try {
-      options = { controls: opts === undefined ? controls : resolveControls(config, opts, tools, invoke, card.maxOutputTokens) };
+      // A run's own model is checked as the agent's is: its invoker's control rules, its card's output cap.
+      const model = opts?.model === undefined ? undefined : resolveModel(opts.model, invoke);
+      const checks = model ?? { invoker: invoke, card };
+      options = { controls: opts === undefined ? controls : resolveControls(config, opts, tools, checks.invoker, checks.card.maxOutputTokens) };
+      if (model !== undefined) options.model = model;
       if (opts?.output !== undefined) options.output = outputRequest(opts.output);
-      rest = plan(options);
+      rest = plan();
     } catch (error) {
       return Run.of(new RunScope(randomUUID(), ledger).log, Promise.reject(error));
     }

@@ -1,11 +1,12 @@
 import type { FaultKind, RunSnapshot, RunStatus } from '../contract/events.js';
 import type { ModelCard, ModelInvoker, ModelReply, ModelUsage } from '../contract/model.js';
+import type { ResolvedModel } from '../models/resolve.js';
 import type { Condensation, StepInput } from '../contract/step.js';
 import type { PromptBlock, Turn } from '../contract/turn.js';
 import type { RunLedger } from '../ledger/ledger.js';
 import { runLoop, settleOpenBatch } from '../loop/run-loop.js';
 import { lastAssistantText, lastUserText, openBatch } from '../loop/batch.js';
-import { RunFault, faultKindOf } from '../loop/errors.js';
+import { RunAbortedError, RunFault, faultKindOf } from '../loop/errors.js';
 import type { ApprovalDecision, LoopDurability, LoopEvent, LoopInput, LoopTools } from '../loop/types.js';
 import type { RunControls } from '../loop/controls.js';
 import { isPromptTooLongError } from '../compaction/prompt-too-long.js';
@@ -56,6 +57,8 @@ export type RunPlan = {
   admit: (session: AgentSession) => ReadonlyMap<string, ApprovalDecision> | undefined;
   controls: RunControls;
   output?: OutputRequest;
+  /** The model for this run, when it is not the agent's (`submit(prompt, { model })`). */
+  model?: ResolvedModel;
 };
 
 type Failure = { kind: FaultKind; error: unknown };
@@ -86,25 +89,25 @@ export async function executeRun(core: AgentCore, scope: RunScope, plan: RunPlan
     announced = true;
     report(contextRun.prepared);
   };
-  const durability = durabilityOf(session);
+  const durability = durabilityOf(session, scope.signal);
   const base: LoopInput = {
     runId: scope.runId,
-    model: core.card.id,
+    model: plan.model?.modelId ?? core.card.id,
     system: core.config.system,
     providerOptions: core.config.providerOptions,
     controls: plan.controls,
     responseFormat: output?.responseFormat,
-    maxOutputTokens: core.card.maxOutputTokens,
+    maxOutputTokens: (plan.model?.card ?? core.card).maxOutputTokens,
     maxSteps: core.maxSteps,
     context: session.context,
-    invoke: core.invoke,
+    invoke: plan.model?.invoker ?? core.invoke,
     tools: core.tools,
     sequential: core.config.sequential,
     decisions,
     signal: scope.signal,
     durability,
     previous: core.carried.previous,
-    append: (turn, reply) => session.append(turn, reply === undefined ? undefined : billReply(core, scope, reply)),
+    append: (turn, reply) => session.append(turn, reply === undefined ? undefined : billReply(scope, reply, plan.model?.modelId ?? core.card.id)),
     condense(condensation) {
       applyCondensation(core, scope, session, condensation);
       // The context turn was prepared again on the condensed messages: what it holds now is announced after `compacted`.
@@ -205,15 +208,49 @@ export async function condenseRun(core: AgentCore, scope: RunScope): Promise<Con
   return { compacted, snapshot: await finishRun(core, scope, session, failure) };
 }
 
-/** Opens the session for a run; a failure is the run's `store_error` fault. */
+/**
+ * Opens the session for a run; a failure is the run's `store_error` fault. An abort ends the wait (a
+ * store that hangs must not hold the run): the opening goes on, and the next run picks it up.
+ */
 async function openForRun(core: AgentCore, scope: RunScope, prompt: string | null): Promise<AgentSession> {
   try {
-    return await core.sessions.open();
+    return await untilAborted(core.sessions.open(), scope.signal);
   } catch (error) {
     if (core.sessions.closed) throw error;
     scope.publish({ kind: 'run_started', sessionId: core.sessions.id, prompt, runId: scope.runId });
-    throw fault(scope, 'store_error', error, snapshotOf(core.sessions.id, [], 'faulted', scope.usage));
+    const kind = RunAbortedError.isInstance(error) ? 'aborted' : 'store_error';
+    throw fault(scope, kind, error, snapshotOf(core.sessions.id, [], 'faulted', scope.usage));
   }
+}
+
+/**
+ * `work`, or `RunAbortedError` as soon as `signal` fires, whichever comes first. What a store is still
+ * doing goes on (its records stay with the session's writer until they are durable); the run does not
+ * wait for it.
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    work.catch(() => undefined);
+    return Promise.reject(new RunAbortedError({ cause: signal.reason }));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => {
+      // The abandoned work's own outcome reaches whoever waits on it next (the session's writer queue).
+      work.catch(() => undefined);
+      reject(new RunAbortedError({ cause: signal.reason }));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 /**
@@ -240,10 +277,10 @@ function applyCondensation(core: AgentCore, scope: RunScope, session: AgentSessi
   return event;
 }
 
-/** A reply's tokens: counted in the run, published, and stored on the node of the turn it produced. */
-function billReply(core: AgentCore, scope: RunScope, reply: ModelReply): Billing | undefined {
+/** A reply's tokens: counted in the run, published, and stored on the node of the turn it produced with the model that answered. */
+function billReply(scope: RunScope, reply: ModelReply, runModel: string): Billing | undefined {
   scope.spend(reply.usage ?? zeroUsage());
-  return billed(core, reply.usage, reply.model);
+  return reply.usage === undefined ? undefined : { usage: reply.usage, model: reply.model ?? runModel };
 }
 
 /** What a call cost and which model answered it: the reply's own word (a fallback's, a dated snapshot), else the agent's model. */
@@ -260,10 +297,12 @@ async function finishRun(
   answer?: { value: unknown },
 ): Promise<RunSnapshot> {
   try {
-    await session.persist();
+    await untilAborted(session.persist(), scope.signal);
   } catch (error) {
+    // Aborted while the store still writes: the records stay with the session until they are durable.
+    if (RunAbortedError.isInstance(error)) failure ??= { kind: 'aborted', error };
     // Nothing of this run is durable, which outweighs whatever else went wrong; both are kept as the cause.
-    failure = {
+    else failure = {
       kind: 'store_error',
       error: failure === undefined ? error : new AggregateError([error, failure.error], errorMessage(error)),
     };
@@ -283,13 +322,14 @@ function fault(scope: RunScope, kind: FaultKind, error: unknown, snapshot: RunSn
   return new RunFault(kind, message, snapshot, { cause: error });
 }
 
-function durabilityOf(session: AgentSession): LoopDurability | undefined {
+function durabilityOf(session: AgentSession, signal: AbortSignal): LoopDurability | undefined {
   if (!session.durable) return undefined;
   return {
     async checkpoint() {
       try {
-        await session.persist();
+        await untilAborted(session.persist(), signal);
       } catch (error) {
+        if (RunAbortedError.isInstance(error)) throw error;
         throw new CheckpointError(session.id, { cause: error });
       }
     },

@@ -95,6 +95,11 @@ export type SubmitOptions = ModelControls & {
    * one repair prompt, then the run faults `invalid_output`. See docs/agent.md.
    */
   output?: SchemaLike;
+  /**
+   * Another model for this run only: an invoker (it brings its own id and card) or a model id the agent's
+   * invoker can call. The agent's own model (and its card's window for condensation) is unchanged.
+   */
+  model?: string | ModelInvoker;
 };
 
 /**
