@@ -101,7 +101,7 @@ export class SessionSlot {
   }
 
   /** Moves the live leaf; the recall index follows the new live path. */
-  async branchFrom(nodeId: string): Promise<AgentSession> {
+  async branchFrom(nodeId: string | null): Promise<AgentSession> {
     const session = await this.open();
     await session.branchFrom(nodeId);
     this.#reindex();

@@ -40,8 +40,8 @@ export interface AgentSession {
   replace(turns: readonly Turn[]): void;
   /** The nodes of the live path that condensation took out of the context, oldest first (none without a graph). */
   condensedAway(): Promise<SessionNode[]>;
-  /** Moves the live leaf to `nodeId` and makes the context the one there. */
-  branchFrom(nodeId: string): Promise<void>;
+  /** Moves the live leaf to `nodeId` (null: before the first turn) and makes the context the one there. */
+  branchFrom(nodeId: string | null): Promise<void>;
   /** Tokens billed over the whole session, every branch, earlier runs included. */
   usageTotal(): ModelUsage;
   /** Makes everything recorded so far durable. */
@@ -111,7 +111,7 @@ export async function openStoredSession(store: SessionStoreLike, id: string): Pr
   const ids: string[] = [];
   const moveTo = (leaf: string | null): void => {
     const nodes = leaf === null ? [] : contextNodesAt(graph, leaf);
-    if (leaf !== null) graph.branchFrom(leaf);
+    graph.branchFrom(leaf);
     context.length = 0;
     ids.length = 0;
     for (const node of nodes) {
@@ -153,6 +153,11 @@ export async function openStoredSession(store: SessionStoreLike, id: string): Pr
       return condensedAwayOf(graph.nodesTo(graph.leaf));
     },
     async branchFrom(nodeId) {
+      if (nodeId === null) {
+        graph.branchFrom(null);
+        moveTo(null);
+        return;
+      }
       // A node outside the live context may be one a live-path graph does not hold yet.
       if (!ids.includes(nodeId)) await graph.loadWhole();
       const node = graph.node(nodeId);

@@ -149,9 +149,10 @@ export interface Agent {
   /**
    * Moves the session's live leaf to node `nodeId`, so the next prompt starts a new branch there (as
    * `/fork` does); the later turns stay in the session. Needs a store (`MemorySessionStore` for one in
-   * memory). Refuses a node that is a reply whose tool calls have no result there.
+   * memory). Refuses a node that is a reply whose tool calls have no result there. `null` moves it before
+   * the first turn: the next prompt starts a new root (a conversation's first prompt asked again).
    */
-  branchFrom(nodeId: string): Promise<RunSnapshot>;
+  branchFrom(nodeId: string | null): Promise<RunSnapshot>;
   /** The calls of the current session waiting for a decision (after `resume` for a session read from a store). */
   pendingApprovals(): PendingApproval[];
   /**

@@ -180,9 +180,13 @@ export class SessionGraph {
     }
   }
 
-  /** Moves the leaf to `id` without adding a turn, so the next `append` forks from there. Recorded as a head move. */
-  branchFrom(id: string): void {
-    this.require(id);
+  /**
+   * Moves the leaf to `id` without adding a turn, so the next `append` forks from there; `null` moves it
+   * before the first turn, so the next `append` starts a new root (a first prompt asked again). Recorded
+   * as a head move.
+   */
+  branchFrom(id: string | null): void {
+    if (id !== null) this.require(id);
     this.currentLeaf = id;
   }
 
