@@ -220,8 +220,8 @@ describe.skipIf(!haveChromium('web-chat page'))('the web chat page, on files', (
 
   it('edit a past prompt and resend: the thread branches there, and the old branch is one arrow away', async () => {
     const before = await prompts(page).allTextContents();
-    // A conversation's first prompt has no turn before it to branch from.
-    expect(await page.locator('li[data-role="user"]').first().getByRole('button', { name: 'Edit message' }).count()).toBe(0);
+    // Every prompt can be edited, the first one too (it starts a new root).
+    expect(await page.locator('li[data-role="user"]').first().getByRole('button', { name: 'Edit message' }).count()).toBe(1);
 
     const second = page.locator('li[data-role="user"]').nth(1);
     await second.getByRole('button', { name: 'Edit message' }).click();
