@@ -111,7 +111,9 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps = {}): 
       // A run's own model is checked as the agent's is: its invoker's control rules, its card's output cap.
       const model = opts?.model === undefined ? undefined : resolveModel(opts.model, invoke);
       const checks = model ?? { invoker: invoke, card };
-      options = { controls: opts === undefined ? controls : resolveControls(config, opts, tools, checks.invoker, checks.card.maxOutputTokens) };
+      options = {
+        controls: opts === undefined ? controls : resolveControls(config, opts, tools, checks.invoker, checks.card.maxOutputTokens),
+      };
       if (model !== undefined) options.model = model;
       if (opts?.output !== undefined) options.output = outputRequest(opts.output);
       rest = plan();

@@ -107,7 +107,8 @@ export async function executeRun(core: AgentCore, scope: RunScope, plan: RunPlan
     signal: scope.signal,
     durability,
     previous: core.carried.previous,
-    append: (turn, reply) => session.append(turn, reply === undefined ? undefined : billReply(scope, reply, plan.model?.modelId ?? core.card.id)),
+    append: (turn, reply) =>
+      session.append(turn, reply === undefined ? undefined : billReply(scope, reply, plan.model?.modelId ?? core.card.id)),
     condense(condensation) {
       applyCondensation(core, scope, session, condensation);
       // The context turn was prepared again on the condensed messages: what it holds now is announced after `compacted`.
@@ -302,10 +303,11 @@ async function finishRun(
     // Aborted while the store still writes: the records stay with the session until they are durable.
     if (RunAbortedError.isInstance(error)) failure ??= { kind: 'aborted', error };
     // Nothing of this run is durable, which outweighs whatever else went wrong; both are kept as the cause.
-    else failure = {
-      kind: 'store_error',
-      error: failure === undefined ? error : new AggregateError([error, failure.error], errorMessage(error)),
-    };
+    else
+      failure = {
+        kind: 'store_error',
+        error: failure === undefined ? error : new AggregateError([error, failure.error], errorMessage(error)),
+      };
   }
   const pending = standingOf(session, core.tools).pending;
   const status: RunStatus = failure !== undefined ? 'faulted' : pending.length > 0 ? 'waiting' : 'settled';
