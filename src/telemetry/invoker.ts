@@ -94,7 +94,7 @@ export function traceInvoker(inner: ModelInvoker, agent: AgentTrace): ModelInvok
     try {
       reply = await contexts.with(trace.setSpan(parent, span), inner, undefined, traced);
     } catch (error) {
-      const errorType = failSpanWith(span, error);
+      const errorType = failSpanWith(span, error, captureContent);
       if (summary && run?.condensation !== undefined) run.condensation.failure ??= error;
       span.end();
       instruments.operationDuration.record(secondsSince(startedAt), { ...metric, [ATTR_ERROR_TYPE]: errorType });

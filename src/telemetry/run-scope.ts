@@ -19,6 +19,7 @@ import {
 import { answerMessages, promptMessages, systemInstructions } from './content.js';
 import type { Instrumentation } from './instrumentation.js';
 import { failSpan, failSpanWith, secondsSince } from './spans.js';
+import { errorClassOf } from './error-type.js';
 import { usageAttributes } from './usage.js';
 
 /** The agent operations that are runs, each traced as one `invoke_agent` span. */
@@ -133,7 +134,7 @@ export class AgentTrace {
     if (scope.condensation !== undefined) {
       const condensation = scope.condensation;
       scope.condensation = undefined;
-      if (condensation.failure !== undefined) failSpanWith(condensation.span, condensation.failure);
+      if (condensation.failure !== undefined) failSpanWith(condensation.span, condensation.failure, this.inst.captureContent);
       else failSpan(condensation.span, errorType ?? 'run_ended');
       condensation.span.end();
     }
@@ -145,8 +146,9 @@ export class AgentTrace {
       }
     }
     if ('error' in outcome) {
-      if (errorType === undefined) errorType = failSpanWith(span, outcome.error);
-      else failSpan(span, errorType, errorMessage(outcome.error));
+      const { captureContent } = this.inst;
+      if (errorType === undefined) errorType = failSpanWith(span, outcome.error, captureContent);
+      else failSpan(span, errorType, captureContent ? errorMessage(outcome.error) : errorClassOf(outcome.error));
     }
     span.end();
     const metric: Attributes = { [ATTR_REQUEST_MODEL]: this.model };
