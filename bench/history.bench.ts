@@ -128,14 +128,33 @@ for (let at = 0; at < TURNS; at += DROP) {
 console.log(
   `indexing as condensations drop turns: ${fmt(median(adding) * 1000)} us per dropped turn (p50 of ${adding.length} condensations of ${DROP})`,
 );
-const t0 = now();
+// Wall time on a loaded machine counts the time other processes had the CPU: each figure is also
+// given in this process's CPU time, which counts only the search's own work.
+const cpuMs = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+let t0 = now();
+let c0 = cpuMs();
 await live.search(asked[0], 5, 400);
 const first = (now() - t0) * 1000;
-console.log(`first search over ${TURNS} condensed turns: ${fmt(first)} us (target < 5000 us: ${first < 5_000 ? 'met' : 'MISSED'})`);
+const firstCpu = (cpuMs() - c0) * 1000;
+t0 = now();
+await live.search(asked[0], 5, 400);
+console.log(
+  `first search over ${TURNS} condensed turns: ${fmt(first)} us, ${fmt(firstCpu)} us of CPU (target < 5000 us: ${first < 5_000 ? 'met' : 'MISSED'}); the same query again: ${fmt((now() - t0) * 1000)} us`,
+);
 await timeEach(asked.slice(1, 200), (q) => live.search(q, 5, 400));
-const indexed = await timeEach(asked, (q) => live.search(q, 5, 400));
+const cpu: number[] = [];
+const indexed = await timeEach(asked, async (q) => {
+  const c = cpuMs();
+  await live.search(q, 5, 400);
+  cpu.push((cpuMs() - c) * 1000);
+});
 const p99 = percentile(indexed, 99);
-console.log(`p99 over ${QUERIES} searches: ${fmt(p99)} us (target < 5000 us: ${p99 < 5_000 ? 'met' : 'MISSED'})`);
+console.log(
+  `p99 over ${QUERIES} searches: ${fmt(p99)} us (target < 5000 us: ${p99 < 5_000 ? 'met' : 'MISSED'}); in CPU time p50 ${fmt(percentile(cpu, 50))} us, p99 ${fmt(percentile(cpu, 99))} us`,
+);
 const scan = linearBm25Scan(texts.map((t) => tokenize(t)));
 const scanned = await timeEach(asked.slice(0, 100), scan);
 reportSearchVsScan(`history_search over ${TURNS} condensed turns, k=5, ${QUERIES} queries`, 'search', indexed, scanned, 2_000);
@@ -143,5 +162,6 @@ reportSearchVsScan(`history_search over ${TURNS} condensed turns, k=5, ${QUERIES
 // A resumed session's index has nothing dropped before it: its first search reads and indexes all of it.
 const resumed = new HistoryIndex(() => nodes);
 const t1 = now();
+c0 = cpuMs();
 await resumed.search(asked[0], 5, 400);
-console.log(`a resumed session's first search, indexing ${TURNS} condensed turns: ${fmt(now() - t1)} ms`);
+console.log(`a resumed session's first search, indexing ${TURNS} condensed turns: ${fmt(now() - t1)} ms (${fmt(cpuMs() - c0)} ms of CPU)`);
