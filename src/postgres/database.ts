@@ -17,7 +17,7 @@ const UNIQUE = '23505';
 const ATTEMPTS = 6;
 
 /**
- * Server-side limits on the statements of a store, in ms (0: none). A statement past
+ * Server-side limits on the statements of a store, in ms (0: the store sets none). A statement past
  * `statementTimeoutMs`, or waiting past `lockTimeoutMs` for a row another connection holds (a session
  * row held `FOR UPDATE`), is cancelled by the server and fails with `PostgresTimeoutError`, so no
  * write or read of a store can hang a run, however the database is loaded.
@@ -26,13 +26,14 @@ export type StatementLimits = { statementTimeoutMs: number; lockTimeoutMs: numbe
 /** The store options that set the limits (both stores take them). */
 export type StatementLimitOptions = {
   /**
-   * Longest a statement of the store may run, in ms, before the server cancels it; default 30 s, 0 for
-   * none. Set on the connections of a pool the store makes, and on every transaction of any pool.
+   * Longest a statement of the store may run, in ms, before the server cancels it; default 30 s. 0: the
+   * store sets none (on a pool it makes, the server's own setting then applies). Set on the connections
+   * of a pool the store makes, and on every transaction of any pool.
    */
   statementTimeoutMs?: number;
   /**
    * Longest a statement may wait for a row another connection holds (a session row held `FOR UPDATE`),
-   * in ms; default 5 s, 0 for none. Set where `statementTimeoutMs` is.
+   * in ms; default 5 s, 0 as for `statementTimeoutMs`. Set where `statementTimeoutMs` is.
    */
   lockTimeoutMs?: number;
 };
