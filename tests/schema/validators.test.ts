@@ -13,6 +13,7 @@ import {
   SchemaDefinitionError,
 } from '../../src/schema/index.js';
 import type { SchemaIssue } from '../../src/schema/index.js';
+import { Validator } from '@cfworker/json-schema';
 
 const fixture = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'check-values.ts');
 
@@ -88,6 +89,78 @@ describe('JSON Schema validation', () => {
     const interpreted = await checkInChild(order, values, ['--disallow-code-generation-from-strings']);
     expect(interpreted.codegen).toBe(false);
     expect(interpreted.issues).toEqual(compiled);
+  });
+
+  it('never lets through a value the interpreter refuses: random values against keywords of every kind', async () => {
+    expect(await jsonSchemaCodegen()).toBe(true);
+    const schemas: object[] = [
+      order,
+      {
+        type: 'object',
+        properties: {
+          n: { type: 'number', multipleOf: 0.5, exclusiveMinimum: -3, maximum: 7 },
+          s: { type: 'string', minLength: 2, maxLength: 4, format: 'date' },
+          u: { type: 'string', format: 'uuid' },
+          a: {
+            type: 'array',
+            prefixItems: [{ type: 'integer' }],
+            items: { type: 'string' },
+            minItems: 1,
+            maxItems: 3,
+            contains: { const: 'x' },
+          },
+          o: { type: 'object', propertyNames: { pattern: '^[a-z]+$' }, minProperties: 1, dependentRequired: { a: ['b'] } },
+          e: { oneOf: [{ type: 'integer' }, { type: 'number', minimum: 2 }] },
+          c: { if: { type: 'string' }, then: { enum: ['yes', 'no'] }, else: { type: 'boolean' } },
+          r: { $ref: '#/$defs/node' },
+        },
+        $defs: { node: { type: 'object', properties: { next: { $ref: '#/$defs/node' } }, unevaluatedProperties: false } },
+        patternProperties: { '^x-': { type: 'string' } },
+        additionalProperties: { not: { type: 'null' } },
+      },
+    ];
+    let seed = 11;
+    const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    const pick = <T>(list: T[]): T => list[Math.floor(random() * list.length)];
+    const leaf = () =>
+      pick<unknown>([
+        0,
+        1,
+        2.5,
+        -4,
+        7.5,
+        8,
+        '',
+        'x',
+        'ab',
+        'yes',
+        '2026-02-30',
+        '2026-03-14',
+        'c0ffee00-0000-4000-8000-000000000000',
+        true,
+        false,
+        null,
+      ]);
+    const value = (depth: number): unknown => {
+      if (depth > 2 || random() < 0.4) return leaf();
+      if (random() < 0.4) return Array.from({ length: Math.floor(random() * 4) }, () => value(depth + 1));
+      const keys = ['n', 's', 'u', 'a', 'o', 'e', 'c', 'r', 'next', 'b', 'x-y', 'Z', 'customer', 'address', 'zip', 'lines', 'priority'];
+      return Object.fromEntries(Array.from({ length: Math.floor(random() * 5) }, () => [pick(keys), value(depth + 1)]));
+    };
+    const verdicts = { valid: 0, refused: 0 };
+    for (const schema of schemas) {
+      const compiled = compileJsonSchema(schema, 'test');
+      const interpreter = new Validator(JSON.parse(JSON.stringify(schema)), '2020-12', false);
+      for (let i = 0; i < 3_000; i++) {
+        const candidate = value(0);
+        const valid = interpreter.validate(candidate).valid;
+        expect(compiled(candidate).length === 0, JSON.stringify(candidate)).toBe(valid);
+        verdicts[valid ? 'valid' : 'refused']++;
+      }
+    }
+    // Both kinds of value were tried.
+    expect(verdicts.valid).toBeGreaterThan(50);
+    expect(verdicts.refused).toBeGreaterThan(50);
   });
 
   it("checks a catastrophic pattern ('^(a+)+$') in linear time, in-process and without code generation", async () => {
