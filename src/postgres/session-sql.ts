@@ -163,13 +163,21 @@ export function sessionSql(s: string) {
      * condensation summary, then (`target`) through its kept tail up to `firstKept`; older summaries
      * inside the tail are walked through. Without a summary the walk reaches the root. The same nodes
      * `SessionGraph.contextNodes(leaf)` names. $1 tenant, $2 session, $3 leaf.
+     *
+     * Each step is a LATERAL subquery with LIMIT 1, which the planner cannot turn into a join: it stays
+     * a lookup of one parent by the primary key, whatever the statistics say. Written as a join, a
+     * table never analyzed (a new deployment before autovacuum's first pass) got a hash join that
+     * hashed the whole session at every step: minutes for a 40,000-node session, 3.5 s once analyzed.
      */
     livePath: `WITH RECURSIVE walk(id, parent, condenses, first_kept, node, target) AS (
         SELECT id, parent, condenses, first_kept, node, NULL::text FROM ${s}.session_nodes
         WHERE tenant = $1 AND session = $2 AND id = $3
         UNION ALL
         SELECT n.id, n.parent, n.condenses, n.first_kept, n.node, coalesce(w.target, CASE WHEN w.condenses THEN w.first_kept END)
-        FROM walk w JOIN ${s}.session_nodes n ON n.tenant = $1 AND n.session = $2 AND n.id = w.parent
+        FROM walk w CROSS JOIN LATERAL (
+          SELECT p.id, p.parent, p.condenses, p.first_kept, p.node FROM ${s}.session_nodes p
+          WHERE p.tenant = $1 AND p.session = $2 AND p.id = w.parent LIMIT 1
+        ) n
         WHERE (w.target IS NULL AND NOT w.condenses) OR (coalesce(w.target, CASE WHEN w.condenses THEN w.first_kept END) IS NOT NULL AND w.id <> coalesce(w.target, w.first_kept))
       )
       SELECT node FROM walk`,

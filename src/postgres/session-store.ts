@@ -19,7 +19,7 @@ import {
 } from '../runtime/store/index.js';
 import type { ModelUsage } from '../runtime/contract/model.js';
 import { checkConnection, type ClientLike, type PostgresConnection, type PreparedQuery } from './driver.js';
-import { checkSchemaName, PostgresDatabase, type MigrateResult } from './database.js';
+import { checkLimits, checkSchemaName, PostgresDatabase, type MigrateResult, type StatementLimitOptions } from './database.js';
 import { errorMessage } from '../errors/index.js';
 import { PostgresOptionsError, PostgresStoreError, SessionFencedError, SessionLeaseHeldError } from './errors.js';
 import { checkTenant } from './tenant.js';
@@ -55,7 +55,7 @@ export type PostgresSessionStoreOptions = {
    * without `await graph.loadWhole()`. Default 2,000.
    */
   livePathAbove?: number;
-};
+} & StatementLimitOptions;
 
 /** A session this store holds the lease of. */
 type Held = {
@@ -126,7 +126,9 @@ export class PostgresSessionStore implements SessionStoreLike {
   constructor(connection: PostgresConnection, options: PostgresSessionStoreOptions = {}) {
     const checked = checkConnection(connection);
     if (typeof options !== 'object' || options === null)
-      throw new PostgresOptionsError('options must be an object: { schema?, tenant?, leaseMs?, renewMs?, livePathAbove? }.');
+      throw new PostgresOptionsError(
+        'options must be an object: { schema?, tenant?, leaseMs?, renewMs?, livePathAbove?, statementTimeoutMs?, lockTimeoutMs? }.',
+      );
     this.schema = checkSchemaName(options.schema);
     this.tenant = checkTenant(options.tenant);
     this.t = this.tenant ?? '';
@@ -141,7 +143,7 @@ export class PostgresSessionStore implements SessionStoreLike {
       throw new PostgresOptionsError(`livePathAbove must be a whole number of nodes, got ${JSON.stringify(above)}.`);
     this.livePathAbove = above;
     this.holder = `${hostname()} pid ${process.pid} store ${randomUUID().slice(0, 8)}`;
-    this.db = new PostgresDatabase(checked, this.schema, SESSIONS_VERSION);
+    this.db = new PostgresDatabase(checked, this.schema, SESSIONS_VERSION, checkLimits(options));
     this.sql = sessionSql(this.db.s);
   }
 

@@ -17,7 +17,7 @@ import {
 } from './conventions.js';
 import { jsonOf } from './content.js';
 import type { AgentTrace, RunScope, ToolCallTrace } from './run-scope.js';
-import { errorTypeOf } from './error-type.js';
+import { errorClassOf, errorTypeOf } from './error-type.js';
 import { failSpan, secondsSince } from './spans.js';
 import { errorMessage } from '../errors/index.js';
 
@@ -84,20 +84,26 @@ export function finishToolCall(run: RunScope, parent: Context, event: ToolFinish
   const { span } = call;
   if (run.agent.inst.captureContent && span.isRecording()) span.setAttribute(ATTR_TOOL_CALL_RESULT, jsonOf(event.result));
   let errorType: string | undefined;
+  const { captureContent } = run.agent.inst;
   if (started === undefined) {
+    // What the loop answered (an unknown tool, invalid input, a rejection's reason) is the call's result: content.
     errorType = ERROR_TOOL_NOT_RUN;
-    failSpan(span, errorType, typeof event.result === 'string' ? event.result : undefined);
+    failSpan(span, errorType, captureContent && typeof event.result === 'string' ? event.result : undefined);
   } else if (event.isError) {
     errorType = call.error === undefined ? ERROR_OTHER : errorTypeOf(call.error);
-    failSpan(span, errorType, call.error === undefined ? undefined : errorMessage(call.error));
+    const message = call.error === undefined ? undefined : captureContent ? errorMessage(call.error) : errorClassOf(call.error);
+    failSpan(span, errorType, message);
   }
   span.end();
   // A call that never ran is no execution to time.
   if (started === undefined) return;
-  const metric: Attributes = { [ATTR_TOOL_NAME]: call.name, [ATTR_TOOL_TYPE]: 'function' };
-  const agentName = run.agent.inst.agentName;
-  if (agentName !== undefined) metric[ATTR_AGENT_NAME] = agentName;
-  if (errorType !== undefined) metric[ATTR_ERROR_TYPE] = errorType;
+  const metric = run.agent.metricSet(`tool\u0000${call.name}\u0000${errorType ?? ''}`, () => {
+    const set: Attributes = { [ATTR_TOOL_NAME]: call.name, [ATTR_TOOL_TYPE]: 'function' };
+    const agentName = run.agent.inst.agentName;
+    if (agentName !== undefined) set[ATTR_AGENT_NAME] = agentName;
+    if (errorType !== undefined) set[ATTR_ERROR_TYPE] = errorType;
+    return set;
+  });
   run.agent.inst.instruments.toolDuration.record(secondsSince(call.startedAt), metric);
 }
 

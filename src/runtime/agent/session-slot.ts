@@ -100,11 +100,11 @@ export class SessionSlot {
     return this.open();
   }
 
-  /** Moves the live leaf; the recall index follows the new live path. */
+  /** Moves the live leaf; the recall index follows the new live path (the branch left behind drops out of it). */
   async branchFrom(nodeId: string | null): Promise<AgentSession> {
     const session = await this.open();
     await session.branchFrom(nodeId);
-    this.#reindex();
+    this.#history?.switchPath(() => session.condensedAway());
     return session;
   }
 
@@ -124,7 +124,7 @@ export class SessionSlot {
 
   #reindex(): void {
     const session = this.#session;
-    // Built from the live path on the first search, then kept up to date by `condensed`.
+    // Filled from the live path's condensed-away turns on the first search (or condensation), then kept up to date by `condensed`.
     this.#history = this.recall && session !== undefined ? new HistoryIndex(() => session.condensedAway()) : undefined;
   }
 }
