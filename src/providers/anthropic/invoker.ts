@@ -1,4 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
+import type { Middleware } from '@anthropic-ai/sdk';
 import type { ModelInvoker, ModelReply, ModelRequest, ModelRetry } from '../../runtime/contract/model.js';
 import { ModelCallError, PromptTooLongError, RunAbortedError } from '../../runtime/loop/errors.js';
 import { isPromptTooLongError, reportedPromptTokens } from '../../runtime/compaction/prompt-too-long.js';
@@ -16,9 +17,19 @@ import { DEFAULT_MAX_RETRY_DELAY_MS, retryDelayMs, retryReason, sleep } from './
 import { ReplyTracker } from './reply-tracker.js';
 import { applyAnthropicControls, checkAnthropicControls } from './controls.js';
 import { fromMessage, toMessageParams, toModelUsage } from './wire.js';
+import {
+  capResponse,
+  causeOf,
+  IdleWatch,
+  StreamEventTooLargeError,
+  StreamIdleError,
+  StreamLimitsError,
+  streamLimits,
+  type StreamLimits,
+} from '../shared/index.js';
 
-/** Defaults for requests whose `providerOptions.anthropic` does not set them. */
-export type AnthropicInvokerOptions = AnthropicProviderOptions;
+/** Defaults for requests whose `providerOptions.anthropic` does not set them, and how the stream is read. */
+export type AnthropicInvokerOptions = AnthropicProviderOptions & StreamLimits;
 
 /**
  * A `ModelInvoker` over an Anthropic client: streams each call with `client.messages.stream`, hands
@@ -34,6 +45,12 @@ export type AnthropicInvokerOptions = AnthropicProviderOptions;
  * with the wait, which is what the API asked for (`retry-after`) or backoff. A wait longer than
  * `maxRetryDelayMs` (default 60 s) is not taken: the call fails at once.
  *
+ * The stream is read within `StreamLimits`: no content event (a `ping` is none) for `idleTimeoutMs`
+ * (default 60 s) closes the request with `StreamIdleError`, retried at once, as a call that failed
+ * before streaming, while no text reached `onText`; an event over `maxEventBytes` (default 8 MiB) cuts
+ * the stream with `StreamEventTooLargeError`, through per-request middleware (a client without it, not
+ * `@anthropic-ai/sdk` 1.x, is refused with `StreamLimitsError` unless `maxEventBytes` is `Infinity`).
+ *
  * Failures reject typed: `CacheSettingsError`/`AnthropicOptionsError` for options that cannot work,
  * before any request; `RunAbortedError` when the request's signal fired (also during a retry wait);
  * `PromptTooLongError` for the 400 "prompt is too long"; `ModelCallError` (with the HTTP `status`
@@ -42,6 +59,8 @@ export type AnthropicInvokerOptions = AnthropicProviderOptions;
  */
 export function createAnthropicInvoker(client: AnthropicClientLike, options: AnthropicInvokerOptions = {}): ModelInvoker {
   checkAnthropicOptions(options);
+  const limits = streamLimits(options);
+  const middleware = eventCap(client, limits.maxEventBytes);
   const clientRetries = (client as { maxRetries?: unknown }).maxRetries;
   const invoke = async (request: ModelRequest): Promise<ModelReply> => {
     const own = anthropicOptions(request.providerOptions);
@@ -50,19 +69,27 @@ export function createAnthropicInvoker(client: AnthropicClientLike, options: Ant
     const maxDelay = own.maxRetryDelayMs ?? options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS;
     // Once per call, whatever the retries: a retried attempt is one that streamed nothing.
     let first = true;
+    // Text handed to onText cannot be taken back: a stall after it is not retried, or the text would repeat.
+    let textStreamed = false;
     for (let retry = 1; ; retry++) {
       const tracker = new ReplyTracker();
+      const watch = new IdleWatch(limits.idleTimeoutMs, request.signal).begin();
       try {
-        const stream = client.messages.stream(body, { signal: request.signal, maxRetries: 0 });
-        for await (const event of stream) {
+        const stream = client.messages.stream(body, { signal: watch.signal, maxRetries: 0, ...(middleware && { middleware }) });
+        for await (const event of watch.read(stream)) {
+          // The SDK drops `ping` events itself: every event that arrives here is content.
+          watch.touch();
           if (first) {
             first = false;
             request.onFirstChunk?.();
           }
           tracker.observe(event);
-          if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') request.onText?.(event.delta.text);
+          if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') {
+            textStreamed = true;
+            request.onText?.(event.delta.text);
+          }
         }
-        const message = await stream.finalMessage();
+        const message = await watch.race(stream.finalMessage());
         return {
           turn: fromMessage(tracker.strictInputs(message)),
           stopReason: message.stop_reason ?? 'end_turn',
@@ -72,6 +99,13 @@ export function createAnthropicInvoker(client: AnthropicClientLike, options: Ant
         };
       } catch (error) {
         if (request.signal?.aborted) throw new RunAbortedError({ cause: error });
+        const oversized = causeOf(error, StreamEventTooLargeError.isInstance);
+        if (oversized !== undefined) throw oversized;
+        if (watch.idle !== undefined) {
+          if (textStreamed || retry > maxRetries) throw watch.idle;
+          request.onRetry?.({ attempt: retry + 1, delayMs: 0, reason: 'stream idle' });
+          continue;
+        }
         const salvaged = tracker.salvage(error);
         if (salvaged !== undefined)
           return { turn: salvaged.turn, stopReason: 'tool_use', usage: toModelUsage(salvaged.usage) } satisfies ModelReply;
@@ -89,6 +123,8 @@ export function createAnthropicInvoker(client: AnthropicClientLike, options: Ant
         if (worth.status !== undefined) retryInfo.status = worth.status;
         request.onRetry?.(retryInfo);
         await sleep(delayMs, request.signal);
+      } finally {
+        watch.dispose();
       }
     }
   };
@@ -129,6 +165,22 @@ export function requestBody(request: ModelRequest, defaults: AnthropicProviderOp
   applyAnthropicControls(body, request);
   if (marker !== undefined) placeMessageBreakpoints(body, marker);
   return body;
+}
+
+/**
+ * The per-request middleware that reads each event stream through the event cap, or undefined when the
+ * cap is off. Throws `StreamLimitsError` for a client that takes no middleware: it would ignore it,
+ * and an uncapped stream must be asked for (`maxEventBytes: Infinity`), not fallen into.
+ */
+function eventCap(client: AnthropicClientLike, maxEventBytes: number): Middleware[] | undefined {
+  if (maxEventBytes === Infinity) return undefined;
+  if (!Array.isArray((client as { middleware?: unknown }).middleware)) {
+    throw new StreamLimitsError(
+      'this Anthropic client takes no per-request middleware (it is not from @anthropic-ai/sdk 1.x), so the size of its stream ' +
+        'events cannot be capped; pass `maxEventBytes: Infinity` to read its streams uncapped',
+    );
+  }
+  return [async (request, next) => capResponse(await next(request), maxEventBytes)];
 }
 
 type ApiErrorShape = { status?: unknown; error?: { error?: { type?: unknown; message?: unknown } } };

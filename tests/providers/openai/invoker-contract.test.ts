@@ -3,5 +3,5 @@ import { modelInvokerContract } from '../../runtime/contract/model-invoker-contr
 import { openaiHarness } from '../../support/openai-harness.js';
 
 modelInvokerContract('createOpenAIInvoker (openai SDK, Responses API)', () =>
-  openaiHarness((server) => createOpenAIInvoker(server.client({ maxRetries: 2 }))),
+  openaiHarness((server, limits) => createOpenAIInvoker(server.client({ maxRetries: 2 }), limits)),
 );
