@@ -109,7 +109,11 @@ export function modelCard(modelId: string, overrides: Partial<Omit<ModelCard, 'i
  */
 export function registerModelCard(card: ModelCard): () => void {
   checkModelCard(card);
-  const copy: ModelCard = { ...card, ...(card.pricing && { pricing: { ...card.pricing } }) };
+  const copy: ModelCard = {
+    ...card,
+    ...(card.pricing && { pricing: { ...card.pricing } }),
+    ...(card.input && { input: { ...card.input } }),
+  };
   registered.set(card.id, copy);
   return () => {
     if (registered.get(card.id) === copy) registered.delete(card.id);
