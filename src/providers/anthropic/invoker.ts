@@ -1,6 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Middleware } from '@anthropic-ai/sdk';
-import type { ModelInvoker, ModelReply, ModelRequest, ModelRetry } from '../../runtime/contract/model.js';
+import type { ModelCard, ModelInvoker, ModelReply, ModelRequest, ModelRetry } from '../../runtime/contract/model.js';
+import { modelCard } from '../../runtime/models/cards.js';
 import { ModelCallError, PromptTooLongError, RunAbortedError } from '../../runtime/loop/errors.js';
 import { isPromptTooLongError, reportedPromptTokens } from '../../runtime/compaction/prompt-too-long.js';
 import { errorMessage } from '../../errors/base.js';
@@ -20,11 +21,14 @@ import { fromMessage, toMessageParams, toModelUsage } from './wire.js';
 import {
   capResponse,
   causeOf,
+  checkContent,
   IdleWatch,
+  nativeOutput,
   StreamEventTooLargeError,
   StreamIdleError,
   StreamLimitsError,
   streamLimits,
+  withOutputInstruction,
   type StreamLimits,
 } from '../shared/index.js';
 
@@ -50,6 +54,9 @@ export type AnthropicInvokerOptions = AnthropicProviderOptions & StreamLimits;
  * before streaming, while no text reached `onText`; an event over `maxEventBytes` (default 8 MiB) cuts
  * the stream with `StreamEventTooLargeError`, through per-request middleware (a client without it, not
  * `@anthropic-ai/sdk` 1.x, is refused with `StreamLimitsError` unless `maxEventBytes` is `Infinity`).
+ * The request's model card decides the rest: content it says the model cannot take is refused with
+ * `UnsupportedContentError`, and with `structuredOutput: 'instruction'` a `responseFormat` goes as an
+ * instruction in the system text instead of `output_config`.
  *
  * Failures reject typed: `CacheSettingsError`/`AnthropicOptionsError` for options that cannot work,
  * before any request; `RunAbortedError` when the request's signal fired (also during a retry wait);
@@ -141,8 +148,17 @@ export function createAnthropicInvoker(client: AnthropicClientLike, options: Ant
  * carries `cache_control` breakpoints as docs/usage-and-caching.md lays out; with `off`, or for a
  * request that is not `cacheable`, none. The request's controls map to `temperature`, `top_p`,
  * `stop_sequences`, `tool_choice` and `thinking` (see `applyAnthropicControls`). Throws `CacheSettingsError` for options it does not know.
+ * The model's card (`card`, by default the one for `request.model`) decides what it takes: content it
+ * says the model cannot take throws `UnsupportedContentError`; with `structuredOutput: 'instruction'`
+ * a `responseFormat` goes as an instruction after the volatile system text instead of `output_config`.
  */
-export function requestBody(request: ModelRequest, defaults: AnthropicProviderOptions = {}): Anthropic.MessageStreamParams {
+export function requestBody(
+  request: ModelRequest,
+  defaults: AnthropicProviderOptions = {},
+  card: ModelCard = modelCard(request.model),
+): Anthropic.MessageStreamParams {
+  checkContent(request.messages, card);
+  if (!nativeOutput(card)) request = withOutputInstruction(request);
   const own = anthropicOptions(request.providerOptions);
   const cache = request.cacheable === false ? 'off' : (own.cache ?? defaults.cache);
   const cacheTtl = own.cacheTtl ?? defaults.cacheTtl;
