@@ -4,6 +4,7 @@ export { fromAiSdk } from './invoker.js';
 export type { FromAiSdkOptions } from './invoker.js';
 export type { AiSdkLanguageModel } from './model.js';
 export { toPrompt, callOptions } from './prompt.js';
+export type { SpecVersion } from './prompt.js';
 export { toModelUsage, stopReasonOf } from './reply.js';
 export { AiSdkModelError, AiSdkOptionsError } from './errors.js';
 export {

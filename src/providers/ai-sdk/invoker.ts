@@ -4,6 +4,7 @@ import { IdleWatch, streamLimits } from '../shared/index.js';
 import { AiSdkOptionsError } from './errors.js';
 import { apiCallError, isRetryable, toModelCallError } from './failures.js';
 import { checkModel, providerId, type AiSdkLanguageModel } from './model.js';
+import type { AnyVersionModel } from './spec.js';
 import { callOptions } from './prompt.js';
 import { ReplyAssembler } from './reply.js';
 import { DEFAULT_MAX_RETRY_DELAY_MS, retryDelayMs, sleep } from './retry.js';
@@ -50,14 +51,15 @@ export function fromAiSdk(model: AiSdkLanguageModel, options: FromAiSdkOptions =
   if (!(Number.isFinite(maxDelay) && maxDelay >= 0))
     throw new AiSdkOptionsError(`\`maxRetryDelayMs\` must be a number >= 0, got ${String(maxDelay)}`);
   const invoke = async (request: ModelRequest): Promise<ModelReply> => {
-    const call = callOptions(request);
+    const call = callOptions(request, { version: model.specificationVersion, provider: providerId(model) });
     const reading = new Reading(request);
     for (let attempt = 0; ; attempt++) {
       if (request.signal?.aborted) throw new RunAbortedError({ cause: request.signal.reason });
       const watch = new IdleWatch(idleTimeoutMs, request.signal).begin();
       let retry: ModelRetry;
       try {
-        const result = await watch.race(model.doStream({ ...call, abortSignal: watch.signal }));
+        // The options were written for this model's own version, whichever of the two it is.
+        const result = await watch.race((model as AnyVersionModel).doStream({ ...call, abortSignal: watch.signal }));
         return await readReply(result.stream, reading, model.modelId, watch);
       } catch (error) {
         if (request.signal?.aborted) throw new RunAbortedError({ cause: error });
