@@ -118,6 +118,10 @@ report(`one 4 MB event in 16 KB pieces, capped vs the cap off`, longCapped, long
 // The transform alone, in process, against a pass-through that does nothing: what the scan costs per byte.
 const typicalChunks = chunked(new TextEncoder().encode(Array.from({ length: DELTAS }, (_, i) => delta(`word${i % 97} `)).join('')));
 const longChunks = chunked(new TextEncoder().encode(delta('x'.repeat(LONG_EVENT_BYTES))));
+for (const chunks of [typicalChunks, longChunks]) {
+  await sample(3, () => pipe(chunks, capEvents(8 * 1024 * 1024)));
+  await sample(3, () => pipe(chunks, new TransformStream()));
+}
 const [scanTypical, passTypical] = await paired(
   () => pipe(typicalChunks, capEvents(8 * 1024 * 1024)),
   () => pipe(typicalChunks, new TransformStream()),
