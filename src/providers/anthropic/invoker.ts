@@ -25,7 +25,6 @@ import {
   IdleWatch,
   nativeOutput,
   StreamEventTooLargeError,
-  StreamIdleError,
   StreamLimitsError,
   streamLimits,
   withOutputInstruction,
