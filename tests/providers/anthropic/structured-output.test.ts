@@ -4,7 +4,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import * as v from 'valibot';
-import { createAgent, OutputValidationError, RunFault, SchemaDefinitionError, MemorySessionStore } from '../../../src/index.js';
+import {
+  createAgent,
+  OutputValidationError,
+  RunFault,
+  SchemaDefinitionError,
+  MemorySessionStore,
+  registerModelCard,
+} from '../../../src/index.js';
 import { tool } from '../../../src/tools/index.js';
 import { reply, startAnthropicServer, type AnthropicTestServer } from '../../../src/testing/index.js';
 
@@ -106,6 +113,37 @@ describe('structured output', () => {
     const refused = await agent.submit('again', { output: v.object({ ok: v.boolean() }) }).catch((error: unknown) => error);
     expect(SchemaDefinitionError.isInstance(refused)).toBe(true);
     expect(server.requests).toHaveLength(1);
+  });
+
+  it('sends the schema as an instruction after the system text, not output_config, for a model whose card asks for one', async () => {
+    const remove = registerModelCard({
+      id: 'claude-older',
+      contextWindow: 200_000,
+      maxOutputTokens: 8_192,
+      structuredOutput: 'instruction',
+    });
+    try {
+      server.enqueue(reply.text('{"city":"Pune","celsius":31,"when":"today"}'));
+      const agent = createAgent({ model: 'claude-older', system: 'Be brief.' }, { client: server.client() });
+
+      const snapshot = await agent.submit('Forecast?', { output: forecast });
+
+      expect(snapshot.output).toEqual({ city: 'Pune', celsius: 31, when: 'TODAY' });
+      const body = server.requests[0].body;
+      expect(body).not.toHaveProperty('output_config');
+      // The stable system text keeps its cache breakpoint; the instruction follows it, uncached.
+      expect(body.system).toEqual([
+        { type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } },
+        {
+          type: 'text',
+          text: expect.stringMatching(
+            /^Your final answer \(after any tool calls\) must be one JSON value .*"required":\["city","celsius","when"\]/s,
+          ),
+        },
+      ]);
+    } finally {
+      remove();
+    }
   });
 
   it('carries the output request across approvals: the approving run brings the value', async () => {
