@@ -1,4 +1,20 @@
-export type ToolContext = { signal: AbortSignal; callId: string };
+export type ToolContext = {
+  signal: AbortSignal;
+  callId: string;
+  /**
+   * Reports how far a long call has got (an MCP server's progress notifications, say); the conductor
+   * publishes each update as a `tool_progress` run event. Absent where nobody listens.
+   */
+  progress?: (update: ToolProgress) => void;
+  /**
+   * Trace context for a tool that calls a remote service (W3C `traceparent`, `tracestate`), set by
+   * telemetry when a propagator is registered; MCP tools send it in the request's `_meta`.
+   */
+  traceContext?: Readonly<Record<string, string>>;
+};
+
+/** How far a running tool call has got: `progress` of `total` when the total is known. */
+export type ToolProgress = { progress: number; total?: number; message?: string };
 
 /** A tool the conductor can run. `name` may contain dots; the model sees it sanitized. */
 export type ToolDefinition = {

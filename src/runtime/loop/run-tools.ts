@@ -1,5 +1,6 @@
 import type { ToolCallBlock, ToolResultBlock, Turn } from '../contract/turn.js';
 import type { PendingApproval } from '../contract/events.js';
+import type { ToolProgress } from '../contract/tool.js';
 import type { AbortRace } from './abort.js';
 import { callStanding, toPendingApproval } from './batch.js';
 import {
@@ -77,7 +78,11 @@ export async function settleBatch(calls: ToolCallBlock[], input: LoopInput, fres
       if (closed) return;
       const call = calls[i];
       emit({ kind: 'tool_started', name: call.name, callId: call.id, input: call.input });
-      const outcome = await executeCall(call, inputs[i], tools, signal);
+      // Progress after the call's answer is written down (a late notification) would follow its `tool_finished`.
+      const progress = (update: ToolProgress) => {
+        if (!closed && outcomes[i] === undefined) emit({ kind: 'tool_progress', name: call.name, callId: call.id, ...progressOf(update) });
+      };
+      const outcome = await executeCall(call, inputs[i], tools, signal, progress);
       if (!closed) outcomes[i] = finish(call, outcome, input);
     };
     const all: Promise<unknown> = input.sequential ? runInOrder(runnable, runOne) : Promise.all(runnable.map(runOne));
@@ -141,6 +146,14 @@ function appendResults(outcomes: Array<CallOutcome | undefined>, input: LoopInpu
 
 async function runInOrder(indexes: number[], run: (i: number) => Promise<void>): Promise<void> {
   for (const i of indexes) await run(i);
+}
+
+// Only the fields the event has, whatever else a tool put in its update.
+function progressOf(update: ToolProgress): ToolProgress {
+  const out: ToolProgress = { progress: update.progress };
+  if (update.total !== undefined) out.total = update.total;
+  if (update.message !== undefined) out.message = update.message;
+  return out;
 }
 
 function neverStarted(): number {

@@ -1,7 +1,7 @@
 import { toolResultContent, type ToolCallBlock, type ToolResultBlock } from '../contract/turn.js';
 import { ToolError } from '../../tools/tool-error.js';
 import { errorMessage } from '../../errors/base.js';
-import type { InputCheck, LoopTools } from './types.js';
+import type { InputCheck, LoopTools, ToolCallContext } from './types.js';
 
 /** What a call produced: the block for the model, and the raw value for events and parts. */
 export type CallOutcome = { block: ToolResultBlock; result: unknown; isError: boolean };
@@ -68,10 +68,20 @@ function uncheckable(call: ToolCallBlock, error: unknown): Admission {
 }
 
 /** Runs one call with its admitted `input`. Never rejects: every failure becomes an error result. */
-export async function executeCall(call: ToolCallBlock, input: unknown, tools: LoopTools, signal: AbortSignal): Promise<CallOutcome> {
+export async function executeCall(
+  call: ToolCallBlock,
+  input: unknown,
+  tools: LoopTools,
+  signal: AbortSignal,
+  progress?: ToolCallContext['progress'],
+): Promise<CallOutcome> {
   let value: unknown;
   try {
-    value = await tools.execute(call.name, input, { signal, callId: call.id });
+    value = await tools.execute(
+      call.name,
+      input,
+      progress === undefined ? { signal, callId: call.id } : { signal, callId: call.id, progress },
+    );
   } catch (error) {
     if (ToolError.isInstance(error)) return errorOutcome(call, error.message);
     console.error(`[indusagi] tool "${call.name}" (call ${call.id}) threw:`, error);

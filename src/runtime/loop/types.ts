@@ -1,10 +1,11 @@
 import type { Turn } from '../contract/turn.js';
 import type { ModelInvoker, ModelReply, ModelRequest, ModelTool, ProviderOptions, ResponseFormat } from '../contract/model.js';
 import type { PendingApproval, RunEvent } from '../contract/events.js';
+import type { ToolContext } from '../contract/tool.js';
 import type { ToolNameMap } from '../../tools/names.js';
 import type { RunControls } from './controls.js';
 
-export type ToolCallContext = { signal: AbortSignal; callId: string };
+export type ToolCallContext = Pick<ToolContext, 'signal' | 'callId' | 'progress'>;
 
 /** The tools one loop may run, under their ORIGINAL names (the loop maps to and from sanitized ones). */
 export interface LoopTools {
@@ -64,9 +65,9 @@ export type LoopHooks = {
   ) => Turn[] | readonly Turn[] | undefined | Promise<Turn[] | readonly Turn[] | undefined>;
 };
 
-/** What the loop reports as it goes. The first five are `RunEvent`s, forwarded as they are. */
+/** What the loop reports as it goes. The first six are `RunEvent`s, forwarded as they are. */
 export type LoopEvent =
-  | Extract<RunEvent, { kind: 'text_delta' | 'tool_started' | 'tool_finished' | 'approval_requested' | 'model_retry' }>
+  | Extract<RunEvent, { kind: 'text_delta' | 'tool_started' | 'tool_progress' | 'tool_finished' | 'approval_requested' | 'model_retry' }>
   /** A complete turn joined the context (a reply, or a batch of tool results). Never half a turn. */
   | { kind: 'turn'; turn: Turn }
   /** A model call returned. */
