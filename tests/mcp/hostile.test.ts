@@ -1,12 +1,9 @@
 // Servers that break the rules, spawned for real (tests/mcp/fixtures/hostile-server.mjs): none may hang
 // a call past its timeout, take this process down, or cost the model more than a bounded result.
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectMcp, McpToolError, type McpChange, type McpClient, type McpToolDefinition } from '../../src/mcp/index.js';
 import type { ToolContext } from '../../src/runtime/index.js';
-
-const HOSTILE = fileURLToPath(new URL('./fixtures/hostile-server.mjs', import.meta.url));
-const hostile = (env: Record<string, string> = {}) => ({ command: process.execPath, args: [HOSTILE], env });
+import { hostile } from './reference-servers.js';
 
 let client: McpClient;
 beforeAll(async () => {
