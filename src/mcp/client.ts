@@ -36,7 +36,7 @@ import {
   type McpToolFailure,
 } from './errors.js';
 import { loadClientSdk, type ClientSdk } from './sdk.js';
-import { packageVersion } from './version.js';
+import { PACKAGE_VERSION } from './version.js';
 import { StdioTransport } from './stdio-transport.js';
 import { acceptTools, checkCollisions, toToolDefinition, type AcceptedTool, type McpRefusedTool, type McpToolDefinition } from './tools.js';
 
@@ -508,7 +508,7 @@ class McpConnection implements McpClient {
 
   private async open(): Promise<Connection> {
     const { Client } = this.sdk;
-    const client = new Client(this.options.clientInfo ?? { name: 'indusagi', version: packageVersion() }, {
+    const client = new Client(this.options.clientInfo ?? { name: 'indusagi', version: PACKAGE_VERSION }, {
       capabilities: { elicitation: { form: { applyDefaults: true } } },
     });
     const connection: Connection = { client, transport: undefined as unknown as Transport, dead: false };

@@ -19,7 +19,7 @@ import { DuplicateToolError } from '../tools/toolset.js';
 import { toMcpContent, type McpContent } from './content.js';
 import { McpConfigError } from './errors.js';
 import { loadServerSdk, type ServerSdk } from './sdk.js';
-import { packageVersion } from './version.js';
+import { PACKAGE_VERSION } from './version.js';
 
 /** An agent served as one tool, `ask_<name>`: each call is a run, in a new session or (with `sessionId`) an earlier one. */
 export type ServedAgent = {
@@ -100,7 +100,7 @@ type Served = {
 export async function serveMcp(options: ServeMcpOptions): Promise<McpServing> {
   const served = serveList(options);
   const sdk = await loadServerSdk();
-  const info = { name: options.name ?? 'indusagi', version: options.version ?? packageVersion() };
+  const info = { name: options.name ?? 'indusagi', version: options.version ?? PACKAGE_VERSION };
   const makeServer = (): Server => {
     const server = new sdk.Server(info, { capabilities: { tools: {}, logging: {} }, instructions: options.instructions });
     server.setRequestHandler(sdk.types.ListToolsRequestSchema, () => ({ tools: [...served.values()].map((tool) => tool.listed) }));

@@ -1,9 +1,6 @@
-import { readFileSync } from 'node:fs';
-
-let version: string | undefined;
-
-/** This package's version, for the name a client or server gives in the handshake. src/mcp and dist/mcp both sit two folders below package.json. */
-export function packageVersion(): string {
-  version ??= (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-  return version;
-}
+/**
+ * This package's version, for the name a client or server gives in the handshake. A constant rather
+ * than package.json read at run time, so it survives bundling; tests/mcp/config.test.ts keeps it equal
+ * to package.json's.
+ */
+export const PACKAGE_VERSION = '0.1.0';
