@@ -113,7 +113,11 @@ export function mcpToolSource(from: McpServers | McpClient | readonly McpClient[
       if (result.found.length === 0) return { result };
       return { result, event: { op: 'loaded', tools: result.found.map((tool) => lazy.nameMap.get(tool.name)!) } };
     },
-    loaded: () => [...carried, ...current().loaded()],
+    loaded() {
+      // Built first: a rebuild moves what the old toolset loaded into `carried`.
+      const searched = current().loaded();
+      return [...carried, ...searched];
+    },
     restore(messages) {
       const lazy = current();
       const known = new Set(lazy.nameMap.values());
