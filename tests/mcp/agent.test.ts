@@ -7,8 +7,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectMcp, mcpToolSource } from '../../src/mcp/index.js';
 import { createContextManager } from '../../src/context/index.js';
@@ -16,22 +14,13 @@ import { createConductor } from '../../src/runtime/index.js';
 import type { ModelInvoker, RunEvent } from '../../src/runtime/index.js';
 import { reply, startAnthropicServer, type AnthropicTestServer } from '../../src/testing/index.js';
 import { everything, FILESYSTEM } from './reference-servers.js';
+import { bundleFixture } from './bundle.js';
 
 let dir: string;
 let bundle: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'indusagi-mcp-agent-'));
-  bundle = join(dir, 'agent-process.mjs');
-  await build({
-    entryPoints: [fileURLToPath(new URL('./fixtures/agent-process.ts', import.meta.url))],
-    outfile: bundle,
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    logLevel: 'silent',
-    // The bundle runs from a temporary folder; CommonJS dependencies inside it still need `require`.
-    banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
-  });
+  bundle = await bundleFixture('agent-process.ts', dir);
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
