@@ -238,17 +238,16 @@ class McpConnection implements McpClient {
   }
 
   async refreshTools(): Promise<readonly McpToolDefinition[]> {
-    const connection = await this.connection();
-    await this.request('tools/list', () => this.loadTools(connection));
+    await this.request('tools/list', (connection) => this.loadTools(connection));
     return this.definitions;
   }
 
   async callTool(name: string, args: Record<string, unknown> = {}, options: McpCallOptions = {}): Promise<McpToolResult> {
-    return this.request('tools/call', (client) => this.call(client, name, args, options));
+    return this.request('tools/call', (connection) => this.authorized(connection, (client) => this.call(client, name, args, options)));
   }
 
   listResources(): Promise<McpResource[]> {
-    return this.request('resources/list', async (client) =>
+    return this.requestAuthorized('resources/list', async (client) =>
       (await this.pages(client, 'resources/list', 'resources')).map(
         (item) => pick(item, ['uri', 'name', 'title', 'description', 'mimeType', 'size']) as McpResource,
       ),
@@ -256,7 +255,7 @@ class McpConnection implements McpClient {
   }
 
   listResourceTemplates(): Promise<McpResourceTemplate[]> {
-    return this.request('resources/templates/list', async (client) =>
+    return this.requestAuthorized('resources/templates/list', async (client) =>
       (await this.pages(client, 'resources/templates/list', 'resourceTemplates')).map(
         (item) => pick(item, ['uriTemplate', 'name', 'title', 'description', 'mimeType']) as McpResourceTemplate,
       ),
@@ -265,13 +264,13 @@ class McpConnection implements McpClient {
 
   readResource(uri: string): Promise<McpResourceContents[]> {
     if (typeof uri !== 'string' || uri === '') throw new McpConfigError('readResource needs a resource URI.');
-    return this.request('resources/read', async (client) =>
+    return this.requestAuthorized('resources/read', async (client) =>
       resourceContents((await client.readResource({ uri }, this.requestOptions())).contents),
     );
   }
 
   listPrompts(): Promise<McpPrompt[]> {
-    return this.request('prompts/list', async (client) =>
+    return this.requestAuthorized('prompts/list', async (client) =>
       (await this.pages(client, 'prompts/list', 'prompts')).map((item) => {
         const prompt = pick(item, ['name', 'title', 'description']) as McpPrompt;
         const args = Array.isArray(item.arguments) ? (item.arguments as Array<Record<string, unknown>>) : [];
@@ -286,7 +285,7 @@ class McpConnection implements McpClient {
 
   getPrompt(name: string, args: Record<string, string> = {}): Promise<McpPromptResult> {
     if (typeof name !== 'string' || name === '') throw new McpConfigError('getPrompt needs a prompt name.');
-    return this.request('prompts/get', async (client) => {
+    return this.requestAuthorized('prompts/get', async (client) => {
       const result: GetPromptResult = await client.getPrompt({ name, arguments: args }, this.requestOptions());
       const out: McpPromptResult = { messages: promptTurns(result.messages) };
       if (result.description !== undefined) out.description = result.description;
@@ -388,17 +387,38 @@ class McpConnection implements McpClient {
   }
 
   // A request on a live connection, its failure typed: a lost connection is marked, so the next request connects again.
-  private async request<T>(method: string, run: (client: Client) => Promise<T>): Promise<T> {
+  private async request<T>(method: string, run: (connection: Connection) => Promise<T>): Promise<T> {
     const connection = await this.connection().catch((error: unknown) => {
       if (McpClosedError.isInstance(error)) throw error;
       throw new McpRequestError(this.name, method, `could not connect: ${errorMessage(error)}`, { cause: error });
     });
     try {
-      return await run(connection.client);
+      return await run(connection);
     } catch (error) {
       if (McpToolError.isInstance(error) || McpClosedError.isInstance(error)) throw error;
       if (this.isConnectionLoss(error)) this.lose(connection, error);
       throw new McpRequestError(this.name, method, errorMessage(error), { cause: error });
+    }
+  }
+
+  private requestAuthorized<T>(method: string, run: (client: Client) => Promise<T>): Promise<T> {
+    return this.request(method, (connection) => this.authorized(connection, run));
+  }
+
+  /**
+   * Runs a request; when the server wants more than the tokens allow (a 401, or a 403 asking for a
+   * wider scope), the auth provider sends the user to authorize again and the request is made once more
+   * with the tokens the new code buys. The server refused the first attempt, so nothing ran twice.
+   */
+  private async authorized<T>(connection: Connection, run: (client: Client) => Promise<T>): Promise<T> {
+    try {
+      return await run(connection.client);
+    } catch (error) {
+      const code = (this.config as McpHttpServer).authorizationCode;
+      const transport = connection.transport as { finishAuth?: (code: string) => Promise<void> };
+      if (!(error instanceof this.sdk.UnauthorizedError) || code === undefined || transport.finishAuth === undefined) throw error;
+      await transport.finishAuth(await code());
+      return run(connection.client);
     }
   }
 
@@ -433,7 +453,7 @@ class McpConnection implements McpClient {
   // Lists the tools and makes them the client's; with `taken`, a collision with another server's throws.
   private async loadTools(connection: Connection, taken?: ReadonlyMap<string, string>): Promise<void> {
     if (!this.server.capabilities.tools) return;
-    const listed = await this.pages(connection.client, 'tools/list', 'tools');
+    const listed = await this.authorized(connection, (client) => this.pages(client, 'tools/list', 'tools'));
     const { accepted, refused } = acceptTools(this.name, listed, this.config);
     if (taken !== undefined) {
       checkCollisions(
@@ -643,9 +663,11 @@ class McpConnection implements McpClient {
         'the handler must return { action: "accept", content } or { action: "decline" | "cancel" }',
       );
     if (answer.action !== 'accept') return { action: answer.action };
-    const issues = compileJsonSchema(requestedSchema, `MCP server "${this.name}" elicitation schema`)(answer.content);
+    // A field the person left alone takes the schema's default (SEP-1034), before the answer is checked.
+    const content = { ...defaultsOf(requestedSchema), ...answer.content };
+    const issues = compileJsonSchema(requestedSchema, `MCP server "${this.name}" elicitation schema`)(content);
     if (issues.length > 0) throw new McpElicitationInputError(this.name, `\n${formatIssues(issues)}`);
-    return { action: 'accept' as const, content: answer.content };
+    return { action: 'accept' as const, content };
   }
 
   private isConnectionLoss(error: unknown): boolean {
@@ -720,6 +742,13 @@ function callFailure(server: string, tool: string, failure: McpToolFailure, erro
 function reasonOf(error: unknown): string {
   const cause = McpRequestError.isInstance(error) ? error.cause : error;
   return errorMessage(cause).replace(/^MCP error -?\d+: /, '');
+}
+
+function defaultsOf(schema: object): Record<string, unknown> {
+  const properties = (schema as { properties?: Record<string, { default?: unknown }> }).properties ?? {};
+  const out: Record<string, unknown> = {};
+  for (const [key, property] of Object.entries(properties)) if (property?.default !== undefined) out[key] = property.default;
+  return out;
 }
 
 function pick(item: Record<string, unknown>, keys: string[]): Record<string, unknown> {

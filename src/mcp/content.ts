@@ -11,14 +11,11 @@ import type { DocumentBlock, ImageBlock, PromptBlock, TextBlock, Turn } from '..
 export type McpAudioBlock = { kind: 'audio'; source: { type: 'base64'; mediaType: string; data: string } };
 /** A pointer to a resource the server can read (`client.readResource(uri)`), not its contents. */
 export type McpResourceLinkBlock = { kind: 'resource_link'; uri: string; name: string; description?: string; mimeType?: string };
-/** Binary contents of a resource that is neither an image nor a PDF (base64). */
-export type McpBlobBlock = { kind: 'blob'; uri: string; mimeType?: string; data: string };
+/** A resource's contents embedded in a result: text, or bytes in base64 (`data`), with its URI and type. */
+export type McpResourceBlock = { kind: 'resource'; uri: string; mimeType?: string } & ({ text: string } | { data: string });
 
-/**
- * One piece of an MCP result, in the runtime's block kinds where one fits: text, an image, a document
- * (an embedded text resource, titled by its URI, or a PDF), and three kinds of MCP's own.
- */
-export type McpContent = TextBlock | ImageBlock | DocumentBlock | McpAudioBlock | McpResourceLinkBlock | McpBlobBlock;
+/** One piece of an MCP result: text and images in the runtime's block kinds, and three kinds of MCP's own. */
+export type McpContent = TextBlock | ImageBlock | McpAudioBlock | McpResourceLinkBlock | McpResourceBlock;
 
 /** The contents of a resource as `readResource` returns them: text, or bytes in base64. */
 export type McpResourceContents = { uri: string; mimeType?: string; text: string } | { uri: string; mimeType?: string; blob: string };
@@ -42,19 +39,13 @@ export function fromMcpContent(item: ContentBlock): McpContent {
   }
 }
 
-function fromResource(resource: EmbeddedResource['resource']): McpContent {
-  if ('text' in resource) return { kind: 'document', source: { type: 'text', text: resource.text }, title: resource.uri };
-  const mimeType = resource.mimeType;
-  if (mimeType?.startsWith('image/')) return { kind: 'image', source: { type: 'base64', mediaType: mimeType, data: resource.blob } };
-  if (mimeType === 'application/pdf')
-    return { kind: 'document', source: { type: 'base64', mediaType: mimeType, data: resource.blob }, title: resource.uri };
-  const blob: McpBlobBlock = { kind: 'blob', uri: resource.uri, data: resource.blob };
-  if (mimeType !== undefined) blob.mimeType = mimeType;
-  return blob;
+function fromResource(resource: EmbeddedResource['resource']): McpResourceBlock {
+  const base = resource.mimeType === undefined ? { uri: resource.uri } : { uri: resource.uri, mimeType: resource.mimeType };
+  return 'text' in resource ? { kind: 'resource', ...base, text: resource.text } : { kind: 'resource', ...base, data: resource.blob };
 }
 
-/** A block as MCP content, for what `serveMcp` returns to its clients. */
-export function toMcpContent(block: McpContent): ContentBlock {
+/** A block as MCP content, for what `serveMcp` returns to its clients (a runtime document block too). */
+export function toMcpContent(block: McpContent | DocumentBlock): ContentBlock {
   switch (block.kind) {
     case 'text':
       return { type: 'text', text: block.text };
@@ -66,10 +57,10 @@ export function toMcpContent(block: McpContent): ContentBlock {
       return { type: 'audio', data: block.source.data, mimeType: block.source.mediaType };
     case 'document': {
       const source = block.source;
-      if (source.type === 'text')
-        return { type: 'resource', resource: { uri: block.title ?? 'indusagi:document', mimeType: 'text/plain', text: source.text } };
+      const uri = block.title ?? 'indusagi:document';
+      if (source.type === 'text') return { type: 'resource', resource: { uri, mimeType: 'text/plain', text: source.text } };
       if (source.type === 'url') return { type: 'resource_link', uri: source.url, name: block.title ?? source.url };
-      return { type: 'resource', resource: { uri: block.title ?? 'indusagi:document', mimeType: source.mediaType, blob: source.data } };
+      return { type: 'resource', resource: { uri, mimeType: source.mediaType, blob: source.data } };
     }
     case 'resource_link': {
       const link: ContentBlock = { type: 'resource_link', uri: block.uri, name: block.name };
@@ -77,8 +68,10 @@ export function toMcpContent(block: McpContent): ContentBlock {
       if (block.mimeType !== undefined) link.mimeType = block.mimeType;
       return link;
     }
-    case 'blob':
-      return { type: 'resource', resource: { uri: block.uri, mimeType: block.mimeType, blob: block.data } };
+    case 'resource':
+      return 'text' in block
+        ? { type: 'resource', resource: { uri: block.uri, mimeType: block.mimeType, text: block.text } }
+        : { type: 'resource', resource: { uri: block.uri, mimeType: block.mimeType, blob: block.data } };
   }
 }
 
@@ -102,16 +95,12 @@ function blockText(block: McpContent): string {
         : `[image at ${block.source.url}]`;
     case 'audio':
       return `[${block.source.mediaType} audio, ${sizeOf(block.source.data)}, not shown]`;
-    case 'document': {
-      const source = block.source;
-      if (source.type === 'text') return `[resource ${block.title ?? ''}]\n${source.text}`;
-      if (source.type === 'url') return `[document at ${source.url}]`;
-      return `[resource ${block.title ?? ''}: ${source.mediaType}, ${sizeOf(source.data)}, not shown]`;
-    }
     case 'resource_link':
       return `[resource link: ${block.name} <${block.uri}>${block.mimeType ? `, ${block.mimeType}` : ''}]${block.description ? ` ${block.description}` : ''}`;
-    case 'blob':
-      return `[resource ${block.uri}: ${block.mimeType ?? 'binary'}, ${sizeOf(block.data)}, not shown]`;
+    case 'resource':
+      return 'text' in block
+        ? `[resource ${block.uri}]\n${block.text}`
+        : `[resource ${block.uri}: ${block.mimeType ?? 'binary'}, ${sizeOf(block.data)}, not shown]`;
   }
 }
 
@@ -139,8 +128,16 @@ export function promptTurns(messages: readonly PromptMessage[]): Turn[] {
   return messages.map((message) => ({ role: message.role, blocks: [promptBlock(fromMcpContent(message.content))] }));
 }
 
+// A turn carries text, images and documents: an embedded text resource or PDF becomes a document titled by its URI.
 function promptBlock(block: McpContent): PromptBlock {
-  if (block.kind === 'text' || block.kind === 'image' || block.kind === 'document') return block;
+  if (block.kind === 'text' || block.kind === 'image') return block;
+  if (block.kind === 'resource') {
+    if ('text' in block) return { kind: 'document', source: { type: 'text', text: block.text }, title: block.uri };
+    if (block.mimeType?.startsWith('image/'))
+      return { kind: 'image', source: { type: 'base64', mediaType: block.mimeType, data: block.data } };
+    if (block.mimeType === 'application/pdf')
+      return { kind: 'document', source: { type: 'base64', mediaType: block.mimeType, data: block.data }, title: block.uri };
+  }
   return { kind: 'text', text: blockText(block) };
 }
 

@@ -29,7 +29,7 @@ export { serveMcp, mcpResult } from './serve.js';
 export type { McpServedResult, McpServing, ServeMcpOptions, ServedAgent } from './serve.js';
 export { parseMcpServers, checkServerConfig } from './config.js';
 export type { McpHttpServer, McpServerConfig, McpStdioServer, McpToolAnnotations, McpToolInfo, McpToolOptions } from './config.js';
-export type { McpAudioBlock, McpBlobBlock, McpContent, McpResourceContents, McpResourceLinkBlock } from './content.js';
+export type { McpAudioBlock, McpContent, McpResourceBlock, McpResourceContents, McpResourceLinkBlock } from './content.js';
 export type { McpRefusedTool, McpToolDefinition } from './tools.js';
 export {
   McpClosedError,
