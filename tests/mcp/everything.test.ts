@@ -74,9 +74,14 @@ describe('the everything server over stdio', () => {
     expect(JSON.parse(result.text)).toEqual(result.structuredContent);
   });
 
-  it('maps an embedded resource to a document block titled by its URI', async () => {
+  it('maps an embedded resource to a resource block with its URI and type', async () => {
     const result = await client.callTool('get-resource-reference', { resourceType: 'Text', resourceId: 3 });
-    expect(result.content[1]).toMatchObject({ kind: 'document', title: 'demo://resource/dynamic/text/3', source: { type: 'text' } });
+    expect(result.content[1]).toEqual({
+      kind: 'resource',
+      uri: 'demo://resource/dynamic/text/3',
+      mimeType: 'text/plain',
+      text: expect.stringMatching(/^Resource 3: /),
+    });
     expect(result.text).toContain('[resource demo://resource/dynamic/text/3]\nResource 3: This is a plaintext resource');
   });
 
