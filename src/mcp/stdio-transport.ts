@@ -119,8 +119,20 @@ export class StdioTransport implements Transport {
       this.onerror?.(error instanceof Error ? error : new Error(String(error)));
       return;
     }
-    this.onmessage?.(message);
+    this.inbox.push(message);
+    if (this.inbox.length === 1) setImmediate(this.drain);
   }
+
+  // One message per turn of the event loop. The SDK handles a notification a microtask late but a
+  // response at once, so a progress notification that came in the same chunk as its call's result would
+  // otherwise find the call already answered and be dropped.
+  private readonly inbox: JSONRPCMessage[] = [];
+  private readonly drain = (): void => {
+    const message = this.inbox.shift();
+    if (message === undefined) return;
+    if (this.inbox.length > 0) setImmediate(this.drain);
+    this.onmessage?.(message);
+  };
 }
 
 async function within(promise: Promise<void>, ms: number): Promise<boolean> {
