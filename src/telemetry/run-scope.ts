@@ -57,6 +57,7 @@ export class AgentTrace {
   // Open runs, oldest first: the fallback parent when no context manager carries the scope.
   private readonly open = new Set<RunScope>();
   private readonly descriptions = new Map<string, string>();
+  private readonly mcpServers = new Map<string, string>();
 
   constructor(
     readonly inst: Instrumentation,
@@ -65,7 +66,17 @@ export class AgentTrace {
     private readonly system: string | undefined,
     tools: readonly ToolDefinition[],
   ) {
-    for (const tool of tools) if (typeof tool?.description === 'string') this.descriptions.set(tool.name, tool.description);
+    for (const tool of tools) {
+      if (typeof tool?.description === 'string') this.descriptions.set(tool.name, tool.description);
+      // MCP tools (indusagi/mcp) say where they come from; telemetry reads it without loading MCP.
+      const server = (tool as { mcp?: { server?: unknown } } | undefined)?.mcp?.server;
+      if (typeof server === 'string') this.mcpServers.set(tool.name, server);
+    }
+  }
+
+  /** The MCP server one of the agent's tools comes from, when it is an MCP server's. */
+  mcpServer(name: string): string | undefined {
+    return this.mcpServers.get(name);
   }
 
   /** `gen_ai.tool.description` of one of the agent's own tools. */
