@@ -4,7 +4,7 @@ import type { Turn } from '../runtime/contract/turn.js';
 import { lazyToolset, SEARCH_TOOLS, type LazyToolset } from '../tools/lazy-toolset.js';
 import { sanitizeToolName } from '../tools/names.js';
 import { toToolset } from '../tools/toolset.js';
-import type { McpChange, McpClient } from './client.js';
+import type { McpChange, McpClient } from './client-types.js';
 import { McpConfigError } from './errors.js';
 import type { McpServers } from './servers.js';
 import type { McpToolDefinition } from './tools.js';

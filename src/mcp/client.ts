@@ -1,162 +1,38 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { CallToolResult, ContentBlock, ElicitRequest, GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ContentBlock, GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolContext, ToolProgress } from '../runtime/contract/tool.js';
-import type { Turn } from '../runtime/contract/turn.js';
-import { compileJsonSchema, formatIssues } from '../schema/index.js';
+import { formatIssues } from '../schema/index.js';
 import { errorMessage } from '../errors/index.js';
+import { callFailure, failureOf } from './call-failures.js';
+import type {
+  McpCallOptions,
+  McpChange,
+  McpClient,
+  McpClientState,
+  McpConnectOptions,
+  McpPrompt,
+  McpPromptResult,
+  McpResource,
+  McpResourceTemplate,
+  McpServerInfo,
+  McpToolResult,
+} from './client-types.js';
 import {
   checkServerConfig,
-  DEFAULT_MAX_MESSAGE_BYTES,
   DEFAULT_MAX_RESULT_CHARS,
   DEFAULT_TIMEOUT_MS,
-  isStdio,
   type McpHttpServer,
   type McpServerConfig,
-  type McpStdioServer,
   type McpToolInfo,
 } from './config.js';
-import {
-  fromMcpContent,
-  promptTurns,
-  resourceContents,
-  resultText,
-  truncateText,
-  type McpContent,
-  type McpResourceContents,
-} from './content.js';
-import {
-  McpClosedError,
-  McpConfigError,
-  McpConnectionError,
-  McpElicitationInputError,
-  McpElicitationUnavailableError,
-  McpRequestError,
-  McpToolError,
-  type McpToolFailure,
-} from './errors.js';
+import { fromMcpContent, promptTurns, resourceContents, resultText, truncateText, type McpResourceContents } from './content.js';
+import { answerElicitation } from './elicitation.js';
+import { McpClosedError, McpConfigError, McpConnectionError, McpRequestError, McpToolError, type McpToolFailure } from './errors.js';
 import { loadClientSdk, type ClientSdk } from './sdk.js';
-import { PACKAGE_VERSION } from './version.js';
-import { StdioTransport } from './stdio-transport.js';
 import { acceptTools, checkCollisions, toToolDefinition, type AcceptedTool, type McpRefusedTool, type McpToolDefinition } from './tools.js';
-
-/** What a server asks its user through elicitation (form mode): a message and the schema of the answer. */
-export type McpElicitationRequest = {
-  server: string;
-  message: string;
-  /** A flat object schema of strings, numbers, booleans and enums, as MCP allows for a form. */
-  requestedSchema: object;
-};
-
-/** The person's answer: the form's content, a refusal (`decline`), or a dismissal (`cancel`). */
-export type McpElicitationResult =
-  { action: 'accept'; content: Record<string, string | number | boolean | string[]> } | { action: 'decline' } | { action: 'cancel' };
-
-/** Where an elicitation comes from: the server, and its tool calls running when it asked (usually the one that asks). */
-export type McpElicitationContext = {
-  server: string;
-  signal: AbortSignal;
-  calls: ReadonlyArray<{ tool: string; callId: string | undefined }>;
-};
-
-export type McpElicitationHandler = (request: McpElicitationRequest, ctx: McpElicitationContext) => Promise<McpElicitationResult>;
-
-/** Options of one connection, beside its server's description. */
-export type McpConnectOptions = {
-  /** How the client introduces itself. Default `{ name: 'indusagi', version: <this package's version> }`. */
-  clientInfo?: { name: string; version: string };
-  /**
-   * Answers a server's requests for user input. Without one, every request is refused with
-   * `McpElicitationUnavailableError` (a headless run cannot answer), which the server receives as the error.
-   */
-  onElicitation?: McpElicitationHandler;
-  /** How long connecting (and the protocol's handshake) may take, in milliseconds. Default 30,000. */
-  connectTimeoutMs?: number;
-  /** Tool names other servers already use (original -> model name): a collision with them fails this connect. */
-  takenNames?: ReadonlyMap<string, string>;
-};
-
-/** Where a client stands. `disconnected`: the server went away; the next request connects again. */
-export type McpClientState = 'connected' | 'disconnected' | 'reconnecting' | 'closed';
-
-/** What the server said about itself in the handshake. */
-export type McpServerInfo = {
-  name: string;
-  version: string;
-  title?: string;
-  /** How to use the server, for the model's system prompt if you like. */
-  instructions?: string;
-  protocolVersion: string;
-  capabilities: { tools: boolean; resources: boolean; prompts: boolean; logging: boolean; completions: boolean };
-};
-
-export type McpChange =
-  | { kind: 'tools'; tools: readonly McpToolDefinition[]; refused: readonly McpRefusedTool[] }
-  | { kind: 'state'; state: McpClientState; error?: string };
-
-/** One call's options through `callTool`. */
-export type McpCallOptions = {
-  signal?: AbortSignal;
-  /** Overrides the server's `timeoutMs` for this call. */
-  timeoutMs?: number;
-  onProgress?: (update: ToolProgress) => void;
-  /** Sent as the request's `_meta` (W3C trace context, say). */
-  meta?: Readonly<Record<string, string>>;
-  /** The agent's id of the call, so an elicitation can be matched to it. */
-  callId?: string;
-};
-
-/** A tool's result: its content as blocks, its structured content, and the text the model reads. */
-export type McpToolResult = {
-  content: McpContent[];
-  /** Present when the tool returned structured content; checked against its `outputSchema` when it has one. */
-  structuredContent?: Record<string, unknown>;
-  /** The tool reported a failure: `text` says what. */
-  isError: boolean;
-  /** The result as the model reads it, cut to the server's `maxResultChars`. */
-  text: string;
-  /** True when `text` was cut. */
-  truncated: boolean;
-};
-
-export type McpResource = { uri: string; name: string; title?: string; description?: string; mimeType?: string; size?: number };
-export type McpResourceTemplate = { uriTemplate: string; name: string; title?: string; description?: string; mimeType?: string };
-export type McpPrompt = {
-  name: string;
-  title?: string;
-  description?: string;
-  arguments: Array<{ name: string; description?: string; required: boolean }>;
-};
-export type McpPromptResult = { description?: string; messages: Turn[] };
-
-/** A connection to one MCP server (see `connectMcp`). */
-export interface McpClient {
-  /** The server's name in your configuration: its tools are `name.tool`. */
-  readonly name: string;
-  readonly state: McpClientState;
-  /** What the server said about itself when this client last connected. */
-  readonly server: McpServerInfo;
-  /** The server's tools as the agent's, as last listed (the list follows `notifications/tools/list_changed`). */
-  tools(): readonly McpToolDefinition[];
-  /** Tools the server listed that the client refused, and why. */
-  readonly refused: readonly McpRefusedTool[];
-  /** Lists the tools again now. */
-  refreshTools(): Promise<readonly McpToolDefinition[]>;
-  /** Calls a tool by its name on the server. A result with `isError` is returned, not thrown; a failed request throws `McpRequestError`. */
-  callTool(name: string, args?: Record<string, unknown>, options?: McpCallOptions): Promise<McpToolResult>;
-  listResources(): Promise<McpResource[]>;
-  listResourceTemplates(): Promise<McpResourceTemplate[]>;
-  readResource(uri: string): Promise<McpResourceContents[]>;
-  listPrompts(): Promise<McpPrompt[]>;
-  /** A prompt's messages as turns, ready to send (or to prepend to a conversation). */
-  getPrompt(name: string, args?: Record<string, string>): Promise<McpPromptResult>;
-  /** Calls `listener` when the tools change or the connection's state does; returns the unsubscribe. */
-  onChange(listener: (change: McpChange) => void): () => void;
-  /** The last 8 KiB the server wrote to stderr (a stdio server with `stderr: 'keep'`). */
-  stderr(): string;
-  /** Ends the connection and the server process it spawned. Calls in flight fail; later requests throw `McpClosedError`. */
-  close(): Promise<void>;
-}
+import { connectFailure, connectTransport, type TransportPlan } from './transports.js';
+import { PACKAGE_VERSION } from './version.js';
 
 const STDERR_KEPT = 8 * 1024;
 const MAX_PAGES = 1000;
@@ -206,12 +82,18 @@ class McpConnection implements McpClient {
   private readonly inFlight = new Map<number, { tool: string; callId: string | undefined }>();
   private nextCall = 0;
 
+  private readonly plan: TransportPlan;
+
   constructor(
     private readonly sdk: ClientSdk,
     readonly name: string,
     private readonly config: McpServerConfig,
     private readonly options: McpConnectOptions,
-  ) {}
+  ) {
+    // A server's stderr is kept from its first byte, so one that dies while starting leaves its last words for the error.
+    const onStderr = (chunk: Buffer) => (this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-STDERR_KEPT));
+    this.plan = { sdk, name, config, onStderr };
+  }
 
   async start(): Promise<void> {
     this.current = await this.open();
@@ -532,7 +414,9 @@ class McpConnection implements McpClient {
       capabilities: { elicitation: { form: { applyDefaults: true } } },
     });
     const connection: Connection = { client, transport: undefined as unknown as Transport, dead: false };
-    client.setRequestHandler(this.sdk.types.ElicitRequestSchema, (request, extra) => this.elicit(request, extra.signal));
+    client.setRequestHandler(this.sdk.types.ElicitRequestSchema, (request, extra) =>
+      answerElicitation(this.options.onElicitation, this.name, request, extra.signal, [...this.inFlight.values()]),
+    );
     client.setNotificationHandler(this.sdk.types.ToolListChangedNotificationSchema, () => this.scheduleRefresh(connection));
     // A transport's errors (a line of garbage on stdout, a dropped stream) are not the connection's end;
     // the transport closing is, and `onclose` says so.
@@ -540,11 +424,11 @@ class McpConnection implements McpClient {
     client.onclose = () => this.lose(connection);
     const timeout = this.options.connectTimeoutMs ?? 30_000;
     try {
-      connection.transport = await this.connectTransport(client, timeout);
+      connection.transport = await connectTransport(this.plan, client, timeout);
     } catch (error) {
       connection.dead = true;
       await client.close().catch(() => {});
-      throw new McpConnectionError(this.name, this.connectFailure(error), { cause: error });
+      throw new McpConnectionError(this.name, connectFailure(this.config, error, this.stderrTail), { cause: error });
     }
     const version = client.getServerVersion();
     const capabilities = client.getServerCapabilities() ?? {};
@@ -564,110 +448,6 @@ class McpConnection implements McpClient {
     const instructions = client.getInstructions();
     if (instructions !== undefined) this.server.instructions = instructions;
     return connection;
-  }
-
-  private async connectTransport(client: Client, timeout: number): Promise<Transport> {
-    const config = this.config;
-    if (isStdio(config)) {
-      const transport = this.stdioTransport(config);
-      await client.connect(transport, { timeout });
-      return transport;
-    }
-    const http = config as McpHttpServer;
-    const url = new URL(String(http.url));
-    const mode = http.transport ?? 'auto';
-    if (mode === 'sse') return this.connectSse(client, url, http, timeout);
-    try {
-      return await this.connectStreamable(client, url, http, timeout);
-    } catch (error) {
-      // Servers of the 2024-11-05 revision answer a POST to their URL with 4xx: they speak SSE.
-      const status = (error as { code?: unknown }).code;
-      if (mode === 'auto' && typeof status === 'number' && status >= 400 && status < 500 && status !== 401 && status !== 403) {
-        await client.close().catch(() => {});
-        return this.connectSse(client, url, http, timeout);
-      }
-      throw error;
-    }
-  }
-
-  private async connectStreamable(client: Client, url: URL, http: McpHttpServer, timeout: number): Promise<Transport> {
-    const make = () =>
-      new this.sdk.StreamableHTTPClientTransport(url, {
-        requestInit: http.headers === undefined ? undefined : { headers: { ...http.headers } },
-        authProvider: http.authProvider,
-        fetch: http.fetch,
-      });
-    let transport = make();
-    try {
-      await client.connect(transport, { timeout });
-      return transport;
-    } catch (error) {
-      if (!(error instanceof this.sdk.UnauthorizedError) || http.authorizationCode === undefined) throw error;
-      // The provider sent the user to authorize; the code they bring back buys the tokens, then the connection is made again.
-      await transport.finishAuth(await http.authorizationCode());
-      await client.close().catch(() => {});
-      transport = make();
-      await client.connect(transport, { timeout });
-      return transport;
-    }
-  }
-
-  private async connectSse(client: Client, url: URL, http: McpHttpServer, timeout: number): Promise<Transport> {
-    const transport = new this.sdk.SSEClientTransport(url, {
-      requestInit: http.headers === undefined ? undefined : { headers: { ...http.headers } },
-      authProvider: http.authProvider,
-      fetch: http.fetch,
-    });
-    await client.connect(transport, { timeout });
-    return transport;
-  }
-
-  private stdioTransport(config: McpStdioServer): Transport {
-    const keep = (config.stderr ?? 'keep') === 'keep';
-    const { types, getDefaultEnvironment } = this.sdk;
-    return new StdioTransport({
-      command: config.command,
-      args: config.args ?? [],
-      env: { ...getDefaultEnvironment(), ...config.env },
-      cwd: config.cwd,
-      stderr: keep ? 'pipe' : (config.stderr as 'inherit' | 'ignore'),
-      maxMessageBytes: config.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
-      // Kept from the first byte, so a server that dies while starting leaves its last words for the error.
-      onStderr: keep ? (chunk) => (this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-STDERR_KEPT)) : undefined,
-      parse: (line) => types.JSONRPCMessageSchema.parse(JSON.parse(line)),
-    });
-  }
-
-  private connectFailure(error: unknown): string {
-    const code = (error as { code?: unknown }).code;
-    let detail: string;
-    if (code === 'ENOENT' && isStdio(this.config)) detail = `could not start "${this.config.command}": no such command`;
-    else if (code === 'EACCES' && isStdio(this.config)) detail = `could not start "${this.config.command}": permission denied`;
-    else detail = `could not connect: ${errorMessage(error)}`;
-    const said = this.stderrTail.trim();
-    return said === '' ? detail : `${detail}. Its stderr ends with: ${said.slice(-1000)}`;
-  }
-
-  private async elicit(request: ElicitRequest, signal: AbortSignal) {
-    const params = request.params as { message: string; requestedSchema?: object };
-    const handler = this.options.onElicitation;
-    if (handler === undefined) throw new McpElicitationUnavailableError(this.name);
-    const requestedSchema = params.requestedSchema ?? { type: 'object', properties: {} };
-    const answer = await handler(
-      { server: this.name, message: params.message, requestedSchema },
-      { server: this.name, signal, calls: [...this.inFlight.values()] },
-    );
-    if (typeof answer !== 'object' || answer === null || !['accept', 'decline', 'cancel'].includes(answer.action))
-      throw new McpElicitationInputError(
-        this.name,
-        'the handler must return { action: "accept", content } or { action: "decline" | "cancel" }',
-      );
-    if (answer.action !== 'accept') return { action: answer.action };
-    // A field the person left alone takes the schema's default (SEP-1034), before the answer is checked.
-    const content = { ...defaultsOf(requestedSchema), ...answer.content };
-    const issues = compileJsonSchema(requestedSchema, `MCP server "${this.name}" elicitation schema`)(content);
-    if (issues.length > 0) throw new McpElicitationInputError(this.name, `\n${formatIssues(issues)}`);
-    return { action: 'accept' as const, content };
   }
 
   private isConnectionLoss(error: unknown): boolean {
@@ -710,45 +490,6 @@ async function shut(connection: Connection): Promise<void> {
   } catch {
     // Closing a connection that is already gone has nothing left to report.
   }
-}
-
-function failureOf(error: unknown, signal: AbortSignal): McpToolFailure {
-  if (signal.aborted) return 'aborted';
-  const cause = McpRequestError.isInstance(error) ? error.cause : error;
-  if (McpClosedError.isInstance(cause)) return 'closed';
-  const code = (cause as { code?: unknown } | null)?.code;
-  if (code === -32001) return 'timeout';
-  if (code === -32000) return 'disconnected';
-  if (typeof code === 'number' && code < 0) return 'protocol';
-  if (cause instanceof Error && 'issues' in cause) return 'protocol';
-  return 'disconnected';
-}
-
-function callFailure(server: string, tool: string, failure: McpToolFailure, error: unknown): string {
-  switch (failure) {
-    case 'aborted':
-      return `The call to "${tool}" was cancelled.`;
-    case 'closed':
-      return `The MCP server "${server}" is not connected any more (its client was closed).`;
-    case 'timeout':
-      return `The MCP server "${server}" did not answer the call to "${tool}" in time; the call was cancelled.`;
-    case 'disconnected':
-      return `The MCP server "${server}" went away during the call to "${tool}" (${reasonOf(error)}); the next call connects again. The call may or may not have taken effect.`;
-    default:
-      return `The MCP server "${server}" refused the call to "${tool}": ${reasonOf(error)}`;
-  }
-}
-
-function reasonOf(error: unknown): string {
-  const cause = McpRequestError.isInstance(error) ? error.cause : error;
-  return errorMessage(cause).replace(/^MCP error -?\d+: /, '');
-}
-
-function defaultsOf(schema: object): Record<string, unknown> {
-  const properties = (schema as { properties?: Record<string, { default?: unknown }> }).properties ?? {};
-  const out: Record<string, unknown> = {};
-  for (const [key, property] of Object.entries(properties)) if (property?.default !== undefined) out[key] = property.default;
-  return out;
 }
 
 function pick(item: Record<string, unknown>, keys: string[]): Record<string, unknown> {

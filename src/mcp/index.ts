@@ -18,7 +18,7 @@ export type {
   McpResourceTemplate,
   McpServerInfo,
   McpToolResult,
-} from './client.js';
+} from './client-types.js';
 export { connectMcpServers } from './servers.js';
 export type { McpServers, McpServersOptions, McpServerStatus } from './servers.js';
 export { mcpToolSource } from './catalog.js';

@@ -1,6 +1,6 @@
 import type { ContextSource, ContextTurn, Loaded } from '../context/types.js';
 import { errorMessage } from '../errors/index.js';
-import type { McpClient } from './client.js';
+import type { McpClient } from './client-types.js';
 import type { McpResourceContents } from './content.js';
 import { McpConfigError } from './errors.js';
 import type { McpServers } from './servers.js';

@@ -1,5 +1,6 @@
 import { errorMessage } from '../errors/index.js';
-import { connectMcp, type McpChange, type McpClient, type McpClientState, type McpConnectOptions } from './client.js';
+import { connectMcp } from './client.js';
+import type { McpChange, McpClient, McpClientState, McpConnectOptions } from './client-types.js';
 import { checkServerConfig, isStdio, type McpServerConfig } from './config.js';
 import { McpConfigError, McpToolCollisionError } from './errors.js';
 import { checkCollisions, type McpRefusedTool, type McpToolDefinition } from './tools.js';
