@@ -46,7 +46,7 @@ type Catalog = { clients(): readonly McpClient[]; tools(): McpToolDefinition[]; 
  * The MCP servers' tools behind `search_tools` (see `McpToolSource`), so ten servers with five hundred
  * tools cost the model a short menu until it needs a tool. The menu groups tools by server and stays
  * within `menuSize` names and `menuServers` lines however many tools there are; it changes only when a
- * server's tool list does. Give the agent every tool it may run, `[...options.tools, ...servers.tools()]`:
+ * server's tool list does, not as tools load. Give the agent every tool it may run, `[...options.tools, ...servers.tools()]`:
  * it runs only tools of its own config.
  */
 export function mcpToolSource(from: McpServers | McpClient | readonly McpClient[], options: McpToolSourceOptions = {}): McpToolSource {
@@ -83,8 +83,13 @@ export function mcpToolSource(from: McpServers | McpClient | readonly McpClient[
     for (const name of carried) if (!known.has(name)) carried.delete(name);
     const pinned = [...localNames, ...pins, ...[...carried].filter((name) => !userPins.has(name))];
     toolset = lazyToolset(toToolset([...local, ...remote]).tools, { pin: pinned, k, menuSize: 0 });
-    const searchable = remote.filter((tool) => !userPins.has(tool.name) && !carried.has(tool.name));
-    menu = menuOf(catalog.clients(), searchable, menuSize, menuServers);
+    // Loaded tools stay in the menu: it changes with the servers' lists, never with what was loaded.
+    menu = menuOf(
+      catalog.clients(),
+      remote.filter((tool) => !userPins.has(tool.name)),
+      menuSize,
+      menuServers,
+    );
     stale = false;
   };
   const current = (): LazyToolset => {

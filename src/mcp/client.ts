@@ -75,6 +75,7 @@ class McpConnection implements McpClient {
   private reconnecting: Promise<Connection> | undefined;
   private accepted = new Map<string, AcceptedTool>();
   private definitions: readonly McpToolDefinition[] = [];
+  private listing = '';
   private readonly listeners = new Set<(change: McpChange) => void>();
   private stderrTail = '';
   private refreshing: Promise<void> | undefined;
@@ -354,6 +355,11 @@ class McpConnection implements McpClient {
         }
       }
     }
+    // A listing that found what the last one did changes nothing: the definitions stay the same objects,
+    // and nobody is told (a catalog rebuilt for nothing would change a cached system prompt).
+    const listing = JSON.stringify([accepted.map((tool) => tool.info), refused]);
+    if (listing === this.listing) return;
+    this.listing = listing;
     this.accepted = new Map(accepted.map((tool) => [tool.info.name, tool]));
     this.definitions = accepted.map((tool) => toToolDefinition(tool.info, this.config, this.runTool));
     this.refused = refused;

@@ -72,11 +72,16 @@ describe('searching', () => {
       const catalog = mcpToolSource(client);
       await catalog.handle!('search_tools', { query: 'live_3' });
       expect(catalog.loaded()).toContain('live.live_3');
+      const menu = catalog.system!({ prompt: '', messages: [] });
       const relisted = new Promise<void>((resolve) => client.onChange((change) => change.kind === 'tools' && resolve()));
-      await client.callTool('flood', { n: 1 });
+      await client.callTool('grow');
       await relisted;
       expect(catalog.loaded()).toContain('live.live_3');
       expect(catalog.tools!().map((t) => t.name)).toContain('live_live_3');
+      // The new tool is in the menu, and can be searched for.
+      expect(catalog.system!({ prompt: '', messages: [] })).not.toBe(menu);
+      expect(catalog.system!({ prompt: '', messages: [] })).toContain('grown_1');
+      expect((await catalog.handle!('search_tools', { query: 'grown_1' }))?.event?.tools).toContain('live.grown_1');
     } finally {
       await client.close();
     }
@@ -110,7 +115,7 @@ describe('restore', () => {
     expect(catalog.restore(messages).sort()).toEqual(['billing.billing_9', 'deploy.deploy_4']);
     expect(catalog.tools!().map((t) => t.name)).toEqual(expect.arrayContaining(['billing_billing_9', 'deploy_deploy_4']));
     expect(catalog.restore(messages)).toEqual([]);
-    // Restored tools are no longer searched for, so they leave the menu's counts.
-    expect(catalog.system!({ prompt: '', messages: [] })).toContain('- billing (49 tools)');
+    // The menu stays as it was: it changes with the servers' tool lists, never with what is loaded.
+    expect(catalog.system!({ prompt: '', messages: [] })).toBe(mcpToolSource(ten).system!({ prompt: '', messages: [] }));
   });
 });
