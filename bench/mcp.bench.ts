@@ -53,6 +53,13 @@ async function serverWith(specs: Spec[], file: string): Promise<McpServerConfig>
 
 const tokens = (value: unknown) => Math.ceil(JSON.stringify(value).length / 4);
 
+// The tool the round trips call: its input is valid, so every call reaches the server.
+const ECHO: Spec = {
+  name: 'echo',
+  description: 'Echoes its text.',
+  inputSchema: { type: 'object', properties: { text: { type: 'string', description: 'What to echo.' } }, required: ['text'] },
+};
+
 try {
   // 1. Tokens per request.
   const configs: Record<string, McpServerConfig> = {};
@@ -85,10 +92,7 @@ try {
   await ten.close();
 
   // 2. Connect + list.
-  const one = await serverWith(
-    Array.from({ length: 50 }, (_, i) => toolSpec(10_000 + i)),
-    'one.json',
-  );
+  const one = await serverWith([ECHO, ...Array.from({ length: 49 }, (_, i) => toolSpec(10_000 + i))], 'one.json');
   const oneFile = join(dir, 'one.json');
   const bare = async () => {
     const client = new Client({ name: 'bench', version: '1' });
@@ -111,13 +115,13 @@ try {
   const bareTimes: number[] = [];
   const ourTimes: number[] = [];
   // Interleaved, so a change of machine load falls on both.
-  for (let i = 0; i < 15; i++) {
+  for (let i = 0; i < 25; i++) {
     gc();
     bareTimes.push(...(await sample(1, bare)));
     gc();
     ourTimes.push(...(await sample(1, ours)));
   }
-  report(`connect + list a stdio server (50 tools), median of 15${load()}`, median(ourTimes), median(bareTimes), 'ms', 1.1);
+  report(`connect + list a stdio server (50 tools), median of 25${load()}`, median(ourTimes), median(bareTimes), 'ms', 1.1);
 
   // 3. A tool call round trip.
   const CALLS = 300;
@@ -130,8 +134,8 @@ try {
       env: { TOOLS_FILE: oneFile },
     }),
   );
-  const tool = client.tools()[0];
-  const args = { [Object.keys((tool.inputSchema as { properties: object }).properties)[0]]: 'x' };
+  const tool = client.tools().find((candidate) => candidate.mcp.name === 'echo')!;
+  const args = { text: 'x' };
   let step = 0;
   const steps: ModelInvoker = async () =>
     ++step % (CALLS + 1) !== 0
@@ -141,11 +145,20 @@ try {
         }
       : { turn: { role: 'assistant', blocks: [{ kind: 'text', text: 'done' }] }, stopReason: 'end_turn' };
   const agent = createConductor({ model: 'bench', tools: [...client.tools()], maxSteps: CALLS + 2 }, { invokeModel: steps });
+  let answered = 0;
+  agent.subscribe((event) => {
+    if (event.kind === 'tool_finished' && !event.isError && event.result === '{"text":"x"}') answered++;
+  });
   const runCalls = async () => {
+    answered = 0;
     await agent.submit('go');
+    if (answered !== CALLS) throw new Error(`only ${answered} of ${CALLS} calls reached the server and came back`);
   };
   const bareCalls = async () => {
-    for (let i = 0; i < CALLS; i++) await sdkClient.callTool({ name: tool.mcp.name, arguments: args });
+    for (let i = 0; i < CALLS; i++) {
+      const result = await sdkClient.callTool({ name: tool.mcp.name, arguments: args });
+      if ((result.content as Array<{ text?: string }>)[0]?.text !== '{"text":"x"}') throw new Error('the bare call did not come back');
+    }
   };
   await runCalls();
   await bareCalls();

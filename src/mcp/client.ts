@@ -1,8 +1,9 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { CallToolResult, ContentBlock, GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolContext, ToolProgress } from '../runtime/contract/tool.js';
-import { formatIssues } from '../schema/index.js';
+import { compileJsonSchema, formatIssues } from '../schema/index.js';
 import { errorMessage } from '../errors/index.js';
 import { callFailure, failureOf } from './call-failures.js';
 import type {
@@ -35,6 +36,20 @@ import { connectFailure, connectTransport, type TransportPlan } from './transpor
 import { PACKAGE_VERSION } from './version.js';
 
 const STDERR_KEPT = 8 * 1024;
+
+// The SDK's JSON Schema checks through indusagi's validator, so a client does not build an Ajv of its
+// own (milliseconds per connection); the client checks output schemas itself, with the same validator.
+const SCHEMA_VALIDATOR: jsonSchemaValidator = {
+  getValidator<T>(schema: object) {
+    const check = compileJsonSchema(schema, 'MCP schema');
+    return (input: unknown) => {
+      const issues = check(input);
+      return issues.length === 0
+        ? { valid: true as const, data: input as T, errorMessage: undefined }
+        : { valid: false as const, data: undefined, errorMessage: formatIssues(issues) };
+    };
+  },
+};
 const MAX_PAGES = 1000;
 
 type Connection = { client: Client; transport: Transport; dead: boolean };
@@ -418,6 +433,7 @@ class McpConnection implements McpClient {
     const { Client } = this.sdk;
     const client = new Client(this.options.clientInfo ?? { name: 'indusagi', version: PACKAGE_VERSION }, {
       capabilities: { elicitation: { form: { applyDefaults: true } } },
+      jsonSchemaValidator: SCHEMA_VALIDATOR,
     });
     const connection: Connection = { client, transport: undefined as unknown as Transport, dead: false };
     client.setRequestHandler(this.sdk.types.ElicitRequestSchema, (request, extra) =>
