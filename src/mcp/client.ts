@@ -114,7 +114,8 @@ class McpConnection implements McpClient {
   async start(): Promise<void> {
     this.current = await this.open();
     try {
-      await this.loadTools(this.current, this.options.takenNames);
+      // At connect, a collision (within the server, or with `takenNames`) fails the connect; later listings refuse the tool instead.
+      await this.loadTools(this.current, this.options.takenNames ?? new Map());
     } catch (error) {
       await this.close();
       throw error;

@@ -153,6 +153,64 @@ describe('progress of a long MCP tool call', () => {
   });
 });
 
+describe('tools a search loaded', () => {
+  it('stay loaded when the history that holds the search is condensed away', async () => {
+    const client = await connectMcp('everything', everything());
+    try {
+      const catalog = mcpToolSource(client);
+      const sent: Array<{ tools: string[]; searched: boolean }> = [];
+      const invokeModel: ModelInvoker = async (request) => {
+        if (request.system?.startsWith('You condense'))
+          return {
+            turn: { role: 'assistant', blocks: [{ kind: 'text', text: 'Earlier: the user had things echoed.' }] },
+            stopReason: 'end_turn',
+          };
+        const searched = request.messages.some((turn) => turn.blocks.some((b) => b.kind === 'tool_call' && b.name === 'search_tools'));
+        sent.push({ tools: (request.tools ?? []).map((t) => t.name), searched });
+        const last = request.messages.at(-1)!.blocks[0];
+        if (sent.length === 1)
+          return {
+            turn: { role: 'assistant', blocks: [{ kind: 'tool_call', id: 's', name: 'search_tools', input: { query: 'echo' } }] },
+            stopReason: 'tool_use',
+          };
+        if (last.kind === 'text' && last.text.startsWith('Echo'))
+          return {
+            turn: {
+              role: 'assistant',
+              blocks: [{ kind: 'tool_call', id: `e${sent.length}`, name: 'everything_echo', input: { message: 'hi' } }],
+            },
+            stopReason: 'tool_use',
+          };
+        return {
+          turn: { role: 'assistant', blocks: [{ kind: 'text', text: `Noted. ${'More words. '.repeat(60)}` }] },
+          stopReason: 'end_turn',
+        };
+      };
+      // A small window, so a few long turns make the conductor condense.
+      const context = createContextManager({
+        budget: { maxTokens: 4_000 * 0.8, reserve: 400, count: (t) => Math.ceil(t.length / 4) },
+        sources: [catalog],
+      });
+      const agent = createConductor(
+        { model: 'test', contextWindow: 4_000, maxOutputTokens: 400, compaction: { keepRecent: 2 }, tools: [...client.tools()], context },
+        { invokeModel },
+      );
+      let condensed = 0;
+      agent.subscribe((event) => event.kind === 'compacted' && condensed++);
+      await agent.submit('Find a tool that echoes.');
+      for (let i = 0; i < 4; i++) await agent.submit(`Remember this: ${'background '.repeat(150)}`);
+      await agent.submit('Echo hi');
+      expect(condensed).toBeGreaterThan(0);
+      const last = sent.at(-2)!;
+      expect(last.searched).toBe(false);
+      expect(last.tools).toContain('everything_echo');
+      expect(catalog.loaded()).toContain('everything.echo');
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe('the catalog as the agent sees it', () => {
   it('sends the model search_tools and a menu, not every schema, and a search makes the tool callable', async () => {
     const client = await connectMcp('everything', everything());

@@ -90,6 +90,12 @@ describe('connecting', () => {
     );
   });
 
+  it('refuses, at connect, one server’s two tools that would reach the model under one name', async () => {
+    const error = await connectMcp('x', hostile({ TOOL_NAMES: 'a.b,a_b', LIST_ONLY: '1' })).catch((e: unknown) => e);
+    expect(McpToolCollisionError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/^MCP tools "x\.a\.b" and "x\.a_b" both become "x_a_b" for the model/);
+  });
+
   it('reads a tool list page by page', async () => {
     const paged = await connectMcp('paged', hostile({ TOOL_COUNT: '23', PAGE_SIZE: '5', LIST_ONLY: '1' }));
     try {
