@@ -1,9 +1,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { CallToolResult, ContentBlock, GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolContext, ToolProgress } from '../runtime/contract/tool.js';
-import { compileJsonSchema, formatIssues } from '../schema/index.js';
+import { formatIssues } from '../schema/index.js';
 import { errorMessage } from '../errors/index.js';
 import { callFailure, failureOf } from './call-failures.js';
 import type {
@@ -30,27 +29,14 @@ import {
 import { fromMcpContent, promptTurns, resourceContents, resultText, truncateText, type McpResourceContents } from './content.js';
 import { answerElicitation } from './elicitation.js';
 import { McpClosedError, McpConfigError, McpConnectionError, McpRequestError, McpToolError, type McpToolFailure } from './errors.js';
+import { listAll } from './pages.js';
 import { loadClientSdk, type ClientSdk } from './sdk.js';
+import { schemaValidator } from './schema-validator.js';
 import { acceptTools, checkCollisions, toToolDefinition, type AcceptedTool, type McpRefusedTool, type McpToolDefinition } from './tools.js';
 import { connectFailure, connectTransport, type TransportPlan } from './transports.js';
 import { PACKAGE_VERSION } from './version.js';
 
 const STDERR_KEPT = 8 * 1024;
-
-// The SDK's JSON Schema checks through indusagi's validator, so a client does not build an Ajv of its
-// own (milliseconds per connection); the client checks output schemas itself, with the same validator.
-const SCHEMA_VALIDATOR: jsonSchemaValidator = {
-  getValidator<T>(schema: object) {
-    const check = compileJsonSchema(schema, 'MCP schema');
-    return (input: unknown) => {
-      const issues = check(input);
-      return issues.length === 0
-        ? { valid: true as const, data: input as T, errorMessage: undefined }
-        : { valid: false as const, data: undefined, errorMessage: formatIssues(issues) };
-    };
-  },
-};
-const MAX_PAGES = 1000;
 
 type Connection = { client: Client; transport: Transport; dead: boolean };
 
@@ -147,7 +133,7 @@ class McpConnection implements McpClient {
 
   listResources(): Promise<McpResource[]> {
     return this.requestAuthorized('resources/list', async (client) =>
-      (await this.pages(client, 'resources/list', 'resources')).map(
+      (await listAll(this.sdk, client, this.requestOptions(), 'resources/list', 'resources')).map(
         (item) => pick(item, ['uri', 'name', 'title', 'description', 'mimeType', 'size']) as McpResource,
       ),
     );
@@ -155,7 +141,7 @@ class McpConnection implements McpClient {
 
   listResourceTemplates(): Promise<McpResourceTemplate[]> {
     return this.requestAuthorized('resources/templates/list', async (client) =>
-      (await this.pages(client, 'resources/templates/list', 'resourceTemplates')).map(
+      (await listAll(this.sdk, client, this.requestOptions(), 'resources/templates/list', 'resourceTemplates')).map(
         (item) => pick(item, ['uriTemplate', 'name', 'title', 'description', 'mimeType']) as McpResourceTemplate,
       ),
     );
@@ -170,7 +156,7 @@ class McpConnection implements McpClient {
 
   listPrompts(): Promise<McpPrompt[]> {
     return this.requestAuthorized('prompts/list', async (client) =>
-      (await this.pages(client, 'prompts/list', 'prompts')).map((item) => {
+      (await listAll(this.sdk, client, this.requestOptions(), 'prompts/list', 'prompts')).map((item) => {
         const prompt = pick(item, ['name', 'title', 'description']) as McpPrompt;
         const args = Array.isArray(item.arguments) ? (item.arguments as Array<Record<string, unknown>>) : [];
         prompt.arguments = args.map((arg) => ({
@@ -325,34 +311,10 @@ class McpConnection implements McpClient {
     return { timeout: this.config.timeoutMs ?? DEFAULT_TIMEOUT_MS };
   }
 
-  private async pages(client: Client, method: string, key: string): Promise<Array<Record<string, unknown>>> {
-    const items: Array<Record<string, unknown>> = [];
-    const seen = new Set<string>();
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const params = cursor === undefined ? {} : { cursor };
-      // The result is read item by item by the caller, so one malformed item cannot sink the list.
-      const result = (await client.request(
-        { method, params } as never,
-        this.sdk.types.PaginatedResultSchema,
-        this.requestOptions(),
-      )) as Record<string, unknown>;
-      const list = result[key];
-      if (!Array.isArray(list)) throw new Error(`the ${method} result has no "${key}" array`);
-      for (const item of list) if (typeof item === 'object' && item !== null) items.push(item as Record<string, unknown>);
-      const next = result.nextCursor;
-      if (typeof next !== 'string') return items;
-      if (seen.has(next)) throw new Error(`the ${method} cursor ${JSON.stringify(next)} came back twice; the list would never end`);
-      seen.add(next);
-      cursor = next;
-    }
-    throw new Error(`${method} went on for more than ${MAX_PAGES} pages`);
-  }
-
   // Lists the tools and makes them the client's; with `taken`, a collision with another server's throws.
   private async loadTools(connection: Connection, taken?: ReadonlyMap<string, string>): Promise<void> {
     if (!this.server.capabilities.tools) return;
-    const listed = await this.authorized(connection, (client) => this.pages(client, 'tools/list', 'tools'));
+    const listed = await this.authorized(connection, (client) => listAll(this.sdk, client, this.requestOptions(), 'tools/list', 'tools'));
     const { accepted, refused } = acceptTools(this.name, listed, this.config);
     if (taken !== undefined) {
       checkCollisions(
@@ -434,7 +396,7 @@ class McpConnection implements McpClient {
     const { Client } = this.sdk;
     const client = new Client(this.options.clientInfo ?? { name: 'indusagi', version: PACKAGE_VERSION }, {
       capabilities: { elicitation: { form: { applyDefaults: true } } },
-      jsonSchemaValidator: SCHEMA_VALIDATOR,
+      jsonSchemaValidator: schemaValidator,
     });
     const connection: Connection = { client, transport: undefined as unknown as Transport, dead: false };
     client.setRequestHandler(this.sdk.types.ElicitRequestSchema, (request, extra) =>
