@@ -19,6 +19,8 @@ export type ChatCommand = {
   print?: string;
   /** `--json` (with `-p`): every run event as one JSON line on stdout instead of the answer. */
   json: boolean;
+  /** `--mcp FILE` (repeatable): files of MCP servers (the `mcpServers` format) whose tools the chat gets. */
+  mcp: string[];
   locations: Locations;
 };
 
@@ -32,7 +34,8 @@ export type Command =
   | { name: 'memory'; action: 'ls'; all: boolean; owner: MemoryOwner; memory: string }
   | { name: 'memory'; action: 'rm'; id: string; owner: MemoryOwner; memory: string }
   | { name: 'memory'; action: 'edit'; id: string; text: string; owner: MemoryOwner; memory: string }
-  | { name: 'db'; action: 'migrate'; database: string | undefined; schema: string | undefined };
+  | { name: 'db'; action: 'migrate'; database: string | undefined; schema: string | undefined }
+  | { name: 'mcp'; action: 'serve'; port?: number; host?: string; memory: string };
 
 /** `--resource` and `--session` of the memory commands: the owner whose records they touch. */
 export type MemoryOwner = { resource?: string; session?: string };
@@ -52,6 +55,7 @@ const CHAT_OPTIONS = {
   print: { type: 'string', short: 'p' },
   json: { type: 'boolean' },
   continue: { type: 'boolean', short: 'c' },
+  mcp: { type: 'string', multiple: true },
 } as const;
 
 /** Reads the command line; anything it does not know is a `CliUsageError`, decided before any file is touched. */
@@ -79,6 +83,7 @@ export function parseCommand(argv: string[], cwd: string): Command {
   if (first === 'sessions') return parseSessions(rest, cwd);
   if (first === 'memory') return parseMemory(rest, cwd);
   if (first === 'db') return parseDb(rest);
+  if (first === 'mcp') return parseMcp(rest, cwd);
   throw new CliUsageError(`unknown command "${first}"; try "indusagi help"`);
 }
 
@@ -94,6 +99,7 @@ function parseChat(argv: string[], cwd: string, usage: string): ChatCommand {
     model: values.model === undefined ? undefined : parseModelFlag(nonEmpty(values.model, '--model')!),
     print: nonEmpty(values.print, '-p'),
     json: values.json === true,
+    mcp: (values.mcp ?? []).map((file) => resolve(cwd, nonEmpty(file, '--mcp')!)),
     locations: locations(values, cwd),
   };
 }
@@ -171,6 +177,26 @@ function parseDb(argv: string[]): Command {
   return { name: 'db', action, database: nonEmpty(values.database, '--database'), schema: nonEmpty(values.schema, '--schema') };
 }
 
+function parseMcp(argv: string[], cwd: string): Command {
+  const [action, ...rest] = argv;
+  if (action === undefined) throw new CliUsageError('mcp needs an action: serve');
+  if (action !== 'serve') throw new CliUsageError(`unknown mcp action "${action}"; use serve`);
+  const { values } = parse(rest, { port: { type: 'string' }, host: { type: 'string' }, memory: { type: 'string' } }, 0, 'mcp serve');
+  const command: Command = { name: 'mcp', action, memory: memoryLocation(values.memory, cwd) };
+  if (values.port !== undefined) {
+    const port = Number(values.port);
+    if (!/^\d+$/.test(values.port) || port > 65535)
+      throw new CliUsageError(`--port must be a port number (0 to 65535), not "${values.port}"`);
+    command.port = port;
+  }
+  const host = nonEmpty(values.host, '--host');
+  if (host !== undefined) {
+    if (command.port === undefined) throw new CliUsageError('--host goes with --port (without it the server speaks over stdio)');
+    command.host = host;
+  }
+  return command;
+}
+
 /** A PostgreSQL URL stays as given; anything else is the sessions folder, relative to `cwd`. */
 function storeLocation(value: string | undefined, cwd: string): string {
   const given = nonEmpty(value, '--store') ?? DEFAULT_STORE;
@@ -187,8 +213,10 @@ export function isDatabaseUrl(location: string): boolean {
   return /^postgres(ql)?:\/\//i.test(location);
 }
 
-type Options = Record<string, { type: 'string' | 'boolean'; short?: string }>;
-type Values<T extends Options> = { [K in keyof T]?: T[K]['type'] extends 'boolean' ? boolean : string };
+type Options = Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>;
+type Values<T extends Options> = {
+  [K in keyof T]?: T[K]['type'] extends 'boolean' ? boolean : T[K]['multiple'] extends true ? string[] : string;
+};
 
 function parse<T extends Options>(args: string[], options: T, positionalCount: number, usage: string, needs = 'a session id') {
   let parsed;

@@ -6,7 +6,7 @@ import { EXIT_CODES } from './exit-codes.js';
 export const USAGE = `indusagi: a terminal agent over Claude or OpenAI's models
 
 usage:
-  indusagi chat [--session ID | --continue] [--model M] [--store DIR|URL] [--memory FILE]
+  indusagi chat [--session ID | --continue] [--model M] [--store DIR|URL] [--memory FILE] [--mcp FILE]
   indusagi -p PROMPT [--json] [--session ID | --continue] [--model M] [--store DIR|URL] [--memory FILE]
   indusagi sessions ls [--store DIR|URL]
   indusagi sessions show ID [--store DIR|URL]
@@ -17,6 +17,7 @@ usage:
   indusagi memory rm ID [--memory FILE|URL] [--resource R] [--session S]
   indusagi memory edit ID TEXT [--memory FILE|URL] [--resource R] [--session S]
   indusagi db migrate [--database URL] [--schema NAME]
+  indusagi mcp serve [--port N [--host H]] [--memory FILE|URL]
   indusagi help [COMMAND] | COMMAND --help | --version
 
 Sessions live in --store (default ./${DEFAULT_STORE}), remembered facts in --memory
@@ -44,6 +45,8 @@ options:
   --model M        provider:model (anthropic:… or openai:…; a bare id is Anthropic's)
   --store DIR|URL  where sessions live: a folder (default ./${DEFAULT_STORE}) or a postgres:// URL
   --memory F|URL   the remembered facts: a file (default ./${DEFAULT_MEMORY}) or a postgres:// URL
+  --mcp FILE       MCP servers to use, in the mcpServers format of Claude Desktop and Claude Code
+                   (repeatable); a .mcp.json in the folder is used too once you allow it
   -p, --print P    run the prompt P ("-": read it from stdin), print the final answer, exit
   --json           with -p: print every run event as one JSON line instead of the answer
   -h, --help       this text

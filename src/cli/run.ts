@@ -41,6 +41,9 @@ export async function run(argv: string[], io: Io): Promise<number> {
       case 'db':
         await runDb(command, io.env, (text) => io.stdout.write(text));
         return EXIT.ok;
+      case 'mcp':
+        await (await import('./mcp/serve.js')).serveBuiltInTools(command, io);
+        return EXIT.ok;
       case 'chat': {
         // Decided before the chat (the SDK, the demo server) is even loaded.
         const store = openSessionStore(command.locations.store);

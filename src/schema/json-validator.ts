@@ -64,6 +64,8 @@ export function compileJsonSchema(schema: object, what: string): JsonSchemaCheck
       { cause },
     );
   }
+  const unusable = unusableKeyword(copy);
+  if (unusable !== undefined) throw new SchemaDefinitionError(what, unusable);
   void loadCodegen();
   // undefined until Ajv has loaded and compiled it; null where it cannot.
   let fast: FastCheck | null | undefined;
@@ -84,6 +86,65 @@ export function compileJsonSchema(schema: object, what: string): JsonSchemaCheck
     }
     return result.valid ? [] : issuesOf(result.errors);
   };
+}
+
+/**
+ * What the validator would only find when a value reaches it, so that a call fails instead of the
+ * definition: a `pattern` (or `patternProperties` key) that is not a regular expression, and a `$ref`
+ * to a place in the schema that does not exist. Refs are checked only in a schema with no nested `$id`,
+ * where a `#/...` pointer is read from the root; remote and anchor refs are left to the validator.
+ */
+function unusableKeyword(schema: unknown): string | undefined {
+  if (typeof schema !== 'object' || schema === null) return undefined;
+  const refs: string[] = [];
+  let nestedId = false;
+  const walk = (node: unknown, root: boolean): string | undefined => {
+    if (Array.isArray(node)) {
+      for (const item of node) {
+        const found = walk(item, false);
+        if (found !== undefined) return found;
+      }
+      return undefined;
+    }
+    if (typeof node !== 'object' || node === null) return undefined;
+    const record = node as Record<string, unknown>;
+    if (!root && typeof record.$id === 'string') nestedId = true;
+    if (typeof record.$ref === 'string') refs.push(record.$ref);
+    const patterns = typeof record.pattern === 'string' ? [record.pattern] : [];
+    if (typeof record.patternProperties === 'object' && record.patternProperties !== null)
+      patterns.push(...Object.keys(record.patternProperties));
+    for (const pattern of patterns) {
+      try {
+        new RegExp(pattern, 'u');
+      } catch (cause) {
+        return `the pattern ${JSON.stringify(pattern)} is not a regular expression (${(cause as Error).message})`;
+      }
+    }
+    for (const [key, child] of Object.entries(record)) {
+      // `const`, `enum`, `default` and `examples` hold values, not schemas.
+      if (key === 'const' || key === 'enum' || key === 'default' || key === 'examples') continue;
+      const found = walk(child, false);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  };
+  const found = walk(schema, true);
+  if (found !== undefined || nestedId) return found;
+  for (const ref of refs) {
+    if (ref !== '#' && ref.startsWith('#/') && !resolves(schema, ref.slice(2)))
+      return `the $ref ${JSON.stringify(ref)} points to nothing in the schema`;
+  }
+  return undefined;
+}
+
+function resolves(root: unknown, pointer: string): boolean {
+  let node = root;
+  for (const raw of pointer.split('/')) {
+    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key)) return false;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return true;
 }
 
 // The top level only; anything nested that JSON cannot hold is dealt with as JSON would.

@@ -26,6 +26,7 @@ export const ATTR_MEMORY_STORE_ID = 'gen_ai.memory.store.id';
 export const ATTR_MEMORY_RECORD_ID = 'gen_ai.memory.record.id';
 export const ATTR_MEMORY_RECORD_COUNT = 'gen_ai.memory.record.count';
 export const ATTR_ERROR_TYPE = 'error.type';
+export const ATTR_MCP_METHOD_NAME = 'mcp.method.name';
 
 // Opt-in content (`captureContent`), recorded as JSON strings in the conventions' message schemas.
 export const ATTR_INPUT_MESSAGES = 'gen_ai.input.messages';
@@ -51,6 +52,8 @@ export const ATTR_SESSION_SKIPPED_LINES = 'indusagi.session.skipped_lines';
 export const ATTR_SESSION_TRUNCATED_TAIL = 'indusagi.session.truncated_tail';
 export const ATTR_SESSION_LIVE_PATH = 'indusagi.session.live_path';
 export const ATTR_MEMORY_FORGOTTEN = 'indusagi.memory.forgotten';
+/** The configured name of the MCP server a tool comes from (the conventions name none for it). */
+export const ATTR_MCP_SERVER = 'indusagi.mcp.server';
 
 export const OP_INVOKE_AGENT = 'invoke_agent';
 export const OP_CHAT = 'chat';

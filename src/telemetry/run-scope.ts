@@ -69,6 +69,7 @@ export class AgentTrace {
   private readonly descriptions = new Map<string, string>();
   private readonly metricSets = new Map<string, Attributes>();
   private readonly chatSets = new Map<string, Map<string, ChatMetrics>>();
+  private readonly mcpServers = new Map<string, string>();
 
   constructor(
     readonly inst: Instrumentation,
@@ -77,7 +78,17 @@ export class AgentTrace {
     private readonly system: string | undefined,
     tools: readonly ToolDefinition[],
   ) {
-    for (const tool of tools) if (typeof tool?.description === 'string') this.descriptions.set(tool.name, tool.description);
+    for (const tool of tools) {
+      if (typeof tool?.description === 'string') this.descriptions.set(tool.name, tool.description);
+      // MCP tools (indusagi/mcp) say where they come from; telemetry reads it without loading MCP.
+      const server = (tool as { mcp?: { server?: unknown } } | undefined)?.mcp?.server;
+      if (typeof server === 'string') this.mcpServers.set(tool.name, server);
+    }
+  }
+
+  /** The MCP server one of the agent's tools comes from, when it is an MCP server's. */
+  mcpServer(name: string): string | undefined {
+    return this.mcpServers.get(name);
   }
 
   /**

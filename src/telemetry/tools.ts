@@ -1,9 +1,11 @@
-import { context as contexts, trace, SpanKind, type Attributes, type Context } from '@opentelemetry/api';
+import { context as contexts, propagation, trace, SpanKind, type Attributes, type Context } from '@opentelemetry/api';
 import type { RunEvent, ToolDefinition } from '../runtime/contract/index.js';
 import {
   ATTR_AGENT_NAME,
   ATTR_CONVERSATION_ID,
   ATTR_ERROR_TYPE,
+  ATTR_MCP_METHOD_NAME,
+  ATTR_MCP_SERVER,
   ATTR_OPERATION_NAME,
   ATTR_TOOL_CALL_ARGUMENTS,
   ATTR_TOOL_CALL_ID,
@@ -26,7 +28,8 @@ type ToolFinished = Extract<RunEvent, { kind: 'tool_finished' }>;
 
 /**
  * A tool whose `execute` runs with its call's `execute_tool` span current, so spans the tool starts
- * nest under it, and whose throw is kept for the span's `error.type`. The span itself starts and ends
+ * nest under it, given the span's trace context as `ctx.traceContext` when a propagator is registered,
+ * and whose throw is kept for the span's `error.type`. The span itself starts and ends
  * with the call's `tool_started`/`tool_finished` events, which also cover calls that never reach a
  * tool (unknown names, bad input, rejections) and the context manager's own tools.
  */
@@ -39,8 +42,12 @@ export function traceTool(tool: ToolDefinition, agent: AgentTrace): ToolDefiniti
     execute(input, ctx) {
       const call = agent.scopeOf(contexts.active())?.tools.get(ctx?.callId);
       if (call === undefined) return execute.call(tool, input, ctx);
+      // The call's trace context, for a tool that calls a remote service (an MCP tool sends it in `_meta`).
+      const carrier: Record<string, string> = {};
+      propagation.inject(call.context, carrier);
+      const traced = Object.keys(carrier).length > 0 ? { ...ctx, traceContext: carrier } : ctx;
       try {
-        const out = contexts.with(call.context, execute, tool, input, ctx);
+        const out = contexts.with(call.context, execute, tool, input, traced);
         if (!isThenable(out)) return out;
         return Promise.resolve(out).catch((error: unknown) => {
           call.error = error;
@@ -66,6 +73,11 @@ export function startToolCall(run: RunScope, parent: Context, event: ToolStarted
   };
   const description = run.agent.toolDescription(event.name);
   if (description !== undefined) attributes[ATTR_TOOL_DESCRIPTION] = description;
+  const server = run.agent.mcpServer(event.name);
+  if (server !== undefined) {
+    attributes[ATTR_MCP_SERVER] = server;
+    attributes[ATTR_MCP_METHOD_NAME] = 'tools/call';
+  }
   const span = tracer.startSpan(`${OP_EXECUTE_TOOL} ${event.name}`, { kind: SpanKind.INTERNAL, attributes }, parent);
   if (captureContent && span.isRecording()) span.setAttribute(ATTR_TOOL_CALL_ARGUMENTS, jsonOf(event.input));
   const call: ToolCallTrace = { span, context: trace.setSpan(parent, span), name: event.name, startedAt: performance.now() };

@@ -74,6 +74,7 @@ const CONTRACT: Record<string, string[]> = {
   'indusagi/telemetry': ['createTelemetry', 'TelemetryOptionsError'],
   'indusagi/ai-sdk': ['fromAiSdk'],
   'indusagi/testing': ['startAnthropicServer', 'reply', 'encodeFrame', 'startDemoModel', 'DEMO_MODEL_CARD', 'DEMO_TOOLS'],
+  'indusagi/mcp': ['connectMcp', 'connectMcpServers', 'mcpToolSource', 'mcpResourceSource', 'serveMcp', 'McpSdkMissingError'],
 };
 
 // Module settings a consumer's tsconfig pairs with each resolution mode. One mode also checks the
@@ -274,6 +275,20 @@ describe('the packed package', { timeout: 180_000 }, () => {
       cwd: bare,
     });
     expect([imported.stdout.trim(), required.stdout.trim()]).toEqual(['function', 'function']);
+  });
+
+  it('loads indusagi/mcp without its optional peer, and says what to install when a client connects', async () => {
+    const script = [
+      "const { connectMcp, McpSdkMissingError } = await import('indusagi/mcp');",
+      "const error = await connectMcp('x', { command: 'node' }).catch((e) => e);",
+      'console.log(JSON.stringify({ typed: McpSdkMissingError.isInstance(error), kind: error.kind, message: error.message }));',
+    ].join('\n');
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: bare });
+    expect(JSON.parse(stdout)).toEqual({
+      typed: true,
+      kind: 'mcp_sdk_missing',
+      message: expect.stringContaining('npm install @modelcontextprotocol/sdk'),
+    });
   });
 
   it.each(Object.keys(RESOLUTIONS) as Mode[])('typechecks a consumer under %s resolution', async (mode) => {

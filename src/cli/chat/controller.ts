@@ -25,6 +25,8 @@ export type ChatDeps = {
   paint: Paint;
   /** The model's id and window, for the status line; no status line without it (piped chats). */
   status?: { model: string; contextWindow: number };
+  /** What `/mcp` prints: the MCP servers, their state and tool counts; absent without servers. */
+  mcpStatus?: () => string;
 };
 
 /**
@@ -116,6 +118,9 @@ export class ChatController {
         return;
       case 'sessions':
         this.deps.write(await listSessions(this.deps.store, this.deps.paint));
+        return;
+      case 'mcp':
+        this.deps.write(this.deps.mcpStatus?.() ?? 'no MCP servers: start the chat with --mcp FILE, or put a .mcp.json in this folder\n');
         return;
       case 'tree': {
         const graph = await this.deps.store.loadSession(this.sessionId, { whole: true });

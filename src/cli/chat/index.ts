@@ -12,6 +12,7 @@ import { LineSource } from './lines.js';
 import { loadMarkdown } from './markdown.js';
 import { RunRenderer } from './render.js';
 import { setUpChat } from './setup.js';
+import { terminalAsk } from '../mcp/ask.js';
 import { Spinner } from './spinner.js';
 
 export { runPrint } from './print.js';
@@ -22,7 +23,7 @@ export { runPrint } from './print.js';
  * command failed; on a terminal a status line follows each run.
  */
 export async function runChat(command: ChatCommand, session: ChosenSession, io: Io): Promise<number> {
-  const setup = await setUpChat(command, io.env, io.cwd);
+  const setup = await setUpChat(command, io.env, io.cwd, terminalAsk(io));
   const { model } = setup;
 
   const terminal = io.stdin.isTTY === true && io.stdout.isTTY === true;
@@ -39,6 +40,7 @@ export async function runChat(command: ChatCommand, session: ChosenSession, io: 
       write,
       paint,
       makeAgent: setup.makeAgent,
+      mcpStatus: setup.mcpStatus,
       status: terminal ? { model: model.model, contextWindow: model.contextWindow ?? modelCard(model.model).contextWindow } : undefined,
     },
     session.id,

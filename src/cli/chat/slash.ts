@@ -1,11 +1,11 @@
 import { CliUsageError } from '../errors.js';
 
 export type SlashCommand =
-  | { name: 'help' | 'exit' | 'sessions' | 'tree' | 'compact' | 'continue' }
+  | { name: 'help' | 'exit' | 'sessions' | 'tree' | 'compact' | 'continue' | 'mcp' }
   | { name: 'fork'; arg: string }
   | { name: 'resume' | 'approve' | 'reject'; arg: string | null };
 
-const NO_ARG = new Set(['help', 'exit', 'sessions', 'tree', 'compact', 'continue']);
+const NO_ARG = new Set(['help', 'exit', 'sessions', 'tree', 'compact', 'continue', 'mcp']);
 const NEEDS_ARG = new Set(['fork']);
 const OPTIONAL_ARG = new Set(['resume', 'approve', 'reject']);
 
@@ -18,6 +18,7 @@ export const SLASH_HELP = [
   '/continue        pick up a run that stopped before its end (a crash, a failed call)',
   '/approve [ID]    run a tool call that waits for approval (no ID: the only one waiting)',
   '/reject [ID]     refuse it; the model is told',
+  '/mcp             the MCP servers: state, tools, and the tools loaded so far',
   '/help            this list',
   '/exit            leave (Ctrl-D works too; Ctrl-C stops a run, twice leaves)',
 ];

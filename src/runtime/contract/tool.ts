@@ -10,6 +10,11 @@ export type ToolContext = {
   callId: string;
   /** Reports progress of a long call; each report is published as a `tool_progress` event. */
   progress?: (update: ToolProgress) => void;
+  /**
+   * Trace context for a tool that calls a remote service (W3C `traceparent`, `tracestate`), set by
+   * telemetry when a propagator is registered; MCP tools send it in the request's `_meta`.
+   */
+  traceContext?: Readonly<Record<string, string>>;
 };
 
 /** One progress report of a running tool call (MCP's progress notifications have this shape). */

@@ -79,8 +79,10 @@ export async function settleBatch(calls: ToolCallBlock[], input: LoopInput, fres
       if (closed) return;
       const call = calls[i];
       emit({ kind: 'tool_started', name: call.name, callId: call.id, input: call.input, runId });
+      // Progress after the call's answer is written down (a late notification) would follow its `tool_finished`.
       const progress = (update: ToolProgress): void => {
-        if (!closed) emit({ kind: 'tool_progress', name: call.name, callId: call.id, ...progressOf(update), runId });
+        if (!closed && outcomes[i] === undefined)
+          emit({ kind: 'tool_progress', name: call.name, callId: call.id, ...progressOf(update), runId });
       };
       const outcome = await executeCall(call, inputs[i], tools, { signal, callId: call.id, progress });
       if (!closed) outcomes[i] = finish(call, outcome, input);
