@@ -61,6 +61,8 @@ export function partOfEvent(event: RunEvent): AgentPart | null {
       if (event.tokens !== undefined) part.tokens = event.tokens;
       return part;
     }
+    case 'partial_output':
+      return { type: 'output', value: event.value };
     default:
       return null;
   }

@@ -40,5 +40,14 @@ export interface AgentContextPart {
   tokens?: number;
 }
 
+/**
+ * With `output` (structured output): the answer's JSON so far, parsed as it streams; each part holds the
+ * whole value so far (replace, don't append). Not validated: the run's snapshot `output` is.
+ */
+export interface AgentOutputPart {
+  type: 'output';
+  value: unknown;
+}
+
 /** One streamed part of an assistant turn. Switch on `type`. */
-export type AgentPart = AgentTextPart | AgentToolPart | AgentMemoryPart | AgentContextPart;
+export type AgentPart = AgentTextPart | AgentToolPart | AgentMemoryPart | AgentContextPart | AgentOutputPart;

@@ -32,6 +32,8 @@ export function partProblem(value: unknown): string | null {
       if (part.tokens !== undefined && (typeof part.tokens !== 'number' || !Number.isFinite(part.tokens)))
         return 'a context part\'s "tokens" must be a finite number';
       return null;
+    case 'output':
+      return 'value' in part ? null : 'an output part needs a "value"';
     default:
       return `unknown part type ${JSON.stringify(part.type)}`;
   }

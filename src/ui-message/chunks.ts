@@ -19,6 +19,8 @@ export type UIMessageChunk =
   | { type: 'tool-output-available'; toolCallId: string; output: unknown; dynamic: true }
   | { type: 'tool-output-error'; toolCallId: string; errorText: string; dynamic: true }
   | { type: 'tool-output-denied'; toolCallId: string }
+  /** The answer's JSON so far (`submit(prompt, { output })`): one data part, id `output`, replaced as it grows. */
+  | { type: 'data-output'; id: 'output'; data: unknown }
   | { type: 'error'; errorText: string }
   | { type: 'abort'; reason?: string }
   | { type: 'finish'; finishReason?: 'stop' | 'error' | 'other' };
@@ -88,6 +90,8 @@ export class ChunkTranslator {
         else out.push({ type: 'tool-output-available', toolCallId: event.callId, output: event.result ?? null, dynamic: true });
         return out;
       }
+      case 'partial_output':
+        return [{ type: 'data-output', id: 'output', data: event.value }];
       default:
         return [];
     }

@@ -21,7 +21,7 @@ import type { RunScope } from './run-scope.js';
 import type { AgentSession, Billing } from './session.js';
 import type { SessionSlot } from './session-slot.js';
 import { composeStepHook } from './step-hook.js';
-import { settleOutput, type OutputRequest } from './structured-output.js';
+import { PartialOutput, settleOutput, type OutputRequest } from './structured-output.js';
 import { contextEvent, snapshotOf, standingOf } from './standing.js';
 import type { AgentConfig, CondenseOutcome } from './types.js';
 
@@ -90,6 +90,8 @@ export async function executeRun(core: AgentCore, scope: RunScope, plan: RunPlan
     report(contextRun.prepared);
   };
   const durability = durabilityOf(session, scope.signal);
+  // With `output`, the answer's JSON as it streams, published as `partial_output`.
+  const partial = output === undefined ? undefined : new PartialOutput((value) => scope.publish({ kind: 'partial_output', value, runId: scope.runId }));
   const base: LoopInput = {
     runId: scope.runId,
     model: plan.model?.modelId ?? core.card.id,
@@ -115,6 +117,7 @@ export async function executeRun(core: AgentCore, scope: RunScope, plan: RunPlan
       announcePrepared();
     },
     emit(event: LoopEvent) {
+      if (partial !== undefined) partial.see(event);
       if (event.kind === 'step') {
         // A snapshot copies the whole context; nobody listening means nobody pays for it.
         if (scope.watched)

@@ -97,6 +97,11 @@ export type RunEventBody =
     }
   | { kind: 'usage'; usage: ModelUsage; total: ModelUsage }
   /**
+   * With `submit(prompt, { output })`: the answer's JSON so far, parsed as it streams (`parsePartialJson`):
+   * only what has arrived and cannot change. Not validated; the settled snapshot's `output` is.
+   */
+  | { kind: 'partial_output'; value: unknown }
+  /**
    * The model call failed in a way worth retrying (overloaded, rate limited, a dropped connection); it is
    * retried after `delayMs`, by `model` when a fallback hands it to another model (`fallbackModels`).
    */

@@ -13,6 +13,15 @@ import {
   registerModelCard,
 } from '../../../src/index.js';
 import { tool } from '../../../src/tools/index.js';
+import { partOfEvent } from '../../../src/parts/index.js';
+import { ChunkTranslator } from '../../../src/ui-message/chunks.js';
+import type { RunEvent } from '../../../src/runtime/contract/index.js';
+
+async function collectEvents(run: AsyncIterable<RunEvent>): Promise<RunEvent[]> {
+  const events: RunEvent[] = [];
+  for await (const event of run) events.push(event);
+  return events;
+}
 import { reply, startAnthropicServer, type AnthropicTestServer } from '../../../src/testing/index.js';
 
 let server: AnthropicTestServer;
@@ -46,6 +55,37 @@ describe('structured output', () => {
     expect(format.type).toBe('json_schema');
     // Fitted to Claude's subset: every object closed.
     expect(format.schema).toMatchObject({ type: 'object', required: ['city', 'celsius', 'when'], additionalProperties: false });
+  });
+
+  it('streams the answer as it grows: partial_output events, output parts and data-output chunks, each sure of what it shows', async () => {
+    const answer = '{"city":"Pune","celsius":31,"when":"today"}';
+    server.enqueue(reply.text(answer, { chunks: ['{"ci', 'ty":"Pu', 'ne","cel', 'sius":3', '1,"when":"to', 'day"}'] }));
+    const agent = createAgent({ model: 'claude-test' }, { client: server.client() });
+
+    const run = agent.submit('Forecast for Pune?', { output: forecast });
+    const partials: unknown[] = [];
+    for await (const event of run) if (event.kind === 'partial_output') partials.push(event.value);
+    const snapshot = await run;
+
+    // A number shows once something ends it: 3 never shows, 31 arrives with the next key.
+    expect(partials).toEqual([
+      {},
+      { city: 'Pu' },
+      { city: 'Pune' },
+      { city: 'Pune', celsius: 31, when: 'to' },
+      { city: 'Pune', celsius: 31, when: 'today' },
+    ]);
+    // The last partial is the raw answer; the snapshot holds it validated and transformed.
+    expect(snapshot.output).toEqual({ city: 'Pune', celsius: 31, when: 'TODAY' });
+    const parts = [];
+    for (const event of [...(await collectEvents(run))]) {
+      const part = partOfEvent(event);
+      if (part?.type === 'output') parts.push(part.value);
+    }
+    expect(parts).toEqual(partials);
+    const translator = new ChunkTranslator('m1', [], []);
+    const chunks = (await collectEvents(run)).flatMap((event) => translator.chunksOf(event)).filter((c) => c.type === 'data-output');
+    expect(chunks.map((c) => (c as { data: unknown }).data)).toEqual(partials);
   });
 
   it('works inside a tool loop: tools run first, every request carries the format, the final answer is the value', async () => {
