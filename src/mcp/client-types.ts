@@ -1,4 +1,4 @@
-import type { ToolProgress } from '../runtime/contract/tool.js';
+import type { ToolContext, ToolProgress } from '../runtime/contract/tool.js';
 import type { Turn } from '../runtime/contract/turn.js';
 import type { McpContent, McpResourceContents } from './content.js';
 import type { McpRefusedTool, McpToolDefinition } from './tools.js';
@@ -67,6 +67,11 @@ export type McpCallOptions = {
   meta?: Readonly<Record<string, string>>;
   /** The agent's id of the call, so an elicitation can be matched to it. */
   callId?: string;
+  /**
+   * How the agent asks its person for input during this call (`ToolContext.ask`): without an
+   * `onElicitation` handler, a server's elicitation while the call runs is asked this way.
+   */
+  ask?: ToolContext['ask'];
 };
 
 /** A tool's result: its content as blocks, its structured content, and the text the model reads. */

@@ -27,7 +27,7 @@ import {
   type McpToolInfo,
 } from './config.js';
 import { fromMcpContent, promptTurns, resourceContents, resultText, truncateText, type McpResourceContents } from './content.js';
-import { answerElicitation } from './elicitation.js';
+import { answerElicitation, type InFlightCall } from './elicitation.js';
 import { McpClosedError, McpConfigError, McpConnectionError, McpRequestError, McpToolError, type McpToolFailure } from './errors.js';
 import { listAll } from './pages.js';
 import { loadClientSdk, type ClientSdk } from './sdk.js';
@@ -81,7 +81,7 @@ class McpConnection implements McpClient {
   private stderrTail = '';
   private refreshing: Promise<void> | undefined;
   private refreshAgain = false;
-  private readonly inFlight = new Map<number, { tool: string; callId: string | undefined }>();
+  private readonly inFlight = new Map<number, InFlightCall>();
   private nextCall = 0;
 
   private readonly plan: TransportPlan;
@@ -200,6 +200,7 @@ class McpConnection implements McpClient {
         onProgress: ctx.progress,
         meta: ctx.traceContext,
         callId: ctx.callId,
+        ask: ctx.ask,
       });
     } catch (error) {
       if (McpToolError.isInstance(error)) throw error;
@@ -213,7 +214,7 @@ class McpConnection implements McpClient {
   // One call of a tool, on a live connection.
   private async call(client: Client, name: string, args: Record<string, unknown>, options: McpCallOptions): Promise<McpToolResult> {
     const id = this.nextCall++;
-    this.inFlight.set(id, { tool: name, callId: options.callId });
+    this.inFlight.set(id, { tool: name, callId: options.callId, ask: options.ask });
     const params: { name: string; arguments: Record<string, unknown>; _meta?: Record<string, unknown> } = { name, arguments: args };
     if (options.meta !== undefined && Object.keys(options.meta).length > 0) params._meta = { ...options.meta };
     const onProgress = options.onProgress;

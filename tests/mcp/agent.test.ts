@@ -250,3 +250,71 @@ describe('the catalog as the agent sees it', () => {
     }
   });
 });
+
+describe("a server's request for user input during an agent's call", () => {
+  /** A model that calls the everything server's elicitation tool once, then answers with what the tool returned. */
+  const asking = (): { invokeModel: ModelInvoker; results: string[] } => {
+    const results: string[] = [];
+    let step = 0;
+    const invokeModel: ModelInvoker = async (request) => {
+      step++;
+      if (step === 1) {
+        const call = { kind: 'tool_call' as const, id: 'ask', name: 'everything_trigger-elicitation-request', input: {} };
+        return { turn: { role: 'assistant', blocks: [call] }, stopReason: 'tool_use' };
+      }
+      const result = request.messages.at(-1)!.blocks.find((block) => block.kind === 'tool_result');
+      results.push(result?.kind === 'tool_result' ? result.content : '');
+      return { turn: { role: 'assistant', blocks: [{ kind: 'text', text: 'Thanks.' }] }, stopReason: 'end_turn' };
+    };
+    return { invokeModel, results };
+  };
+
+  it('goes to the person through the agent: input_requested, agent.answer, and the answer reaches the server', async () => {
+    const client = await connectMcp('everything', everything());
+    try {
+      const { invokeModel, results } = asking();
+      const agent = createConductor({ model: 'test', tools: [...client.tools()] }, { invokeModel });
+      const events: RunEvent[] = [];
+      agent.subscribe((event) => {
+        events.push(event);
+        if (event.kind === 'input_requested') {
+          expect(agent.pendingInputs()).toEqual([
+            expect.objectContaining({ requestId: event.requestId, callId: 'ask', from: 'everything' }),
+          ]);
+          // Not what was asked: refused, and the tool keeps waiting for a good answer.
+          expect(() => agent.answer(event.requestId, { action: 'accept', content: { integer: 'seven' } })).toThrow(/does not match/);
+          agent.answer(event.requestId, {
+            action: 'accept',
+            content: { name: 'Grace Hopper', check: true, email: 'grace@example.com', integer: 9 },
+          });
+        }
+      });
+
+      const settled = await agent.submit('Ask me for my details.');
+
+      expect(settled.status).toBe('settled');
+      const request = events.find((e) => e.kind === 'input_requested');
+      expect(request).toMatchObject({ callId: 'ask', name: 'everything.trigger-elicitation-request', from: 'everything' });
+      expect(events.find((e) => e.kind === 'input_answered')).toMatchObject({ action: 'accept' });
+      expect(results[0]).toContain('- Name: Grace Hopper');
+      expect(agent.pendingInputs()).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('is refused in a headless run (nothing listens), and the model reads why', async () => {
+    const client = await connectMcp('everything', everything());
+    try {
+      const { invokeModel, results } = asking();
+      const agent = createConductor({ model: 'test', tools: [...client.tools()] }, { invokeModel });
+
+      const settled = await agent.submit('Ask me for my details.');
+
+      expect(settled.status).toBe('settled');
+      expect(results[0]).toMatch(/headless/);
+    } finally {
+      await client.close();
+    }
+  });
+});

@@ -7,7 +7,7 @@ import { isSummaryTurn } from '../compaction/summary-turn.js';
 import { HISTORY_NOTE, HISTORY_READ, HISTORY_SEARCH, historyTools } from '../history/index.js';
 import { UnknownApprovalError } from '../../tools/toolset.js';
 import { condensationStep } from './condensation-step.js';
-import { ApprovalsPendingError } from './errors.js';
+import { ApprovalsPendingError, UnknownInputRequestError } from './errors.js';
 import { condenseRun, executeRun, type AgentCore, type RunPlan } from './execute-run.js';
 import { gateTools } from './gated-tools.js';
 import { readPrompt } from './prompt.js';
@@ -177,6 +177,11 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps = {}): 
         return stand(scope, session);
       }).outcome,
     pendingApprovals: () => (sessions.current === undefined ? [] : standingOf(sessions.current, tools).pending),
+    answer(requestId, answer) {
+      if (current === undefined) throw new UnknownInputRequestError(requestId);
+      current.inputs.answer(requestId, answer);
+    },
+    pendingInputs: () => current?.inputs.pending() ?? [],
     sessionUsage: () => queue.run(async () => (await sessions.open()).usageTotal()),
     close: () => queue.run(() => sessions.close()),
   };

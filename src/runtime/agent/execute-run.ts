@@ -91,7 +91,8 @@ export async function executeRun(core: AgentCore, scope: RunScope, plan: RunPlan
   };
   const durability = durabilityOf(session, scope.signal);
   // With `output`, the answer's JSON as it streams, published as `partial_output`.
-  const partial = output === undefined ? undefined : new PartialOutput((value) => scope.publish({ kind: 'partial_output', value, runId: scope.runId }));
+  const partial =
+    output === undefined ? undefined : new PartialOutput((value) => scope.publish({ kind: 'partial_output', value, runId: scope.runId }));
   const base: LoopInput = {
     runId: scope.runId,
     model: plan.model?.modelId ?? core.card.id,
@@ -109,6 +110,7 @@ export async function executeRun(core: AgentCore, scope: RunScope, plan: RunPlan
     signal: scope.signal,
     durability,
     previous: core.carried.previous,
+    ask: (callId, name, question) => scope.inputs.ask(callId, name, question),
     append: (turn, reply) =>
       session.append(turn, reply === undefined ? undefined : billReply(scope, reply, plan.model?.modelId ?? core.card.id)),
     condense(condensation) {

@@ -6,6 +6,8 @@ import type { PendingApproval, RunEvent, RunSnapshot } from '../contract/events.
 import type { RunLedger } from '../ledger/ledger.js';
 import type { PrepareStep } from '../contract/step.js';
 import type { Run } from './run.js';
+import type { InputRequest } from './input-requests.js';
+import type { InputAnswer } from '../contract/tool.js';
 import type { SessionStoreLike } from '../store/types.js';
 import type { ContextManagerLike } from '../contract/context.js';
 import type { HistoryOptions } from '../history/tools.js';
@@ -153,6 +155,15 @@ export interface Agent {
    * the first turn: the next prompt starts a new root (a conversation's first prompt asked again).
    */
   branchFrom(nodeId: string | null): Promise<RunSnapshot>;
+  /**
+   * Answers a question a running tool asked the person (`input_requested`, an MCP server's elicitation):
+   * `{ action: 'accept', content }` (checked against the question's schema) or `{ action: 'decline' }` /
+   * `{ action: 'cancel' }`. Not queued: the run is waiting on it. Throws `UnknownInputRequestError` for an
+   * id nothing waits on, `InvalidInputAnswerError` for an answer that cannot be taken (the tool keeps waiting).
+   */
+  answer(requestId: string, answer: InputAnswer): void;
+  /** The questions the running run's tools are waiting on. */
+  pendingInputs(): InputRequest[];
   /** The calls of the current session waiting for a decision (after `resume` for a session read from a store). */
   pendingApprovals(): PendingApproval[];
   /**

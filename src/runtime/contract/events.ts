@@ -75,6 +75,10 @@ export type RunEventBody =
   /** A running tool reported progress (`ToolContext.progress`, an MCP server's progress notifications). */
   | { kind: 'tool_progress'; name: string; callId: string; progress: number; total?: number; message?: string }
   | { kind: 'approval_requested'; approvalId: string; name: string; callId: string; input: unknown }
+  /** A running tool asks the person for input (`ToolContext.ask`); answer with `agent.answer(requestId, answer)`. */
+  | { kind: 'input_requested'; requestId: string; callId: string; name: string; message: string; schema: object; from?: string }
+  /** The answer to an `input_requested` arrived (or the run ended first: `cancel`). */
+  | { kind: 'input_answered'; requestId: string; action: 'accept' | 'decline' | 'cancel' }
   | { kind: 'snapshot'; snapshot: RunSnapshot }
   | {
       kind: 'compacted';

@@ -1,5 +1,5 @@
 import type { ToolCallBlock, ToolResultBlock } from '../contract/turn.js';
-import type { ToolProgress } from '../contract/tool.js';
+import type { ToolContext, ToolProgress } from '../contract/tool.js';
 import type { PendingApproval } from '../contract/events.js';
 import type { AbortRace } from './abort.js';
 import { callStanding, toPendingApproval } from './batch.js';
@@ -84,7 +84,12 @@ export async function settleBatch(calls: ToolCallBlock[], input: LoopInput, fres
         if (!closed && outcomes[i] === undefined)
           emit({ kind: 'tool_progress', name: call.name, callId: call.id, ...progressOf(update), runId });
       };
-      const outcome = await executeCall(call, inputs[i], tools, { signal, callId: call.id, progress });
+      const ctx: ToolContext = { signal, callId: call.id, progress };
+      if (input.ask !== undefined) {
+        const ask = input.ask;
+        ctx.ask = (question) => ask(call.id, call.name, question);
+      }
+      const outcome = await executeCall(call, inputs[i], tools, ctx);
       if (!closed) outcomes[i] = finish(call, outcome, input);
     };
     const all: Promise<unknown> = input.sequential ? runInOrder(runnable, runOne) : Promise.all(runnable.map(runOne));

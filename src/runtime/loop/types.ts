@@ -1,5 +1,5 @@
 import type { Turn } from '../contract/turn.js';
-import type { ToolContext } from '../contract/tool.js';
+import type { InputAnswer, InputQuestion, ToolContext } from '../contract/tool.js';
 import type { Condensation, PrepareStep, StepInput } from '../contract/step.js';
 import type { ModelInvoker, ModelReply, ModelTool, ProviderOptions, ResponseFormat } from '../contract/model.js';
 import type { PendingApproval, RunEvent } from '../contract/events.js';
@@ -80,6 +80,8 @@ export type LoopInput = {
   signal: AbortSignal;
   /** Asked before every model call; see `PrepareStep`. */
   prepareStep?: PrepareStep;
+  /** Asks the person for input on behalf of call `callId` of tool `name` (`ToolContext.ask`); absent, tools cannot ask. */
+  ask?: (callId: string, name: string, question: InputQuestion) => Promise<InputAnswer>;
   /** The reply before this loop's first call (an earlier run's), for a `prepareStep` that calibrates from usage. */
   previous?: StepInput['previous'];
   /** Makes every settled step durable as it settles; absent, nothing is written mid-run. */
