@@ -85,6 +85,11 @@ export class SessionSlot {
     return this.open();
   }
 
+  /** The open session's live path changed (a run taken back): the recall index follows it. */
+  moved(): void {
+    this.#reindex();
+  }
+
   /** Moves the live leaf; the recall index follows the new live path. */
   async branchFrom(nodeId: string): Promise<AgentSession> {
     const session = await this.open();
