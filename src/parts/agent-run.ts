@@ -61,6 +61,8 @@ export function partOfEvent(event: RunEvent): AgentPart | null {
       if (event.tokens !== undefined) part.tokens = event.tokens;
       return part;
     }
+    case 'guardrail_tripped':
+      return { type: 'guardrail', trip: event.trip };
     default:
       return null;
   }

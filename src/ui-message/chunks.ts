@@ -1,4 +1,5 @@
 import type { RunEvent } from '../runtime/contract/events.js';
+import type { GuardrailTrip } from '../runtime/contract/guardrail.js';
 import { isHeldApproval } from '../tools/approvals.js';
 
 /**
@@ -19,6 +20,8 @@ export type UIMessageChunk =
   | { type: 'tool-output-available'; toolCallId: string; output: unknown; dynamic: true }
   | { type: 'tool-output-error'; toolCallId: string; errorText: string; dynamic: true }
   | { type: 'tool-output-denied'; toolCallId: string }
+  /** A guardrail tripped the run: a `data-guardrail` part of the message (its `data` the trip), before the run's `error`. */
+  | { type: 'data-guardrail'; data: GuardrailTrip }
   | { type: 'error'; errorText: string }
   | { type: 'abort'; reason?: string }
   | { type: 'finish'; finishReason?: 'stop' | 'error' | 'other' };
@@ -88,6 +91,9 @@ export class ChunkTranslator {
         else out.push({ type: 'tool-output-available', toolCallId: event.callId, output: event.result ?? null, dynamic: true });
         return out;
       }
+      case 'guardrail_tripped':
+        // A part of the message the page can show where the run stopped; text streamed before it was never accepted.
+        return [...this.closeText(), { type: 'data-guardrail', data: event.trip }];
       default:
         return [];
     }
