@@ -57,8 +57,9 @@ export class RunGuard {
   readonly #controller = new AbortController();
   readonly #context: GuardrailContext;
   #takeBack: (trip?: GuardrailTrip) => void;
-  // The turn the context ended with when the run began.
+  // The turn the context ended with when the run began, and what the agent carried into it.
   readonly #before: Turn | undefined;
+  readonly #carried: GuardedAgent['carried'];
   #blocking: Promise<void> = Promise.resolve();
   #input: Promise<void> = Promise.resolve();
   #inputChecked = true;
@@ -76,9 +77,10 @@ export class RunGuard {
     this.#context = { sessionId: session.id, runId: scope.runId, signal: AbortSignal.any([scope.signal, this.#controller.signal]) };
     this.#takeBack = session.mark();
     this.#before = session.context.at(-1);
+    this.#carried = { ...agent.carried };
   }
 
-  /** The guard of a run on `session`, taking it back to where it stands now if it trips; undefined without guardrails. */
+  /** The guard of a run on `session` (made before the run takes anything the agent carried), taking it back to where it stands now if it trips; undefined without guardrails. */
   static of(agent: GuardedAgent, scope: RunScope, session: AgentSession): RunGuard | undefined {
     const inputs = agent.config.inputGuardrails ?? [];
     const outputs = agent.config.outputGuardrails ?? [];
@@ -161,9 +163,10 @@ export class RunGuard {
     const tripped = this.#tripped;
     if (tripped === undefined && this.#inputChecked) return undefined;
     this.#takeBack(tripped?.trip);
-    // What the agent carried from this run describes a context that is gone; the recall index follows the live path.
-    this.agent.carried.previous = undefined;
-    this.agent.carried.output = undefined;
+    // The agent carries on from where the run began (a structured output request a waiting run left, the
+    // reply calibration starts from); the recall index follows the live path.
+    this.agent.carried.previous = this.#carried.previous;
+    this.agent.carried.output = this.#carried.output;
     this.agent.sessions.moved();
     return tripped === undefined ? undefined : { kind: 'guardrail_tripped', error: tripped };
   }

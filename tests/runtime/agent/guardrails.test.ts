@@ -358,9 +358,9 @@ describe('output guardrails', () => {
     expect(agent.pendingApprovals()).toEqual([]);
   });
 
-  it('check an approved call again before it runs, and let allowed calls run', async () => {
+  it('check an approved call again before it runs, and let allowed calls run, the structured answer still asked for', async () => {
     const drop = counted('db.drop', { needsApproval: true });
-    const model = scriptedModel(call({ name: 'db_drop', id: 'c1', input: { table: 'sessions' } }), say('dropped'));
+    const model = scriptedModel(call({ name: 'db_drop', id: 'c1', input: { table: 'sessions' } }), say('{"dropped":"sessions"}'));
     const checked: unknown[] = [];
     let deny = false;
     const tables: OutputGuardrail = {
@@ -371,7 +371,8 @@ describe('output guardrails', () => {
       },
     };
     const agent = createAgent({ model: 'm', tools: [drop.tool], outputGuardrails: [tables] }, { invokeModel: model.invoke });
-    expect(await agent.submit('drop the sessions table')).toMatchObject({ status: 'waiting' });
+    const output = { type: 'object', properties: { dropped: { type: 'string' } }, required: ['dropped'] };
+    expect(await agent.submit('drop the sessions table', { output })).toMatchObject({ status: 'waiting' });
     expect(checked).toEqual([{ callId: 'c1', name: 'db.drop', input: { table: 'sessions' } }]);
 
     deny = true; // the policy changed while the call waited
@@ -382,7 +383,7 @@ describe('output guardrails', () => {
     expect(agent.pendingApprovals()).toMatchObject([{ approvalId: 'c1', name: 'db.drop' }]);
 
     deny = false;
-    expect(await agent.approve('c1')).toMatchObject({ status: 'settled', text: 'dropped' });
+    expect(await agent.approve('c1')).toMatchObject({ status: 'settled', output: { dropped: 'sessions' } });
     expect(drop.runs).toEqual([{ table: 'sessions' }]);
     expect(checked).toHaveLength(3);
   });
