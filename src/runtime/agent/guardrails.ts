@@ -80,7 +80,10 @@ export class RunGuard {
     this.#carried = { ...agent.carried };
   }
 
-  /** The guard of a run on `session` (made before the run takes anything the agent carried), taking it back to where it stands now if it trips; undefined without guardrails. */
+  /**
+   * The guard of a run on `session`, made before the run takes anything the agent carried: a trip takes
+   * the run back to where the session stands now. Undefined without guardrails.
+   */
   static of(agent: GuardedAgent, scope: RunScope, session: AgentSession): RunGuard | undefined {
     const inputs = agent.config.inputGuardrails ?? [];
     const outputs = agent.config.outputGuardrails ?? [];
@@ -105,20 +108,10 @@ export class RunGuard {
       messages: this.session.context.slice(),
     };
     this.#inputChecked = false;
-    this.#blocking = this.#judge(
-      firstTrip(
-        this.inputs.filter((guardrail) => guardrail.runInParallel === false),
-        args,
-      ),
-      'input',
-    );
-    const parallel = this.#judge(
-      firstTrip(
-        this.inputs.filter((guardrail) => guardrail.runInParallel !== false),
-        args,
-      ),
-      'input',
-    );
+    const first = this.inputs.filter((guardrail) => guardrail.runInParallel === false);
+    const beside = this.inputs.filter((guardrail) => guardrail.runInParallel !== false);
+    this.#blocking = this.#judge(firstTrip(first, args), 'input');
+    const parallel = this.#judge(firstTrip(beside, args), 'input');
     this.#input = Promise.all([this.#blocking, parallel]).then(() => {
       this.#inputChecked = true;
     });
@@ -155,8 +148,10 @@ export class RunGuard {
    */
   async failureOf(): Promise<{ kind: FaultKind; error: GuardrailTripwireTriggered } | undefined> {
     if (this.#tripped === undefined && !this.#inputChecked && !this.scope.signal.aborted) {
-      // Rejects only when the run is aborted meanwhile, and then the prompt is taken back below.
-      await new AbortRace(this.scope.signal).race(this.#input).catch(() => undefined);
+      const race = new AbortRace(this.scope.signal);
+      // Rejects only when the run is aborted meanwhile: the prompt is then taken back below, unchecked.
+      await race.race(this.#input).catch(() => undefined);
+      race.dispose();
     }
     this.#ended = true;
     this.#controller.abort();
@@ -187,7 +182,8 @@ export class RunGuard {
   /** Trips the run on `verdict`, when there is one and nothing tripped it before. */
   async #judge(verdict: Promise<Verdict | null>, stage: GuardrailStage, call?: CheckedCall): Promise<void> {
     const found = await verdict;
-    if (found === null || this.#tripped !== undefined || this.#ended) return;
+    // A check that failed because the run was stopped (its signal fired) is no verdict on the run.
+    if (found === null || this.#tripped !== undefined || this.#ended || this.scope.signal.aborted) return;
     const trip: GuardrailTrip = { guardrail: found.guardrail, stage, message: found.message, runId: this.scope.runId, at: Date.now() };
     if (call !== undefined) {
       trip.callId = call.callId;

@@ -224,12 +224,17 @@ describe('input guardrails', () => {
     expect(late.snapshot).toMatchObject({ messages: [], tripped: { guardrail: 'lagging', message: 'late but right' } });
   });
 
-  it('take back a prompt whose check the run was aborted before: an unchecked prompt never stays', async () => {
+  it('take back a prompt whose check the run was aborted before: an unchecked prompt never stays, and nothing trips', async () => {
     const never: InputGuardrail = { name: 'never', execute: () => new Promise(() => {}) };
+    // A check that gives up when the run stops, as a well-behaved one does: what it throws then is no verdict.
+    const givesUp: InputGuardrail = {
+      name: 'gives_up',
+      execute: ({ signal }) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true })),
+    };
     const store = new SessionStore(dir.path);
     const streaming = deferred();
     const agent = createAgent(
-      { model: 'm', inputGuardrails: [never] },
+      { model: 'm', inputGuardrails: [never, givesUp] },
       {
         store,
         invokeModel: (request) =>
@@ -239,11 +244,13 @@ describe('input guardrails', () => {
           }),
       },
     );
+    const events = record(agent);
     const run = agent.submit('hello');
     await streaming.promise;
     agent.abort();
     const fault = await faultOf(run);
     expect(fault.kind).toBe('aborted');
+    expect(kinds(events)).not.toContain('guardrail_tripped');
     expect(fault.snapshot.messages).toEqual([]);
     expect(fault.snapshot.tripped).toBeUndefined();
     expect(await agent.resume(agent.sessionId)).toMatchObject({ status: 'settled', messages: [] });
