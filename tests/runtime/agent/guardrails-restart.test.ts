@@ -26,8 +26,12 @@ describe('a tripped run across processes', () => {
     const markerFile = join(dir.path, 'commands.log');
     const base = { storeDir, sessionId: 'chat-1', baseURL: server.baseURL, markerFile };
     server.enqueue(reply.text('Hello! How can I help?'));
-    const first = await runJsonChild<ChildResult>(fixture, { ...base, prompt: 'hi' }, { cwd: repoRoot });
-    expect(first.settled).toBe(true);
+    const first = createAgent(
+      { model: 'claude-haiku-4-5', sessionId: 'chat-1' },
+      { store: new SessionStore(storeDir), client: server.client() },
+    );
+    await first.submit('hi');
+    await first.close();
 
     server.enqueue(reply.tools([{ name: 'shell_run', input: { command: 'rm -rf ~/projects' }, id: 'toolu_rm' }], { text: 'Cleaning up.' }));
     const second = await runJsonChild<ChildResult>(fixture, { ...base, prompt: 'free up some space' }, { cwd: repoRoot });
