@@ -63,6 +63,8 @@ export function partOfEvent(event: RunEvent): AgentPart | null {
     }
     case 'partial_output':
       return { type: 'output', value: event.value };
+    case 'guardrail_tripped':
+      return { type: 'guardrail', trip: event.trip };
     default:
       return null;
   }

@@ -1,4 +1,5 @@
 import type { MemoryRecord } from '../memory/types.js';
+import type { GuardrailTrip } from '../runtime/contract/guardrail.js';
 
 /** A chunk of assistant text, streamed as it arrives. */
 export interface AgentTextPart {
@@ -49,5 +50,14 @@ export interface AgentOutputPart {
   value: unknown;
 }
 
+/**
+ * A guardrail tripped the run (`guardrail_tripped`): it stops here, and the run's fault follows. Show it
+ * where the answer would have been; text streamed before it was never accepted.
+ */
+export interface AgentGuardrailPart {
+  type: 'guardrail';
+  trip: GuardrailTrip;
+}
+
 /** One streamed part of an assistant turn. Switch on `type`. */
-export type AgentPart = AgentTextPart | AgentToolPart | AgentMemoryPart | AgentContextPart | AgentOutputPart;
+export type AgentPart = AgentTextPart | AgentToolPart | AgentMemoryPart | AgentContextPart | AgentOutputPart | AgentGuardrailPart;

@@ -1,4 +1,5 @@
 import type { RunEvent } from '../runtime/contract/events.js';
+import type { GuardrailTrip } from '../runtime/contract/guardrail.js';
 import { isHeldApproval } from '../tools/approvals.js';
 
 /**
@@ -21,6 +22,8 @@ export type UIMessageChunk =
   | { type: 'tool-output-denied'; toolCallId: string }
   /** The answer's JSON so far (`submit(prompt, { output })`): one data part, id `output`, replaced as it grows. */
   | { type: 'data-output'; id: 'output'; data: unknown }
+  /** A guardrail tripped the run: a `data-guardrail` part of the message (its `data` the trip), before the run's `error`. */
+  | { type: 'data-guardrail'; data: GuardrailTrip }
   | { type: 'error'; errorText: string }
   | { type: 'abort'; reason?: string }
   | { type: 'finish'; finishReason?: 'stop' | 'error' | 'other' };
@@ -92,6 +95,9 @@ export class ChunkTranslator {
       }
       case 'partial_output':
         return [{ type: 'data-output', id: 'output', data: event.value }];
+      case 'guardrail_tripped':
+        // A part of the message the page can show where the run stopped; text streamed before it was never accepted.
+        return [...this.closeText(), { type: 'data-guardrail', data: event.trip }];
       default:
         return [];
     }

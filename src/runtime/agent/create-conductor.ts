@@ -20,6 +20,7 @@ import { resolveControls } from './controls.js';
 import { outputRequest } from './structured-output.js';
 import { resolveModel } from '../models/resolve.js';
 import { standingOf, standingSnapshot } from './standing.js';
+import { checkGuardrails } from './guardrails.js';
 import type { Agent, AgentConfig, ConductorDeps, SubmitOptions } from './types.js';
 
 /** What `submit`'s options decide for a run. */
@@ -48,6 +49,7 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps = {}): 
   const builtIn = recall ? historyTools(() => sessions.history, typeof config.history === 'object' ? config.history : {}) : [];
   const settings = resolveSettings(config, deps.invokeModel, builtIn);
   const { card, controls, invoke } = settings;
+  checkGuardrails(config);
   checkMessages(deps);
   const ledger = deps.ledger ?? new RunLedger();
   const queue = new RunQueue();

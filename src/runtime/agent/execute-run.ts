@@ -21,6 +21,7 @@ import type { RunScope } from './run-scope.js';
 import type { AgentSession, Billing } from './session.js';
 import type { SessionSlot } from './session-slot.js';
 import { composeStepHook } from './step-hook.js';
+import { RunGuard } from './guardrails.js';
 import { PartialOutput, settleOutput, type OutputRequest } from './structured-output.js';
 import { contextEvent, snapshotOf, standingOf } from './standing.js';
 import type { AgentConfig, CondenseOutcome } from './types.js';
@@ -73,6 +74,7 @@ type Failure = { kind: FaultKind; error: unknown };
 export async function executeRun(core: AgentCore, scope: RunScope, plan: RunPlan): Promise<RunSnapshot> {
   const session = await openForRun(core, scope, plan.prompt);
   const decisions = plan.admit(session);
+  const guard = RunGuard.of(core, scope, session);
   const output = plan.output ?? core.carried.output;
   core.carried.output = undefined;
   let answer: { value: unknown } | undefined;
@@ -109,6 +111,7 @@ export async function executeRun(core: AgentCore, scope: RunScope, plan: RunPlan
     decisions,
     signal: scope.signal,
     durability,
+    checkCalls: guard?.checkCalls,
     previous: core.carried.previous,
     ask: (callId, name, question) => scope.inputs.ask(callId, name, question),
     append: (turn, reply) =>
@@ -143,6 +146,7 @@ export async function executeRun(core: AgentCore, scope: RunScope, plan: RunPlan
       session.append({ role: 'user', blocks: plan.content ?? [{ kind: 'text', text: plan.prompt }] });
       await durability?.checkpoint();
     }
+    await guard?.checkPrompt();
     if (plan.prompt !== null || hasWorkToContinue(session.context)) {
       let input = base;
       const manager = core.config.context;
@@ -187,6 +191,7 @@ export async function executeRun(core: AgentCore, scope: RunScope, plan: RunPlan
         });
       }
       if (output !== undefined && outcome.status === 'waiting') core.carried.output = output;
+      if (outcome.status === 'settled') await guard?.checkAnswer(session.context, answer);
       // Write-backs belong to a finished turn; a waiting one finishes in the run that decides it.
       if (contextRun !== undefined && outcome.status === 'settled') {
         report(await contextRun.finish(session.context, lastAssistantText(session.context)));
@@ -194,7 +199,7 @@ export async function executeRun(core: AgentCore, scope: RunScope, plan: RunPlan
     }
   } catch (error) {
     // "Prompt is too long" arrives as a plain 400; it is still an overflow, whatever condensation could do.
-    failure = { kind: isPromptTooLongError(error) ? 'context_overflow' : faultKindOf(error), error };
+    failure = (await guard?.failureOf()) ?? { kind: isPromptTooLongError(error) ? 'context_overflow' : faultKindOf(error), error };
   }
   return finishRun(core, scope, session, failure, answer);
 }
@@ -317,6 +322,7 @@ async function finishRun(
   const pending = standingOf(session, core.tools).pending;
   const status: RunStatus = failure !== undefined ? 'faulted' : pending.length > 0 ? 'waiting' : 'settled';
   const snapshot = snapshotOf(session.id, session.context, status, scope.usage, pending);
+  if (failure !== undefined && session.tripped?.runId === scope.runId) snapshot.tripped = session.tripped;
   if (failure !== undefined) throw fault(scope, failure.kind, failure.error, snapshot);
   if (answer !== undefined) snapshot.output = answer.value;
   scope.publish({ kind: 'settled', snapshot, runId: scope.runId });

@@ -100,6 +100,12 @@ export class SessionSlot {
     return this.open();
   }
 
+  /** The open session's live path changed (a run taken back): the recall index follows it. */
+  moved(): void {
+    const session = this.#session;
+    if (session !== undefined) this.#history?.switchPath(() => session.condensedAway());
+  }
+
   /** Moves the live leaf; the recall index follows the new live path (the branch left behind drops out of it). */
   async branchFrom(nodeId: string | null): Promise<AgentSession> {
     const session = await this.open();

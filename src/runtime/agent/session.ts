@@ -2,6 +2,7 @@ import type { Turn } from '../contract/turn.js';
 import type { ModelUsage } from '../contract/model.js';
 import type { LoadReport, SessionNode } from '../contract/session.js';
 import type { Condensation } from '../contract/step.js';
+import type { GuardrailTrip } from '../contract/guardrail.js';
 import type { SessionGraph } from '../store/graph.js';
 import type { SessionStoreLike } from '../store/types.js';
 import { SessionWriter } from '../store/writer.js';
@@ -21,6 +22,14 @@ export interface AgentSession {
   readonly report: LoadReport | undefined;
   /** True when `persist` makes things durable (a store), so runs checkpoint every step. */
   readonly durable: boolean;
+  /** The guardrail trip the session's last run ended on, until the session moves on (see `SessionGraph.tripped`). */
+  readonly tripped: GuardrailTrip | undefined;
+  /**
+   * Remembers where the session stands (`withoutLast`: before its last turn); what it returns takes the
+   * session back there (a run that tripped a guardrail, or stopped before its prompt was checked),
+   * recording `trip` as why. What was recorded since stays in the session, off the live path.
+   */
+  mark(withoutLast?: boolean): (trip?: GuardrailTrip) => void;
   /** Records calls as about to run once more; see `SessionGraph.markStarted`. */
   markStarted(callIds: string[]): void;
   startsOf(callId: string): number;
@@ -62,17 +71,29 @@ export function memorySession(id: string, messages?: readonly Turn[]): AgentSess
   const total = zeroUsage();
   const starts = new Map<string, number>();
   const context: Turn[] = messages === undefined ? [] : messages.slice();
+  let tripped: GuardrailTrip | undefined;
   return {
     id,
     context,
     report: undefined,
     durable: false,
+    get tripped() {
+      return tripped;
+    },
+    mark(withoutLast = false) {
+      const before = context.slice(0, withoutLast ? -1 : context.length);
+      return (trip) => {
+        replaceContents(context, before);
+        tripped = trip;
+      };
+    },
     markStarted(callIds) {
       for (const callId of callIds) starts.set(callId, (starts.get(callId) ?? 0) + 1);
     },
     startsOf: (callId) => starts.get(callId) ?? 0,
     append(turn, billed) {
       context.push(turn);
+      tripped = undefined;
       if (billed !== undefined) addUsage(total, billed.usage);
     },
     condense(condensation, billed) {
@@ -125,6 +146,17 @@ export async function openStoredSession(store: SessionStoreLike, id: string): Pr
     context,
     report,
     durable: true,
+    get tripped() {
+      return graph.tripped;
+    },
+    mark(withoutLast = false) {
+      const leaf = withoutLast && graph.leaf !== null ? (graph.node(graph.leaf)?.parent ?? null) : graph.leaf;
+      return (trip) => {
+        if (trip !== undefined) writer.trip(leaf, trip);
+        else graph.apply([{ type: 'head', leaf }]);
+        moveTo(leaf);
+      };
+    },
     markStarted: (callIds) => writer.markStarted(callIds),
     startsOf: (callId) => graph.startsOf(callId),
     append(turn, billed) {

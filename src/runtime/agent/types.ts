@@ -5,6 +5,7 @@ import type { PromptBlock, Turn } from '../contract/turn.js';
 import type { PendingApproval, RunEvent, RunSnapshot } from '../contract/events.js';
 import type { RunLedger } from '../ledger/ledger.js';
 import type { PrepareStep } from '../contract/step.js';
+import type { InputGuardrail, OutputGuardrail } from '../contract/guardrail.js';
 import type { Run } from './run.js';
 import type { InputRequest } from './input-requests.js';
 import type { InputAnswer } from '../contract/tool.js';
@@ -53,6 +54,13 @@ export type AgentConfig = ModelControls & {
    * `PrepareStep` and docs/agent.md.
    */
   prepareStep?: PrepareStep;
+  /**
+   * Check every prompt, beside the model call (or before it, `runInParallel: false`); one that trips
+   * stops the run (`guardrail_tripped`) and takes it back. See docs/guardrails.md.
+   */
+  inputGuardrails?: InputGuardrail[];
+  /** Check every tool call before it runs, and the final answer before the run settles; see docs/guardrails.md. */
+  outputGuardrails?: OutputGuardrail[];
 };
 
 /** What the conductor is built from, all optional: the conductor knows no vendor. */

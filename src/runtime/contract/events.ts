@@ -1,6 +1,7 @@
 import type { Turn } from './turn.js';
 import type { ModelUsage } from './model.js';
 import type { LoadReport } from './session.js';
+import type { GuardrailTrip } from './guardrail.js';
 
 /** A tool call that waits for a human decision; `approvalId` is the call's id. */
 export type PendingApproval = { approvalId: string; callId: string; name: string; input: unknown };
@@ -37,6 +38,11 @@ export type RunSnapshot = {
   output?: unknown;
   /** With status `interrupted`: the calls of the last reply a crash cut off (empty when the model had not answered yet). */
   interrupted?: InterruptedCall[];
+  /**
+   * The guardrail trip the run ended on: on the faulted snapshot of a tripped run, and on the snapshot
+   * `resume` returns while the session's last run is the one that tripped (the run was taken back).
+   */
+  tripped?: GuardrailTrip;
 };
 
 /** Why a run failed; `faulted.error.kind` and `RunFault.kind`. */
@@ -50,6 +56,8 @@ export type FaultKind =
   | 'invalid_request'
   /** The final answer did not match the `output` schema of `submit`, even after one repair attempt. */
   | 'invalid_output'
+  /** A guardrail tripped (or threw): the run stopped and was taken back; the snapshot's `tripped` says why. */
+  | 'guardrail_tripped'
   | 'internal';
 
 export type RunError = { kind: FaultKind; message: string };
@@ -110,6 +118,8 @@ export type RunEventBody =
    * retried after `delayMs`, by `model` when a fallback hands it to another model (`fallbackModels`).
    */
   | { kind: 'model_retry'; attempt: number; delayMs: number; status?: number; reason: string; model?: string }
+  /** A guardrail tripped: the run stops now (a model call in flight is aborted, no tool runs) and faults `guardrail_tripped`. */
+  | { kind: 'guardrail_tripped'; trip: GuardrailTrip; outputInfo?: unknown }
   | { kind: 'settled'; snapshot: RunSnapshot }
   | { kind: 'faulted'; error: RunError; snapshot: RunSnapshot };
 

@@ -62,6 +62,19 @@ export async function settleBatch(calls: ToolCallBlock[], input: LoopInput, fres
       }
     }
   }
+  if (input.checkCalls !== undefined) {
+    // Right after the reply every call not refused runs or waits for approval; later, only those that run.
+    const checked = calls.flatMap((call, i) =>
+      (fresh ? outcomes[i] === undefined : runnable.includes(i)) ? [{ callId: call.id, name: call.name, input: inputs[i] }] : [],
+    );
+    try {
+      await abort.race(input.checkCalls(checked));
+    } catch (error) {
+      for (let i = 0; i < calls.length; i++) outcomes[i] ??= finish(calls[i], errorOutcome(calls[i], ABORTED_RESULT), input);
+      appendResults(outcomes, input);
+      throw error;
+    }
+  }
   if (starting.length > 0 && input.durability !== undefined) {
     // Durable before the first of them starts: after a crash they may have run, and must not be approved or re-run again.
     input.durability.markStarted(starting);

@@ -30,6 +30,9 @@ export interface LoopTools {
 /** A call's input as its tool's schema judged it: the input to run with, or the message the model gets instead. */
 export type InputCheck = { ok: true; input: unknown } | { ok: false; message: string };
 
+/** A call about to run (or wait for approval), with the input its tool would run with. `name` is the original. */
+export type CheckedCall = { callId: string; name: string; input: unknown };
+
 /** A human's answer to a tool call waiting for approval; keyed by the call id (= approval id). */
 export type ApprovalDecision = { approved: true } | { approved: false; reason?: string };
 
@@ -86,6 +89,11 @@ export type LoopInput = {
   previous?: StepInput['previous'];
   /** Makes every settled step durable as it settles; absent, nothing is written mid-run. */
   durability?: LoopDurability;
+  /**
+   * Asked before any call of a batch runs or waits for approval, with those calls: throws to stop the
+   * run there (a guardrail tripped), and then every call of the batch is answered as aborted.
+   */
+  checkCalls?: (calls: CheckedCall[]) => Promise<void>;
   emit(event: LoopEvent): void;
 };
 
