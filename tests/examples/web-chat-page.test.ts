@@ -76,7 +76,8 @@ async function visit(
 ): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ colorScheme, viewport: size, permissions: ['clipboard-read', 'clipboard-write'] });
   const page = await context.newPage();
-  page.setDefaultTimeout(20_000);
+  // A guard against a hang, not a deadline: the page waits on what it shows.
+  page.setDefaultTimeout(180_000);
   await page.goto(chat.url);
   await messageBox(page).waitFor();
   return { context, page };

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { missing, runDocExamples } from '../support/doc-examples.js';
 
-it('every example in docs/mcp.md runs and prints what its comments say', { timeout: 120_000 }, async () => {
+it('every example in docs/mcp.md runs and prints what its comments say', async () => {
   const { code, stderr, blocks } = await runDocExamples('docs/mcp.md');
   expect(stderr).toBe('');
   expect(code).toBe(0);

@@ -218,8 +218,7 @@ async function filesUnder(dir: string): Promise<string[]> {
   return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
 }
 
-// Generous limits: alone on two cores the file takes about 30 s, but it shares them with the suite.
-describe('the packed package', { timeout: 180_000 }, () => {
+describe('the packed package', () => {
   it('holds a fresh build, the sources its maps point at and the docs, and nothing else', async () => {
     const paths = packed.map((file) => file.path);
     const allowed = /^(package\.json|README\.md|CHANGELOG\.md|docs\/[\w.-]+\.md|dist\/.+\.(js|d\.ts|js\.map|d\.ts\.map)|src\/.+\.tsx?)$/;

@@ -95,7 +95,8 @@ describe.skipIf(!haveChromium('useChat'))('useChat from @ai-sdk/react, against s
     agent = createAgent({ model: 'claude-test', tools }, { client: model.client() });
     written.length = 0;
     page = await browser.newPage();
-    page.setDefaultTimeout(15_000);
+    // A guard against a hang, not a deadline: the page waits on what it shows.
+    page.setDefaultTimeout(180_000);
     await page.goto(url);
   });
 
