@@ -34,21 +34,6 @@ export class StreamLimitsError extends IndusagiError {
   }
 }
 
-/**
- * A conversation holds content the model cannot take: an image or a document for a model whose card
- * says it takes none (`input: { images: false }`), or in a place its API has no room for it. Refused
- * before the request, rather than sent for the API to refuse or, worse, for the model to answer
- * without it. `content` says which kind.
- */
-export class UnsupportedContentError extends IndusagiError {
-  static override readonly errorName: string = 'UnsupportedContentError';
-  constructor(
-    readonly content: 'images' | 'documents',
-    message: string,
-  ) {
-    super('invalid_request', message);
-  }
-}
 
 /** The first error in `error`'s cause chain (itself included) that `is` accepts: SDKs wrap what a stream threw. */
 export function causeOf<T>(error: unknown, is: (candidate: unknown) => candidate is T): T | undefined {
@@ -63,3 +48,5 @@ export function causeOf<T>(error: unknown, is: (candidate: unknown) => candidate
 function formatMs(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
+
+export { UnsupportedContentError } from '../../runtime/models/errors.js';

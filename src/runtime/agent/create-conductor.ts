@@ -19,6 +19,8 @@ import { bindModel, checkMessages, resolveSettings } from './settings.js';
 import { resolveControls } from './controls.js';
 import { outputRequest } from './structured-output.js';
 import { resolveModel } from '../models/resolve.js';
+import { checkContent } from '../models/content.js';
+import type { ModelCard } from '../contract/model.js';
 import { standingOf, standingSnapshot } from './standing.js';
 import { checkGuardrails } from './guardrails.js';
 import type { Agent, AgentConfig, ConductorDeps, SubmitOptions } from './types.js';
@@ -106,7 +108,7 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps = {}): 
   }
 
   /** A run of `plan`, or one that rejects at once (nothing queued) when the options cannot work. */
-  function startPlan(opts: SubmitOptions | undefined, plan: () => Omit<RunPlan, RunOption>): Run {
+  function startPlan(opts: SubmitOptions | undefined, plan: (card: ModelCard) => Omit<RunPlan, RunOption>): Run {
     let options: Pick<RunPlan, RunOption>;
     let rest: Omit<RunPlan, RunOption>;
     try {
@@ -118,7 +120,7 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps = {}): 
       };
       if (model !== undefined) options.model = model;
       if (opts?.output !== undefined) options.output = outputRequest(opts.output);
-      rest = plan();
+      rest = plan(checks.card);
     } catch (error) {
       return Run.of(new RunScope(randomUUID(), ledger).log, Promise.reject(error));
     }
@@ -146,8 +148,10 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps = {}): 
   }
 
   function submit(prompt: string | PromptBlock[], opts?: SubmitOptions): Run {
-    return startPlan(opts, () => {
+    return startPlan(opts, (card) => {
       const read = readPrompt(prompt);
+      // Content the model cannot take is refused before the prompt joins the conversation: once in, every later call would carry it.
+      if (read.content !== undefined) checkContent([{ role: 'user', blocks: read.content }], card);
       return { prompt: read.text, content: read.content, admit: refuseWhilePending };
     });
   }

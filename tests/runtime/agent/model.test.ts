@@ -10,6 +10,7 @@ import {
   ModelChoiceError,
   registerModelCard,
   resolveModel,
+  UnsupportedContentError,
 } from '../../../src/runtime/index.js';
 import type { ModelCard, ModelInvoker } from '../../../src/runtime/index.js';
 import { say, scriptedModel } from './helpers.js';
@@ -169,5 +170,21 @@ describe('a run may use another model (`submit(prompt, { model })`)', () => {
     await expect(agent.submit('hi', { model: 'other-model' })).rejects.toBeInstanceOf(ModelChoiceError);
     await expect(agent.submit('hi', { model: scriptedModel(say('x')).invoke })).rejects.toBeInstanceOf(ModelChoiceError);
     expect(main.requests).toHaveLength(0);
+  });
+});
+
+describe('a prompt the model cannot take', () => {
+  it('is refused at once, before it joins the conversation, so the next prompt still works', async () => {
+    const textOnly = bound('acme-text', { ...CARD, id: 'acme-text', input: { images: false } }, say('Fine.'));
+    const store = new MemorySessionStore();
+    const agent = createConductor({ model: textOnly.invoke, sessionId: 's' }, { store });
+    const image = { kind: 'image' as const, source: { type: 'base64' as const, mediaType: 'image/png', data: 'iVBORw0KGgo=' } };
+
+    await expect(agent.submit([{ kind: 'text', text: 'What is this?' }, image])).rejects.toBeInstanceOf(UnsupportedContentError);
+    const next = await agent.submit('Say something.');
+
+    expect(next.messages.map((turn) => turn.blocks.map((block) => block.kind))).toEqual([['text'], ['text']]);
+    expect(textOnly.requests).toHaveLength(1);
+    await agent.close();
   });
 });
