@@ -19,6 +19,8 @@ export type ChatCommand = {
   print?: string;
   /** `--json` (with `-p`): every run event as one JSON line on stdout instead of the answer. */
   json: boolean;
+  /** `--force` (with `-p`): append even when the session's live leaf fell back to an older node on load. */
+  force: boolean;
   locations: Locations;
 };
 
@@ -51,6 +53,7 @@ const CHAT_OPTIONS = {
   model: { type: 'string' },
   print: { type: 'string', short: 'p' },
   json: { type: 'boolean' },
+  force: { type: 'boolean' },
   continue: { type: 'boolean', short: 'c' },
 } as const;
 
@@ -74,8 +77,9 @@ export function parseCommand(argv: string[], cwd: string): Command {
     };
   }
   if (first === 'chat') return parseChat(rest, cwd, 'chat');
-  // `indusagi -p "prompt"`, `indusagi --continue`: flags alone are the chat's.
-  if (first.startsWith('-')) return parseChat(argv, cwd, 'indusagi');
+  // `indusagi -p "prompt"`, `indusagi --continue`: flags alone are the chat's, reported without a
+  // command name (the line already starts "indusagi:").
+  if (first.startsWith('-')) return parseChat(argv, cwd, '');
   if (first === 'sessions') return parseSessions(rest, cwd);
   if (first === 'memory') return parseMemory(rest, cwd);
   if (first === 'db') return parseDb(rest);
@@ -88,12 +92,15 @@ function parseChat(argv: string[], cwd: string, usage: string): ChatCommand {
   if (named !== undefined && values.continue === true) throw new CliUsageError('--session and --continue both pick the session; give one');
   if (values.json === true && values.print === undefined)
     throw new CliUsageError('--json goes with -p PROMPT (a chat on a terminal prints for people)');
+  if (values.force === true && values.print === undefined)
+    throw new CliUsageError('--force goes with -p PROMPT (a chat shows what a load left out and lets you /fork)');
   return {
     name: 'chat',
     session: named !== undefined ? { kind: 'named', id: named } : values.continue === true ? { kind: 'latest' } : { kind: 'new' },
     model: values.model === undefined ? undefined : parseModelFlag(nonEmpty(values.model, '--model')!),
     print: nonEmpty(values.print, '-p'),
     json: values.json === true,
+    force: values.force === true,
     locations: locations(values, cwd),
   };
 }
@@ -190,18 +197,20 @@ export function isDatabaseUrl(location: string): boolean {
 type Options = Record<string, { type: 'string' | 'boolean'; short?: string }>;
 type Values<T extends Options> = { [K in keyof T]?: T[K]['type'] extends 'boolean' ? boolean : string };
 
+/** `usage` names the command in messages (`sessions ls: …`); empty for the bare `indusagi` form. */
 function parse<T extends Options>(args: string[], options: T, positionalCount: number, usage: string, needs = 'a session id') {
+  const about = (text: string) => new CliUsageError(usage === '' ? text : `${usage}: ${text}`);
   let parsed;
   try {
     parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (error) {
     // parseArgs explains itself well but at length; the first sentence is the useful line.
-    throw new CliUsageError(`${usage}: ${String((error as Error).message).split('. ')[0]}`);
+    throw about(String((error as Error).message).split('. ')[0]);
   }
   const { positionals } = parsed;
   if (positionals.length < positionalCount) throw new CliUsageError(`${usage} needs ${needs}`);
-  if (positionals.length > positionalCount) throw new CliUsageError(`${usage}: unexpected argument "${positionals[positionalCount]}"`);
-  if (positionals.some((p) => p === '')) throw new CliUsageError(`${usage}: ${needs} must not be empty`);
+  if (positionals.length > positionalCount) throw about(`unexpected argument "${positionals[positionalCount]}"`);
+  if (positionals.some((p) => p === '')) throw about(`${needs} must not be empty`);
   return { values: parsed.values as Values<T>, positionals };
 }
 

@@ -43,6 +43,9 @@ describe('indusagi: bad command lines', () => {
       [['-p', 'hi', '--session', '../up'], 'indusagi: Invalid session id "../up": it contains a path separator.\n'],
       [['help', 'serve'], 'indusagi: no help for "serve": not a command; try "indusagi help"\n'],
       [['chat', '--session', 'a/b'], 'indusagi: Invalid session id "a/b": it contains a path separator.\n'],
+      // Flags alone are the chat's: one "indusagi:" prefix, not the command name again.
+      [['-p', 'hi', '--bogus'], "indusagi: Unknown option '--bogus'\n"],
+      [['--continue', 'extra'], 'indusagi: unexpected argument "extra"\n'],
     ];
     const runs = await Promise.all(cases.map(([args]) => runCli(args, workspace.dir)));
     runs.forEach((run, i) => {
