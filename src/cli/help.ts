@@ -7,7 +7,7 @@ export const USAGE = `indusagi: a terminal agent over Claude or OpenAI's models
 
 usage:
   indusagi chat [--session ID | --continue] [--model M] [--store DIR|URL] [--memory FILE]
-  indusagi -p PROMPT [--json] [--session ID | --continue] [--model M] [--store DIR|URL] [--memory FILE]
+  indusagi -p PROMPT [--json] [--force] [--session ID | --continue] [--model M] [--store DIR|URL] [--memory FILE]
   indusagi sessions ls [--store DIR|URL]
   indusagi sessions show ID [--store DIR|URL]
   indusagi sessions tree ID [--store DIR|URL]
@@ -46,6 +46,8 @@ options:
   --memory F|URL   the remembered facts: a file (default ./${DEFAULT_MEMORY}) or a postgres:// URL
   -p, --print P    run the prompt P ("-": read it from stdin), print the final answer, exit
   --json           with -p: print every run event as one JSON line instead of the answer
+  --force          with -p: append to a session whose latest turn could not be read (its live
+                   leaf fell back to an older node); without it -p refuses, exit 1
   -h, --help       this text
 
 On a terminal: Enter sends, Alt-Enter or Ctrl-J starts a new line, a paste is one prompt
