@@ -117,7 +117,7 @@ describe('demo responder: condensation requests', () => {
     expect(reply.content).toHaveLength(1);
     expect(text).toContain('Summary of the earlier conversation');
     expect(text).toContain('remember that the build runs on Fridays');
-    expect(text.length).toBeLessThan(1_200);
+    expect(text.length).toBeLessThan(200);
   });
 
   it('returns a summary when the last user message asks for one over a transcript', () => {
@@ -160,13 +160,11 @@ describe('demo responder: condensation requests', () => {
     const text = textOf(
       respond({ model: 'demo', max_tokens: 1_000, system: 'Write a summary.', messages: [{ role: 'user', content: transcript }] }),
     );
-    expect(text.split('\n').slice(1)).toEqual([
+    expect(text.split('\n')).toEqual([
+      '(offline demo model) Summary of the earlier conversation:',
       '- User: prompt 1',
       '- User: prompt 2',
-      '- User: prompt 3',
-      '- …4 more in between…',
-      '- User: prompt 8',
-      '- User: prompt 9',
+      '- …7 more in between…',
       '- User: prompt 10',
       '- User: prompt 11',
       '- User: prompt 12',

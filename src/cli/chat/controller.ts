@@ -135,7 +135,8 @@ export class ChatController {
       case 'compact':
         await this.run(async () => {
           const outcome = await this.agent.condense();
-          if (outcome.compacted === null) this.info('nothing to condense yet: the history is shorter than what is always kept');
+          if (outcome.compacted === null)
+            this.info('nothing condensed: the history is shorter than what is always kept, or a summary would not make it smaller');
         });
         return;
       case 'approve':
