@@ -29,6 +29,13 @@ describe('demo responder: prompts that call tools', () => {
     ['remember that my cat is called Tom.', DEMO_TOOLS.remember, { fact: 'my cat is called Tom' }],
     ['What do you remember about my cat?', DEMO_TOOLS.recall, { query: 'my cat' }],
     ['write "hello there" to notes/today.txt', DEMO_TOOLS.write, { path: 'notes/today.txt', content: 'hello there' }],
+    [
+      'replace "hello there" with goodbye in notes/today.txt',
+      DEMO_TOOLS.edit,
+      { path: 'notes/today.txt', old_string: 'hello there', new_string: 'goodbye' },
+    ],
+    ['run ls -la', DEMO_TOOLS.bash, { command: 'ls -la' }],
+    ['run "echo remember that; sleep 1"', DEMO_TOOLS.bash, { command: 'echo remember that; sleep 1' }],
   ])('%s -> %s', (prompt, name, input) => {
     const reply = ask(prompt);
     expect(reply.stopReason).toBe('tool_use');
