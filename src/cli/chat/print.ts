@@ -8,6 +8,7 @@ import { oneLine } from '../output.js';
 import type { Io } from '../run.js';
 import { terminalJson, terminalText } from '../safe-text.js';
 import type { ChosenSession } from '../session-choice.js';
+import { approveAllowed } from '../approvals.js';
 import { setUpChat } from './setup.js';
 import { retryNotice } from './status.js';
 
@@ -26,7 +27,7 @@ export async function runPrint(command: ChatCommand, given: string, session: Cho
   for (const line of setup.memoryNotes) note(line);
   const unsubscribe = agent.subscribe((event) => {
     if (command.json) io.stdout.write(`${terminalJson(JSON.stringify(event))}\n`);
-    else describe(event, note);
+    else if (event.kind !== 'approval_requested' || setup.rules.allows(session.id, event) === undefined) describe(event, note);
   });
   const onInterrupt = () => agent.abort();
   process.on('SIGINT', onInterrupt);
@@ -47,6 +48,10 @@ export async function runPrint(command: ChatCommand, given: string, session: Cho
     let snapshot: RunSnapshot;
     try {
       snapshot = await agent.submit(prompt);
+      // Calls the workspace's rules allow run; a call that needs a person stops the run (exit 3).
+      snapshot = await approveAllowed(agent, setup.rules, snapshot, (call, because) =>
+        note(`${call.name} ${JSON.stringify(call.input)} allowed by ${because}`),
+      );
     } catch (error) {
       if (RunFault.isInstance(error) && error.kind === 'aborted') {
         note('interrupted; the unfinished reply was not saved');
