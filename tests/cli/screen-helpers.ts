@@ -15,6 +15,14 @@ export function liveRows(screen: VtScreen): string[] {
   return rule < 0 ? [] : lines.slice(rule + 1).filter((line) => line !== '');
 }
 
+/** The open prompt or picker, as drawn above the editor: from its title line (`?` first, or `title`) to the rule. */
+export function modalRows(screen: VtScreen, title: RegExp = /^\? /): string[] {
+  const lines = screen.lines();
+  const rule = lines.findLastIndex((line) => RULE.test(line));
+  const top = lines.slice(0, Math.max(0, rule)).findLastIndex((line) => title.test(line));
+  return top < 0 ? [] : lines.slice(top, rule);
+}
+
 /** At the prompt with nothing running: the editor is drawn and no spinner turns. */
 export function idle(screen: VtScreen): boolean {
   const lines = screen.lines();

@@ -375,7 +375,7 @@ export class ChatController {
     for (const call of pending) {
       const because = rules.allows(this.sessionId, call);
       if (because !== undefined) {
-        view.line(paint('green', `  ✓ ${call.name} allowed by ${because}`));
+        view.line(paint('green', `  ✓ ${call.name} allowed (${because})`));
         return () => this.agent.approve(call.approvalId);
       }
     }

@@ -50,7 +50,7 @@ export async function runPrint(command: ChatCommand, given: string, session: Cho
       snapshot = await agent.submit(prompt);
       // Calls the workspace's rules allow run; a call that needs a person stops the run (exit 3).
       snapshot = await approveAllowed(agent, setup.rules, snapshot, (call, because) =>
-        note(`${call.name} ${JSON.stringify(call.input)} allowed by ${because}`),
+        note(`${call.name} ${JSON.stringify(call.input)} allowed (${because})`),
       );
     } catch (error) {
       if (RunFault.isInstance(error) && error.kind === 'aborted') {

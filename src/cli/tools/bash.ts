@@ -53,7 +53,7 @@ export function bashTool(options: BashOptions): ToolDefinition {
 }
 
 async function runShell(command: string, cwd: string, timeoutMs: number, maxChars: number, signal: AbortSignal): Promise<string> {
-  signal.throwIfAborted();
+  if (signal.aborted) throw new ToolError('[not started: the run was interrupted]');
   const output = new CappedText(maxChars);
   // detached: a new session and process group, so the group can be ended as one and no terminal reaches it.
   const child = spawn(SHELL, ['-c', command], { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -96,8 +96,14 @@ async function runShell(command: string, cwd: string, timeoutMs: number, maxChar
     clearTimeout(killTimer);
     signal.removeEventListener('abort', onAbort);
   }
-  if (stopped === 'aborted') throw signal.reason ?? new Error('aborted');
   const text = output.text();
+  // A tool error, not the abort reason: the run is aborted all the same, and the model (on /continue)
+  // reads what the command printed before it was stopped.
+  if (stopped === 'aborted') {
+    throw new ToolError(
+      `${text}${text === '' ? '' : '\n'}[stopped: the run was interrupted; the command and everything it started were ended]`,
+    );
+  }
   if (stopped === 'timeout') {
     throw new ToolError(
       `${text}${text === '' ? '' : '\n'}[timed out after ${timeoutMs / 1000} s: the command and everything it started were stopped]`,

@@ -67,15 +67,19 @@ describe('the bash tool', () => {
     for (const pid of started) expect(alive(pid), `pid ${pid}`).toBe(false);
   });
 
-  it('ends the process group when the run is aborted, and rejects with the abort', async () => {
+  it('ends the process group when the run is aborted, and says so with what the command printed', async () => {
     const pids = join(root, 'pids');
     const controller = new AbortController();
-    const call = failure(run({ command: `sleep 300 & echo "$$ $!" > ${pids}.tmp && mv ${pids}.tmp ${pids}; wait` }, controller.signal));
+    const call = failure(
+      run({ command: `echo started; sleep 300 & echo "$$ $!" > ${pids}.tmp && mv ${pids}.tmp ${pids}; wait` }, controller.signal),
+    );
     await untilFile(root, 'pids');
     const started = (await readFile(pids, 'utf8')).trim().split(/\s+/).map(Number);
     for (const pid of started) expect(alive(pid)).toBe(true);
     controller.abort();
-    expect(await call).toBe(controller.signal.reason);
+    const error = await call;
+    expect(ToolError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toBe('started\n[stopped: the run was interrupted; the command and everything it started were ended]');
     for (const pid of started) expect(alive(pid), `pid ${pid}`).toBe(false);
   });
 
@@ -88,7 +92,9 @@ describe('the bash tool', () => {
     expect(ToolError.isInstance(await failure(run({ command: ' ' })))).toBe(true);
     const controller = new AbortController();
     controller.abort();
-    expect(await failure(run({ command: `touch ${join(root, 'ran')}` }, controller.signal))).toBe(controller.signal.reason);
+    expect(((await failure(run({ command: `touch ${join(root, 'ran')}` }, controller.signal))) as Error).message).toBe(
+      '[not started: the run was interrupted]',
+    );
     await expect(readFile(join(root, 'ran'))).rejects.toThrow();
   });
 });

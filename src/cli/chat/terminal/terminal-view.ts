@@ -1,7 +1,7 @@
 import type { RunEvent } from '../../../runtime/contract/events.js';
 import { terminalText } from '../../safe-text.js';
 import type { Paint } from '../../style.js';
-import type { Printable } from '../../tui/index.js';
+import { textWidth, truncateToWidth, type Printable } from '../../tui/index.js';
 import { highlighterReady, loadHighlighter } from '../highlight.js';
 import { completeBlocksEnd, hasLanguageFence, loadMarkdown, markdownReady, renderMarkdown, wrapPlain } from '../markdown.js';
 import { retryNotice } from '../status.js';
@@ -196,8 +196,10 @@ export class TerminalView implements ChatView {
     const mark = isError ? paint('red', `  ✗ ${name}:`) : paint('green', `  ✓ ${name}:`);
     return (width) => {
       if (!ui.expanded || lines.length <= 1) {
-        const more = lines.length > 1 ? paint('dim', ` (+${lines.length - 1} more lines · Ctrl-O)`) : '';
-        return [`${mark} ${paint(isError ? 'red' : 'green', clip(lines[0], Math.max(20, width - name.length - 30)))}${more}`];
+        const more = lines.length > 1 ? ` (+${lines.length - 1} more lines · Ctrl-O)` : '';
+        // The first line gets what the row has left after the mark and the count.
+        const room = Math.max(20, width - 1 - textWidth(`  ✓ ${name}: `) - textWidth(more));
+        return [`${mark} ${paint(isError ? 'red' : 'green', truncateToWidth(lines[0], room))}${paint('dim', more)}`];
       }
       const shown = lines.slice(0, EXPANDED_LINES).map((line) => `${paint('dim', '    │ ')}${terminalText(line)}`);
       const cut = lines.length > EXPANDED_LINES ? [paint('dim', `    │ … ${lines.length - EXPANDED_LINES} more lines`)] : [];

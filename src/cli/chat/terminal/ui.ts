@@ -1,4 +1,5 @@
 import { emitKeypressEvents } from 'node:readline';
+import { format } from 'node:util';
 import { terminalText } from '../../safe-text.js';
 import type { Paint } from '../../style.js';
 import {
@@ -15,6 +16,8 @@ import { atToken, rankPaths } from './completion.js';
 import { PromptEditor, type Key } from './editor.js';
 import type { ApprovalAnswer } from '../view.js';
 
+const CONSOLE_METHODS = ['log', 'info', 'warn', 'error', 'debug'] as const;
+type ConsoleMethod = (typeof CONSOLE_METHODS)[number];
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const SPINNER_MS = 80;
 const PROMPT = 'you › ';
@@ -52,7 +55,8 @@ export type TerminalUiOptions = {
  * to `onInterrupt` while a run is busy or the editor is empty, and clears the editor otherwise; Ctrl-D
  * on an empty editor ends input; Ctrl-O shows tool results whole or collapsed again; `@` opens path
  * completion (Up/Down choose, Tab or Enter take, Escape closes). A picker or approval prompt takes the
- * keys while it is open.
+ * keys while it is open. While it runs, `console` output is printed to the transcript (painted, so
+ * made safe), never across the live region.
  */
 export class TerminalUi {
   readonly screen: Screen;
@@ -73,6 +77,8 @@ export class TerminalUi {
   private waiter: ((line: string | null) => void) | null = null;
   private ended = false;
   private readonly selectStyle: SelectStyle;
+  /** The console's own methods, put back on close (see the constructor). */
+  private readonly consoleMethods: Partial<Record<ConsoleMethod, (...args: unknown[]) => void>> = {};
   private readonly onKey = (input: string | undefined, key: Key | undefined) => this.key(input, key ?? {});
   private readonly onEnd = () => this.end();
 
@@ -90,6 +96,15 @@ export class TerminalUi {
     input.resume();
     // Bracketed paste: the terminal wraps a paste in ESC[200~ … ESC[201~.
     output.write('\x1b[?2004h');
+    // What the process logs (the runtime reporting a tool that threw, a library's warning) would land
+    // in the middle of the live region and leave the screen out of step: it goes to the transcript.
+    for (const method of CONSOLE_METHODS) {
+      this.consoleMethods[method] = console[method];
+      console[method] = (...args: unknown[]) => {
+        const lines = format(...args).split('\n');
+        this.print(() => lines.map((line) => options.paint(method === 'error' || method === 'warn' ? 'yellow' : 'dim', line)));
+      };
+    }
     this.screen.setLive(() => this.frame());
   }
 
@@ -190,6 +205,7 @@ export class TerminalUi {
     if (this.spinner !== null) clearInterval(this.spinner);
     this.spinner = null;
     this.modal?.cancel();
+    for (const method of CONSOLE_METHODS) if (this.consoleMethods[method] !== undefined) console[method] = this.consoleMethods[method];
     const { input, output } = this.options;
     input.off('keypress', this.onKey);
     input.off('end', this.onEnd);
