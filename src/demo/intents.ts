@@ -49,9 +49,9 @@ function tool(name: DemoToolKey, input: Record<string, string>): Intent {
   return { kind: 'tool', tool: name, input };
 }
 
-/** Paths arrive wrapped in prose: "read `package.json`." */
+/** Paths arrive wrapped in prose ("read `package.json`.") or as a terminal's `@path` mention. */
 function cleanPath(raw: string): string {
-  return raw.replace(/^[`'"(]+/, '').replace(/[`'")?!.,;:]+$/, '');
+  return raw.replace(/^[`'"(@]+/, '').replace(/[`'")?!.,;:]+$/, '');
 }
 
 function unquote(raw: string): string {

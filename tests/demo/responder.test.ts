@@ -25,6 +25,7 @@ describe('demo responder: prompts that call tools', () => {
     ['list files in src', DEMO_TOOLS.list, { path: 'src' }],
     ['please list the files', DEMO_TOOLS.list, { path: '.' }],
     ['read `package.json`.', DEMO_TOOLS.read, { path: 'package.json' }],
+    ['read @src/cli/main.ts', DEMO_TOOLS.read, { path: 'src/cli/main.ts' }],
     ['What time is it?', DEMO_TOOLS.time, {}],
     ['remember that my cat is called Tom.', DEMO_TOOLS.remember, { fact: 'my cat is called Tom' }],
     ['What do you remember about my cat?', DEMO_TOOLS.recall, { query: 'my cat' }],

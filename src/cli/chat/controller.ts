@@ -318,8 +318,8 @@ export class ChatController {
       this.attach();
       await this.agent.resume(this.agent.sessionId);
     }
-    this.info(`now talking to ${this.deps.model().describe}`);
     this.updateStatus();
+    this.info(`now talking to ${this.deps.model().describe}`);
   }
 
   private waiting(arg: string | null): PendingApproval {
