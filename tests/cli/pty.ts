@@ -3,6 +3,7 @@
 // test writes as keystrokes and copies the screen output back. No native module is needed.
 import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFileSync, readlinkSync } from 'node:fs';
+import { onTestFailed } from 'vitest';
 import { VtScreen } from '../support/vt-screen.js';
 import { MAIN, OutputWatch, TSX } from './output-watch.js';
 
@@ -16,10 +17,16 @@ export class PtyCli {
   /** The terminal as a person sees it: everything written so far, drawn on a screen of the pty's size. */
   readonly screen: VtScreen;
   private readonly watch = new OutputWatch();
+  /** What the last `waitForScreen` waited for, for the report of a test that failed. */
+  private awaited = 'nothing';
 
   /** `env` is laid over the test's environment without Anthropic settings or NO_COLOR. */
   constructor(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}, size = { cols: 80, rows: 40 }) {
     this.screen = new VtScreen(size.cols, size.rows);
+    // A wait that never ends shows as a timeout: say what was awaited and what the screen showed.
+    onTestFailed(() => {
+      console.error(`waiting for: ${this.awaited}\n${this.screen.all().join('\n')}\n(cursor at ${this.screen.row},${this.screen.col})`);
+    });
     const base = { ...process.env };
     delete base.ANTHROPIC_API_KEY;
     delete base.ANTHROPIC_BASE_URL;
@@ -55,6 +62,7 @@ export class PtyCli {
    * rejects if the command ends first, showing the screen.
    */
   waitForScreen(what: string, test: (screen: VtScreen) => boolean): Promise<void> {
+    this.awaited = what;
     return this.watch
       .waitFor(
         () => (test(this.screen) ? 'yes' : ''),
