@@ -27,8 +27,8 @@ const down = (n: number) => (n > 0 ? `\x1b[${n}B` : '');
  * live region (the run's activity, prompts, the editor, the status line) redrawn in place.
  *
  * Redrawing is differential: a new frame is compared with the last one and only the lines from the
- * first that changed are rewritten (a spinner tick rewrites one line), inside synchronized output, so
- * nothing flickers. Live lines are cut to one column less than the width, so the terminal never wraps
+ * first to the last that changed are rewritten (a spinner tick rewrites one line), inside synchronized
+ * output, so nothing flickers. Live lines are cut to one column less than the width, so the terminal never wraps
  * them and the cursor never sits in the last column's pending wrap: the screen always knows which row
  * it is on. The live region is kept shorter than the terminal, whose cursor cannot go above its top.
  *
@@ -116,7 +116,6 @@ export class Screen {
     }
 
     let out = BEGIN;
-    let from: number;
     if (full) {
       out += '\x1b[2J\x1b[3J\x1b[H';
       for (const entry of this.printed) {
@@ -124,35 +123,36 @@ export class Screen {
         entry.width = width;
         for (const line of entry.lines) out += `${line}\r\n`;
       }
-      from = 0;
       this.drawn = [];
       this.cursorRow = 0;
     } else if (newlyPrinted !== null) {
       out += `${up(this.cursorRow)}\r\x1b[J`;
       for (const line of newlyPrinted) out += `${line}\r\n`;
-      from = 0;
       this.drawn = [];
       this.cursorRow = 0;
-    } else {
-      from = 0;
-      while (from < lines.length && from < this.drawn.length && lines[from] === this.drawn[from]) from++;
-      if (from === lines.length && from === this.drawn.length) {
-        this.out.write(this.placeCursor(out, lines.length, cursor));
-        return;
-      }
-      if (from < this.drawn.length || this.drawn.length === 0) {
-        out += this.moveRows(from - this.cursorRow);
-      } else {
-        // Appending below the last drawn row: go to it and start a new line.
-        out += `${this.moveRows(this.drawn.length - 1 - this.cursorRow)}\r\n`;
-      }
     }
-    out += '\r';
-    for (let i = from; i < lines.length; i++) out += `${i > from ? '\r\n' : ''}\x1b[2K${lines[i]}`;
-    // Lines the region no longer has: cleared below the last one (no line is full width, see above).
-    if (this.drawn.length > lines.length || lines.length === 0) out += '\x1b[J';
+    // The rows that differ: from the first change to the last (or to the end when the region grows).
+    const drawn = this.drawn;
+    const common = Math.min(lines.length, drawn.length);
+    let from = 0;
+    while (from < common && lines[from] === drawn[from]) from++;
+    let to = lines.length - 1;
+    if (lines.length <= drawn.length) while (to >= from && lines[to] === drawn[to]) to--;
+    if (from <= to) {
+      // A row past the last one drawn is reached by starting a new line below it.
+      out +=
+        from < drawn.length || drawn.length === 0
+          ? `${this.moveRows(from - this.cursorRow)}\r`
+          : `${this.moveRows(drawn.length - 1 - this.cursorRow)}\r\n`;
+      for (let i = from; i <= to; i++) out += `${i > from ? '\r\n' : ''}\x1b[2K${lines[i]}`;
+      this.cursorRow = to;
+    }
+    // Rows the region no longer has: cleared from the first of them down.
+    if (drawn.length > lines.length) {
+      out += `${this.moveRows(lines.length - this.cursorRow)}\r\x1b[J`;
+      this.cursorRow = lines.length;
+    }
     this.drawn = lines;
-    this.cursorRow = Math.max(0, lines.length - 1);
     this.out.write(this.placeCursor(out, lines.length, cursor));
   }
 
@@ -162,7 +162,13 @@ export class Screen {
 
   /** Ends the frame with the cursor where the live region wants it, shown, or hidden when it wants none. */
   private placeCursor(out: string, lineCount: number, cursor: Frame['cursor']): string {
-    if (cursor === undefined || lineCount === 0) return `${out}\x1b[?25l${END}`;
+    if (cursor === undefined || lineCount === 0) {
+      // Parked on the region's last row, where the next frame expects to find it.
+      const last = Math.max(0, lineCount - 1);
+      out += this.moveRows(last - this.cursorRow);
+      this.cursorRow = last;
+      return `${out}\x1b[?25l${END}`;
+    }
     const row = Math.min(cursor.row, lineCount - 1);
     out += `${this.moveRows(row - this.cursorRow)}\x1b[${Math.min(cursor.col, this.width - 1) + 1}G\x1b[?25h`;
     this.cursorRow = row;
