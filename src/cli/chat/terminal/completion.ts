@@ -16,7 +16,7 @@ export function atToken(beforeCursor: string): { start: number; query: string } 
 
 /**
  * Every file and folder under `root` (folders ending in `/`), as workspace-relative paths with `/`,
- * breadth first so shallow paths come first; `.git`, `node_modules` and `.indusagi` are left out, and
+ * breadth first so shallow paths come first, each folder's entries by name; `.git`, `node_modules` and `.indusagi` are left out, and
  * symlinks are listed but not followed. Stops at `MAX_ENTRIES`.
  */
 export async function workspacePaths(root: string): Promise<string[]> {
@@ -32,8 +32,10 @@ export async function workspacePaths(root: string): Promise<string[]> {
         // Unreadable (permissions) or gone since it was listed: nothing to offer there.
         continue;
       }
-      for await (const entry of dir) {
-        if (SKIPPED.has(entry.name)) continue;
+      const entries = [];
+      for await (const entry of dir) if (!SKIPPED.has(entry.name)) entries.push(entry);
+      entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      for (const entry of entries) {
         const path = `${folder}${entry.name}`;
         if (entry.isDirectory()) {
           paths.push(`${path}/`);
@@ -44,7 +46,7 @@ export async function workspacePaths(root: string): Promise<string[]> {
         if (paths.length >= MAX_ENTRIES) return paths;
       }
     }
-    level = next.sort();
+    level = next;
   }
   return paths;
 }

@@ -207,7 +207,8 @@ export class PromptEditor {
 
   private wordStart(): number {
     const before = this.text.slice(0, this.cursor);
-    const match = /\s*[^\s]*$/.exec(before)!;
+    // The word before the cursor and the spaces after it, as a shell's Ctrl-W takes them.
+    const match = /[^\s]*\s*$/.exec(before)!;
     return this.cursor - match[0].length;
   }
 
