@@ -32,7 +32,11 @@ describe('the screen after a resize', () => {
       const cli = new PtyCli(['chat', '--session', 'resized', ...args], workspace.dir, { NO_COLOR: '1' }, { cols: 80, rows: 24 });
       await cli.waitForScreen('the first prompt', idle);
       cli.type('list files in src\r');
-      await cli.waitForScreen('the answer', (s) => s.all().includes('(offline demo model) src holds:') && idle(s));
+      // Idle, with the status line read back from the store after the run (the demo has no prices).
+      await cli.waitForScreen(
+        'the answer',
+        (s) => s.all().includes('(offline demo model) src holds:') && idle(s) && statusText(s).endsWith('cost unknown'),
+      );
       const banner = cli.screen.all()[0] + cli.screen.all()[1];
       expect(banner).toMatch(/^indusagi chat · session resized · the offline demo model, .*is set\)$/);
       // Written at 80 columns, wrapped by the terminal there.
