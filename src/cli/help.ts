@@ -50,11 +50,14 @@ options:
                    leaf fell back to an older node); without it -p refuses, exit 1
   -h, --help       this text
 
-On a terminal: Enter sends, Alt-Enter or Ctrl-J starts a new line, a paste is one prompt
-whatever lines it holds, Up/Down recall earlier prompts. After each model call a status
-line shows the model, the session, the context used of the window, and the session's
-tokens and estimated cost. Markdown is rendered and wrapped to the terminal width;
-piped output, or NO_COLOR set, stays plain text.
+On a terminal the editor stays at the bottom with a status line under it (model, session,
+context used of the window, the session's tokens and estimated cost), redrawn in place as
+runs stream above. Enter sends, Alt-Enter or Ctrl-J starts a new line, a paste is one prompt
+whatever lines it holds, Up/Down recall earlier prompts of this folder, @ completes a path,
+Ctrl-O shows tool results whole. A call that needs approval asks: y yes, n no, a always for
+that tool in this session (rules in .indusagi/settings.json approve some without asking).
+/resume, /tree and /model open pickers for the arrow keys. Markdown is rendered, code
+highlighted and wrapped to the terminal width; piped output, or NO_COLOR set, stays plain.
 
 exit codes:
 ${EXIT_LINES}
