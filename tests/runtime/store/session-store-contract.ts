@@ -182,9 +182,11 @@ export function sessionStoreContract(name: string, open: SessionStoreFactory): v
     it('carries a conductor: runs persist, a second agent resumes, branches and condenses over the same store', () =>
       withStore(async (store) => {
         const replies = ['first answer', 'second answer', 'Summary: they talked.', 'third answer'];
+        // Long enough for the summary to make the context smaller (else nothing is condensed).
+        const one = `one ${'words '.repeat(100)}`;
         const invoke: ModelInvoker = async () => ({ turn: say('assistant', replies.shift()!), stopReason: 'end_turn' });
         const first = createAgent({ model: 'm', sessionId: 'convo', compaction: { keepRecent: 2 } }, { invokeModel: invoke, store });
-        await first.submit('one');
+        await first.submit(one);
         await first.submit('two');
         await first.close();
 
@@ -196,7 +198,7 @@ export function sessionStoreContract(name: string, open: SessionStoreFactory): v
         const graph = await read(store, 'convo');
         const firstAnswer = graph.nodesTo(graph.leaf!).find((n) => (n.turn.blocks[0] as { text: string }).text === 'first answer')!;
         const branched = await second.branchFrom(firstAnswer.id);
-        expect(branched.messages.map((t) => (t.blocks[0] as { text: string }).text)).toEqual(['one', 'first answer']);
+        expect(branched.messages.map((t) => (t.blocks[0] as { text: string }).text)).toEqual([one, 'first answer']);
         await expect(second.branchFrom('f'.repeat(64))).rejects.toSatisfy(UnknownNodeError.isInstance);
         await second.submit('three');
         await second.close();
@@ -204,7 +206,7 @@ export function sessionStoreContract(name: string, open: SessionStoreFactory): v
         const after = await read(store, 'convo');
         expect(after.children(firstAnswer.id)).toHaveLength(2);
         expect(after.resume(after.leaf!).map((t) => (t.blocks[0] as { text: string }).text)).toEqual([
-          'one',
+          one,
           'first answer',
           'three',
           'third answer',
