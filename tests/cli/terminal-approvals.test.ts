@@ -59,6 +59,14 @@ describe('approvals on a terminal', () => {
       // Asked three times, not four.
       expect(cli.output.split('a always for bash in this session').length - 1).toBeGreaterThanOrEqual(3);
       expect(cli.screen.all().filter((l) => l === '  ✓ approved bash')).toHaveLength(1);
+
+      // A result of several lines is one line until Ctrl-O shows it whole, and Ctrl-O again folds it.
+      cli.type('run seq 1 3\r');
+      await cli.waitForScreen('the collapsed result', (s) => has('  ✓ bash: 1 (+2 more lines · Ctrl-O)')(s) && idle(s));
+      cli.type('\x0f');
+      await cli.waitForScreen('the result whole', (s) => has('  ✓ bash: 3 lines (Ctrl-O to collapse)')(s) && has('    │ 3')(s));
+      cli.type('\x0f');
+      await cli.waitForScreen('the result folded again', (s) => has('  ✓ bash: 1 (+2 more lines · Ctrl-O)')(s) && !has('    │ 3')(s));
       cli.type('\x04');
       expect(await cli.finished).toBe(0);
     },

@@ -36,7 +36,7 @@ const down = (n: number) => (n > 0 ? `\x1b[${n}B` : '');
  * whole transcript is laid out again for the new width, then the live region under it.
  */
 export class Screen {
-  private readonly printed: Array<{ render: Printable; width: number; lines: string[] }> = [];
+  private readonly printed: Printable[] = [];
   private live: () => Frame = () => ({ lines: [] });
   /** The live lines as last drawn. */
   private drawn: string[] = [];
@@ -67,10 +67,8 @@ export class Screen {
   /** Adds lines to the transcript, above the live region, now. */
   print(render: Printable): void {
     if (this.stopped) return;
-    const width = this.width;
-    const entry = { render, width, lines: render(width) };
-    this.printed.push(entry);
-    this.draw(entry.lines, false);
+    this.printed.push(render);
+    this.draw(render(this.width), false);
   }
 
   /** Redraws the live region soon; calls in one turn of the event loop make one frame. */
@@ -82,7 +80,7 @@ export class Screen {
     });
   }
 
-  /** Lays the whole transcript out again (a resize, or a change of how it is shown) and redraws all. */
+  /** Lays the whole transcript out again (a resize, or a change in how it is shown) and redraws all. */
   redrawAll(): void {
     if (this.stopped) return;
     this.draw(null, true);
@@ -118,11 +116,8 @@ export class Screen {
     let out = BEGIN;
     if (full) {
       out += '\x1b[2J\x1b[3J\x1b[H';
-      for (const entry of this.printed) {
-        if (entry.width !== width) entry.lines = entry.render(width);
-        entry.width = width;
-        for (const line of entry.lines) out += `${line}\r\n`;
-      }
+      // Laid out afresh: the width changed, or how something is shown did (tool results expanded).
+      for (const render of this.printed) for (const line of render(width)) out += `${line}\r\n`;
       this.drawn = [];
       this.cursorRow = 0;
     } else if (newlyPrinted !== null) {

@@ -128,6 +128,18 @@ describe('Screen', () => {
     expect([term.vt.row, term.vt.col]).toEqual([term.vt.lines().indexOf('you ›'), 6]);
   });
 
+  it('lays the transcript out again on redrawAll, for a change in how it is shown at the same width', async () => {
+    const term = new FakeTerminal(30, 8);
+    const screen = new Screen(term);
+    let expanded = false;
+    screen.setLive(live(['you ›'], { row: 0, col: 6 }));
+    screen.print(() => (expanded ? ['result:', '  one', '  two'] : ['result: one (+1 more)']));
+    expect(term.vt.text()).toBe('result: one (+1 more)\nyou ›');
+    expanded = true;
+    screen.redrawAll();
+    expect(term.vt.text()).toBe('result:\n  one\n  two\nyou ›');
+  });
+
   it('stops: the live region is erased and the transcript stays', async () => {
     const term = new FakeTerminal(30, 8);
     const screen = new Screen(term);
