@@ -66,7 +66,11 @@ export class Screen {
 
   /** Adds lines to the transcript, above the live region, now. */
   print(render: Printable): void {
-    if (this.stopped) return;
+    // Once stopped there is no live region to keep below: lines are written as they are, never lost.
+    if (this.stopped) {
+      for (const line of render(this.width)) this.out.write(`${line}\r\n`);
+      return;
+    }
     this.printed.push(render);
     this.draw(render(this.width), false);
   }
@@ -86,7 +90,7 @@ export class Screen {
     this.draw(null, true);
   }
 
-  /** Erases the live region and stops drawing; the transcript stays on the terminal. */
+  /** Erases the live region and stops redrawing; the transcript stays, and later prints are plain lines. */
   stop(): void {
     if (this.stopped) return;
     if (this.scheduled !== null) clearImmediate(this.scheduled);

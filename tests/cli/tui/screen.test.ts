@@ -140,14 +140,16 @@ describe('Screen', () => {
     expect(term.vt.text()).toBe('result:\n  one\n  two\nyou ›');
   });
 
-  it('stops: the live region is erased and the transcript stays', async () => {
+  it('stops: the live region is erased, the transcript stays, and later lines are written plainly', async () => {
     const term = new FakeTerminal(30, 8);
     const screen = new Screen(term);
     screen.setLive(live(['──', 'you ›', 'status'], { row: 1, col: 6 }));
     screen.print(() => ['kept']);
     screen.stop();
-    screen.print(() => ['not drawn']);
-    expect(term.vt.text()).toBe('kept');
+    screen.print(() => ['after the end']);
+    screen.refresh();
+    await frame();
+    expect(term.vt.text()).toBe('kept\nafter the end');
     expect(term.listenerCount('resize')).toBe(0);
   });
 });
