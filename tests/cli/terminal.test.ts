@@ -83,6 +83,31 @@ describe('indusagi chat on a terminal: input', () => {
   );
 });
 
+describe('indusagi chat on a terminal: typing while a run streams', () => {
+  it(
+    'keeps the editor usable: a prompt sent meanwhile is shown queued and runs once the reply is done',
+    async () => {
+      const { args, store } = storeArgs();
+      const cli = new PtyCli(['chat', ...args], workspace.dir, { NO_COLOR: '1' });
+      await cli.waitForScreen('the first prompt', idle);
+      cli.type('tell me a long story\r');
+      await cli.waitForScreen('the story streaming', (s) => s.all().some((l) => l.includes('Part 1 of 5')));
+      cli.type('what time is it?\r');
+      await cli.waitForScreen('the queued prompt', (s) => s.lines().includes('↳ queued: what time is it?'));
+      await cli.waitForScreen('both answers', (s) => s.all().some((l) => l.includes('The clock tool says')) && idle(s));
+      expect(cli.screen.lines()).not.toContain('↳ queued: what time is it?');
+      cli.type('\x04');
+      expect(await cli.finished).toBe(0);
+      // In order: the story's reply was whole before the queued prompt was taken.
+      const { texts } = await userTurns(store);
+      expect(texts).toEqual(['tell me a long story', 'what time is it?']);
+      const all = cli.screen.all();
+      expect(all.findIndex((l) => l.includes('Part 5 of 5'))).toBeLessThan(all.indexOf('you › what time is it?'));
+    },
+    SLOW,
+  );
+});
+
 describe('indusagi chat on a terminal: Ctrl-C', () => {
   it(
     'clears a prompt being written; stops the run in progress, then a second Ctrl-C leaves with 130; idle, the first only warns',
