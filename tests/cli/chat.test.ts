@@ -111,3 +111,31 @@ describe('indusagi chat with the offline demo model, piped', () => {
     expect(run.stdout).toMatch(/› \/help\n\/sessions {8}list stored sessions\n[^]*\/fork NODE/);
   });
 });
+
+describe('/model, piped', () => {
+  it('lists the models, refuses one whose key is missing, and switches to another the session goes on with', async () => {
+    const workspace = await makeWorkspace();
+    try {
+      const run = await runCli(['chat', '--session', 'switching'], workspace.dir, [
+        'what time is it?',
+        '/model',
+        '/model openai:gpt-5.4',
+        '/model demo',
+        'what time is it?',
+      ]);
+      expect(run.stderr).toBe('');
+      // The refused switch is a failed command: exit 1, as any failed command piped.
+      expect(run.code).toBe(1);
+      expect(run.stdout).toMatch(/› \/model\n {2}anthropic:claude-opus-5-5 {2}\(needs ANTHROPIC_API_KEY\)\n/);
+      expect(run.stdout).toContain('  offline demo model\nswitch with /model PROVIDER:MODEL, or /model demo\n');
+      expect(run.stdout).toContain('› /model openai:gpt-5.4\n✗ error: openai:gpt-5.4 needs OPENAI_API_KEY\n');
+      expect(run.stdout).toMatch(
+        /› \/model demo\nnow talking to the offline demo model, .*\n› what time is it\?\n\(offline demo model\) Checking the clock\./,
+      );
+      const graph = await new SessionStore(join(workspace.dir, '.indusagi', 'sessions')).loadSession('switching');
+      expect(graph.nodesTo(graph.leaf!).filter((n) => n.turn.role === 'user' && n.turn.blocks[0].kind === 'text')).toHaveLength(2);
+    } finally {
+      await workspace.cleanup();
+    }
+  }, 90_000);
+});

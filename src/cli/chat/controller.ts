@@ -1,7 +1,7 @@
 import type { Agent } from '../../runtime/agent/index.js';
 import type { PendingApproval, RunSnapshot } from '../../runtime/contract/events.js';
 import type { ModelUsage } from '../../runtime/contract/model.js';
-import { loadReportProblems } from '../../runtime/store/index.js';
+import { loadReportProblems, type SessionGraph } from '../../runtime/store/index.js';
 import type { CliSessionStore } from '../session-store.js';
 import { RunFault } from '../../runtime/loop/index.js';
 import type { ApprovalRules } from '../approvals.js';
@@ -34,8 +34,12 @@ export type ChatDeps = {
   describeApproval(call: PendingApproval): Promise<string[]>;
   /** The model in use: its id and window (for the status line) and how the banner describes it. */
   model(): { id: string; contextWindow: number; describe: string; offline: boolean };
-  /** `/model`: what it offers, and switching (null: the offline demo model; agents made afterwards use the new model). */
-  models: { choices(): Array<Choice<ModelFlag | 'demo'>>; switchTo(flag: ModelFlag | null): Promise<void> };
+  /** `/model`: what it offers, the key a model would need and lacks, and switching (null: the offline demo model). */
+  models: {
+    choices(): Array<Choice<ModelFlag | 'demo'>>;
+    missingKey(flag: ModelFlag): string | undefined;
+    switchTo(flag: ModelFlag | null): Promise<void>;
+  };
 };
 
 /**
@@ -56,7 +60,7 @@ export class ChatController {
   /** The last model call's usage (this process's, or the stored branch's on open), for the status line. */
   private lastCall: ModelUsage | undefined;
   /** The session's billed tokens and cost, as the store read them last (the status line's tail). */
-  private stored: { graph: Parameters<typeof statusLine>[0]['graph'] } | undefined;
+  private stored: { graph: SessionGraph } | undefined;
   /** Set by a failed run or command, so a piped session can exit non-zero. */
   failures = 0;
 
@@ -203,13 +207,17 @@ export class ChatController {
     await this.opened(snapshot);
   }
 
-  /** After a session is opened: its last call's usage, what its load left out, and calls still waiting. */
+  /**
+   * After a session is opened: its last call's usage, what its load left out, and calls still waiting,
+   * decided as at the end of a run (rules, then the person on a terminal) or listed for `/approve`.
+   */
   private async opened(snapshot: RunSnapshot): Promise<void> {
     await this.readLastCall();
     this.reportDamage(snapshot);
     if (snapshot.pendingApprovals.length === 0) return;
-    if (this.deps.view.terminal === undefined) this.reportPending(snapshot.pendingApprovals);
-    else await this.run(async () => snapshot);
+    const next = await this.decide();
+    if (next !== null) await this.run(next);
+    else if (this.deps.view.terminal === undefined) this.reportPending(this.agent.pendingApprovals());
   }
 
   /** `/resume` alone, piped: the latest sessions, numbered; the next line is the choice. */
@@ -307,8 +315,8 @@ export class ChatController {
       this.info('switch with /model PROVIDER:MODEL, or /model demo');
       return;
     }
-    const disabled = choices.find((c) => c.value !== 'demo' && flag !== null && c.value.given === flag.given)?.disabled;
-    if (disabled !== undefined) throw new CliUsageError(`${flag!.given} ${disabled}`);
+    const key = flag === null ? undefined : this.deps.models.missingKey(flag);
+    if (key !== undefined) throw new CliUsageError(`${flag!.given} needs ${key}`);
     this.unsubscribe();
     await this.agent.close();
     try {

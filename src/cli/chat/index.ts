@@ -3,7 +3,8 @@
 import { modelCard } from '../../runtime/models/index.js';
 import type { ChatCommand } from '../args.js';
 import { EXIT } from '../exit-codes.js';
-import { modelChoices } from '../model.js';
+import { missingKey, modelChoices } from '../model.js';
+import type { ModelFlag } from '../model-flag.js';
 import type { Io } from '../run.js';
 import type { ChosenSession } from '../session-choice.js';
 import { paintFor, paintsColour } from '../style.js';
@@ -126,6 +127,6 @@ function chatDeps(setup: ChatSetup, view: ChatView, env: NodeJS.ProcessEnv, pain
       describe: setup.model.describe,
       offline: setup.model.offline,
     }),
-    models: { choices: () => modelChoices(env), switchTo: setup.switchModel },
+    models: { choices: () => modelChoices(env), missingKey: (flag: ModelFlag) => missingKey(env, flag), switchTo: setup.switchModel },
   };
 }
