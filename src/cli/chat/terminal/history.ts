@@ -25,6 +25,9 @@ export class PromptHistory {
     private lines: number,
   ) {}
 
+  /** Appends run one at a time, so each sees the tail the previous one left. */
+  private queue: Promise<void> = Promise.resolve();
+
   static async load(root: string): Promise<PromptHistory> {
     const path = join(root, HISTORY_FILE);
     let text = '';
@@ -50,8 +53,14 @@ export class PromptHistory {
     return new PromptHistory(path, entries.slice(-KEEP), skipped, lines);
   }
 
-  /** Appends `prompt` to the file (the editor has put it in `entries` already). */
-  async add(prompt: string): Promise<void> {
+  /** Appends `prompt` to the file (the editor has put it in `entries` already), after any append still going. */
+  add(prompt: string): Promise<void> {
+    const appended = this.queue.then(() => this.append(prompt));
+    this.queue = appended.catch(() => undefined);
+    return appended;
+  }
+
+  private async append(prompt: string): Promise<void> {
     await mkdir(dirname(this.path), { recursive: true });
     const file = await open(this.path, 'a+');
     try {
