@@ -1,7 +1,6 @@
 export { checkContent } from '../../runtime/models/content.js';
 import type { ModelCard, ModelRequest } from '../../runtime/contract/model.js';
 
-
 /**
  * A text document as text, for an API whose documents are files: wrapped in a `<document>` tag that
  * carries its title, so the model can tell it from the prompt around it and name it.

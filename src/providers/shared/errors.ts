@@ -34,7 +34,6 @@ export class StreamLimitsError extends IndusagiError {
   }
 }
 
-
 /** The first error in `error`'s cause chain (itself included) that `is` accepts: SDKs wrap what a stream threw. */
 export function causeOf<T>(error: unknown, is: (candidate: unknown) => candidate is T): T | undefined {
   let current = error;
