@@ -21,6 +21,8 @@ export type ChatCommand = {
   json: boolean;
   /** `--mcp FILE` (repeatable): files of MCP servers (the `mcpServers` format) whose tools the chat gets. */
   mcp: string[];
+  /** `--force` (with `-p`): append even when the session's live leaf fell back to an older node on load. */
+  force: boolean;
   locations: Locations;
 };
 
@@ -54,6 +56,7 @@ const CHAT_OPTIONS = {
   model: { type: 'string' },
   print: { type: 'string', short: 'p' },
   json: { type: 'boolean' },
+  force: { type: 'boolean' },
   continue: { type: 'boolean', short: 'c' },
   mcp: { type: 'string', multiple: true },
 } as const;
@@ -78,8 +81,9 @@ export function parseCommand(argv: string[], cwd: string): Command {
     };
   }
   if (first === 'chat') return parseChat(rest, cwd, 'chat');
-  // `indusagi -p "prompt"`, `indusagi --continue`: flags alone are the chat's.
-  if (first.startsWith('-')) return parseChat(argv, cwd, 'indusagi');
+  // `indusagi -p "prompt"`, `indusagi --continue`: flags alone are the chat's, reported without a
+  // command name (the line already starts "indusagi:").
+  if (first.startsWith('-')) return parseChat(argv, cwd, '');
   if (first === 'sessions') return parseSessions(rest, cwd);
   if (first === 'memory') return parseMemory(rest, cwd);
   if (first === 'db') return parseDb(rest);
@@ -93,6 +97,8 @@ function parseChat(argv: string[], cwd: string, usage: string): ChatCommand {
   if (named !== undefined && values.continue === true) throw new CliUsageError('--session and --continue both pick the session; give one');
   if (values.json === true && values.print === undefined)
     throw new CliUsageError('--json goes with -p PROMPT (a chat on a terminal prints for people)');
+  if (values.force === true && values.print === undefined)
+    throw new CliUsageError('--force goes with -p PROMPT (a chat shows what a load left out and lets you /fork)');
   return {
     name: 'chat',
     session: named !== undefined ? { kind: 'named', id: named } : values.continue === true ? { kind: 'latest' } : { kind: 'new' },
@@ -100,6 +106,7 @@ function parseChat(argv: string[], cwd: string, usage: string): ChatCommand {
     print: nonEmpty(values.print, '-p'),
     json: values.json === true,
     mcp: (values.mcp ?? []).map((file) => resolve(cwd, nonEmpty(file, '--mcp')!)),
+    force: values.force === true,
     locations: locations(values, cwd),
   };
 }
@@ -218,18 +225,20 @@ type Values<T extends Options> = {
   [K in keyof T]?: T[K]['type'] extends 'boolean' ? boolean : T[K]['multiple'] extends true ? string[] : string;
 };
 
+/** `usage` names the command in messages (`sessions ls: …`); empty for the bare `indusagi` form. */
 function parse<T extends Options>(args: string[], options: T, positionalCount: number, usage: string, needs = 'a session id') {
+  const about = (text: string) => new CliUsageError(usage === '' ? text : `${usage}: ${text}`);
   let parsed;
   try {
     parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (error) {
     // parseArgs explains itself well but at length; the first sentence is the useful line.
-    throw new CliUsageError(`${usage}: ${String((error as Error).message).split('. ')[0]}`);
+    throw about(String((error as Error).message).split('. ')[0]);
   }
   const { positionals } = parsed;
   if (positionals.length < positionalCount) throw new CliUsageError(`${usage} needs ${needs}`);
-  if (positionals.length > positionalCount) throw new CliUsageError(`${usage}: unexpected argument "${positionals[positionalCount]}"`);
-  if (positionals.some((p) => p === '')) throw new CliUsageError(`${usage}: ${needs} must not be empty`);
+  if (positionals.length > positionalCount) throw about(`unexpected argument "${positionals[positionalCount]}"`);
+  if (positionals.some((p) => p === '')) throw about(`${needs} must not be empty`);
   return { values: parsed.values as Values<T>, positionals };
 }
 

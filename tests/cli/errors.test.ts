@@ -43,6 +43,9 @@ describe('indusagi: bad command lines', () => {
       [['-p', 'hi', '--session', '../up'], 'indusagi: Invalid session id "../up": it contains a path separator.\n'],
       [['help', 'serve'], 'indusagi: no help for "serve": not a command; try "indusagi help"\n'],
       [['chat', '--session', 'a/b'], 'indusagi: Invalid session id "a/b": it contains a path separator.\n'],
+      // Flags alone are the chat's: one "indusagi:" prefix, not the command name again.
+      [['-p', 'hi', '--bogus'], "indusagi: Unknown option '--bogus'\n"],
+      [['--continue', 'extra'], 'indusagi: unexpected argument "extra"\n'],
     ];
     // A few at a time: every case is a whole CLI process, and a 2-core machine runs two at once.
     const runs = await inBatches(cases, 3, ([args]) => runCli(args, workspace.dir));
@@ -60,7 +63,7 @@ describe('indusagi: bad command lines', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('indusagi chat [--session ID | --continue] [--model M] [--store DIR|URL]');
     expect(help.stdout).toContain('/fork NODE');
-  });
+  }, 120_000); // 18 processes at once: slow on a loaded two-core machine
 });
 
 describe('indusagi chat: bad input inside a chat', () => {

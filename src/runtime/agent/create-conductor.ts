@@ -82,6 +82,8 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps = {}): 
       tools: settings.tools.specs,
       maxOutputTokens: card.maxOutputTokens,
       summaryNote: recall ? HISTORY_NOTE : undefined,
+      // A summary not used (it would not have shrunk the context) was still billed: to the run that asked for it.
+      onDiscarded: (usage) => current?.spend(usage),
     }),
     automatic: config.compaction !== undefined,
     carried: {},

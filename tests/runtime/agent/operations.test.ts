@@ -34,7 +34,8 @@ describe('agent.condense()', () => {
     const store = new SessionStore(dir.path);
     const model = scriptedModel(say('a1'), say('a2'), say('a3'), say('Summary: three questions, three answers.'));
     const agent = createAgent({ model: 'm', sessionId: 's', compaction: { keepRecent: 2 } }, { store, invokeModel: model.invoke });
-    for (const prompt of ['q1', 'q2', 'q3']) await agent.submit(prompt);
+    // The turns to drop are long enough for the summary to make the context smaller (else nothing is condensed).
+    for (const prompt of [`q1 ${'words '.repeat(100)}`, `q2 ${'words '.repeat(100)}`, 'q3']) await agent.submit(prompt);
     const events = record(agent);
 
     const outcome = await agent.condense();

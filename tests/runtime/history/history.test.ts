@@ -135,7 +135,8 @@ describe('history recall through the conductor', () => {
       { model: 'm', compaction: { keepRecent: 2 } },
       { store: new MemorySessionStore(), invokeModel: replies.invoke },
     );
-    await agent.submit('first');
+    // Long enough for the summary to make the context smaller (else nothing is condensed).
+    await agent.submit(`first ${'words '.repeat(100)}`);
     expect(resultOf(replies.requests[1], 'early')).toMatchObject({ content: 'Unknown tool "history.search".', isError: true });
     await agent.submit('second');
     await agent.condense();

@@ -467,8 +467,10 @@ export function sessionStoreContract(name: string, open: SessionStoreFactory): v
         withStore(async (store) => {
           const replies = ['first answer', 'second answer', 'Summary: they talked.', 'third answer'];
           const invoke: ModelInvoker = async () => ({ turn: say('assistant', replies.shift()!), stopReason: 'end_turn' });
+          // Long enough that the summary is shorter than what it replaces: condensation refuses to grow the context.
+          const one = `one ${'words '.repeat(100)}`;
           const first = createAgent({ model: 'm', sessionId: 'convo', compaction: { keepRecent: 2 } }, { invokeModel: invoke, store });
-          await first.submit('one');
+          await first.submit(one);
           await first.submit('two');
           await first.close();
 
@@ -480,14 +482,14 @@ export function sessionStoreContract(name: string, open: SessionStoreFactory): v
           const graph = await whole(store, 'convo');
           const firstAnswer = graph.nodesTo(graph.leaf!).find((n) => text(n.turn) === 'first answer')!;
           const branched = await second.branchFrom(firstAnswer.id);
-          expect(branched.messages.map(text)).toEqual(['one', 'first answer']);
+          expect(branched.messages.map(text)).toEqual([one, 'first answer']);
           await expect(second.branchFrom('f'.repeat(64))).rejects.toSatisfy(UnknownNodeError.isInstance);
           await second.submit('three');
           await second.close();
 
           const after = await whole(store, 'convo');
           expect(after.children(firstAnswer.id)).toHaveLength(2);
-          expect(after.resume(after.leaf!).map(text)).toEqual(['one', 'first answer', 'three', 'third answer']);
+          expect(after.resume(after.leaf!).map(text)).toEqual([one, 'first answer', 'three', 'third answer']);
         }));
 
       it('survives a failed append: the run faults with store_error, and the next run appends what it kept', () =>
