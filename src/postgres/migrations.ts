@@ -143,6 +143,14 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 6,
+    name: 'sessions: the guardrail trip standing at the leaf',
+    statements: (s) => [
+      `ALTER TABLE ${s}.sessions ADD COLUMN tripped text`,
+      `COMMENT ON COLUMN ${s}.sessions.tripped IS 'the head that moved the leaf last carried this guardrail trip (JSON); nodes written after folded_seq clear it'`,
+    ],
+  },
+  {
+    version: 7,
     name: 'agent server: threads, runs, run events, workers',
     statements: (s) => [
       `CREATE TABLE ${s}.server_threads (

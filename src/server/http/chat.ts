@@ -49,6 +49,13 @@ export function chatRoutes(deps: RouteDeps): RouteSpec[] {
           if (ChatRequestError.isInstance(error)) throw new ServerRequestError(error.message);
           throw error;
         }
+        // A served thread only grows: answering a message again or replacing one moves the session back
+        // (`agent.branchFrom`), which the run API does not offer yet; refused rather than appended as new.
+        if (
+          request.kind === 'continue' ||
+          (request.kind === 'prompt' && (request.trigger === 'regenerate-message' || request.messageId !== undefined))
+        )
+          throw new ServerRequestError('This server does not regenerate or edit messages yet: send a new message instead.');
         const threadId = threadIdOf(request.chatId);
         const input =
           request.kind === 'prompt'

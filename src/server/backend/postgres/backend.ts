@@ -20,7 +20,7 @@ import { RUN_TASK, serverSql, type ServerSql } from './sql.js';
 import { canceledBeforeStart } from '../canceled.js';
 
 /** The schema version the server's tables arrived in (src/postgres/migrations.ts). */
-export const SERVER_TABLES_VERSION = 6;
+export const SERVER_TABLES_VERSION = 7;
 const EVENTS_PAGE = 500;
 
 export type PostgresBackendOptions = {
@@ -59,7 +59,9 @@ export class PostgresBackend implements ServerBackend {
    * migrates itself), and starts listening.
    */
   static async open(options: PostgresBackendOptions): Promise<PostgresBackend> {
-    const { pool, owned } = await openPool(options.connection);
+    // No statement or lock limits on the pool it makes: graphile-worker shares it, and the server's own
+    // statements are bounded by their design (one row locked per statement, events paged).
+    const { pool, owned } = await openPool(options.connection, { statementTimeoutMs: 0, lockTimeoutMs: 0 });
     const backend = new PostgresBackend(pool, options);
     backend.owned = owned;
     // An idle connection the server drops (a restart, a failover) is an 'error' on the pool, and on the
