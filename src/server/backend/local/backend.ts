@@ -159,7 +159,6 @@ export class LocalBackend implements ServerBackend {
     if (run.status === 'queued') {
       const { terminal, error } = canceledBeforeStart(runId);
       run.cancelRequested = true;
-      await this.storeEvents(run, [terminal]);
       await this.end(run, { status: 'canceled', terminal, result: null, error, thread: undefined });
     } else if (run.status === 'running') {
       run.cancelRequested = true;
@@ -194,9 +193,8 @@ export class LocalBackend implements ServerBackend {
 
   async finishRun(claim: Claim, outcome: RunOutcome): Promise<void> {
     const run = this.held(claim);
-    await this.storeEvents(run, [outcome.terminal]);
-    claim.nextEventId++;
     await this.end(run, outcome);
+    claim.nextEventId++;
   }
 
   onCancel(handler: (runId: string) => void): () => void {
@@ -240,13 +238,18 @@ export class LocalBackend implements ServerBackend {
     this.tails.notify(run.id, stored.length);
   }
 
+  /**
+   * Ends the run: its record and thread change in memory first, then its terminal event is stored, so a
+   * reader woken by that event (a wait, a stream) finds the run ended; then both are saved.
+   */
   private async end(run: LocalRun, outcome: RunOutcome): Promise<void> {
     run.status = outcome.status;
     run.result = outcome.result;
     run.error = outcome.error;
     run.finishedAt = new Date().toISOString();
     const thread = this.threads.get(run.tenant)?.get(run.threadId);
-    if (thread !== undefined && thread.activeRunId === run.id) {
+    const freed = thread !== undefined && thread.activeRunId === run.id;
+    if (freed) {
       thread.activeRunId = null;
       if (outcome.thread !== undefined) {
         thread.pendingApprovals = outcome.thread.pendingApprovals;
@@ -254,8 +257,9 @@ export class LocalBackend implements ServerBackend {
       }
       thread.status = thread.pendingApprovals.length > 0 ? 'waiting' : 'idle';
       thread.updatedAt = run.finishedAt;
-      await this.saveThread(thread);
     }
+    await this.storeEvents(run, [outcome.terminal]);
+    if (freed) await this.saveThread(thread);
     await this.saveRun(run);
   }
 

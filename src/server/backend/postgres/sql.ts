@@ -121,10 +121,17 @@ export function serverSql(s: string, schema: string, jobs: string) {
     unregisterWorker: `DELETE FROM ${s}.server_workers WHERE id = $1`,
     // Workers whose heartbeat is older than the lease leave the table (one sweeper gets each), and every
     // run left running by a worker that is gone gets a fresh job: the job engine would hold the dead
-    // worker's job for hours, and replacing a locked job's key retires it (it never runs again).
+    // worker's job for hours, and replacing a locked job's key retires it (it never runs again). So does
+    // a run still queued whose job was locked longer than the lease ago: a worker took the job and died
+    // before it claimed the run (a live one claims at once; were it only slow, the claim still lets one
+    // attempt through).
     sweep: `WITH dead AS (DELETE FROM ${s}.server_workers WHERE heartbeat_at < now() - make_interval(secs => $1 / 1000.0) RETURNING id),
       orphans AS (SELECT r.id FROM ${s}.server_runs r WHERE r.status = 'running' AND (r.worker IN (SELECT id FROM dead)
-        OR NOT EXISTS (SELECT 1 FROM ${s}.server_workers w WHERE w.id = r.worker)))
+        OR NOT EXISTS (SELECT 1 FROM ${s}.server_workers w WHERE w.id = r.worker))
+        UNION
+        SELECT r.id FROM ${jobs}.jobs j JOIN ${s}.server_runs r ON r.id = substr(j.key, 5)
+        WHERE j.task_identifier = $2 AND j.key LIKE 'run:%' AND j.locked_at < now() - make_interval(secs => $1 / 1000.0)
+          AND r.status = 'queued')
       SELECT (SELECT count(*) FROM dead)::int AS dead,
         (SELECT count(*) FROM orphans o, LATERAL ${jobs}.add_job($2, json_build_object('runId', o.id), max_attempts := 25,
           job_key := 'run:' || o.id) j)::int AS requeued`,
