@@ -1,7 +1,15 @@
 // The `indusagi/models` entry: what the runtime knows of a model (cards: window, output cap, prices),
 // how a `string | ModelInvoker` becomes the model a run uses, a fallback chain between models, token
 // usage and its cost, and what a provider author needs (the `ModelInvoker` seam and its shapes).
-export { modelCard, modelFamily, knownModelCards, registerModelCard, resolveModel, DEFAULT_MODEL_CARD } from '../runtime/models/index.js';
+export {
+  modelCard,
+  modelFamily,
+  knownModelCards,
+  registerModelCard,
+  resolveModel,
+  cardLookup,
+  DEFAULT_MODEL_CARD,
+} from '../runtime/models/index.js';
 export { ModelCardError, ModelChoiceError, UnsupportedContentError } from '../runtime/models/index.js';
 export type { ResolvedModel, CardOverrides } from '../runtime/models/index.js';
 export { fallbackModels, isOutage } from '../runtime/routing/index.js';
