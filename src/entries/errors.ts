@@ -24,41 +24,17 @@ export {
   PromptTooLongError,
   RunAbortedError,
 } from '../runtime/loop/index.js';
-export { CompactionInputError, ContextOverflowError, SummarizerError } from '../runtime/compaction/index.js';
-export {
-  GuardrailDefinitionError,
-  GuardrailTripwireTriggered,
-  InputGuardrailTripwireTriggered,
-  OutputGuardrailTripwireTriggered,
-} from '../runtime/guardrails/index.js';
-export { ModelCardError, ModelChoiceError, UnsupportedContentError } from '../runtime/models/index.js';
-export {
-  BrokenCondensationError,
-  GraphNotLoadedError,
-  InvalidRecordError,
-  InvalidSessionIdError,
-  InvalidTurnError,
-  MissingHistoryError,
-  SessionIntegrityError,
-  SessionIoError,
-  SessionLeaseLostError,
-  SessionLockLostError,
-  SessionLockedError,
-  SessionPathUnsafeError,
-  UnknownNodeError,
-} from '../runtime/store/index.js';
-export { DuplicateToolError, ToolError, ToolInputError, ToolNameCollisionError, UnknownApprovalError } from '../runtime/tools/index.js';
-export { InvalidUsageError } from '../runtime/usage/index.js';
+export * from '../runtime/compaction/errors.js';
+export * from '../runtime/guardrails/errors.js';
+export * from '../runtime/models/errors.js';
+export * from '../runtime/store/errors.js';
+export { ToolError, ToolInputError, ToolNameCollisionError } from '../runtime/tools/index.js';
+export * from '../runtime/tools/errors.js';
+export * from '../runtime/usage/errors.js';
 export { DuplicateCallIdError, InvalidToolsetError, LazyToolsetInputError, UnknownToolError } from '../tools/index.js';
-export { SchemaDefinitionError } from '../schema/index.js';
-export { ContextInputError, ContextSourceError } from '../context/index.js';
+export * from '../schema/errors.js';
+export * from '../context/errors.js';
 export { InvalidPartError, InvalidStreamError } from '../parts/index.js';
-export { AssistantBusyError, InvalidInputError, InvalidItemError } from '../chat/index.js';
-export {
-  ClientDisconnectedError,
-  PartStreamHttpError,
-  PartStreamProtocolError,
-  PartStreamTruncatedError,
-  RemoteStreamError,
-} from '../transport/index.js';
+export * from '../chat/errors.js';
+export * from '../transport/errors.js';
 export { ChatRequestError } from '../ui-message/index.js';

@@ -27,18 +27,4 @@ export type {
   StoredSession,
 } from '../runtime/store/index.js';
 export type { SessionNode, SessionRecord, Migrator } from '../runtime/contract/index.js';
-export {
-  BrokenCondensationError,
-  GraphNotLoadedError,
-  InvalidRecordError,
-  InvalidSessionIdError,
-  InvalidTurnError,
-  MissingHistoryError,
-  SessionIntegrityError,
-  SessionIoError,
-  SessionLeaseLostError,
-  SessionLockLostError,
-  SessionLockedError,
-  SessionPathUnsafeError,
-  UnknownNodeError,
-} from '../runtime/store/index.js';
+export * from '../runtime/store/errors.js';
