@@ -3,7 +3,7 @@ import type { InputAnswer, InputQuestion, ToolContext } from '../contract/tool.j
 import type { Condensation, PrepareStep, StepInput } from '../contract/step.js';
 import type { ModelInvoker, ModelReply, ModelTool, ProviderOptions, ResponseFormat } from '../contract/model.js';
 import type { PendingApproval, RunEvent } from '../contract/events.js';
-import type { ToolNameMap } from '../../tools/names.js';
+import type { ToolNameMap } from '../tools/names.js';
 import type { RunControls } from './controls.js';
 
 /** The tools one loop may run, under their ORIGINAL names (the loop maps to and from sanitized ones). */

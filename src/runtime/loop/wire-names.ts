@@ -1,5 +1,5 @@
 import type { Block, Turn } from '../contract/turn.js';
-import type { ToolNameMap } from '../../tools/names.js';
+import type { ToolNameMap } from '../tools/names.js';
 
 /**
  * The context as the model sees it: tool names inside `tool_call` blocks sanitized. Turns inside the

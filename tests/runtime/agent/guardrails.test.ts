@@ -2,17 +2,14 @@
 // trips, and that the run is taken back with the trip recorded. The model is faked at the HTTP boundary
 // (the loopback Anthropic server) or at the ModelInvoker seam; the store is real files.
 import { describe, expect, it } from 'vitest';
+import { AgentConfigError, RunFault, SessionStore, createAgent } from '../../../src/entries/runtime.js';
 import {
-  AgentConfigError,
   GuardrailTripwireTriggered,
   InputGuardrailTripwireTriggered,
   OutputGuardrailTripwireTriggered,
-  RunFault,
-  SessionStore,
-  createAgent,
   denyToolArguments,
   maxPromptSize,
-} from '../../../src/entries/runtime.js';
+} from '../../../src/runtime/guardrails/index.js';
 import type {
   InputGuardrail,
   InputGuardrailArgs,

@@ -9,12 +9,12 @@ import {
   createAgent,
   createConductor,
   CONDENSED_PREFIX,
-  HISTORY_NOTE,
   MemorySessionStore,
   RunFault,
   SessionStore,
-  UnknownNodeError,
 } from '../../../src/entries/runtime.js';
+import { HISTORY_NOTE } from '../../../src/runtime/history/index.js';
+import { UnknownNodeError } from '../../../src/runtime/store/index.js';
 import type { RunEvent, Turn } from '../../../src/entries/runtime.js';
 import { call, record, say, scriptedModel, tempDir } from './helpers.js';
 
