@@ -46,12 +46,15 @@ const reply = (text: string): ModelReply => ({
   usage: { inputTokens: 1, outputTokens: 1, cacheWriteTokens: 0, cacheReadTokens: 0 },
 });
 const instant: ModelInvoker = async () => reply('ok');
-/** Streams `words` text deltas `gapMs` apart, then answers with their text. */
+/** Streams `words` text deltas `gapMs` apart, then answers with their text; stops when the run is canceled. */
 const streaming =
   (words: number, gapMs: number): ModelInvoker =>
   async (request) => {
     let text = '';
     for (let i = 0; i < words; i++) {
+      // As a provider's invoker does: a canceled call rejects (the cancel section's models would
+      // otherwise stream on for minutes after their runs ended, and keep the process alive).
+      request.signal?.throwIfAborted();
       const word = `w${i} `;
       text += word;
       request.onText?.(word);
