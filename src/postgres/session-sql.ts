@@ -149,6 +149,20 @@ export function sessionSql(s: string) {
         FROM ${s}.sessions t, ${unfolded(s)} WHERE t.tenant = $1
       ) c WHERE c.nodes > 0 ORDER BY c.updated_at DESC, c.id`,
 
+    /**
+     * The nodes written in a window before node $3, that node included: those whose write order (`seq`)
+     * is at most its own and within $4 of it, in no particular order. A conversation writes its context
+     * in order, so resuming reads the live path in a few such windows walking back from the leaf (see
+     * `readLivePath`), jumping over history the context left by the node each window starts at. Both
+     * halves are bounded whatever the planner decides: one row by primary key, then a range of the
+     * write-order index that holds at most $4 rows. $1 tenant, $2 session, $3 node id, $4 window (in seq).
+     */
+    nodesBefore: `SELECT n.id, n.seq::float8 AS seq, n.node FROM (SELECT p.seq FROM ${s}.session_nodes p WHERE p.tenant = $1 AND p.session = $2 AND p.id = $3) start
+      CROSS JOIN LATERAL (
+        SELECT n.id, n.seq, n.node FROM ${s}.session_nodes n
+        WHERE n.tenant = $1 AND n.session = $2 AND n.seq <= start.seq AND n.seq > start.seq - $4::bigint
+      ) n`,
+
     /** Every node, in the order written. $1 tenant, $2 session. */
     allNodes: `SELECT node FROM ${s}.session_nodes WHERE tenant = $1 AND session = $2 ORDER BY seq`,
 
@@ -184,6 +198,7 @@ export function sessionSql(s: string) {
     | 'allNodes'
     | 'allStarts'
     | 'startsOf'
+    | 'nodesBefore'
     | 'livePath',
     PreparedQuery
   >;

@@ -25,6 +25,7 @@ import { PostgresOptionsError, PostgresStoreError, SessionFencedError, SessionLe
 import { checkTenant } from './tenant.js';
 import { sessionSql, type SessionSql } from './session-sql.js';
 import { WriteBatches, type Settled } from './write-batches.js';
+import { readLivePathNodes, type WindowRow } from './live-path.js';
 
 /** The schema version the session tables need: 2 added them, 3 their `updated_at`, 4 `folded_seq`. */
 const SESSIONS_VERSION = 4;
@@ -236,9 +237,9 @@ export class PostgresSessionStore implements SessionStoreLike {
   }
 
   /**
-   * The live path of a session with more nodes than `livePathAbove` (the context at the leaf, a few index
-   * lookups), in one snapshot; a smaller session whole, as `read` gives it, so tree views and branching
-   * to any node need no second read.
+   * The live path of a session with more nodes than `livePathAbove` (the context at the leaf, read in a
+   * few windows of the write order: see `readLivePathNodes`), in one snapshot; a smaller session whole,
+   * as `read` gives it, so tree views and branching to any node need no second read.
    */
   async readLivePath(id: string): Promise<LivePathSession | StoredSession> {
     assertValidSessionId(id);
@@ -248,8 +249,13 @@ export class PostgresSessionStore implements SessionStoreLike {
         if (row === undefined || row.nodes <= this.livePathAbove || row.leaf === null) {
           return { records: row === undefined ? [] : await this.recordsIn(client, id, row.leaf), report: report(row) };
         }
-        const nodes = ((await ask(client, this.sql.livePath, [this.t, id, row.leaf])).rows as Array<{ node: string }>).map(
-          (r) => JSON.parse(r.node) as SessionNode,
+        const nodes = await readLivePathNodes(
+          {
+            window: async (from, width) => (await ask(client, this.sql.nodesBefore, [this.t, id, from, width])).rows as WindowRow[],
+            walk: async (leaf) =>
+              ((await ask(client, this.sql.livePath, [this.t, id, leaf])).rows as Array<{ node: string }>).map((r) => r.node),
+          },
+          row.leaf,
         );
         const calls = nodes.flatMap((node) => node.turn.blocks.flatMap((block) => (block.kind === 'tool_call' ? [block.id] : [])));
         const starts = (await ask(client, this.sql.startsOf, [this.t, id, calls])).rows as Array<{ call_id: string; count: number }>;
