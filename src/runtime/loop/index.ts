@@ -16,4 +16,4 @@ export { ABORTED_RESULT, INTERNAL_ERROR, INTERRUPTED_RESULT } from './tool-call.
 export { rejectionMessage } from './run-tools.js';
 export { applyControls } from './controls.js';
 export type { RunControls } from './controls.js';
-export type { LoopInput, LoopOutcome, LoopEvent, LoopDurability, LoopTools, ApprovalDecision } from './types.js';
+export type { LoopInput, LoopOutcome, LoopEvent, LoopDurability, LoopTools, ApprovalDecision, ContextView } from './types.js';
