@@ -12,7 +12,8 @@ export type LivePathReads = {
   walk(leaf: string): Promise<string[]>;
 };
 
-const FIRST_WIDTH = 256;
+/** The width of the first window, in write order (seq). */
+export const FIRST_WIDTH = 256;
 // Each window is this many times as wide as the last: under load a round trip costs more than a few
 // hundred rows, so a 10,000-turn context takes five windows, not seven.
 const GROWTH = 4;
@@ -21,7 +22,8 @@ const GROWTH = 4;
 const LEAST_YIELD = 1 / 4;
 
 /**
- * The nodes of the model context at `leaf` (what `SessionGraph.contextNodes(leaf)` names), leaf first.
+ * The nodes of the model context at `leaf` (what `SessionGraph.contextNodes(leaf)` names), leaf first;
+ * `first`, when given, is the window from the leaf, read already with the session's row.
  * A conversation writes its context in order, so it is read in windows of the write order walking back
  * from the leaf: each starts at the node the walk needs next (jumping over history a `branchFrom` left)
  * and four times as wide as the last, so a 10,000-turn context takes five index range scans where a walk
@@ -29,7 +31,7 @@ const LEAST_YIELD = 1 / 4;
  * passes over (turns regenerated again and again) hands over to the recursive walk. A path cut by a
  * missing node ends there: building the graph from it reports that.
  */
-export async function readLivePathNodes(reads: LivePathReads, leaf: string): Promise<SessionNode[]> {
+export async function readLivePathNodes(reads: LivePathReads, leaf: string, first?: readonly WindowRow[]): Promise<SessionNode[]> {
   const read = new Map<string, { seq: number; node: string | SessionNode }>();
   const lookup = (id: string): SessionNode | undefined => {
     const found = read.get(id);
@@ -38,19 +40,25 @@ export async function readLivePathNodes(reads: LivePathReads, leaf: string): Pro
     return found.node;
   };
   const walk = new ChainWalk(leaf);
+  let windows = 0;
   // How far the walk had come when the last window arrived.
   let before = 0;
-  for (let width = FIRST_WIDTH; ; width *= GROWTH) {
+  const take = (rows: readonly WindowRow[]): void => {
+    windows++;
+    before = walk.walked.length;
+    for (const row of rows) if (!read.has(row.id)) read.set(row.id, { seq: row.seq, node: row.node });
+  };
+  if (first !== undefined) take(first);
+  for (let width = first === undefined ? FIRST_WIDTH : FIRST_WIDTH * GROWTH; ; width *= GROWTH) {
     const chain = walk.run(lookup);
     if (chain.ok) return chain.nodes;
     if ('broken' in chain) return [...walk.walked];
-    if (width > FIRST_WIDTH && !yieldsEnough(walk.walked, before, read)) {
+    if (windows > 0 && walk.walked.length > before && !yieldsEnough(walk.walked, before, read)) {
       return (await reads.walk(leaf)).map((json) => JSON.parse(json) as SessionNode);
     }
-    before = walk.walked.length;
     const rows = await reads.window(chain.missing, width);
     if (rows.length === 0) return [...walk.walked];
-    for (const row of rows) if (!read.has(row.id)) read.set(row.id, { seq: row.seq, node: row.node });
+    take(rows);
   }
 }
 

@@ -7,28 +7,33 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Turn } from '../../src/runtime/contract/index.js';
 import { SessionWriter, type SessionGraph } from '../../src/runtime/store/index.js';
 import { migratePostgres, PostgresSessionStore } from '../../src/postgres/index.js';
-import type { ClientLike, PoolLike } from '../../src/postgres/driver.js';
+import type { ClientLike, PoolLike, PreparedQuery } from '../../src/postgres/driver.js';
 import { sessionSql } from '../../src/postgres/session-sql.js';
 import { freshSchema, postgresUrl, testPool } from '../support/postgres.js';
 
 const say = (role: Turn['role'], text: string): Turn => ({ role, blocks: [{ kind: 'text', text }] });
 const texts = (graph: SessionGraph) => graph.resume(graph.leaf!).map((t) => (t.blocks[0] as { text: string }).text);
 
-/** The statement keys a pool's clients ran (`indusagi_<key>_<hash>`), in order. */
+/** The statement keys a pool and its clients ran (`indusagi_<key>_<hash>`), in order. */
 function recording(pool: PoolLike): { pool: PoolLike; ran: string[] } {
   const ran: string[] = [];
+  const note = (text: string | PreparedQuery) => {
+    if (typeof text === 'object') ran.push(text.name.split('_')[1]);
+  };
   const wrap = (client: ClientLike): ClientLike => ({
-    query: (text, values) => {
-      if (typeof text === 'object') ran.push(text.name.split('_')[1]);
-      return client.query(text, values);
-    },
+    query: (text, values) => (note(text), client.query(text, values)),
     release: (error) => client.release(error),
   });
   return {
     ran,
-    pool: { query: (text, values) => pool.query(text, values), connect: async () => wrap(await pool.connect()), end: async () => {} },
+    pool: {
+      query: (text, values) => (note(text), pool.query(text, values)),
+      connect: async () => wrap(await pool.connect()),
+      end: async () => {},
+    },
   };
 }
+const windows = (statements: string[]) => statements.filter((key) => key === 'liveStart' || key === 'nodesBefore').length;
 
 describe.skipIf(postgresUrl === undefined)('PostgresSessionStore resuming from the live path', () => {
   const pool = testPool({ max: 4 });
@@ -72,9 +77,10 @@ describe.skipIf(postgresUrl === undefined)('PostgresSessionStore resuming from t
 
     const { live, statements } = await both(reader, ran, 'long');
     expect(texts(live)).toHaveLength(3_000);
-    const windows = statements.filter((key) => key === 'nodesBefore').length;
-    // 256, 1,024 and 4,096 wide: three range scans for 3,000 turns, and no walk node by node.
-    expect(windows).toBe(3);
+    // 256 wide with the session's row, then 1,024 and 4,096: three range scans for 3,000 turns, and no
+    // walk node by node.
+    expect(statements.slice(0, 3)).toEqual(['liveStart', 'nodesBefore', 'nodesBefore']);
+    expect(windows(statements)).toBe(3);
     expect(statements).not.toContain('livePath');
   });
 
@@ -97,7 +103,7 @@ describe.skipIf(postgresUrl === undefined)('PostgresSessionStore resuming from t
       ...Array.from({ length: 10 }, (_, i) => `new ${i}`),
     ]);
     // The new turns, then one window from the branch point: the 1,994 turns left behind are never read.
-    expect(statements.filter((key) => key === 'nodesBefore')).toHaveLength(2);
+    expect(windows(statements)).toBe(2);
     expect(statements).not.toContain('livePath');
   });
 
@@ -119,7 +125,7 @@ describe.skipIf(postgresUrl === undefined)('PostgresSessionStore resuming from t
     expect(texts(live)).toHaveLength(240);
     expect(texts(live).at(-1)).toBe('answer 119 take 8');
     expect(statements).toContain('livePath');
-    expect(statements.filter((key) => key === 'nodesBefore').length).toBeLessThanOrEqual(2);
+    expect(windows(statements)).toBe(1);
   });
 
   it('reports a context cut by a missing node, as the whole read does, instead of reading on', async () => {
@@ -153,41 +159,51 @@ describe.skipIf(postgresUrl === undefined)('the live-path window on a table neve
        FROM generate_series(1, $1::int) AS i`,
       [NODES],
     );
+    // Its row, as a writer leaves it: every node taken in, the last one the leaf.
+    await pool.query(
+      `INSERT INTO "${schema}".sessions (tenant, id, leaf, nodes, records, folded_seq)
+       SELECT '', 'big', ${ID(String(NODES))}, $1, $1, max(seq) FROM "${schema}".session_nodes`,
+      [NODES],
+    );
   });
   afterAll(async () => {
     await pool.query(`DROP SCHEMA "${schema}" CASCADE`);
   });
 
-  for (const mode of ['force_custom_plan', 'force_generic_plan'] as const) {
-    it(`finds its start by primary key and reads a range of the write-order index, never the session (${mode})`, async () => {
-      const client = await pool.connect();
-      try {
-        await client.query(`SET plan_cache_mode = ${mode}`);
-        await client.query(`PREPARE nodes_before AS ${sessionSql(`"${schema}"`).nodesBefore.text}`);
-        const { rows } = await client.query(
-          `EXPLAIN (ANALYZE, BUFFERS, TIMING OFF, FORMAT JSON) EXECUTE nodes_before('', 'big', ${ID(String(NODES))}, 1024)`,
-        );
-        const top = rows[0]['QUERY PLAN'][0].Plan as PlanNode & {
-          'Actual Rows': number;
-          'Shared Hit Blocks': number;
-          'Shared Read Blocks': number;
-        };
-        const plan = flatten(top);
-        expect(top['Actual Rows']).toBe(1024);
-        const kinds = plan.map((node) => node['Node Type']);
-        expect(kinds).not.toContain('Seq Scan');
-        expect(kinds).not.toContain('Sort');
-        expect(kinds).not.toContain('Hash Join');
-        const indexes = plan.flatMap((node) => (node['Index Name'] === undefined ? [] : [node['Index Name']]));
-        expect(indexes).toContain('session_nodes_pkey');
-        expect(indexes).toContain('session_nodes_order');
-        // A window of 1,024 rows of ~300 bytes touches a few hundred blocks; a scan of the session, thousands.
-        expect(top['Shared Hit Blocks'] + top['Shared Read Blocks']).toBeLessThan(600);
-      } finally {
-        await client.query('DEALLOCATE ALL');
-        await client.query('RESET plan_cache_mode');
-        client.release();
-      }
-    });
-  }
+  const statements = {
+    nodesBefore: `'', 'big', ${ID(String(NODES))}, 1024`,
+    // The session's row names the leaf: the last node written.
+    liveStart: `'', 'big', 100, 1024`,
+  };
+  for (const mode of ['force_custom_plan', 'force_generic_plan'] as const)
+    for (const [key, args] of Object.entries(statements) as Array<[keyof typeof statements, string]>) {
+      it(`${key} finds its start by primary key and reads a range of the write-order index, never the session (${mode})`, async () => {
+        const client = await pool.connect();
+        try {
+          await client.query(`SET plan_cache_mode = ${mode}`);
+          await client.query(`PREPARE window_of AS ${sessionSql(`"${schema}"`)[key].text}`);
+          const { rows } = await client.query(`EXPLAIN (ANALYZE, BUFFERS, TIMING OFF, FORMAT JSON) EXECUTE window_of(${args})`);
+          const top = rows[0]['QUERY PLAN'][0].Plan as PlanNode & {
+            'Actual Rows': number;
+            'Shared Hit Blocks': number;
+            'Shared Read Blocks': number;
+          };
+          const plan = flatten(top);
+          expect(top['Actual Rows']).toBe(1024);
+          const kinds = plan.map((node) => node['Node Type']);
+          expect(kinds).not.toContain('Seq Scan');
+          expect(kinds).not.toContain('Sort');
+          expect(kinds).not.toContain('Hash Join');
+          const indexes = plan.flatMap((node) => (node['Index Name'] === undefined ? [] : [node['Index Name']]));
+          expect(indexes).toContain('session_nodes_pkey');
+          expect(indexes).toContain('session_nodes_order');
+          // A window of 1,024 rows of ~300 bytes touches a few hundred blocks; a scan of the session, thousands.
+          expect(top['Shared Hit Blocks'] + top['Shared Read Blocks']).toBeLessThan(600);
+        } finally {
+          await client.query('DEALLOCATE ALL');
+          await client.query('RESET plan_cache_mode');
+          client.release();
+        }
+      });
+    }
 });
