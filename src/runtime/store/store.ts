@@ -16,7 +16,7 @@ import { assertValidSessionId, sessionIdProblem } from './session-id.js';
 import { summarizeFile } from './list-session.js';
 import { acquireLock, releaseLock, stillHeld, type HeldLock } from './lock.js';
 import { appendDurably, endsWithNewline, syncDirectory } from './durable-append.js';
-import { openForAppending, openForReading } from './safe-open.js';
+import { APPENDS_SYNC, openForAppending, openForReading } from './safe-open.js';
 import { io, offsetsOf, SessionFileLoader, type FileLoadReport, type Known, type LoadedSessionFile } from './file-loader.js';
 import { loadSession, loadSessionWithReport, type LoadOptions } from './load-session.js';
 import { assertRecords } from './records.js';
@@ -169,8 +169,9 @@ export class SessionStore implements SessionStoreLike {
   }
 
   /**
-   * Appends `records` — and now and then a checkpoint — as one write and one fsync; resolves once the
-   * bytes are on stable storage, with how many records (checkpoints included) and bytes it appended.
+   * Appends `records` — and now and then a checkpoint — as one durable write (on a file opened with
+   * O_DSYNC; where there is none, a write and an fsync); resolves once the bytes are on stable storage,
+   * with how many records (checkpoints included) and bytes it appended.
    * Refused with `SessionLeaseLostError` after `release`, and with `SessionLockLostError` once the lock
    * file was removed or replaced behind the holder's back; nothing is written then. Appends under one
    * lease run one after another.
@@ -292,7 +293,7 @@ export class SessionStore implements SessionStoreLike {
         (callId) => index.startsOf(callId) + started.filter((id) => id === callId).length,
       );
       held.endsCleanly = undefined;
-      await appendDurably(held.file, batch.bytes);
+      await appendDurably(held.file, batch.bytes, APPENDS_SYNC);
       held.endsCleanly = true;
       while (held.unsyncedDirs.length > 0) {
         await syncDirectory(held.unsyncedDirs[0]);
