@@ -6,8 +6,13 @@ export type Intent =
 
 type Rule = { pattern: RegExp; intent: (m: RegExpMatchArray) => Intent };
 
-// Order matters: "remember that I read novels" is a memory request, not a read.
+// Order matters: "remember that I read novels" is a memory request, not a read; "run ls" runs, whatever it says.
 const RULES: Rule[] = [
+  { pattern: /^\s*(?:please\s+)?run\s+(.+)$/is, intent: (m) => tool('bash', { command: unquote(m[1]) }) },
+  {
+    pattern: /\breplace\s+(.+?)\s+with\s+(.+?)\s+in\s+(?:the\s+)?(?:file\s+)?(\S+)\s*$/is,
+    intent: (m) => tool('edit', { path: cleanPath(m[3]), old_string: unquote(m[1]), new_string: unquote(m[2]) }),
+  },
   {
     pattern: /\bwhat do you (?:remember|know|recall)(?:\s+about)?\s*(.*)$|^\s*recall\b\s*(.*)$/is,
     intent: (m) => tool('recall', { query: cleanQuery(m[1] ?? m[2] ?? '') }),
@@ -44,9 +49,9 @@ function tool(name: DemoToolKey, input: Record<string, string>): Intent {
   return { kind: 'tool', tool: name, input };
 }
 
-/** Paths arrive wrapped in prose: "read `package.json`." */
+/** Paths arrive wrapped in prose ("read `package.json`.") or as a terminal's `@path` mention. */
 function cleanPath(raw: string): string {
-  return raw.replace(/^[`'"(]+/, '').replace(/[`'")?!.,;:]+$/, '');
+  return raw.replace(/^[`'"(@]+/, '').replace(/[`'")?!.,;:]+$/, '');
 }
 
 function unquote(raw: string): string {

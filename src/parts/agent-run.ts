@@ -61,6 +61,10 @@ export function partOfEvent(event: RunEvent): AgentPart | null {
       if (event.tokens !== undefined) part.tokens = event.tokens;
       return part;
     }
+    case 'partial_output':
+      return { type: 'output', value: event.value };
+    case 'guardrail_tripped':
+      return { type: 'guardrail', trip: event.trip };
     default:
       return null;
   }

@@ -1,4 +1,5 @@
 import type { MemoryRecord } from '../memory/types.js';
+import type { GuardrailTrip } from '../runtime/contract/guardrail.js';
 
 /** A chunk of assistant text, streamed as it arrives. */
 export interface AgentTextPart {
@@ -40,5 +41,23 @@ export interface AgentContextPart {
   tokens?: number;
 }
 
+/**
+ * With `output` (structured output): the answer's JSON so far, parsed as it streams; each part holds the
+ * whole value so far (replace, don't append). Not validated: the run's snapshot `output` is.
+ */
+export interface AgentOutputPart {
+  type: 'output';
+  value: unknown;
+}
+
+/**
+ * A guardrail tripped the run (`guardrail_tripped`): it stops here, and the run's fault follows. Show it
+ * where the answer would have been; text streamed before it was never accepted.
+ */
+export interface AgentGuardrailPart {
+  type: 'guardrail';
+  trip: GuardrailTrip;
+}
+
 /** One streamed part of an assistant turn. Switch on `type`. */
-export type AgentPart = AgentTextPart | AgentToolPart | AgentMemoryPart | AgentContextPart;
+export type AgentPart = AgentTextPart | AgentToolPart | AgentMemoryPart | AgentContextPart | AgentOutputPart | AgentGuardrailPart;

@@ -3,6 +3,7 @@ import { InvalidPartError } from './errors.js';
 
 const MEMORY_OPS = new Set(['recalled', 'saved']);
 const CONTEXT_OPS = new Set(['recalled', 'loaded', 'saved', 'skipped']);
+const GUARDRAIL_STAGES = new Set(['input', 'answer', 'tool_call']);
 
 // Parts cross process and network boundaries (the transport, a user's own fetch), so the store checks
 // the fields a renderer switches on instead of trusting the static type.
@@ -32,6 +33,17 @@ export function partProblem(value: unknown): string | null {
       if (part.tokens !== undefined && (typeof part.tokens !== 'number' || !Number.isFinite(part.tokens)))
         return 'a context part\'s "tokens" must be a finite number';
       return null;
+    case 'output':
+      return 'value' in part ? null : 'an output part needs a "value"';
+    case 'guardrail': {
+      const trip = part.trip as Record<string, unknown> | null;
+      if (typeof trip !== 'object' || trip === null) return 'a guardrail part needs a "trip" object';
+      if (typeof trip.guardrail !== 'string' || typeof trip.message !== 'string')
+        return 'a guardrail part\'s "trip" needs string "guardrail" and "message"';
+      if (!GUARDRAIL_STAGES.has(trip.stage as string))
+        return `a guardrail part's "trip.stage" must be "input", "answer" or "tool_call", got ${JSON.stringify(trip.stage)}`;
+      return null;
+    }
     default:
       return `unknown part type ${JSON.stringify(part.type)}`;
   }

@@ -26,9 +26,14 @@ export type PostgresConnection = { connectionString: string } | { pool: PoolLike
  * Loads node-postgres on demand. It is imported here and only here, so `indusagi` and the other
  * entries work where it is absent; a store given its own `{ pool }` never loads it.
  */
-export async function openPool(connection: PostgresConnection): Promise<{ pool: PoolLike; owned: boolean }> {
+export async function openPool(
+  connection: PostgresConnection,
+  limits: { statementTimeoutMs: number; lockTimeoutMs: number },
+): Promise<{ pool: PoolLike; owned: boolean }> {
   if ('pool' in connection) return { pool: connection.pool, owned: false };
-  let pg: { Pool: new (config: { connectionString: string; max?: number }) => PoolLike };
+  let pg: {
+    Pool: new (config: { connectionString: string; max?: number; statement_timeout?: number; lock_timeout?: number }) => PoolLike;
+  };
   try {
     pg = ((await import('pg')) as unknown as { default: typeof pg }).default;
   } catch (error) {
@@ -36,7 +41,14 @@ export async function openPool(connection: PostgresConnection): Promise<{ pool: 
     if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') throw new PostgresUnavailableError({ cause: error });
     throw error;
   }
-  return { pool: new pg.Pool({ connectionString: connection.connectionString }), owned: true };
+  // Sent with each connection's startup, so every statement on the pool has them at no cost per query.
+  // (node-postgres leaves a 0 unset, which is the server's own "no limit".)
+  const pool = new pg.Pool({
+    connectionString: connection.connectionString,
+    statement_timeout: limits.statementTimeoutMs,
+    lock_timeout: limits.lockTimeoutMs,
+  });
+  return { pool, owned: true };
 }
 
 /** Checks the constructor's first argument before anything connects. */

@@ -56,6 +56,24 @@ export class PostgresStoreError extends IndusagiError {
 }
 
 /**
+ * A statement ran past the store's `statementTimeoutMs`, or waited past its `lockTimeoutMs` for a row
+ * another connection holds (SQLSTATE `57014` or `55P03`): the server cancelled it and rolled its
+ * transaction back, so nothing of it was written. `limit` says which of the two fired.
+ */
+export class PostgresTimeoutError extends PostgresStoreError {
+  static override readonly errorName: string = 'PostgresTimeoutError';
+  constructor(
+    message: string,
+    code: string,
+    readonly limit: 'statement' | 'lock',
+    readonly ms: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, code, options);
+  }
+}
+
+/**
  * Another writer holds the session's lease and it has not expired: `holder` names it (host, pid and
  * store), `expiresAt` is when the database will let someone take it over unless the holder renews it.
  * A `SessionLockedError`, so code written for the file store's lock catches it too.

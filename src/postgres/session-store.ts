@@ -18,8 +18,9 @@ import {
   type StoredSession,
 } from '../runtime/store/index.js';
 import type { ModelUsage } from '../runtime/contract/model.js';
+import type { GuardrailTrip } from '../runtime/contract/guardrail.js';
 import { checkConnection, type ClientLike, type PostgresConnection, type PreparedQuery } from './driver.js';
-import { checkSchemaName, PostgresDatabase, type MigrateResult } from './database.js';
+import { checkLimits, checkSchemaName, PostgresDatabase, type MigrateResult, type StatementLimitOptions } from './database.js';
 import { errorMessage } from '../errors/index.js';
 import { PostgresOptionsError, PostgresStoreError, SessionFencedError, SessionLeaseHeldError } from './errors.js';
 import { checkTenant } from './tenant.js';
@@ -27,8 +28,8 @@ import { sessionSql, type SessionSql } from './session-sql.js';
 import { WriteBatches, type Settled } from './write-batches.js';
 import { FIRST_WIDTH, readLivePathNodes, type WindowRow } from './live-path.js';
 
-/** The schema version the session tables need: 2 added them, 3 their `updated_at`, 4 `folded_seq`. */
-const SESSIONS_VERSION = 4;
+/** The schema version the session tables need: 2 added them, 3 their `updated_at`, 4 `folded_seq`, 6 `tripped`. */
+const SESSIONS_VERSION = 6;
 /** A write takes the nodes written since into the session's row once this many are waiting (see `persist` in session-sql.ts). */
 const FOLD_AFTER = 32;
 const DEFAULT_LEASE_MS = 30_000;
@@ -56,7 +57,7 @@ export type PostgresSessionStoreOptions = {
    * without `await graph.loadWhole()`. Default 2,000.
    */
   livePathAbove?: number;
-};
+} & StatementLimitOptions;
 
 /** A session this store holds the lease of. */
 type Held = {
@@ -81,8 +82,15 @@ type NodeValues = [
   ...usage: number[],
 ];
 
-/** What one append adds to its session. */
-type Changes = { nodes: NodeValues[]; started: string[]; leaf: string | null | undefined; otherRecords: number; otherBytes: number };
+/** What one append adds to its session; `trip` stands at `leaf` once it is in. */
+type Changes = {
+  nodes: NodeValues[];
+  started: string[];
+  leaf: string | null | undefined;
+  trip: GuardrailTrip | null;
+  otherRecords: number;
+  otherBytes: number;
+};
 
 type PendingWrite = { held: Held; changes: Changes };
 
@@ -100,6 +108,8 @@ type SessionRow = {
   cache_write_tokens: number;
   cache_read_tokens: number;
   cache_write_1h_tokens: number;
+  /** The guardrail trip standing at the leaf, as JSON. */
+  tripped: string | null;
 };
 
 /**
@@ -127,7 +137,9 @@ export class PostgresSessionStore implements SessionStoreLike {
   constructor(connection: PostgresConnection, options: PostgresSessionStoreOptions = {}) {
     const checked = checkConnection(connection);
     if (typeof options !== 'object' || options === null)
-      throw new PostgresOptionsError('options must be an object: { schema?, tenant?, leaseMs?, renewMs?, livePathAbove? }.');
+      throw new PostgresOptionsError(
+        'options must be an object: { schema?, tenant?, leaseMs?, renewMs?, livePathAbove?, statementTimeoutMs?, lockTimeoutMs? }.',
+      );
     this.schema = checkSchemaName(options.schema);
     this.tenant = checkTenant(options.tenant);
     this.t = this.tenant ?? '';
@@ -142,7 +154,7 @@ export class PostgresSessionStore implements SessionStoreLike {
       throw new PostgresOptionsError(`livePathAbove must be a whole number of nodes, got ${JSON.stringify(above)}.`);
     this.livePathAbove = above;
     this.holder = `${hostname()} pid ${process.pid} store ${randomUUID().slice(0, 8)}`;
-    this.db = new PostgresDatabase(checked, this.schema, SESSIONS_VERSION);
+    this.db = new PostgresDatabase(checked, this.schema, SESSIONS_VERSION, checkLimits(options));
     this.sql = sessionSql(this.db.s);
   }
 
@@ -230,7 +242,7 @@ export class PostgresSessionStore implements SessionStoreLike {
     return this.db.transaction(
       async (client) => {
         const row = await this.rowIn(client, id);
-        return { records: row === undefined ? [] : await this.recordsIn(client, id, row.leaf), report: report(row) };
+        return { records: row === undefined ? [] : await this.recordsIn(client, id, row), report: report(row) };
       },
       { readOnly: true },
     );
@@ -266,7 +278,9 @@ export class PostgresSessionStore implements SessionStoreLike {
       calls.length === 0 ? [] : await this.db.query<{ call_id: string; count: number }>(this.sql.startsOf, [this.t, id, calls]);
     const records: SessionRecord[] = nodes.reverse().map((node) => ({ type: 'node', node }));
     for (const start of starts) records.push(startedRecord(start.call_id, start.count));
-    return { records, report: report(row), leaf: row.leaf, usageTotal: usageOf(row) };
+    const live: LivePathSession = { records, report: report(row), leaf: row.leaf, usageTotal: usageOf(row) };
+    if (row.tripped !== null) live.tripped = JSON.parse(row.tripped) as GuardrailTrip;
+    return live;
   }
 
   /**
@@ -314,6 +328,8 @@ export class PostgresSessionStore implements SessionStoreLike {
   /** One statement for the appends of every session in `writes` (one each at most: see `queueWrite`). */
   private async writeBatch(writes: PendingWrite[]): Promise<Array<Settled<AppendReport>>> {
     const sessions: unknown[][] = [[], [], [], [], [], [], []];
+    // After the others: the statement takes it last ($24).
+    const trips: Array<string | null> = [];
     const nodes: unknown[][] = Array.from({ length: 12 }, () => []);
     const starts: string[][] = [[], []];
     for (const { held, changes } of writes) {
@@ -323,6 +339,7 @@ export class PostgresSessionStore implements SessionStoreLike {
       [id, epoch, folds, changes.leaf !== undefined, changes.leaf ?? null, changes.otherRecords, changes.otherBytes].forEach((value, i) =>
         sessions[i].push(value),
       );
+      trips.push(changes.trip === null ? null : JSON.stringify(changes.trip));
       for (const node of changes.nodes) {
         nodes[0].push(id);
         node.forEach((value, i) => nodes[i + 1].push(value));
@@ -338,6 +355,7 @@ export class PostgresSessionStore implements SessionStoreLike {
       ...sessions,
       ...nodes,
       ...starts,
+      trips,
     ]);
     const written = new Map(rows.map((row) => [row.session, row]));
     return Promise.all(
@@ -356,15 +374,17 @@ export class PostgresSessionStore implements SessionStoreLike {
     return row === undefined || row.nodes === 0 ? undefined : row;
   }
 
-  /** Every record of a session: its nodes in the order written, a `started` record per start, then the head. */
-  private async recordsIn(client: ClientLike, id: string, leaf: string | null): Promise<SessionRecord[]> {
+  /** Every record of a session: its nodes in the order written, a `started` record per start, then the head (with its trip). */
+  private async recordsIn(client: ClientLike, id: string, row: SessionRow): Promise<SessionRecord[]> {
     const records: SessionRecord[] = ((await ask(client, this.sql.allNodes, [this.t, id])).rows as Array<{ node: string }>).map((r) => ({
       type: 'node',
       node: JSON.parse(r.node) as SessionNode,
     }));
     for (const r of (await ask(client, this.sql.allStarts, [this.t, id])).rows as Array<{ call_id: string; count: number }>)
       records.push(startedRecord(r.call_id, r.count));
-    records.push({ type: 'head', leaf });
+    records.push(
+      row.tripped === null ? { type: 'head', leaf: row.leaf } : { type: 'head', leaf: row.leaf, tripped: JSON.parse(row.tripped) },
+    );
     return records;
   }
 
@@ -392,6 +412,7 @@ function encode(records: readonly SessionRecord[]): Changes {
   const nodes: NodeValues[] = [];
   const started: string[] = [];
   let leaf: string | null | undefined;
+  let trip: GuardrailTrip | null = null;
   let otherRecords = 0;
   let otherBytes = 0;
   for (const record of records) {
@@ -414,16 +435,20 @@ function encode(records: readonly SessionRecord[]): Changes {
         u?.cacheWrite1hTokens ?? 0,
       ]);
       leaf = node.id;
+      trip = null;
       continue;
     }
     if (record.type === 'started') started.push(...record.callIds);
-    else if (record.leaf === leaf)
+    else if (record.leaf === leaf && trip === null && record.tripped === undefined)
       continue; // a head naming the node just written: that node's row says so already
-    else leaf = record.leaf;
+    else {
+      leaf = record.leaf;
+      trip = record.tripped ?? null;
+    }
     otherRecords++;
     otherBytes += Buffer.byteLength(JSON.stringify(record)) + 1;
   }
-  return { nodes, started, leaf, otherRecords, otherBytes };
+  return { nodes, started, leaf, trip, otherRecords, otherBytes };
 }
 
 /** `count` starts of one call, as one record (what a load counts back). */

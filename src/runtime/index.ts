@@ -10,5 +10,6 @@ export * from './compaction/index.js';
 export * from './store/index.js';
 export * from './loop/index.js';
 export * from './agent/index.js';
+export * from './guardrails/index.js';
 export * from './history/index.js';
 export * from '../errors/index.js';

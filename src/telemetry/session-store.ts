@@ -61,7 +61,7 @@ function inSpan<T>(
   describe: (result: T) => Attributes | undefined,
 ): Promise<T> {
   const attributes: Attributes = typeof sessionId === 'string' ? { [ATTR_CONVERSATION_ID]: sessionId } : {};
-  return inInternalSpan(inst.tracer, name, attributes, work, describe);
+  return inInternalSpan(inst.tracer, inst.captureContent, name, attributes, work, describe);
 }
 
 function writeAttributes(report: AppendReport | void): Attributes | undefined {

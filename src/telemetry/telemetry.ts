@@ -9,6 +9,7 @@ import { traceMemoryStore, type MemoryStoreTelemetryOptions } from './memory-sto
 import { AgentTrace } from './run-scope.js';
 import { traceSessionStore } from './session-store.js';
 import { traceTool } from './tools.js';
+import { traceGuardrail } from './guardrails.js';
 
 /** What `createTelemetry` returns: pass it as `deps.telemetry`; wrap memory stores with `memoryStore`. */
 export interface Telemetry extends AgentTelemetry {
@@ -46,7 +47,11 @@ export function createTelemetry(options: TelemetryOptions = {}): Telemetry {
         ledger: new TappedLedger(deps.ledger ?? new RunLedger(), agent),
       };
       if (deps.store !== undefined) traced.store = traceSessionStore(deps.store, inst);
-      const tracedConfig = Array.isArray(config.tools) ? { ...config, tools: config.tools.map((tool) => traceTool(tool, agent)) } : config;
+      const tracedConfig = { ...config };
+      if (Array.isArray(config.tools)) tracedConfig.tools = config.tools.map((tool) => traceTool(tool, agent));
+      if (Array.isArray(config.inputGuardrails)) tracedConfig.inputGuardrails = config.inputGuardrails.map((g) => traceGuardrail(g, agent));
+      if (Array.isArray(config.outputGuardrails))
+        tracedConfig.outputGuardrails = config.outputGuardrails.map((g) => traceGuardrail(g, agent));
       return traceAgent(build(tracedConfig, traced), agent);
     },
     memoryStore: ((store: MemoryStore, memoryOptions?: MemoryStoreTelemetryOptions) =>

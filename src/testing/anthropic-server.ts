@@ -16,7 +16,8 @@
 // `startUsage`, message_start and message_delta report different cumulative counts),
 // message_stop. A request without `stream: true` gets the same message as one JSON body. Scripts can
 // also answer with an HTTP error status, an `event: error` frame mid-stream, a dropped connection or
-// a frame that is not JSON, and can pause between frames so tests can abort mid-stream.
+// a frame that is not JSON, stall the stream (silent, or sending only comments or pings), flood it
+// with one endless line, and can pause between frames so tests can abort mid-stream.
 import type { ServerResponse } from 'node:http';
 import Anthropic from '@anthropic-ai/sdk';
 import { encodeFrame, type WireEvent } from './wire.js';
@@ -62,11 +63,18 @@ export type ScriptUsage = {
   cache_read_input_tokens?: number;
 };
 
-/** Cuts a streamed reply short after `afterFrames` frames (message_start is frame 1). */
+/**
+ * Cuts a streamed reply short after `afterFrames` frames (message_start is frame 1): with an `error`
+ * event, a dropped connection or a frame that is not JSON; or stalls it there until the client hangs up
+ * (nothing, `: keep-alive` comments or `ping` events every `everyMs`); or floods it with one endless
+ * line of `bytes` bytes (see `StreamCut`).
+ */
 export type Interruption =
   | { afterFrames: number; with: 'error'; errorType?: string; message?: string }
   | { afterFrames: number; with: 'drop' }
-  | { afterFrames: number; with: 'garbage' };
+  | { afterFrames: number; with: 'garbage' }
+  | { afterFrames: number; with: 'silence' | 'comments' | 'pings'; everyMs?: number }
+  | { afterFrames: number; with: 'flood'; bytes: number };
 
 /** A streamed assistant message (`kind: 'message'`). */
 export type MessageScript = ScriptTag<'message'> & {
@@ -325,6 +333,7 @@ async function answerMessage(res: ServerResponse, record: RecordedRequest, scrip
     broken: {
       error: encodeFrame({ event: 'error', data: { type: 'error', error } }),
       garbage: 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":\n\n',
+      ping: () => encodeFrame({ event: 'ping', data: { type: 'ping' } }),
     },
   });
 }

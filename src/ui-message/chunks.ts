@@ -1,4 +1,5 @@
 import type { RunEvent } from '../runtime/contract/events.js';
+import type { GuardrailTrip } from '../runtime/contract/guardrail.js';
 import { isHeldApproval } from '../tools/approvals.js';
 
 /**
@@ -19,6 +20,10 @@ export type UIMessageChunk =
   | { type: 'tool-output-available'; toolCallId: string; output: unknown; dynamic: true }
   | { type: 'tool-output-error'; toolCallId: string; errorText: string; dynamic: true }
   | { type: 'tool-output-denied'; toolCallId: string }
+  /** The answer's JSON so far (`submit(prompt, { output })`): one data part, id `output`, replaced as it grows. */
+  | { type: 'data-output'; id: 'output'; data: unknown }
+  /** A guardrail tripped the run: a `data-guardrail` part of the message (its `data` the trip), before the run's `error`. */
+  | { type: 'data-guardrail'; data: GuardrailTrip }
   | { type: 'error'; errorText: string }
   | { type: 'abort'; reason?: string }
   | { type: 'finish'; finishReason?: 'stop' | 'error' | 'other' };
@@ -88,6 +93,11 @@ export class ChunkTranslator {
         else out.push({ type: 'tool-output-available', toolCallId: event.callId, output: event.result ?? null, dynamic: true });
         return out;
       }
+      case 'partial_output':
+        return [{ type: 'data-output', id: 'output', data: event.value }];
+      case 'guardrail_tripped':
+        // A part of the message the page can show where the run stopped; text streamed before it was never accepted.
+        return [...this.closeText(), { type: 'data-guardrail', data: event.trip }];
       default:
         return [];
     }

@@ -103,15 +103,20 @@ describe('edit a past prompt', () => {
     expect(shownPrompts({ messages: await shown(browser) })).toEqual(['list files', 'what time is it?', 'help', 'list files again']);
   });
 
-  it("refuses to edit a conversation's first prompt (there is no turn before it to branch from), and changes nothing", async () => {
+  it("edits a conversation's first prompt as a new root beside the old one, each version shown with its reply", async () => {
     const browser = await newBrowser(chat);
     await reply(await prompt(chat, browser.cookie, browser.conversation, 'list files'));
     const [first] = await shown(browser);
-    expect(first.metadata.editable).toBe(false);
-    const refused = await prompt(chat, browser.cookie, browser.conversation, 'help', { messageId: first.id });
-    expect(refused.status).toBe(409);
-    expect(await refused.json()).toMatchObject({ kind: 'first_prompt' });
-    expect(shownPrompts({ messages: await shown(browser) })).toEqual(['list files']);
+    expect(first.metadata.editable).toBe(true);
+
+    await reply(await prompt(chat, browser.cookie, browser.conversation, 'help', { messageId: first.id }));
+    const edited = await shown(browser);
+    expect(shownPrompts({ messages: edited })).toEqual(['help']);
+    expect(edited[0].metadata.versions).toEqual({ index: 1, ids: [first.id, edited[0].id] });
+
+    const old = await switchTo(browser, first.id);
+    expect(shownPrompts({ messages: old })).toEqual(['list files']);
+    expect(old[0].metadata.versions).toEqual({ index: 0, ids: [first.id, edited[0].id] });
   });
 });
 

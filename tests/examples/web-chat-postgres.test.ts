@@ -58,7 +58,7 @@ function startServer(schema: string, dir: string): Promise<Server> {
   });
 }
 
-describe.skipIf(postgresUrl === undefined)('web example: two server processes over one PostgreSQL database', { timeout: 90_000 }, () => {
+describe.skipIf(postgresUrl === undefined)('web example: two server processes over one PostgreSQL database', () => {
   const pool = testPool();
   const schema = freshSchema('web');
   const store = new PostgresSessionStore({ pool }, { schema });
@@ -71,7 +71,7 @@ describe.skipIf(postgresUrl === undefined)('web example: two server processes ov
     await store.migrate();
     dirs.push(await mkdtemp(join(tmpdir(), 'indusagi-web-a-')), await mkdtemp(join(tmpdir(), 'indusagi-web-b-')));
     [a, b] = await Promise.all(dirs.map((dir) => startServer(schema, dir)));
-  }, 90_000);
+  });
 
   afterAll(async () => {
     try {

@@ -45,7 +45,8 @@ describe.skipIf(!haveChromium('web-chat'))('the web-chat example in Chromium', (
     demo = await startDemoModel({ chunkDelayMs: 2 });
     chat = await startChat();
     page = await browser.newPage();
-    page.setDefaultTimeout(15_000);
+    // A guard against a hang, not a deadline: the page waits on what it shows.
+    page.setDefaultTimeout(180_000);
     await page.goto(chat.url);
   });
 
@@ -310,7 +311,7 @@ describe.skipIf(!haveChromium('web-chat'))('the web-chat example in Chromium', (
         length: box.textContent!.length,
       }));
     // Following: as the reply grows past the screen, the newest line stays in view.
-    await expect.poll(async () => (await view()).top, { timeout: 20_000 }).toBeGreaterThan(100);
+    await expect.poll(async () => (await view()).top, { timeout: 180_000 }).toBeGreaterThan(100);
     expect((await view()).gap).toBeLessThan(60);
     // The user scrolls up to read: new text arrives and the view stays where they put it.
     await scroller().evaluate((box) => box.scrollTo({ top: 0 }));

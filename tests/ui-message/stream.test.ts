@@ -1,6 +1,6 @@
 import { readUIMessageStream, type UIMessage as AiUIMessage, type UIMessageChunk as AiChunk } from 'ai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent } from '../../src/entries/runtime.js';
+import { createAgent, denyToolArguments } from '../../src/entries/runtime.js';
 import type { Agent } from '../../src/runtime/agent/index.js';
 import { MemorySessionStore } from '../../src/runtime/store/index.js';
 import { reply, startAnthropicServer, type AnthropicTestServer } from '../../src/testing/index.js';
@@ -160,6 +160,47 @@ describe('uiMessageStreamResponse', () => {
     expect(error).toMatchObject({ type: 'error', errorText: expect.stringContaining('bad prompt') });
     expect(chunks.at(-1)).toEqual({ type: 'finish', finishReason: 'error' });
     await expect(messageOf(chunks)).rejects.toThrow('bad prompt');
+  });
+
+  it('shows a tripped run as a data-guardrail part of the message, then the error chunk naming the guardrail', async () => {
+    await agent.close();
+    agent = createAgent(
+      { model: 'claude-test', tools, outputGuardrails: [denyToolArguments([{ match: 'secret', reason: 'private files' }])] },
+      { client: model.client() },
+    );
+    model.enqueue(reply.tools([{ name: 'files_write', input: { path: 'secret.txt' }, id: 'toolu_w' }], { text: 'Saving it.' }));
+    const failures: unknown[] = [];
+    const chunks = await chunksOf(uiMessageStreamResponse(agent, prompt('save it'), { onError: (e) => failures.push(e) }));
+
+    const trip = { guardrail: 'deny_tool_arguments', stage: 'tool_call', callId: 'toolu_w', toolName: 'files.write' };
+    expect(chunks.find((c) => c.type === 'data-guardrail')).toMatchObject({ type: 'data-guardrail', data: trip });
+    expect(chunks.slice(-3)).toEqual([
+      { type: 'finish-step' },
+      {
+        type: 'error',
+        errorText: expect.stringMatching(/^Guardrail "deny_tool_arguments" tripped on a tool call \(files.write toolu_w\)/),
+      },
+      { type: 'finish', finishReason: 'error' },
+    ]);
+    expect(failures).toMatchObject([{ kind: 'guardrail_tripped', snapshot: { tripped: trip } }]);
+    // What useChat builds: the text, the guardrail part, then the call it stopped (never run, never asked about); then the error.
+    const stream = new ReadableStream<AiChunk>({
+      start(controller) {
+        for (const chunk of chunks.filter((c) => c.type !== 'error')) controller.enqueue(chunk);
+        controller.close();
+      },
+    });
+    let message: AiUIMessage | undefined;
+    for await (const state of readUIMessageStream({ stream })) message = structuredClone(state);
+    expect(message!.parts.map((part) => part.type)).toEqual(['step-start', 'text', 'data-guardrail', 'dynamic-tool']);
+    expect(message!.parts[2]).toMatchObject({ data: trip });
+    expect(message!.parts[3]).toMatchObject({
+      toolName: 'files.write',
+      state: 'output-error',
+      errorText: expect.stringMatching(/^Aborted/),
+    });
+    expect(ran).toEqual([]);
+    expect(chunks.some((c) => c.type === 'tool-approval-request')).toBe(false);
   });
 
   it('cancelling the body aborts the run on the model, and the agent takes the next prompt', async () => {

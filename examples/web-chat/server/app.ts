@@ -250,7 +250,7 @@ export async function startWebChat(options: WebChatOptions): Promise<WebChat> {
 }
 
 /** `agent.branchFrom`, with a node the session cannot continue from refused as a conflict the page can show. */
-async function branch(agent: Agent, nodeId: string): Promise<void> {
+async function branch(agent: Agent, nodeId: string | null): Promise<void> {
   try {
     await agent.branchFrom(nodeId);
   } catch (error) {

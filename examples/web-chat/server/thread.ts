@@ -50,7 +50,7 @@ function exchangeMessages(
     const info: MessageInfo = { node: node.id };
     const versions = versionsOf(graph, node);
     if (versions !== undefined) info.versions = versions;
-    if (message.role === 'user') info.editable = node.parent !== null;
+    if (message.role === 'user') info.editable = true;
     return { ...message, id: node.id, metadata: info };
   });
   if (stopped === undefined) return messages;
@@ -104,14 +104,13 @@ export function regenerateFrom(graph: SessionGraph, messageId: string | undefine
   return reply.parent;
 }
 
-/** Where to move the session to send an edited version of the prompt `messageId`: the node before it. */
-export function editFrom(graph: SessionGraph, messageId: string): string {
+/**
+ * Where to move the session to send an edited version of the prompt `messageId`: the node before it,
+ * or null for a conversation's first prompt (the edit then starts a new root beside the old one).
+ */
+export function editFrom(graph: SessionGraph, messageId: string): string | null {
   const prompt = nodeOf(graph, messageId);
   if (!isPrompt(prompt.turn)) throw unknownMessage();
-  if (prompt.parent === null) {
-    // The session is a tree of turns: before its first turn there is no node to branch from.
-    throw new RefusedRequestError(409, 'first_prompt', "A conversation's first prompt cannot be edited; start a new conversation instead.");
-  }
   return prompt.parent;
 }
 

@@ -23,4 +23,12 @@ export {
   MissingApiKeyError,
 } from './errors.js';
 export { DEFAULT_MAX_RETRY_DELAY_MS } from './retry.js';
+export {
+  DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_MAX_EVENT_BYTES,
+  StreamEventTooLargeError,
+  StreamIdleError,
+  StreamLimitsError,
+} from '../shared/index.js';
+export type { StreamLimits } from '../shared/index.js';
 export { ModelCallError, PromptTooLongError, RunAbortedError, MaxStepsError } from '../../runtime/loop/errors.js';

@@ -7,7 +7,7 @@ import { isSummaryTurn } from '../compaction/summary-turn.js';
 import { HISTORY_NOTE, HISTORY_READ, HISTORY_SEARCH, historyTools } from '../history/index.js';
 import { UnknownApprovalError } from '../../tools/toolset.js';
 import { condensationStep } from './condensation-step.js';
-import { ApprovalsPendingError } from './errors.js';
+import { ApprovalsPendingError, UnknownInputRequestError } from './errors.js';
 import { condenseRun, executeRun, type AgentCore, type RunPlan } from './execute-run.js';
 import { gateTools } from './gated-tools.js';
 import { readPrompt } from './prompt.js';
@@ -18,8 +18,15 @@ import { SessionSlot } from './session-slot.js';
 import { bindModel, checkMessages, resolveSettings } from './settings.js';
 import { resolveControls } from './controls.js';
 import { outputRequest } from './structured-output.js';
+import { resolveModel } from '../models/resolve.js';
+import { checkContent } from '../models/content.js';
+import type { ModelCard } from '../contract/model.js';
 import { standingOf, standingSnapshot } from './standing.js';
+import { checkGuardrails } from './guardrails.js';
 import type { Agent, AgentConfig, ConductorDeps, SubmitOptions } from './types.js';
+
+/** What `submit`'s options decide for a run. */
+type RunOption = 'controls' | 'output' | 'model';
 
 /**
  * The conductor: one agent, one session at a time, one run at a time, over any `ModelInvoker`. See
@@ -44,6 +51,7 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps = {}): 
   const builtIn = recall ? historyTools(() => sessions.history, typeof config.history === 'object' ? config.history : {}) : [];
   const settings = resolveSettings(config, deps.invokeModel, builtIn);
   const { card, controls, invoke } = settings;
+  checkGuardrails(config);
   checkMessages(deps);
   const ledger = deps.ledger ?? new RunLedger();
   const queue = new RunQueue();
@@ -74,6 +82,8 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps = {}): 
       tools: settings.tools.specs,
       maxOutputTokens: card.maxOutputTokens,
       summaryNote: recall ? HISTORY_NOTE : undefined,
+      // A summary not used (it would not have shrunk the context) was still billed: to the run that asked for it.
+      onDiscarded: (usage) => current?.spend(usage),
     }),
     automatic: config.compaction !== undefined,
     carried: {},
@@ -100,16 +110,19 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps = {}): 
   }
 
   /** A run of `plan`, or one that rejects at once (nothing queued) when the options cannot work. */
-  function startPlan(
-    opts: SubmitOptions | undefined,
-    plan: (options: Pick<RunPlan, 'controls' | 'output'>) => Omit<RunPlan, 'controls' | 'output'>,
-  ): Run {
-    let options: Pick<RunPlan, 'controls' | 'output'>;
-    let rest: Omit<RunPlan, 'controls' | 'output'>;
+  function startPlan(opts: SubmitOptions | undefined, plan: (card: ModelCard) => Omit<RunPlan, RunOption>): Run {
+    let options: Pick<RunPlan, RunOption>;
+    let rest: Omit<RunPlan, RunOption>;
     try {
-      options = { controls: opts === undefined ? controls : resolveControls(config, opts, tools, invoke, card.maxOutputTokens) };
+      // A run's own model is checked as the agent's is: its invoker's control rules, its card's output cap.
+      const model = opts?.model === undefined ? undefined : resolveModel(opts.model, invoke);
+      const checks = model ?? { invoker: invoke, card };
+      options = {
+        controls: opts === undefined ? controls : resolveControls(config, opts, tools, checks.invoker, checks.card.maxOutputTokens),
+      };
+      if (model !== undefined) options.model = model;
       if (opts?.output !== undefined) options.output = outputRequest(opts.output);
-      rest = plan(options);
+      rest = plan(checks.card);
     } catch (error) {
       return Run.of(new RunScope(randomUUID(), ledger).log, Promise.reject(error));
     }
@@ -137,8 +150,10 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps = {}): 
   }
 
   function submit(prompt: string | PromptBlock[], opts?: SubmitOptions): Run {
-    return startPlan(opts, () => {
+    return startPlan(opts, (card) => {
       const read = readPrompt(prompt);
+      // Content the model cannot take is refused before the prompt joins the conversation: once in, every later call would carry it.
+      if (read.content !== undefined) checkContent([{ role: 'user', blocks: read.content }], card);
       return { prompt: read.text, content: read.content, admit: refuseWhilePending };
     });
   }
@@ -170,6 +185,11 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps = {}): 
         return stand(scope, session);
       }).outcome,
     pendingApprovals: () => (sessions.current === undefined ? [] : standingOf(sessions.current, tools).pending),
+    answer(requestId, answer) {
+      if (current === undefined) throw new UnknownInputRequestError(requestId);
+      current.inputs.answer(requestId, answer);
+    },
+    pendingInputs: () => current?.inputs.pending() ?? [],
     sessionUsage: () => queue.run(async () => (await sessions.open()).usageTotal()),
     close: () => queue.run(() => sessions.close()),
   };

@@ -14,4 +14,5 @@ export {
   InvalidPromptError,
 } from './errors.js';
 export { Run } from './run.js';
-export { StepHookError } from './errors.js';
+export { StepHookError, InputUnavailableError, UnknownInputRequestError, InvalidInputAnswerError } from './errors.js';
+export type { InputRequest } from './input-requests.js';

@@ -2,6 +2,7 @@ import type { Turn } from '../contract/turn.js';
 import type { ModelUsage } from '../contract/model.js';
 import type { LoadReport, SessionNode } from '../contract/session.js';
 import type { Condensation } from '../contract/step.js';
+import type { GuardrailTrip } from '../contract/guardrail.js';
 import type { SessionGraph } from '../store/graph.js';
 import type { SessionStoreLike } from '../store/types.js';
 import { SessionWriter } from '../store/writer.js';
@@ -23,6 +24,14 @@ export interface AgentSession {
   readonly report: LoadReport | undefined;
   /** True when `persist` makes things durable (a store), so runs checkpoint every step. */
   readonly durable: boolean;
+  /** The guardrail trip the session's last run ended on, until the session moves on (see `SessionGraph.tripped`). */
+  readonly tripped: GuardrailTrip | undefined;
+  /**
+   * Remembers where the session stands (`withoutLast`: before its last turn); what it returns takes the
+   * session back there (a run that tripped a guardrail, or stopped before its prompt was checked),
+   * recording `trip` as why. What was recorded since stays in the session, off the live path.
+   */
+  mark(withoutLast?: boolean): (trip?: GuardrailTrip) => void;
   /** Records calls as about to run once more; see `SessionGraph.markStarted`. */
   markStarted(callIds: string[]): void;
   startsOf(callId: string): number;
@@ -42,8 +51,8 @@ export interface AgentSession {
   replace(turns: readonly Turn[]): void;
   /** The nodes of the live path that condensation took out of the context, oldest first (none without a graph). */
   condensedAway(): Promise<SessionNode[]>;
-  /** Moves the live leaf to `nodeId` and makes the context the one there. */
-  branchFrom(nodeId: string): Promise<void>;
+  /** Moves the live leaf to `nodeId` (null: before the first turn) and makes the context the one there. */
+  branchFrom(nodeId: string | null): Promise<void>;
   /** Tokens billed over the whole session, every branch, earlier runs included. */
   usageTotal(): ModelUsage;
   /** Makes everything recorded so far durable. */
@@ -71,17 +80,30 @@ export function memorySession(id: string, messages?: readonly Turn[]): AgentSess
   const starts = new Map<string, number>();
   const context: Turn[] = messages === undefined ? [] : messages.slice();
   const view = new ViewSlot();
+  let tripped: GuardrailTrip | undefined;
   return {
     id,
     context,
     report: undefined,
     durable: false,
+    get tripped() {
+      return tripped;
+    },
+    mark(withoutLast = false) {
+      const before = context.slice(0, withoutLast ? -1 : context.length);
+      return (trip) => {
+        replaceContents(context, before);
+        view.reset();
+        tripped = trip;
+      };
+    },
     markStarted(callIds) {
       for (const callId of callIds) starts.set(callId, (starts.get(callId) ?? 0) + 1);
     },
     startsOf: (callId) => starts.get(callId) ?? 0,
     append(turn, billed) {
       context.push(turn);
+      tripped = undefined;
       if (billed !== undefined) addUsage(total, billed.usage);
     },
     condense(condensation, billed) {
@@ -124,7 +146,7 @@ export async function openStoredSession(store: SessionStoreLike, id: string): Pr
   const view = new ViewSlot();
   const moveTo = (leaf: string | null): void => {
     const nodes = leaf === null ? [] : contextNodesAt(graph, leaf);
-    if (leaf !== null) graph.branchFrom(leaf);
+    graph.branchFrom(leaf);
     context.length = 0;
     ids.length = 0;
     view.reset();
@@ -139,6 +161,17 @@ export async function openStoredSession(store: SessionStoreLike, id: string): Pr
     context,
     report,
     durable: true,
+    get tripped() {
+      return graph.tripped;
+    },
+    mark(withoutLast = false) {
+      const leaf = withoutLast && graph.leaf !== null ? (graph.node(graph.leaf)?.parent ?? null) : graph.leaf;
+      return (trip) => {
+        if (trip !== undefined) writer.trip(leaf, trip);
+        else graph.apply([{ type: 'head', leaf }]);
+        moveTo(leaf);
+      };
+    },
     markStarted: (callIds) => writer.markStarted(callIds),
     startsOf: (callId) => graph.startsOf(callId),
     append(turn, billed) {
@@ -168,6 +201,11 @@ export async function openStoredSession(store: SessionStoreLike, id: string): Pr
       return condensedAwayOf(graph.nodesTo(graph.leaf));
     },
     async branchFrom(nodeId) {
+      if (nodeId === null) {
+        graph.branchFrom(null);
+        moveTo(null);
+        return;
+      }
       // A node outside the live context may be one a live-path graph does not hold yet.
       if (!ids.includes(nodeId)) await graph.loadWhole();
       const node = graph.node(nodeId);

@@ -5,7 +5,10 @@ import type { PromptBlock, Turn } from '../contract/turn.js';
 import type { PendingApproval, RunEvent, RunSnapshot } from '../contract/events.js';
 import type { RunLedger } from '../ledger/ledger.js';
 import type { PrepareStep } from '../contract/step.js';
+import type { InputGuardrail, OutputGuardrail } from '../contract/guardrail.js';
 import type { Run } from './run.js';
+import type { InputRequest } from './input-requests.js';
+import type { InputAnswer } from '../contract/tool.js';
 import type { SessionStoreLike } from '../store/types.js';
 import type { ContextManagerLike } from '../contract/context.js';
 import type { HistoryOptions } from '../history/tools.js';
@@ -51,6 +54,13 @@ export type AgentConfig = ModelControls & {
    * `PrepareStep` and docs/agent.md.
    */
   prepareStep?: PrepareStep;
+  /**
+   * Check every prompt, beside the model call (or before it, `runInParallel: false`); one that trips
+   * stops the run (`guardrail_tripped`) and takes it back. See docs/guardrails.md.
+   */
+  inputGuardrails?: InputGuardrail[];
+  /** Check every tool call before it runs, and the final answer before the run settles; see docs/guardrails.md. */
+  outputGuardrails?: OutputGuardrail[];
 };
 
 /** What the conductor is built from, all optional: the conductor knows no vendor. */
@@ -95,6 +105,11 @@ export type SubmitOptions = ModelControls & {
    * one repair prompt, then the run faults `invalid_output`. See docs/agent.md.
    */
   output?: SchemaLike;
+  /**
+   * Another model for this run only: an invoker (it brings its own id and card) or a model id the agent's
+   * invoker can call. The agent's own model (and its card's window for condensation) is unchanged.
+   */
+  model?: string | ModelInvoker;
 };
 
 /**
@@ -144,9 +159,19 @@ export interface Agent {
   /**
    * Moves the session's live leaf to node `nodeId`, so the next prompt starts a new branch there (as
    * `/fork` does); the later turns stay in the session. Needs a store (`MemorySessionStore` for one in
-   * memory). Refuses a node that is a reply whose tool calls have no result there.
+   * memory). Refuses a node that is a reply whose tool calls have no result there. `null` moves it before
+   * the first turn: the next prompt starts a new root (a conversation's first prompt asked again).
    */
-  branchFrom(nodeId: string): Promise<RunSnapshot>;
+  branchFrom(nodeId: string | null): Promise<RunSnapshot>;
+  /**
+   * Answers a question a running tool asked the person (`input_requested`, an MCP server's elicitation):
+   * `{ action: 'accept', content }` (checked against the question's schema) or `{ action: 'decline' }` /
+   * `{ action: 'cancel' }`. Not queued: the run is waiting on it. Throws `UnknownInputRequestError` for an
+   * id nothing waits on, `InvalidInputAnswerError` for an answer that cannot be taken (the tool keeps waiting).
+   */
+  answer(requestId: string, answer: InputAnswer): void;
+  /** The questions the running run's tools are waiting on. */
+  pendingInputs(): InputRequest[];
   /** The calls of the current session waiting for a decision (after `resume` for a session read from a store). */
   pendingApprovals(): PendingApproval[];
   /**

@@ -7,6 +7,18 @@ export type ModelCard = {
   maxOutputTokens: number;
   /** USD per million tokens; an estimate, dated by `pricesAsOf`. */
   pricing?: ModelPricing;
+  /**
+   * What the model takes in a prompt besides text. Left out, or a field left out, means it does:
+   * invokers refuse only what a card says a model cannot take (`UnsupportedContentError`, before the
+   * request), and leave the rest for the API to judge. A text document is text, which every model takes.
+   */
+  input?: { images?: boolean; documents?: boolean };
+  /**
+   * How a required JSON answer (`submit`'s `output`, `ModelRequest.responseFormat`) reaches the model:
+   * `native` (the default), through the API's own structured output; `instruction`, for a model whose
+   * API has none, as an instruction carrying the schema at the end of the system text.
+   */
+  structuredOutput?: 'native' | 'instruction';
 };
 
 export type ModelPricing = {

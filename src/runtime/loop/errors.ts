@@ -11,6 +11,7 @@ const FAULT_KINDS: ReadonlySet<string> = new Set<FaultKind>([
   'store_error',
   'invalid_request',
   'invalid_output',
+  'guardrail_tripped',
   'internal',
 ]);
 

@@ -1,5 +1,5 @@
 import type { ToolCallBlock, ToolResultBlock } from '../contract/turn.js';
-import type { ToolProgress } from '../contract/tool.js';
+import type { ToolContext, ToolProgress } from '../contract/tool.js';
 import type { PendingApproval } from '../contract/events.js';
 import type { AbortRace } from './abort.js';
 import { callStanding, toPendingApproval } from './batch.js';
@@ -62,6 +62,19 @@ export async function settleBatch(calls: ToolCallBlock[], input: LoopInput, fres
       }
     }
   }
+  if (input.checkCalls !== undefined) {
+    // Right after the reply every call not refused runs or waits for approval; later, only those that run.
+    const checked = calls.flatMap((call, i) =>
+      (fresh ? outcomes[i] === undefined : runnable.includes(i)) ? [{ callId: call.id, name: call.name, input: inputs[i] }] : [],
+    );
+    try {
+      await abort.race(input.checkCalls(checked));
+    } catch (error) {
+      for (let i = 0; i < calls.length; i++) outcomes[i] ??= finish(calls[i], errorOutcome(calls[i], ABORTED_RESULT), input);
+      appendResults(outcomes, input);
+      throw error;
+    }
+  }
   if (starting.length > 0 && input.durability !== undefined) {
     // Durable before the first of them starts: after a crash they may have run, and must not be approved or re-run again.
     input.durability.markStarted(starting);
@@ -79,10 +92,17 @@ export async function settleBatch(calls: ToolCallBlock[], input: LoopInput, fres
       if (closed) return;
       const call = calls[i];
       emit({ kind: 'tool_started', name: call.name, callId: call.id, input: call.input, runId });
+      // Progress after the call's answer is written down (a late notification) would follow its `tool_finished`.
       const progress = (update: ToolProgress): void => {
-        if (!closed) emit({ kind: 'tool_progress', name: call.name, callId: call.id, ...progressOf(update), runId });
+        if (!closed && outcomes[i] === undefined)
+          emit({ kind: 'tool_progress', name: call.name, callId: call.id, ...progressOf(update), runId });
       };
-      const outcome = await executeCall(call, inputs[i], tools, { signal, callId: call.id, progress });
+      const ctx: ToolContext = { signal, callId: call.id, progress };
+      if (input.ask !== undefined) {
+        const ask = input.ask;
+        ctx.ask = (question) => ask(call.id, call.name, question);
+      }
+      const outcome = await executeCall(call, inputs[i], tools, ctx);
       if (!closed) outcomes[i] = finish(call, outcome, input);
     };
     const all: Promise<unknown> = input.sequential ? runInOrder(runnable, runOne) : Promise.all(runnable.map(runOne));

@@ -114,7 +114,11 @@ export function modelFamily(modelId: string): string {
  */
 export function registerModelCard(card: ModelCard): () => void {
   checkModelCard(card);
-  const copy: ModelCard = { ...card, ...(card.pricing && { pricing: { ...card.pricing } }) };
+  const copy: ModelCard = {
+    ...card,
+    ...(card.pricing && { pricing: { ...card.pricing } }),
+    ...(card.input && { input: { ...card.input } }),
+  };
   registered.set(card.id, copy);
   return () => {
     if (registered.get(card.id) === copy) registered.delete(card.id);

@@ -119,6 +119,7 @@ export class SessionFileLoader {
       usageTotal: tail.usage,
       readAllSync: reads.readSync,
     };
+    if (tail.tripped !== null) stored.tripped = tail.tripped;
     const known = (): Known => ({
       writer: this.newWriter({
         size,
@@ -129,7 +130,12 @@ export class SessionFileLoader {
         verified: tail.verified,
         checkpoint: { offset: tail.checkpoint.offset, live: tail.checkpoint.live, chain: tail.checkpointChain() },
       }),
-      index: SessionGraph.fromLivePath(id, records, { leaf: tail.leaf, rest: reads.read, restSync: reads.readSync }),
+      index: SessionGraph.fromLivePath(id, records, {
+        leaf: tail.leaf,
+        tripped: stored.tripped,
+        rest: reads.read,
+        restSync: reads.readSync,
+      }),
       endsCleanly: true,
     });
     return { stored, known };

@@ -1,9 +1,10 @@
 import type { Turn } from '../contract/turn.js';
 import type { ModelUsage } from '../contract/model.js';
 import type { SessionNode, SessionRecord } from '../contract/session.js';
+import type { GuardrailTrip } from '../contract/guardrail.js';
 import { sumUsage } from '../usage/sum.js';
 import { BrokenCondensationError, InvalidTurnError, MissingHistoryError, SessionIntegrityError, UnknownNodeError } from './errors.js';
-import { countStarts } from './records.js';
+import { countStarts, tripOf } from './records.js';
 import { chainProblem, chainTurns, contextChain, pathChain, type ContextChain } from './context-chain.js';
 import { ChildIndex } from './child-index.js';
 import { restoreRecords, type LeafFallback, type OrphanNode, type RejectedNode } from './restore.js';
@@ -51,6 +52,8 @@ export class SessionGraph {
   // The last context chain built: a node's ancestry never changes, so it stays right. Resuming asks for
   // the chain at the leaf several times (the load checks it, then the context and its node ids).
   private chained: { id: string; chain: OkChain } | null = null;
+  // The trip the last head record carried, until the leaf moves on.
+  private trip: GuardrailTrip | null = null;
 
   constructor(sessionId: string) {
     this.sessionId = sessionId;
@@ -59,6 +62,15 @@ export class SessionGraph {
   /** The live leaf: where the next `append` goes. Null for an empty session. */
   get leaf(): string | null {
     return this.currentLeaf;
+  }
+
+  /**
+   * The guardrail trip standing at the leaf: a head record that moved the leaf back because the run after
+   * it tripped carries one (`SessionWriter.trip`); any later move of the leaf (an append, `branchFrom`,
+   * another head) clears it. Undefined when none stands.
+   */
+  get tripped(): GuardrailTrip | undefined {
+    return this.trip ?? undefined;
   }
 
   /** True when the graph holds every node of its session; false while it holds only its live path. */
@@ -157,6 +169,7 @@ export class SessionGraph {
     const parent = this.currentLeaf;
     const made = nodeIdentity(parent, turn, at);
     const existing = this.nodes.get(made.id);
+    this.trip = null;
     if (existing !== undefined) {
       this.currentLeaf = existing.id;
       return { node: existing, added: false };
@@ -175,24 +188,31 @@ export class SessionGraph {
   apply(records: Iterable<SessionRecord>): void {
     for (const record of records) {
       if (record.type === 'started') for (const id of record.callIds) this.starts.set(id, (this.starts.get(id) ?? 0) + 1);
-      else if (record.type === 'head') this.currentLeaf = record.leaf;
-      else {
+      else if (record.type === 'head') {
+        this.currentLeaf = record.leaf;
+        this.trip = record.tripped ?? null;
+      } else {
         if (!this.nodes.has(record.node.id)) this.insert(record.node);
         this.currentLeaf = record.node.id;
+        this.trip = null;
       }
     }
   }
 
-  /** Moves the leaf to `id` without adding a turn, so the next `append` forks from there. Recorded as a head move. */
-  branchFrom(id: string): void {
-    this.require(id);
-    this.currentLeaf = id;
+  /**
+   * Moves the leaf to `id` without adding a turn, so the next `append` forks from there; `null` moves it
+   * before the first turn, so the next `append` starts a new root (a first prompt asked again). Recorded
+   * as a head move.
+   */
+  branchFrom(id: string | null): void {
+    if (id !== null) this.require(id);
+    this.moveLeaf(id);
   }
 
   /** Moves the leaf to `id` and returns the model context there (see `contextTo`). */
   resume(id: string): Turn[] {
     const context = this.contextTo(id);
-    this.currentLeaf = id;
+    this.moveLeaf(id);
     return context;
   }
 
@@ -249,6 +269,9 @@ export class SessionGraph {
     const graph = new SessionGraph(sessionId);
     graph.nodes = restored.nodes;
     graph.currentLeaf = restored.leaf;
+    // A trip stands only at the leaf its head placed: a leaf that fell back past damage has none.
+    const standing = tripOf(list);
+    if (standing !== null && standing.leaf === restored.leaf) graph.trip = standing.trip;
     for (const [id, count] of countStarts(list)) graph.starts.set(id, count);
     return { graph, orphans: restored.orphans, leafFallback: restored.leafFallback, rejected: restored.rejected };
   }
@@ -293,10 +316,17 @@ export class SessionGraph {
       graph.chained = { id: leaf, chain };
     }
     graph.currentLeaf = leaf;
+    graph.trip = options.tripped ?? null;
     graph.rest = new LiveRest(options, () => graph.nodes.values());
     if (starts.length > 0)
       for (const [callId, count] of countStarts(starts)) if (graph.rest.calls.has(callId)) graph.starts.set(callId, count);
     return graph;
+  }
+
+  /** Moves the leaf; a trip stands only where its head put the leaf. */
+  private moveLeaf(id: string | null): void {
+    if (id !== this.currentLeaf) this.trip = null;
+    this.currentLeaf = id;
   }
 
   /** The node with this id, loading the whole session first when it is not held and might be elsewhere. */

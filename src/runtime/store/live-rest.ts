@@ -1,5 +1,6 @@
 import type { ModelUsage } from '../contract/model.js';
 import type { SessionNode, SessionRecord } from '../contract/session.js';
+import type { GuardrailTrip } from '../contract/guardrail.js';
 import { addUsage } from '../usage/sum.js';
 import { GraphNotLoadedError } from './errors.js';
 import { countStarts } from './records.js';
@@ -21,6 +22,8 @@ export type LivePathOptions = {
    * loaded, plus what is appended). Without it, `usageTotal()` loads the whole session.
    */
   usageTotal?: ModelUsage;
+  /** The guardrail trip standing at `leaf` (see `SessionGraph.tripped`), when one does. */
+  tripped?: GuardrailTrip;
 };
 
 /**

@@ -42,6 +42,7 @@ export function graphOf<Report extends LoadReport>(
     const graph = SessionGraph.fromLivePath(id, live.records, {
       leaf: live.leaf,
       usageTotal: live.usageTotal,
+      tripped: live.tripped,
       rest: async () => (await store.read(id)).records,
       restSync: live.readAllSync?.bind(live),
     });

@@ -1,4 +1,5 @@
 import type { Migrator, SessionRecord } from '../contract/session.js';
+import type { GuardrailTrip } from '../contract/guardrail.js';
 import { usageProblem } from '../usage/check.js';
 import { errorMessage } from '../../errors/base.js';
 import { parseCheckpoint, type Checkpoint } from './checkpoint.js';
@@ -85,6 +86,23 @@ function nodeProblem(raw: unknown): string | null {
   return turnProblem(node.turn);
 }
 
+const STAGES: ReadonlySet<unknown> = new Set(['input', 'answer', 'tool_call']);
+
+/** Why `raw` is not a `GuardrailTrip`, or null when it is. */
+function tripProblem(raw: unknown): string | null {
+  if (typeof raw !== 'object' || raw === null) return 'is not an object';
+  const trip = raw as Record<string, unknown>;
+  if (typeof trip.guardrail !== 'string' || trip.guardrail === '') return 'has no guardrail name';
+  if (!STAGES.has(trip.stage)) return `has stage ${JSON.stringify(trip.stage)}, not "input", "answer" or "tool_call"`;
+  if (typeof trip.message !== 'string') return 'has no string "message"';
+  if (typeof trip.runId !== 'string') return 'has no string "runId"';
+  if (typeof trip.at !== 'number' || !Number.isFinite(trip.at)) return 'has no finite "at"';
+  for (const key of ['callId', 'toolName'] as const) {
+    if (trip[key] !== undefined && typeof trip[key] !== 'string') return `has a non-string "${key}"`;
+  }
+  return null;
+}
+
 /**
  * Narrows one decoded line to a `SessionRecord`. Returns the record itself (no copy) or the reason it
  * is not one, which the loader reports against the line.
@@ -97,9 +115,9 @@ function narrowRecord(raw: unknown): SessionRecord | string {
     return problem === null ? (record as SessionRecord) : `malformed node record: ${problem}`;
   }
   if (record.type === 'head') {
-    return record.leaf === null || typeof record.leaf === 'string'
-      ? (record as SessionRecord)
-      : 'malformed head record: "leaf" is neither a string nor null';
+    if (record.leaf !== null && typeof record.leaf !== 'string') return 'malformed head record: "leaf" is neither a string nor null';
+    const problem = record.tripped === undefined ? null : tripProblem(record.tripped);
+    return problem === null ? (record as SessionRecord) : `malformed head record: its "tripped" ${problem}`;
   }
   if (record.type === 'started') {
     const ids = record.callIds;
@@ -169,6 +187,19 @@ export function decodeRecord(line: string, migrators: readonly Migrator[]): Stor
 export function leafPosition(record: SessionRecord): string | null | undefined {
   if (record.type === 'node') return record.node.id;
   return record.type === 'head' ? record.leaf : undefined;
+}
+
+/**
+ * The trip standing after `records` are replayed in order, and the leaf it stands at: set by a head that
+ * carries one, cleared by any later record that places the leaf. Null when none stands.
+ */
+export function tripOf(records: Iterable<SessionRecord>): { trip: GuardrailTrip; leaf: string | null } | null {
+  let standing: { trip: GuardrailTrip; leaf: string | null } | null = null;
+  for (const record of records) {
+    if (record.type === 'node') standing = null;
+    else if (record.type === 'head') standing = record.tripped === undefined ? null : { trip: record.tripped, leaf: record.leaf };
+  }
+  return standing;
 }
 
 /** How many `started` records name each call. */

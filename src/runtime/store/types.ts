@@ -1,5 +1,6 @@
 import type { ModelUsage } from '../contract/model.js';
 import type { LoadReport, SessionRecord } from '../contract/session.js';
+import type { GuardrailTrip } from '../contract/guardrail.js';
 
 /**
  * A writer's hold on one session, from `acquire` to `release`. Fenced: once it is lost (released, or
@@ -36,6 +37,11 @@ export type LivePathSession = StoredSession & {
   leaf: string | null;
   /** Usage billed over the whole session, every branch; without it `usageTotal()` reads the whole session. */
   usageTotal?: ModelUsage;
+  /**
+   * The guardrail trip standing at `leaf`, when the last record that placed the leaf is a head carrying
+   * one (`tripped`): a live path holds no heads, so the store says it here.
+   */
+  tripped?: GuardrailTrip;
   /**
    * Optional: every record of the session (what `read` gives), synchronously, for the graph methods
    * that cannot wait (`size`, `children`...). Without it they throw `GraphNotLoadedError` until

@@ -1,9 +1,10 @@
 import type { Turn } from '../contract/turn.js';
 import type { LoadReport, SessionNode, SessionRecord } from '../contract/session.js';
+import type { GuardrailTrip } from '../contract/guardrail.js';
 import type { SessionGraph } from './graph.js';
 import type { AppendExtra } from './new-node.js';
 import type { AppendReport, SessionLease, SessionStoreLike } from './types.js';
-import { SessionLeaseLostError } from './errors.js';
+import { SessionLeaseLostError, UnknownNodeError } from './errors.js';
 import { loadSessionWithReport, type LoadOptions } from './load-session.js';
 
 /**
@@ -11,7 +12,8 @@ import { loadSessionWithReport, type LoadOptions } from './load-session.js';
  * the graph gained that the store does not hold yet. Change the graph through the writer (`append`,
  * `markStarted`; leaf moves with `graph.branchFrom` or `graph.resume` are seen by themselves), and
  * `persist` hands what is new to `store.append`, in order: new nodes, then one `started` record for the
- * starts since, then a head record when the leaf moved other than by those appends. A failed append
+ * starts since, then a head record when the leaf moved other than by those appends (carrying the trip
+ * standing at the leaf, when one does: see `trip`). A failed append
  * puts its records back in front of newer ones, so the next `persist` writes them again. The conductor
  * keeps its sessions this way; so can a script or a tool that writes a session itself.
  */
@@ -20,6 +22,8 @@ export class SessionWriter {
   private starts: string[] = [];
   // The leaf the store last recorded; undefined when unknown (an append failed midway).
   private savedLeaf: string | null | undefined;
+  // The trip the store last recorded at that leaf.
+  private savedTrip: GuardrailTrip | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private released = false;
 
@@ -33,6 +37,7 @@ export class SessionWriter {
     // Only a deliberate change (an append, a leaf move) records a new head: merely opening and closing a
     // damaged session must not make a fallback leaf permanent and hide that the live path was cut.
     this.savedLeaf = graph.leaf;
+    this.savedTrip = graph.tripped;
   }
 
   /**
@@ -68,9 +73,19 @@ export class SessionWriter {
     this.starts.push(...callIds);
   }
 
+  /**
+   * Moves the leaf back to `leaf` (null: before the first node) because the run after it tripped a
+   * guardrail: the next `persist` writes a head carrying `tripped`, which stands (`graph.tripped`)
+   * until the leaf moves on. What the run appended stays in the session, off the live path.
+   */
+  trip(leaf: string | null, tripped: GuardrailTrip): void {
+    if (leaf !== null && !this.graph.has(leaf)) throw new UnknownNodeError(this.sessionId, leaf);
+    this.graph.apply([{ type: 'head', leaf, tripped }]);
+  }
+
   /** True when `persist` has something to append. */
   get hasPending(): boolean {
-    return this.nodes.length > 0 || this.starts.length > 0 || this.graph.leaf !== this.savedLeaf;
+    return this.nodes.length > 0 || this.starts.length > 0 || this.graph.leaf !== this.savedLeaf || this.graph.tripped !== this.savedTrip;
   }
 
   /**
@@ -134,10 +149,12 @@ export class SessionWriter {
     // A node record moves the replayed leaf to its node, so after new nodes a head is needed unless the
     // leaf is the last of them (it may have been moved back with `branchFrom` since they were appended).
     const leaf = this.graph.leaf;
+    const tripped = this.graph.tripped;
     const last = records.findLast((record) => record.type === 'node');
-    if (leaf !== this.savedLeaf || (last !== undefined && last.node.id !== leaf)) {
-      records.push({ type: 'head', leaf });
+    if (leaf !== this.savedLeaf || (last !== undefined && last.node.id !== leaf) || tripped !== this.savedTrip) {
+      records.push(tripped === undefined ? { type: 'head', leaf } : { type: 'head', leaf, tripped });
       this.savedLeaf = leaf;
+      this.savedTrip = tripped;
     }
     return records;
   }

@@ -10,6 +10,7 @@ import {
   ModelChoiceError,
   registerModelCard,
   resolveModel,
+  UnsupportedContentError,
 } from '../../../src/runtime/index.js';
 import type { ModelCard, ModelInvoker } from '../../../src/runtime/index.js';
 import { say, scriptedModel } from './helpers.js';
@@ -137,5 +138,53 @@ describe('resolveModel, for a run’s own model choice', () => {
   it('refuses with ModelChoiceError what no invoker can call', () => {
     expect(() => resolveModel('acme-large')).toThrow(ModelChoiceError);
     expect(() => resolveModel('acme-small', bound('acme-large', CARD).invoke)).toThrow(ModelChoiceError);
+  });
+});
+
+describe('a run may use another model (`submit(prompt, { model })`)', () => {
+  it('sends that run to the model it names, bills its turns to it, and leaves the agent’s model for the next run', async () => {
+    const main = bound('acme-large', CARD, say('From large.'), say('Large again.'));
+    const small = bound('acme-small', { ...CARD, id: 'acme-small', maxOutputTokens: 500 }, say('From small.'));
+    const store = new MemorySessionStore();
+    const agent = createConductor({ model: main.invoke, sessionId: 's' }, { store });
+
+    await agent.submit('one');
+    const second = await agent.submit('two', { model: small.invoke });
+    await agent.submit('three');
+
+    expect(second.text).toBe('From small.');
+    expect(small.requests).toHaveLength(1);
+    expect(small.requests[0]).toMatchObject({ model: 'acme-small', maxOutputTokens: 500 });
+    // The run on the small model saw the whole conversation so far.
+    expect(small.requests[0].messages.map((t) => t.blocks[0])).toMatchObject([{ text: 'one' }, { text: 'From large.' }, { text: 'two' }]);
+    expect(main.requests.map((r) => r.model)).toEqual(['acme-large', 'acme-large']);
+    await agent.close();
+    const billed = [...(await store.loadSession('s')).allNodes()].filter((n) => n.turn.role === 'assistant').map((n) => n.model);
+    expect(billed).toEqual(['acme-large', 'acme-small', 'acme-large']);
+  });
+
+  it('refuses at once, running nothing, a model the agent cannot call', async () => {
+    const main = bound('acme-large', CARD, say('never'));
+    const agent = createConductor({ model: main.invoke }, {});
+
+    await expect(agent.submit('hi', { model: 'other-model' })).rejects.toBeInstanceOf(ModelChoiceError);
+    await expect(agent.submit('hi', { model: scriptedModel(say('x')).invoke })).rejects.toBeInstanceOf(ModelChoiceError);
+    expect(main.requests).toHaveLength(0);
+  });
+});
+
+describe('a prompt the model cannot take', () => {
+  it('is refused at once, before it joins the conversation, so the next prompt still works', async () => {
+    const textOnly = bound('acme-text', { ...CARD, id: 'acme-text', input: { images: false } }, say('Fine.'));
+    const store = new MemorySessionStore();
+    const agent = createConductor({ model: textOnly.invoke, sessionId: 's' }, { store });
+    const image = { kind: 'image' as const, source: { type: 'base64' as const, mediaType: 'image/png', data: 'iVBORw0KGgo=' } };
+
+    await expect(agent.submit([{ kind: 'text', text: 'What is this?' }, image])).rejects.toBeInstanceOf(UnsupportedContentError);
+    const next = await agent.submit('Say something.');
+
+    expect(next.messages.map((turn) => turn.blocks.map((block) => block.kind))).toEqual([['text'], ['text']]);
+    expect(textOnly.requests).toHaveLength(1);
+    await agent.close();
   });
 });

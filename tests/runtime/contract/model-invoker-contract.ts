@@ -20,10 +20,17 @@ import type {
   AgentDeps,
   ModelInvoker,
   ModelRequest,
+  ModelRetry,
   RunEvent,
   RunFault,
   ToolDefinition,
 } from '../../../src/entries/runtime.js';
+import {
+  DEFAULT_MAX_EVENT_BYTES,
+  StreamEventTooLargeError,
+  StreamIdleError,
+  type StreamLimits,
+} from '../../../src/providers/shared/index.js';
 
 export type ScriptedCall = { id: string; name: string; input?: unknown; rawJson?: string };
 
@@ -49,7 +56,14 @@ export type ScriptedReply =
   /** The vendor's own "the prompt is over the window" answer. */
   | { kind: 'too_long' }
   /** A stream that breaks after streaming `text` partway: an error event, a dropped connection, or a frame that is not JSON. */
-  | { kind: 'broken'; how: 'error_event' | 'drop' | 'garbage'; text: string };
+  | { kind: 'broken'; how: 'error_event' | 'drop' | 'garbage'; text: string }
+  /**
+   * A stream that begins (the vendor's first event) and then goes on without content until the client
+   * hangs up: silent, or sending only SSE comments or the vendor's keep-alive events.
+   */
+  | { kind: 'stall'; how: 'silence' | 'comments' | 'pings' }
+  /** A stream that begins and then sends one line of `bytes` bytes that never ends, as fast as the client reads. */
+  | { kind: 'flood'; bytes: number };
 
 /**
  * What reached the server, read back neutrally. Transcript lines: `user: …`, `assistant: …`,
@@ -60,6 +74,10 @@ export type SentRequest = { model: string; system: string; tools: string[]; maxO
 export type InvokerHarness = {
   /** The invoker under test, over its real SDK pointed at the loopback server; its client retries twice. */
   invoker: ModelInvoker;
+  /** The same invoker over the same server, reading its streams within `limits`. */
+  limited(limits: StreamLimits): ModelInvoker;
+  /** Bytes of request `index`'s streamed reply the server wrote before the client hung up. */
+  bytesSent(index: number): number;
   /** The model id the invoker always sends, for one bound to its model (an AI SDK model object); else it sends `request.model`. */
   boundModel?: string;
   script(...replies: ScriptedReply[]): void;
@@ -331,6 +349,50 @@ export function modelInvokerContract(name: string, start: () => Promise<InvokerH
         expect(h.sent()).toHaveLength(1);
       });
 
+      it.each(['silence', 'comments', 'pings'] as const)(
+        'closes a stream that began and then stalls (%s) once idleTimeoutMs passes without content, retries it at once, and then fails with StreamIdleError',
+        async (how) => {
+          h.respond(() => ({ kind: 'stall', how }));
+          const retries: ModelRetry[] = [];
+
+          const error = await failureOf(h.limited({ idleTimeoutMs: 200 })(request({ onRetry: (retry) => retries.push(retry) })));
+
+          expect(StreamIdleError.isInstance(error)).toBe(true);
+          expect(error).toMatchObject({ kind: 'model_error', idleTimeoutMs: 200 });
+          expect(isPromptTooLongError(error)).toBe(false);
+          expect(h.sent()).toHaveLength(3);
+          expect(retries).toEqual([
+            { attempt: 2, delayMs: 0, reason: 'stream idle' },
+            { attempt: 3, delayMs: 0, reason: 'stream idle' },
+          ]);
+          await expect.poll(() => [0, 1, 2].every((index) => h.closedEarly(index))).toBe(true);
+        },
+      );
+
+      it('cuts a stream whose one line grows past maxEventBytes with StreamEventTooLargeError, unretried, long before the line ends', async () => {
+        const line = 300 * 2 ** 20;
+        h.script({ kind: 'flood', bytes: line });
+
+        const error = await failureOf(h.limited({ maxEventBytes: 2 ** 20 })(request()));
+
+        expect(StreamEventTooLargeError.isInstance(error)).toBe(true);
+        expect(error).toMatchObject({ kind: 'model_error', maxEventBytes: 2 ** 20 });
+        expect(h.sent()).toHaveLength(1);
+        await expect.poll(() => h.closedEarly(0)).toBe(true);
+        // The client read the cap and what the sockets held when it hung up, not the 300 MB line.
+        expect(h.bytesSent(0)).toBeLessThan(32 * 2 ** 20);
+      });
+
+      it('cuts such a line at the default cap too, with the invoker as it comes', async () => {
+        h.script({ kind: 'flood', bytes: 300 * 2 ** 20 });
+
+        const error = await failureOf(h.invoker(request()));
+
+        expect(error).toMatchObject({ name: 'StreamEventTooLargeError', maxEventBytes: DEFAULT_MAX_EVENT_BYTES });
+        await expect.poll(() => h.closedEarly(0)).toBe(true);
+        expect(h.bytesSent(0)).toBeLessThan(DEFAULT_MAX_EVENT_BYTES + 32 * 2 ** 20);
+      });
+
       it.each(['error_event', 'drop', 'garbage'] as const)(
         'rejects with ModelCallError when the stream breaks (%s), keeping nothing of it',
         async (how) => {
@@ -347,10 +409,10 @@ export function modelInvokerContract(name: string, start: () => Promise<InvokerH
 
     describe('under the conductor: createAgent({ model: invoker }), or by id beside deps.invokeModel', () => {
       // An invoker built for one model is the agent's `model`; one that calls whatever a request names goes beside the id.
-      const agentOver = (config: Omit<AgentConfig, 'model'>, deps: AgentDeps = {}) =>
-        h.invoker.modelId !== undefined
-          ? createAgent({ ...config, model: h.invoker }, deps)
-          : createAgent({ ...config, model: 'test-model' }, { ...deps, invokeModel: h.invoker });
+      const agentOver = (config: Omit<AgentConfig, 'model'>, deps: AgentDeps = {}, invoker: ModelInvoker = h.invoker) =>
+        invoker.modelId !== undefined
+          ? createAgent({ ...config, model: invoker }, deps)
+          : createAgent({ ...config, model: 'test-model' }, { ...deps, invokeModel: invoker });
 
       it('runs a tool loop to the answer, sending the tool result back under the model’s call id', async () => {
         h.script(calls({ id: 'call_w', name: 'weather_today', input: { city: 'Pune' } }), reply('Clear skies in Pune.'));
@@ -444,6 +506,41 @@ export function modelInvokerContract(name: string, start: () => Promise<InvokerH
 
         expect(snapshot).toMatchObject({ status: 'settled', text: 'Answered after the rate limit.' });
         expect(h.sent()).toHaveLength(2);
+        await agent.close();
+      });
+
+      it('retries a stream that stalled before any text and settles with the retried reply, reporting the retry', async () => {
+        h.script({ kind: 'stall', how: 'silence' });
+        // Any further attempt answers: a loaded machine may make a healthy reply look stalled too.
+        h.respond(() => reply('Back again.'));
+        const agent = agentOver({}, {}, h.limited({ idleTimeoutMs: 1_000 }));
+        const events = record(agent);
+
+        const snapshot = await agent.submit('hi');
+
+        expect(snapshot).toMatchObject({ status: 'settled', text: 'Back again.' });
+        expect(events.filter((e) => e.kind === 'model_retry')[0]).toEqual({
+          kind: 'model_retry',
+          attempt: 2,
+          delayMs: 0,
+          reason: 'stream idle',
+          runId: expect.any(String),
+        });
+        expect(textOf(events)).toBe('Back again.');
+        await agent.close();
+      });
+
+      it('faults model_error with StreamIdleError as its cause once every attempt stalled', async () => {
+        h.respond(() => ({ kind: 'stall', how: 'pings' }));
+        const agent = agentOver({}, {}, h.limited({ idleTimeoutMs: 200 }));
+        const events = record(agent);
+
+        const fault = (await agent.submit('hi').catch((e: unknown) => e)) as RunFault;
+
+        expect(fault.kind).toBe('model_error');
+        expect(StreamIdleError.isInstance(fault.cause)).toBe(true);
+        expect(events.filter((e) => e.kind === 'model_retry')).toHaveLength(2);
+        expect(fault.snapshot.messages).toEqual([{ role: 'user', blocks: [{ kind: 'text', text: 'hi' }] }]);
         await agent.close();
       });
 

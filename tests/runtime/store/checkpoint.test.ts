@@ -165,6 +165,52 @@ describe('resuming from the last checkpoint', () => {
     expect(crashed.graph.leaf).toBe(old.id);
   });
 
+  it('resumes from the end the guardrail trip standing at the leaf: before the last checkpoint, after it, or cleared since', async () => {
+    const { store, path } = await longSession({ turns: 1_500, condenseEvery: 500, after: 30 });
+    const tripped = { guardrail: 'deny', stage: 'answer' as const, message: 'no', runId: 'r1', at: 7 };
+    const resumed = async () => {
+      const { graph, report } = await store.loadSessionWithReport('s');
+      const whole = await store.loadSession('s', { whole: true });
+      expect(report.scope, report.fullScanReason ?? '').toBe('tail');
+      expect([graph.leaf, graph.tripped]).toEqual([whole.leaf, whole.tripped]);
+      return graph;
+    };
+
+    // Back to old history: the head carrying the trip is followed by a checkpoint.
+    const writer = await SessionWriter.open(store, 's');
+    await writer.graph.loadWhole();
+    const old = [...writer.graph.allNodes()][100];
+    writer.trip(old.id, tripped);
+    await writer.close();
+    const tail = readFileSync(path, 'utf8').trimEnd().split('\n').slice(-2);
+    expect(tail.map((line) => JSON.parse(line).type)).toEqual(['head', 'checkpoint']);
+    expect((await resumed()).tripped).toEqual(tripped);
+    // Starts after it, and another checkpoint after those, still leave the trip standing.
+    const again = new SessionStore(root, [], { checkpointBytes: 1 });
+    const held = await SessionWriter.open(again, 's');
+    held.markStarted(['call-x']);
+    await held.close();
+    expect(
+      readFileSync(path, 'utf8')
+        .trimEnd()
+        .split('\n')
+        .slice(-4)
+        .map((line) => JSON.parse(line).type),
+    ).toEqual(['head', 'checkpoint', 'started', 'checkpoint']);
+    expect((await resumed()).tripped).toEqual(tripped);
+
+    // Within the records after the last checkpoint: the trip stands, until a node moves the leaf on.
+    const next = await SessionWriter.open(store, 's');
+    const answer = next.append(assistant('an answer after the trip'), 90_000);
+    next.trip(answer.id, { ...tripped, at: 8 });
+    await next.close();
+    expect((await resumed()).tripped).toEqual({ ...tripped, at: 8 });
+    const last = await SessionWriter.open(store, 's');
+    last.append(user('a prompt after the trip'), 90_001);
+    await last.close();
+    expect((await resumed()).tripped).toBeUndefined();
+  });
+
   it('reads the whole file when the last checkpoint is damaged or sits where it says it does not', async () => {
     const { path, leaf, context } = await longSession({ turns: 800, condenseEvery: 300, after: 40 });
     const intact = readFileSync(path, 'utf8');

@@ -4,7 +4,7 @@
 // them under the conductor. First the four methods of the seam (and the optional live path), then a
 // SessionWriter and a conductor on top.
 import { describe, expect, it } from 'vitest';
-import type { SessionNode, SessionRecord, Turn } from '../../../src/runtime/contract/index.js';
+import type { GuardrailTrip, SessionNode, SessionRecord, Turn } from '../../../src/runtime/contract/index.js';
 import {
   InvalidRecordError,
   InvalidSessionIdError,
@@ -29,6 +29,15 @@ const say = (role: Turn['role'], text: string): Turn => ({ role, blocks: [{ kind
 const usage = { inputTokens: 10, outputTokens: 2, cacheWriteTokens: 0, cacheReadTokens: 4 };
 const text = (turn: Turn) => (turn.blocks[0] as { text: string }).text;
 const node = (n: SessionNode): SessionRecord => ({ type: 'node', node: n });
+const trip = (guardrail: string, at: number): GuardrailTrip => ({
+  guardrail,
+  stage: 'tool_call',
+  message: `${guardrail} said no: "rm -rf /" ünïcode`,
+  callId: 'call-7',
+  toolName: 'shell.run',
+  runId: `run-${at}`,
+  at,
+});
 /** A model that answers each prompt by name, whatever ran before it. */
 const answering: ModelInvoker = async (request) => ({
   turn: say('assistant', `answer to ${text(request.messages.findLast((turn) => turn.role === 'user')!)}`),
@@ -168,6 +177,47 @@ export function sessionStoreContract(name: string, open: SessionStoreFactory): v
           const back = await whole(store, 's3');
           expect(back.leaf).toBe(c.id);
           expect(back.children(a.id).map((child) => child.id)).toEqual([b.id, c.id]);
+        }));
+
+      it('keeps the guardrail trip a head carries: every load gives it at its leaf, and the next record placing the leaf clears it', () =>
+        withStore(async (store) => {
+          const made = new SessionGraph('s-trip');
+          const a = made.append(say('user', 'a'), 1);
+          const b = made.append(say('assistant', 'b'), 2);
+          const lease = await store.acquire('s-trip');
+          await store.append(lease, [node(a), node(b), { type: 'head', leaf: a.id, tripped: trip('deny', 3) }]);
+          const live = await loadSession(store, 's-trip');
+          const all = await loadSessionWithReport(store, 's-trip', { whole: true });
+          expect([live.leaf, live.tripped]).toEqual([a.id, trip('deny', 3)]);
+          expect([all.graph.leaf, all.graph.tripped]).toEqual([a.id, trip('deny', 3)]);
+
+          // A node after it moves on; a trip may stand at no leaf at all (the first run of a session); a plain head moves on too.
+          made.branchFrom(a.id);
+          const c = made.append(say('assistant', 'c'), 4);
+          await store.append(lease, [node(c)]);
+          expect((await loadSession(store, 's-trip')).tripped).toBeUndefined();
+          await store.append(lease, [
+            { type: 'started', callIds: ['call-1'] },
+            { type: 'head', leaf: null, tripped: trip('size', 5) },
+          ]);
+          const empty = await loadSession(store, 's-trip');
+          expect([empty.leaf, empty.tripped]).toEqual([null, trip('size', 5)]);
+          await store.append(lease, [{ type: 'head', leaf: b.id }]);
+          const moved = await loadSession(store, 's-trip');
+          expect([moved.leaf, moved.tripped]).toEqual([b.id, undefined]);
+          await store.release(lease);
+        }));
+
+      it('refuses a head whose trip is malformed, writing none of the append', () =>
+        withStore(async (store) => {
+          const a = new SessionGraph('s-bad-trip').append(say('user', 'a'), 1);
+          const lease = await store.acquire('s-bad-trip');
+          for (const tripped of [{ ...trip('deny', 2), stage: 'elsewhere' }, { ...trip('deny', 2), guardrail: '' }, 'tripped']) {
+            const records = [node(a), { type: 'head', leaf: a.id, tripped }] as unknown as SessionRecord[];
+            await expect(store.append(lease, records)).rejects.toSatisfy(InvalidRecordError.isInstance);
+          }
+          await store.release(lease);
+          expect((await store.read('s-bad-trip')).records).toEqual([]);
         }));
 
       it('gives one writer at a time: a second acquire is refused until the lease is released, and a stale release frees nothing', () =>
@@ -377,6 +427,39 @@ export function sessionStoreContract(name: string, open: SessionStoreFactory): v
           expect(appended).toEqual([[node(a), node(b), { type: 'head', leaf: b.id }], [{ type: 'head', leaf: a.id }]]);
           expect((await loadSession(raw, 'w2')).leaf).toBe(a.id);
         }));
+
+      it('records a trip as a head carrying it, which a later append or branch clears for good', () =>
+        withStore(async (raw) => {
+          const { store, appended } = watched(raw);
+          const writer = await SessionWriter.open(store, 'w3');
+          const a = writer.append(say('user', 'a'), 1);
+          const b = writer.append(say('assistant', 'b'), 2);
+          writer.append(say('user', 'tripped prompt'), 3);
+          writer.trip(b.id, trip('deny', 4));
+          expect([writer.graph.leaf, writer.graph.tripped]).toEqual([b.id, trip('deny', 4)]);
+          await writer.close();
+          expect(appended.at(-1)?.at(-1)).toEqual({ type: 'head', leaf: b.id, tripped: trip('deny', 4) });
+          expect(() => writer.trip('no-such-node', trip('deny', 5))).toThrow(UnknownNodeError);
+
+          const again = await SessionWriter.open(store, 'w3');
+          expect([again.graph.leaf, again.graph.tripped]).toEqual([b.id, trip('deny', 4)]);
+          // Opening and closing writes nothing: the trip stands until the session moves on.
+          await again.close();
+          expect((await loadSession(raw, 'w3')).tripped).toEqual(trip('deny', 4));
+
+          const next = await SessionWriter.open(store, 'w3');
+          next.append(say('user', 'next prompt'), 6);
+          await next.close();
+          expect((await loadSession(raw, 'w3')).tripped).toBeUndefined();
+          const branched = await SessionWriter.open(store, 'w3');
+          branched.trip(null, trip('size', 7));
+          await branched.persist();
+          expect((await loadSession(raw, 'w3')).tripped).toEqual(trip('size', 7));
+          branched.graph.branchFrom(a.id);
+          await branched.close();
+          const back = await loadSession(raw, 'w3');
+          expect([back.leaf, back.tripped]).toEqual([a.id, undefined]);
+        }));
     });
 
     describe('a conductor on top', () => {
@@ -384,8 +467,10 @@ export function sessionStoreContract(name: string, open: SessionStoreFactory): v
         withStore(async (store) => {
           const replies = ['first answer', 'second answer', 'Summary: they talked.', 'third answer'];
           const invoke: ModelInvoker = async () => ({ turn: say('assistant', replies.shift()!), stopReason: 'end_turn' });
+          // Long enough that the summary is shorter than what it replaces: condensation refuses to grow the context.
+          const one = `one ${'words '.repeat(100)}`;
           const first = createAgent({ model: 'm', sessionId: 'convo', compaction: { keepRecent: 2 } }, { invokeModel: invoke, store });
-          await first.submit('one');
+          await first.submit(one);
           await first.submit('two');
           await first.close();
 
@@ -397,14 +482,14 @@ export function sessionStoreContract(name: string, open: SessionStoreFactory): v
           const graph = await whole(store, 'convo');
           const firstAnswer = graph.nodesTo(graph.leaf!).find((n) => text(n.turn) === 'first answer')!;
           const branched = await second.branchFrom(firstAnswer.id);
-          expect(branched.messages.map(text)).toEqual(['one', 'first answer']);
+          expect(branched.messages.map(text)).toEqual([one, 'first answer']);
           await expect(second.branchFrom('f'.repeat(64))).rejects.toSatisfy(UnknownNodeError.isInstance);
           await second.submit('three');
           await second.close();
 
           const after = await whole(store, 'convo');
           expect(after.children(firstAnswer.id)).toHaveLength(2);
-          expect(after.resume(after.leaf!).map(text)).toEqual(['one', 'first answer', 'three', 'third answer']);
+          expect(after.resume(after.leaf!).map(text)).toEqual([one, 'first answer', 'three', 'third answer']);
         }));
 
       it('survives a failed append: the run faults with store_error, and the next run appends what it kept', () =>
