@@ -8,8 +8,9 @@
 //    turns, so a disk or a database slowed by other work slows both. Target: <= 1.2x.
 // Rounds alternate between subject and baseline; figures are medians. No forced gc() between rounds:
 // a full collection right before a timed load makes its own allocations pay for the sweep.
-// PostgreSQL: INDUSAGI_BENCH_DATABASE_URL, else a throwaway cluster like the tests'; BENCH_STORES picks
-// the stores (default files,memory,postgres).
+// PostgreSQL: INDUSAGI_BENCH_DATABASE_URL, else a throwaway cluster like the tests'; the store owns its pool
+// (the bench's own pool only sets up and drops the schema). BENCH_STORES picks the stores (default
+// files,memory,postgres).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -100,7 +101,8 @@ try {
     if (name === 'files') stores.push({ name, store: files });
     else if (name === 'memory') stores.push({ name, store: new MemorySessionStore() });
     else if (name === 'postgres') {
-      const store = new PostgresSessionStore({ pool: pool! }, { schema: `bench_long_${process.pid}` });
+      // The store makes its own pool, as the docs set one up: its reads then need no transaction for the limits.
+      const store = new PostgresSessionStore({ connectionString: database!.url }, { schema: `bench_long_${process.pid}` });
       await store.migrate();
       stores.push({ name, store });
     } else throw new Error(`unknown store ${name}`);
