@@ -165,6 +165,8 @@ export async function executeRun(core: AgentCore, scope: RunScope, plan: RunPlan
         }
         input = { ...base, system: contextRun.system, volatileSystem: contextRun.volatileSystem, tools: contextRun.tools };
       }
+      // Tool names sanitized turn by turn, kept from the last run: a long conversation is not converted again.
+      input.view = session.modelView(input.tools.names);
       const hook = composeStepHook({
         context: contextRun,
         condensation: core.automatic ? core.condensation : undefined,

@@ -18,4 +18,4 @@ export { applyControls } from './controls.js';
 export { parsePartialJson, MAX_PARTIAL_JSON_DEPTH } from './partial-json.js';
 export type { PartialJson } from './partial-json.js';
 export type { RunControls } from './controls.js';
-export type { LoopInput, LoopOutcome, LoopEvent, LoopDurability, LoopTools, ApprovalDecision } from './types.js';
+export type { LoopInput, LoopOutcome, LoopEvent, LoopDurability, LoopTools, ApprovalDecision, ContextView } from './types.js';

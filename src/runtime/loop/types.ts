@@ -90,6 +90,12 @@ export type LoopInput = {
   /** Makes every settled step durable as it settles; absent, nothing is written mid-run. */
   durability?: LoopDurability;
   /**
+   * The context as the model sees it (tool names sanitized for `tools.names`), kept from run to run by
+   * whoever owns `context`, which resets it whenever the context changes other than by growing. Without
+   * it every run converts the whole context again before its first call.
+   */
+  view?: ContextView;
+  /**
    * Asked before any call of a batch runs or waits for approval, with those calls: throws to stop the
    * run there (a guardrail tripped), and then every call of the batch is answered as aborted.
    */
@@ -108,6 +114,14 @@ export type LoopDurability = {
   checkpoint(): Promise<void>;
   markStarted(callIds: string[]): void;
   startsOf(callId: string): number;
+};
+
+/** The context as the model sees it, converted turn by turn as it grows (see `ModelView`). */
+export type ContextView = {
+  /** A fresh array the callee may keep. `context` must only have grown since the last call or `reset`. */
+  of(context: readonly Turn[]): Turn[];
+  /** Forgets what was converted; called when the context was replaced rather than grown. */
+  reset(): void;
 };
 
 export type LoopOutcome = {
