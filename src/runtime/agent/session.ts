@@ -7,7 +7,7 @@ import type { SessionGraph } from '../store/graph.js';
 import type { SessionStoreLike } from '../store/types.js';
 import { SessionWriter } from '../store/writer.js';
 import { ModelView } from '../loop/wire-names.js';
-import type { ToolNameMap } from '../../tools/names.js';
+import type { ToolNameMap } from '../tools/names.js';
 import { addUsage, zeroUsage } from '../usage/sum.js';
 import { BranchPointError, ContextReplacementError } from './errors.js';
 
