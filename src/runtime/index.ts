@@ -10,3 +10,4 @@ export * from './loop/index.js';
 export * from './agent/index.js';
 export * from './history/index.js';
 export * from '../errors/index.js';
+export * from './budget/index.js';

@@ -7,3 +7,4 @@ export * from './events.js';
 export * from './compaction.js';
 export * from './step.js';
 export * from './context.js';
+export * from './limits.js';

@@ -1,3 +1,5 @@
+import type { PendingApproval } from './events.js';
+
 /**
  * What a tool call is given besides its input, wherever it runs (the loop, a `Toolset`, `runAgent`'s
  * `execute`): one object, so that what a tool may be given later joins it as an optional member
@@ -10,7 +12,43 @@ export type ToolContext = {
   callId: string;
   /** Reports progress of a long call; each report is published as a `tool_progress` event. */
   progress?: (update: ToolProgress) => void;
+  /**
+   * The agent run making the call, whenever an agent runs the tool (absent when a toolset is driven by
+   * hand). A tool that runs an agent of its own (`agentTool`) builds on it: see docs/subagents.md.
+   */
+  caller?: CallerRun;
 };
+
+/** What a tool call knows of the agent run that made it. */
+export interface CallerRun {
+  /** The calling agent's session. */
+  readonly sessionId: string;
+  /** The operation making the call (`RunEvent.runId` of its events). */
+  readonly runId: string;
+}
+
+/**
+ * A tool whose call keeps its own durable state and picks up where it stopped (a sub-agent: its
+ * session). Such a call is never answered as interrupted: a call a crash cut off, or one that stopped
+ * waiting for approvals of its own (`execute` returned a `WaitingCall`), runs `execute` again, which
+ * goes on from that state instead of starting over.
+ */
+export interface ResumableTool {
+  /**
+   * What call `callId` waits for, read from its state when a session is opened (a restart): the
+   * approvals it waits on, as its own agent lists them; none when it waits for nothing.
+   */
+  waiting(callId: string, caller: CallerRun): Promise<PendingApproval[]>;
+}
+
+/**
+ * What a resumable tool's `execute` returns for a call that stopped waiting on approvals of its own (a
+ * sub-agent's call that needs approval): the call gets no result yet, its approvals are listed as the
+ * calling agent's (under the call's id and the tool's name), and deciding one runs the call again.
+ */
+export class WaitingCall {
+  constructor(readonly pending: readonly PendingApproval[]) {}
+}
 
 /** One progress report of a running tool call (MCP's progress notifications have this shape). */
 export type ToolProgress = { progress: number; total?: number; message?: string };
@@ -39,6 +77,8 @@ export type ToolDefinition = {
    * goes back to the model as interrupted, since it may have run. Default false.
    */
   idempotent?: boolean;
+  /** Set for a tool whose call picks up where it stopped (`agentTool` sets it); see `ResumableTool`. */
+  resumable?: ResumableTool;
 };
 
 /** Maps between original and sanitized tool names, both ways (`buildToolNameMap` builds one). */

@@ -2,7 +2,15 @@
 export { runLoop, settleOpenBatch } from './run-loop.js';
 export { defineLoopTools } from './tools.js';
 export type { LoopToolsSource } from './tools.js';
-export { openBatch, pendingApprovalsOf, openBatchStanding, callStanding, lastAssistantText, lastUserText } from './batch.js';
+export {
+  openBatch,
+  pendingApprovalsOf,
+  openBatchStanding,
+  callStanding,
+  nestedApprovals,
+  lastAssistantText,
+  lastUserText,
+} from './batch.js';
 export {
   RunFault,
   RunAbortedError,
@@ -10,10 +18,11 @@ export {
   ModelCallError,
   PromptTooLongError,
   ContextWindowExceededError,
+  BudgetExceededError,
   faultKindOf,
 } from './errors.js';
 export { ABORTED_RESULT, INTERNAL_ERROR, INTERRUPTED_RESULT } from './tool-call.js';
 export { rejectionMessage } from './run-tools.js';
 export { applyControls } from './controls.js';
 export type { RunControls } from './controls.js';
-export type { LoopInput, LoopOutcome, LoopEvent, LoopDurability, LoopTools, ApprovalDecision } from './types.js';
+export type { LoopInput, LoopOutcome, LoopEvent, LoopDurability, LoopTools, LoopBudget, ApprovalDecision } from './types.js';
