@@ -23,6 +23,12 @@ import { composeStepHook } from './step-hook.js';
 import { settleOutput, type OutputRequest } from './structured-output.js';
 import { contextEvent, snapshotOf, standingOf } from './standing.js';
 import type { AgentConfig, CondenseOutcome } from './types.js';
+import type { RunLimits } from '../contract/limits.js';
+import type { CallerRun } from '../contract/tool.js';
+import type { CallerDeps } from './caller.js';
+import { runDelegation } from './delegation.js';
+import type { Handoffs } from './handoffs.js';
+import { noteCall } from './waiting-calls.js';
 
 /** What the runs of one agent share: its settings, its session and what carries over from run to run. */
 export type AgentCore = {
@@ -37,6 +43,10 @@ export type AgentCore = {
   /** Behind `condense()`; asked before every call too when `automatic`. */
   readonly condensation: CondensationStep;
   readonly automatic: boolean;
+  /** What the agent was built from, before telemetry decorated it: its sub-agents are built from it too. */
+  readonly origin: CallerDeps;
+  /** The agents the conversation may be handed to, and which has it (`config.handoffs`). */
+  readonly handoffs: Handoffs | undefined;
   /** What a run leaves for the next run of the same session. */
   readonly carried: {
     /** The `output` request of a run that stopped waiting for approvals: the run deciding them answers it. */
@@ -56,7 +66,14 @@ export type RunPlan = {
   admit: (session: AgentSession) => ReadonlyMap<string, ApprovalDecision> | undefined;
   controls: RunControls;
   output?: OutputRequest;
+  /** The run's limits (the config's, overridden by the run's own). */
+  limits?: RunLimits;
+  /** The sub-agent call this run is made for: it spends from that run's budget too. */
+  parent?: CallerRun;
 };
+
+/** What a run is asked with beyond what it does (`SubmitOptions`, resolved). */
+export type RunOptions = 'controls' | 'output' | 'limits' | 'parent';
 
 type Failure = { kind: FaultKind; error: unknown };
 
@@ -87,6 +104,7 @@ export async function executeRun(core: AgentCore, scope: RunScope, plan: RunPlan
     report(contextRun.prepared);
   };
   const durability = durabilityOf(session);
+  const { budget, caller } = runDelegation(core.origin, scope, session, plan, decisions);
   const base: LoopInput = {
     runId: scope.runId,
     model: core.invoke.modelId ?? core.card.id,
@@ -103,6 +121,8 @@ export async function executeRun(core: AgentCore, scope: RunScope, plan: RunPlan
     decisions,
     signal: scope.signal,
     durability,
+    budget,
+    caller,
     previous: core.carried.previous,
     append: (turn, reply) => session.append(turn, reply === undefined ? undefined : billReply(core, scope, reply)),
     condense(condensation) {
@@ -111,6 +131,7 @@ export async function executeRun(core: AgentCore, scope: RunScope, plan: RunPlan
       announcePrepared();
     },
     emit(event: LoopEvent) {
+      if (noteCall(session, event)) return;
       if (event.kind === 'step') {
         // A snapshot copies the whole context; nobody listening means nobody pays for it.
         if (scope.watched)
@@ -153,6 +174,7 @@ export async function executeRun(core: AgentCore, scope: RunScope, plan: RunPlan
         input = { ...base, system: contextRun.system, volatileSystem: contextRun.volatileSystem, tools: contextRun.tools };
       }
       const hook = composeStepHook({
+        handoff: core.handoffs?.step((event) => scope.publish({ ...event, runId: scope.runId })),
         context: contextRun,
         condensation: core.automatic ? core.condensation : undefined,
         user: core.config.prepareStep,
@@ -247,7 +269,7 @@ function billReply(core: AgentCore, scope: RunScope, reply: ModelReply): Billing
 }
 
 function billed(core: AgentCore, used: ModelUsage | undefined): Billing | undefined {
-  return used === undefined ? undefined : { usage: used, model: core.invoke.modelId ?? core.card.id };
+  return used === undefined ? undefined : { usage: used, model: core.handoffs?.model ?? core.invoke.modelId ?? core.card.id };
 }
 
 /** Persists what the run recorded, then settles it (`settled` or `waiting`) or faults it. */
@@ -270,6 +292,7 @@ async function finishRun(
   const pending = standingOf(session, core.tools).pending;
   const status: RunStatus = failure !== undefined ? 'faulted' : pending.length > 0 ? 'waiting' : 'settled';
   const snapshot = snapshotOf(session.id, session.context, status, scope.usage, pending);
+  if (core.handoffs !== undefined) snapshot.agent = core.handoffs.active;
   if (failure !== undefined) throw fault(scope, failure.kind, failure.error, snapshot);
   if (answer !== undefined) snapshot.output = answer.value;
   scope.publish({ kind: 'settled', snapshot, runId: scope.runId });

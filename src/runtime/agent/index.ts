@@ -1,7 +1,16 @@
 // The conductor: `createConductor` (vendor-free; `createAgent` adds the default model at the package
 // edge) and what its callers configure, call and catch.
 export { createConductor } from './create-conductor.js';
-export type { Agent, AgentConfig, AgentTelemetry, ConductorDeps, SubmitOptions, CondenseOutcome, OutputSnapshot } from './types.js';
+export type {
+  Agent,
+  AgentConfig,
+  Handoff,
+  AgentTelemetry,
+  ConductorDeps,
+  SubmitOptions,
+  CondenseOutcome,
+  OutputSnapshot,
+} from './types.js';
 export { OutputValidationError, OUTPUT_REPAIR_PREFIX } from './structured-output.js';
 export { DEFAULT_MAX_STEPS } from './settings.js';
 export { ModelControlsError } from './errors.js';
@@ -15,3 +24,6 @@ export {
 } from './errors.js';
 export { Run } from './run.js';
 export { StepHookError } from './errors.js';
+export { AgentCaller, callerOf } from './caller.js';
+export type { CallerDeps, NestedEventBody } from './caller.js';
+export { MAIN_AGENT, transferToolName } from './handoffs.js';

@@ -6,10 +6,17 @@ import type { LoopTools } from '../loop/types.js';
 import type { ContextReport } from '../contract/context.js';
 import type { AgentSession } from './session.js';
 import { zeroUsage } from '../usage/sum.js';
+import { withWaitingCalls } from './waiting-calls.js';
 
-/** What the calls of the session's open batch are now: waiting for a decision, or cut off by a stopped run. */
+/**
+ * What the calls of the session's open batch are now: waiting for a decision (their own, or one a
+ * sub-agent's call waits on), or cut off by a stopped run.
+ */
 export function standingOf(session: AgentSession, tools: LoopTools) {
-  return openBatchStanding(session.context, tools, (callId) => session.startsOf(callId));
+  return withWaitingCalls(
+    session,
+    openBatchStanding(session.context, tools, (callId) => session.startsOf(callId)),
+  );
 }
 
 /** The session as it stands between runs (after `resume` and `branchFrom`): interrupted, waiting or settled. */
