@@ -22,6 +22,8 @@ export type DemoReply = {
 };
 
 const PHRASES = [
+  'ask the researcher to read notes.md',
+  'hand me to the writer',
   'list files in src',
   'read package.json',
   'what time is it?',
@@ -57,6 +59,10 @@ function answerPrompt(request: DemoRequest, prompt: string): DemoReplyBlock[] {
   switch (intent.kind) {
     case 'tool':
       return callTool(request, intent);
+    case 'delegate':
+      return delegate(request, intent.tasks);
+    case 'handoff':
+      return handOff(request, intent.agent);
     case 'long':
       return [text(`${DEMO_BANNER} A long answer, streamed slowly so you can interrupt it (Ctrl-C in the terminal).\n\n${longStory()}`)];
     case 'help':
@@ -82,6 +88,31 @@ function callTool(request: DemoRequest, intent: Extract<Intent, { kind: 'tool' }
   }
   const id = `toolu_demo_${digest(request).slice(0, 24)}`;
   return [text(`${DEMO_BANNER} ${announce(intent.tool, intent.input)}`), { type: 'tool_use', id, name, input: intent.input }];
+}
+
+/** Calls the tool named for each agent (a sub-agent's, made with agentTool), with the task as its prompt, all at once. */
+function delegate(request: DemoRequest, tasks: Array<{ agent: string; task: string }>): DemoReplyBlock[] {
+  const missing = tasks.filter((t) => !request.tools.some((tool) => tool.name === t.agent)).map((t) => t.agent);
+  if (missing.length > 0) {
+    return [text(`${DEMO_BANNER} I would ask ${missing.join(' and ')} for that, but this conversation offers no such agent.`)];
+  }
+  const id = digest(request).slice(0, 20);
+  return [
+    text(`${DEMO_BANNER} Asking ${tasks.map((t) => t.agent).join(' and ')}.`),
+    ...tasks.map((t, i): DemoReplyBlock => ({ type: 'tool_use', id: `toolu_demo_${id}_${i}`, name: t.agent, input: { prompt: t.task } })),
+  ];
+}
+
+/** Calls `transfer_to_<agent>`, the tool a handoff gives. */
+function handOff(request: DemoRequest, agent: string): DemoReplyBlock[] {
+  const name = `transfer_to_${agent.replace(/[^a-zA-Z0-9_-]/g, '_')}`;
+  if (!request.tools.some((t) => t.name === name)) {
+    return [text(`${DEMO_BANNER} I would hand you to ${agent}, but this conversation has no handoff to such an agent.`)];
+  }
+  return [
+    text(`${DEMO_BANNER} Handing you over to ${agent}.`),
+    { type: 'tool_use', id: `toolu_demo_${digest(request).slice(0, 24)}`, name, input: {} },
+  ];
 }
 
 function announce(tool: DemoToolKey, input: Record<string, string>): string {
