@@ -19,10 +19,14 @@ export function standingOf(session: AgentSession, tools: LoopTools) {
   );
 }
 
-/** The session as it stands between runs (after `resume` and `branchFrom`): interrupted, waiting or settled. */
+/**
+ * The session as it stands between runs (after `resume` and `branchFrom`): interrupted, waiting or
+ * settled. A context that ends with a user turn was cut off, unless that turn holds the results of
+ * the calls of a batch that ran while others of it wait for a decision.
+ */
 export function standingSnapshot(session: AgentSession, tools: LoopTools): RunSnapshot {
   const { pending, interrupted } = standingOf(session, tools);
-  const cutOff = interrupted.length > 0 || session.context.at(-1)?.role === 'user';
+  const cutOff = interrupted.length > 0 || (pending.length === 0 && session.context.at(-1)?.role === 'user');
   const status: RunStatus = cutOff ? 'interrupted' : pending.length > 0 ? 'waiting' : 'settled';
   const snapshot = snapshotOf(session.id, session.context, status, zeroUsage(), pending);
   if (cutOff) snapshot.interrupted = interrupted;
