@@ -109,13 +109,15 @@ export function agentTool(agent: AgentConfig | Agent, options: AgentToolOptions)
           if (firstPrompt(standing) !== prompt) {
             throw new ToolError(`Session ${sessionId} already holds another task of the ${name} agent; it was not touched.`);
           }
-          if (standing.status === 'waiting') {
-            const decision = decisionFor(ctx.callId, caller.decisions, standing.pendingApprovals);
-            if (decision === undefined) return new WaitingCall(standing.pendingApprovals);
+          // A decision on one of its calls goes first: its run also settles whatever else its batch left.
+          const decision = decisionFor(ctx.callId, caller.decisions, standing.pendingApprovals);
+          if (decision !== undefined) {
             const [approvalId, decided] = decision;
             snapshot = await forward(decided.approved ? child.approve(approvalId, opts) : child.reject(approvalId, decided.reason, opts));
           } else if (standing.status === 'interrupted') {
             snapshot = await forward(child.continue(opts));
+          } else if (standing.status === 'waiting') {
+            return new WaitingCall(standing.pendingApprovals);
           } else {
             snapshot = standing;
           }
