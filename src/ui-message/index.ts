@@ -4,6 +4,6 @@ export { readChatRequest, ChatRequestError } from './request.js';
 export type { ChatRequest, ChatDecision } from './request.js';
 export { uiMessageChunks, uiMessageStreamResponse, sendUIMessageStream, UI_MESSAGE_STREAM_HEADERS } from './stream.js';
 export type { ChatAgent, UIMessageStreamOptions, UIMessageResponseOptions } from './stream.js';
-export type { UIMessageChunk } from './chunks.js';
+export type { UIMessageChunk, AgentDataPart } from './chunks.js';
 export { uiMessagesFromTurns } from './messages.js';
 export type { UIMessage, UIMessagePart } from './messages.js';

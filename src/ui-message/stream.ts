@@ -58,7 +58,8 @@ export async function* uiMessageChunks(
   const translator = new ChunkTranslator(
     options.messageId ?? globalThis.crypto.randomUUID(),
     prompt ? [] : request.decisions.map((d) => d.toolCallId),
-    prompt ? [] : request.decisions.filter((d) => !d.approved).map((d) => d.toolCallId),
+    // A rejected call of a sub-agent is not a denial of the call it sits under, which goes on.
+    prompt ? [] : request.decisions.filter((d) => !d.approved && d.approvalId === d.toolCallId).map((d) => d.toolCallId),
   );
   let ours = false;
   // One run for a prompt; one per decision, each started once the one before it has ended.

@@ -141,6 +141,16 @@ describe.each(providers)('a budget over a tree of agents on $name', ({ model, st
   });
 });
 
+/** The `RunFault` a run rejects with; a run that settles fails the test. */
+function faultOf(run: PromiseLike<unknown>): Promise<RunFault> {
+  return Promise.resolve(run).then(
+    () => {
+      throw new Error('expected the run to fault');
+    },
+    (error: RunFault) => error,
+  );
+}
+
 /** A model at the seam for the limits that need no wire: answers by the plan, with fixed usage. */
 function planned(
   plan: (request: ModelRequest, index: number) => 'call' | 'answer',
@@ -179,7 +189,7 @@ describe('limits', () => {
     noted.length = 0;
     const store = new MemorySessionStore();
     const agent = createConductor({ model: 'm', tools: [note], sessionId: 's' }, { invokeModel: planned(() => 'call', usage), store });
-    const fault = await agent.submit('Note things.', { limits: { maxToolCalls: 5 } }).catch((error: RunFault) => error);
+    const fault = await faultOf(agent.submit('Note things.', { limits: { maxToolCalls: 5 } }));
     expect(fault.kind).toBe('budget_exceeded');
     expect((fault.cause as BudgetExceededError).limit).toBe('maxToolCalls');
     // Two batches of two ran; the third would have made six.
@@ -205,7 +215,7 @@ describe('limits', () => {
       { model: 'm', tools: [note], maxOutputTokens: 1000 },
       { invokeModel: planned((_r, i) => (i < 5 ? 'call' : 'answer'), heavy, seen) },
     );
-    const fault = await agent.submit('Note.', { limits: { maxTokens: 2500 } }).catch((error: RunFault) => error);
+    const fault = await faultOf(agent.submit('Note.', { limits: { maxTokens: 2500 } }));
     const stop = fault.cause as BudgetExceededError;
     expect(stop.limit).toBe('maxTokens');
     // 1,000 tokens billed per call, and each may take its input and 1,000 of output: a third would not fit.
@@ -229,7 +239,7 @@ describe('limits', () => {
         },
       },
     );
-    const fault = await agent.submit('Note.', { limits: { maxDurationMs: 2 } }).catch((error: RunFault) => error);
+    const fault = await faultOf(agent.submit('Note.', { limits: { maxDurationMs: 2 } }));
     await moved;
     expect((fault.cause as BudgetExceededError).limit).toBe('maxDurationMs');
     expect(fault.snapshot.messages.at(-1)!.blocks.every((b) => b.kind === 'tool_result' && b.isError === true)).toBe(true);
@@ -245,7 +255,7 @@ describe('limits', () => {
     ] as unknown as RunLimits[]) {
       await expect(agent.submit('Hi.', { limits })).rejects.toSatisfy((error: unknown) => LimitsError.isInstance(error));
     }
-    const fault = await agent.submit('Hi.', { limits: { maxCostUsd: 1 } }).catch((error: RunFault) => error);
+    const fault = await faultOf(agent.submit('Hi.', { limits: { maxCostUsd: 1 } }));
     expect(fault.kind).toBe('invalid_request');
     expect(UnpricedModelError.isInstance(fault.cause)).toBe(true);
     expect((fault.cause as UnpricedModelError).model).toBe('unpriced-model');
