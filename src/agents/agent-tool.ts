@@ -80,8 +80,9 @@ export function agentTool(agent: AgentConfig | Agent, options: AgentToolOptions)
   const open = (caller: AgentCaller, sessionId: string): Promise<Opened> => {
     if (isAgent(agent)) return openShared(agent);
     const store: SessionStoreLike = caller.deps.store ?? (memory ??= new MemorySessionStore());
+    // Named for the tool unless it has a name of its own: telemetry calls its spans `invoke_agent <name>`.
     const child = createConductor(
-      { ...agent, sessionId },
+      { name, ...agent, sessionId },
       { invokeModel: options.invokeModel ?? caller.deps.invokeModel, store, telemetry: caller.deps.telemetry },
     );
     return Promise.resolve({ agent: child, release: () => child.close() });

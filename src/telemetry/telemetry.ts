@@ -37,7 +37,8 @@ export function createTelemetry(options: TelemetryOptions = {}): Telemetry {
       // Whatever is not what it should be goes to `build` untouched, for the conductor to refuse.
       if (typeof invokeModel !== 'function' || typeof config !== 'object' || config === null) return build(config, deps);
       const tools = Array.isArray(config.tools) ? config.tools : [];
-      const agent = new AgentTrace(inst, config.model, invokeModel.provider ?? inst.providerName, config.system, tools);
+      const name = typeof config.name === 'string' ? config.name : inst.agentName;
+      const agent = new AgentTrace(inst, config.model, invokeModel.provider ?? inst.providerName, config.system, tools, name);
       const traced: ConductorDeps = {
         ...deps,
         invokeModel: traceInvoker(invokeModel, agent),

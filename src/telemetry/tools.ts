@@ -95,7 +95,7 @@ export function finishToolCall(run: RunScope, parent: Context, event: ToolFinish
   // A call that never ran is no execution to time.
   if (started === undefined) return;
   const metric: Attributes = { [ATTR_TOOL_NAME]: call.name, [ATTR_TOOL_TYPE]: 'function' };
-  const agentName = run.agent.inst.agentName;
+  const agentName = run.agent.agentName;
   if (agentName !== undefined) metric[ATTR_AGENT_NAME] = agentName;
   if (errorType !== undefined) metric[ATTR_ERROR_TYPE] = errorType;
   run.agent.inst.instruments.toolDuration.record(secondsSince(call.startedAt), metric);
