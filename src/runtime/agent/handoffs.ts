@@ -174,7 +174,8 @@ export function buildHandoffs(
         to = profileOf(name, target, handoff, invoke, builtIn, gate);
         profiles.set(name, to);
         queue.push(to);
-      } else if (to.config !== target && !(name === root.name && target === config)) {
+      } else if (to.config !== target && to !== root) {
+        // (A handoff to the first agent's name is to the first agent, whatever config names it: `{ ...triage, sessionId }`.)
         throw new AgentConfigError(
           `Two different agents are called ${JSON.stringify(name)}; agents of one conversation need names of their own.`,
         );
