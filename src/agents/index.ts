@@ -3,6 +3,7 @@
 export { agentTool, DEFAULT_AGENT_CONCURRENCY } from './agent-tool.js';
 export type { AgentToolOptions, AgentToolResult } from './agent-tool.js';
 export { handoff } from './handoff.js';
+export { speakers } from './speakers.js';
 export type { HandoffOptions } from './handoff.js';
 export { childSessionId } from './session-id.js';
 export { AgentToolError } from './errors.js';

@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent, MemorySessionStore, sessionCost } from '../../src/entries/runtime.js';
+import { createAgent, MemorySessionStore, SessionStore, sessionCost } from '../../src/entries/runtime.js';
 import type { AgentConfig, RunEvent } from '../../src/entries/runtime.js';
 import { AgentConfigError } from '../../src/runtime/index.js';
-import { handoff, transferToolName } from '../../src/agents/index.js';
+import { handoff, speakers, transferToolName } from '../../src/agents/index.js';
 import { reply, startAnthropicServer, type AnthropicTestServer } from '../../src/testing/index.js';
 import { runJsonChild } from '../support/child-process.js';
 
@@ -72,7 +72,7 @@ describe('handoffs', () => {
     const [handBack, triageAgain] = server.requests.slice(2).map((r) => r.body);
     expect([systemOf(handBack), handBack.model]).toEqual(['You are the writer agent.', 'claude-sonnet-4-6']);
     expect([systemOf(triageAgain), triageAgain.model]).toEqual(['You are the triage agent.', 'claude-haiku-4-5']);
-    // One session holds it all, in order; each agent's calls were billed at its own model's prices.
+    // One session holds it all, in order, and says which agent gave each reply.
     expect(triageAgain.messages.map((m: { role: string }) => m.role)).toEqual([
       'user',
       'assistant',
@@ -81,6 +81,18 @@ describe('handoffs', () => {
       'user',
       'assistant',
       'user',
+    ]);
+    const graph = await new SessionStore(dir).loadSession('handoffs');
+    const turns = graph.pathTo(graph.leaf!);
+    expect(speakers(turns, ['triage', 'writer'], 'triage')).toEqual([
+      undefined,
+      'triage',
+      undefined,
+      'writer',
+      undefined,
+      'writer',
+      undefined,
+      'triage',
     ]);
   });
 
