@@ -142,8 +142,8 @@ export function agentTool(agent: AgentConfig | Agent, options: AgentToolOptions)
     const sessionId = childSessionId(caller.sessionId, callId);
     const { agent: child, release } = await open(caller, sessionId);
     try {
-      const standing = await child.resume(sessionId);
-      return standing.status === 'waiting' ? standing.pendingApprovals : [];
+      // Its approvals, also beside a call a crash cut off (status interrupted): the run that decides one settles both.
+      return (await child.resume(sessionId)).pendingApprovals;
     } finally {
       await release();
     }
