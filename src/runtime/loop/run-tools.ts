@@ -66,6 +66,10 @@ export async function settleBatch(calls: ToolCallBlock[], input: LoopInput, fres
       }
     }
   }
+  if (fresh) {
+    for (const p of pending)
+      emit({ kind: 'approval_requested', approvalId: p.approvalId, name: p.name, callId: p.callId, input: p.input, runId });
+  }
   if (runnable.length > 0 && input.budget !== undefined) {
     // A resumable call run again goes on with work it already counted; every other start is one more call.
     const starts = runnable.filter((i) => fresh || tools.resumable(calls[i].name) === undefined).length;
@@ -83,10 +87,6 @@ export async function settleBatch(calls: ToolCallBlock[], input: LoopInput, fres
     // Durable before the first of them starts: after a crash they may have run, and must not be approved or re-run again.
     input.durability.markStarted(starting);
     await input.durability.checkpoint();
-  }
-  if (fresh) {
-    for (const p of pending)
-      emit({ kind: 'approval_requested', approvalId: p.approvalId, name: p.name, callId: p.callId, input: p.input, runId });
   }
 
   if (runnable.length > 0) {
