@@ -30,7 +30,12 @@ beforeAll(async () => {
     logLevel: 'silent',
   });
 });
-afterAll(() => rm(dir, { recursive: true, force: true }));
+// A failed assertion leaves the process started ahead of its turn waiting for its word: end it before the folder goes.
+const spawned = new Set<ChildProcess>();
+afterAll(async () => {
+  for (const child of spawned) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await rm(dir, { recursive: true, force: true });
+});
 
 /** Mulberry32: the same kill moments on every run of the test. */
 function seeded(seed: number): () => number {
@@ -43,10 +48,18 @@ function seeded(seed: number): () => number {
   };
 }
 
-type Child = { process: ChildProcess; waitFor(line: (l: string) => boolean): Promise<void>; exited: Promise<void>; stderr: () => string };
+type Child = {
+  process: ChildProcess;
+  /** Lets the process begin: it starts ahead of its turn, while the one before it runs, so its start-up costs no time. */
+  go(): void;
+  waitFor(line: (l: string) => boolean): Promise<void>;
+  exited: Promise<void>;
+  stderr: () => string;
+};
 
 function start(args: Record<string, unknown>): Child {
-  const child = spawn(process.execPath, [bundle, JSON.stringify(args)], { stdio: ['ignore', 'pipe', 'pipe'], cwd: process.cwd() });
+  const child = spawn(process.execPath, [bundle, JSON.stringify(args)], { stdio: ['pipe', 'pipe', 'pipe'], cwd: process.cwd() });
+  spawned.add(child);
   const lines: string[] = [];
   const waiters: Array<{ test: (l: string) => boolean; resolve: () => void }> = [];
   let buffer = '';
@@ -64,6 +77,7 @@ function start(args: Record<string, unknown>): Child {
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   return {
     process: child,
+    go: () => void child.stdin!.end('go\n'),
     exited,
     stderr: () => stderr,
     waitFor: (test) =>
@@ -132,8 +146,12 @@ describe('a tree of agents killed at random moments', () => {
     // Each agent's durable replies after the last kill: session key -> indexes of its assistant turns.
     let durable = new Map<string, Set<number>>();
     let midCall = 0;
+    const argsOf = (proc: number) => ({ storeDir: root, ...files, proc, rounds: proc < KILLS ? 1_000 : 0 });
+    let next = start(argsOf(0));
     for (let proc = 0; proc < KILLS; proc++) {
-      const child = start({ storeDir: root, ...files, proc, rounds: 1_000 });
+      const child = next;
+      next = start(argsOf(proc + 1));
+      child.go();
       // Mostly once the tree runs again; some while it opens, resumes and probes its sub-agents.
       const at = random() < 0.15 ? 'opened' : `e ${1 + Math.floor(random() * 150)}`;
       await child.waitFor((l) => l === at).catch(() => undefined);
@@ -175,7 +193,8 @@ describe('a tree of agents killed at random moments', () => {
     expect(midCall).toBeGreaterThan(KILLS / 5);
 
     // The last process picks the run in flight up and finishes it.
-    const last = start({ storeDir: root, ...files, proc: KILLS, rounds: 0 });
+    const last = next;
+    last.go();
     await last.waitFor((l) => l === 'settled settled');
     await last.exited;
     const all = await sessions(store, root);
