@@ -8,28 +8,30 @@ import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConductor, MemorySessionStore, SessionStore } from '../src/runtime/index.js';
-import type { SessionGraph, SessionStoreLike } from '../src/runtime/index.js';
+import type { SessionStoreLike } from '../src/runtime/index.js';
 import { counterScript, counterTool, instantModel } from './counter-conversation.js';
 import { fmt, median, now, report } from './stats.js';
 
 const STEPS = 200;
 const SAMPLES = 7;
 
-/** A store that remembers how many bytes each persist appended to the session file. */
+/** A store that remembers how many bytes each append added to the session file. */
 function measuring(store: SessionStore, file: () => string): { store: SessionStoreLike; chunks: number[] } {
   const chunks: number[] = [];
   let size = 0;
   return {
     chunks,
     store: {
-      loadSession: (id) => store.loadSession(id),
-      openSession: (id) => store.openSession(id),
-      closeSession: (id) => store.closeSession(id),
-      async persist(graph: SessionGraph) {
-        await store.persist(graph);
+      acquire: (id) => store.acquire(id),
+      read: (id) => store.read(id),
+      readLivePath: (id) => store.readLivePath(id),
+      release: (lease) => store.release(lease),
+      async append(lease, records) {
+        const written = await store.append(lease, records);
         const now = statSync(file()).size;
         if (now > size) chunks.push(now - size);
         size = now;
+        return written;
       },
     },
   };

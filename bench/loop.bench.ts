@@ -3,9 +3,9 @@
 // against calling 3 handlers in a plain loop, and the cost of tracing: the same conversation with
 // `indusagi/telemetry` recording every span and metric against without it. Targets: under 50 us of
 // overhead per step; above 5 million events a second to 3 subscribers.
-import { context, type Tracer } from '@opentelemetry/api';
+import { context, metrics, trace, SpanKind, type Meter, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { BasicTracerProvider, SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, BatchSpanProcessor, SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { createAgent } from '../src/entries/runtime.js';
 import { createTelemetry, type Telemetry } from '../src/telemetry/index.js';
@@ -155,38 +155,89 @@ class OnDemandReader extends MetricReader {
 
 /**
  * Tracing on against off. Measured last: the context manager's AsyncLocalStorage, once in use, hooks
- * every promise of the process, so both sides here run with it, as they would in an application with
- * an OpenTelemetry SDK registered. The figures above ran before it existed.
+ * every promise of the process, so every side here runs with it, as it would in an application with
+ * an OpenTelemetry SDK registered. The figures above ran before it existed. Three ways on: the API's
+ * no-op tracer and meter (what the instrumentation itself costs: no SDK, or a span not sampled;
+ * target <= 1.5x), and a real SDK exporting to a no-op exporter through a BatchSpanProcessor (what
+ * NodeSDK uses) and through a SimpleSpanProcessor. Last, the SDK alone: the same two spans and four
+ * histogram records a step costs, with no agent, the floor under the SDK figures.
  */
 async function tracingOverhead(): Promise<void> {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  const exporter = new Discarding();
-  const tracer: Tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }).getTracer('bench');
   const meter = new MeterProvider({ readers: [new OnDemandReader()] }).getMeter('bench');
+  const exporter = new Discarding();
+  const batch = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(exporter)] }).getTracer('bench');
+  const simple = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }).getTracer('bench');
+  const sides: Array<{ label: string; run: (invoke: ModelInvoker) => Promise<number>; ms: number[] }> = [
+    { label: 'off', run: throughAgent, ms: [] },
+    { label: 'on, no SDK (no-op tracer and meter)', run: tracedWith(trace.getTracer('none'), metrics.getMeter('none')), ms: [] },
+    { label: 'on, SDK, BatchSpanProcessor, no-op exporter', run: tracedWith(batch, meter), ms: [] },
+    { label: 'on, SDK, SimpleSpanProcessor, no-op exporter', run: tracedWith(simple, meter), ms: [] },
+  ];
+  for (let i = 0; i < WARMUP_RUNS; i++) for (const side of sides) await timeOnce(side.run);
+  for (let i = 0; i < SAMPLES; i++) for (const side of sides) side.ms.push(await timeOnce(side.run));
+  const offMs = median(sides[0].ms);
+  console.log(
+    `telemetry: the same ${STEPS}-step conversation, tracing on vs off, median of ${SAMPLES} (context manager registered for all)`,
+  );
+  console.log(`  off ${fmt(offMs)} ms  (${fmt((offMs * 1000) / STEPS)} us/step)`);
+  for (const side of sides.slice(1)) {
+    const onMs = median(side.ms);
+    const target = side === sides[1] ? `  (target <= 1.5x: ${onMs / offMs <= 1.5 ? 'met' : 'MISSED'})` : '';
+    console.log(
+      `  ${side.label}: ${fmt(onMs)} ms, ${(onMs / offMs).toFixed(2)}x off, +${fmt(((onMs - offMs) * 1000) / STEPS)} us/step${target}`,
+    );
+  }
+  for (const [label, tracer] of [
+    ['BatchSpanProcessor', batch],
+    ['SimpleSpanProcessor', simple],
+  ] as const) {
+    console.log(
+      `  the SDK alone, ${label}: ${fmt(sdkFloorUs(tracer, meter))} us/step for a chat and an execute_tool span and four histogram records`,
+    );
+  }
+}
+
+function tracedWith(tracer: Tracer, meter: Meter): (invoke: ModelInvoker) => Promise<number> {
   const telemetry = createTelemetry({ tracer, meter });
-  const traced = (invoke: ModelInvoker) => throughTracedAgent(invoke, telemetry);
-  for (let i = 0; i < WARMUP_RUNS; i++) {
-    await timeOnce(throughAgent);
-    await timeOnce(traced);
-  }
-  const plain: number[] = [];
-  const tracedMs: number[] = [];
-  const before = exporter.exported;
-  for (let i = 0; i < SAMPLES; i++) {
-    plain.push(await timeOnce(throughAgent));
-    tracedMs.push(await timeOnce(traced));
-  }
-  const spansPerRun = (exporter.exported - before) / SAMPLES;
-  const plainMs = median(plain);
-  const onMs = median(tracedMs);
-  console.log(
-    `telemetry: the same ${STEPS}-step conversation, tracing on vs off, median of ${SAMPLES} (context manager registered for both)`,
-  );
-  console.log(`  off ${fmt(plainMs)} ms  (${fmt((plainMs * 1000) / STEPS)} us/step)`);
-  console.log(`  on  ${fmt(onMs)} ms  (${fmt((onMs * 1000) / STEPS)} us/step), ${fmt(spansPerRun)} spans a run`);
-  console.log(
-    `  ratio ${(onMs / plainMs).toFixed(2)}x, ${fmt(((onMs - plainMs) * 1000) / STEPS)} us/step for a chat and an execute_tool span and their metrics`,
-  );
+  return (invoke) => throughTracedAgent(invoke, telemetry);
+}
+
+/** Microseconds a step's spans and records cost the SDK by themselves, attributes as the agent sets them. */
+function sdkFloorUs(tracer: Tracer, meter: Meter): number {
+  const duration = meter.createHistogram('floor.duration');
+  const tokens = meter.createHistogram('floor.tokens');
+  const parent = trace.setSpan(context.active(), tracer.startSpan('floor'));
+  const call = { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'bench', 'gen_ai.response.model': 'bench' };
+  const input = { ...call, 'gen_ai.token.type': 'input' };
+  const output = { ...call, 'gen_ai.token.type': 'output' };
+  const tool = { 'gen_ai.tool.name': 'counter_bump', 'gen_ai.tool.type': 'function' };
+  const step = () => {
+    const chat = tracer.startSpan(
+      'chat bench',
+      { kind: SpanKind.CLIENT, attributes: { ...call, 'gen_ai.request.max_tokens': 100 } },
+      parent,
+    );
+    chat.setAttributes({
+      'gen_ai.response.finish_reasons': ['tool_use'],
+      'gen_ai.usage.input_tokens': 10,
+      'gen_ai.usage.output_tokens': 3,
+    });
+    chat.end();
+    duration.record(0.001, call);
+    tokens.record(10, input);
+    tokens.record(3, output);
+    const run = tracer.startSpan('execute_tool counter_bump', { attributes: { ...tool, 'gen_ai.tool.call.id': 'c' } }, parent);
+    run.end();
+    duration.record(0.001, tool);
+  };
+  for (let i = 0; i < STEPS * WARMUP_RUNS; i++) step();
+  const samples = Array.from({ length: SAMPLES }, () => {
+    const t0 = now();
+    for (let i = 0; i < STEPS; i++) step();
+    return ((now() - t0) * 1000) / STEPS;
+  });
+  return median(samples);
 }
 
 await loopOverhead();

@@ -3,10 +3,16 @@
 //    after every step), vs raw INSERTs of the same rows into a table with the same key (target >= 0.7x).
 // 2. Resume (load + context at the leaf) of a 100,000-turn session vs a 1,000-turn one, both condensed
 //    every 100 turns as a long conversation is (target < 2x).
+// 3. Opening a 40,000-node session never condensed (its live path is all of it) in a schema whose
+//    tables were never analyzed (autovacuum off: a new deployment before its first pass) vs the file
+//    store opening the same session (target: the same order, < 10x).
 // PostgreSQL: INDUSAGI_BENCH_DATABASE_URL, else a throwaway cluster like the tests'.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { PostgresSessionStore } from '../src/postgres/index.js';
-import type { SessionGraph, Turn } from '../src/runtime/index.js';
+import { SessionStore, SessionWriter, type SessionGraph, type Turn } from '../src/runtime/index.js';
 import { benchDatabase } from './postgres-server.js';
 import { fmt, median, now, report } from './stats.js';
 
@@ -16,6 +22,7 @@ const LONG = Number(process.env.BENCH_LONG_TURNS ?? 100_000);
 const SHORT = 1_000;
 const CONDENSE_EVERY = 100;
 const RESUMES = 30;
+const BIG = 40_000;
 
 const say = (role: Turn['role'], text: string): Turn => ({ role, blocks: [{ kind: 'text', text }] });
 const filler = 'The quick brown fox jumps over the lazy dog while the agent reads the ledger. '.repeat(3);
@@ -32,21 +39,21 @@ try {
 
   // --- 1. Concurrent settled steps.
   const rounds = async (label: string) => {
-    const graphs = await Promise.all(Array.from({ length: SESSIONS }, (_, i) => store.openSession(`${label}-${i}`)));
+    const writers = await Promise.all(Array.from({ length: SESSIONS }, (_, i) => SessionWriter.open(store, `${label}-${i}`)));
     const rows: Array<[string, string, string | null, string]> = [];
     const t0 = now();
     await Promise.all(
-      graphs.map(async (graph) => {
+      writers.map(async (writer) => {
         for (let step = 0; step < STEPS; step++) {
-          const parent = graph.leaf;
-          const node = graph.append(say(step % 2 === 0 ? 'user' : 'assistant', `${step} ${filler}`), step);
-          rows.push([graph.sessionId, node.id, parent, JSON.stringify(node)]);
-          await store.persist(graph);
+          const parent = writer.graph.leaf;
+          const node = writer.append(say(step % 2 === 0 ? 'user' : 'assistant', `${step} ${filler}`), step);
+          rows.push([writer.sessionId, node.id, parent, JSON.stringify(node)]);
+          await writer.persist();
         }
       }),
     );
     const elapsed = now() - t0;
-    for (const graph of graphs) await store.closeSession(graph.sessionId);
+    for (const writer of writers) await writer.close();
     return { elapsed, rows };
   };
   await pool.query(`CREATE TABLE "${schema}".raw_nodes (tenant text NOT NULL, session text NOT NULL, id text NOT NULL, parent text, node text NOT NULL,
@@ -90,18 +97,18 @@ try {
 
   // --- 2. Resume: 100,000 turns vs 1,000.
   const build = async (id: string, turns: number) => {
-    const graph = await store.openSession(id);
+    const writer = await SessionWriter.open(store, id);
     let keptFrom: string | null = null;
     for (let i = 0; i < turns; i++) {
       if (i > 0 && i % CONDENSE_EVERY === 0) {
-        graph.append(say('user', `[condensed] everything before turn ${i}`), i, { condenses: { firstKept: keptFrom } });
+        writer.append(say('user', `[condensed] everything before turn ${i}`), i, { condenses: { firstKept: keptFrom } });
       } else {
-        const node = graph.append(say(i % 2 === 0 ? 'user' : 'assistant', `${i} ${filler}`), i);
+        const node = writer.append(say(i % 2 === 0 ? 'user' : 'assistant', `${i} ${filler}`), i);
         if (i % CONDENSE_EVERY === CONDENSE_EVERY - 4) keptFrom = node.id;
       }
-      if (i % 1_000 === 999) await store.persist(graph);
+      if (i % 1_000 === 999) await writer.persist();
     }
-    await store.closeSession(id);
+    await writer.close();
   };
   let t0 = now();
   await build('short', SHORT);
@@ -129,6 +136,48 @@ try {
     `resume context: ${await resume('short')} turns (1,000-turn session, read whole), ${await resume('long')} turns (${LONG}-turn session, live path only)`,
   );
   report(`resume of a ${LONG}-turn session vs a ${SHORT}-turn one (median of ${RESUMES})`, long, short, 'ms', 2);
+
+  // --- 3. A big session on a table without statistics, against the file store.
+  const freshSchema = `bench_unanalyzed_${process.pid}`;
+  const fresh = new PostgresSessionStore({ pool }, { schema: freshSchema });
+  await fresh.migrate();
+  for (const table of ['sessions', 'session_nodes', 'session_starts'])
+    await pool.query(`ALTER TABLE "${freshSchema}".${table} SET (autovacuum_enabled = false)`);
+  const dir = await mkdtemp(join(tmpdir(), 'indusagi-bench-open-'));
+  const files = new SessionStore(dir);
+  for (const target of [fresh, files]) {
+    const session = await SessionWriter.open(target, 'big');
+    for (let i = 0; i < BIG; i++) {
+      session.append(say(i % 2 === 0 ? 'user' : 'assistant', `${i} ${filler}`), i);
+      if (i % 1_000 === 999) await session.persist();
+    }
+    await session.close();
+  }
+  const [{ analyzed }] = (
+    await pool.query(
+      `SELECT coalesce(last_analyze, last_autoanalyze) IS NOT NULL AS analyzed FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = 'session_nodes'`,
+      [freshSchema],
+    )
+  ).rows;
+  if (analyzed) throw new Error('the unanalyzed schema was analyzed: the figure would not be the one wanted');
+  const opens = async (target: PostgresSessionStore | SessionStore) => {
+    const out: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const start = now();
+      const session = await SessionWriter.open(target, 'big');
+      const { graph } = session;
+      if (graph.resume(graph.leaf!).length !== BIG) throw new Error('the open did not read the whole live path');
+      out.push(now() - start);
+      await session.close();
+    }
+    return median(out);
+  };
+  const pgOpen = await opens(fresh);
+  const fileOpen = await opens(files);
+  report(`open of a ${BIG}-node session, PostgreSQL never analyzed vs files (median of 7)`, pgOpen, fileOpen, 'ms', 10);
+  await rm(dir, { recursive: true, force: true });
+  await fresh.close();
+  await pool.query(`DROP SCHEMA "${freshSchema}" CASCADE`);
 
   await pool.query(`DROP SCHEMA "${schema}" CASCADE`);
   await store.close();

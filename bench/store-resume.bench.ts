@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { SessionStore, type SessionGraph } from '../src/runtime/store/index.js';
+import { SessionStore, SessionWriter } from '../src/runtime/store/index.js';
 import type { Turn } from '../src/runtime/contract/index.js';
 import { fmt, median, now, report } from './stats.js';
 import { run } from './session-turns.js';
@@ -38,27 +38,27 @@ const summary = (n: number): Turn => ({
 
 try {
   const store = new SessionStore(dir);
-  let graph: SessionGraph = await store.openSession('grow');
+  let writer = await SessionWriter.open(store, 'grow');
   let turns = 0;
   let sinceCondense = 0;
   let sinceOpen = 0;
   let at = 1_700_000_000_000;
   let runs = 0;
   const writeRun = async () => {
-    for (const turn of run(runs++)) graph.append(turn, at++);
-    await store.persist(graph);
+    for (const turn of run(runs++)) writer.append(turn, at++);
+    await writer.persist();
     turns += 4;
     sinceCondense += 4;
     sinceOpen += 4;
     if (sinceOpen >= REOPEN_EVERY) {
-      await store.closeSession('grow');
-      graph = await store.openSession('grow');
+      await writer.close();
+      writer = await SessionWriter.open(store, 'grow');
       sinceOpen = 0;
     }
   };
   const condense = () => {
-    const context = graph.contextNodes(graph.leaf!);
-    graph.append(summary(turns), at++, { condenses: { firstKept: context[context.length - KEEP].id } });
+    const context = writer.graph.contextNodes(writer.graph.leaf!);
+    writer.append(summary(turns), at++, { condenses: { firstKept: context[context.length - KEEP].id } });
     sinceCondense = 0;
   };
   const fileBytes = () => (existsSync(store.pathOf('grow')) ? statSync(store.pathOf('grow')).size : 0);
@@ -75,14 +75,14 @@ try {
     }
     condense();
     while (sinceCondense < LIVE_TURNS) await writeRun();
-    await store.closeSession('grow');
+    await writer.close();
     const id = `session-${mb}mb`;
     copyFileSync(store.pathOf('grow'), store.pathOf(id));
     sessions.push({ id, mb });
-    graph = await store.openSession('grow');
+    writer = await SessionWriter.open(store, 'grow');
     sinceOpen = 0;
   }
-  await store.closeSession('grow');
+  await writer.close();
   rmSync(store.pathOf('grow'));
   console.log(`wrote ${sessions.length} sessions in ${fmt((now() - started) / 1000)} s (${turns} turns in the largest)`);
 

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SessionGraph, SessionStore } from '../src/runtime/store/index.js';
+import { SessionGraph, SessionStore, SessionWriter } from '../src/runtime/store/index.js';
 import { fmt, median, now, percentile, report } from './stats.js';
 import { run } from './session-turns.js';
 
@@ -21,8 +21,8 @@ try {
   const graph = new SessionGraph('big');
   const lines: string[] = [];
   for (let i = 0; graph.size < TURNS; i++) {
-    for (const turn of run(i)) graph.append(turn, 1_700_000_000_000 + graph.size);
-    for (const record of graph.takeUnsaved()) lines.push(JSON.stringify(record));
+    for (const turn of run(i)) lines.push(JSON.stringify({ type: 'node', node: graph.append(turn, 1_700_000_000_000 + graph.size) }));
+    lines.push(JSON.stringify({ type: 'head', leaf: graph.leaf }));
   }
   const path = join(dir, 'big.jsonl');
   writeFileSync(path, `${lines.join('\n')}\n`);
@@ -51,15 +51,15 @@ try {
   report('load + resume of a 100k-turn session (median)', median(subject), median(raw), 'ms', 1.3);
 
   // Durable appends: each round persists one settled run; the raw side appends and fsyncs the same bytes.
-  const writer = await store.openSession('appends');
+  const writer = await SessionWriter.open(store, 'appends');
   const rawFile = await open(join(dir, 'raw.jsonl'), 'a');
   const persisted: number[] = [];
   const rawWrites: number[] = [];
   for (let round = 0; round < PERSIST_ROUNDS; round++) {
-    for (const turn of run(round)) writer.append(turn, round * 10 + writer.size);
-    // The same bytes persist will write, serialised from a snapshot of the records it will take.
+    const nodes = run(round).map((turn) => ({ type: 'node', node: writer.append(turn, round * 10 + writer.graph.size) }));
+    // The same bytes persist will write: the run's node records and a head.
     const sameBytes = Buffer.from(
-      [...pendingNodes(writer), { type: 'head', leaf: writer.leaf }].map((record) => `${JSON.stringify(record)}\n`).join(''),
+      [...nodes, { type: 'head', leaf: writer.graph.leaf }].map((record) => `${JSON.stringify(record)}\n`).join(''),
     );
 
     let t0 = now();
@@ -68,20 +68,13 @@ try {
     rawWrites.push(now() - t0);
 
     t0 = now();
-    await store.persist(writer);
+    await writer.persist();
     persisted.push(now() - t0);
   }
   await rawFile.close();
-  await store.closeSession('appends');
+  await writer.close();
   report('durable persist of one settled run, 4 turns + head (median)', median(persisted), median(rawWrites), 'ms', 1.2);
   console.log(`  (${PERSIST_ROUNDS} runs; p90 persist ${fmt(percentile(persisted, 90))} ms, raw ${fmt(percentile(rawWrites, 90))} ms)`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
-}
-
-/** The node records a graph has not persisted yet, read without taking them (the graph keeps them). */
-function pendingNodes(graph: SessionGraph): unknown[] {
-  const taken = graph.takeUnsaved();
-  graph.restoreUnsaved(taken);
-  return taken.filter((record) => record.type === 'node');
 }

@@ -83,7 +83,12 @@ export function agentTool(agent: AgentConfig | Agent, options: AgentToolOptions)
     // Named for the tool unless it has a name of its own: telemetry calls its spans `invoke_agent <name>`.
     const child = createConductor(
       { name, ...agent, sessionId },
-      { invokeModel: options.invokeModel ?? caller.deps.invokeModel, store, telemetry: caller.deps.telemetry },
+      // A config whose `model` is an invoker brings its own; an id is asked of the caller's invoker.
+      {
+        invokeModel: options.invokeModel ?? (typeof agent.model === 'function' ? undefined : caller.deps.invokeModel),
+        store,
+        telemetry: caller.deps.telemetry,
+      },
     );
     return Promise.resolve({ agent: child, release: () => child.close() });
   };

@@ -23,6 +23,11 @@ export function appendPartToReply(parts: readonly AgentPart[], part: AgentPart):
   if (part.type === 'text' && last?.type === 'text') {
     return [...parts.slice(0, -1), { type: 'text', text: last.text + part.text }];
   }
+  // An output part holds the whole answer so far: it replaces the one before it.
+  if (part.type === 'output') {
+    const at = parts.findIndex((p) => p.type === 'output');
+    if (at !== -1) return parts.map((p, i) => (i === at ? part : p));
+  }
   return [...parts, part];
 }
 

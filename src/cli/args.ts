@@ -19,6 +19,10 @@ export type ChatCommand = {
   print?: string;
   /** `--json` (with `-p`): every run event as one JSON line on stdout instead of the answer. */
   json: boolean;
+  /** `--mcp FILE` (repeatable): files of MCP servers (the `mcpServers` format) whose tools the chat gets. */
+  mcp: string[];
+  /** `--force` (with `-p`): append even when the session's live leaf fell back to an older node on load. */
+  force: boolean;
   locations: Locations;
 };
 
@@ -32,7 +36,8 @@ export type Command =
   | { name: 'memory'; action: 'ls'; all: boolean; owner: MemoryOwner; memory: string }
   | { name: 'memory'; action: 'rm'; id: string; owner: MemoryOwner; memory: string }
   | { name: 'memory'; action: 'edit'; id: string; text: string; owner: MemoryOwner; memory: string }
-  | { name: 'db'; action: 'migrate'; database: string | undefined; schema: string | undefined };
+  | { name: 'db'; action: 'migrate'; database: string | undefined; schema: string | undefined }
+  | { name: 'mcp'; action: 'serve'; port?: number; host?: string; memory: string };
 
 /** `--resource` and `--session` of the memory commands: the owner whose records they touch. */
 export type MemoryOwner = { resource?: string; session?: string };
@@ -51,7 +56,9 @@ const CHAT_OPTIONS = {
   model: { type: 'string' },
   print: { type: 'string', short: 'p' },
   json: { type: 'boolean' },
+  force: { type: 'boolean' },
   continue: { type: 'boolean', short: 'c' },
+  mcp: { type: 'string', multiple: true },
 } as const;
 
 /** Reads the command line; anything it does not know is a `CliUsageError`, decided before any file is touched. */
@@ -74,11 +81,13 @@ export function parseCommand(argv: string[], cwd: string): Command {
     };
   }
   if (first === 'chat') return parseChat(rest, cwd, 'chat');
-  // `indusagi -p "prompt"`, `indusagi --continue`: flags alone are the chat's.
-  if (first.startsWith('-')) return parseChat(argv, cwd, 'indusagi');
+  // `indusagi -p "prompt"`, `indusagi --continue`: flags alone are the chat's, reported without a
+  // command name (the line already starts "indusagi:").
+  if (first.startsWith('-')) return parseChat(argv, cwd, '');
   if (first === 'sessions') return parseSessions(rest, cwd);
   if (first === 'memory') return parseMemory(rest, cwd);
   if (first === 'db') return parseDb(rest);
+  if (first === 'mcp') return parseMcp(rest, cwd);
   throw new CliUsageError(`unknown command "${first}"; try "indusagi help"`);
 }
 
@@ -88,12 +97,16 @@ function parseChat(argv: string[], cwd: string, usage: string): ChatCommand {
   if (named !== undefined && values.continue === true) throw new CliUsageError('--session and --continue both pick the session; give one');
   if (values.json === true && values.print === undefined)
     throw new CliUsageError('--json goes with -p PROMPT (a chat on a terminal prints for people)');
+  if (values.force === true && values.print === undefined)
+    throw new CliUsageError('--force goes with -p PROMPT (a chat shows what a load left out and lets you /fork)');
   return {
     name: 'chat',
     session: named !== undefined ? { kind: 'named', id: named } : values.continue === true ? { kind: 'latest' } : { kind: 'new' },
     model: values.model === undefined ? undefined : parseModelFlag(nonEmpty(values.model, '--model')!),
     print: nonEmpty(values.print, '-p'),
     json: values.json === true,
+    mcp: (values.mcp ?? []).map((file) => resolve(cwd, nonEmpty(file, '--mcp')!)),
+    force: values.force === true,
     locations: locations(values, cwd),
   };
 }
@@ -171,6 +184,26 @@ function parseDb(argv: string[]): Command {
   return { name: 'db', action, database: nonEmpty(values.database, '--database'), schema: nonEmpty(values.schema, '--schema') };
 }
 
+function parseMcp(argv: string[], cwd: string): Command {
+  const [action, ...rest] = argv;
+  if (action === undefined) throw new CliUsageError('mcp needs an action: serve');
+  if (action !== 'serve') throw new CliUsageError(`unknown mcp action "${action}"; use serve`);
+  const { values } = parse(rest, { port: { type: 'string' }, host: { type: 'string' }, memory: { type: 'string' } }, 0, 'mcp serve');
+  const command: Command = { name: 'mcp', action, memory: memoryLocation(values.memory, cwd) };
+  if (values.port !== undefined) {
+    const port = Number(values.port);
+    if (!/^\d+$/.test(values.port) || port > 65535)
+      throw new CliUsageError(`--port must be a port number (0 to 65535), not "${values.port}"`);
+    command.port = port;
+  }
+  const host = nonEmpty(values.host, '--host');
+  if (host !== undefined) {
+    if (command.port === undefined) throw new CliUsageError('--host goes with --port (without it the server speaks over stdio)');
+    command.host = host;
+  }
+  return command;
+}
+
 /** A PostgreSQL URL stays as given; anything else is the sessions folder, relative to `cwd`. */
 function storeLocation(value: string | undefined, cwd: string): string {
   const given = nonEmpty(value, '--store') ?? DEFAULT_STORE;
@@ -187,21 +220,25 @@ export function isDatabaseUrl(location: string): boolean {
   return /^postgres(ql)?:\/\//i.test(location);
 }
 
-type Options = Record<string, { type: 'string' | 'boolean'; short?: string }>;
-type Values<T extends Options> = { [K in keyof T]?: T[K]['type'] extends 'boolean' ? boolean : string };
+type Options = Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>;
+type Values<T extends Options> = {
+  [K in keyof T]?: T[K]['type'] extends 'boolean' ? boolean : T[K]['multiple'] extends true ? string[] : string;
+};
 
+/** `usage` names the command in messages (`sessions ls: …`); empty for the bare `indusagi` form. */
 function parse<T extends Options>(args: string[], options: T, positionalCount: number, usage: string, needs = 'a session id') {
+  const about = (text: string) => new CliUsageError(usage === '' ? text : `${usage}: ${text}`);
   let parsed;
   try {
     parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (error) {
     // parseArgs explains itself well but at length; the first sentence is the useful line.
-    throw new CliUsageError(`${usage}: ${String((error as Error).message).split('. ')[0]}`);
+    throw about(String((error as Error).message).split('. ')[0]);
   }
   const { positionals } = parsed;
   if (positionals.length < positionalCount) throw new CliUsageError(`${usage} needs ${needs}`);
-  if (positionals.length > positionalCount) throw new CliUsageError(`${usage}: unexpected argument "${positionals[positionalCount]}"`);
-  if (positionals.some((p) => p === '')) throw new CliUsageError(`${usage}: ${needs} must not be empty`);
+  if (positionals.length > positionalCount) throw about(`unexpected argument "${positionals[positionalCount]}"`);
+  if (positionals.some((p) => p === '')) throw about(`${needs} must not be empty`);
   return { values: parsed.values as Values<T>, positionals };
 }
 

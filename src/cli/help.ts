@@ -6,8 +6,8 @@ import { EXIT_CODES } from './exit-codes.js';
 export const USAGE = `indusagi: a terminal agent over Claude or OpenAI's models
 
 usage:
-  indusagi chat [--session ID | --continue] [--model M] [--store DIR|URL] [--memory FILE]
-  indusagi -p PROMPT [--json] [--session ID | --continue] [--model M] [--store DIR|URL] [--memory FILE]
+  indusagi chat [--session ID | --continue] [--model M] [--store DIR|URL] [--memory FILE] [--mcp FILE]
+  indusagi -p PROMPT [--json] [--force] [--session ID | --continue] [--model M] [--store DIR|URL] [--memory FILE]
   indusagi sessions ls [--store DIR|URL]
   indusagi sessions show ID [--store DIR|URL]
   indusagi sessions tree ID [--store DIR|URL]
@@ -17,6 +17,7 @@ usage:
   indusagi memory rm ID [--memory FILE|URL] [--resource R] [--session S]
   indusagi memory edit ID TEXT [--memory FILE|URL] [--resource R] [--session S]
   indusagi db migrate [--database URL] [--schema NAME]
+  indusagi mcp serve [--port N [--host H]] [--memory FILE|URL]
   indusagi help [COMMAND] | COMMAND --help | --version
 
 Sessions live in --store (default ./${DEFAULT_STORE}), remembered facts in --memory
@@ -44,15 +45,22 @@ options:
   --model M        provider:model (anthropic:… or openai:…; a bare id is Anthropic's)
   --store DIR|URL  where sessions live: a folder (default ./${DEFAULT_STORE}) or a postgres:// URL
   --memory F|URL   the remembered facts: a file (default ./${DEFAULT_MEMORY}) or a postgres:// URL
+  --mcp FILE       MCP servers to use, in the mcpServers format of Claude Desktop and Claude Code
+                   (repeatable); a .mcp.json in the folder is used too once you allow it
   -p, --print P    run the prompt P ("-": read it from stdin), print the final answer, exit
   --json           with -p: print every run event as one JSON line instead of the answer
+  --force          with -p: append to a session whose latest turn could not be read (its live
+                   leaf fell back to an older node); without it -p refuses, exit 1
   -h, --help       this text
 
-On a terminal: Enter sends, Alt-Enter or Ctrl-J starts a new line, a paste is one prompt
-whatever lines it holds, Up/Down recall earlier prompts. After each model call a status
-line shows the model, the session, the context used of the window, and the session's
-tokens and estimated cost. Markdown is rendered and wrapped to the terminal width;
-piped output, or NO_COLOR set, stays plain text.
+On a terminal the editor stays at the bottom with a status line under it (model, session,
+context used of the window, the session's tokens and estimated cost), redrawn in place as
+runs stream above. Enter sends, Alt-Enter or Ctrl-J starts a new line, a paste is one prompt
+whatever lines it holds, Up/Down recall earlier prompts of this folder, @ completes a path,
+Ctrl-O shows tool results whole. A call that needs approval asks: y yes, n no, a always for
+that tool in this session (rules in .indusagi/settings.json approve some without asking).
+/resume, /tree and /model open pickers for the arrow keys. Markdown is rendered, code
+highlighted and wrapped to the terminal width; piped output, or NO_COLOR set, stays plain.
 
 exit codes:
 ${EXIT_LINES}

@@ -2,6 +2,8 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { ModelInvoker } from '../runtime/contract/model.js';
 import { createAnthropicInvoker } from '../providers/anthropic/invoker.js';
 import { DEMO_MODEL_CARD, startDemoModel } from '../demo/index.js';
+import { knownModelCards } from '../runtime/models/index.js';
+import type { Choice } from './tui/select.js';
 import { CliUsageError } from './errors.js';
 import type { ModelFlag, ModelProvider } from './model-flag.js';
 
@@ -47,15 +49,19 @@ export async function chooseModel(env: NodeJS.ProcessEnv, wanted: ModelFlag | un
       close: async () => {},
     };
   }
+  return offlineModel(wanted === undefined ? '' : ` (--model ${wanted.given} ignored: it needs ${PROVIDERS[wanted.provider].key})`);
+}
+
+/** The offline demo model, started on a loopback port; `note` ends the banner's description. */
+export async function offlineModel(note = ''): Promise<ModelChoice> {
   const demo = await startDemoModel();
-  const ignored = wanted === undefined ? '' : ` (--model ${wanted.given} ignored: it needs ${PROVIDERS[wanted.provider].key})`;
   return {
     invokeModel: createAnthropicInvoker(new Anthropic({ baseURL: demo.baseURL, apiKey: 'offline-demo' })),
     model: DEMO_MODEL_CARD.id,
     contextWindow: DEMO_MODEL_CARD.contextWindow,
     maxOutputTokens: DEMO_MODEL_CARD.maxOutputTokens,
     offline: true,
-    describe: `the offline demo model, a scripted stand-in for Claude (no ANTHROPIC_API_KEY or OPENAI_API_KEY is set)${ignored}`,
+    describe: `the offline demo model, a scripted stand-in for Claude (no ANTHROPIC_API_KEY or OPENAI_API_KEY is set)${note}`,
     close: () => demo.close(),
   };
 }
@@ -72,4 +78,37 @@ async function openaiInvoker(apiKey: string, baseURL: string | undefined): Promi
   }
   const { createOpenAIInvoker } = await import('../providers/openai/invoker.js');
   return createOpenAIInvoker(new OpenAI({ apiKey, baseURL }));
+}
+
+/** The provider a model card's id belongs to, by its family name. */
+export function providerOf(model: string): ModelProvider {
+  return /^claude/i.test(model) ? 'anthropic' : 'openai';
+}
+
+/**
+ * The models `/model` offers: every model a card describes, by provider, those whose provider has no
+ * key in `env` shown but not choosable (saying which key they need), and the offline demo model last.
+ */
+export function modelChoices(env: NodeJS.ProcessEnv): Array<Choice<ModelFlag | 'demo'>> {
+  const choices: Array<Choice<ModelFlag | 'demo'>> = [];
+  for (const provider of ['anthropic', 'openai'] as const) {
+    const key = PROVIDERS[provider].key;
+    for (const card of knownModelCards().filter((c) => providerOf(c.id) === provider)) {
+      const given = `${provider}:${card.id}`;
+      choices.push({
+        label: given,
+        value: { provider, model: card.id, given },
+        detail: `${Math.round(card.contextWindow / 1000)}K window`,
+        disabled: env[key] ? undefined : `needs ${key}`,
+      });
+    }
+  }
+  choices.push({ label: 'offline demo model', value: 'demo', detail: 'a scripted stand-in, no key or network' });
+  return choices;
+}
+
+/** The key variable `flag`'s provider reads, when `env` lacks it. */
+export function missingKey(env: NodeJS.ProcessEnv, flag: ModelFlag): string | undefined {
+  const key = PROVIDERS[flag.provider].key;
+  return env[key] ? undefined : key;
 }

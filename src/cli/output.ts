@@ -4,6 +4,7 @@ import { CliUsageError } from './errors.js';
 import { terminalText } from './safe-text.js';
 import { MemoryConflictError, MemoryInputError } from '../memory/index.js';
 import { PostgresOptionsError } from '../postgres/index.js';
+import { SettingsFileError } from './approvals.js';
 
 /** Bad input, as opposed to a failure while working: the user can fix it by changing what they typed. */
 export function isBadInput(error: unknown): boolean {
@@ -13,7 +14,8 @@ export function isBadInput(error: unknown): boolean {
     UnknownNodeError.isInstance(error) ||
     MemoryInputError.isInstance(error) ||
     MemoryConflictError.isInstance(error) ||
-    PostgresOptionsError.isInstance(error)
+    PostgresOptionsError.isInstance(error) ||
+    SettingsFileError.isInstance(error)
   );
 }
 

@@ -9,6 +9,7 @@ import { runMemory } from './memory/index.js';
 import { runDb } from './db/index.js';
 import { openSessionStore } from './session-store.js';
 import { paintFor } from './style.js';
+import { terminalText } from './safe-text.js';
 
 /** The streams and surroundings one invocation works with. */
 export type Io = {
@@ -36,10 +37,18 @@ export async function run(argv: string[], io: Io): Promise<number> {
         await runSessions(command, (text) => io.stdout.write(text), paint);
         return EXIT.ok;
       case 'memory':
-        await runMemory(command, (text) => io.stdout.write(text), paint);
+        await runMemory(
+          command,
+          (text) => io.stdout.write(text),
+          paint,
+          (line) => io.stderr.write(`${errorPaint('yellow', 'indusagi:')} ${terminalText(line)}\n`),
+        );
         return EXIT.ok;
       case 'db':
         await runDb(command, io.env, (text) => io.stdout.write(text));
+        return EXIT.ok;
+      case 'mcp':
+        await (await import('./mcp/serve.js')).serveBuiltInTools(command, io);
         return EXIT.ok;
       case 'chat': {
         // Decided before the chat (the SDK, the demo server) is even loaded.

@@ -11,7 +11,10 @@ import { ContextInputError } from './errors.js';
  */
 export function memorySource(memory: MemoryStore, opts?: MemorySourceOptions): ContextSource {
   if (typeof memory?.search !== 'function' || typeof memory.save !== 'function') {
-    throw new ContextInputError('memorySource needs a MemoryStore (an object with save and search).');
+    throw new ContextInputError(
+      'memorySource needs a MemoryStore, long-term memory of facts (createMemoryStore(), PostgresMemoryStore: an object with save and ' +
+        'search). A session store (SessionStore, MemorySessionStore) keeps conversations instead; it goes to the agent as deps.store.',
+    );
   }
   const remember = opts?.remember;
   if (remember !== undefined && typeof remember !== 'function')

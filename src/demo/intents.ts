@@ -15,14 +15,19 @@ type Rule = { pattern: RegExp; intent: (m: RegExpMatchArray) => Intent };
 
 const ASK = /^\s*(?:please\s+)?ask\s+(?:the\s+)?([\w.-]+?)\s+to\s+(.+)$/is;
 
-// Order matters: "remember that I read novels" is a memory request, not a read; "ask the reader to
-// read x" is a task for the reader.
+// Order matters: "remember that I read novels" is a memory request, not a read; "run ls" runs, whatever it says;
+// "ask the reader to read x" is a task for the reader.
 const RULES: Rule[] = [
   { pattern: ASK, intent: (m) => ({ kind: 'delegate', tasks: tasksOf(m.input ?? '') }) },
   {
     pattern:
       /\b(?:hand|pass)\s+(?:me|this|it|the conversation)?\s*(?:over|back)?\s*to\s+(?:the\s+)?([\w.-]+)|\btransfer\s+(?:me\s+)?to\s+(?:the\s+)?([\w.-]+)/i,
     intent: (m) => ({ kind: 'handoff', agent: (m[1] ?? m[2]).replace(/[.]+$/, '') }),
+  },
+  { pattern: /^\s*(?:please\s+)?run\s+(.+)$/is, intent: (m) => tool('bash', { command: unquote(m[1]) }) },
+  {
+    pattern: /\breplace\s+(.+?)\s+with\s+(.+?)\s+in\s+(?:the\s+)?(?:file\s+)?(\S+)\s*$/is,
+    intent: (m) => tool('edit', { path: cleanPath(m[3]), old_string: unquote(m[1]), new_string: unquote(m[2]) }),
   },
   {
     pattern: /\bwhat do you (?:remember|know|recall)(?:\s+about)?\s*(.*)$|^\s*recall\b\s*(.*)$/is,
@@ -69,9 +74,9 @@ function tool(name: DemoToolKey, input: Record<string, string>): Intent {
   return { kind: 'tool', tool: name, input };
 }
 
-/** Paths arrive wrapped in prose: "read `package.json`." */
+/** Paths arrive wrapped in prose ("read `package.json`.") or as a terminal's `@path` mention. */
 function cleanPath(raw: string): string {
-  return raw.replace(/^[`'"(]+/, '').replace(/[`'")?!.,;:]+$/, '');
+  return raw.replace(/^[`'"(@]+/, '').replace(/[`'")?!.,;:]+$/, '');
 }
 
 function unquote(raw: string): string {

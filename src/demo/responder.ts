@@ -30,6 +30,8 @@ const PHRASES = [
   'remember that my cat is called Tom',
   'what do you remember about my cat?',
   'write hello to notes.txt',
+  'replace hello with goodbye in notes.txt',
+  'run ls -la',
   'tell me a long story',
 ];
 
@@ -123,6 +125,10 @@ function announce(tool: DemoToolKey, input: Record<string, string>): string {
       return `Reading ${input.path}.`;
     case 'write':
       return `Writing ${input.content.length} characters to ${input.path}; that needs your approval.`;
+    case 'edit':
+      return `Replacing "${clip(input.old_string, 40)}" in ${input.path}; that needs your approval.`;
+    case 'bash':
+      return `Running \`${clip(input.command, 80)}\`; that needs your approval.`;
     case 'time':
       return 'Checking the clock.';
     case 'remember':
@@ -157,7 +163,10 @@ function describeResult(name: string, input: unknown, content: string): string {
     case DEMO_TOOLS.read:
       return `${String(args.path)} reads:\n${quoted}`;
     case DEMO_TOOLS.write:
+    case DEMO_TOOLS.edit:
       return `Done. ${quoted}`;
+    case DEMO_TOOLS.bash:
+      return `The command printed:\n${quoted}`;
     case DEMO_TOOLS.time:
       return `The clock tool says it is ${quoted}.`;
     case DEMO_TOOLS.remember:

@@ -2,9 +2,10 @@ import { DEMO_BANNER } from './card.js';
 import { messageText, type DemoRequest } from './request.js';
 
 const MENTIONS_SUMMARY = /\bsummar(?:y|ise|ize|ized|ised|izing|ising)\b/i;
-const MAX_POINTS = 8;
-const HEAD_POINTS = 3;
-const MAX_POINT_CHARS = 100;
+// A summary must leave the context smaller than the turns it replaces, or it is not used: a few short points.
+const MAX_POINTS = 5;
+const HEAD_POINTS = 2;
+const MAX_POINT_CHARS = 60;
 
 /**
  * A condensation request: no tools on offer and a summary asked for, in the system prompt or the
@@ -38,7 +39,7 @@ export function summarize(request: DemoRequest): string {
           ...distinct.slice(-(MAX_POINTS - HEAD_POINTS)),
         ];
   const body = points.length > 0 ? points.map((line) => `- ${clip(line)}`) : ['- (nothing was said yet)'];
-  return [`${DEMO_BANNER} Summary of the earlier conversation (scripted, not a real model's reading):`, ...body].join('\n');
+  return [`${DEMO_BANNER} Summary of the earlier conversation:`, ...body].join('\n');
 }
 
 function clip(line: string): string {

@@ -7,6 +7,8 @@ export const DEMO_TOOLS = {
   list: 'files_list',
   read: 'files_read',
   write: 'files_write',
+  edit: 'files_edit',
+  bash: 'bash',
   time: 'clock_now',
   remember: 'memory_remember',
   recall: 'memory_recall',

@@ -76,6 +76,10 @@ export function partOfEvent(event: RunEvent): AgentPart | null {
           : inner;
       return { type: 'nested', path: event.path, calls: event.calls, part };
     }
+    case 'partial_output':
+      return { type: 'output', value: event.value };
+    case 'guardrail_tripped':
+      return { type: 'guardrail', trip: event.trip };
     default:
       return null;
   }

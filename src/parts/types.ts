@@ -1,4 +1,5 @@
 import type { MemoryRecord } from '../memory/types.js';
+import type { GuardrailTrip } from '../runtime/contract/guardrail.js';
 
 /** A chunk of assistant text, streamed as it arrives. */
 export interface AgentTextPart {
@@ -41,6 +42,24 @@ export interface AgentContextPart {
 }
 
 /**
+ * With `output` (structured output): the answer's JSON so far, parsed as it streams; each part holds the
+ * whole value so far (replace, don't append). Not validated: the run's snapshot `output` is.
+ */
+export interface AgentOutputPart {
+  type: 'output';
+  value: unknown;
+}
+
+/**
+ * A guardrail tripped the run (`guardrail_tripped`): it stops here, and the run's fault follows. Show it
+ * where the answer would have been; text streamed before it was never accepted.
+ */
+export interface AgentGuardrailPart {
+  type: 'guardrail';
+  trip: GuardrailTrip;
+}
+
+/**
  * A part of a sub-agent's run (`agentTool`), where it sits in the tree of agents: `path` names the
  * agent tools from the top down, `calls` their call ids (`calls[0]` is the call of this reply that
  * the part belongs under). `part` is what the sub-agent's own event makes; a tool part in it waiting
@@ -54,7 +73,7 @@ export interface AgentNestedPart {
 }
 
 /** A part an agent's own events make (what a `nested` part wraps). */
-export type AgentOwnPart = AgentTextPart | AgentToolPart | AgentMemoryPart | AgentContextPart;
+export type AgentOwnPart = AgentTextPart | AgentToolPart | AgentMemoryPart | AgentContextPart | AgentOutputPart | AgentGuardrailPart;
 
 /** One streamed part of an assistant turn. Switch on `type`. */
 export type AgentPart = AgentOwnPart | AgentNestedPart;

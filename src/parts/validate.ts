@@ -3,6 +3,7 @@ import { InvalidPartError } from './errors.js';
 
 const MEMORY_OPS = new Set(['recalled', 'saved']);
 const CONTEXT_OPS = new Set(['recalled', 'loaded', 'saved', 'skipped']);
+const GUARDRAIL_STAGES = new Set(['input', 'answer', 'tool_call']);
 
 // Parts cross process and network boundaries (the transport, a user's own fetch), so the store checks
 // the fields a renderer switches on instead of trusting the static type.
@@ -41,6 +42,17 @@ export function partProblem(value: unknown): string | null {
         return 'a nested part holds a part of its own agent, not another nested part';
       const inner = partProblem(part.part);
       return inner === null ? null : `its inner part is wrong: ${inner}`;
+    }
+    case 'output':
+      return 'value' in part ? null : 'an output part needs a "value"';
+    case 'guardrail': {
+      const trip = part.trip as Record<string, unknown> | null;
+      if (typeof trip !== 'object' || trip === null) return 'a guardrail part needs a "trip" object';
+      if (typeof trip.guardrail !== 'string' || typeof trip.message !== 'string')
+        return 'a guardrail part\'s "trip" needs string "guardrail" and "message"';
+      if (!GUARDRAIL_STAGES.has(trip.stage as string))
+        return `a guardrail part's "trip.stage" must be "input", "answer" or "tool_call", got ${JSON.stringify(trip.stage)}`;
+      return null;
     }
     default:
       return `unknown part type ${JSON.stringify(part.type)}`;

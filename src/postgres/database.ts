@@ -1,7 +1,7 @@
 import { errorMessage, IndusagiError } from '../errors/index.js';
 import { MemoryStoreClosedError } from '../memory/errors.js';
 import { openPool, type ClientLike, type PoolLike, type PostgresConnection, type PreparedQuery } from './driver.js';
-import { PostgresOptionsError, PostgresSchemaBehindError, PostgresStoreError } from './errors.js';
+import { PostgresOptionsError, PostgresSchemaBehindError, PostgresStoreError, PostgresTimeoutError } from './errors.js';
 import { LATEST_VERSION, MIGRATIONS } from './migrations.js';
 
 export type MigrateResult = { schema: string; from: number; to: number; applied: Array<{ version: number; name: string }> };
@@ -15,6 +15,51 @@ const DEADLOCK = '40P01';
 const SERIALIZATION = '40001';
 const UNIQUE = '23505';
 const ATTEMPTS = 6;
+
+/**
+ * Server-side limits on the statements of a store, in ms (0: the store sets none). A statement past
+ * `statementTimeoutMs`, or waiting past `lockTimeoutMs` for a row another connection holds (a session
+ * row held `FOR UPDATE`), is cancelled by the server and fails with `PostgresTimeoutError`, so no
+ * write or read of a store can hang a run, however the database is loaded.
+ */
+export type StatementLimits = { statementTimeoutMs: number; lockTimeoutMs: number };
+/** The store options that set the limits (both stores take them). */
+export type StatementLimitOptions = {
+  /**
+   * Longest a statement of the store may run, in ms, before the server cancels it; default 30 s. 0: the
+   * store sets none (on a pool it makes, the server's own setting then applies). Set on the connections
+   * of a pool the store makes, and on every transaction of any pool.
+   */
+  statementTimeoutMs?: number;
+  /**
+   * Longest a statement may wait for a row another connection holds (a session row held `FOR UPDATE`),
+   * in ms; default 5 s, 0 as for `statementTimeoutMs`. Set where `statementTimeoutMs` is.
+   */
+  lockTimeoutMs?: number;
+};
+
+/** Long enough for any statement of a store on a healthy server (the largest, a whole 100,000-node session, takes about a second). */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
+/** A store's writes hold a session's row for one statement, milliseconds: a longer wait is a stuck holder. */
+export const DEFAULT_LOCK_TIMEOUT_MS = 5_000;
+
+// SQLSTATEs of the two limits firing: query_canceled (statement_timeout) and lock_not_available (lock_timeout).
+const STATEMENT_TIMEOUT = '57014';
+const LOCK_TIMEOUT = '55P03';
+
+/** The limits of a store's options (`statementTimeoutMs`, `lockTimeoutMs`), defaults filled in. */
+export function checkLimits(options: { statementTimeoutMs?: unknown; lockTimeoutMs?: unknown }): StatementLimits {
+  const limit = (value: unknown, name: string, fallback: number): number => {
+    if (value === undefined) return fallback;
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > 2_147_483_647)
+      throw new PostgresOptionsError(`${name} must be a whole number of milliseconds (0 for no limit), got ${JSON.stringify(value)}.`);
+    return value;
+  };
+  return {
+    statementTimeoutMs: limit(options.statementTimeoutMs, 'statementTimeoutMs', DEFAULT_STATEMENT_TIMEOUT_MS),
+    lockTimeoutMs: limit(options.lockTimeoutMs, 'lockTimeoutMs', DEFAULT_LOCK_TIMEOUT_MS),
+  };
+}
 
 export function checkSchemaName(schema: unknown): string {
   if (schema === undefined) return DEFAULT_SCHEMA;
@@ -37,18 +82,27 @@ export class PostgresDatabase {
   private checked: Promise<void> | undefined;
   private closed = false;
 
+  // What each transaction begins with: the limits again, for a pool the store does not own.
+  private readonly begin: string;
+  private readonly beginReadOnly: string;
+
   constructor(
     private readonly connection: PostgresConnection,
     schema: string,
     private readonly neededVersion: number,
+    private readonly limits: StatementLimits = checkLimits({}),
   ) {
     this.schema = schema;
     this.s = `"${schema}"`;
+    // One simple-protocol message with the BEGIN: the limits cost no round trip of their own.
+    const local = `SET LOCAL statement_timeout = ${limits.statementTimeoutMs}; SET LOCAL lock_timeout = ${limits.lockTimeoutMs}`;
+    this.begin = `BEGIN; ${local}`;
+    this.beginReadOnly = `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; ${local}`;
   }
 
   private async connect(): Promise<PoolLike> {
     if (this.closed) throw new MemoryStoreClosedError();
-    this.pool ??= openPool(this.connection);
+    this.pool ??= openPool(this.connection, this.limits);
     return (await this.pool).pool;
   }
 
@@ -75,7 +129,7 @@ export class PostgresDatabase {
       return (await (typeof sql === 'string' ? pool.query(sql, values) : pool.query({ name: sql.name, text: sql.text, values })))
         .rows as T[];
     } catch (error) {
-      throw storeError(error);
+      throw storeError(error, undefined, this.limits);
     }
   }
 
@@ -98,7 +152,7 @@ export class PostgresDatabase {
       }
       let broken: Error | undefined;
       try {
-        await client.query(opts.readOnly ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN');
+        await client.query(opts.readOnly ? this.beginReadOnly : this.begin);
         const result = await work(client);
         await client.query('COMMIT');
         return result;
@@ -109,7 +163,7 @@ export class PostgresDatabase {
         const code = (error as { code?: unknown }).code;
         const constraint = String((error as { constraint?: unknown }).constraint ?? '');
         const retry = code === DEADLOCK || code === SERIALIZATION || (code === UNIQUE && opts.retryOnUnique?.(constraint) === true);
-        if (!retry || attempt >= ATTEMPTS) throw storeError(error);
+        if (!retry || attempt >= ATTEMPTS) throw storeError(error, undefined, this.limits);
       } finally {
         client.release(broken ?? false);
       }
@@ -150,7 +204,8 @@ async function migrateSchema(pool: PoolLike, s: string, schema: string): Promise
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
-    await client.query('BEGIN');
+    // A migration may rebuild a large table, and waits on purpose for another migrator: no limits here.
+    await client.query('BEGIN; SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0');
     // One migrator at a time per schema; a transaction-scoped lock also holds behind a pooler.
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`indusagi.migrate.${schema}`]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
@@ -180,10 +235,26 @@ async function migrateSchema(pool: PoolLike, s: string, schema: string): Promise
   }
 }
 
-/** Our typed errors pass through; anything the driver or server raised becomes a `PostgresStoreError`. */
-export function storeError(error: unknown, doing?: string): unknown {
+/**
+ * Our typed errors pass through; a limit that fired becomes a `PostgresTimeoutError` (given the
+ * limits), anything else the driver or server raised a `PostgresStoreError`.
+ */
+export function storeError(error: unknown, doing?: string, limits?: StatementLimits): unknown {
   if (IndusagiError.isInstance(error)) return error;
   const code = (error as { code?: unknown }).code;
   const message = doing === undefined ? `PostgreSQL: ${errorMessage(error)}` : `PostgreSQL, ${doing}: ${errorMessage(error)}`;
+  // 57014 is also a cancel asked for by a client (pg_cancel_backend); only the server's own timeout says so.
+  if (limits !== undefined && code === STATEMENT_TIMEOUT && /statement timeout/.test(errorMessage(error)))
+    return new PostgresTimeoutError(
+      `${message} (statementTimeoutMs ${limits.statementTimeoutMs})`,
+      code,
+      'statement',
+      limits.statementTimeoutMs,
+      { cause: error },
+    );
+  if (limits !== undefined && code === LOCK_TIMEOUT && /lock timeout/.test(errorMessage(error)))
+    return new PostgresTimeoutError(`${message} (lockTimeoutMs ${limits.lockTimeoutMs})`, code, 'lock', limits.lockTimeoutMs, {
+      cause: error,
+    });
   return new PostgresStoreError(message, typeof code === 'string' ? code : undefined, { cause: error });
 }

@@ -26,9 +26,14 @@ export type PostgresConnection = { connectionString: string } | { pool: PoolLike
  * Loads node-postgres on demand. It is imported here and only here, so `indusagi` and the other
  * entries work where it is absent; a store given its own `{ pool }` never loads it.
  */
-export async function openPool(connection: PostgresConnection): Promise<{ pool: PoolLike; owned: boolean }> {
+export async function openPool(
+  connection: PostgresConnection,
+  limits: { statementTimeoutMs: number; lockTimeoutMs: number },
+): Promise<{ pool: PoolLike; owned: boolean }> {
   if ('pool' in connection) return { pool: connection.pool, owned: false };
-  let pg: { Pool: new (config: { connectionString: string; max?: number }) => PoolLike };
+  let pg: {
+    Pool: new (config: { connectionString: string; max?: number; statement_timeout?: number; lock_timeout?: number }) => PoolLike;
+  };
   try {
     pg = ((await import('pg')) as unknown as { default: typeof pg }).default;
   } catch (error) {
@@ -36,7 +41,14 @@ export async function openPool(connection: PostgresConnection): Promise<{ pool: 
     if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') throw new PostgresUnavailableError({ cause: error });
     throw error;
   }
-  return { pool: new pg.Pool({ connectionString: connection.connectionString }), owned: true };
+  // Sent with each connection's startup, so every statement on the pool has them at no cost per query.
+  // (node-postgres leaves a 0 unset, which is the server's own "no limit".)
+  const pool = new pg.Pool({
+    connectionString: connection.connectionString,
+    statement_timeout: limits.statementTimeoutMs,
+    lock_timeout: limits.lockTimeoutMs,
+  });
+  return { pool, owned: true };
 }
 
 /** Checks the constructor's first argument before anything connects. */
@@ -50,6 +62,21 @@ export function checkConnection(connection: unknown): PostgresConnection {
       return { pool: pool as PoolLike };
   }
   throw new PostgresOptionsError(
-    'A PostgreSQL store needs { connectionString: "postgres://…" } or { pool } (a pg.Pool), exactly one of them.',
+    'A PostgreSQL store needs { connectionString: "postgres://…" } or { pool } (a pg.Pool), exactly one of them.' + unsetUrl(c),
   );
+}
+
+/** The environment variable the docs, the CLI and the web example read the connection string from. */
+const DATABASE_URL_VARIABLE = 'INDUSAGI_DATABASE_URL';
+
+/**
+ * Why a connection string is missing, when the likely reason is that INDUSAGI_DATABASE_URL is unset
+ * (`{ connectionString: process.env.INDUSAGI_DATABASE_URL }` reads as `undefined` then).
+ */
+function unsetUrl(given: Partial<{ connectionString: unknown; pool: unknown }> | null): string {
+  if (typeof given !== 'object' || given === null || !('connectionString' in given) || given.pool !== undefined) return '';
+  const value = given.connectionString;
+  if (!(value === undefined || (typeof value === 'string' && value.trim() === ''))) return '';
+  if ((process.env[DATABASE_URL_VARIABLE] ?? '').trim() !== '') return '';
+  return ` The connection string is ${value === undefined ? 'undefined' : 'empty'}, and ${DATABASE_URL_VARIABLE} is unset: set it to postgres://user@host/database.`;
 }

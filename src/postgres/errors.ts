@@ -1,5 +1,5 @@
 import { IndusagiError } from '../errors/index.js';
-import { SessionLockedError } from '../runtime/store/index.js';
+import { SessionLeaseLostError, SessionLockedError } from '../runtime/store/index.js';
 
 /** `pg` (node-postgres, an optional peer dependency) is not installed. */
 export class PostgresUnavailableError extends IndusagiError {
@@ -56,6 +56,24 @@ export class PostgresStoreError extends IndusagiError {
 }
 
 /**
+ * A statement ran past the store's `statementTimeoutMs`, or waited past its `lockTimeoutMs` for a row
+ * another connection holds (SQLSTATE `57014` or `55P03`): the server cancelled it and rolled its
+ * transaction back, so nothing of it was written. `limit` says which of the two fired.
+ */
+export class PostgresTimeoutError extends PostgresStoreError {
+  static override readonly errorName: string = 'PostgresTimeoutError';
+  constructor(
+    message: string,
+    code: string,
+    readonly limit: 'statement' | 'lock',
+    readonly ms: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, code, options);
+  }
+}
+
+/**
  * Another writer holds the session's lease and it has not expired: `holder` names it (host, pid and
  * store), `expiresAt` is when the database will let someone take it over unless the holder renews it.
  * A `SessionLockedError`, so code written for the file store's lock catches it too.
@@ -75,13 +93,14 @@ export class SessionLeaseHeldError extends SessionLockedError {
 
 /**
  * This writer lost the session's lease (it stalled past the lease, and another writer took the session
- * over with a newer epoch): the write was refused and nothing of it was stored. The graph keeps what
- * it could not write; open the session again to go on from what the new writer stored.
+ * over with a newer epoch): the write was refused and nothing of it was stored. The writer keeps what it
+ * could not write; acquire the session again to go on from what the new writer stored. A
+ * `SessionLeaseLostError`, as the file store's `SessionLockLostError` is.
  */
-export class SessionFencedError extends IndusagiError {
+export class SessionFencedError extends SessionLeaseLostError {
   static override readonly errorName: string = 'SessionFencedError';
   constructor(
-    readonly sessionId: string,
+    sessionId: string,
     /** The epoch this writer took. */
     readonly epoch: number,
     /** The session's epoch now, null when the session row is gone. */
@@ -90,11 +109,8 @@ export class SessionFencedError extends IndusagiError {
     readonly holder: string | null,
     options?: { cause?: unknown },
   ) {
-    super(
-      'session_fenced',
-      `Session ${JSON.stringify(sessionId)}: this writer's lease (epoch ${epoch}) was taken over${currentEpoch === null ? '' : ` (epoch now ${currentEpoch}${holder === null ? '' : `, held by ${holder}`})`}; the write was refused and nothing of it was stored.`,
-      options,
-    );
+    super(sessionId, `this writer's lease (epoch ${epoch}) was taken over`, { ...options, kind: 'session_fenced' });
+    this.message = `Session ${JSON.stringify(sessionId)}: this writer's lease (epoch ${epoch}) was taken over${currentEpoch === null ? '' : ` (epoch now ${currentEpoch}${holder === null ? '' : `, held by ${holder}`})`}; the write was refused and nothing of it was stored.`;
   }
 }
 

@@ -5,7 +5,8 @@ export { PostgresSessionStore } from './session-store.js';
 export type { PostgresSessionStoreOptions } from './session-store.js';
 export type { PostgresStoreOptions } from './memory-store.js';
 export type { PostgresConnection, PoolLike, ClientLike } from './driver.js';
-export type { MigrateResult } from './database.js';
+export type { MigrateResult, StatementLimitOptions, StatementLimits } from './database.js';
+export { DEFAULT_LOCK_TIMEOUT_MS, DEFAULT_STATEMENT_TIMEOUT_MS } from './database.js';
 export { migratePostgres } from './migrate.js';
 export { MIGRATIONS, LATEST_VERSION } from './migrations.js';
 export {
@@ -13,6 +14,7 @@ export {
   PostgresOptionsError,
   PostgresSchemaBehindError,
   PostgresStoreError,
+  PostgresTimeoutError,
   SessionFencedError,
   SessionLeaseHeldError,
 } from './errors.js';

@@ -15,7 +15,7 @@ import { fingerprint, newRecord, sameScope } from '../memory/governance.js';
 import { chooseTargets } from '../memory/supersede.js';
 import { recordFromRow, scopeColumns, scopeOfRow, type MemoryRow } from '../memory/rows.js';
 import { checkConnection, type ClientLike, type PostgresConnection } from './driver.js';
-import { checkSchemaName, PostgresDatabase, type MigrateResult } from './database.js';
+import { checkLimits, checkSchemaName, PostgresDatabase, type MigrateResult, type StatementLimitOptions } from './database.js';
 import { PostgresOptionsError } from './errors.js';
 import { checkTenant } from './tenant.js';
 import { MemoryReplica, type ReplicaFilter } from './memory-replica.js';
@@ -36,7 +36,7 @@ export type PostgresStoreOptions = {
    * suits a tenant of up to a few hundred thousand memories. Results and scores are the same either way.
    */
   replica?: boolean;
-};
+} & StatementLimitOptions;
 
 type Row = MemoryRow & { meta: string | null; supersedes: string[] | null };
 
@@ -63,13 +63,13 @@ export class PostgresMemoryStore implements GovernedMemoryStore {
   constructor(connection: PostgresConnection, options: PostgresStoreOptions = {}) {
     const checked = checkConnection(connection);
     if (typeof options !== 'object' || options === null)
-      throw new PostgresOptionsError('options must be an object: { schema?, tenant?, replica? }.');
+      throw new PostgresOptionsError('options must be an object: { schema?, tenant?, replica?, statementTimeoutMs?, lockTimeoutMs? }.');
     if (options.replica !== undefined && typeof options.replica !== 'boolean')
       throw new PostgresOptionsError(`replica must be true or false, got ${JSON.stringify(options.replica)}.`);
     this.schema = checkSchemaName(options.schema);
     this.tenant = checkTenant(options.tenant);
     this.t = this.tenant ?? '';
-    this.db = new PostgresDatabase(checked, this.schema, MEMORY_VERSION);
+    this.db = new PostgresDatabase(checked, this.schema, MEMORY_VERSION, checkLimits(options));
     this.table = `${this.db.s}.memory_records`;
     this.replica = options.replica === true ? new MemoryReplica(this.db.s, this.t) : undefined;
   }

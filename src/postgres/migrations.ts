@@ -141,6 +141,14 @@ export const MIGRATIONS: readonly Migration[] = [
       `COMMENT ON TABLE ${s}.memory_changes IS 'the records (by seq) each version saved, edited, superseded or forgot'`,
     ],
   },
+  {
+    version: 6,
+    name: 'sessions: the guardrail trip standing at the leaf',
+    statements: (s) => [
+      `ALTER TABLE ${s}.sessions ADD COLUMN tripped text`,
+      `COMMENT ON COLUMN ${s}.sessions.tripped IS 'the head that moved the leaf last carried this guardrail trip (JSON); nodes written after folded_seq clear it'`,
+    ],
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -30,7 +30,7 @@ const CURRENT = `CASE WHEN u.n > 0 THEN u.last_id ELSE t.leaf END AS leaf,
   (t.input_tokens + u.u_in)::float8 AS input_tokens, (t.output_tokens + u.u_out)::float8 AS output_tokens,
   (t.cache_write_tokens + u.u_cw)::float8 AS cache_write_tokens, (t.cache_read_tokens + u.u_cr)::float8 AS cache_read_tokens,
   (t.cache_write_1h_tokens + u.u_cw1h)::float8 AS cache_write_1h_tokens, u.n::float8 AS unfolded,
-  greatest(t.updated_at, u.written_at) AS updated_at`;
+  greatest(t.updated_at, u.written_at) AS updated_at, CASE WHEN u.n > 0 THEN NULL ELSE t.tripped END AS tripped`;
 
 /** The nodes of session `session` after `folded`, summed; `tenant`, `session`, `folded` are SQL expressions. */
 function unfolded(s: string, tenant = 't.tenant', session = 't.id', folded = 't.folded_seq'): string {
@@ -87,13 +87,13 @@ export function sessionSql(s: string) {
      * them. It sees exactly them: one writer per session, and each of its writes committed before the next.
      *
      * $1 tenant, $2 lease ms; per session: $3 id, $4 epoch, $5 folds, $6 whether the leaf moves,
-     * $7 the leaf, $8 records and $9 bytes besides the nodes; per node: $10 session, $11 id,
-     * $12 parent, $13 condenses, $14 first_kept, $15 node JSON, $16 bytes, $17-$21 usage; per start:
-     * $22 session, $23 call id.
+     * $7 the leaf, $8 records and $9 bytes besides the nodes, $24 the trip standing at the leaf once
+     * the write is in (JSON, or null); per node: $10 session, $11 id, $12 parent, $13 condenses,
+     * $14 first_kept, $15 node JSON, $16 bytes, $17-$21 usage; per start: $22 session, $23 call id.
      */
     persist: `WITH batch AS (
-        SELECT * FROM unnest($3::text[], $4::bigint[], $5::boolean[], $6::boolean[], $7::text[], $8::bigint[], $9::bigint[])
-          AS b(session, epoch, folds, moves, leaf, other_records, other_bytes)
+        SELECT * FROM unnest($3::text[], $4::bigint[], $5::boolean[], $6::boolean[], $7::text[], $8::bigint[], $9::bigint[], $24::text[])
+          AS b(session, epoch, folds, moves, leaf, other_records, other_bytes, trip)
       ), lease AS (
         SELECT t.id, t.folded_seq FROM ${s}.sessions t JOIN batch b ON t.id = b.session AND t.lease_epoch = b.epoch
         WHERE t.tenant = $1 ORDER BY t.id FOR UPDATE OF t
@@ -114,7 +114,7 @@ export function sessionSql(s: string) {
         WHERE c.session IN (SELECT id FROM lease) GROUP BY c.session, c.call_id
         ON CONFLICT (tenant, session, call_id) DO UPDATE SET count = st.count + excluded.count
       ), per AS MATERIALIZED (
-        SELECT b.session, b.epoch, b.moves, b.leaf, b.other_records, b.other_bytes, l.folded_seq,
+        SELECT b.session, b.epoch, b.moves, b.leaf, b.other_records, b.other_bytes, b.trip, l.folded_seq,
           b.folds OR (b.moves AND NOT EXISTS (SELECT 1 FROM added a WHERE a.session = b.session AND a.id = b.leaf)) AS folds,
           coalesce(n.n, 0) AS n, coalesce(n.bytes, 0) AS bytes, coalesce(n.last_seq, 0) AS last_seq,
           coalesce(n.u_in, 0) AS u_in, coalesce(n.u_out, 0) AS u_out, coalesce(n.u_cw, 0) AS u_cw, coalesce(n.u_cr, 0) AS u_cr, coalesce(n.u_cw1h, 0) AS u_cw1h
@@ -126,6 +126,7 @@ export function sessionSql(s: string) {
       ), folded AS (
         UPDATE ${s}.sessions AS t SET
           leaf = CASE WHEN p.moves THEN p.leaf WHEN u.n > 0 THEN u.last_id ELSE t.leaf END,
+          tripped = CASE WHEN p.moves THEN p.trip WHEN u.n > 0 THEN NULL ELSE t.tripped END,
           nodes = t.nodes + u.n + p.n,
           records = t.records + u.n + p.n + p.other_records,
           bytes = t.bytes + u.bytes + p.bytes + p.other_bytes,
@@ -163,13 +164,21 @@ export function sessionSql(s: string) {
      * condensation summary, then (`target`) through its kept tail up to `firstKept`; older summaries
      * inside the tail are walked through. Without a summary the walk reaches the root. The same nodes
      * `SessionGraph.contextNodes(leaf)` names. $1 tenant, $2 session, $3 leaf.
+     *
+     * Each step is a LATERAL subquery with LIMIT 1, which the planner cannot turn into a join: it stays
+     * a lookup of one parent by the primary key, whatever the statistics say. Written as a join, a
+     * table never analyzed (a new deployment before autovacuum's first pass) got a hash join that
+     * hashed the whole session at every step: minutes for a 40,000-node session, 3.5 s once analyzed.
      */
     livePath: `WITH RECURSIVE walk(id, parent, condenses, first_kept, node, target) AS (
         SELECT id, parent, condenses, first_kept, node, NULL::text FROM ${s}.session_nodes
         WHERE tenant = $1 AND session = $2 AND id = $3
         UNION ALL
         SELECT n.id, n.parent, n.condenses, n.first_kept, n.node, coalesce(w.target, CASE WHEN w.condenses THEN w.first_kept END)
-        FROM walk w JOIN ${s}.session_nodes n ON n.tenant = $1 AND n.session = $2 AND n.id = w.parent
+        FROM walk w CROSS JOIN LATERAL (
+          SELECT p.id, p.parent, p.condenses, p.first_kept, p.node FROM ${s}.session_nodes p
+          WHERE p.tenant = $1 AND p.session = $2 AND p.id = w.parent LIMIT 1
+        ) n
         WHERE (w.target IS NULL AND NOT w.condenses) OR (coalesce(w.target, CASE WHEN w.condenses THEN w.first_kept END) IS NOT NULL AND w.id <> coalesce(w.target, w.first_kept))
       )
       SELECT node FROM walk`,

@@ -2,29 +2,33 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { LoadReport, SessionNode, SessionRecord } from '../runtime/contract/session.js';
 import {
-  SessionGraph,
-  SessionNotOpenError,
+  SessionLeaseLostError,
+  assertRecords,
   assertValidSessionId,
-  drainWrites,
+  loadSession,
   queueWrite,
   titleOf,
-  type LoadedSession,
+  type AppendReport,
+  type LivePathSession,
+  type LoadOptions,
+  type SessionGraph,
+  type SessionLease,
   type SessionSummary,
-  type PersistReport,
   type SessionStoreLike,
-  type WholeSession,
+  type StoredSession,
 } from '../runtime/store/index.js';
 import type { ModelUsage } from '../runtime/contract/model.js';
+import type { GuardrailTrip } from '../runtime/contract/guardrail.js';
 import { checkConnection, type ClientLike, type PostgresConnection, type PreparedQuery } from './driver.js';
-import { checkSchemaName, PostgresDatabase, type MigrateResult } from './database.js';
+import { checkLimits, checkSchemaName, PostgresDatabase, type MigrateResult, type StatementLimitOptions } from './database.js';
 import { errorMessage } from '../errors/index.js';
 import { PostgresOptionsError, PostgresStoreError, SessionFencedError, SessionLeaseHeldError } from './errors.js';
 import { checkTenant } from './tenant.js';
 import { sessionSql, type SessionSql } from './session-sql.js';
 import { WriteBatches, type Settled } from './write-batches.js';
 
-/** The schema version the session tables need: 2 added them, 3 their `updated_at`, 4 `folded_seq`. */
-const SESSIONS_VERSION = 4;
+/** The schema version the session tables need: 2 added them, 3 their `updated_at`, 4 `folded_seq`, 6 `tripped`. */
+const SESSIONS_VERSION = 6;
 /** A write takes the nodes written since into the session's row once this many are waiting (see `persist` in session-sql.ts). */
 const FOLD_AFTER = 32;
 const DEFAULT_LEASE_MS = 30_000;
@@ -41,10 +45,10 @@ export type PostgresSessionStoreOptions = {
   tenant?: string;
   /**
    * How long a writer's lease lasts without renewal, in ms (default 30 s): how long a session stays
-   * closed to other writers after its holder stalled or died. A timer renews it every `renewMs` while the session is open.
+   * closed to other writers after its holder stalled or died. A timer renews it every `renewMs` while it is held.
    */
   leaseMs?: number;
-  /** How often an open session's lease is renewed while idle, in ms. Default a third of `leaseMs`. */
+  /** How often a held lease is renewed while idle, in ms. Default a third of `leaseMs`. */
   renewMs?: number;
   /**
    * Sessions with more nodes than this resume from their live path only (the context at the leaf, a
@@ -52,18 +56,18 @@ export type PostgresSessionStoreOptions = {
    * without `await graph.loadWhole()`. Default 2,000.
    */
   livePathAbove?: number;
-};
+} & StatementLimitOptions;
 
-type OpenSession = {
-  graph: SessionGraph;
-  epoch: number;
-  /** Persists of one session run one after another. */
+/** A session this store holds the lease of. */
+type Held = {
+  lease: SessionLease;
+  /** Appends under the lease run one after another. */
   queue: Promise<void>;
   timer: ReturnType<typeof setInterval>;
   /** Why the last renewal failed, kept as the cause of a later `SessionFencedError`. */
   renewError: unknown;
-  /** Nodes written since the session's row last took them in: a reader adds them up. */
-  unfolded: number;
+  /** Nodes written since the session's row last took them in (a reader adds them up); null until the first write, which folds. */
+  unfolded: number | null;
 };
 
 /** One node's columns, in the order of the persist statement's per-node arrays (after the session). */
@@ -77,12 +81,17 @@ type NodeValues = [
   ...usage: number[],
 ];
 
-/** What one persist adds to its session. */
-type Changes = { nodes: NodeValues[]; started: string[]; leaf: string | null | undefined; otherRecords: number; otherBytes: number };
+/** What one append adds to its session; `trip` stands at `leaf` once it is in. */
+type Changes = {
+  nodes: NodeValues[];
+  started: string[];
+  leaf: string | null | undefined;
+  trip: GuardrailTrip | null;
+  otherRecords: number;
+  otherBytes: number;
+};
 
-type StoredSession = LoadedSession & { unfolded: number };
-
-type PendingWrite = { session: OpenSession; changes: Changes };
+type PendingWrite = { held: Held; changes: Changes };
 
 /** A node's line is `{"type":"node","node":<json>}` and its newline. */
 const NODE_LINE_OVERHEAD = Buffer.byteLength('{"type":"node","node":}') + 1;
@@ -98,12 +107,14 @@ type SessionRow = {
   cache_write_tokens: number;
   cache_read_tokens: number;
   cache_write_1h_tokens: number;
+  /** The guardrail trip standing at the leaf, as JSON. */
+  tripped: string | null;
 };
 
 /**
  * Sessions in PostgreSQL, shared by every machine that reaches the database (`SessionStoreLike`, the
  * same contract as the file store). Nodes keep their content-addressed ids, so a retried write adds
- * nothing. One writer per session at a time, across machines: `openSession` takes a lease row whose
+ * nothing. One writer per session at a time, across machines: `acquire` takes a lease row whose
  * epoch rises with every new holder, and each write commits only under its writer's epoch, so a
  * writer that stalled past its lease and was taken over is refused (`SessionFencedError`) and none
  * of its later writes land. The tables come from `migrate()`, never from first use. See docs/postgres.md.
@@ -119,13 +130,15 @@ export class PostgresSessionStore implements SessionStoreLike {
   private readonly leaseMs: number;
   private readonly renewMs: number;
   private readonly livePathAbove: number;
-  private readonly sessions = new Map<string, OpenSession>();
-  private readonly batches = new WriteBatches<PendingWrite, PersistReport>((writes) => this.writeBatch(writes), BATCH_LIMITS);
+  private readonly held = new Map<string, Held>();
+  private readonly batches = new WriteBatches<PendingWrite, AppendReport>((writes) => this.writeBatch(writes), BATCH_LIMITS);
 
   constructor(connection: PostgresConnection, options: PostgresSessionStoreOptions = {}) {
     const checked = checkConnection(connection);
     if (typeof options !== 'object' || options === null)
-      throw new PostgresOptionsError('options must be an object: { schema?, tenant?, leaseMs?, renewMs?, livePathAbove? }.');
+      throw new PostgresOptionsError(
+        'options must be an object: { schema?, tenant?, leaseMs?, renewMs?, livePathAbove?, statementTimeoutMs?, lockTimeoutMs? }.',
+      );
     this.schema = checkSchemaName(options.schema);
     this.tenant = checkTenant(options.tenant);
     this.t = this.tenant ?? '';
@@ -140,7 +153,7 @@ export class PostgresSessionStore implements SessionStoreLike {
       throw new PostgresOptionsError(`livePathAbove must be a whole number of nodes, got ${JSON.stringify(above)}.`);
     this.livePathAbove = above;
     this.holder = `${hostname()} pid ${process.pid} store ${randomUUID().slice(0, 8)}`;
-    this.db = new PostgresDatabase(checked, this.schema, SESSIONS_VERSION);
+    this.db = new PostgresDatabase(checked, this.schema, SESSIONS_VERSION, checkLimits(options));
     this.sql = sessionSql(this.db.s);
   }
 
@@ -150,24 +163,24 @@ export class PostgresSessionStore implements SessionStoreLike {
   }
 
   /**
-   * Closes every session still open (persisting what it holds and handing its lease back, as
-   * `closeSession` does), then ends the pool the store made (a pool you passed stays yours). A session
-   * that could not be closed is named in the `PostgresStoreError` thrown at the end; its lease is no
-   * longer renewed and expires after `leaseMs`, and its graph keeps what was not written.
+   * Hands back every lease this store still holds (after the appends under way), then ends the pool the
+   * store made (a pool you passed stays yours): other writers get those sessions at once, without
+   * waiting for the leases to expire. A lease that could not be handed back is named in the
+   * `PostgresStoreError` thrown at the end; it is no longer renewed and expires after `leaseMs`.
    */
   async close(): Promise<void> {
-    const open = [...this.sessions.keys()];
-    const outcomes = await Promise.allSettled(open.map((id) => this.closeSession(id)));
-    for (const session of this.sessions.values()) clearInterval(session.timer);
-    this.sessions.clear();
+    const held = [...this.held.values()];
+    const outcomes = await Promise.allSettled(held.map((session) => this.release(session.lease)));
+    for (const session of this.held.values()) clearInterval(session.timer);
+    this.held.clear();
     await this.db.close();
     const failed = outcomes.flatMap((outcome, i) =>
-      outcome.status === 'rejected' ? [{ id: open[i], reason: outcome.reason as unknown }] : [],
+      outcome.status === 'rejected' ? [{ id: held[i].lease.sessionId, reason: outcome.reason as unknown }] : [],
     );
     if (failed.length > 0) {
       const names = failed.map(({ id, reason }) => `${id} (${errorMessage(reason)})`).join(', ');
       throw new PostgresStoreError(
-        `PostgresSessionStore closed, but could not close ${failed.length === 1 ? 'session' : 'sessions'} ${names}.`,
+        `PostgresSessionStore closed, but could not hand back the ${failed.length === 1 ? 'lease of session' : 'leases of sessions'} ${names}.`,
         undefined,
         {
           cause: failed.length === 1 ? failed[0].reason : new AggregateError(failed.map(({ reason }) => reason)),
@@ -176,10 +189,9 @@ export class PostgresSessionStore implements SessionStoreLike {
     }
   }
 
-  /** Reads a session without taking its lease; `whole` reads every node whatever the session's size. */
-  async loadSession(id: string, options: { whole?: boolean } = {}): Promise<SessionGraph> {
-    assertValidSessionId(id);
-    return (await this.read(id, options.whole === true)).graph;
+  /** Reads a session without taking its lease (its live path above `livePathAbove` nodes, unless `whole`). */
+  loadSession(id: string, options: LoadOptions = {}): Promise<SessionGraph> {
+    return loadSession(this, id, options);
   }
 
   /** The tenant's sessions holding at least one node, most recently written first (`size` is bytes as JSON lines). */
@@ -202,92 +214,102 @@ export class PostgresSessionStore implements SessionStoreLike {
     }));
   }
 
-  async openSession(id: string): Promise<SessionGraph> {
-    return (await this.openSessionWithReport(id)).graph;
-  }
-
   /**
    * Takes the session's lease (`SessionLeaseHeldError` naming the holder while another writer's lease
-   * is live; an expired one is taken over with the next epoch), then loads it. Only the graph
-   * returned here can be persisted, until `closeSession`.
+   * is live; an expired one is taken over with the next epoch), renewed every `renewMs` until `release`.
    */
-  async openSessionWithReport(id: string): Promise<LoadedSession> {
+  async acquire(id: string): Promise<SessionLease> {
     assertValidSessionId(id);
     const taken = await this.db.query<{ epoch: number }>(this.sql.takeLease, [this.t, id, this.holder, this.leaseMs]);
     if (taken.length === 0) throw await this.heldError(id);
-    const epoch = taken[0].epoch;
-    let loaded: StoredSession;
-    try {
-      loaded = await this.read(id, false);
-    } catch (error) {
-      await this.db.query(this.sql.releaseLease, [this.t, id, epoch]);
-      throw error;
-    }
-    const session: OpenSession = {
-      graph: loaded.graph,
-      epoch,
+    const session: Held = {
+      lease: { sessionId: id, epoch: taken[0].epoch },
       queue: Promise.resolve(),
       timer: undefined as never,
       renewError: undefined,
-      unfolded: loaded.unfolded,
+      unfolded: null,
     };
-    session.timer = setInterval(() => void this.renew(id, session), this.renewMs);
+    session.timer = setInterval(() => void this.renew(session), this.renewMs);
     session.timer.unref();
-    this.sessions.set(id, session);
-    return { graph: loaded.graph, report: loaded.report };
+    this.held.set(id, session);
+    return session.lease;
   }
 
-  /**
-   * Writes everything `graph` gained since it was opened or last persisted, all or nothing, and only
-   * while this writer holds the lease; persists of other sessions arriving together share the
-   * statement (see `WriteBatches`). Concurrent calls for one session run one after another. On
-   * failure the records go back into the graph for the next call.
-   */
-  persist(graph: SessionGraph): Promise<PersistReport> {
-    const session = this.sessions.get(graph.sessionId);
-    if (session === undefined) {
-      return Promise.reject(
-        new SessionNotOpenError(graph.sessionId, 'open it with openSession first (loadSession reads without taking the lease)'),
-      );
-    }
-    if (session.graph !== graph) {
-      return Promise.reject(
-        new SessionNotOpenError(
-          graph.sessionId,
-          'this graph is not the one openSession returned, and persisting it could fork the history',
-        ),
-      );
-    }
-    return queueWrite(session, () => this.write(session));
-  }
-
-  /**
-   * Persists anything still unsaved, then hands the lease back. If that persist fails the session
-   * stays open so nothing is lost, unless this writer was fenced: then nothing it holds can be
-   * written, the session is let go and the `SessionFencedError` thrown.
-   */
-  async closeSession(id: string): Promise<void> {
+  /** Every record of the session, in one snapshot: its nodes in the order written, its start counts, its leaf. */
+  async read(id: string): Promise<StoredSession> {
     assertValidSessionId(id);
-    const session = this.sessions.get(id);
-    if (session === undefined) return;
-    await drainWrites(session, () =>
-      this.persist(session.graph).catch((error: unknown) => {
-        if (SessionFencedError.isInstance(error)) this.forget(id, session);
-        throw error;
-      }),
+    return this.db.transaction(
+      async (client) => {
+        const row = await this.rowIn(client, id);
+        return { records: row === undefined ? [] : await this.recordsIn(client, id, row), report: report(row) };
+      },
+      { readOnly: true },
     );
-    this.forget(id, session);
-    await this.db.query(this.sql.releaseLease, [this.t, id, session.epoch]);
   }
 
-  private forget(id: string, session: OpenSession): void {
+  /**
+   * The live path of a session with more nodes than `livePathAbove` (the context at the leaf, a few index
+   * lookups), in one snapshot; a smaller session whole, as `read` gives it, so tree views and branching
+   * to any node need no second read.
+   */
+  async readLivePath(id: string): Promise<LivePathSession | StoredSession> {
+    assertValidSessionId(id);
+    return this.db.transaction(
+      async (client): Promise<LivePathSession | StoredSession> => {
+        const row = await this.rowIn(client, id);
+        if (row === undefined || row.nodes <= this.livePathAbove || row.leaf === null) {
+          return { records: row === undefined ? [] : await this.recordsIn(client, id, row), report: report(row) };
+        }
+        const nodes = ((await ask(client, this.sql.livePath, [this.t, id, row.leaf])).rows as Array<{ node: string }>).map(
+          (r) => JSON.parse(r.node) as SessionNode,
+        );
+        const calls = nodes.flatMap((node) => node.turn.blocks.flatMap((block) => (block.kind === 'tool_call' ? [block.id] : [])));
+        const starts = (await ask(client, this.sql.startsOf, [this.t, id, calls])).rows as Array<{ call_id: string; count: number }>;
+        const records: SessionRecord[] = nodes.reverse().map((node) => ({ type: 'node', node }));
+        for (const start of starts) records.push(startedRecord(start.call_id, start.count));
+        const live: LivePathSession = { records, report: report(row), leaf: row.leaf, usageTotal: usageOf(row) };
+        if (row.tripped !== null) live.tripped = JSON.parse(row.tripped) as GuardrailTrip;
+        return live;
+      },
+      { readOnly: true },
+    );
+  }
+
+  /**
+   * Writes `records`, all or nothing, and only while `lease` holds the session; appends of other
+   * sessions arriving together share the statement (see `WriteBatches`). Appends under one lease run
+   * one after another. Refused with `SessionFencedError` once another writer took the session over,
+   * and with `SessionLeaseLostError` after `release`; nothing is written then.
+   */
+  async append(lease: SessionLease, records: readonly SessionRecord[]): Promise<AppendReport> {
+    assertValidSessionId(lease?.sessionId);
+    const session = this.held.get(lease.sessionId);
+    if (session === undefined || session.lease.epoch !== lease.epoch) {
+      throw new SessionLeaseLostError(lease.sessionId, `lease epoch ${lease.epoch} was handed back (or never taken by this store)`);
+    }
+    assertRecords(lease.sessionId, records);
+    if (records.length === 0) return { records: 0, bytes: 0 };
+    return queueWrite(session, () => this.batches.write({ held: session, changes: encode(records) }));
+  }
+
+  /** Hands the lease back once the appends under way are done. Releasing a lease that is not held does nothing. */
+  async release(lease: SessionLease): Promise<void> {
+    assertValidSessionId(lease?.sessionId);
+    const session = this.held.get(lease.sessionId);
+    if (session === undefined || session.lease.epoch !== lease.epoch) return;
+    for (let queue = session.queue; ; queue = session.queue) {
+      await queue;
+      if (session.queue === queue) break;
+    }
+    if (this.held.get(lease.sessionId) !== session) return;
     clearInterval(session.timer);
-    if (this.sessions.get(id) === session) this.sessions.delete(id);
+    this.held.delete(lease.sessionId);
+    await this.db.query(this.sql.releaseLease, [this.t, lease.sessionId, lease.epoch]);
   }
 
-  private async renew(id: string, session: OpenSession): Promise<void> {
+  private async renew(session: Held): Promise<void> {
     try {
-      const rows = await this.db.query(this.sql.renewLease, [this.t, id, session.epoch, this.leaseMs]);
+      const rows = await this.db.query(this.sql.renewLease, [this.t, session.lease.sessionId, session.lease.epoch, this.leaseMs]);
       // Taken over: stop renewing; the next write is refused by its epoch check.
       if (rows.length === 0) clearInterval(session.timer);
     } catch (error) {
@@ -295,29 +317,21 @@ export class PostgresSessionStore implements SessionStoreLike {
     }
   }
 
-  private async write(session: OpenSession): Promise<PersistReport> {
-    const { graph } = session;
-    if (!graph.hasUnsaved) return { records: 0, bytes: 0 };
-    const records = graph.takeUnsaved();
-    try {
-      return await this.batches.write({ session, changes: encode(records) });
-    } catch (error) {
-      graph.restoreUnsaved(records);
-      throw error;
-    }
-  }
-
-  /** One statement for the persists of every session in `writes` (one each at most: see `queueWrite`). */
-  private async writeBatch(writes: PendingWrite[]): Promise<Array<Settled<PersistReport>>> {
+  /** One statement for the appends of every session in `writes` (one each at most: see `queueWrite`). */
+  private async writeBatch(writes: PendingWrite[]): Promise<Array<Settled<AppendReport>>> {
     const sessions: unknown[][] = [[], [], [], [], [], [], []];
+    // After the others: the statement takes it last ($24).
+    const trips: Array<string | null> = [];
     const nodes: unknown[][] = Array.from({ length: 12 }, () => []);
     const starts: string[][] = [[], []];
-    for (const { session, changes } of writes) {
-      const id = session.graph.sessionId;
-      const folds = changes.otherRecords > 0 || session.unfolded + changes.nodes.length > FOLD_AFTER;
-      [id, session.epoch, folds, changes.leaf !== undefined, changes.leaf ?? null, changes.otherRecords, changes.otherBytes].forEach(
-        (value, i) => sessions[i].push(value),
+    for (const { held, changes } of writes) {
+      const { sessionId: id, epoch } = held.lease;
+      // A lease's first write folds: the nodes the row has not taken in yet are not known before it.
+      const folds = held.unfolded === null || changes.otherRecords > 0 || held.unfolded + changes.nodes.length > FOLD_AFTER;
+      [id, epoch, folds, changes.leaf !== undefined, changes.leaf ?? null, changes.otherRecords, changes.otherBytes].forEach((value, i) =>
+        sessions[i].push(value),
       );
+      trips.push(changes.trip === null ? null : JSON.stringify(changes.trip));
       for (const node of changes.nodes) {
         nodes[0].push(id);
         node.forEach((value, i) => nodes[i + 1].push(value));
@@ -333,62 +347,37 @@ export class PostgresSessionStore implements SessionStoreLike {
       ...sessions,
       ...nodes,
       ...starts,
+      trips,
     ]);
     const written = new Map(rows.map((row) => [row.session, row]));
     return Promise.all(
-      writes.map(async ({ session, changes }): Promise<Settled<PersistReport>> => {
-        const row = written.get(session.graph.sessionId);
-        if (row === undefined) return { ok: false, error: await this.fencedError(session.graph.sessionId, session) };
-        session.unfolded = row.folds ? 0 : session.unfolded + row.added;
+      writes.map(async ({ held, changes }): Promise<Settled<AppendReport>> => {
+        const row = written.get(held.lease.sessionId);
+        if (row === undefined) return { ok: false, error: await this.fencedError(held) };
+        held.unfolded = row.folds ? 0 : (held.unfolded ?? 0) + row.added;
         return { ok: true, value: { records: row.added + changes.otherRecords, bytes: row.bytes + changes.otherBytes } };
       }),
     );
   }
 
-  /** The session as stored: whole when asked or small, else its live path (see `livePathAbove`), in one snapshot. */
-  private read(id: string, whole: boolean): Promise<StoredSession> {
-    return this.db.transaction(
-      async (client) => {
-        const found = (await ask(client, this.sql.session, [this.t, id])).rows as SessionRow[];
-        const row = found[0];
-        if (row === undefined || row.nodes === 0) {
-          return { graph: new SessionGraph(id), report: report(row), unfolded: 0 };
-        }
-        if (whole || row.nodes <= this.livePathAbove || row.leaf === null) {
-          const whole = await this.wholeIn(client, id);
-          const records: SessionRecord[] = [];
-          for (const node of whole.nodes) records.push({ type: 'node', node });
-          for (const [callId, count] of whole.starts) records.push({ type: 'started', callIds: Array<string>(count).fill(callId) });
-          records.push({ type: 'head', leaf: row.leaf });
-          return { graph: SessionGraph.restore(id, records).graph, report: report(row), unfolded: row.unfolded };
-        }
-        const nodes = ((await ask(client, this.sql.livePath, [this.t, id, row.leaf])).rows as Array<{ node: string }>).map(
-          (r) => JSON.parse(r.node) as SessionNode,
-        );
-        const calls = nodes.flatMap((node) => node.turn.blocks.flatMap((block) => (block.kind === 'tool_call' ? [block.id] : [])));
-        const starts = ((await ask(client, this.sql.startsOf, [this.t, id, calls])).rows as Array<{ call_id: string; count: number }>).map(
-          (r) => [r.call_id, r.count] as [string, number],
-        );
-        const graph = SessionGraph.fromLivePath(id, nodes, {
-          leaf: row.leaf,
-          source: { loadAll: () => this.db.transaction((c) => this.wholeIn(c, id), { readOnly: true }) },
-          usageTotal: usageOf(row),
-          starts,
-        });
-        return { graph, report: report(row), unfolded: row.unfolded };
-      },
-      { readOnly: true },
-    );
+  /** The session's row as readers see it, or undefined when it holds no node. */
+  private async rowIn(client: ClientLike, id: string): Promise<SessionRow | undefined> {
+    const row = ((await ask(client, this.sql.session, [this.t, id])).rows as SessionRow[])[0];
+    return row === undefined || row.nodes === 0 ? undefined : row;
   }
 
-  private async wholeIn(client: ClientLike, id: string): Promise<WholeSession> {
-    const nodes = ((await ask(client, this.sql.allNodes, [this.t, id])).rows as Array<{ node: string }>).map(
-      (r) => JSON.parse(r.node) as SessionNode,
-    );
-    const starts = new Map<string, number>();
+  /** Every record of a session: its nodes in the order written, a `started` record per start, then the head (with its trip). */
+  private async recordsIn(client: ClientLike, id: string, row: SessionRow): Promise<SessionRecord[]> {
+    const records: SessionRecord[] = ((await ask(client, this.sql.allNodes, [this.t, id])).rows as Array<{ node: string }>).map((r) => ({
+      type: 'node',
+      node: JSON.parse(r.node) as SessionNode,
+    }));
     for (const r of (await ask(client, this.sql.allStarts, [this.t, id])).rows as Array<{ call_id: string; count: number }>)
-      starts.set(r.call_id, r.count);
-    return { nodes, starts };
+      records.push(startedRecord(r.call_id, r.count));
+    records.push(
+      row.tripped === null ? { type: 'head', leaf: row.leaf } : { type: 'head', leaf: row.leaf, tripped: JSON.parse(row.tripped) },
+    );
+    return records;
   }
 
   private async heldError(id: string): Promise<SessionLeaseHeldError> {
@@ -396,11 +385,12 @@ export class PostgresSessionStore implements SessionStoreLike {
     return new SessionLeaseHeldError(id, row?.holder ?? 'another writer', row?.epoch ?? 0, row?.expires ?? new Date());
   }
 
-  private async fencedError(id: string, session: OpenSession): Promise<SessionFencedError> {
+  private async fencedError(session: Held): Promise<SessionFencedError> {
     clearInterval(session.timer);
+    const { sessionId: id, epoch } = session.lease;
     const [row] = await this.db.query<{ holder: string | null; epoch: number }>(this.sql.holder, [this.t, id]);
     const cause = session.renewError;
-    return new SessionFencedError(id, session.epoch, row?.epoch ?? null, row?.holder ?? null, cause === undefined ? undefined : { cause });
+    return new SessionFencedError(id, epoch, row?.epoch ?? null, row?.holder ?? null, cause === undefined ? undefined : { cause });
   }
 }
 
@@ -409,11 +399,12 @@ function ask(client: ClientLike, statement: PreparedQuery, values: unknown[]): P
   return client.query({ name: statement.name, text: statement.text, values });
 }
 
-/** A persist's records as the batch statement's values for one session, its size counted as JSON lines. */
+/** An append's records as the batch statement's values for one session, its size counted as JSON lines. */
 function encode(records: readonly SessionRecord[]): Changes {
   const nodes: NodeValues[] = [];
   const started: string[] = [];
   let leaf: string | null | undefined;
+  let trip: GuardrailTrip | null = null;
   let otherRecords = 0;
   let otherBytes = 0;
   for (const record of records) {
@@ -436,16 +427,25 @@ function encode(records: readonly SessionRecord[]): Changes {
         u?.cacheWrite1hTokens ?? 0,
       ]);
       leaf = node.id;
+      trip = null;
       continue;
     }
     if (record.type === 'started') started.push(...record.callIds);
-    else if (record.leaf === leaf)
+    else if (record.leaf === leaf && trip === null && record.tripped === undefined)
       continue; // a head naming the node just written: that node's row says so already
-    else leaf = record.leaf;
+    else {
+      leaf = record.leaf;
+      trip = record.tripped ?? null;
+    }
     otherRecords++;
     otherBytes += Buffer.byteLength(JSON.stringify(record)) + 1;
   }
-  return { nodes, started, leaf, otherRecords, otherBytes };
+  return { nodes, started, leaf, trip, otherRecords, otherBytes };
+}
+
+/** `count` starts of one call, as one record (what a load counts back). */
+function startedRecord(callId: string, count: number): SessionRecord {
+  return { type: 'started', callIds: Array<string>(count).fill(callId) };
 }
 
 function usageOf(row: SessionRow): ModelUsage {

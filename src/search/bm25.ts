@@ -37,6 +37,11 @@ export class Bm25Index {
     return this.liveDocs;
   }
 
+  /** Live documents holding `term`: what its idf is computed from. */
+  documentFrequency(term: string): number {
+    return this.postings.get(term)?.live ?? 0;
+  }
+
   has(doc: number): boolean {
     return doc >= 0 && doc < this.nextDoc && this.alive[doc] === 1;
   }
@@ -113,17 +118,28 @@ export class Bm25Index {
         if (boundFrom[t] <= this.threshold(touchedCount, k, minScore, accept)) admitting = false;
       }
       const { docs, freqs, length } = list;
-      for (let i = 0; i < length; i++) {
-        const doc = docs[i];
-        if (alive[doc] === 0) continue;
-        if (stamps[doc] === epoch) {
+      // Common terms have long lists: a list without tombstones skips the liveness test, and one that
+      // only tops up skips the admission branch (a document stamped this query was alive when admitted).
+      const checkAlive = list.dead > 0;
+      if (admitting) {
+        for (let i = 0; i < length; i++) {
+          const doc = docs[i];
+          if (checkAlive && alive[doc] === 0) continue;
+          const tf = freqs[i];
+          const part = (weight * tf) / (tf + base + lengthWeight * lengths[doc]);
+          if (stamps[doc] === epoch) scores[doc] += part;
+          else {
+            stamps[doc] = epoch;
+            scores[doc] = part;
+            touched[touchedCount++] = doc;
+          }
+        }
+      } else {
+        for (let i = 0; i < length; i++) {
+          const doc = docs[i];
+          if (stamps[doc] !== epoch) continue;
           const tf = freqs[i];
           scores[doc] += (weight * tf) / (tf + base + lengthWeight * lengths[doc]);
-        } else if (admitting) {
-          const tf = freqs[i];
-          stamps[doc] = epoch;
-          scores[doc] = (weight * tf) / (tf + base + lengthWeight * lengths[doc]);
-          touched[touchedCount++] = doc;
         }
       }
     }

@@ -1,5 +1,6 @@
 // The shared ranking behind memory search and tool search: one tokenizer, one BM25 formula, one index.
-export { tokenize, foldWords, splitIdentifier, MAX_WORD } from './tokenize.js';
+export { tokenize, foldWords, splitIdentifier, termSpans, MAX_WORD } from './tokenize.js';
+export type { TermSpan } from './tokenize.js';
 export { stem } from './stem.js';
 export { Bm25Index } from './bm25.js';
 export type { Hit, IndexSearchOptions } from './bm25.js';

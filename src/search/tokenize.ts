@@ -35,6 +35,25 @@ export function tokenize(text: string): string[] {
   return foldWords(text).map(stem);
 }
 
+/** One index term of a text and where its word stands there (UTF-16 offsets into the text as given). */
+export type TermSpan = { term: string; start: number; end: number };
+
+/**
+ * The terms of `text` as `tokenize` makes them, each with the span of the word it came from, so a
+ * match can be shown verbatim in the original. Words are folded one at a time rather than the whole
+ * text at once; the two differ only where a compatibility decomposition splits a word ("x½y"), and then
+ * every part keeps the span of the whole word.
+ */
+export function termSpans(text: string): TermSpan[] {
+  const spans: TermSpan[] = [];
+  for (const match of text.matchAll(WORD)) {
+    const start = match.index;
+    const end = start + match[0].length;
+    for (const word of foldWords(match[0])) spans.push({ term: stem(word), start, end });
+  }
+  return spans;
+}
+
 /** Splits identifier humps ("createInvoice" -> "create Invoice") so tool names match plain-word queries. */
 export function splitIdentifier(name: string): string {
   return name.replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2');

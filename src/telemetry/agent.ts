@@ -63,6 +63,8 @@ export function traceAgent(inner: Agent, agent: AgentTrace): Agent {
     abort: () => inner.abort(),
     branchFrom: (nodeId) => inner.branchFrom(nodeId),
     pendingApprovals: () => inner.pendingApprovals(),
+    answer: (requestId, answer) => inner.answer(requestId, answer),
+    pendingInputs: () => inner.pendingInputs(),
     sessionUsage: () => inner.sessionUsage(),
     close: () => inner.close(),
   };

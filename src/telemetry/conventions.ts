@@ -26,6 +26,7 @@ export const ATTR_MEMORY_STORE_ID = 'gen_ai.memory.store.id';
 export const ATTR_MEMORY_RECORD_ID = 'gen_ai.memory.record.id';
 export const ATTR_MEMORY_RECORD_COUNT = 'gen_ai.memory.record.count';
 export const ATTR_ERROR_TYPE = 'error.type';
+export const ATTR_MCP_METHOD_NAME = 'mcp.method.name';
 
 // Opt-in content (`captureContent`), recorded as JSON strings in the conventions' message schemas.
 export const ATTR_INPUT_MESSAGES = 'gen_ai.input.messages';
@@ -49,7 +50,14 @@ export const ATTR_SESSION_BYTES = 'indusagi.session.bytes';
 export const ATTR_SESSION_LINES = 'indusagi.session.lines';
 export const ATTR_SESSION_SKIPPED_LINES = 'indusagi.session.skipped_lines';
 export const ATTR_SESSION_TRUNCATED_TAIL = 'indusagi.session.truncated_tail';
+export const ATTR_SESSION_LIVE_PATH = 'indusagi.session.live_path';
 export const ATTR_MEMORY_FORGOTTEN = 'indusagi.memory.forgotten';
+/** The configured name of the MCP server a tool comes from (the conventions name none for it). */
+export const ATTR_MCP_SERVER = 'indusagi.mcp.server';
+export const ATTR_GUARDRAIL_NAME = 'indusagi.guardrail.name';
+export const ATTR_GUARDRAIL_STAGE = 'indusagi.guardrail.stage';
+export const ATTR_GUARDRAIL_TRIGGERED = 'indusagi.guardrail.triggered';
+export const ATTR_GUARDRAIL_MESSAGE = 'indusagi.guardrail.message';
 
 export const OP_INVOKE_AGENT = 'invoke_agent';
 export const OP_CHAT = 'chat';
@@ -60,10 +68,11 @@ export const OP_UPDATE_MEMORY = 'update_memory';
 export const OP_DELETE_MEMORY = 'delete_memory';
 
 export const SPAN_CONDENSE = 'indusagi.condense';
-export const SPAN_SESSION_OPEN = 'indusagi.session.open';
-export const SPAN_SESSION_LOAD = 'indusagi.session.load';
-export const SPAN_SESSION_PERSIST = 'indusagi.session.persist';
-export const SPAN_SESSION_CLOSE = 'indusagi.session.close';
+export const SPAN_SESSION_ACQUIRE = 'indusagi.session.acquire';
+export const SPAN_SESSION_READ = 'indusagi.session.read';
+export const SPAN_SESSION_APPEND = 'indusagi.session.append';
+export const SPAN_SESSION_RELEASE = 'indusagi.session.release';
+export const SPAN_GUARDRAIL = 'indusagi.guardrail';
 
 export const EVENT_RUN_STARTED = 'indusagi.run_started';
 export const EVENT_MODEL_RETRY = 'indusagi.model_retry';
@@ -72,6 +81,7 @@ export const ATTR_RETRY_DELAY_MS = 'indusagi.retry.delay_ms';
 export const ATTR_RETRY_REASON = 'indusagi.retry.reason';
 export const ATTR_HTTP_STATUS = 'http.response.status_code';
 export const EVENT_APPROVAL_REQUESTED = 'indusagi.approval_requested';
+export const EVENT_GUARDRAIL_TRIPPED = 'indusagi.guardrail_tripped';
 
 /** `error.type` of a tool call the loop answered without running it (unknown tool, bad input, rejected, aborted first). */
 export const ERROR_TOOL_NOT_RUN = 'tool_not_run';

@@ -14,6 +14,7 @@ import {
 } from './conventions.js';
 import type { AgentTrace } from './run-scope.js';
 import { finishToolCall, startToolCall } from './tools.js';
+import { guardrailTripped } from './guardrails.js';
 import { usageAttributes } from './usage.js';
 
 /**
@@ -72,6 +73,11 @@ function observe(agent: AgentTrace, event: RunEvent): void {
       agent
         .scopeOf(contexts.active())
         ?.span.addEvent(EVENT_APPROVAL_REQUESTED, { [ATTR_TOOL_NAME]: event.name, [ATTR_TOOL_CALL_ID]: event.callId });
+      return;
+    }
+    case 'guardrail_tripped': {
+      const run = agent.scopeOf(contexts.active());
+      if (run !== undefined) guardrailTripped(run.span, event, agent.inst.captureContent);
       return;
     }
     case 'compacted': {

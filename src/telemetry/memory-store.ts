@@ -39,7 +39,7 @@ export function traceMemoryStore(store: MemoryStore, inst: Instrumentation, opti
   const operation = <T>(name: string, start: Attributes, work: () => Promise<T>, done: (result: T) => Attributes): Promise<T> => {
     const attributes: Attributes = { [ATTR_OPERATION_NAME]: name, ...start };
     if (storeId !== undefined) attributes[ATTR_MEMORY_STORE_ID] = storeId;
-    return inInternalSpan(inst.tracer, name, attributes, work, done);
+    return inInternalSpan(inst.tracer, inst.captureContent, name, attributes, work, done);
   };
   const content = (attributes: Attributes): Attributes => (inst.captureContent ? attributes : {});
   const search = (query: string | undefined, records: MemoryRecord[]): Attributes => ({

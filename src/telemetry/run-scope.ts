@@ -11,14 +11,18 @@ import {
   ATTR_OUTPUT_MESSAGES,
   ATTR_PROVIDER_NAME,
   ATTR_REQUEST_MODEL,
+  ATTR_RESPONSE_MODEL,
   ATTR_RUN_OPERATION,
   ATTR_RUN_STATUS,
   ATTR_SYSTEM_INSTRUCTIONS,
+  ATTR_TOKEN_TYPE,
+  OP_CHAT,
   OP_INVOKE_AGENT,
 } from './conventions.js';
 import { answerMessages, promptMessages, systemInstructions } from './content.js';
 import type { Instrumentation } from './instrumentation.js';
 import { failSpan, failSpanWith, secondsSince } from './spans.js';
+import { errorClassOf } from './error-type.js';
 import { usageAttributes } from './usage.js';
 
 /** The agent operations that are runs, each traced as one `invoke_agent` span. */
@@ -31,6 +35,12 @@ export type ToolCallTrace = { span: Span; context: Context; name: string; starte
 export type CondensationTrace = { span: Span; context: Context; usage: ModelUsage; calls: number; failure?: unknown };
 
 const RUN = createContextKey('indusagi run');
+
+/** The attribute sets of one model's `chat` metrics: the call's, and each token type's. */
+export type ChatMetrics = { call: Attributes; input: Attributes; output: Attributes };
+
+/** Distinct metric attribute sets one agent keeps for reuse. */
+const METRIC_SETS = 256;
 
 /**
  * One run of one agent: its `invoke_agent` span and the context that carries it (and this scope) into
@@ -57,6 +67,9 @@ export class AgentTrace {
   // Open runs, oldest first: the fallback parent when no context manager carries the scope.
   private readonly open = new Set<RunScope>();
   private readonly descriptions = new Map<string, string>();
+  private readonly metricSets = new Map<string, Attributes>();
+  private readonly chatSets = new Map<string, Map<string, ChatMetrics>>();
+  private readonly mcpServers = new Map<string, string>();
 
   constructor(
     readonly inst: Instrumentation,
@@ -67,7 +80,55 @@ export class AgentTrace {
     /** `gen_ai.agent.name`: the agent's own `name` (a sub-agent's), else the telemetry's `agentName`. */
     readonly agentName: string | undefined = inst.agentName,
   ) {
-    for (const tool of tools) if (typeof tool?.description === 'string') this.descriptions.set(tool.name, tool.description);
+    for (const tool of tools) {
+      if (typeof tool?.description === 'string') this.descriptions.set(tool.name, tool.description);
+      // MCP tools (indusagi/mcp) say where they come from; telemetry reads it without loading MCP.
+      const server = (tool as { mcp?: { server?: unknown } } | undefined)?.mcp?.server;
+      if (typeof server === 'string') this.mcpServers.set(tool.name, server);
+    }
+  }
+
+  /** The MCP server one of the agent's tools comes from, when it is an MCP server's. */
+  mcpServer(name: string): string | undefined {
+    return this.mcpServers.get(name);
+  }
+
+  /**
+   * A metric's attributes, one object per distinct set, kept: the SDK hashes whatever it is handed on
+   * every record, but handing it the same object spares an allocation per record, and garbage
+   * collection was the largest single cost of tracing a step. Sets past `METRIC_SETS` (a provider
+   * naming a new model every reply) are made afresh rather than kept.
+   */
+  metricSet(key: string, make: () => Attributes): Attributes {
+    let set = this.metricSets.get(key);
+    if (set === undefined) {
+      set = make();
+      if (this.metricSets.size < METRIC_SETS) this.metricSets.set(key, set);
+    }
+    return set;
+  }
+
+  /**
+   * The attribute sets of a `chat` call's metrics for one request and response model: the call's own,
+   * and the two token types'. Two map lookups a call, where building a key string was a third of the
+   * instrumentation's own cost.
+   */
+  chatMetrics(requestModel: string, responseModel: string | undefined): ChatMetrics {
+    let byResponse = this.chatSets.get(requestModel);
+    if (byResponse === undefined) {
+      byResponse = new Map();
+      if (this.chatSets.size < METRIC_SETS) this.chatSets.set(requestModel, byResponse);
+    }
+    const key = responseModel ?? '';
+    let sets = byResponse.get(key);
+    if (sets === undefined) {
+      const call: Attributes = { [ATTR_OPERATION_NAME]: OP_CHAT, [ATTR_REQUEST_MODEL]: requestModel };
+      if (this.provider !== undefined) call[ATTR_PROVIDER_NAME] = this.provider;
+      if (responseModel !== undefined) call[ATTR_RESPONSE_MODEL] = responseModel;
+      sets = { call, input: { ...call, [ATTR_TOKEN_TYPE]: 'input' }, output: { ...call, [ATTR_TOKEN_TYPE]: 'output' } };
+      if (byResponse.size < METRIC_SETS) byResponse.set(key, sets);
+    }
+    return sets;
   }
 
   /** `gen_ai.tool.description` of one of the agent's own tools. */
@@ -136,7 +197,7 @@ export class AgentTrace {
     if (scope.condensation !== undefined) {
       const condensation = scope.condensation;
       scope.condensation = undefined;
-      if (condensation.failure !== undefined) failSpanWith(condensation.span, condensation.failure);
+      if (condensation.failure !== undefined) failSpanWith(condensation.span, condensation.failure, this.inst.captureContent);
       else failSpan(condensation.span, errorType ?? 'run_ended');
       condensation.span.end();
     }
@@ -148,8 +209,9 @@ export class AgentTrace {
       }
     }
     if ('error' in outcome) {
-      if (errorType === undefined) errorType = failSpanWith(span, outcome.error);
-      else failSpan(span, errorType, errorMessage(outcome.error));
+      const { captureContent } = this.inst;
+      if (errorType === undefined) errorType = failSpanWith(span, outcome.error, captureContent);
+      else failSpan(span, errorType, captureContent ? errorMessage(outcome.error) : errorClassOf(outcome.error));
     }
     span.end();
     const metric: Attributes = { [ATTR_REQUEST_MODEL]: this.model };

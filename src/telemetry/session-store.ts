@@ -1,6 +1,6 @@
 import type { Attributes } from '@opentelemetry/api';
 import type { LoadReport } from '../runtime/contract/index.js';
-import type { LoadedSession, PersistReport, SessionStoreLike } from '../runtime/store/index.js';
+import type { AppendReport, SessionStoreLike, StoredSession } from '../runtime/store/index.js';
 import {
   ATTR_CONVERSATION_ID,
   ATTR_SESSION_BYTES,
@@ -8,57 +8,46 @@ import {
   ATTR_SESSION_RECORDS,
   ATTR_SESSION_SKIPPED_LINES,
   ATTR_SESSION_TRUNCATED_TAIL,
-  SPAN_SESSION_CLOSE,
-  SPAN_SESSION_LOAD,
-  SPAN_SESSION_OPEN,
-  SPAN_SESSION_PERSIST,
+  ATTR_SESSION_LIVE_PATH,
+  SPAN_SESSION_ACQUIRE,
+  SPAN_SESSION_APPEND,
+  SPAN_SESSION_READ,
+  SPAN_SESSION_RELEASE,
 } from './conventions.js';
 import type { Instrumentation } from './instrumentation.js';
 import { inInternalSpan } from './spans.js';
 
 /**
- * The session store with a span around each operation: `indusagi.session.open` (a resume, or the first
- * run of a session), `.load`, `.persist` and `.close`, each naming the session and saying how many
- * records and bytes it read or wrote when the store says. Only the methods the conductor uses.
+ * The session store with a span around each method of the seam: `indusagi.session.acquire` (a resume, or
+ * the first run of a session), `.read` (the live path or every record: the attribute
+ * `indusagi.session.live_path` says which), `.append` and `.release`, each naming the session and saying
+ * how many records and bytes it read or wrote when the store says.
  */
 export function traceSessionStore(store: SessionStoreLike, inst: Instrumentation): SessionStoreLike {
+  const none = () => undefined;
   const traced: SessionStoreLike = {
-    loadSession: (id) =>
+    acquire: (id) => inSpan(inst, SPAN_SESSION_ACQUIRE, id, () => store.acquire(id), none),
+    read: (id) =>
       inSpan(
         inst,
-        SPAN_SESSION_LOAD,
+        SPAN_SESSION_READ,
         id,
-        () => store.loadSession(id),
-        () => undefined,
+        () => store.read(id),
+        (read) => readAttributes(read, false),
       ),
-    openSession: (id) =>
-      inSpan(
-        inst,
-        SPAN_SESSION_OPEN,
-        id,
-        () => store.openSession(id),
-        () => undefined,
-      ),
-    persist: (graph) => inSpan(inst, SPAN_SESSION_PERSIST, graph?.sessionId, () => store.persist(graph), writeAttributes),
-    closeSession: (id) =>
-      inSpan(
-        inst,
-        SPAN_SESSION_CLOSE,
-        id,
-        () => store.closeSession(id),
-        () => undefined,
-      ),
+    append: (lease, records) => inSpan(inst, SPAN_SESSION_APPEND, lease?.sessionId, () => store.append(lease, records), writeAttributes),
+    release: (lease) => inSpan(inst, SPAN_SESSION_RELEASE, lease?.sessionId, () => store.release(lease), none),
   };
-  const openWithReport = store.openSessionWithReport;
-  // Present only when the store has it: the conductor reads a load report only from stores that give one.
-  if (openWithReport !== undefined) {
-    traced.openSessionWithReport = (id) =>
+  const readLivePath = store.readLivePath;
+  // Present only when the store has it: a load reads every record from a store without it.
+  if (readLivePath !== undefined) {
+    traced.readLivePath = (id) =>
       inSpan(
         inst,
-        SPAN_SESSION_OPEN,
+        SPAN_SESSION_READ,
         id,
-        () => openWithReport.call(store, id),
-        (loaded: LoadedSession) => readAttributes(loaded.report),
+        () => readLivePath.call(store, id),
+        (read) => readAttributes(read, 'leaf' in read),
       );
   }
   return traced;
@@ -72,20 +61,21 @@ function inSpan<T>(
   describe: (result: T) => Attributes | undefined,
 ): Promise<T> {
   const attributes: Attributes = typeof sessionId === 'string' ? { [ATTR_CONVERSATION_ID]: sessionId } : {};
-  return inInternalSpan(inst.tracer, name, attributes, work, describe);
+  return inInternalSpan(inst.tracer, inst.captureContent, name, attributes, work, describe);
 }
 
-function writeAttributes(report: PersistReport | void): Attributes | undefined {
+function writeAttributes(report: AppendReport | void): Attributes | undefined {
   if (report === undefined) return undefined;
   return { [ATTR_SESSION_RECORDS]: report.records, [ATTR_SESSION_BYTES]: report.bytes };
 }
 
-function readAttributes(report: LoadReport): Attributes {
+function readAttributes({ report }: StoredSession, livePath: boolean): Attributes {
   const attributes: Attributes = {
     [ATTR_SESSION_RECORDS]: report.records,
     [ATTR_SESSION_LINES]: report.lines,
     [ATTR_SESSION_SKIPPED_LINES]: report.skipped.length,
     [ATTR_SESSION_TRUNCATED_TAIL]: report.truncatedTail,
+    [ATTR_SESSION_LIVE_PATH]: livePath,
   };
   if (report.bytes !== undefined) attributes[ATTR_SESSION_BYTES] = report.bytes;
   return attributes;

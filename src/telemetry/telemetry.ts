@@ -9,6 +9,7 @@ import { traceMemoryStore, type MemoryStoreTelemetryOptions } from './memory-sto
 import { AgentTrace } from './run-scope.js';
 import { traceSessionStore } from './session-store.js';
 import { traceTool } from './tools.js';
+import { traceGuardrail } from './guardrails.js';
 
 /** What `createTelemetry` returns: pass it as `deps.telemetry`; wrap memory stores with `memoryStore`. */
 export interface Telemetry extends AgentTelemetry {
@@ -35,7 +36,9 @@ export function createTelemetry(options: TelemetryOptions = {}): Telemetry {
     instrument(config: AgentConfig, deps: ConductorDeps, build: (config: AgentConfig, deps: ConductorDeps) => Agent): Agent {
       const invokeModel = deps.invokeModel;
       // Whatever is not what it should be goes to `build` untouched, for the conductor to refuse.
-      if (typeof invokeModel !== 'function' || typeof config !== 'object' || config === null) return build(config, deps);
+      // The conductor hands its config over with `model` as the id (an invoker given as `model` is `invokeModel` by then).
+      if (typeof invokeModel !== 'function' || typeof config !== 'object' || config === null || typeof config.model !== 'string')
+        return build(config, deps);
       const tools = Array.isArray(config.tools) ? config.tools : [];
       const name = typeof config.name === 'string' ? config.name : inst.agentName;
       const agent = new AgentTrace(inst, config.model, invokeModel.provider ?? inst.providerName, config.system, tools, name);
@@ -45,7 +48,11 @@ export function createTelemetry(options: TelemetryOptions = {}): Telemetry {
         ledger: new TappedLedger(deps.ledger ?? new RunLedger(), agent),
       };
       if (deps.store !== undefined) traced.store = traceSessionStore(deps.store, inst);
-      const tracedConfig = Array.isArray(config.tools) ? { ...config, tools: config.tools.map((tool) => traceTool(tool, agent)) } : config;
+      const tracedConfig = { ...config };
+      if (Array.isArray(config.tools)) tracedConfig.tools = config.tools.map((tool) => traceTool(tool, agent));
+      if (Array.isArray(config.inputGuardrails)) tracedConfig.inputGuardrails = config.inputGuardrails.map((g) => traceGuardrail(g, agent));
+      if (Array.isArray(config.outputGuardrails))
+        tracedConfig.outputGuardrails = config.outputGuardrails.map((g) => traceGuardrail(g, agent));
       return traceAgent(build(tracedConfig, traced), agent);
     },
     memoryStore: ((store: MemoryStore, memoryOptions?: MemoryStoreTelemetryOptions) =>

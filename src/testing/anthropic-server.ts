@@ -16,32 +16,45 @@
 // `startUsage`, message_start and message_delta report different cumulative counts),
 // message_stop. A request without `stream: true` gets the same message as one JSON body. Scripts can
 // also answer with an HTTP error status, an `event: error` frame mid-stream, a dropped connection or
-// a frame that is not JSON, and can pause between frames so tests can abort mid-stream.
+// a frame that is not JSON, stall the stream (silent, or sending only comments or pings), flood it
+// with one endless line, and can pause between frames so tests can abort mid-stream.
 import type { ServerResponse } from 'node:http';
 import Anthropic from '@anthropic-ai/sdk';
 import { encodeFrame, type WireEvent } from './wire.js';
 import { split, startLoopbackServer, writeFrames, type LoopbackServer, type RecordedRequest } from './loopback.js';
 
-/** One content block of a scripted reply, in the shape the API streams it. */
-export type ScriptBlock =
-  | {
-      type: 'text';
-      text: string;
-      /** How to split the text into `text_delta` frames. Default: up to 3 roughly equal pieces. */
-      chunks?: string[];
-    }
-  | { type: 'thinking'; thinking: string; signature?: string }
+/**
+ * What each kind of scripted block holds, in the shape the API streams it. A block names its kind with
+ * `kind`, as indusagi's turns and events do (`{ kind: 'text', text }`); `type`, the API's word, which the
+ * first scripts used, is still accepted.
+ */
+export type ScriptBlockFields = {
+  text: {
+    text: string;
+    /** How to split the text into `text_delta` frames. Default: up to 3 roughly equal pieces. */
+    chunks?: string[];
+  };
+  thinking: { thinking: string; signature?: string };
   /** Encrypted thinking: the API sends it whole in content_block_start, with no deltas. */
-  | { type: 'redacted_thinking'; data: string }
-  | {
-      type: 'tool_use';
-      /** Default: a unique `toolu_…` id. */
-      id?: string;
-      name: string;
-      input?: unknown;
-      /** Sent verbatim as the `input_json_delta` text instead of `JSON.stringify(input)` (for malformed JSON). */
-      rawJson?: string;
-    };
+  redacted_thinking: { data: string };
+  tool_use: {
+    /** Default: a unique `toolu_…` id. */
+    id?: string;
+    name: string;
+    input?: unknown;
+    /** Sent verbatim as the `input_json_delta` text instead of `JSON.stringify(input)` (for malformed JSON). */
+    rawJson?: string;
+  };
+};
+
+/** `{ kind: K }`, or `{ type: K }` as the first scripts were written; never both. */
+export type ScriptTag<K extends string> = { kind: K; type?: never } | { type: K; kind?: never };
+
+/** One content block of a scripted reply: `{ kind: 'text', text }`, `{ kind: 'tool_use', name, input }`… */
+export type ScriptBlock = { [K in keyof ScriptBlockFields]: ScriptTag<K> & ScriptBlockFields[K] }[keyof ScriptBlockFields];
+
+/** A block as the server reads it: always `kind`. */
+type KindBlock = { [K in keyof ScriptBlockFields]: { kind: K } & ScriptBlockFields[K] }[keyof ScriptBlockFields];
 
 export type ScriptUsage = {
   input_tokens?: number;
@@ -50,15 +63,21 @@ export type ScriptUsage = {
   cache_read_input_tokens?: number;
 };
 
-/** Cuts a streamed reply short after `afterFrames` frames (message_start is frame 1). */
+/**
+ * Cuts a streamed reply short after `afterFrames` frames (message_start is frame 1): with an `error`
+ * event, a dropped connection or a frame that is not JSON; or stalls it there until the client hangs up
+ * (nothing, `: keep-alive` comments or `ping` events every `everyMs`); or floods it with one endless
+ * line of `bytes` bytes (see `StreamCut`).
+ */
 export type Interruption =
   | { afterFrames: number; with: 'error'; errorType?: string; message?: string }
   | { afterFrames: number; with: 'drop' }
-  | { afterFrames: number; with: 'garbage' };
+  | { afterFrames: number; with: 'garbage' }
+  | { afterFrames: number; with: 'silence' | 'comments' | 'pings'; everyMs?: number }
+  | { afterFrames: number; with: 'flood'; bytes: number };
 
-/** A streamed assistant message. */
-export type MessageScript = {
-  type: 'message';
+/** A streamed assistant message (`kind: 'message'`). */
+export type MessageScript = ScriptTag<'message'> & {
   blocks: ScriptBlock[];
   /** The message id. Default: a unique `msg_…` id. */
   id?: string;
@@ -78,9 +97,8 @@ export type MessageScript = {
   rewrite?: (frames: WireEvent[]) => WireEvent[];
 };
 
-/** A non-200 answer with the API's JSON error body. */
-export type HttpErrorScript = {
-  type: 'http_error';
+/** A non-200 answer with the API's JSON error body (`kind: 'http_error'`). */
+export type HttpErrorScript = ScriptTag<'http_error'> & {
   status: number;
   /** API error type, e.g. `overloaded_error`. Default derived from the status. */
   errorType?: string;
@@ -101,32 +119,57 @@ export type AnthropicTestServer = Omit<LoopbackServer<Script>, 'origin'> & {
 let nextId = 0;
 const uniqueId = (prefix: string) => `${prefix}_${process.pid}_${++nextId}`;
 
+/** What a builder's options may set: everything but the tag and the blocks (or status) it fills in. */
+type MessageOptions = Omit<MessageScript, 'kind' | 'type' | 'blocks'>;
+
 /** Builders for the common scripts. */
 export const reply = {
   /** A plain text answer that ends the turn; `chunks` sets its `text_delta` pieces. */
-  text(text: string, options: Omit<MessageScript, 'type' | 'blocks'> & { chunks?: string[] } = {}): MessageScript {
+  text(text: string, options: MessageOptions & { chunks?: string[] } = {}): MessageScript {
     const { chunks, ...rest } = options;
-    return { type: 'message', blocks: [{ type: 'text', text, ...(chunks && { chunks }) }], ...rest };
+    return { kind: 'message', blocks: [{ kind: 'text', text, ...(chunks && { chunks }) }], ...rest };
   },
   /** An answer that calls tools (sanitized names, as the model sees them), optionally after some text. */
   tools(
     calls: Array<{ name: string; input?: unknown; id?: string; rawJson?: string }>,
-    options: Omit<MessageScript, 'type' | 'blocks'> & { text?: string } = {},
+    options: MessageOptions & { text?: string } = {},
   ): MessageScript {
     const { text, ...rest } = options;
-    const blocks: ScriptBlock[] = text === undefined ? [] : [{ type: 'text', text }];
-    for (const call of calls) blocks.push({ type: 'tool_use', ...call });
-    return { type: 'message', blocks, ...rest };
+    const blocks: ScriptBlock[] = text === undefined ? [] : [{ kind: 'text', text }];
+    for (const call of calls) blocks.push({ kind: 'tool_use', ...call });
+    return { kind: 'message', blocks, ...rest };
   },
   /** Any mix of blocks. */
-  message(blocks: ScriptBlock[], options: Omit<MessageScript, 'type' | 'blocks'> = {}): MessageScript {
-    return { type: 'message', blocks, ...options };
+  message(blocks: ScriptBlock[], options: MessageOptions = {}): MessageScript {
+    return { kind: 'message', blocks, ...options };
   },
   /** An HTTP error; the SDK retries 408/409/429/5xx on its own (`retry-after-ms` steers how long it waits). */
-  httpError(status: number, options: Omit<HttpErrorScript, 'type' | 'status'> = {}): HttpErrorScript {
-    return { type: 'http_error', status, ...options };
+  httpError(status: number, options: Omit<HttpErrorScript, 'kind' | 'type' | 'status'> = {}): HttpErrorScript {
+    return { kind: 'http_error', status, ...options };
   },
 };
+
+const SCRIPT_KINDS = new Set(['message', 'http_error']);
+const BLOCK_KINDS = new Set(['text', 'thinking', 'redacted_thinking', 'tool_use']);
+
+/** The script's kind, whether it says `kind` or `type`; a script that says neither (or both, differently) is a test's bug. */
+function tagOf(script: { kind?: unknown; type?: unknown }, known: Set<string>, what: string): string {
+  const { kind, type } = script;
+  if (kind !== undefined && type !== undefined && kind !== type)
+    throw new TypeError(`a ${what} says kind ${JSON.stringify(kind)} and type ${JSON.stringify(type)}; give one`);
+  const tag = kind ?? type;
+  if (typeof tag !== 'string' || !known.has(tag))
+    throw new TypeError(`a ${what} needs a kind (${[...known].join(', ')}), got ${JSON.stringify(tag)}`);
+  return tag;
+}
+
+/** The blocks of a message script, each with `kind`. */
+function kindBlocks(script: MessageScript): KindBlock[] {
+  return script.blocks.map((block) => {
+    const { type: _type, ...rest } = block as ScriptBlock & { type?: string };
+    return { ...rest, kind: tagOf(block, BLOCK_KINDS, 'script block') } as KindBlock;
+  });
+}
 
 const ERROR_TYPES: Record<number, string> = {
   400: 'invalid_request_error',
@@ -150,8 +193,11 @@ export async function startAnthropicServer(options: AnthropicServerOptions = {})
     name: 'anthropic-server',
     port: options.port,
     routes: (method, path) => method === 'POST' && path.startsWith('/v1/messages'),
-    error: (res, status, message) => sendHttpError(res, { type: 'http_error', status, message, headers: { 'x-should-retry': 'false' } }),
-    answer: async (res, record, script) => (script.type === 'http_error' ? sendHttpError(res, script) : answerMessage(res, record, script)),
+    error: (res, status, message) => sendHttpError(res, { kind: 'http_error', status, message, headers: { 'x-should-retry': 'false' } }),
+    answer: async (res, record, script) =>
+      tagOf(script, SCRIPT_KINDS, 'script') === 'http_error'
+        ? sendHttpError(res, script as HttpErrorScript)
+        : answerMessage(res, record, script as MessageScript),
   });
   return {
     ...loopback,
@@ -193,18 +239,18 @@ function framesOf(script: MessageScript, model: string): WireEvent[] {
     },
     { event: 'ping', data: { type: 'ping' } },
   ];
-  script.blocks.forEach((block, index) => {
+  kindBlocks(script).forEach((block, index) => {
     const start = (content_block: Record<string, unknown>) =>
       frames.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block } });
     const delta = (d: unknown) => frames.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: d } });
-    if (block.type === 'text') {
+    if (block.kind === 'text') {
       start({ type: 'text', text: '' });
       for (const piece of block.chunks ?? split(block.text)) delta({ type: 'text_delta', text: piece });
-    } else if (block.type === 'thinking') {
+    } else if (block.kind === 'thinking') {
       start({ type: 'thinking', thinking: '', signature: '' });
       for (const piece of split(block.thinking)) delta({ type: 'thinking_delta', thinking: piece });
       delta({ type: 'signature_delta', signature: block.signature ?? 'sig-' + uniqueId('s') });
-    } else if (block.type === 'redacted_thinking') {
+    } else if (block.kind === 'redacted_thinking') {
       start({ type: 'redacted_thinking', data: block.data });
     } else {
       start({ type: 'tool_use', id: block.id ?? uniqueId('toolu'), name: block.name, input: {} });
@@ -234,17 +280,17 @@ function framesOf(script: MessageScript, model: string): WireEvent[] {
 }
 
 function stopReasonOf(script: MessageScript): string {
-  return script.stopReason ?? (script.blocks.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn');
+  return script.stopReason ?? (kindBlocks(script).some((b) => b.kind === 'tool_use') ? 'tool_use' : 'end_turn');
 }
 
 /** The whole message as one non-streamed Messages API response body. */
 function messageOf(script: MessageScript, model: string): Record<string, unknown> {
   const usage = script.usage ?? {};
-  const content = script.blocks.map((block) => {
-    if (block.type === 'text') return { type: 'text', text: block.text };
-    if (block.type === 'thinking')
+  const content = kindBlocks(script).map((block) => {
+    if (block.kind === 'text') return { type: 'text', text: block.text };
+    if (block.kind === 'thinking')
       return { type: 'thinking', thinking: block.thinking, signature: block.signature ?? 'sig-' + uniqueId('s') };
-    if (block.type === 'redacted_thinking') return block;
+    if (block.kind === 'redacted_thinking') return { type: 'redacted_thinking', data: block.data };
     return { type: 'tool_use', id: block.id ?? uniqueId('toolu'), name: block.name, input: block.input ?? {} };
   });
   return {
@@ -266,13 +312,15 @@ function messageOf(script: MessageScript, model: string): Record<string, unknown
 
 async function answerMessage(res: ServerResponse, record: RecordedRequest, script: MessageScript): Promise<void> {
   const model = String(record.body?.model ?? 'claude-test');
+  // The answer is built before its status goes out, so a script it cannot read still gets the 500 that says why.
   if (record.body?.stream !== true) {
+    const body = JSON.stringify(messageOf(script, model));
     res.writeHead(200, { 'content-type': 'application/json', 'request-id': uniqueId('req') });
-    res.end(JSON.stringify(messageOf(script, model)));
+    res.end(body);
     return;
   }
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': uniqueId('req') });
   const built = framesOf(script, model);
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': uniqueId('req') });
   const frames = (script.rewrite ? script.rewrite(built) : built).map(encodeFrame);
   const interrupt = script.interrupt;
   const error = {
@@ -285,6 +333,7 @@ async function answerMessage(res: ServerResponse, record: RecordedRequest, scrip
     broken: {
       error: encodeFrame({ event: 'error', data: { type: 'error', error } }),
       garbage: 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":\n\n',
+      ping: () => encodeFrame({ event: 'ping', data: { type: 'ping' } }),
     },
   });
 }

@@ -9,6 +9,8 @@ export type {
   MessageScript,
   Script,
   ScriptBlock,
+  ScriptBlockFields,
+  ScriptTag,
   ScriptUsage,
 } from './anthropic-server.js';
 export type { RecordedRequest, Responder } from './loopback.js';

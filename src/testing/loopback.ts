@@ -14,6 +14,8 @@ export type RecordedRequest = {
   body: any;
   /** True once the client closed the connection before the reply was complete (an abort). */
   clientClosedEarly: boolean;
+  /** Bytes of the streamed reply written so far: how much a client read before it hung up. */
+  bytesSent: number;
 };
 
 /** Computes the reply to a request when the queue is empty; `index` counts requests from 0. */
@@ -77,7 +79,14 @@ export async function startLoopbackServer<S>(handlers: LoopbackHandlers<S>): Pro
     } catch (error) {
       return handlers.error(res, 400, `The body is not JSON: ${(error as Error).message}`);
     }
-    const record: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, clientClosedEarly: false };
+    const record: RecordedRequest = {
+      method: req.method ?? '',
+      path: req.url ?? '',
+      headers: req.headers,
+      body,
+      clientClosedEarly: false,
+      bytesSent: 0,
+    };
     const index = requests.push(record) - 1;
     for (const waiter of waiters.filter((w) => requests.length >= w.count)) {
       waiters.splice(waiters.indexOf(waiter), 1);
@@ -129,31 +138,87 @@ async function readBody(req: IncomingMessage): Promise<string | null> {
   return size > MAX_BODY_BYTES ? null : Buffer.concat(chunks).toString('utf8');
 }
 
-/** Cuts a stream short before frame `afterFrames`: with the vendor's error frame, a dropped connection, or a frame that is not JSON. */
-export type StreamCut = { afterFrames: number; with: 'error' | 'drop' | 'garbage' };
+/**
+ * Cuts a stream short before frame `afterFrames`: with the vendor's error frame, a dropped connection,
+ * or a frame that is not JSON; or stalls it there, the connection left open until the client hangs up,
+ * sending nothing (`silence`), SSE comments (`comments`) or the vendor's keep-alive events (`pings`)
+ * every `everyMs` (default 20); or floods it with one line of `bytes` bytes that never ends, written
+ * only as fast as the client reads (so the server holds no more of it than the socket does).
+ */
+export type StreamCut =
+  | { afterFrames: number; with: 'error' | 'drop' | 'garbage' }
+  | { afterFrames: number; with: 'silence' | 'comments' | 'pings'; everyMs?: number }
+  | { afterFrames: number; with: 'flood'; bytes: number };
+
+/** What a vendor sends for a broken stream: its error frame, a frame that is not JSON, and its keep-alive event. */
+export type BrokenFrames = { error: string; garbage: string; ping: (sequence: number) => string };
 
 /**
  * Writes `frames` (already encoded) one by one, pausing `delayMs` between them, until the client hangs
- * up or `cut` ends the stream early; `broken` holds the vendor's own error and malformed frames.
+ * up or `cut` ends or stalls the stream early; `broken` holds the vendor's own error, malformed and
+ * keep-alive frames. Every byte written is counted in `record.bytesSent`.
  */
 export async function writeFrames(
   res: ServerResponse,
   record: RecordedRequest,
   frames: readonly string[],
-  options: { delayMs?: number; cut?: StreamCut; broken: { error: string; garbage: string } },
+  options: { delayMs?: number; cut?: StreamCut; broken: BrokenFrames },
 ): Promise<void> {
+  const closed = new Promise<void>((resolve) => res.once('close', resolve));
+  const write = (text: string): boolean => {
+    record.bytesSent += Buffer.byteLength(text);
+    return res.write(text);
+  };
   for (let i = 0; i < frames.length; i++) {
     if (record.clientClosedEarly || res.destroyed) return;
-    if (options.cut?.afterFrames === i) {
-      if (options.cut.with === 'drop') res.socket?.destroy();
-      else res.end(options.broken[options.cut.with]);
+    const cut = options.cut;
+    if (cut?.afterFrames === i) {
+      if (cut.with === 'flood') await flood(res, closed, write, cut.bytes);
+      else if (cut.with === 'silence' || cut.with === 'comments' || cut.with === 'pings')
+        await stall(res, closed, write, cut.with, cut.everyMs ?? 20, options.broken.ping, i);
+      else if (cut.with === 'drop') res.socket?.destroy();
+      else res.end(options.broken[cut.with]);
       return;
     }
     if (i > 0 && options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
     if (record.clientClosedEarly || res.destroyed) return;
-    res.write(frames[i]);
+    write(frames[i]);
   }
   res.end();
+}
+
+/** Keeps the stream open without content until the client hangs up. */
+async function stall(
+  res: ServerResponse,
+  closed: Promise<void>,
+  write: (text: string) => boolean,
+  how: 'silence' | 'comments' | 'pings',
+  everyMs: number,
+  ping: (sequence: number) => string,
+  sequence: number,
+): Promise<void> {
+  if (how === 'silence') return closed;
+  let open = true;
+  void closed.then(() => (open = false));
+  while (open && !res.destroyed) {
+    write(how === 'comments' ? ': keep-alive\n\n' : ping(sequence++));
+    await Promise.race([closed, new Promise((r) => setTimeout(r, everyMs))]);
+  }
+}
+
+/** One `data:` line of `bytes` bytes, in 64 KiB pieces, each written once the socket took the last. */
+async function flood(res: ServerResponse, closed: Promise<void>, write: (text: string) => boolean, bytes: number): Promise<void> {
+  const piece = 'x'.repeat(64 * 1024);
+  let open = true;
+  void closed.then(() => (open = false));
+  let left = bytes;
+  if (!write('data: {"text":"')) await Promise.race([closed, new Promise((r) => res.once('drain', r))]);
+  while (open && !res.destroyed && left > 0) {
+    const next = left >= piece.length ? piece : piece.slice(0, left);
+    left -= next.length;
+    if (!write(next)) await Promise.race([closed, new Promise((r) => res.once('drain', r))]);
+  }
+  if (open && !res.destroyed) res.end('"}\n\n');
 }
 
 /** Splits text into up to 3 roughly equal pieces, as a stream would deliver it. */

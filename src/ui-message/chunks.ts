@@ -1,4 +1,5 @@
 import type { RunEvent } from '../runtime/contract/events.js';
+import type { GuardrailTrip } from '../runtime/contract/guardrail.js';
 import { isHeldApproval } from '../tools/approvals.js';
 import { nestedApprovalId, partOfEvent } from '../parts/agent-run.js';
 import type { AgentOwnPart } from '../parts/types.js';
@@ -21,6 +22,7 @@ export type UIMessageChunk =
   | { type: 'text-start'; id: string }
   | { type: 'text-delta'; id: string; delta: string }
   | { type: 'text-end'; id: string }
+  | { type: 'tool-input-start'; toolCallId: string; toolName: string; dynamic: true }
   | { type: 'tool-input-available'; toolCallId: string; toolName: string; input: unknown; dynamic: true }
   | { type: 'tool-approval-request'; approvalId: string; toolCallId: string }
   | { type: 'tool-output-available'; toolCallId: string; output: unknown; dynamic: true }
@@ -32,6 +34,10 @@ export type UIMessageChunk =
    * part holding the text so far.
    */
   | { type: 'data-agent'; id: string; data: AgentDataPart }
+  /** The answer's JSON so far (`submit(prompt, { output })`): one data part, id `output`, replaced as it grows. */
+  | { type: 'data-output'; id: 'output'; data: unknown }
+  /** A guardrail tripped the run: a `data-guardrail` part of the message (its `data` the trip), before the run's `error`. */
+  | { type: 'data-guardrail'; data: GuardrailTrip }
   | { type: 'error'; errorText: string }
   | { type: 'abort'; reason?: string }
   | { type: 'finish'; finishReason?: 'stop' | 'error' | 'other' };
@@ -108,6 +114,11 @@ export class ChunkTranslator {
       }
       case 'nested':
         return this.nested(event);
+      case 'partial_output':
+        return [{ type: 'data-output', id: 'output', data: event.value }];
+      case 'guardrail_tripped':
+        // A part of the message the page can show where the run stopped; text streamed before it was never accepted.
+        return [...this.closeText(), { type: 'data-guardrail', data: event.trip }];
       default:
         return [];
     }
@@ -151,10 +162,17 @@ export class ChunkTranslator {
     return [{ type: 'text-end', id }];
   }
 
-  /** A call's input, once: the UI needs the tool part before its approval request or output. */
+  /**
+   * A call, once, as the AI SDK's own streams announce one: `tool-input-start` opens its part, then
+   * `tool-input-available` gives its whole input (the model's call is complete by the time it runs),
+   * so the page shows it running until its output, approval request or error arrives.
+   */
   private announce(callId: string, name: string, input: unknown): UIMessageChunk[] {
     if (this.announced.has(callId)) return [];
     this.announced.add(callId);
-    return [{ type: 'tool-input-available', toolCallId: callId, toolName: name, input: input ?? null, dynamic: true }];
+    return [
+      { type: 'tool-input-start', toolCallId: callId, toolName: name, dynamic: true },
+      { type: 'tool-input-available', toolCallId: callId, toolName: name, input: input ?? null, dynamic: true },
+    ];
   }
 }

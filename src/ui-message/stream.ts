@@ -9,10 +9,19 @@ import type { ChatRequest } from './request.js';
 /** What the helpers need of an `Agent`. */
 export type ChatAgent = {
   submit(prompt: string, opts?: { signal?: AbortSignal }): Run;
+  continue(opts?: { signal?: AbortSignal }): Run;
   approve(approvalId: string): Run;
   reject(approvalId: string, reason?: string): Run;
   abort(): void;
 };
+
+/**
+ * What a UI message stream sends: given the stream's signal (it fires when the client leaves), the
+ * chunks to send, e.g. `(signal) => uiMessageChunks(agent, request, signal)` wrapped in what a server
+ * does around a run. The stream drains it to its end even after the client left, so a run it wraps
+ * settles (and a `finally` in it runs) before the next one.
+ */
+export type UIMessageChunkSource = (signal: AbortSignal) => AsyncIterable<UIMessageChunk>;
 
 export type UIMessageStreamOptions = {
   /** The new assistant message's id (a prompt's reply; decisions continue the last message). Default: a random UUID. */
@@ -44,9 +53,12 @@ const logError = (error: unknown) => {
 
 /**
  * The UI message stream chunks of the run that answers `request` on `agent`: a prompt is submitted
- * (with `signal`), decisions are applied in order (`approve` / `reject`; `signal` aborts the agent
- * once they run). A failed run ends with an `error` chunk (an aborted one with `abort`); nothing is
- * thrown. Only this request's runs are read: other runs of the agent never leak into its stream.
+ * (with `signal`), `continue` picks the session up where it stands (`agent.continue`, after the server
+ * moved it back with `branchFrom` to answer a prompt again), decisions are applied in order
+ * (`approve` / `reject`; `signal` aborts the agent once they run). A prompt and `continue` start a new
+ * message; decisions continue the page's last one. A failed run ends with an `error` chunk (an aborted
+ * one with `abort`) after `options.onError` saw its error (a `RunFault` carrying the run's snapshot);
+ * nothing is thrown. Only this request's runs are read: other runs of the agent never leak into its stream.
  */
 export async function* uiMessageChunks(
   agent: ChatAgent,
@@ -54,26 +66,28 @@ export async function* uiMessageChunks(
   signal: AbortSignal,
   options: UIMessageStreamOptions = {},
 ): AsyncGenerator<UIMessageChunk, void, undefined> {
-  const prompt = request.kind === 'prompt';
+  const decisions = request.kind === 'decisions' ? request.decisions : [];
   const translator = new ChunkTranslator(
     options.messageId ?? globalThis.crypto.randomUUID(),
-    prompt ? [] : request.decisions.map((d) => d.toolCallId),
+    decisions.map((d) => d.toolCallId),
     // A rejected call of a sub-agent is not a denial of the call it sits under, which goes on.
-    prompt ? [] : request.decisions.filter((d) => !d.approved && d.approvalId === d.toolCallId).map((d) => d.toolCallId),
+    decisions.filter((d) => !d.approved && d.approvalId === d.toolCallId).map((d) => d.toolCallId),
   );
   let ours = false;
-  // One run for a prompt; one per decision, each started once the one before it has ended.
+  // One run for a prompt or a continue; one per decision, each started once the one before it has ended.
   const starts: Array<() => Run> =
     request.kind === 'prompt'
       ? [() => agent.submit(request.text, { signal })]
-      : request.decisions.map((d) => () => {
-          ours = true;
-          return d.approved ? agent.approve(d.approvalId) : agent.reject(d.approvalId, d.reason);
-        });
+      : request.kind === 'continue'
+        ? [() => agent.continue({ signal })]
+        : request.decisions.map((d) => () => {
+            ours = true;
+            return d.approved ? agent.approve(d.approvalId) : agent.reject(d.approvalId, d.reason);
+          });
   // approve and reject take no signal: stop the agent, but only once the run is this stream's.
   const stopDecisions = () => ours && agent.abort();
   signal.addEventListener('abort', stopDecisions, { once: true });
-  yield* translator.begin(prompt);
+  yield* translator.begin(request.kind !== 'decisions');
   try {
     for (const start of starts) for await (const event of start()) yield* translator.chunksOf(event);
   } catch (error) {
@@ -109,11 +123,24 @@ function sse(data: string): Uint8Array {
  * `stop()`) or firing `options.signal` aborts the run.
  */
 export function uiMessageStreamResponse(agent: ChatAgent, request: ChatRequest, options: UIMessageResponseOptions = {}): Response {
+  return uiMessageChunkResponse((signal) => uiMessageChunks(agent, request, signal, options), options);
+}
+
+/**
+ * `uiMessageStreamResponse` for any chunk source: a server that wraps the run (holds a lock while it
+ * runs, records what it said) streams `(signal) => wrapped(uiMessageChunks(agent, request, signal))`.
+ * `[DONE]` follows the source's end, so what the source does last (a lock handed back in its
+ * `finally`) is done before the client hears the stream end.
+ */
+export function uiMessageChunkResponse(
+  source: UIMessageChunkSource,
+  options: Pick<UIMessageResponseOptions, 'signal' | 'headers'> = {},
+): Response {
   const controller = new AbortController();
   const leave = () => controller.abort(options.signal?.reason);
   if (options.signal?.aborted) leave();
   options.signal?.addEventListener('abort', leave, { once: true });
-  const chunks = uiMessageChunks(agent, request, controller.signal, options);
+  const chunks = source(controller.signal)[Symbol.asyncIterator]();
   let done = false;
   const body = new ReadableStream<Uint8Array>({
     async pull(stream) {
@@ -130,7 +157,7 @@ export function uiMessageStreamResponse(agent: ChatAgent, request: ChatRequest, 
       options.signal?.removeEventListener('abort', leave);
       controller.abort();
       // Drain what the run still reports while it stops, so it settles before the next run on the agent.
-      for await (const _ of chunks);
+      for (let next = await chunks.next(); !next.done; next = await chunks.next());
     },
   });
   return new Response(body, { status: 200, headers: { ...UI_MESSAGE_STREAM_HEADERS, ...options.headers } });
@@ -140,13 +167,22 @@ export function uiMessageStreamResponse(agent: ChatAgent, request: ChatRequest, 
  * `uiMessageStreamResponse` into a `node:http` response: the same stream, written with backpressure;
  * the client hanging up aborts the run. Resolves once the response is finished or abandoned.
  */
-export async function sendUIMessageStream(
+export function sendUIMessageStream(
   res: ServerResponse,
   agent: ChatAgent,
   request: ChatRequest,
   options: UIMessageStreamOptions & { headers?: Record<string, string> } = {},
 ): Promise<void> {
-  const response = uiMessageStreamResponse(agent, request, options);
+  return sendUIMessageChunks(res, (signal) => uiMessageChunks(agent, request, signal, options), options);
+}
+
+/** `uiMessageChunkResponse` into a `node:http` response, as `sendUIMessageStream` writes it. */
+export async function sendUIMessageChunks(
+  res: ServerResponse,
+  source: UIMessageChunkSource,
+  options: { headers?: Record<string, string> } = {},
+): Promise<void> {
+  const response = uiMessageChunkResponse(source, options);
   const reader = response.body!.getReader();
   const onClose = () => {
     if (!res.writableFinished) void reader.cancel();

@@ -11,6 +11,7 @@ describe('assertAgentPart', () => {
     { type: 'context', source: 'tools', op: 'loaded', tools: ['notes.list'] },
     { type: 'context', source: 'memory', op: 'saved', records: [] },
     { type: 'context', source: 'memory', op: 'skipped', records: [], tokens: 900 },
+    { type: 'guardrail', trip: { guardrail: 'deny', stage: 'tool_call', message: 'no', callId: 'c1', toolName: 'x', runId: 'r', at: 1 } },
   ])('accepts %j', (part) => {
     expect(() => assertAgentPart(part)).not.toThrow();
   });
@@ -27,6 +28,9 @@ describe('assertAgentPart', () => {
     [{ type: 'context', source: 'tools', op: 'loaded', tools: [1] }, /array of strings/],
     [{ type: 'context', op: 'loaded' }, /source/],
     [{ type: 'context', source: 'memory', op: 'skipped', tokens: 'many' }, /tokens/],
+    [{ type: 'guardrail' }, /"trip" object/],
+    [{ type: 'guardrail', trip: { guardrail: 'deny', stage: 'input' } }, /string "guardrail" and "message"/],
+    [{ type: 'guardrail', trip: { guardrail: 'deny', stage: 'later', message: 'no' } }, /"trip.stage"/],
     [{ type: 'image', url: 'x' }, /unknown part type "image"/],
   ])('refuses %j with InvalidPartError', (part, message) => {
     let caught: unknown;

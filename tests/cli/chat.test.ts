@@ -56,6 +56,7 @@ describe('indusagi chat with the offline demo model, piped', () => {
       `/fork ${answer.id.slice(0, 6)}`,
       'read src/greeting.txt',
       '/tree',
+      'what time is it?',
       '/compact',
       `/resume ${sessionId}`,
       '/sessions',
@@ -74,7 +75,7 @@ describe('indusagi chat with the offline demo model, piped', () => {
     expect(run.stdout).toContain('(offline demo model) src/greeting.txt reads:\nhello from the workspace');
 
     const tree = run.stdout
-      .slice(run.stdout.indexOf('› /tree\n') + '› /tree\n'.length, run.stdout.indexOf('› /compact'))
+      .slice(run.stdout.indexOf('› /tree\n') + '› /tree\n'.length, run.stdout.indexOf('› what time is it?'))
       .trimEnd()
       .split('\n');
     expect(tree[3]).toBe(`${answer.id.slice(0, 8)} assistant (offline demo model) src holds: greeting.txt`);
@@ -88,8 +89,11 @@ describe('indusagi chat with the offline demo model, piped', () => {
     ]);
     expect(tree.filter((l) => l.endsWith('(tip)'))).toHaveLength(1);
 
-    // The live branch held 8 turns (two exchanges with a tool call each); the demo keeps 4 verbatim.
-    expect(run.stdout).toMatch(/› \/compact\n {2}⟳ condensed 4 earlier turns into a summary/);
+    // The live branch held 12 turns (three exchanges with a tool call each); the demo keeps 4 verbatim.
+    // (Four turns alone are too few: their summary would not be smaller, and nothing is condensed.)
+    expect(run.stdout).toMatch(/› \/compact\n {2}⟳ condensed 8 earlier turns into a summary \(~(\d+) → ~(\d+) tokens\)/);
+    const [, tokensBefore, tokensAfter] = run.stdout.match(/⟳ condensed 8 earlier turns into a summary \(~(\d+) → ~(\d+) tokens\)/)!;
+    expect(Number(tokensAfter)).toBeLessThan(Number(tokensBefore));
     const after = await store().loadSession(sessionId);
     const context = after.contextTo(after.leaf!);
     expect(context).toHaveLength(5);
@@ -98,12 +102,40 @@ describe('indusagi chat with the offline demo model, piped', () => {
       text: expect.stringMatching(/^\[condensed earlier context\]\n\(offline demo model\) Summary/),
     });
     expect(context[0].blocks[0]).toMatchObject({ text: expect.stringContaining('User: list files in src') });
-    expect(after.pathTo(after.leaf!)).toHaveLength(9);
+    expect(after.pathTo(after.leaf!)).toHaveLength(13);
 
     expect(run.stdout).toContain(`› /resume ${sessionId}\nswitched to session ${sessionId}: 5 turns in context\n`);
     expect(run.stdout).toMatch(
-      new RegExp(`› /sessions\\n${sessionId}  \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d +21 nodes  leaf \\S{8}  list files in src\\n`),
+      new RegExp(`› /sessions\\n${sessionId}  \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d +25 nodes  leaf \\S{8}  list files in src\\n`),
     );
     expect(run.stdout).toMatch(/› \/help\n\/sessions {8}list stored sessions\n[^]*\/fork NODE/);
   });
+});
+
+describe('/model, piped', () => {
+  it('lists the models, refuses one whose key is missing, and switches to another the session goes on with', async () => {
+    const workspace = await makeWorkspace();
+    try {
+      const run = await runCli(['chat', '--session', 'switching'], workspace.dir, [
+        'what time is it?',
+        '/model',
+        '/model openai:gpt-5.4',
+        '/model demo',
+        'what time is it?',
+      ]);
+      expect(run.stderr).toBe('');
+      // The refused switch is a failed command: exit 1, as any failed command piped.
+      expect(run.code).toBe(1);
+      expect(run.stdout).toMatch(/› \/model\n {2}anthropic:claude-opus-5-5 {2}\(needs ANTHROPIC_API_KEY\)\n/);
+      expect(run.stdout).toContain('  offline demo model\nswitch with /model PROVIDER:MODEL, or /model demo\n');
+      expect(run.stdout).toContain('› /model openai:gpt-5.4\n✗ error: openai:gpt-5.4 needs OPENAI_API_KEY\n');
+      expect(run.stdout).toMatch(
+        /› \/model demo\nnow talking to the offline demo model, .*\n› what time is it\?\n\(offline demo model\) Checking the clock\./,
+      );
+      const graph = await new SessionStore(join(workspace.dir, '.indusagi', 'sessions')).loadSession('switching');
+      expect(graph.nodesTo(graph.leaf!).filter((n) => n.turn.role === 'user' && n.turn.blocks[0].kind === 'text')).toHaveLength(2);
+    } finally {
+      await workspace.cleanup();
+    }
+  }, 90_000);
 });

@@ -53,4 +53,41 @@ describe('the chat configuration over the demo model', () => {
     const context = graph.contextTo(graph.leaf!);
     expect(context[0].blocks[0]).toMatchObject({ kind: 'text', text: expect.stringContaining('Summary of the earlier conversation') });
   });
+
+  it('never makes the context larger: /compact of a short chat changes nothing, a longer one shrinks it', async () => {
+    const demoModel = {
+      model: DEMO_MODEL_CARD.id,
+      contextWindow: DEMO_MODEL_CARD.contextWindow,
+      maxOutputTokens: DEMO_MODEL_CARD.maxOutputTokens,
+      offline: true,
+    };
+    const config = chatConfig(demoModel, await Workspace.open(dir), await openMemoryFile(join(dir, 'memory.jsonl')));
+    const store = new SessionStore(join(dir, 'sessions'));
+    const agent = createAgent(
+      { ...config, sessionId: 'short' },
+      { store, client: new Anthropic({ baseURL: demo.baseURL, apiKey: 'offline-demo' }) },
+    );
+    // What the demo model counted for each call: the size of the context as sent.
+    const inputs: number[] = [];
+    agent.subscribe((event: RunEvent) => {
+      if (event.kind === 'usage' && event.usage.outputTokens > 0) inputs.push(event.usage.inputTokens);
+    });
+    for (const prompt of ['list files', 'what time is it?', 'help']) await agent.submit(prompt);
+    const sizeBefore = (await store.loadSession('short')).size;
+
+    // Five turns can go, but a summary of them (with its note on the history tools) is no smaller.
+    expect((await agent.condense()).compacted).toBeNull();
+    expect((await store.loadSession('short')).size).toBe(sizeBefore);
+
+    await agent.submit('help');
+    const before = inputs.at(-1)!;
+    const { compacted } = await agent.condense();
+    expect(compacted).not.toBeNull();
+    expect(compacted!.tokensAfter).toBeLessThan(compacted!.tokensBefore);
+    expect(compacted!.summary.length).toBeLessThan(200);
+    // The same prompt again, as the model counts the call: it sends less than before the summary.
+    await agent.submit('help');
+    expect(inputs.at(-1)!).toBeLessThan(before);
+    await agent.close();
+  });
 });

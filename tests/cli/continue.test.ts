@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { SessionStore } from '../../src/runtime/store/index.js';
+import { SessionStore, SessionWriter } from '../../src/runtime/store/index.js';
 import { makeWorkspace, runCli } from './cli-process.js';
 
 let workspace: { dir: string; cleanup(): Promise<void> };
@@ -14,10 +14,10 @@ afterAll(async () => {
 it('says a resumed session was cut off mid-run, and /continue answers the call that may have run before the model goes on', async () => {
   // What a process killed while files.write ran leaves behind: the reply with its call, and no result.
   const store = new SessionStore(join(workspace.dir, '.indusagi', 'sessions'));
-  const graph = await store.openSession('cut');
+  const graph = await SessionWriter.open(store, 'cut');
   graph.append({ role: 'user', blocks: [{ kind: 'text', text: 'list files in src' }] }, 1);
   graph.append({ role: 'assistant', blocks: [{ kind: 'tool_call', id: 'toolu_cut', name: 'files.list', input: { path: 'src' } }] }, 2);
-  await store.closeSession('cut');
+  await graph.close();
 
   const run = await runCli(['chat', '--session', 'cut'], workspace.dir, ['/continue']);
 

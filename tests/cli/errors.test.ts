@@ -43,8 +43,12 @@ describe('indusagi: bad command lines', () => {
       [['-p', 'hi', '--session', '../up'], 'indusagi: Invalid session id "../up": it contains a path separator.\n'],
       [['help', 'serve'], 'indusagi: no help for "serve": not a command; try "indusagi help"\n'],
       [['chat', '--session', 'a/b'], 'indusagi: Invalid session id "a/b": it contains a path separator.\n'],
+      // Flags alone are the chat's: one "indusagi:" prefix, not the command name again.
+      [['-p', 'hi', '--bogus'], "indusagi: Unknown option '--bogus'\n"],
+      [['--continue', 'extra'], 'indusagi: unexpected argument "extra"\n'],
     ];
-    const runs = await Promise.all(cases.map(([args]) => runCli(args, workspace.dir)));
+    // A few at a time: every case is a whole CLI process, and a 2-core machine runs two at once.
+    const runs = await inBatches(cases, 3, ([args]) => runCli(args, workspace.dir));
     runs.forEach((run, i) => {
       expect({ args: cases[i][0], code: run.code, stdout: run.stdout, stderr: run.stderr }).toEqual({
         args: cases[i][0],
@@ -59,7 +63,7 @@ describe('indusagi: bad command lines', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('indusagi chat [--session ID | --continue] [--model M] [--store DIR|URL]');
     expect(help.stdout).toContain('/fork NODE');
-  });
+  }, 120_000); // 18 processes at once: slow on a loaded two-core machine
 });
 
 describe('indusagi chat: bad input inside a chat', () => {
@@ -114,3 +118,10 @@ describe('indusagi chat: bad input inside a chat', () => {
     expect(await readdir(join(workspace.dir, '.indusagi', 'sessions'))).toEqual([`${sessionId}.jsonl`]);
   });
 });
+
+/** `work` over `items`, at most `size` at a time, results in order. */
+async function inBatches<T, R>(items: readonly T[], size: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  for (let i = 0; i < items.length; i += size) results.push(...(await Promise.all(items.slice(i, i + size).map(work))));
+  return results;
+}

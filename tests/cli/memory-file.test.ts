@@ -48,6 +48,28 @@ describe('the memory log after a crash tore its last line', () => {
     expect((error as Error).message).toBe(`${path}:2: expected {"op":"save","record":…} or {"op":"forget","id":…}`);
   });
 
+  it('memory ls and edit name the torn line on stderr and still list and edit what was read', async () => {
+    const memory = join(dir, 'memory.jsonl');
+    await writeFile(memory, `${saved('r1aaaaaa', 'the build runs on Fridays')}\n${saved('r2bbbbbb', 'ship on Mondays')}\n{"op":"sa`);
+    const note = `indusagi: memory file ${memory}: skipped line 3, incomplete final line (a write cut short)\n`;
+
+    const ls = await runCli(['memory', 'ls', '--memory', memory], dir);
+    expect(ls.code).toBe(0);
+    expect(ls.stderr).toBe(note);
+    expect(ls.stdout).toMatch(/^r1aaaaaa .* the build runs on Fridays\nr2bbbbbb .* ship on Mondays\n$/);
+
+    const edit = await runCli(['memory', 'edit', 'r2', 'ship on Tuesdays', '--memory', memory], dir);
+    expect({ code: edit.code, stderr: edit.stderr, stdout: edit.stdout }).toEqual({
+      code: 0,
+      stderr: note,
+      stdout: 'edited r2bbbbbb: ship on Tuesdays\n',
+    });
+    // The edit closed the torn line off; it is still named, now as a line that is not JSON.
+    const again = await runCli(['memory', 'ls', '--memory', memory], dir);
+    expect(again.stderr).toBe(`indusagi: memory file ${memory}: skipped line 3, not JSON (the remains of a write cut short)\n`);
+    expect(again.stdout).toContain('ship on Tuesdays');
+  }, 60_000);
+
   it('the chat keeps starting (exit 0) after a torn line, says what it skipped, and remembers across starts', async () => {
     const workspace = await makeWorkspace();
     try {

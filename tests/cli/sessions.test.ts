@@ -1,7 +1,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SessionStore } from '../../src/runtime/store/index.js';
+import { SessionStore, SessionWriter } from '../../src/runtime/store/index.js';
 import type { SessionNode, Turn } from '../../src/runtime/contract/index.js';
 import { makeWorkspace, runCli } from './cli-process.js';
 
@@ -16,7 +16,7 @@ beforeAll(async () => {
   workspace = await makeWorkspace();
   store = join(workspace.dir, 'store');
   const sessions = new SessionStore(store);
-  const graph = await sessions.openSession('demo');
+  const graph = await SessionWriter.open(sessions, 'demo');
   let at = 1_700_000_000_000;
   nodes.ask = graph.append(say('user', 'read notes.md'), at++);
   nodes.call = graph.append(
@@ -26,14 +26,14 @@ beforeAll(async () => {
   nodes.result = graph.append({ role: 'user', blocks: [{ kind: 'tool_result', callId: 't1', content: 'line with ``` fence' }] }, at++);
   nodes.answer = graph.append(say('assistant', 'It has one line.'), at++);
   nodes.old = graph.append(say('user', 'old branch question'), at++);
-  graph.branchFrom(nodes.answer.id);
+  graph.graph.branchFrom(nodes.answer.id);
   nodes.fresh = graph.append(say('user', 'new branch question'), at++);
   nodes.reply = graph.append(say('assistant', 'new branch answer'), at++);
   nodes.summary = graph.append(say('user', '[condensed earlier context]\nThe user read notes.md.'), at++, {
     condenses: { firstKept: nodes.fresh.id },
   });
-  await sessions.persist(graph);
-  await sessions.closeSession('demo');
+  await graph.persist();
+  await graph.close();
 });
 afterAll(async () => {
   await workspace.cleanup();

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoModel, type DemoModel } from '../../src/demo/index.js';
 import { SessionStore } from '../../src/runtime/store/index.js';
 import type { WebChat } from '../../examples/web-chat/server/app.js';
-import { expectLinear, newBrowser, startExampleChat, post, reply, thread, userTexts } from '../support/web-chat-api.js';
+import { expectLinear, newBrowser, prompt, reply, shownPrompts, startExampleChat, thread, userTexts } from '../support/web-chat-api.js';
 
 let dir: string;
 let demo: DemoModel;
@@ -19,7 +19,7 @@ async function untilText(response: Response): Promise<ReadableStreamDefaultReade
   expect(response.status).toBe(200);
   const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
   let streamed = '';
-  while (!streamed.includes('"type":"text"')) {
+  while (!streamed.includes('"type":"text-delta"')) {
     const { value, done } = await reader.read();
     expect(done).toBe(false);
     streamed += value;
@@ -52,10 +52,10 @@ describe('the web example holds a conversation only while requests use it', () =
     const chat = await startChat();
     try {
       const { cookie, conversation } = await newBrowser(chat);
-      const story = await untilText(await post(chat, cookie, '/api/chat', { prompt: 'tell me a long story', conversation }));
-      const second = post(chat, cookie, '/api/chat', { prompt: 'list files', conversation });
+      const story = await untilText(await prompt(chat, cookie, conversation, 'tell me a long story'));
+      const second = prompt(chat, cookie, conversation, 'list files');
       const shown = thread(chat, cookie, conversation);
-      expect(await rest(story)).toMatch(/\{"frame":"end"\}\n$/);
+      expect(await rest(story)).toMatch(/data: \{"type":"finish","finishReason":"stop"\}\n\ndata: \[DONE\]\n\n$/);
       await reply(await second);
       expect((await shown).status).toBe(200);
 
@@ -71,20 +71,20 @@ describe('the web example holds a conversation only while requests use it', () =
     const other = new SessionStore(join(dir, 'sessions'));
     try {
       const { cookie, conversation } = await newBrowser(chat);
-      await reply(await post(chat, cookie, '/api/chat', { prompt: 'list files', conversation }));
+      await reply(await prompt(chat, cookie, conversation, 'list files'));
 
       // Another writer (the CLI, another server on these files) can take the session right away.
-      await other.openSession(conversation);
-      const refused = await post(chat, cookie, '/api/chat', { prompt: 'write x to y.txt', conversation });
+      const lease = await other.acquire(conversation);
+      const refused = await prompt(chat, cookie, conversation, 'write x to y.txt');
       expect(refused.status).toBe(409);
       expect(await refused.json()).toMatchObject({ kind: 'conversation_busy' });
       // The thread still shows, read without the lock.
       const shown = await thread(chat, cookie, conversation);
       expect(shown.status).toBe(200);
-      expect(shown.body.items.filter((item: { role: string }) => item.role === 'user')).toEqual([{ role: 'user', text: 'list files' }]);
-      await other.closeSession(conversation);
+      expect(shownPrompts(shown.body)).toEqual(['list files']);
+      await other.release(lease);
 
-      await reply(await post(chat, cookie, '/api/chat', { prompt: 'list files again', conversation }));
+      await reply(await prompt(chat, cookie, conversation, 'list files again'));
       const path = expectLinear(await other.loadSession(conversation));
       expect(userTexts(path)).toEqual(['list files', 'list files again']);
     } finally {
@@ -95,13 +95,12 @@ describe('the web example holds a conversation only while requests use it', () =
   it('close() ends a reply still streaming and lets go of its session', async () => {
     const chat = await startChat();
     const { cookie, conversation } = await newBrowser(chat);
-    const story = await untilText(await post(chat, cookie, '/api/chat', { prompt: 'tell me a long story', conversation }));
+    const story = await untilText(await prompt(chat, cookie, conversation, 'tell me a long story'));
     await chat.close();
-    // The connection was cut: the reply never got its end frame.
+    // The connection was cut: the reply never got its end.
     await expect(rest(story)).rejects.toThrow();
 
     const other = new SessionStore(join(dir, 'sessions'));
-    await other.openSession(conversation);
-    await other.closeSession(conversation);
+    await other.release(await other.acquire(conversation));
   });
 });

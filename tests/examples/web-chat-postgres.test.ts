@@ -10,7 +10,19 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresSessionStore } from '../../src/postgres/index.js';
 import { freshSchema, postgresUrl, testPool } from '../support/postgres.js';
-import { expectLinear, fromPage, newBrowser, post, reply, thread, userTexts } from '../support/web-chat-api.js';
+import {
+  calls,
+  decisionsBody,
+  expectLinear,
+  fromPage,
+  newBrowser,
+  post,
+  prompt,
+  reply,
+  shownPrompts,
+  thread,
+  userTexts,
+} from '../support/web-chat-api.js';
 
 const main = fileURLToPath(new URL('../../examples/web-chat/server/main.ts', import.meta.url));
 
@@ -46,7 +58,7 @@ function startServer(schema: string, dir: string): Promise<Server> {
   });
 }
 
-describe.skipIf(postgresUrl === undefined)('web example: two server processes over one PostgreSQL database', { timeout: 90_000 }, () => {
+describe.skipIf(postgresUrl === undefined)('web example: two server processes over one PostgreSQL database', () => {
   const pool = testPool();
   const schema = freshSchema('web');
   const store = new PostgresSessionStore({ pool }, { schema });
@@ -59,7 +71,7 @@ describe.skipIf(postgresUrl === undefined)('web example: two server processes ov
     await store.migrate();
     dirs.push(await mkdtemp(join(tmpdir(), 'indusagi-web-a-')), await mkdtemp(join(tmpdir(), 'indusagi-web-b-')));
     [a, b] = await Promise.all(dirs.map((dir) => startServer(schema, dir)));
-  }, 90_000);
+  });
 
   afterAll(async () => {
     try {
@@ -79,36 +91,26 @@ describe.skipIf(postgresUrl === undefined)('web example: two server processes ov
   it('one conversation alternating between the servers, an approval asked on one and given on the other, ends as one linear history', async () => {
     const { cookie, conversation } = await newBrowser(a);
 
-    const listed = await reply(await post(a, cookie, '/api/chat', { prompt: 'list files', conversation }));
-    expect(listed.some((part) => part.type === 'tool' && part.name === 'files.list')).toBe(true);
+    const listed = calls(await reply(await prompt(a, cookie, conversation, 'list files')));
+    expect([...listed.values()].map(({ name, state }) => [name, state])).toEqual([['files.list', 'done']]);
 
-    const remembered = await reply(
-      await post(b, cookie, '/api/chat', { prompt: 'remember that the spare lamps are in the cellar', conversation }),
-    );
-    expect(remembered.some((part) => part.type === 'tool' && part.name === 'memory.remember' && part.isError !== true)).toBe(true);
+    const remembered = calls(await reply(await prompt(b, cookie, conversation, 'remember that the spare lamps are in the cellar')));
+    expect([...remembered.values()].map(({ name, state }) => [name, state])).toEqual([['memory.remember', 'done']]);
 
-    const asked = await reply(await post(a, cookie, '/api/chat', { prompt: 'write hello to notes.txt', conversation }));
-    const approval = asked.find((part) => part.type === 'tool' && part.approvalId !== undefined);
-    expect(approval).toMatchObject({ name: 'files.write', input: { path: 'notes.txt', content: 'hello' } });
+    const asked = calls(await reply(await prompt(a, cookie, conversation, 'write hello to notes.txt')));
+    const [[call, approval]] = [...asked.entries()];
+    expect(approval).toMatchObject({ name: 'files.write', input: { path: 'notes.txt', content: 'hello' }, state: 'waiting' });
 
     // B never saw this run: its fresh agent finds the waiting call in the store, and runs it.
-    const approved = await reply(
-      await post(b, cookie, '/api/approve', { approvalId: (approval as { approvalId: string }).approvalId, approved: true, conversation }),
-    );
-    expect(
-      approved.some(
-        (part) => part.type === 'tool' && part.name === 'files.write' && part.approvalId === undefined && part.isError !== true,
-      ),
-    ).toBe(true);
+    const approved = await reply(await post(b, cookie, '/api/chat', decisionsBody(conversation, [{ call, approved: true }])));
+    // The call is already on the page: the decision's stream says how it ended, and the answer after it.
+    expect(approved.filter((chunk) => chunk.toolCallId === call).map((chunk) => chunk.type)).toEqual(['tool-output-available']);
     expect(await readFile(join(b.dir, 'workspace', 'notes.txt'), 'utf8')).toBe('hello');
     expect(existsSync(join(a.dir, 'workspace', 'notes.txt'))).toBe(false);
 
     // Memory is in the database too: what B remembered, A recalls.
-    const recalled = await reply(
-      await post(a, cookie, '/api/chat', { prompt: 'what do you remember about the spare lamps?', conversation }),
-    );
-    const recall = recalled.find((part) => part.type === 'tool' && part.name === 'memory.recall');
-    expect(JSON.stringify(recall)).toContain('the spare lamps are in the cellar');
+    const recalled = calls(await reply(await prompt(a, cookie, conversation, 'what do you remember about the spare lamps?')));
+    expect(JSON.stringify([...recalled.values()])).toContain('the spare lamps are in the cellar');
 
     const prompts = [
       'list files',
@@ -119,10 +121,9 @@ describe.skipIf(postgresUrl === undefined)('web example: two server processes ov
     const [onA, onB] = await Promise.all([thread(a, cookie, conversation), thread(b, cookie, conversation)]);
     expect(onA.status).toBe(200);
     expect(onB.body).toEqual(onA.body);
-    const shownPrompts = onA.body.items.filter((item: { role: string }) => item.role === 'user').map((item: { text: string }) => item.text);
-    expect(shownPrompts).toEqual(prompts);
+    expect(shownPrompts(onA.body)).toEqual(prompts);
     // The write shows as done on both, not as still waiting.
-    expect(JSON.stringify(onA.body.items)).not.toContain('pending_approval');
+    expect(JSON.stringify(onA.body.messages)).not.toContain('approval-requested');
 
     const path = expectLinear(await store.loadSession(conversation, { whole: true }));
     expect(userTexts(path)).toEqual(prompts);
@@ -137,33 +138,33 @@ describe.skipIf(postgresUrl === undefined)('web example: two server processes ov
 
   it('a prompt to a conversation another server is still answering gets 409 conversation_busy (its thread still shows), and nothing forks', async () => {
     const { cookie, conversation } = await newBrowser(a);
-    const story = await post(a, cookie, '/api/chat', { prompt: 'tell me a long story', conversation });
+    const story = await prompt(a, cookie, conversation, 'tell me a long story');
     expect(story.status).toBe(200);
     const reader = story.body!.pipeThrough(new TextDecoderStream()).getReader();
     let streamed = '';
     // Once text arrives the run is under way on A, holding the conversation's lease.
-    while (!streamed.includes('"type":"text"')) {
+    while (!streamed.includes('"type":"text-delta"')) {
       const { value, done } = await reader.read();
       expect(done).toBe(false);
       streamed += value;
     }
 
-    const refused = await post(b, cookie, '/api/chat', { prompt: 'list files', conversation });
+    const refused = await prompt(b, cookie, conversation, 'list files');
     expect(refused.status).toBe(409);
     expect(await refused.json()).toMatchObject({ kind: 'conversation_busy' });
     // Showing the thread takes no lease: B shows the conversation as far as A has stored it.
     const meanwhile = await thread(b, cookie, conversation);
     expect(meanwhile.status).toBe(200);
-    expect(meanwhile.body.items[0]).toEqual({ role: 'user', text: 'tell me a long story' });
+    expect(shownPrompts(meanwhile.body)).toEqual(['tell me a long story']);
 
-    while (!streamed.endsWith('{"frame":"end"}\n')) {
+    while (!streamed.endsWith('data: [DONE]\n\n')) {
       const { value, done } = await reader.read();
       expect(done).toBe(false);
       streamed += value;
     }
-    // A sends its end frame only once it has handed the conversation back, so B can take it the
-    // moment the end arrives, before A's response has even closed.
-    const next = post(b, cookie, '/api/chat', { prompt: 'list files', conversation });
+    // A sends [DONE] only once it has handed the conversation back, so B can take it the moment the
+    // end arrives, before A's response has even closed.
+    const next = prompt(b, cookie, conversation, 'list files');
     expect(await reader.read()).toMatchObject({ done: true });
     await reply(await next);
     const path = expectLinear(await store.loadSession(conversation, { whole: true }));

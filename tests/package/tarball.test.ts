@@ -75,6 +75,7 @@ const CONTRACT: Record<string, string[]> = {
   'indusagi/ai-sdk': ['fromAiSdk'],
   'indusagi/agents': ['agentTool', 'handoff', 'BudgetExceededError'],
   'indusagi/testing': ['startAnthropicServer', 'reply', 'encodeFrame', 'startDemoModel', 'DEMO_MODEL_CARD', 'DEMO_TOOLS'],
+  'indusagi/mcp': ['connectMcp', 'connectMcpServers', 'mcpToolSource', 'mcpResourceSource', 'serveMcp', 'McpSdkMissingError'],
 };
 
 // Module settings a consumer's tsconfig pairs with each resolution mode. One mode also checks the
@@ -103,6 +104,7 @@ let consumer: string;
 let installed: string;
 let bare: string;
 let packed: PackedFile[];
+let tarball: string;
 let manifest: Manifest;
 
 const specifier = (key: string) => (key === '.' ? 'indusagi' : `indusagi/${key.slice(2)}`);
@@ -133,6 +135,7 @@ beforeAll(async () => {
   });
   const [result] = JSON.parse(stdout) as Array<{ filename: string; files: PackedFile[] }>;
   packed = result.files;
+  tarball = join(scratch, result.filename);
   if (!packed.some((file) => file.path.startsWith('dist/'))) throw new Error('npm pack shipped no dist/: the prepack script must build it');
 
   // The consumer installs the package with every peer (to load every entry point) and the @types a
@@ -216,11 +219,10 @@ async function filesUnder(dir: string): Promise<string[]> {
   return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
 }
 
-// Generous limits: alone on two cores the file takes about 30 s, but it shares them with the suite.
-describe('the packed package', { timeout: 180_000 }, () => {
+describe('the packed package', () => {
   it('holds a fresh build, the sources its maps point at and the docs, and nothing else', async () => {
     const paths = packed.map((file) => file.path);
-    const allowed = /^(package\.json|README\.md|docs\/[\w.-]+\.md|dist\/.+\.(js|d\.ts|js\.map|d\.ts\.map)|src\/.+\.tsx?)$/;
+    const allowed = /^(package\.json|README\.md|CHANGELOG\.md|docs\/[\w.-]+\.md|dist\/.+\.(js|d\.ts|js\.map|d\.ts\.map)|src\/.+\.tsx?)$/;
     expect(paths.filter((path) => !allowed.test(path))).toEqual([]);
     expect(paths.filter((path) => /(^|\/)(tests?|\.indusagi)\/|\.test\.|stale-from-an-old-build/.test(path))).toEqual([]);
 
@@ -275,9 +277,40 @@ describe('the packed package', { timeout: 180_000 }, () => {
     expect([imported.stdout.trim(), required.stdout.trim()]).toEqual(['function', 'function']);
   });
 
+  it('loads indusagi/mcp without its optional peer, and says what to install when a client connects', async () => {
+    const script = [
+      "const { connectMcp, McpSdkMissingError } = await import('indusagi/mcp');",
+      "const error = await connectMcp('x', { command: 'node' }).catch((e) => e);",
+      'console.log(JSON.stringify({ typed: McpSdkMissingError.isInstance(error), kind: error.kind, message: error.message }));',
+    ].join('\n');
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: bare });
+    expect(JSON.parse(stdout)).toEqual({
+      typed: true,
+      kind: 'mcp_sdk_missing',
+      message: expect.stringContaining('npm install @modelcontextprotocol/sdk'),
+    });
+  });
+
   it.each(Object.keys(RESOLUTIONS) as Mode[])('typechecks a consumer under %s resolution', async (mode) => {
     const hint = mode === 'node10' ? ' (node10 finds a subpath only through "typesVersions" in package.json)' : '';
     expect(await typecheck(mode), `tsc under ${mode}${hint}`).toBe('');
+  });
+
+  it('installs with `npm install <tarball>` exactly as the README says, and the installed package and bin work', async () => {
+    // The README's install line for today, before the first release: real npm, real registry for the
+    // dependencies (the cache `npm ci` filled serves their tarballs), no links from this repo.
+    const project = join(scratch, 'npm-install');
+    await mkdir(project);
+    await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'npm-install-check', private: true, type: 'module' }));
+    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], { cwd: project, maxBuffer: 16 * 1024 * 1024 });
+    const loaded = await run(
+      process.execPath,
+      ['--input-type=module', '-e', "const m = await import('indusagi'); console.log(typeof m.createAgent, typeof m.tool)"],
+      { cwd: project },
+    );
+    expect(loaded.stdout.trim()).toBe('function function');
+    const { stdout: version } = await run(join(project, 'node_modules/.bin/indusagi'), ['--version'], { cwd: project });
+    expect(version.trim()).toBe(manifest.version);
   });
 
   it('runs the indusagi command from the installed bin, through a chat turn with the offline demo model', async () => {

@@ -63,7 +63,7 @@ function machine(args: Record<string, unknown>, env: Record<string, string> = {}
 const texts = (graph: SessionGraph) =>
   graph.resume(graph.leaf!).map((t) => t.blocks.map((b) => (b.kind === 'text' ? b.text : b.kind)).join(''));
 
-describe.skipIf(postgresUrl === undefined)('PostgresSessionStore across processes', { timeout: 60_000 }, () => {
+describe.skipIf(postgresUrl === undefined)('PostgresSessionStore across processes', () => {
   const pool = testPool();
   const stores: PostgresSessionStore[] = [];
   afterAll(async () => {

@@ -95,6 +95,27 @@ describe('a JSON Schema', () => {
     cyclic.self = cyclic;
     expect(() => compileSchema(cyclic, 'cyclic')).toThrow(/cannot be serialized as JSON/);
   });
+
+  it('refuses, where it is defined, a pattern or a $ref the validator would only trip over when a value reaches it', () => {
+    const pattern = { type: 'object', properties: { id: { type: 'string', pattern: '([a-z]' } } };
+    expect(() => compileSchema(pattern, 'tool "x" inputSchema')).toThrow(
+      'tool "x" inputSchema: the pattern "([a-z]" is not a regular expression (Invalid regular expression: /([a-z]/u: Unterminated group)',
+    );
+    const keys = { type: 'object', patternProperties: { '*': { type: 'string' } } };
+    expect(() => compileSchema(keys, 'keys')).toThrow(/^keys: the pattern "\*" is not a regular expression/);
+    const ref = { type: 'object', properties: { a: { $ref: '#/$defs/missing' } }, $defs: { there: { type: 'string' } } };
+    expect(() => compileSchema(ref, 'ref')).toThrow('ref: the $ref "#/$defs/missing" points to nothing in the schema');
+    // Values are not schemas: a `const` or `default` that looks like a bad schema is left alone.
+    const values = {
+      type: 'object',
+      properties: { a: { const: { pattern: '(' } }, b: { $ref: '#/$defs/there' } },
+      $defs: { there: { type: 'string' } },
+    };
+    expect(compileSchema(values, 'values').check({ a: { pattern: '(' }, b: 'ok' })).toEqual({
+      ok: true,
+      value: { a: { pattern: '(' }, b: 'ok' },
+    });
+  });
 });
 
 describe('a Standard Schema', () => {

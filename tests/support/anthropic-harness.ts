@@ -1,6 +1,7 @@
 // The Anthropic Messages wire format in the ModelInvoker contract's neutral terms: scripted replies as
 // loopback-server scripts, recorded request bodies as neutral transcripts.
 import type { ModelInvoker } from '../../src/runtime/contract/model.js';
+import type { StreamLimits } from '../../src/providers/shared/index.js';
 import type { InvokerHarness, ScriptedReply, SentRequest } from '../runtime/contract/model-invoker-contract.js';
 import {
   reply as anthropicReply,
@@ -12,14 +13,16 @@ import {
 
 /** How many frames precede the second text delta of a one-text message (message_start, ping, block start, delta). */
 const AFTER_FIRST_DELTA = 4;
+/** The frames that begin a stream: message_start. */
+const AFTER_START = 1;
 
 export function anthropicScript(reply: ScriptedReply): Script {
   switch (reply.kind) {
     case 'reply': {
       const blocks: ScriptBlock[] = [];
-      if (reply.text !== undefined) blocks.push({ type: 'text', text: reply.text, chunks: reply.chunks });
+      if (reply.text !== undefined) blocks.push({ kind: 'text', text: reply.text, chunks: reply.chunks });
       for (const call of reply.calls ?? [])
-        blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: call.input, rawJson: call.rawJson });
+        blocks.push({ kind: 'tool_use', id: call.id, name: call.name, input: call.input, rawJson: call.rawJson });
       const usage = reply.usage;
       return anthropicReply.message(blocks, {
         ...(reply.stop === 'max_tokens' && { stopReason: 'max_tokens' }),
@@ -38,6 +41,10 @@ export function anthropicScript(reply: ScriptedReply): Script {
       return anthropicReply.text(reply.text, {
         interrupt: { afterFrames: AFTER_FIRST_DELTA, with: reply.how === 'error_event' ? 'error' : reply.how },
       });
+    case 'stall':
+      return anthropicReply.text('Never sent.', { interrupt: { afterFrames: AFTER_START, with: reply.how } });
+    case 'flood':
+      return anthropicReply.text('Never sent.', { interrupt: { afterFrames: AFTER_START, with: 'flood', bytes: reply.bytes } });
   }
 }
 
@@ -67,11 +74,19 @@ export function anthropicSent(body: any): SentRequest {
   };
 }
 
-/** A harness over a fresh Anthropic loopback server, the invoker built from it by `make` (bound to `boundModel`, if it is). */
-export async function anthropicHarness(make: (server: AnthropicTestServer) => ModelInvoker, boundModel?: string): Promise<InvokerHarness> {
+/**
+ * A harness over a fresh Anthropic loopback server, the invoker built from it by `make` with the given
+ * stream limits, or the defaults (bound to `boundModel`, if it is).
+ */
+export async function anthropicHarness(
+  make: (server: AnthropicTestServer, limits?: StreamLimits) => ModelInvoker,
+  boundModel?: string,
+): Promise<InvokerHarness> {
   const server = await startAnthropicServer();
   return {
     invoker: make(server),
+    limited: (limits) => make(server, limits),
+    bytesSent: (index) => server.requests[index]?.bytesSent ?? 0,
     boundModel,
     script: (...replies) => server.enqueue(...replies.map(anthropicScript)),
     respond: (responder) => server.respond((body, index) => anthropicScript(responder(anthropicSent(body), index))),

@@ -68,11 +68,11 @@ export function fakeModel(server: AnthropicTestServer, agent: (body: any, n: num
   server.respond((body) => {
     const script: Script = isSummarizerRequest(body)
       ? {
-          type: 'message',
-          blocks: [{ type: 'text', text: 'The user asked long questions about Acme; the assistant answered each at length.' }],
+          kind: 'message',
+          blocks: [{ kind: 'text', text: 'The user asked long questions about Acme; the assistant answered each at length.' }],
         }
       : agent(body, calls++);
-    if (script.type !== 'message') return script;
+    if (!('blocks' in script)) return script;
     return { ...script, usage: { input_tokens: promptTokens(body), output_tokens: 40 } } satisfies MessageScript;
   });
 }

@@ -2,11 +2,14 @@
 // loopback-server scripts, recorded request bodies as neutral transcripts. Shared by the OpenAI
 // invoker's harness and the AI SDK adapter's (whose `@ai-sdk/openai` model speaks the same API).
 import type { ModelInvoker } from '../../src/runtime/contract/model.js';
+import type { StreamLimits } from '../../src/providers/shared/index.js';
 import type { InvokerHarness, ScriptedReply, SentRequest } from '../runtime/contract/model-invoker-contract.js';
 import { response, startOpenAIServer, type OpenAITestServer, type ScriptItem, type Script } from './openai-server.js';
 
 /** How many frames precede the second text delta of a one-text response (created, in_progress, item, part, delta). */
 const AFTER_FIRST_DELTA = 5;
+/** The frames that begin a stream: response.created. */
+const AFTER_START = 1;
 
 export function openaiScript(reply: ScriptedReply): Script {
   switch (reply.kind) {
@@ -39,6 +42,10 @@ export function openaiScript(reply: ScriptedReply): Script {
             ? { afterFrames: AFTER_FIRST_DELTA, with: 'error' }
             : { afterFrames: AFTER_FIRST_DELTA, with: reply.how },
       });
+    case 'stall':
+      return response.text('Never sent.', { interrupt: { afterFrames: AFTER_START, with: reply.how } });
+    case 'flood':
+      return response.text('Never sent.', { interrupt: { afterFrames: AFTER_START, with: 'flood', bytes: reply.bytes } });
   }
 }
 
@@ -73,11 +80,19 @@ export function openaiSent(body: any): SentRequest {
 /** The model id the AI SDK harnesses bind their model objects to. */
 export const AI_SDK_MODEL = 'gpt-test';
 
-/** A harness over a fresh OpenAI loopback server, the invoker built from it by `make` (bound to `boundModel`, if it is). */
-export async function openaiHarness(make: (server: OpenAITestServer) => ModelInvoker, boundModel?: string): Promise<InvokerHarness> {
+/**
+ * A harness over a fresh OpenAI loopback server, the invoker built from it by `make` with the given
+ * stream limits, or the defaults (bound to `boundModel`, if it is).
+ */
+export async function openaiHarness(
+  make: (server: OpenAITestServer, limits?: StreamLimits) => ModelInvoker,
+  boundModel?: string,
+): Promise<InvokerHarness> {
   const server = await startOpenAIServer();
   return {
     invoker: make(server),
+    limited: (limits) => make(server, limits),
+    bytesSent: (index) => server.requests[index]?.bytesSent ?? 0,
     boundModel,
     script: (...replies) => server.enqueue(...replies.map(openaiScript)),
     respond: (responder) => server.respond((body, index) => openaiScript(responder(openaiSent(body), index))),

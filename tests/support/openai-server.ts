@@ -16,7 +16,8 @@
 // then response.completed (or response.incomplete with incomplete_details, or an `error` event
 // followed by response.failed). Usage arrives only with the terminal response, as in the API. Scripts can
 // also answer with an HTTP error in the API's error body, cut the stream with an `error` event, drop the
-// connection, or send a frame that is not JSON.
+// connection, send a frame that is not JSON, stall the stream (silent, or sending only comments or
+// `keepalive` events) or flood it with one endless line.
 import type { ServerResponse } from 'node:http';
 import OpenAI from 'openai';
 import { encodeFrame } from '../../src/testing/wire.js';
@@ -47,11 +48,16 @@ export type ScriptUsage = {
   reasoning_tokens?: number;
 };
 
-/** Cuts a streamed response short before frame `afterFrames` (response.created is frame 0). */
+/**
+ * Cuts a streamed response short before frame `afterFrames` (response.created is frame 0), or stalls or
+ * floods it there (see `StreamCut`; the API's keep-alive is a `keepalive` event).
+ */
 export type Interruption =
   | { afterFrames: number; with: 'error'; code?: string; message?: string }
   | { afterFrames: number; with: 'drop' }
-  | { afterFrames: number; with: 'garbage' };
+  | { afterFrames: number; with: 'garbage' }
+  | { afterFrames: number; with: 'silence' | 'comments' | 'pings'; everyMs?: number }
+  | { afterFrames: number; with: 'flood'; bytes: number };
 
 export type ResponseScript = {
   type: 'response';
@@ -299,6 +305,7 @@ async function streamResponse(res: ServerResponse, record: RecordedRequest, scri
     broken: {
       error: encodeFrame({ event: 'error', data: { type: 'error', sequence_number: interrupt?.afterFrames ?? 0, error } }),
       garbage: 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":\n\n',
+      ping: (sequence_number) => encodeFrame({ event: 'keepalive', data: { type: 'keepalive', sequence_number } }),
     },
   });
 }

@@ -7,7 +7,6 @@ import { startWebChat, type WebChat } from '../../examples/web-chat/server/app.j
 import { DEMO_MODEL_ID } from '../../src/demo/index.js';
 import type { Turn } from '../../src/runtime/contract/turn.js';
 import type { SessionGraph } from '../../src/runtime/store/index.js';
-import type { PartFrame } from '../../src/transport/index.js';
 
 /** The example's server in this process, on files under `dir` (page/, sessions/, workspace/), talking to a demo model. */
 export function startExampleChat(dir: string, model: { baseURL: string }): Promise<WebChat> {
@@ -29,22 +28,88 @@ export function post(server: { url: string }, cookie: string, path: string, body
   return fetch(new URL(path, server.url), { method: 'POST', headers: fromPage(server.url, cookie), body: JSON.stringify(body) });
 }
 
-async function frames(response: Response): Promise<PartFrame[]> {
+/** A chunk of the UI message stream, as `useChat` reads it (`type` and its fields). */
+export type Chunk = { type: string; [field: string]: any };
+
+/** The body `useChat` posts for a prompt (only the last message, as the page's transport sends it). */
+export function promptBody(conversation: string, text: string, extra: { trigger?: string; messageId?: string } = {}): unknown {
+  return {
+    id: conversation,
+    messages: [{ id: 'typed', role: 'user', parts: [{ type: 'text', text }] }],
+    trigger: 'submit-message',
+    ...extra,
+  };
+}
+
+/** The body `useChat` posts after `addToolApprovalResponse`: the assistant message with its answered calls. */
+export function decisionsBody(conversation: string, decisions: Array<{ call: string; approved: boolean; reason?: string }>): unknown {
+  const parts = decisions.map(({ call, approved, reason }) => ({
+    type: 'dynamic-tool',
+    toolName: 'files.write',
+    toolCallId: call,
+    state: 'approval-responded',
+    input: {},
+    approval: { id: call, approved, ...(reason !== undefined && { reason }) },
+  }));
+  return { id: conversation, messages: [{ id: 'reply', role: 'assistant', parts }], trigger: 'submit-message' };
+}
+
+export function prompt(
+  server: { url: string },
+  cookie: string,
+  conversation: string,
+  text: string,
+  extra?: { trigger?: string; messageId?: string },
+) {
+  return post(server, cookie, '/api/chat', promptBody(conversation, text, extra));
+}
+
+/** The SSE `data:` payloads of a UI message stream, in order. */
+export function events(body: string): string[] {
+  return body
+    .split('\n\n')
+    .filter((frame) => frame !== '')
+    .map((frame) => {
+      expect(frame.startsWith('data: ')).toBe(true);
+      return frame.slice('data: '.length);
+    });
+}
+
+/** A streamed reply, read whole; it must have ended with `finish` and `[DONE]`, not an error. */
+export async function reply(response: Response): Promise<Chunk[]> {
   expect(response.status).toBe(200);
-  const text = await response.text();
-  return text
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as PartFrame);
+  const data = events(await response.text());
+  expect(data.at(-1)).toBe('[DONE]');
+  const chunks = data.slice(0, -1).map((d) => JSON.parse(d) as Chunk);
+  expect(chunks.at(-1)).toEqual({ type: 'finish', finishReason: 'stop' });
+  return chunks;
 }
 
-/** A streamed reply, read whole; it must have ended with its `end` frame, not an error. */
-export async function reply(response: Response): Promise<Array<Extract<PartFrame, { frame: 'part' }>['part']>> {
-  const all = await frames(response);
-  expect(all.at(-1)).toEqual({ frame: 'end' });
-  return all.flatMap((frame) => (frame.frame === 'part' ? [frame.part] : []));
+/** What became of each tool call a reply made, by call id: its name, input and last state. */
+export type CallOutcome = { name: string; input: unknown; state: 'running' | 'waiting' | 'done' | 'failed' | 'denied'; output?: unknown };
+
+export function calls(chunks: Chunk[]): Map<string, CallOutcome> {
+  const seen = new Map<string, CallOutcome>();
+  for (const chunk of chunks) {
+    const call = seen.get(chunk.toolCallId);
+    if (chunk.type === 'tool-input-available') seen.set(chunk.toolCallId, { name: chunk.toolName, input: chunk.input, state: 'running' });
+    else if (call === undefined) continue;
+    else if (chunk.type === 'tool-approval-request') call.state = 'waiting';
+    else if (chunk.type === 'tool-output-available') Object.assign(call, { state: 'done', output: chunk.output });
+    else if (chunk.type === 'tool-output-error') Object.assign(call, { state: 'failed', output: chunk.errorText });
+    else if (chunk.type === 'tool-output-denied') call.state = 'denied';
+  }
+  return seen;
 }
 
+/** The text a reply streamed, joined. */
+export const textOf = (chunks: Chunk[]) =>
+  chunks
+    .filter((chunk) => chunk.type === 'text-delta')
+    .map((chunk) => chunk.delta as string)
+    .join('');
+
+/** A thread as `GET /api/thread` gives it: `{ conversation, messages, problems }`. */
 export async function thread(server: { url: string }, cookie: string, conversation: string): Promise<{ status: number; body: any }> {
   const response = await fetch(new URL(`/api/thread?conversation=${conversation}`, server.url), { headers: fromPage(server.url, cookie) });
   return { status: response.status, body: await response.json() };
@@ -57,6 +122,10 @@ export async function newBrowser(server: { url: string }): Promise<{ cookie: str
   const cookie = response.headers.get('set-cookie')!.split(';')[0];
   return { cookie, conversation: ((await response.json()) as { conversation: string }).conversation };
 }
+
+/** The prompts a thread shows, in order. */
+export const shownPrompts = (body: { messages: Array<{ role: string; parts: Array<{ type: string; text?: string }> }> }) =>
+  body.messages.filter((message) => message.role === 'user').map((message) => message.parts.map((part) => part.text ?? '').join(''));
 
 export const userTexts = (turns: Turn[]) =>
   turns

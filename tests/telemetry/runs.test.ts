@@ -68,7 +68,8 @@ describe('failures', () => {
     }
     const [strict] = named('execute_tool strict');
     expect(strict.attributes['error.type']).toBe('ToolError');
-    expect(strict.status).toEqual({ code: SpanStatusCode.ERROR, message: 'not today' });
+    // Without content capture the status names the error's class and kind, not the tool's words.
+    expect(strict.status).toEqual({ code: SpanStatusCode.ERROR, message: 'ToolError (tool_error)' });
     const [buggy] = named('execute_tool buggy');
     expect(buggy.attributes['error.type']).toBe('TypeError');
     expect(buggy.status.code).toBe(SpanStatusCode.ERROR);
@@ -89,7 +90,8 @@ describe('failures', () => {
       const [chat] = named('chat claude-test');
       expect(chat.attributes).toMatchObject({ 'error.type': '400', 'gen_ai.provider.name': 'anthropic' });
       expect(chat.status.code).toBe(SpanStatusCode.ERROR);
-      expect(chat.status.message).toContain('bad request');
+      expect(chat.status.message).toMatch(/\(model_error\)$/);
+      expect(chat.status.message).not.toContain('bad request');
       const [run] = named('invoke_agent');
       expect(run.attributes).toMatchObject({ 'error.type': 'model_error', 'indusagi.run.status': 'faulted' });
       expect(run.status.code).toBe(SpanStatusCode.ERROR);
@@ -196,6 +198,77 @@ describe('runs', () => {
     expect(runs).toHaveLength(2);
     expect(childrenOf(runs[0]).map((span) => span.name)).toEqual(['chat m', 'execute_tool wait', 'chat m']);
     expect(childrenOf(runs[1]).map((span) => span.name)).toEqual(['chat m']);
+  });
+});
+
+describe('span status messages', () => {
+  const SECRET = 'card 4111-1111-1111-1111';
+  /** Every run that fails somewhere: a tool's own error, an internal bug, a call never run, an API error body. */
+  const failEverywhere = async (captureContent: boolean) => {
+    const server = await startAnthropicServer();
+    try {
+      const tools: ToolDefinition[] = [
+        {
+          name: 'strict',
+          description: 'Refuses.',
+          inputSchema: { type: 'object' },
+          execute: () => Promise.reject(new ToolError(`refused: ${SECRET}`)),
+        },
+        {
+          name: 'buggy',
+          description: 'Breaks.',
+          inputSchema: { type: 'object' },
+          execute: () => {
+            throw new RangeError(`internal state for ${SECRET}`);
+          },
+        },
+      ];
+      const telemetry = createTelemetry({ captureContent });
+      const local = createConductor(
+        { model: 'm', tools },
+        {
+          invokeModel: scripted([calls(['c1', 'strict', {}], ['c2', 'buggy', {}], ['c3', `no_such_${SECRET.length}`, {}]), text('done')]),
+          telemetry,
+        },
+      );
+      const errors = console.error;
+      console.error = () => {}; // the loop reports the buggy tool's RangeError on the console
+      try {
+        await local.submit('go');
+      } finally {
+        console.error = errors;
+      }
+      server.enqueue(reply.httpError(400, { message: `bad request: ${SECRET}` }));
+      const remote = createAgent({ model: 'claude-test' }, { client: server.client(), telemetry });
+      await expect(remote.submit('hi')).rejects.toMatchObject({ kind: 'model_error' });
+    } finally {
+      await server.close();
+    }
+    return otel.spans().filter((span) => span.status.code === SpanStatusCode.ERROR);
+  };
+
+  it('carry only the error’s class or kind with captureContent off: no tool output, internal message or API body', async () => {
+    const failed = await failEverywhere(false);
+    const status = Object.fromEntries(failed.map((span) => [span.name, span.status.message]));
+    // (The SDK's own span, anthropic.messages.create, fails too, without a message.)
+    expect(status).toMatchObject({
+      'execute_tool strict': 'ToolError (tool_error)',
+      'execute_tool buggy': 'RangeError',
+      'execute_tool no_such_24': 'tool_not_run',
+      'chat claude-test': expect.stringMatching(/^[A-Za-z]+Error \(model_error\)$/),
+      invoke_agent: expect.stringMatching(/^[A-Za-z]+ \(model_error\)$/),
+    });
+    for (const span of failed) expect(JSON.stringify(span.status)).not.toContain('4111');
+  });
+
+  it('carry the error’s own message with captureContent on', async () => {
+    const failed = await failEverywhere(true);
+    const status = Object.fromEntries(failed.map((span) => [span.name, span.status.message]));
+    expect(status['execute_tool strict']).toBe(`refused: ${SECRET}`);
+    expect(status['execute_tool buggy']).toBe(`internal state for ${SECRET}`);
+    expect(status['execute_tool no_such_24']).toBe('Unknown tool "no_such_24".');
+    expect(status['chat claude-test']).toContain(`bad request: ${SECRET}`);
+    expect(status.invoke_agent).toContain(`bad request: ${SECRET}`);
   });
 });
 
@@ -354,5 +427,27 @@ describe('options', () => {
     for (const bad of [{ tracer: {} }, { meter: 5 }, { captureContent: 'yes' }, { agentName: ' ' }, { providerName: 7 }, null]) {
       expect(() => createTelemetry(bad as never), JSON.stringify(bad)).toThrow(TelemetryOptionsError);
     }
+  });
+});
+
+describe('a model given as the invoker itself', () => {
+  it('is traced like one given beside its id, and keeps its card and its checks under telemetry', async () => {
+    const seen: ModelRequest[] = [];
+    const model: ModelInvoker = Object.assign(scripted([text('hi')], seen), {
+      modelId: 'carried-model',
+      card: { id: 'carried-model', contextWindow: 20_000, maxOutputTokens: 900 },
+      checkControls(controls: { temperature?: number }) {
+        if (controls.temperature !== undefined) throw new TelemetryOptionsError('this model takes no temperature');
+      },
+    });
+    const telemetry = createTelemetry({ agentName: 'carried' });
+
+    await createAgent({ model }, { telemetry }).submit('hello');
+
+    expect(seen[0]).toMatchObject({ model: 'carried-model', maxOutputTokens: 900 });
+    const chat = otel.spans().find((span) => span.name === 'chat carried-model');
+    expect(chat?.attributes).toMatchObject({ 'gen_ai.request.model': 'carried-model', 'gen_ai.provider.name': 'test-provider' });
+    // The traced invoker stands in for the model's own checks: a control it refuses fails at creation.
+    expect(() => createAgent({ model, temperature: 0.5 }, { telemetry })).toThrow(/this model takes no temperature/);
   });
 });

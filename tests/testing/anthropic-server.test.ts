@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createAgent } from '../../src/entries/runtime.js';
 import { RunFault } from '../../src/runtime/index.js';
 import { reply, startAnthropicServer, type AnthropicTestServer } from '../../src/testing/index.js';
@@ -119,5 +119,44 @@ describe('startAnthropicServer, driven by an agent through the real SDK', () => 
     );
     await arrived;
     expect(server.requests).toHaveLength(2);
+  });
+
+  it('takes scripts written with `kind`, as turns and events name things, and still those written with `type`', async () => {
+    server.enqueue(
+      {
+        kind: 'message',
+        blocks: [
+          { kind: 'thinking', thinking: 'Short answer.' },
+          { kind: 'text', text: 'by kind' },
+        ],
+      },
+      { type: 'message', blocks: [{ type: 'text', text: 'by type' }] },
+      { kind: 'http_error', status: 529 },
+      { kind: 'message', blocks: [{ kind: 'tool_use', id: 'toolu_k', name: 'clock_now', input: {} }] },
+    );
+    const client = server.client();
+    const ask = () => client.messages.create({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });
+
+    expect((await ask()).content).toEqual([
+      expect.objectContaining({ type: 'thinking', thinking: 'Short answer.' }),
+      { type: 'text', text: 'by kind' },
+    ]);
+    expect((await ask()).content).toEqual([{ type: 'text', text: 'by type' }]);
+    expect(await ask().catch((error: { status: number }) => error.status)).toBe(529);
+    expect(await ask()).toMatchObject({ stop_reason: 'tool_use', content: [{ type: 'tool_use', id: 'toolu_k', name: 'clock_now' }] });
+  });
+
+  it('answers a script it cannot read with a 500 that says why, instead of guessing', async () => {
+    const quiet = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      server.enqueue({ blocks: [{ kind: 'text', text: 'no kind' }] } as never, reply.message([{ kind: 'tool_call', name: 'x' } as never]));
+      const client = server.client();
+      const ask = () =>
+        client.messages.create({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }).catch((error: Error) => error);
+      expect(String(await ask())).toMatch(/a script needs a kind \(message, http_error\), got undefined/);
+      expect(String(await ask())).toMatch(/a script block needs a kind \(text, thinking, redacted_thinking, tool_use\), got .*tool_call/);
+    } finally {
+      quiet.mockRestore();
+    }
   });
 });

@@ -184,6 +184,30 @@ describe('agentRunParts', () => {
     }
   });
 
+  it('over sendParts, a tripped run reaches the client as a guardrail part, then its fault', async () => {
+    const agent = createAgent(
+      {
+        model: DEMO_MODEL_ID,
+        outputGuardrails: [{ name: 'echo', execute: (args) => ({ tripwireTriggered: args.stage === 'answer', message: 'no echoes' }) }],
+      },
+      { client: new Anthropic({ baseURL: demo.baseURL, apiKey: 'offline-demo', maxRetries: 0 }) },
+    );
+    agents.push(agent);
+    const server = await startServer((_req, res) => {
+      void sendParts(res, agentRunParts(agent.submit('hello')), { onError: () => undefined });
+    });
+    try {
+      const { parts, error } = await collect(fetchParts(server.url));
+      expect(parts.at(-1)).toEqual({
+        type: 'guardrail',
+        trip: { guardrail: 'echo', stage: 'answer', message: 'no echoes', runId: expect.any(String), at: expect.any(Number) },
+      });
+      expect((error as RemoteStreamError).remoteKind).toBe('guardrail_tripped');
+    } finally {
+      await server.close();
+    }
+  });
+
   it('over sendParts, a run fault reaches the browser as an error frame with its kind', async () => {
     const agent = notesAgent(new Map());
     await agent.submit('write hello to notes.txt');

@@ -1,11 +1,12 @@
 import { readUIMessageStream, type UIMessage as AiUIMessage, type UIMessageChunk as AiChunk } from 'ai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent } from '../../src/entries/runtime.js';
+import { createAgent, denyToolArguments } from '../../src/entries/runtime.js';
 import type { Agent } from '../../src/runtime/agent/index.js';
+import { MemorySessionStore } from '../../src/runtime/store/index.js';
 import { reply, startAnthropicServer, type AnthropicTestServer } from '../../src/testing/index.js';
 import {
-  ChatRequestError,
-  readChatRequest,
+  uiMessageChunkResponse,
+  uiMessageChunks,
   uiMessagesFromTurns,
   uiMessageStreamResponse,
   type ChatRequest,
@@ -87,6 +88,7 @@ describe('uiMessageStreamResponse', () => {
       'text-start',
       'text-delta',
       'text-end',
+      'tool-input-start',
       'tool-input-available',
       'tool-output-available',
       'finish-step',
@@ -140,7 +142,7 @@ describe('uiMessageStreamResponse', () => {
     };
     const second = await chunksOf(uiMessageStreamResponse(agent, decisions));
     expect(second[0]).toEqual({ type: 'start' });
-    expect(second.filter((c) => c.type === 'tool-input-available')).toEqual([]);
+    expect(second.filter((c) => c.type === 'tool-input-start' || c.type === 'tool-input-available')).toEqual([]);
     const done = await messageOf(second, asked);
     expect(done.id).toBe('m2');
     expect(done.parts.filter((p) => p.type === 'dynamic-tool').map((p) => [p.toolCallId, p.state])).toEqual([
@@ -160,6 +162,47 @@ describe('uiMessageStreamResponse', () => {
     await expect(messageOf(chunks)).rejects.toThrow('bad prompt');
   });
 
+  it('shows a tripped run as a data-guardrail part of the message, then the error chunk naming the guardrail', async () => {
+    await agent.close();
+    agent = createAgent(
+      { model: 'claude-test', tools, outputGuardrails: [denyToolArguments([{ match: 'secret', reason: 'private files' }])] },
+      { client: model.client() },
+    );
+    model.enqueue(reply.tools([{ name: 'files_write', input: { path: 'secret.txt' }, id: 'toolu_w' }], { text: 'Saving it.' }));
+    const failures: unknown[] = [];
+    const chunks = await chunksOf(uiMessageStreamResponse(agent, prompt('save it'), { onError: (e) => failures.push(e) }));
+
+    const trip = { guardrail: 'deny_tool_arguments', stage: 'tool_call', callId: 'toolu_w', toolName: 'files.write' };
+    expect(chunks.find((c) => c.type === 'data-guardrail')).toMatchObject({ type: 'data-guardrail', data: trip });
+    expect(chunks.slice(-3)).toEqual([
+      { type: 'finish-step' },
+      {
+        type: 'error',
+        errorText: expect.stringMatching(/^Guardrail "deny_tool_arguments" tripped on a tool call \(files.write toolu_w\)/),
+      },
+      { type: 'finish', finishReason: 'error' },
+    ]);
+    expect(failures).toMatchObject([{ kind: 'guardrail_tripped', snapshot: { tripped: trip } }]);
+    // What useChat builds: the text, the guardrail part, then the call it stopped (never run, never asked about); then the error.
+    const stream = new ReadableStream<AiChunk>({
+      start(controller) {
+        for (const chunk of chunks.filter((c) => c.type !== 'error')) controller.enqueue(chunk);
+        controller.close();
+      },
+    });
+    let message: AiUIMessage | undefined;
+    for await (const state of readUIMessageStream({ stream })) message = structuredClone(state);
+    expect(message!.parts.map((part) => part.type)).toEqual(['step-start', 'text', 'data-guardrail', 'dynamic-tool']);
+    expect(message!.parts[2]).toMatchObject({ data: trip });
+    expect(message!.parts[3]).toMatchObject({
+      toolName: 'files.write',
+      state: 'output-error',
+      errorText: expect.stringMatching(/^Aborted/),
+    });
+    expect(ran).toEqual([]);
+    expect(chunks.some((c) => c.type === 'tool-approval-request')).toBe(false);
+  });
+
   it('cancelling the body aborts the run on the model, and the agent takes the next prompt', async () => {
     model.enqueue(reply.text('word '.repeat(100), { chunks: Array(100).fill('word '), frameDelayMs: 20 }), reply.text('Next.'));
     const response = uiMessageStreamResponse(agent, prompt('talk'), { onError: () => {} });
@@ -171,6 +214,104 @@ describe('uiMessageStreamResponse', () => {
 
     const next = await messageOf(await chunksOf(uiMessageStreamResponse(agent, prompt('again'))));
     expect(next.parts.at(-1)).toMatchObject({ type: 'text', text: 'Next.' });
+  });
+
+  it('announces a call as soon as it runs (tool-input-start, tool-input-available), so the page shows it running until its output', async () => {
+    let finish!: () => void;
+    const running = new Promise<void>((resolve) => (finish = resolve));
+    const scanner = createAgent(
+      {
+        model: 'claude-test',
+        tools: [
+          {
+            name: 'files.scan',
+            description: 'Scans.',
+            inputSchema: { type: 'object', properties: { path: { type: 'string' } } },
+            execute: async () => (await running, 'scanned'),
+          },
+        ],
+      },
+      { client: model.client() },
+    );
+    try {
+      model.enqueue(reply.tools([{ id: 's1', name: 'files_scan', input: { path: 'src' } }]), reply.text('Scanned.'));
+      const reader = uiMessageStreamResponse(scanner, prompt('scan'), { messageId: 'm5' })
+        .body!.pipeThrough(new TextDecoderStream())
+        .getReader();
+      let sent = '';
+      while (!sent.includes('"tool-input-available"')) sent += (await reader.read()).value;
+      const soFar = sent
+        .split('\n\n')
+        .filter((frame) => frame.startsWith('data: {'))
+        .map((frame) => JSON.parse(frame.slice('data: '.length)) as AiChunk);
+      expect(soFar.slice(-2)).toEqual([
+        { type: 'tool-input-start', toolCallId: 's1', toolName: 'files.scan', dynamic: true },
+        { type: 'tool-input-available', toolCallId: 's1', toolName: 'files.scan', input: { path: 'src' }, dynamic: true },
+      ]);
+      // The tool is still running (it waits for `finish`): the page has its card, without an output.
+      const shown = await messageOf(soFar);
+      expect(shown.parts.find((p) => p.type === 'dynamic-tool')).toMatchObject({ toolCallId: 's1', state: 'input-available' });
+
+      finish();
+      let rest = '';
+      for (let step = await reader.read(); !step.done; step = await reader.read()) rest += step.value;
+      expect(rest).toContain('"type":"tool-output-available","toolCallId":"s1","output":"scanned"');
+    } finally {
+      await scanner.close();
+    }
+  });
+
+  it('continue: after branchFrom to a prompt, the model answers it again as a new message, and the first answer stays in the session', async () => {
+    const store = new MemorySessionStore();
+    const stored = createAgent({ model: 'claude-test', tools, sessionId: 'regen' }, { client: model.client(), store });
+    try {
+      model.enqueue(reply.text('Noon.'), reply.text("Twelve o'clock."));
+      await chunksOf(uiMessageStreamResponse(stored, prompt('time?')));
+      const graph = await store.loadSession('regen');
+      const asked = [...graph.allNodes()].find((node) => node.turn.role === 'user')!;
+      await stored.branchFrom(asked.id);
+
+      const again = await chunksOf(uiMessageStreamResponse(stored, { kind: 'continue' }, { messageId: 'm6' }));
+      expect(again[0]).toEqual({ type: 'start', messageId: 'm6' });
+      expect((await messageOf(again)).parts.at(-1)).toMatchObject({ type: 'text', text: "Twelve o'clock." });
+      // The model was asked the prompt again, without the answer it had given.
+      expect(model.requests.at(-1)!.body.messages.map((m: { role: string }) => m.role)).toEqual(['user']);
+      const after = await store.loadSession('regen');
+      expect(after.children(asked.id).map((node) => node.turn.blocks)).toEqual([
+        [{ kind: 'text', text: 'Noon.' }],
+        [{ kind: 'text', text: "Twelve o'clock." }],
+      ]);
+    } finally {
+      await stored.close();
+    }
+  });
+
+  it('uiMessageChunkResponse sends a wrapped source: what the source does last happens before [DONE], also when the client leaves', async () => {
+    const steps: string[] = [];
+    async function* wrapped(signal: AbortSignal) {
+      try {
+        for await (const chunk of uiMessageChunks(agent, prompt('talk'), signal, { onError: () => {} })) {
+          if (chunk.type === 'text-delta') steps.push('text');
+          yield chunk;
+        }
+      } finally {
+        steps.push('released');
+      }
+    }
+    model.enqueue(reply.text('Hello.'));
+    const events = await chunksOf(uiMessageChunkResponse(wrapped));
+    expect(events.at(-1)).toEqual({ type: 'finish', finishReason: 'stop' });
+    expect(steps.at(-1)).toBe('released');
+
+    steps.length = 0;
+    model.enqueue(reply.text('word '.repeat(100), { chunks: Array(100).fill('word '), frameDelayMs: 20 }));
+    const reader = uiMessageChunkResponse(wrapped).body!.getReader();
+    let seen = '';
+    while (!seen.includes('text-delta')) seen += new TextDecoder().decode((await reader.read()).value);
+    await reader.cancel();
+    // The cancel drained the source: the run was aborted and its finally ran.
+    expect(steps.at(-1)).toBe('released');
+    expect(steps.filter((step) => step === 'text').length).toBeLessThan(100);
   });
 
   it('ends with an abort chunk when the run is stopped on the server while the page listens', async () => {
@@ -203,77 +344,5 @@ describe('uiMessagesFromTurns', () => {
     );
     expect(parts(restored[3])).toEqual(parts(waiting));
     expect(restored[0].parts).toEqual([{ type: 'text', text: 'time?', state: 'done' }]);
-  });
-});
-
-describe('readChatRequest', () => {
-  const user = (text: string) => ({ id: 'u', role: 'user', parts: [{ type: 'text', text }] });
-  it('reads the last user message of a useChat body as the prompt', () => {
-    expect(
-      readChatRequest({
-        id: 'chat',
-        messages: [user('old'), { id: 'a', role: 'assistant', parts: [] }, user('new')],
-        trigger: 'submit-message',
-      }),
-    ).toEqual({ kind: 'prompt', chatId: 'chat', text: 'new' });
-  });
-
-  it('reads answered approvals from the last assistant message as decisions', () => {
-    const assistant = {
-      id: 'a',
-      role: 'assistant',
-      parts: [
-        { type: 'text', text: 'Writing.' },
-        {
-          type: 'dynamic-tool',
-          toolName: 'files.write',
-          toolCallId: 'w1',
-          state: 'approval-responded',
-          input: {},
-          approval: { id: 'w1', approved: true },
-        },
-        {
-          type: 'tool-files_write',
-          toolCallId: 'w2',
-          state: 'approval-responded',
-          input: {},
-          approval: { id: 'w2', approved: false, reason: 'no' },
-        },
-        { type: 'dynamic-tool', toolName: 'clock.now', toolCallId: 'c1', state: 'output-available', input: {}, output: 1 },
-      ],
-    };
-    expect(readChatRequest({ messages: [user('write'), assistant] })).toEqual({
-      kind: 'decisions',
-      decisions: [
-        { approvalId: 'w1', toolCallId: 'w1', approved: true },
-        { approvalId: 'w2', toolCallId: 'w2', approved: false, reason: 'no' },
-      ],
-    });
-  });
-
-  it.each([
-    ['not an object', 'hello'],
-    ['no messages', { messages: [] }],
-    ['a message without parts', { messages: [{ role: 'user', content: 'hi' }] }],
-    ['an empty prompt', { messages: [user('  ')] }],
-    ['an assistant message answering nothing', { messages: [{ role: 'assistant', parts: [{ type: 'text', text: 'x' }] }] }],
-    ['a system message', { messages: [{ role: 'system', parts: [{ type: 'text', text: 'x' }] }] }],
-    [
-      'an approval without a decision',
-      {
-        messages: [
-          { role: 'assistant', parts: [{ type: 'dynamic-tool', toolCallId: 'w', state: 'approval-responded', approval: { id: 'w' } }] },
-        ],
-      },
-    ],
-  ])('refuses %s with a ChatRequestError', (_, body) => {
-    let error: unknown;
-    try {
-      readChatRequest(body);
-    } catch (e) {
-      error = e;
-    }
-    expect(ChatRequestError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ kind: 'invalid_chat_request', name: 'ChatRequestError' });
   });
 });

@@ -7,7 +7,7 @@ import react from '@vitejs/plugin-react';
 import type { Browser, Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent } from '../../src/entries/runtime.js';
+import { createAgent, maxPromptSize } from '../../src/entries/runtime.js';
 import type { Agent } from '../../src/runtime/agent/index.js';
 import { ToolError } from '../../src/tools/index.js';
 import { reply, startAnthropicServer, type AnthropicTestServer } from '../../src/testing/index.js';
@@ -95,7 +95,8 @@ describe.skipIf(!haveChromium('useChat'))('useChat from @ai-sdk/react, against s
     agent = createAgent({ model: 'claude-test', tools }, { client: model.client() });
     written.length = 0;
     page = await browser.newPage();
-    page.setDefaultTimeout(15_000);
+    // A guard against a hang, not a deadline: the page waits on what it shows.
+    page.setDefaultTimeout(180_000);
     await page.goto(url);
   });
 
@@ -163,6 +164,24 @@ describe.skipIf(!haveChromium('useChat'))('useChat from @ai-sdk/react, against s
     await page.getByRole('alert').waitFor();
     expect(await page.getByRole('alert').textContent()).toContain('prompt is malformed');
     expect(await page.locator('main').getAttribute('data-status')).toBe('error');
+  });
+
+  it('a tripped run shows where it stopped (its data-guardrail part) and its error, and the next prompt works', async () => {
+    await agent.close();
+    agent = createAgent({ model: 'claude-test', tools, inputGuardrails: [maxPromptSize({ maxChars: 20 })] }, { client: model.client() });
+    const requests = model.requests.length;
+    await say('please read this very long prompt');
+    await page.getByRole('alert').waitFor();
+    expect(await assistant().locator('[data-part="guardrail"]').textContent()).toBe(
+      'Stopped by max_prompt_size: The prompt has 33 characters; at most 20 are allowed.',
+    );
+    expect(await page.getByRole('alert').textContent()).toContain('Guardrail "max_prompt_size" tripped on the prompt');
+    expect(model.requests.length).toBe(requests);
+
+    model.enqueue(reply.text('Short and sweet.'));
+    await say('short');
+    await assistant().locator('[data-part="text"]', { hasText: 'Short and sweet.' }).waitFor();
+    await ready();
   });
 
   it('stop() aborts the run on the server: the model call is cut, and the next prompt works', async () => {

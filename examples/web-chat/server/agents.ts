@@ -17,6 +17,8 @@ export class ConversationAgents {
   private readonly held = new Map<string, Held>();
   /** Closes under way, so the next request for that session opens only once the lock is given back. */
   private readonly closing = new Map<string, Promise<void>>();
+  /** The requests using each conversation, until their work is done. */
+  private readonly uses = new Map<string, Set<Promise<unknown>>>();
   private stopped = false;
 
   constructor(private readonly makeAgent: (sessionId: string) => Agent) {}
@@ -27,7 +29,29 @@ export class ConversationAgents {
    * next request, to whichever server. A conversation another writer holds is refused (409
    * `conversation_busy`) before `work` starts, so nothing was sent and nothing is lost.
    */
-  async use<T>(sessionId: string, work: (agent: Agent, release: () => Promise<void>) => Promise<T>): Promise<T> {
+  use<T>(sessionId: string, work: (agent: Agent, release: () => Promise<void>) => Promise<T>): Promise<T> {
+    const using = this.using(sessionId, work);
+    let uses = this.uses.get(sessionId);
+    if (uses === undefined) this.uses.set(sessionId, (uses = new Set()));
+    uses.add(using);
+    const done = () => {
+      uses.delete(using);
+      if (uses.size === 0 && this.uses.get(sessionId) === uses) this.uses.delete(sessionId);
+    };
+    using.then(done, done);
+    return using;
+  }
+
+  /**
+   * Resolves once every request using the conversation now has finished, whatever it did after its
+   * reply (a stopped reply is recorded then), so what is shown next includes it. Requests that start
+   * later are not waited for.
+   */
+  async settled(sessionId: string): Promise<void> {
+    await Promise.allSettled([...(this.uses.get(sessionId) ?? [])]);
+  }
+
+  private async using<T>(sessionId: string, work: (agent: Agent, release: () => Promise<void>) => Promise<T>): Promise<T> {
     const held = this.hold(sessionId);
     let released: Promise<void> | undefined;
     const release = () => (released ??= this.letGo(sessionId, held));

@@ -3,38 +3,45 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import {
-  agentRunParts,
+  BranchPointError,
   builtInTools,
+  ChatRequestError,
   createAgent,
-  itemsFromTurns,
+  IndusagiError,
   loadReportProblems,
+  readChatRequest,
   RunFault,
-  sendParts,
+  sendUIMessageChunks,
   SessionStore,
+  uiMessageChunks,
   Workspace,
 } from 'indusagi';
-import type { AgentPart, AssistantItem, MemoryStore, RunSnapshot, SessionStoreLike, SessionSummary, Turn } from 'indusagi';
+import type { Agent, ChatRequest, MemoryStore, SessionGraph, SessionStoreLike, SessionSummary, UIMessageChunk } from 'indusagi';
 import type { AnthropicClientLike } from 'indusagi/anthropic';
 import { createMemoryStore } from 'indusagi/memory';
 import { ConversationAgents, releasingAtEnd } from './agents.js';
-import { BrowserSessions } from './browsers.js';
-import { readingStore, type ReadableStore } from './reading.js';
+import { BrowserSessions, unknownConversation } from './browsers.js';
+import { ConversationListEdits } from './list-edits.js';
+import { browserMemory } from './memory.js';
+import { readingStore } from './reading.js';
 import { RequestGuard } from './guard.js';
 import { badRequest, RefusedRequestError } from './refused.js';
 import { serveStatic } from './static.js';
-import { StoppedReplies, type StoppedReply } from './stopped.js';
+import { StoppedReplies } from './stopped.js';
+import { editFrom, regenerateFrom, switchTo, threadOf } from './thread.js';
 
 export type WebChatOptions = {
   /** The page built by Vite (its `outDir`). */
   pageDir: string;
   /**
    * Where the session files are kept when no `store` is given; threads survive restarts here. Stopped
-   * replies go beside it, in `stopped/`, whatever the store (they are this server's own).
+   * replies (`stopped/`) and the browsers' names for their conversations (`lists/`) go beside it,
+   * whatever the store (they are this server's own).
    */
   sessionsDir: string;
   /** Where conversations live instead of files in `sessionsDir` (a `PostgresSessionStore` shared by several servers); stays yours to close. */
   store?: WebChatStore;
-  /** What the remember and recall tools keep; default in this process's memory. Stays yours to close. */
+  /** What the remember and recall tools keep, each browser in its own scope; default in this process's memory. Stays yours to close. */
   memory?: MemoryStore;
   /** The only folder the file tools may touch (one folder, shared by every browser's conversation). */
   workspaceDir: string;
@@ -45,38 +52,42 @@ export type WebChatOptions = {
 };
 
 /** What the example needs of a session store: the agent's, reads for the thread, and the list behind `GET /api/conversations`. */
-export type WebChatStore = SessionStoreLike & ReadableStore & { listSessions(): Promise<SessionSummary[]> };
+export type WebChatStore = SessionStoreLike & { listSessions(): Promise<SessionSummary[]>; loadSession(id: string): Promise<SessionGraph> };
 
 export type WebChat = { url: string; close(): Promise<void> };
 
 const MAX_BODY = 1024 * 1024;
 
 /**
- * The example's server: the built page, `GET /api/thread?conversation=` (a conversation so far, from
- * the session store, with the replies the user stopped and what the store could not read; a
- * browser's first call also starts its session), `GET /api/conversations` (this browser's, newest
- * first) and `POST /api/conversations` (a new one's id), and two NDJSON part streams,
- * `POST /api/chat {prompt, conversation?}` and `POST /api/approve {approvalId, approved, reason?,
- * conversation?}`. Requests naming another host, API calls from another origin and bodies that are
- * not JSON are refused (guard.ts).
+ * The example's server: the built page and a JSON API for it. `GET /api/thread?conversation=` (a
+ * conversation's live path as `useChat` messages, from the session store, with the replies the user
+ * stopped and what the store could not read; a browser's first call also starts its session),
+ * `GET /api/conversations` (this browser's, newest first), `POST /api/conversations` (a new one's id),
+ * `POST /api/conversations/rename {conversation, title}`, `POST /api/conversations/delete
+ * {conversation}`, `POST /api/branch {conversation, message}` (show another version of a message), and
+ * `POST /api/chat`, the UI message stream `useChat` reads: a prompt, an edited prompt, a regenerate or
+ * approval decisions (`readChatRequest`; `id` names the conversation). Requests naming another host,
+ * API calls from another origin and bodies that are not JSON are refused (guard.ts).
  */
 export async function startWebChat(options: WebChatOptions): Promise<WebChat> {
   const workspace = await Workspace.open(options.workspaceDir);
   const store = options.store ?? new SessionStore(options.sessionsDir);
   const stopped = new StoppedReplies(join(dirname(options.sessionsDir), 'stopped'));
-  const tools = builtInTools({ workspace, memory: options.memory ?? createMemoryStore(), maxReadChars: 4_000 });
+  const listEdits = new ConversationListEdits(join(dirname(options.sessionsDir), 'lists'));
+  const memory = options.memory ?? createMemoryStore();
+  const browsers = new BrowserSessions();
   const agentOn = (sessionStore: SessionStoreLike, sessionId: string) =>
     createAgent(
       {
         model: options.model,
         system: 'You are the assistant of a small web chat. You can list, read and write files in its workspace.',
-        tools,
+        // Each browser remembers and recalls in its own scope of the one memory store.
+        tools: builtInTools({ workspace, memory: browserMemory(memory, browsers.ownerOf(sessionId)), maxReadChars: 4_000 }),
         sessionId,
         compaction: {},
       },
       { store: sessionStore, client: options.client },
     );
-  const browsers = new BrowserSessions();
   const agents = new ConversationAgents((sessionId) => agentOn(store, sessionId));
   const reading = readingStore(store);
   // A thread no request here has open is read without the writer lock: showing a conversation never
@@ -89,73 +100,116 @@ export async function startWebChat(options: WebChatOptions): Promise<WebChat> {
       await reader.close();
     }
   };
+  // The whole session, every branch: the page shows a message's other versions.
+  const wholeGraph = async (sessionId: string) => {
+    const graph = await store.loadSession(sessionId);
+    await graph.loadWhole();
+    return graph;
+  };
+  /** One of this browser's conversations that it has not deleted. */
+  const conversationOf = async (browser: string, requested: unknown): Promise<string> => {
+    const id = browsers.conversation(browser, requested);
+    if ((await listEdits.of(browser)).deleted.includes(id)) throw unknownConversation();
+    return id;
+  };
+  const thread = async (sessionId: string) => {
+    // After a reply this server is writing (or one the page just stopped, recorded once the run ends).
+    await agents.settled(sessionId);
+    const snapshot = (await agents.ifOpen(sessionId, (agent) => agent.resume(sessionId))) ?? (await readThread(sessionId));
+    // A damaged line makes the store fall back to what it could read: the user must hear of it.
+    const problems = snapshot.loadReport === undefined ? [] : loadReportProblems(snapshot.loadReport);
+    const messages = threadOf(await wholeGraph(sessionId), snapshot.pendingApprovals, await stopped.of(sessionId));
+    return { conversation: sessionId, messages, problems };
+  };
+
+  /** Moves the session back as an edit or a regenerate asks, and says what to run from there. */
+  const aim = async (agent: Agent, sessionId: string, request: ChatRequest): Promise<ChatRequest> => {
+    if (request.kind !== 'prompt') return request;
+    if (request.trigger === 'regenerate-message') {
+      await branch(agent, regenerateFrom(await wholeGraph(sessionId), request.messageId));
+      return { kind: 'continue' };
+    }
+    if (request.messageId !== undefined) await branch(agent, editFrom(await wholeGraph(sessionId), request.messageId));
+    return request;
+  };
 
   const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => Promise<unknown>> = {
     'GET /api/thread': async (req, res) => {
-      const sessionId = browsers.conversation(
-        browsers.open(req, res),
-        new URL(req.url ?? '/', 'http://localhost').searchParams.get('conversation'),
-      );
-      const snapshot = (await agents.ifOpen(sessionId, (agent) => agent.resume(sessionId))) ?? (await readThread(sessionId));
-      // A damaged line makes the store fall back to what it could read: the user must hear of it.
-      const problems = snapshot.loadReport === undefined ? [] : loadReportProblems(snapshot.loadReport);
-      sendJson(res, 200, { conversation: sessionId, ...threadOf(snapshot, await stopped.of(sessionId)), problems });
+      const browser = browsers.open(req, res);
+      const requested = new URL(req.url ?? '/', 'http://localhost').searchParams.get('conversation');
+      const first = requested === null && (await listEdits.of(browser)).deleted.includes(browser);
+      // The browser deleted its first conversation: a new one takes its place.
+      sendJson(res, 200, await thread(first ? browsers.newConversation(browser) : await conversationOf(browser, requested)));
     },
     'GET /api/conversations': async (req, res) => {
       const browser = browsers.existing(req);
-      const mine = (await store.listSessions()).filter((session) => browsers.owns(browser, session.id));
+      const { titles, deleted } = await listEdits.of(browser);
+      const mine = (await store.listSessions()).filter((session) => browsers.owns(browser, session.id) && !deleted.includes(session.id));
       mine.sort((a, b) => b.modifiedAt.getTime() - a.modifiedAt.getTime());
-      sendJson(res, 200, { conversations: mine.map(({ id, title, modifiedAt }) => ({ id, title, modifiedAt: modifiedAt.toISOString() })) });
+      const conversations = mine.map(({ id, title, modifiedAt }) => ({
+        id,
+        title: titles[id] ?? title,
+        modifiedAt: modifiedAt.toISOString(),
+      }));
+      sendJson(res, 200, { conversations });
     },
     'POST /api/conversations': async (req, res) => {
       const browser = browsers.existing(req);
       await readJson(req);
       sendJson(res, 200, { id: browsers.newConversation(browser) });
     },
+    'POST /api/conversations/rename': async (req, res) => {
+      const browser = browsers.existing(req);
+      const body = await readJson(req);
+      const id = await conversationOf(browser, field(body, 'conversation', 'string'));
+      sendJson(res, 200, { id, title: await listEdits.rename(browser, id, (body as { title?: unknown }).title) });
+    },
+    'POST /api/conversations/delete': async (req, res) => {
+      const browser = browsers.existing(req);
+      const id = await conversationOf(browser, field(await readJson(req), 'conversation', 'string'));
+      await listEdits.delete(browser, id);
+      sendJson(res, 200, { id });
+    },
+    'POST /api/branch': async (req, res) => {
+      const browser = browsers.existing(req);
+      const body = await readJson(req);
+      const sessionId = await conversationOf(browser, field(body, 'conversation', 'string'));
+      const message = field(body, 'message', 'string');
+      await agents.use(sessionId, async (agent) => branch(agent, switchTo(await wholeGraph(sessionId), message)));
+      sendJson(res, 200, await thread(sessionId));
+    },
     'POST /api/chat': async (req, res) => {
       const browser = browsers.existing(req);
-      const body = await readJson(req);
-      const sessionId = browsers.conversation(browser, (body as { conversation?: unknown }).conversation);
-      const prompt = field(body, 'prompt', 'string');
-      let said = '';
-      let run: Promise<RunSnapshot> | undefined;
-      const outcome = await agents.use(sessionId, (agent, release) =>
-        sendParts(res, (signal) =>
-          releasingAtEnd(
-            tapText(agentRunParts((run = agent.submit(prompt, { signal }))), (text) => (said += text)),
-            release,
-          ),
-        ),
-      );
-      // The page stopped the reply (it hung up): keep what it had been shown, and where.
-      const fault =
-        outcome === 'disconnected'
-          ? await run?.then(
-              () => null,
-              (error: unknown) => error,
-            )
-          : null;
-      if (RunFault.isInstance(fault) && fault.kind === 'aborted')
-        await stopped.record(sessionId, { afterTurns: fault.snapshot.messages.length, text: said });
-    },
-    'POST /api/approve': async (req, res) => {
-      const browser = browsers.existing(req);
-      const body = await readJson(req);
-      const sessionId = browsers.conversation(browser, (body as { conversation?: unknown }).conversation);
-      const approvalId = field(body, 'approvalId', 'string');
-      const approved = field(body, 'approved', 'boolean');
-      const reason = (body as { reason?: unknown }).reason;
-      if (reason !== undefined && typeof reason !== 'string') throw badRequest('"reason" must be a string.');
-      return agents.use(sessionId, (agent, release) =>
-        sendParts(res, (signal) => {
-          // approve/reject take no signal; abort the run only once it is ours to abort.
-          let ours = false;
-          signal.addEventListener('abort', () => ours && agent.abort(), { once: true });
-          ours = true;
-          const parts = agentRunParts(approved ? agent.approve(approvalId) : agent.reject(approvalId, reason));
-          return releasingAtEnd(parts, release);
-        }),
-      );
+      let request: ChatRequest;
+      try {
+        request = readChatRequest(await readJson(req));
+      } catch (error) {
+        if (ChatRequestError.isInstance(error)) throw badRequest(error.message, { cause: error });
+        throw error;
+      }
+      const sessionId = await conversationOf(browser, request.chatId);
+      await agents.use(sessionId, async (agent, release) => {
+        const run = await aim(agent, sessionId, request);
+        let said = '';
+        let stop: RunFault | undefined;
+        const onError = (error: unknown) => {
+          if (RunFault.isInstance(error) && error.kind === 'aborted') stop = error;
+          // The page hears every failure from the stream; only what is not indusagi's own is worth a log line.
+          else if (!IndusagiError.isInstance(error)) console.error('[web-chat] a reply failed:', error);
+        };
+        // The page stopped the reply (it hung up): keep what it had been shown, and where, before the
+        // conversation is handed back (the session's leaf is still the one the reply came after).
+        async function* recording(chunks: AsyncIterable<UIMessageChunk>): AsyncGenerator<UIMessageChunk> {
+          for await (const chunk of chunks) {
+            if (chunk.type === 'text-delta') said += chunk.delta;
+            yield chunk;
+          }
+          if (stop === undefined) return;
+          const leaf = (await store.loadSession(sessionId)).leaf;
+          if (leaf !== null) await stopped.record(sessionId, { after: leaf, text: said });
+        }
+        await sendUIMessageChunks(res, (signal) => releasingAtEnd(recording(uiMessageChunks(agent, run, signal, { onError })), release));
+      });
     },
   };
 
@@ -172,7 +226,7 @@ export async function startWebChat(options: WebChatOptions): Promise<WebChat> {
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       if (res.headersSent) {
-        // The part stream already reports its own errors; anything else here cut a response short.
+        // The stream already reports its own errors; anything else here cut a response short.
         console.error('[web-chat]', error);
         res.destroy();
         return;
@@ -195,34 +249,13 @@ export async function startWebChat(options: WebChatOptions): Promise<WebChat> {
   };
 }
 
-/**
- * The page's thread: the session's turns as chat items, with each stopped reply put back where it
- * was cut off (after the turns it followed), and the positions of the items that were stopped.
- */
-function threadOf(snapshot: RunSnapshot, stops: readonly StoppedReply[]): { items: AssistantItem[]; stopped: number[] } {
-  const items: AssistantItem[] = [];
-  const stoppedAt: number[] = [];
-  let from = 0;
-  const add = (turns: Turn[]) => items.push(...itemsFromTurns(turns, snapshot.pendingApprovals));
-  for (const stop of [...stops].sort((a, b) => a.afterTurns - b.afterTurns)) {
-    if (stop.afterTurns > snapshot.messages.length) continue;
-    add(snapshot.messages.slice(from, stop.afterTurns));
-    from = stop.afterTurns;
-    // Cut off after tools of its own run: the text joins that reply, as it did on the page.
-    const last = items[items.length - 1];
-    const said: AgentPart[] = stop.text === '' ? [] : [{ type: 'text', text: stop.text }];
-    if (last?.role === 'assistant') items[items.length - 1] = { role: 'assistant', parts: [...last.parts, ...said] };
-    else items.push({ role: 'assistant', parts: said });
-    stoppedAt.push(items.length - 1);
-  }
-  add(snapshot.messages.slice(from));
-  return { items, stopped: stoppedAt };
-}
-
-async function* tapText(parts: AsyncGenerator<AgentPart>, onText: (text: string) => void): AsyncGenerator<AgentPart> {
-  for await (const part of parts) {
-    if (part.type === 'text') onText(part.text);
-    yield part;
+/** `agent.branchFrom`, with a node the session cannot continue from refused as a conflict the page can show. */
+async function branch(agent: Agent, nodeId: string | null): Promise<void> {
+  try {
+    await agent.branchFrom(nodeId);
+  } catch (error) {
+    if (BranchPointError.isInstance(error)) throw new RefusedRequestError(409, 'cannot_branch', error.message, { cause: error });
+    throw error;
   }
 }
 

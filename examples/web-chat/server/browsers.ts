@@ -6,6 +6,7 @@ const COOKIE = 'indusagi_web_chat';
 const TOKEN = /^[A-Za-z0-9_-]{43}$/; // 32 random bytes, base64url
 const MAX_AGE_SECONDS = 30 * 24 * 60 * 60;
 const CONVERSATION = /^web-[0-9a-f]{32}(-[0-9a-f]{16})?$/;
+const BROWSER_LENGTH = 'web-'.length + 32;
 
 /**
  * Conversations per browser. A browser's first thread request mints a token of 32 random bytes and
@@ -38,9 +39,14 @@ export class BrowserSessions {
   conversation(browser: string, requested: unknown): string {
     if (requested === undefined || requested === null || requested === '') return browser;
     if (typeof requested !== 'string' || !CONVERSATION.test(requested) || (requested !== browser && !requested.startsWith(`${browser}-`))) {
-      throw new RefusedRequestError(404, 'unknown_conversation', 'This browser has no such conversation.');
+      throw unknownConversation();
     }
     return requested;
+  }
+
+  /** The browser a conversation of this server belongs to (its id starts with the browser's name). */
+  ownerOf(sessionId: string): string {
+    return sessionId.slice(0, BROWSER_LENGTH);
   }
 
   /** A fresh conversation id for this browser; its session starts with its first prompt. */
@@ -64,4 +70,8 @@ function tokenOf(req: IncomingMessage): string | null {
     if (name === COOKIE && value !== undefined && TOKEN.test(value)) return value;
   }
   return null;
+}
+
+export function unknownConversation(): RefusedRequestError {
+  return new RefusedRequestError(404, 'unknown_conversation', 'This browser has no such conversation.');
 }

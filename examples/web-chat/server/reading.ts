@@ -1,11 +1,5 @@
 import { IndusagiError } from 'indusagi';
-import type { LoadedSession, SessionGraph, SessionStoreLike } from 'indusagi';
-
-/** What reading a thread needs of the store: a read without the writer lock, with what the load found when the store can say. */
-export type ReadableStore = {
-  loadSession(id: string): Promise<SessionGraph>;
-  loadSessionWithReport?(id: string): Promise<LoadedSession>;
-};
+import type { SessionStoreLike } from 'indusagi';
 
 /** Something tried to write through a store opened only to read a thread. */
 export class ReadOnlySessionError extends IndusagiError {
@@ -19,17 +13,18 @@ export class ReadOnlySessionError extends IndusagiError {
 }
 
 /**
- * `store` for an agent that only shows a thread: opening a session reads it without the writer lock
- * (the file store's lock file, PostgreSQL's lease), so showing a conversation never keeps a reply out
- * of it, on this server or another, and is never refused because one is being written. The agent
- * still works out the thread as it stands (calls waiting for approval, calls cut off); writing is refused.
+ * `store` for an agent that only shows a thread: its lease is no lease (the file store's lock file,
+ * PostgreSQL's lease are never taken), so showing a conversation never keeps a reply out of it, on this
+ * server or another, and is never refused because one is being written. The agent still reads the
+ * thread as it stands (calls waiting for approval, calls cut off); any append is refused.
  */
-export function readingStore(store: ReadableStore): SessionStoreLike {
-  return {
-    loadSession: (id) => store.loadSession(id),
-    openSession: (id) => store.loadSession(id),
-    ...(store.loadSessionWithReport && { openSessionWithReport: (id: string) => store.loadSessionWithReport!(id) }),
-    persist: (graph) => Promise.reject(new ReadOnlySessionError(graph.sessionId)),
-    closeSession: async () => {},
+export function readingStore(store: SessionStoreLike): SessionStoreLike {
+  const reading: SessionStoreLike = {
+    acquire: async (sessionId) => ({ sessionId, epoch: 0 }),
+    read: (sessionId) => store.read(sessionId),
+    append: (lease) => Promise.reject(new ReadOnlySessionError(lease.sessionId)),
+    release: async () => {},
   };
+  if (store.readLivePath !== undefined) reading.readLivePath = (sessionId) => store.readLivePath!(sessionId);
+  return reading;
 }

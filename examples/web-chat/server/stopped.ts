@@ -1,8 +1,8 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-/** A reply the user stopped: what it had said, and after how many of the session's turns it came. */
-export type StoppedReply = { afterTurns: number; text: string };
+/** A reply the user stopped: what it had said, and the session node it came after (the leaf when it stopped). */
+export type StoppedReply = { after: string; text: string };
 
 /**
  * The replies users stopped, per session. The conductor keeps no half turn (an aborted reply is not
@@ -18,7 +18,8 @@ export class StoppedReplies {
       if (error.code === 'ENOENT') return '[]';
       throw error;
     });
-    return JSON.parse(raw) as StoppedReply[];
+    // Earlier versions of the example placed a stopped reply by a count of turns, which says nothing on which branch.
+    return (JSON.parse(raw) as Array<Partial<StoppedReply>>).filter((stop): stop is StoppedReply => typeof stop.after === 'string');
   }
 
   async record(sessionId: string, stopped: StoppedReply): Promise<void> {

@@ -1,21 +1,55 @@
-import { fetchParts } from 'indusagi/chat';
-import type { AssistantItem, AssistantStream, ContinuationStream } from 'indusagi/chat';
+// Every call the page makes to its server, in one place: the thread and the conversation list as JSON,
+// the chat itself as the AI SDK's UI message stream `useChat` reads. A server that speaks the same
+// (the project's agent server, later) replaces this file's paths and nothing else.
+import { DefaultChatTransport } from 'ai';
+import type { UIMessage } from 'ai';
 
 /**
- * A conversation as the server has it: its id, the thread, which of its replies were stopped, and what the
- * session store could not read.
+ * What the server says about a message beside its parts: the session node it starts at (what an
+ * edit, a regenerate or a version switch names), its other versions, whether it can be edited (not a
+ * conversation's first prompt), whether the user stopped it.
  */
-export type Thread = { conversation: string; items: AssistantItem[]; stopped: number[]; problems: string[] };
+export type MessageInfo = { node?: string; versions?: { index: number; ids: string[] }; editable?: boolean; stopped?: boolean };
 
-/** One of this browser's conversations; `title` is its first prompt (null before it has one). */
+export type ChatMessage = UIMessage<MessageInfo>;
+
+/** A conversation as the server has it: its id, its live path as messages, and what the session store could not read. */
+export type Thread = { conversation: string; messages: ChatMessage[]; problems: string[] };
+
+/** One of this browser's conversations; `title` is its name, or its first prompt (null before it has one). */
 export type Conversation = { id: string; title: string | null; modifiedAt: string };
 
-const threads = new Map<string, Promise<Thread>>();
-
-async function json<T>(response: Response, what: string): Promise<T> {
-  if (!response.ok) throw new Error(`${what} failed with HTTP ${response.status}: ${await response.text()}`);
-  return (await response.json()) as T;
+/** A request the server refused, with the `kind` and message it answered. */
+export class ServerRefusal extends Error {
+  constructor(
+    readonly status: number,
+    readonly kind: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ServerRefusal';
+  }
 }
+
+/** `fetch`, with a refusal (`{ kind, message }`, or any failed response) thrown as a `ServerRefusal` the page can show. */
+async function call(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  const response = await fetch(input, init);
+  if (response.ok) return response;
+  const text = await response.text();
+  let refusal: { kind?: unknown; message?: unknown } = {};
+  try {
+    refusal = JSON.parse(text) as typeof refusal;
+  } catch {
+    // Not the server's JSON (a proxy's error page, say): the status says what happened.
+  }
+  const message = typeof refusal.message === 'string' ? refusal.message : `The server answered ${response.status}.`;
+  throw new ServerRefusal(response.status, typeof refusal.kind === 'string' ? refusal.kind : 'http_error', message);
+}
+
+const postJson = (path: string, body: unknown) =>
+  call(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+const threads = new Map<string, Promise<Thread>>();
 
 /**
  * A conversation so far (`null`: the browser's first), as the server's session store has it. Asked
@@ -28,8 +62,9 @@ export function loadThread(conversation: string | null): Promise<Thread> {
   let loading = threads.get(key);
   if (loading === undefined) {
     const query = conversation === null ? '' : `?conversation=${encodeURIComponent(conversation)}`;
-    loading = fetch(`/api/thread${query}`).then((response) => json<Thread>(response, 'Loading the thread'));
+    loading = call(`/api/thread${query}`).then((response) => response.json() as Promise<Thread>);
     threads.set(key, loading);
+    loading.catch(() => threads.delete(key));
   }
   return loading;
 }
@@ -38,21 +73,44 @@ export function forget(conversation: string | null): void {
   threads.delete(conversation ?? '');
 }
 
+/** The thread afresh, e.g. once a reply ended: the server gives its messages their node ids and versions. */
+export async function reloadThread(conversation: string): Promise<Thread> {
+  forget(conversation);
+  return loadThread(conversation);
+}
+
 export async function listConversations(): Promise<Conversation[]> {
-  return (await json<{ conversations: Conversation[] }>(await fetch('/api/conversations'), 'Listing the conversations')).conversations;
+  return ((await (await call('/api/conversations')).json()) as { conversations: Conversation[] }).conversations;
 }
 
 export async function startConversation(): Promise<string> {
-  const response = await fetch('/api/conversations', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-  return (await json<{ id: string }>(response, 'Starting a conversation')).id;
+  return ((await (await postJson('/api/conversations', {})).json()) as { id: string }).id;
 }
 
-// The server keeps the history in its session store, so only the prompt travels.
-export function chatStream(conversation: string): AssistantStream {
-  return (prompt, _history, { signal }) => fetchParts('/api/chat', { json: { prompt, conversation }, signal });
+export async function renameConversation(conversation: string, title: string): Promise<string> {
+  return ((await (await postJson('/api/conversations/rename', { conversation, title })).json()) as { title: string }).title;
 }
 
-/** The rest of the run once the user decided on a waiting tool call. */
-export function decision(conversation: string, approvalId: string, approved: boolean): ContinuationStream {
-  return (_history, { signal }) => fetchParts('/api/approve', { json: { approvalId, approved, conversation }, signal });
+export async function deleteConversation(conversation: string): Promise<void> {
+  await postJson('/api/conversations/delete', { conversation });
+}
+
+/** Shows another version of a message (`versions.ids`): the session moves to that branch. */
+export async function showVersion(conversation: string, message: string): Promise<Thread> {
+  return (await (await postJson('/api/branch', { conversation, message })).json()) as Thread;
+}
+
+/**
+ * `useChat`'s transport for a conversation. The server's session already holds the thread, so only
+ * the last message travels, with what `useChat` says about it (`trigger`, and `messageId` for a
+ * regenerate or an edit); `id` names the conversation.
+ */
+export function chatTransport(): DefaultChatTransport<ChatMessage> {
+  return new DefaultChatTransport<ChatMessage>({
+    api: '/api/chat',
+    fetch: call,
+    prepareSendMessagesRequest: ({ id, messages, trigger, messageId }) => ({
+      body: { id, messages: messages.slice(-1), trigger, ...(messageId !== undefined && { messageId }) },
+    }),
+  });
 }

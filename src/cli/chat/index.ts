@@ -3,46 +3,42 @@
 import { modelCard } from '../../runtime/models/index.js';
 import type { ChatCommand } from '../args.js';
 import { EXIT } from '../exit-codes.js';
+import { missingKey, modelChoices } from '../model.js';
+import type { ModelFlag } from '../model-flag.js';
 import type { Io } from '../run.js';
 import type { ChosenSession } from '../session-choice.js';
 import { paintFor, paintsColour } from '../style.js';
+import { approvalLines } from './approval-lines.js';
 import { ChatController } from './controller.js';
-import { PromptEditor } from './editor.js';
 import { LineSource } from './lines.js';
 import { loadMarkdown } from './markdown.js';
 import { RunRenderer } from './render.js';
-import { setUpChat } from './setup.js';
-import { Spinner } from './spinner.js';
+import { setUpChat, type ChatSetup } from './setup.js';
+import { terminalAsk } from '../mcp/ask.js';
+import { PromptHistory, TerminalUi, TerminalView, workspacePaths } from './terminal/index.js';
+import type { ChatView } from './view.js';
 
 export { runPrint } from './print.js';
 
 /**
  * Runs a chat until input ends, `/exit`, or a second Ctrl-C. The memory file is read before the model
- * starts. Piped (no terminal), prompts are echoed after `› ` and the exit code is 1 if any run or
- * command failed; on a terminal a status line follows each run.
+ * starts. On a terminal the chat is a persistent screen (`TerminalUi`): the editor stays at the bottom
+ * with the status line under it while runs stream above. Piped (no terminal), prompts are echoed after
+ * `› `, output is a plain transcript, and the exit code is 1 if any run or command failed.
  */
 export async function runChat(command: ChatCommand, session: ChosenSession, io: Io): Promise<number> {
-  const setup = await setUpChat(command, io.env, io.cwd);
-  const { model } = setup;
-
+  const setup = await setUpChat(command, io.env, io.cwd, terminalAsk(io));
   const terminal = io.stdin.isTTY === true && io.stdout.isTTY === true;
   const paint = paintFor(io.stdout, io.env);
   const colour = paintsColour(io.stdout, io.env);
-  const write = (text: string) => void io.stdout.write(text);
-  // On a terminal, Markdown is rendered (plain source with NO_COLOR) and wrapped to its width; piped, text streams as it comes.
-  const layout = terminal ? { mode: colour ? ('rich' as const) : ('plain' as const), width: () => io.stdout.columns || 80 } : undefined;
-  const renderer = new RunRenderer(write, paint, new Spinner(io.stdout, terminal), layout);
-  const chat = new ChatController(
-    {
-      store: setup.store,
-      renderer,
-      write,
-      paint,
-      makeAgent: setup.makeAgent,
-      status: terminal ? { model: model.model, contextWindow: model.contextWindow ?? modelCard(model.model).contextWindow } : undefined,
-    },
-    session.id,
-  );
+  let history: PromptHistory | null = null;
+  try {
+    if (terminal) history = await PromptHistory.load(setup.workspace.root);
+  } catch (error) {
+    await setup.close();
+    throw error;
+  }
+
   // First Ctrl-C stops the run (or, idle, warns); the next one, before another line is entered, leaves.
   let armed = false;
   let leaving = false;
@@ -53,41 +49,61 @@ export async function runChat(command: ChatCommand, session: ChosenSession, io: 
     }
     if (!armed) {
       armed = true;
-      const warn = () => renderer.line(paint('dim', '(Ctrl-C again to exit)'));
-      if (editor !== null) editor.interject(warn);
-      else warn();
+      view.line(paint('dim', '(Ctrl-C again to exit)'));
       return;
     }
     leaving = true;
     chat.interrupt();
-    lines.close();
+    input.close();
   };
-  const editor = terminal ? new PromptEditor(io.stdin, io.stdout, onInterrupt) : null;
-  const lines = editor ?? new LineSource(io.stdin);
+
+  let ui: TerminalUi | null = null;
+  if (history !== null) {
+    const kept = history;
+    ui = new TerminalUi({
+      input: io.stdin,
+      output: io.stdout,
+      paint,
+      colour,
+      history: kept.entries,
+      remember: (prompt) =>
+        void kept
+          .add(prompt)
+          .catch((error: unknown) => view.line(paint('yellow', `  ! prompt history: ${String((error as Error).message)}`))),
+      paths: () => workspacePaths(setup.workspace.root),
+      onInterrupt,
+    });
+  }
+  const view: ChatView =
+    ui !== null ? new TerminalView(ui, paint, colour ? 'rich' : 'plain') : new RunRenderer((text) => void io.stdout.write(text), paint);
+  const lines = ui !== null ? null : new LineSource(io.stdin);
+  const input = { next: () => (ui !== null ? ui.next() : lines!.next()), close: () => (ui !== null ? ui.close() : lines!.close()) };
+  const chat = new ChatController(chatDeps(setup, view, io.env, paint), session.id);
   // A terminal in raw mode sends Ctrl-C as a key (the editor's); a signal still comes from `kill -INT` or a pipe's shell.
   process.on('SIGINT', onInterrupt);
 
-  let markdown: Promise<void> | undefined;
   try {
-    renderer.line(paint('bold', `indusagi chat · session ${chat.sessionId} · ${model.describe}`));
-    renderer.line(paint('dim', 'type /help for commands, /exit to leave'));
-    for (const note of setup.memoryNotes) renderer.line(paint('yellow', note));
+    view.line(paint('bold', `indusagi chat · session ${chat.sessionId} · ${setup.model.describe}`));
+    view.line(paint('dim', 'type /help for commands, /exit to leave'));
+    for (const note of setup.memoryNotes) view.line(paint('yellow', note));
+    if (history !== null && history.skipped > 0)
+      view.line(paint('yellow', `prompt history: ${history.skipped} unreadable line(s) skipped (a write cut short)`));
+    if (setup.rules.size > 0) view.line(paint('dim', `${setup.rules.size} approval rule(s) from .indusagi/settings.json`));
+    // The Markdown parser loads while the first prompt is being typed, not before it is shown. A failure
+    // is not lost: the view loads it again before it shows text, and says so when that fails too.
+    if (ui !== null && colour) void loadMarkdown().catch(() => undefined);
     await chat.open(session.exists);
     for (;;) {
-      const next = lines.next(paint('cyan', chat.choosing ? 'pick › ' : 'you › '));
-      // The Markdown parser loads while the first prompt is being typed, not before it is shown.
-      markdown ??= layout?.mode === 'rich' ? loadMarkdown() : Promise.resolve();
-      const line = await next;
-      await markdown;
+      const line = await input.next();
       if (line === null || leaving) break;
       armed = false;
-      if (!terminal) write(`${paint('cyan', '›')} ${line}\n`);
+      if (ui === null) io.stdout.write(`${paint('cyan', '›')} ${line}\n`);
       if (!(await chat.handle(line))) break;
       if (leaving) break;
     }
   } finally {
     process.off('SIGINT', onInterrupt);
-    lines.close();
+    input.close();
     try {
       await chat.close();
     } finally {
@@ -95,5 +111,24 @@ export async function runChat(command: ChatCommand, session: ChosenSession, io: 
     }
   }
   if (leaving) return EXIT.interrupted;
-  return !terminal && chat.failures > 0 ? EXIT.failed : EXIT.ok;
+  return ui === null && chat.failures > 0 ? EXIT.failed : EXIT.ok;
+}
+
+function chatDeps(setup: ChatSetup, view: ChatView, env: NodeJS.ProcessEnv, paint: ReturnType<typeof paintFor>) {
+  return {
+    store: setup.store,
+    makeAgent: setup.makeAgent,
+    mcpStatus: setup.mcpStatus,
+    view,
+    paint,
+    rules: setup.rules,
+    describeApproval: (call: Parameters<typeof approvalLines>[1]) => approvalLines(setup.workspace, call, paint),
+    model: () => ({
+      id: setup.model.model,
+      contextWindow: setup.model.contextWindow ?? modelCard(setup.model.model).contextWindow,
+      describe: setup.model.describe,
+      offline: setup.model.offline,
+    }),
+    models: { choices: () => modelChoices(env), missingKey: (flag: ModelFlag) => missingKey(env, flag), switchTo: setup.switchModel },
+  };
 }

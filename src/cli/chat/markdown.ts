@@ -1,6 +1,8 @@
 import type { Token, Tokens } from 'marked';
 import { terminalText } from '../safe-text.js';
 import type { Paint, StyleFormat } from '../style.js';
+import { highlightCode } from './highlight.js';
+import { clusterWidth, graphemes, textWidth } from '../tui/index.js';
 
 type Format = Exclude<StyleFormat, readonly unknown[]>;
 /** A run of text in one style; `\n` alone is a hard line break. */
@@ -9,8 +11,8 @@ type Segment = { text: string; style: Format[] };
 const CODE_STYLE: Format[] = ['cyan'];
 
 /**
- * Markdown as a terminal shows it: headings bold, emphasis italic, inline code and code blocks in
- * colour (code blocks indented, never re-wrapped), bullets and numbers for lists, a bar for quotes,
+ * Markdown as a terminal shows it: headings bold, emphasis italic, inline code in colour, code blocks
+ * indented, never re-wrapped, and highlighted for their language once `loadHighlighter` has run, bullets and numbers for lists, a bar for quotes,
  * and prose wrapped at word boundaries to `width`. Parsing is marked's (its lexer only: no HTML is
  * made); every piece of text goes through `paint`, which writes steering characters out as escapes,
  * so model text can never act on the terminal, whatever Markdown it is wrapped in.
@@ -21,14 +23,29 @@ export function renderMarkdown(source: string, width: number, paint: Paint): str
 }
 
 let lex: ((source: string) => Token[]) | undefined;
+let loading: Promise<void> | undefined;
 
 /**
- * Loads the parser. marked is imported only here, so a chat shows its first prompt without paying for
- * it; the chat awaits this before its first run, and a piped chat never loads it.
+ * Loads the parser, once. marked is imported only here, so a chat shows its first prompt without
+ * paying for it: the chat starts this once the prompt is shown, the terminal view waits for it before
+ * it shows any text, and a piped chat never loads it.
  */
-export async function loadMarkdown(): Promise<void> {
-  const { Lexer } = await import('marked');
-  lex = (source) => new Lexer().lex(source);
+export function loadMarkdown(): Promise<void> {
+  loading ??= import('marked').then(
+    ({ Lexer }) => {
+      lex = (source) => new Lexer().lex(source);
+    },
+    (error: unknown) => {
+      loading = undefined;
+      throw error;
+    },
+  );
+  return loading;
+}
+
+/** True once `loadMarkdown` finished. */
+export function markdownReady(): boolean {
+  return lex !== undefined;
 }
 
 /**
@@ -76,8 +93,10 @@ function block(token: Token, width: number, paint: Paint): string[] {
     }
     case 'code': {
       const t = token as Tokens.Code;
-      const label = t.lang ? [paint('dim', `  ${t.lang}`)] : [];
-      return [...label, ...t.text.split('\n').map((line) => `  ${paint(CODE_STYLE, line)}`)];
+      const lang = t.lang?.trim().split(/\s+/)[0];
+      const label = lang ? [paint('dim', `  ${lang}`)] : [];
+      const lines = highlightCode(t.text, lang, paint, CODE_STYLE[0]) ?? t.text.split('\n').map((line) => paint(CODE_STYLE, line));
+      return [...label, ...lines.map((line) => `  ${line}`)];
     }
     case 'list':
       return list(token as Tokens.List, width, paint);
@@ -172,6 +191,11 @@ function styled(segment: Segment, paint: Paint): string {
   return segment.style.length === 0 ? terminalText(segment.text) : paint(segment.style, segment.text);
 }
 
+/** True when `source` opens a fenced code block that names a language: worth loading the highlighter for. */
+export function hasLanguageFence(source: string): boolean {
+  return /^ {0,3}(?:`{3,}|~{3,})[ \t]*[\w+#.-]/m.test(source);
+}
+
 /**
  * Where the complete blocks of streaming Markdown end: after the last blank line outside a code fence,
  * or after a closing fence. What follows may still grow (a paragraph, a list, an open fence).
@@ -196,10 +220,20 @@ export function completeBlocksEnd(text: string): number {
   return end;
 }
 
-const widthOf = (text: string) => [...text].length;
+const widthOf = textWidth;
+
+/** The longest head of `word` that fits `room` columns (at least one cluster), and the rest. */
+function cutWord(word: string, room: number): [string, string] {
+  const clusters = graphemes(word);
+  let used = 0;
+  let n = 0;
+  while (n < clusters.length && used + clusterWidth(clusters[n]) <= room) used += clusterWidth(clusters[n++]);
+  n = Math.max(1, n);
+  return [clusters.slice(0, n).join(''), clusters.slice(n).join('')];
+}
 
 /**
- * Lines of at most `width` characters, broken at spaces (a word longer than a line is cut); a soft line
+ * Lines of at most `width` columns (wide characters count two), broken at spaces (a word longer than a line is cut); a soft line
  * break of the source is a space, a hard one (`\n` segment) a new line. Styles follow their words.
  */
 function wrap(segments: Segment[], width: number): Segment[][] {
@@ -233,11 +267,10 @@ function wrap(segments: Segment[], width: number): Segment[][] {
         pendingSpace = null;
       }
       while (widthOf(word) > width - used) {
-        const room = width - used;
-        const chars = [...word];
-        line.push({ text: chars.slice(0, room).join(''), style: segment.style });
+        const [head, rest] = cutWord(word, width - used);
+        line.push({ text: head, style: segment.style });
         newLine();
-        word = chars.slice(room).join('');
+        word = rest;
       }
       if (word !== '') {
         line.push({ text: word, style: segment.style });

@@ -1,4 +1,5 @@
 import { RunFault } from '../../runtime/loop/index.js';
+import { loadReportProblems } from '../../runtime/store/index.js';
 import type { RunEvent, RunSnapshot } from '../../runtime/contract/events.js';
 import type { ChatCommand } from '../args.js';
 import { CliUsageError } from '../errors.js';
@@ -7,6 +8,7 @@ import { oneLine } from '../output.js';
 import type { Io } from '../run.js';
 import { terminalJson, terminalText } from '../safe-text.js';
 import type { ChosenSession } from '../session-choice.js';
+import { approveAllowed } from '../approvals.js';
 import { setUpChat } from './setup.js';
 import { retryNotice } from './status.js';
 
@@ -25,15 +27,31 @@ export async function runPrint(command: ChatCommand, given: string, session: Cho
   for (const line of setup.memoryNotes) note(line);
   const unsubscribe = agent.subscribe((event) => {
     if (command.json) io.stdout.write(`${terminalJson(JSON.stringify(event))}\n`);
-    else describe(event, note);
+    else if (event.kind !== 'approval_requested' || setup.rules.allows(session.id, event) === undefined) describe(event, note);
   });
   const onInterrupt = () => agent.abort();
   process.on('SIGINT', onInterrupt);
   try {
-    await agent.resume(session.id);
+    const opened = await agent.resume(session.id);
+    const report = opened.loadReport;
+    if (report !== undefined) for (const problem of loadReportProblems(report)) note(`session ${session.id}: ${problem}`);
+    // A fallen-back leaf means the prompt would start a branch from an older node, and the next load
+    // would no longer mention the damage: a script gets a failure to look at instead of a quiet fork.
+    if (report?.leafFallback != null && !command.force) {
+      const from = report.leafFallback.restored === null ? 'the start' : `node ${report.leafFallback.restored.slice(0, 8)}`;
+      note(
+        `not appending to session ${session.id}: its latest turn could not be read, so this prompt would start a branch from ${from}; ` +
+          `"indusagi sessions tree ${session.id}" shows the session, --force goes on from there`,
+      );
+      return EXIT.failed;
+    }
     let snapshot: RunSnapshot;
     try {
       snapshot = await agent.submit(prompt);
+      // Calls the workspace's rules allow run; a call that needs a person stops the run (exit 3).
+      snapshot = await approveAllowed(agent, setup.rules, snapshot, (call, because) =>
+        note(`${call.name} ${JSON.stringify(call.input)} allowed (${because})`),
+      );
     } catch (error) {
       if (RunFault.isInstance(error) && error.kind === 'aborted') {
         note('interrupted; the unfinished reply was not saved');

@@ -1,23 +1,26 @@
 import { CliUsageError } from '../errors.js';
 
 export type SlashCommand =
-  | { name: 'help' | 'exit' | 'sessions' | 'tree' | 'compact' | 'continue' }
+  | { name: 'help' | 'exit' | 'sessions' | 'tree' | 'compact' | 'continue' | 'mcp' }
   | { name: 'fork'; arg: string }
-  | { name: 'resume' | 'approve' | 'reject'; arg: string | null };
+  | { name: 'resume' | 'approve' | 'reject' | 'model'; arg: string | null };
 
-const NO_ARG = new Set(['help', 'exit', 'sessions', 'tree', 'compact', 'continue']);
+const NO_ARG = new Set(['help', 'exit', 'sessions', 'tree', 'compact', 'continue', 'mcp']);
 const NEEDS_ARG = new Set(['fork']);
-const OPTIONAL_ARG = new Set(['resume', 'approve', 'reject']);
+const OPTIONAL_ARG = new Set(['resume', 'approve', 'reject', 'model']);
 
 export const SLASH_HELP = [
   '/sessions        list stored sessions',
-  '/resume [ID]     switch to a stored session (no ID: pick one of the latest by number)',
-  '/tree            draw this session: branches, and the live leaf',
+  '/resume [ID]     switch to a stored session (no ID: pick one; on a terminal with the arrow keys)',
+  '/tree            draw this session (on a terminal: move to a node, Enter continues from there)',
   '/fork NODE       continue from an earlier node (an id or unique prefix from /tree)',
   '/compact         condense the history now',
+  '/model [P:MODEL] switch the model (no argument: pick one; piped: list them)',
   '/continue        pick up a run that stopped before its end (a crash, a failed call)',
-  '/approve [ID]    run a tool call that waits for approval (no ID: the only one waiting)',
+  '/approve [ID]    run a tool call that waits for approval (no ID: the only one waiting;',
+  '                 on a terminal the prompt takes y, n, or a: always for that tool here)',
   '/reject [ID]     refuse it; the model is told',
+  '/mcp             the MCP servers: state, tools, and the tools loaded so far',
   '/help            this list',
   '/exit            leave (Ctrl-D works too; Ctrl-C stops a run, twice leaves)',
 ];

@@ -10,8 +10,18 @@ type MemoryCommand = Extract<Command, { name: 'memory' }>;
 
 const SHORT = 8;
 
-export async function runMemory(command: MemoryCommand, write: (text: string) => void, paint: Paint): Promise<void> {
+/**
+ * `note` gets what opening the memory noticed (a line of the file it could not read, a write a crash
+ * cut short), one line each: the listing stays on `write`, the warning is not lost on anyone reading it.
+ */
+export async function runMemory(
+  command: MemoryCommand,
+  write: (text: string) => void,
+  paint: Paint,
+  note: (line: string) => void,
+): Promise<void> {
   const memory = await openMemory(command.memory);
+  for (const line of memory.notes) note(line);
   try {
     const { store } = memory;
     const scope = command.owner;

@@ -67,11 +67,11 @@ export async function listSessions(store: CliSessionStore, paint: Paint, only?: 
 /** Deletes a session's file while holding its writer lock (`SessionLockedError` while a live process has it open). */
 async function removeSession(store: CliSessionStore, id: string): Promise<void> {
   if (store.pathOf === undefined) throw new CliUsageError(`sessions rm deletes session files; sessions in ${store.where} are kept`);
-  await store.openSession(id);
+  const lease = await store.acquire(id);
   try {
     await rm(store.pathOf(id));
   } finally {
-    await store.closeSession(id);
+    await store.release(lease);
   }
 }
 

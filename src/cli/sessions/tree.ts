@@ -14,8 +14,13 @@ type Row = { node: SessionNode; lead: string; indent: string };
  * branch ends `(tip)`, and nodes off the live path are dimmed on a terminal.
  */
 export function renderTree(graph: SessionGraph, paint: Paint): string[] {
+  return treeRows(graph, paint).map((row) => row.line);
+}
+
+/** `renderTree`'s lines with the node each one shows, for a picker. */
+export function treeRows(graph: SessionGraph, paint: Paint): Array<{ node: SessionNode; line: string }> {
   const live = new Set(graph.leaf === null ? [] : graph.nodesTo(graph.leaf).map((n) => n.id));
-  const lines: string[] = [];
+  const rows: Array<{ node: SessionNode; line: string }> = [];
   const stack: Row[] = branches(graph.children(null), '').reverse();
   while (stack.length > 0) {
     const { node, lead, indent } = stack.pop()!;
@@ -27,10 +32,10 @@ export function renderTree(graph: SessionGraph, paint: Paint): string[] {
     // Each piece painted once, and dimmed too off the live path: paint shows colour codes it is handed as text.
     const dim: OneFormat[] = live.has(node.id) ? [] : ['dim'];
     const body = `${paint([...dim, 'yellow'], shortId(node.id))}${paint(dim, ` ${role} `)}${paint(summary ? [...dim, 'magenta'] : dim, text)}`;
-    lines.push(`${paint('dim', lead)}${body}${marker}`);
+    rows.push({ node, line: `${paint('dim', lead)}${body}${marker}` });
     stack.push(...branches(children, indent).reverse());
   }
-  return lines;
+  return rows;
 }
 
 function branches(children: SessionNode[], indent: string): Row[] {

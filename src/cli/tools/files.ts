@@ -5,7 +5,7 @@ import type { Stats } from 'node:fs';
 import type { ToolDefinition } from '../../runtime/contract/tool.js';
 import { ToolError } from '../../tools/index.js';
 import { CONTROL_CHARS, terminalJson } from '../safe-text.js';
-import type { Workspace } from './workspace.js';
+import type { Located, Workspace } from './workspace.js';
 
 const MAX_ENTRIES = 200;
 
@@ -83,31 +83,59 @@ export function writeTool(workspace: Workspace): ToolDefinition {
     async execute(input) {
       const at = workspace.locate(field(input, 'path'));
       const content = field(input, 'content', { allowEmpty: true });
-      const shown = at.shown;
-      if (at.names.length === 0) throw new ToolError(`${at.asked} names the workspace folder itself; give the path of a file inside it`);
-      const folder = await fsCall(() => workspace.openFolder(at, { depth: at.names.length - 1, create: true }), shown);
-      try {
-        const target = folder.at(at.names[at.names.length - 1]);
-        // Replacing a symlink that leads outside would not write there, but it would not do what was asked either.
-        const existing = await fsCall(() => workspace.realTarget(target), shown);
-        if (existing !== null && !workspace.contains(existing)) throw workspace.outside(at.asked);
-        // Write a sibling in the same held folder, then rename: a crash mid-write leaves the old file
-        // whole, never half of each. A fixed-length name, so any legal target name stays writable.
-        const temporary = folder.at(`.indusagi-${randomUUID()}.tmp`);
-        try {
-          await fsCall(async () => {
-            await writeNew(temporary, content);
-            await rename(temporary, target);
-          }, shown);
-        } finally {
-          await rm(temporary, { force: true });
-        }
-      } finally {
-        await folder.close();
-      }
-      return `Wrote ${Buffer.byteLength(content)} bytes to ${shown}`;
+      await writeWhole(workspace, at, content);
+      return `Wrote ${Buffer.byteLength(content)} bytes to ${at.shown}`;
     },
   };
+}
+
+/**
+ * Creates or replaces the file `at` with `content`, missing folders made, never outside the workspace.
+ * Written to a sibling in the same held folder, then renamed: a crash mid-write leaves the old file
+ * whole, never half of each.
+ */
+export async function writeWhole(workspace: Workspace, at: Located, content: string): Promise<void> {
+  const shown = at.shown;
+  if (at.names.length === 0) throw new ToolError(`${at.asked} names the workspace folder itself; give the path of a file inside it`);
+  const folder = await fsCall(() => workspace.openFolder(at, { depth: at.names.length - 1, create: true }), shown);
+  try {
+    const target = folder.at(at.names[at.names.length - 1]);
+    // Replacing a symlink that leads outside would not write there, but it would not do what was asked either.
+    const existing = await fsCall(() => workspace.realTarget(target), shown);
+    if (existing !== null && !workspace.contains(existing)) throw workspace.outside(at.asked);
+    // A fixed-length name, so any legal target name stays writable.
+    const temporary = folder.at(`.indusagi-${randomUUID()}.tmp`);
+    try {
+      await fsCall(async () => {
+        await writeNew(temporary, content);
+        await rename(temporary, target);
+      }, shown);
+    } finally {
+      await rm(temporary, { force: true });
+    }
+  } finally {
+    await folder.close();
+  }
+}
+
+/**
+ * The whole text of the regular file `at` (up to `maxBytes`), read through a descriptor checked to be
+ * inside the workspace; a folder, a FIFO, a binary or a larger file is a `ToolError`.
+ */
+export async function readWhole(workspace: Workspace, at: Located, maxBytes: number): Promise<string> {
+  const shown = at.shown;
+  const handle = await fsCall(() => workspace.openFile(at, READ_FLAGS), shown);
+  try {
+    const info = await handle.stat();
+    if (info.isDirectory()) throw new ToolError(`${shown} is a folder, not a file`);
+    if (!info.isFile()) throw new ToolError(`${shown} is not a regular file (${kindOf(info)})`);
+    if (info.size > maxBytes) throw new ToolError(`${shown} is ${info.size} bytes, over the ${maxBytes} this tool works on`);
+    const bytes = await handle.readFile();
+    if (bytes.includes(0)) throw new ToolError(`${shown} looks binary; only text files can be edited`);
+    return bytes.toString('utf8');
+  } finally {
+    await handle.close();
+  }
 }
 
 /** A string field of the tool input; the model gets a `ToolError` naming what was wrong. */
@@ -120,7 +148,7 @@ export function field(input: unknown, name: string, opts: { allowEmpty?: boolean
 }
 
 /** File-system failures the model can act on (missing file, no permission) become `ToolError`s. */
-async function fsCall<T>(action: () => Promise<T>, shown: string): Promise<T> {
+export async function fsCall<T>(action: () => Promise<T>, shown: string): Promise<T> {
   try {
     return await action();
   } catch (error) {

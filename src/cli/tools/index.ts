@@ -2,20 +2,32 @@
 // `files_list`), so the offline demo can drive every one of them.
 import type { ToolDefinition } from '../../runtime/contract/tool.js';
 import type { MemoryStore } from '../../memory/index.js';
+import { bashTool } from './bash.js';
 import { clockTool } from './clock.js';
+import { editTool } from './edit.js';
 import { listTool, readTool, writeTool } from './files.js';
 import { recallTool, rememberTool } from './memory.js';
 import type { Workspace } from './workspace.js';
 
 export { Workspace } from './workspace.js';
+export { editDiff, lineDiff, type DiffLine } from './edit.js';
+export type { BashOptions } from './bash.js';
 
-export type BuiltInToolOptions = { workspace: Workspace; memory: MemoryStore; maxReadChars: number };
+export type BuiltInToolOptions = {
+  workspace: Workspace;
+  memory: MemoryStore;
+  maxReadChars: number;
+  /** Timeouts and the output cap of `bash` (its defaults otherwise). */
+  bash?: { timeoutMs?: number; maxTimeoutMs?: number; maxOutputChars?: number };
+};
 
-export function builtInTools({ workspace, memory, maxReadChars }: BuiltInToolOptions): ToolDefinition[] {
+export function builtInTools({ workspace, memory, maxReadChars, bash }: BuiltInToolOptions): ToolDefinition[] {
   return [
     listTool(workspace),
     readTool(workspace, maxReadChars),
     writeTool(workspace),
+    editTool(workspace),
+    bashTool({ ...bash, workspace, maxOutputChars: bash?.maxOutputChars ?? Math.min(30_000, maxReadChars * 2) }),
     clockTool(),
     rememberTool(memory),
     recallTool(memory),

@@ -1,5 +1,6 @@
 import { errorMessage } from '../../errors/base.js';
 import { ModelCallError, PromptTooLongError } from '../../runtime/loop/errors.js';
+import { causeOf } from '../shared/index.js';
 
 /**
  * How providers word "the prompt is over the window", as far as the AI SDK passes it on: OpenAI and
@@ -51,7 +52,8 @@ export function isRetryable(error: unknown): boolean {
  * `ModelCallError` with the HTTP status otherwise. The AI SDK's error is the cause.
  */
 export function toModelCallError(error: unknown): ModelCallError {
-  if (ModelCallError.isInstance(error)) return error;
+  const own = causeOf(error, (candidate): candidate is ModelCallError => ModelCallError.isInstance(candidate));
+  if (own !== undefined) return own;
   const api = apiCallError(error);
   const status = api?.statusCode as number | undefined;
   const text = describe(error);
@@ -63,7 +65,8 @@ export function toModelCallError(error: unknown): ModelCallError {
 
 /** An `error` stream part: whatever the provider put in it (an error object, or the raw error event). */
 export function streamFailure(error: unknown): ModelCallError {
-  if (apiCallError(error) !== undefined) return toModelCallError(error);
+  // What indusagi's own stream reading threw (the event cap) comes back as it was.
+  if (ModelCallError.isInstance(error) || apiCallError(error) !== undefined) return toModelCallError(error);
   const text = describe(error);
   const message = `The AI SDK model's stream failed: ${text}`;
   return tooLong(text)

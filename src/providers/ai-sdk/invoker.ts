@@ -1,8 +1,12 @@
-import type { ModelInvoker, ModelReply, ModelRequest, ModelRetry, ProviderOptions } from '../../runtime/contract/model.js';
+import type { ModelCard, ModelInvoker, ModelReply, ModelRequest, ModelRetry, ProviderOptions } from '../../runtime/contract/model.js';
+import { modelCard } from '../../runtime/models/cards.js';
+import { boundModel } from '../../runtime/models/resolve.js';
 import { ModelCallError, RunAbortedError } from '../../runtime/loop/errors.js';
+import { IdleWatch, streamLimits } from '../shared/index.js';
 import { AiSdkOptionsError } from './errors.js';
 import { apiCallError, isRetryable, toModelCallError } from './failures.js';
 import { checkModel, providerId, type AiSdkLanguageModel } from './model.js';
+import type { AnyVersionModel } from './spec.js';
 import { callOptions } from './prompt.js';
 import { ReplyAssembler } from './reply.js';
 import { DEFAULT_MAX_RETRY_DELAY_MS, retryDelayMs, sleep } from './retry.js';
@@ -17,6 +21,15 @@ export type FromAiSdkOptions = {
   maxRetries?: number;
   /** The longest wait before a retry it accepts; a server asking for more faults the call at once. Default 60 s. */
   maxRetryDelayMs?: number;
+  /**
+   * The longest the model's stream may go without a content part, from the call on (see
+   * `StreamLimits`); past it the call is closed with `StreamIdleError` and retried at once, up to
+   * `maxRetries`, while no text reached `onText`. Default 60 s; `Infinity` turns it off. The cap on one
+   * event's size is set on the provider instead: `createOpenAI({ fetch: cappedFetch() })`.
+   */
+  idleTimeoutMs?: number;
+  /** What is known of the model (window, output cap, prices); default: the card registry's for its `modelId`. */
+  card?: ModelCard;
 };
 
 /**
@@ -29,57 +42,103 @@ export type FromAiSdkOptions = {
  * the model's (`openai` for `openai.responses`). Rejects typed: `AiSdkModelError` at once for something
  * that is not such a model; `RunAbortedError` once the request's signal fired; `PromptTooLongError` for
  * a provider's "prompt over the window"; `ModelCallError` (with the HTTP status, the AI SDK's error as
- * cause) for other failures, an error part mid-stream, and a stream that ends without finishing.
+ * cause) for other failures, an error part mid-stream, and a stream that ends without finishing;
+ * `StreamIdleError` for a stream that stalled (see `idleTimeoutMs`). The invoker carries the model's id
+ * (`modelId`) and `options.card` when given, so an agent can take it as its `model`:
+ * `createAgent({ model: fromAiSdk(openai('gpt-5.4-mini')) })`.
  */
 export function fromAiSdk(model: AiSdkLanguageModel, options: FromAiSdkOptions = {}): ModelInvoker {
   checkModel(model);
+  const { idleTimeoutMs } = streamLimits({ idleTimeoutMs: options.idleTimeoutMs });
   const maxRetries = options.maxRetries ?? 2;
   const maxDelay = options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS;
   if (!(Number.isInteger(maxRetries) && maxRetries >= 0))
     throw new AiSdkOptionsError(`\`maxRetries\` must be a whole number >= 0, got ${String(maxRetries)}`);
   if (!(Number.isFinite(maxDelay) && maxDelay >= 0))
     throw new AiSdkOptionsError(`\`maxRetryDelayMs\` must be a number >= 0, got ${String(maxDelay)}`);
+  // The model object knows its id: the invoker carries it, so an agent can take the invoker as its `model`.
+  const modelId = typeof model.modelId === 'string' && model.modelId.trim() !== '' ? model.modelId : undefined;
+  const identity = boundModel({ model: modelId, card: options.card }, 'fromAiSdk');
   const invoke = async (request: ModelRequest): Promise<ModelReply> => {
-    const call = callOptions(request);
+    const card = identity.card ?? modelCard(identity.modelId ?? request.model);
+    const call = callOptions(request, { version: model.specificationVersion, card, provider: providerId(model) });
+    const reading = new Reading(request);
     for (let attempt = 0; ; attempt++) {
       if (request.signal?.aborted) throw new RunAbortedError({ cause: request.signal.reason });
-      let result: Awaited<ReturnType<AiSdkLanguageModel['doStream']>>;
+      const watch = new IdleWatch(idleTimeoutMs, request.signal).begin();
+      let retry: ModelRetry;
       try {
-        result = await model.doStream(call);
+        // The options were written for this model's own version, whichever of the two it is.
+        const result = await watch.race((model as AnyVersionModel).doStream({ ...call, abortSignal: watch.signal }));
+        return await readReply(result.stream, reading, model.modelId, watch);
       } catch (error) {
         if (request.signal?.aborted) throw new RunAbortedError({ cause: error });
-        if (attempt >= maxRetries || !isRetryable(error)) throw toModelCallError(error);
-        const delayMs = Math.round(retryDelayMs(error, attempt));
-        const status = apiCallError(error)?.statusCode as number | undefined;
-        if (delayMs > maxDelay) {
-          throw new ModelCallError(
-            `${toModelCallError(error).message}; it asked to wait ${Math.ceil(delayMs / 1000)} s before a retry, over the ${Math.round(maxDelay / 1000)} s limit (maxRetryDelayMs)`,
-            { status, cause: error },
-          );
+        if (watch.idle !== undefined) {
+          // Text handed to onText cannot be taken back: a stall after it is not retried, or the text would repeat.
+          if (reading.textStreamed || attempt >= maxRetries) throw watch.idle;
+          retry = { attempt: attempt + 2, delayMs: 0, reason: 'stream idle' };
+        } else {
+          // Only a failed `doStream` is marked retryable: what broke mid-stream is already a ModelCallError.
+          if (attempt >= maxRetries || !isRetryable(error)) throw toModelCallError(error);
+          const delayMs = Math.round(retryDelayMs(error, attempt));
+          const status = apiCallError(error)?.statusCode as number | undefined;
+          if (delayMs > maxDelay) {
+            throw new ModelCallError(
+              `${toModelCallError(error).message}; it asked to wait ${Math.ceil(delayMs / 1000)} s before a retry, over the ${Math.round(maxDelay / 1000)} s limit (maxRetryDelayMs)`,
+              { status, cause: error },
+            );
+          }
+          retry = { attempt: attempt + 2, delayMs, reason: status === undefined ? 'retryable error' : `HTTP ${status}` };
+          if (status !== undefined) retry.status = status;
         }
-        const retry: ModelRetry = { attempt: attempt + 2, delayMs, reason: status === undefined ? 'retryable error' : `HTTP ${status}` };
-        if (status !== undefined) retry.status = status;
-        request.onRetry?.(retry);
-        await sleep(delayMs, request.signal);
-        continue;
+      } finally {
+        watch.dispose();
       }
-      return await readReply(result.stream, request, model.modelId);
+      request.onRetry?.(retry);
+      if (retry.delayMs > 0) await sleep(retry.delayMs, request.signal);
     }
   };
-  return Object.assign(invoke, { provider: providerId(model), checkOptions });
+  return Object.assign(invoke, { provider: providerId(model), ...identity, checkOptions });
 }
 
-async function readReply(stream: ReadableStream<{ type: string }>, request: ModelRequest, modelId: string): Promise<ModelReply> {
-  const assembler = new ReplyAssembler(request, modelId);
+/**
+ * What one call's attempts share: `onFirstChunk` said once whatever the retries, and whether any text
+ * reached `onText` (after which a stalled attempt is not retried).
+ */
+class Reading implements Pick<ModelRequest, 'onText' | 'onFirstChunk'> {
+  textStreamed = false;
+  private began = false;
+  constructor(private readonly request: ModelRequest) {}
+  onFirstChunk = (): void => {
+    if (this.began) return;
+    this.began = true;
+    this.request.onFirstChunk?.();
+  };
+  onText = (delta: string): void => {
+    this.textStreamed = true;
+    this.request.onText?.(delta);
+  };
+}
+
+/** Stream parts that are not the model's content: the provider's own start, raw chunks, Anthropic's pings. */
+const NOT_CONTENT = new Set(['stream-start', 'raw', 'ping']);
+
+async function readReply(
+  stream: ReadableStream<{ type: string }>,
+  hooks: Pick<ModelRequest, 'onText' | 'onFirstChunk'>,
+  modelId: string,
+  watch: IdleWatch,
+): Promise<ModelReply> {
+  const assembler = new ReplyAssembler(hooks, modelId);
   const reader = stream.getReader();
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      const { done, value } = await watch.race(reader.read());
       if (done) return assembler.reply();
+      if (!NOT_CONTENT.has(value.type)) watch.touch();
       assembler.observe(value);
     }
   } catch (error) {
-    if (request.signal?.aborted) throw new RunAbortedError({ cause: error });
     throw toModelCallError(error);
   } finally {
     // Stops the provider's stream (and its HTTP response) when the reply failed before its end.

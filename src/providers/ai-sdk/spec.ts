@@ -18,14 +18,29 @@ export type SpecToolResultPart = {
   output: { type: 'text' | 'error-text'; value: string };
 };
 
-export type SpecMessage =
+/** An image or a PDF in the prompt, in specification v3: base64 data, or a URL. */
+export type SpecFilePartV3 = { type: 'file'; mediaType: string; data: string | URL; filename?: string };
+/** The same in specification v4, whose data is tagged. */
+export type SpecFilePartV4 = {
+  type: 'file';
+  mediaType: string;
+  data: { type: 'data'; data: string } | { type: 'url'; url: URL };
+  filename?: string;
+};
+export type SpecFilePart = SpecFilePartV3 | SpecFilePartV4;
+
+export type SpecMessage<File extends SpecFilePart = SpecFilePart> =
   | { role: 'system'; content: string }
-  | { role: 'user'; content: SpecTextPart[] }
-  | { role: 'assistant'; content: Array<SpecTextPart | SpecToolCallPart> }
+  | { role: 'user'; content: Array<SpecTextPart | File> }
+  | { role: 'assistant'; content: Array<SpecTextPart | File | SpecToolCallPart> }
   | { role: 'tool'; content: SpecToolResultPart[] };
 
-export type SpecCallOptions = {
-  prompt: SpecMessage[];
+/** A JSON answer: the provider constrains the reply to `schema` as its API can (OpenAI `json_schema`, Claude's structured outputs). */
+export type SpecResponseFormat = { type: 'json'; schema?: Record<string, unknown> };
+
+export type SpecCallOptions<File extends SpecFilePart = SpecFilePart> = {
+  prompt: SpecMessage<File>[];
+  responseFormat?: SpecResponseFormat;
   maxOutputTokens?: number;
   tools?: Array<{ type: 'function'; name: string; description?: string; inputSchema: Record<string, unknown> }>;
   toolChoice?: { type: 'auto' } | { type: 'none' } | { type: 'required' } | { type: 'tool'; toolName: string };
@@ -56,13 +71,18 @@ export type SpecStreamPart =
   | { type: 'error'; error: unknown }
   | { type: 'finish'; usage: SpecUsage; finishReason: SpecFinishReason };
 
-/**
- * A language model of specification v3 (the providers of `ai` 6) or v4 (those of `ai` 7), as far as the
- * adapter drives it.
- */
-export type AiSdkLanguageModel = {
-  readonly specificationVersion: 'v3' | 'v4';
+type ModelOf<Version extends string, File extends SpecFilePart> = {
+  readonly specificationVersion: Version;
   readonly provider: string;
   readonly modelId: string;
-  doStream(options: SpecCallOptions): PromiseLike<{ stream: ReadableStream<{ type: string }> }>;
+  doStream(options: SpecCallOptions<File>): PromiseLike<{ stream: ReadableStream<{ type: string }> }>;
 };
+
+/**
+ * A language model of specification v3 (the providers of `ai` 6) or v4 (those of `ai` 7), as far as the
+ * adapter drives it. The two differ only in how a file's data is written.
+ */
+export type AiSdkLanguageModel = ModelOf<'v3', SpecFilePartV3> | ModelOf<'v4', SpecFilePartV4>;
+
+/** Either version's model, called with options built for its own version (see `callOptions`). */
+export type AnyVersionModel = ModelOf<'v3' | 'v4', SpecFilePart>;

@@ -1,63 +1,70 @@
-import Anthropic from '@anthropic-ai/sdk';
 import type { ModelInvoker } from '../../runtime/contract/model.js';
 import { createConductor } from '../../runtime/agent/create-conductor.js';
 import { AgentConfigError } from '../../runtime/agent/errors.js';
 import type { Agent, AgentConfig, ConductorDeps } from '../../runtime/agent/types.js';
-import { errorMessage } from '../../errors/index.js';
-import { ANTHROPIC, anthropicOptions, type AnthropicProviderOptions } from './cache.js';
+import { IndusagiError, errorMessage } from '../../errors/index.js';
 import type { AnthropicClientLike } from './client.js';
-import { createAnthropicInvoker } from './invoker.js';
+import { lazyClaude } from './model.js';
 
-/**
- * `createAgent`'s config: the runtime's `AgentConfig`, plus `cache` and `cacheTtl` as shorthands for
- * `providerOptions.anthropic.cache`/`cacheTtl` (see docs/usage-and-caching.md).
- */
-export type AnthropicAgentConfig = AgentConfig & AnthropicProviderOptions;
-
-/** The conductor's deps with the model optional: without `invokeModel`, Claude through `client` (default `new Anthropic()`). */
-export type AgentDeps = Omit<ConductorDeps, 'invokeModel'> & {
-  invokeModel?: ModelInvoker;
-  /** Any Anthropic-compatible client (`new Anthropic()`, `new AnthropicBedrock()`); used when `invokeModel` is absent. */
+/** The conductor's deps, and the Anthropic client for the default model. */
+export type AgentDeps = ConductorDeps & {
+  /** Any Anthropic-compatible client (`new Anthropic()`, `new AnthropicBedrock()`) for Claude, the default model. */
   client?: AnthropicClientLike;
 };
 
-/**
- * The conductor (`createConductor`) with Claude as its default model: this file is where the package
- * wires the vendor in, so the runtime itself never imports a provider. With neither `invokeModel` nor
- * `client`, calls go through `new Anthropic()`, so `ANTHROPIC_API_KEY` and `ANTHROPIC_BASE_URL` apply
- * (a missing key surfaces as a `model_error` fault on the first call, not here).
- */
-export function createAgent(config: AnthropicAgentConfig, deps: AgentDeps = {}): Agent {
-  const { client, invokeModel, ...rest } = deps ?? {};
-  return createConductor(withShorthands(config), {
-    ...rest,
-    invokeModel: invokeModel ?? createAnthropicInvoker(client ?? new Anthropic()),
-  });
-}
+const MISSING_KEY_REMEDY =
+  'Set it; or pass `deps.client` (an Anthropic client with its own credentials); or give another provider’s model as `model`: ' +
+  "createOpenAIInvoker(new OpenAI(), { model: 'gpt-5.4-mini' }) from indusagi/openai (reads OPENAI_API_KEY), or fromAiSdk(model) " +
+  'from indusagi/ai-sdk (any AI SDK provider, with its own key variable).';
 
-/** Moves `cache`/`cacheTtl` into `providerOptions.anthropic`, checked whichever model the agent uses. */
-function withShorthands(config: AnthropicAgentConfig): AgentConfig {
-  if (typeof config !== 'object' || config === null) return config;
-  const { cache, cacheTtl, ...rest } = config;
-  if (cache === undefined && cacheTtl === undefined) return config;
-  const own = { ...config.providerOptions?.[ANTHROPIC] };
-  for (const [key, value] of [
-    ['cache', cache],
-    ['cacheTtl', cacheTtl],
-  ] as const) {
-    if (value === undefined) continue;
-    if (own[key] !== undefined && own[key] !== value) {
+/**
+ * The agent (`createConductor`) with Claude as the default model: `config.model` is an invoker of any
+ * provider (`fromAiSdk(...)`, `createOpenAIInvoker(client, { model })`, `anthropic(...)`,
+ * `fallbackModels([...])`), or an id, called through `deps.invokeModel` when given and else as Claude,
+ * through `deps.client` or `new Anthropic()` (`ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`). This file is
+ * where the package wires the vendor in, and it loads `@anthropic-ai/sdk` only on Claude's first call,
+ * so importing it costs no SDK.
+ *
+ * Throws `MissingApiKeyError` (an `AgentConfigError`) when Claude would be called through
+ * `new Anthropic()` and the environment holds no Anthropic credentials, and `AgentConfigError` for
+ * `deps.client` beside another model, for the `cache`/`cacheTtl` shorthands (options of the Anthropic
+ * model now: `anthropic(model, { cacheTtl })` or `providerOptions.anthropic`), and for whatever
+ * `createConductor` refuses.
+ */
+export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
+  const { client, ...rest } = deps ?? {};
+  refuseMovedOptions(config);
+  const model = config?.model;
+  if (typeof model !== 'string' || rest.invokeModel !== undefined) {
+    if (client !== undefined) {
       throw new AgentConfigError(
-        `\`${key}\` and \`providerOptions.anthropic.${key}\` disagree (${JSON.stringify(value)} vs ${JSON.stringify(own[key])}); set one.`,
+        '`deps.client` is for Claude, the default model, but the agent has another model (an invoker as `model` or `deps.invokeModel`); drop one.',
       );
     }
-    own[key] = value;
+    return createConductor(config, rest);
   }
-  const providerOptions = { ...config.providerOptions, [ANTHROPIC]: own };
+  return createConductor(config, { ...rest, invokeModel: defaultModel(model, client) });
+}
+
+/** Claude, model `model`, through `client` or the `new Anthropic()` made on its first call. */
+function defaultModel(model: string, client: AnthropicClientLike | undefined): ModelInvoker {
   try {
-    anthropicOptions(providerOptions);
+    return lazyClaude(model, client === undefined ? {} : { client }, MISSING_KEY_REMEDY);
   } catch (error) {
+    if (!IndusagiError.isInstance(error) || AgentConfigError.isInstance(error)) throw error;
     throw new AgentConfigError(errorMessage(error), { cause: error });
   }
-  return { ...rest, providerOptions };
+}
+
+/** `cache` and `cacheTtl` were `createAgent` shorthands; now Anthropic's own options, so a config that still sets them is told where they went. */
+function refuseMovedOptions(config: AgentConfig): void {
+  if (typeof config !== 'object' || config === null) return;
+  for (const key of ['cache', 'cacheTtl']) {
+    const value = (config as Record<string, unknown>)[key];
+    if (value === undefined) continue;
+    throw new AgentConfigError(
+      `\`${key}\` is an option of the Anthropic model, not of the agent: anthropic(model, { ${key}: ${JSON.stringify(value)} }) ` +
+        `from indusagi/anthropic, or providerOptions: { anthropic: { ${key}: ${JSON.stringify(value)} } }.`,
+    );
+  }
 }

@@ -1,4 +1,5 @@
 import { IndusagiError } from '../../errors/index.js';
+import { AgentConfigError } from '../../runtime/agent/errors.js';
 
 /** A message handed to `runAgent` holds something indusagi's turns cannot carry (an image, a system role…). */
 export class UnsupportedMessageError extends IndusagiError {
@@ -43,5 +44,22 @@ export class MalformedStreamError extends IndusagiError {
   static override readonly errorName: string = 'MalformedStreamError';
   constructor(detail: string) {
     super('model_error', `The reply stream is malformed: ${detail}.`);
+  }
+}
+
+/**
+ * Claude would be called through `new Anthropic()`, which reads its credentials from the environment,
+ * and the environment holds none: refused when the agent (or invoker) is created, not on the first call.
+ */
+export class MissingApiKeyError extends AgentConfigError {
+  static override readonly errorName: string = 'MissingApiKeyError';
+  constructor(
+    readonly variable: string,
+    remedy: string,
+  ) {
+    super(
+      `No Anthropic credentials: Claude through \`new Anthropic()\` needs ${variable} (or ANTHROPIC_AUTH_TOKEN, or an ANTHROPIC_PROFILE) ` +
+        `in the environment, and none is set. ${remedy}`,
+    );
   }
 }

@@ -1,5 +1,8 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type { ModelInvoker, ModelReply, ModelRequest, ModelRetry } from '../../runtime/contract/model.js';
+import type { Middleware } from '@anthropic-ai/sdk';
+import type { ModelCard, ModelInvoker, ModelReply, ModelRequest, ModelRetry } from '../../runtime/contract/model.js';
+import { modelCard } from '../../runtime/models/cards.js';
+import { boundModel } from '../../runtime/models/resolve.js';
 import { ModelCallError, PromptTooLongError, RunAbortedError } from '../../runtime/loop/errors.js';
 import { isPromptTooLongError, reportedPromptTokens } from '../../runtime/compaction/prompt-too-long.js';
 import { errorMessage } from '../../errors/base.js';
@@ -14,11 +17,34 @@ import {
 import type { AnthropicClientLike } from './client.js';
 import { DEFAULT_MAX_RETRY_DELAY_MS, retryDelayMs, retryReason, sleep } from './retry.js';
 import { ReplyTracker } from './reply-tracker.js';
-import { applyAnthropicControls, checkAnthropicControls } from './controls.js';
+import { applyAnthropicControls } from './controls.js';
+import { checkAnthropicControls } from './check-controls.js';
 import { fromMessage, toMessageParams, toModelUsage } from './wire.js';
+import {
+  capResponse,
+  causeOf,
+  checkContent,
+  IdleWatch,
+  nativeOutput,
+  StreamEventTooLargeError,
+  StreamLimitsError,
+  streamLimits,
+  withOutputInstruction,
+  type StreamLimits,
+} from '../shared/index.js';
 
-/** Defaults for requests whose `providerOptions.anthropic` does not set them. */
-export type AnthropicInvokerOptions = AnthropicProviderOptions;
+/**
+ * The model the invoker is built for (`model`, and optionally its `card`), defaults for requests whose
+ * `providerOptions.anthropic` does not set them (`cache`, `cacheTtl`, `maxRetries`, `maxRetryDelayMs`),
+ * and how the stream is read (`StreamLimits`).
+ */
+export type AnthropicInvokerOptions = AnthropicProviderOptions &
+  StreamLimits & {
+    /** The model every call goes to, whatever the request names; it is the invoker's `modelId`. */
+    model?: string;
+    /** What is known of that model; default: the card registry's (`modelCard(model)`). */
+    card?: ModelCard;
+  };
 
 /**
  * A `ModelInvoker` over an Anthropic client: streams each call with `client.messages.stream`, hands
@@ -27,12 +53,23 @@ export type AnthropicInvokerOptions = AnthropicProviderOptions;
  * Prompt caching is `auto` unless the request's `providerOptions.anthropic` or `options` say `off`, or
  * the request is not `cacheable` (see `requestBody`). The invoker is tagged `provider: 'anthropic'` and
  * checks `providerOptions.anthropic` eagerly through `checkOptions`.
+ * Built with `options.model`, it carries that model (`modelId`, and `card` when given) and calls it
+ * whatever a request names, so an agent can take it as its `model`.
  *
  * It retries a call that failed before anything streamed (429, 529, 5xx, a dropped connection) itself,
  * rather than leaving it to the SDK, so that no wait is silent or unbounded: up to `maxRetries` times
  * (default: the client's own `maxRetries`, 2 for `new Anthropic()`), telling `request.onRetry` each time
  * with the wait, which is what the API asked for (`retry-after`) or backoff. A wait longer than
  * `maxRetryDelayMs` (default 60 s) is not taken: the call fails at once.
+ *
+ * The stream is read within `StreamLimits`: no content event (a `ping` is none) for `idleTimeoutMs`
+ * (default 60 s) closes the request with `StreamIdleError`, retried at once, as a call that failed
+ * before streaming, while no text reached `onText`; an event over `maxEventBytes` (default 8 MiB) cuts
+ * the stream with `StreamEventTooLargeError`, through per-request middleware (a client without it, not
+ * `@anthropic-ai/sdk` 1.x, is refused with `StreamLimitsError` unless `maxEventBytes` is `Infinity`).
+ * The request's model card decides the rest: content it says the model cannot take is refused with
+ * `UnsupportedContentError`, and with `structuredOutput: 'instruction'` a `responseFormat` goes as an
+ * instruction in the system text instead of `output_config`.
  *
  * Failures reject typed: `CacheSettingsError`/`AnthropicOptionsError` for options that cannot work,
  * before any request; `RunAbortedError` when the request's signal fired (also during a retry wait);
@@ -42,27 +79,41 @@ export type AnthropicInvokerOptions = AnthropicProviderOptions;
  */
 export function createAnthropicInvoker(client: AnthropicClientLike, options: AnthropicInvokerOptions = {}): ModelInvoker {
   checkAnthropicOptions(options);
+  const model = boundModel(options, 'createAnthropicInvoker');
+  const limits = streamLimits(options);
+  const middleware = eventCap(client, limits.maxEventBytes);
   const clientRetries = (client as { maxRetries?: unknown }).maxRetries;
+  // The card of the model it is built for: what that model takes, whatever a request names.
+  const bound = model.card ?? (model.modelId === undefined ? undefined : modelCard(model.modelId));
   const invoke = async (request: ModelRequest): Promise<ModelReply> => {
     const own = anthropicOptions(request.providerOptions);
-    const body = requestBody(request, options);
+    const body =
+      model.modelId === undefined ? requestBody(request, options) : requestBody({ ...request, model: model.modelId }, options, bound);
     const maxRetries = own.maxRetries ?? options.maxRetries ?? (typeof clientRetries === 'number' ? clientRetries : 2);
     const maxDelay = own.maxRetryDelayMs ?? options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS;
     // Once per call, whatever the retries: a retried attempt is one that streamed nothing.
     let first = true;
+    // Text handed to onText cannot be taken back: a stall after it is not retried, or the text would repeat.
+    let textStreamed = false;
     for (let retry = 1; ; retry++) {
       const tracker = new ReplyTracker();
+      const watch = new IdleWatch(limits.idleTimeoutMs, request.signal).begin();
       try {
-        const stream = client.messages.stream(body, { signal: request.signal, maxRetries: 0 });
-        for await (const event of stream) {
+        const stream = client.messages.stream(body, { signal: watch.signal, maxRetries: 0, ...(middleware && { middleware }) });
+        for await (const event of watch.read(stream)) {
+          // The SDK drops `ping` events itself: every event that arrives here is content.
+          watch.touch();
           if (first) {
             first = false;
             request.onFirstChunk?.();
           }
           tracker.observe(event);
-          if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') request.onText?.(event.delta.text);
+          if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') {
+            textStreamed = true;
+            request.onText?.(event.delta.text);
+          }
         }
-        const message = await stream.finalMessage();
+        const message = await watch.race(stream.finalMessage());
         return {
           turn: fromMessage(tracker.strictInputs(message)),
           stopReason: message.stop_reason ?? 'end_turn',
@@ -72,6 +123,13 @@ export function createAnthropicInvoker(client: AnthropicClientLike, options: Ant
         };
       } catch (error) {
         if (request.signal?.aborted) throw new RunAbortedError({ cause: error });
+        const oversized = causeOf(error, StreamEventTooLargeError.isInstance);
+        if (oversized !== undefined) throw oversized;
+        if (watch.idle !== undefined) {
+          if (textStreamed || retry > maxRetries) throw watch.idle;
+          request.onRetry?.({ attempt: retry + 1, delayMs: 0, reason: 'stream idle' });
+          continue;
+        }
         const salvaged = tracker.salvage(error);
         if (salvaged !== undefined)
           return { turn: salvaged.turn, stopReason: 'tool_use', usage: toModelUsage(salvaged.usage) } satisfies ModelReply;
@@ -89,11 +147,14 @@ export function createAnthropicInvoker(client: AnthropicClientLike, options: Ant
         if (worth.status !== undefined) retryInfo.status = worth.status;
         request.onRetry?.(retryInfo);
         await sleep(delayMs, request.signal);
+      } finally {
+        watch.dispose();
       }
     }
   };
   return Object.assign(invoke, {
     provider: ANTHROPIC,
+    ...model,
     checkOptions: (given: ModelRequest['providerOptions']) => void anthropicOptions(given),
     checkControls: checkAnthropicControls,
   });
@@ -105,8 +166,17 @@ export function createAnthropicInvoker(client: AnthropicClientLike, options: Ant
  * carries `cache_control` breakpoints as docs/usage-and-caching.md lays out; with `off`, or for a
  * request that is not `cacheable`, none. The request's controls map to `temperature`, `top_p`,
  * `stop_sequences`, `tool_choice` and `thinking` (see `applyAnthropicControls`). Throws `CacheSettingsError` for options it does not know.
+ * The model's card (`card`, by default the one for `request.model`) decides what it takes: content it
+ * says the model cannot take throws `UnsupportedContentError`; with `structuredOutput: 'instruction'`
+ * a `responseFormat` goes as an instruction after the volatile system text instead of `output_config`.
  */
-export function requestBody(request: ModelRequest, defaults: AnthropicProviderOptions = {}): Anthropic.MessageStreamParams {
+export function requestBody(
+  request: ModelRequest,
+  defaults: AnthropicProviderOptions = {},
+  card: ModelCard = modelCard(request.model),
+): Anthropic.MessageStreamParams {
+  checkContent(request.messages, card);
+  if (!nativeOutput(card)) request = withOutputInstruction(request);
   const own = anthropicOptions(request.providerOptions);
   const cache = request.cacheable === false ? 'off' : (own.cache ?? defaults.cache);
   const cacheTtl = own.cacheTtl ?? defaults.cacheTtl;
@@ -129,6 +199,22 @@ export function requestBody(request: ModelRequest, defaults: AnthropicProviderOp
   applyAnthropicControls(body, request);
   if (marker !== undefined) placeMessageBreakpoints(body, marker);
   return body;
+}
+
+/**
+ * The per-request middleware that reads each event stream through the event cap, or undefined when the
+ * cap is off. Throws `StreamLimitsError` for a client that takes no middleware: it would ignore it,
+ * and an uncapped stream must be asked for (`maxEventBytes: Infinity`), not fallen into.
+ */
+function eventCap(client: AnthropicClientLike, maxEventBytes: number): Middleware[] | undefined {
+  if (maxEventBytes === Infinity) return undefined;
+  if (!Array.isArray((client as { middleware?: unknown }).middleware)) {
+    throw new StreamLimitsError(
+      'this Anthropic client takes no per-request middleware (it is not from @anthropic-ai/sdk 1.x), so the size of its stream ' +
+        'events cannot be capped; pass `maxEventBytes: Infinity` to read its streams uncapped',
+    );
+  }
+  return [async (request, next) => capResponse(await next(request), maxEventBytes)];
 }
 
 type ApiErrorShape = { status?: unknown; error?: { error?: { type?: unknown; message?: unknown } } };

@@ -1,5 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { CompactionPolicy } from '../../runtime/contract/compaction.js';
+import type { ModelInvoker } from '../../runtime/contract/model.js';
 import type { ToolContext, ToolDefinition } from '../../runtime/contract/tool.js';
 import type { Turn } from '../../runtime/contract/turn.js';
 import type { AgentConfig } from '../../runtime/agent/types.js';
@@ -9,7 +10,8 @@ import type { ContextOptions } from '../../context/from-options.js';
 import type { AnthropicToolSpec } from '../../tools/toolset.js';
 import { errorMessage } from '../../errors/index.js';
 import { plainJsonSchema } from '../../schema/index.js';
-import { ANTHROPIC, anthropicOptions, type CacheMode, type CacheTtl } from './cache.js';
+import type { CacheMode, CacheTtl } from './cache.js';
+import { createAnthropicInvoker } from './invoker.js';
 import type { AnthropicClientLike } from './client.js';
 import { RunAgentOptionsError } from './errors.js';
 import { fromMessageParams } from './wire.js';
@@ -60,7 +62,7 @@ export type RunAgentConfig = AgentConfig & { contextWindow: number; maxOutputTok
  * translates them into the conductor's config and the history it starts from: the Anthropic-shaped
  * `tools` and `execute` become `ToolDefinition`s, `messages` become turns.
  */
-export function runAgentSettings(opts: RunAgentOptions): { config: RunAgentConfig; messages: Turn[] } {
+export function runAgentSettings(opts: RunAgentOptions): { config: RunAgentConfig; invokeModel: ModelInvoker; messages: Turn[] } {
   const specs = opts.tools ?? [];
   if (typeof opts.client?.messages?.stream !== 'function')
     throw new RunAgentOptionsError('`client` must be an Anthropic client (client.messages.stream).');
@@ -73,10 +75,11 @@ export function runAgentSettings(opts: RunAgentOptions): { config: RunAgentConfi
   if (opts.maxTokens !== undefined && !(Number.isInteger(opts.maxTokens) && opts.maxTokens >= 1)) {
     throw new RunAgentOptionsError(`\`maxTokens\` must be a positive integer, got ${String(opts.maxTokens)}.`);
   }
+  // Caching is the Anthropic model's own option: `cache`/`cacheTtl` go to the invoker, as its defaults.
   const own = { ...(opts.cache !== undefined && { cache: opts.cache }), ...(opts.cacheTtl !== undefined && { cacheTtl: opts.cacheTtl }) };
-  const providerOptions = { [ANTHROPIC]: own };
+  let invokeModel: ModelInvoker;
   try {
-    anthropicOptions(providerOptions);
+    invokeModel = createAnthropicInvoker(opts.client, { model: opts.model, ...own });
   } catch (error) {
     throw new RunAgentOptionsError(`${errorMessage(error)}.`);
   }
@@ -97,7 +100,6 @@ export function runAgentSettings(opts: RunAgentOptions): { config: RunAgentConfi
     maxOutputTokens: card.maxOutputTokens,
     sequential: opts.sequential,
     compaction: opts.compaction,
-    providerOptions,
   };
-  return { config, messages: opts.messages ? fromMessageParams(opts.messages) : [] };
+  return { config, invokeModel, messages: opts.messages ? fromMessageParams(opts.messages) : [] };
 }

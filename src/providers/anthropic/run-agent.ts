@@ -3,7 +3,6 @@ import { ModelCallError, RunFault } from '../../runtime/loop/errors.js';
 import { contextFromOptions } from '../../context/from-options.js';
 import { agentRunParts } from '../../parts/agent-run.js';
 import type { AgentPart } from '../../parts/types.js';
-import { createAnthropicInvoker } from './invoker.js';
 import { runAgentSettings, type RunAgentOptions } from './run-agent-options.js';
 
 /**
@@ -15,12 +14,9 @@ import { runAgentSettings, type RunAgentOptions } from './run-agent-options.js';
  * `MaxStepsError`. Leaving the loop early (`break`) aborts the run.
  */
 export async function* runAgent(opts: RunAgentOptions): AsyncGenerator<AgentPart> {
-  const { config, messages } = runAgentSettings(opts);
+  const { config, invokeModel, messages } = runAgentSettings(opts);
   const context = contextFromOptions(opts, { maxTokens: config.contextWindow, reserve: config.maxOutputTokens });
-  const agent = createConductor(
-    { ...config, context: context.manager, prepareStep: opts.prepareStep },
-    { invokeModel: createAnthropicInvoker(opts.client), messages },
-  );
+  const agent = createConductor({ ...config, context: context.manager, prepareStep: opts.prepareStep }, { invokeModel, messages });
   const controller = new AbortController();
   const signal = opts.signal ? AbortSignal.any([controller.signal, opts.signal]) : controller.signal;
   const prompt = opts.prompt;

@@ -8,4 +8,12 @@ export type { ResponsesStreamBody, InputItem } from './wire.js';
 export { OPENAI } from './options.js';
 export type { OpenAIProviderOptions, ReasoningEffort } from './options.js';
 export { OpenAIOptionsError } from './errors.js';
+export {
+  DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_MAX_EVENT_BYTES,
+  StreamEventTooLargeError,
+  StreamIdleError,
+  StreamLimitsError,
+} from '../shared/index.js';
+export type { StreamLimits } from '../shared/index.js';
 export { ModelCallError, PromptTooLongError, RunAbortedError } from '../../runtime/loop/errors.js';

@@ -1,14 +1,36 @@
 import type OpenAI from 'openai';
-import type { ModelInvoker, ModelReply, ModelRequest } from '../../runtime/contract/model.js';
+import { errorMessage } from '../../errors/base.js';
+import type { ModelCard, ModelInvoker, ModelReply, ModelRequest } from '../../runtime/contract/model.js';
+import { modelCard } from '../../runtime/models/cards.js';
+import { boundModel } from '../../runtime/models/resolve.js';
 import { RunAbortedError } from '../../runtime/loop/errors.js';
+import {
+  capResponse,
+  causeOf,
+  IdleWatch,
+  StreamEventTooLargeError,
+  StreamLimitsError,
+  streamLimits,
+  type StreamLimits,
+} from '../shared/index.js';
 import type { OpenAIClientLike } from './client.js';
 import { toModelCallError } from './failures.js';
 import { checkOpenAIOptions, OPENAI, openaiOptions, type OpenAIProviderOptions } from './options.js';
 import { ReplyAssembler } from './reply.js';
 import { requestBody } from './wire.js';
 
-/** Defaults for requests whose `providerOptions.openai` does not set them. */
-export type OpenAIInvokerOptions = OpenAIProviderOptions;
+/**
+ * The model the invoker is built for (`model`, and optionally its `card`), defaults for requests whose
+ * `providerOptions.openai` does not set them (`reasoningEffort`, `promptCacheKey`), and how the stream is
+ * read (`StreamLimits`).
+ */
+export type OpenAIInvokerOptions = OpenAIProviderOptions &
+  StreamLimits & {
+    /** The model every call goes to, whatever the request names; it is the invoker's `modelId`. */
+    model?: string;
+    /** What is known of that model; default: the card registry's (`modelCard(model)`). */
+    card?: ModelCard;
+  };
 
 /**
  * A `ModelInvoker` over the official `openai` client and OpenAI's Responses API: each call streams
@@ -19,28 +41,98 @@ export type OpenAIInvokerOptions = OpenAIProviderOptions;
  * it does not know, before any request; `RunAbortedError` once the request's signal fired;
  * `PromptTooLongError` when the prompt is over the model's window; `ModelCallError` (with the HTTP
  * `status` when there is one, the SDK's error as `cause`) for every other failed call, an `error` event
- * or failed response mid-stream, and a stream that ends before the response completed.
+ * or failed response mid-stream, and a stream that ends before the response completed. Built with
+ * `options.model`, it carries that model (`modelId`, and `card` when given) and calls it whatever a
+ * request names, so an agent can take it as its `model`.
+ *
+ * The stream is read within `StreamLimits`: once the response arrived (before that the client's own
+ * `timeout` and retries apply), no content event (a `keepalive` is none) for `idleTimeoutMs` (default
+ * 60 s) closes the request with `StreamIdleError`, retried at once up to the client's `maxRetries`
+ * while no text reached `onText`; an event over `maxEventBytes` (default 8 MiB) cuts the stream with
+ * `StreamEventTooLargeError`. The cap reads the stream through a copy of the client with a wrapped
+ * `fetch` (`client.withOptions`); a client that cannot take one (not from `openai`, or on X.509
+ * workload identity) is refused with `StreamLimitsError` unless `maxEventBytes` is `Infinity`.
  */
 export function createOpenAIInvoker(client: OpenAIClientLike, options: OpenAIInvokerOptions = {}): ModelInvoker {
-  const defaults = checkOpenAIOptions(options ?? {}, '`createOpenAIInvoker` options');
+  const { idleTimeoutMs, maxEventBytes, model: id, card, ...own } = options ?? {};
+  const defaults = checkOpenAIOptions(own, '`createOpenAIInvoker` options');
+  const model = boundModel({ model: id, card }, 'createOpenAIInvoker');
+  // The card of the model it is built for: what that model takes, whatever a request names.
+  const bound = model.card ?? (model.modelId === undefined ? undefined : modelCard(model.modelId));
+  const limits = streamLimits({ idleTimeoutMs, maxEventBytes });
+  const reader = eventCap(client, limits.maxEventBytes);
+  const clientRetries = (client as { maxRetries?: unknown }).maxRetries;
+  const maxRetries = typeof clientRetries === 'number' ? clientRetries : 2;
   const invoke = async (request: ModelRequest): Promise<ModelReply> => {
-    const body = requestBody(request, defaults);
-    const assembler = new ReplyAssembler(request.onText);
-    try {
-      const stream = await client.responses.create(body, request.signal ? { signal: request.signal } : undefined);
-      let first = true;
-      for await (const event of stream) {
-        if (first) {
-          first = false;
-          request.onFirstChunk?.();
+    const body =
+      model.modelId === undefined ? requestBody(request, defaults) : requestBody({ ...request, model: model.modelId }, defaults, bound);
+    let first = true;
+    // Text handed to onText cannot be taken back: a stall after it is not retried, or the text would repeat.
+    let textStreamed = false;
+    const onText = (delta: string) => {
+      textStreamed = true;
+      request.onText?.(delta);
+    };
+    for (let retry = 1; ; retry++) {
+      const assembler = new ReplyAssembler(onText);
+      const watch = new IdleWatch(limits.idleTimeoutMs, request.signal);
+      try {
+        const stream = await reader.responses.create(body, { signal: watch.signal });
+        for await (const event of watch.begin().read(stream)) {
+          const type = (event as { type?: unknown }).type;
+          if (type !== 'keepalive') watch.touch();
+          if (first) {
+            first = false;
+            request.onFirstChunk?.();
+          }
+          assembler.observe(event as OpenAI.Responses.ResponseStreamEvent);
         }
-        assembler.observe(event as OpenAI.Responses.ResponseStreamEvent);
+        return assembler.reply();
+      } catch (error) {
+        if (request.signal?.aborted) throw new RunAbortedError({ cause: error });
+        const oversized = causeOf(error, StreamEventTooLargeError.isInstance);
+        if (oversized !== undefined) throw oversized;
+        if (watch.idle !== undefined) {
+          if (textStreamed || retry > maxRetries) throw watch.idle;
+          request.onRetry?.({ attempt: retry + 1, delayMs: 0, reason: 'stream idle' });
+          continue;
+        }
+        throw toModelCallError(error);
+      } finally {
+        watch.dispose();
       }
-      return assembler.reply();
-    } catch (error) {
-      if (request.signal?.aborted) throw new RunAbortedError({ cause: error });
-      throw toModelCallError(error);
     }
   };
-  return Object.assign(invoke, { provider: OPENAI, checkOptions: (given: ModelRequest['providerOptions']) => void openaiOptions(given) });
+  return Object.assign(invoke, {
+    provider: OPENAI,
+    ...model,
+    checkOptions: (given: ModelRequest['providerOptions']) => void openaiOptions(given),
+  });
+}
+
+type ClientWithFetch = OpenAIClientLike & {
+  withOptions?(options: { fetch: typeof globalThis.fetch }): OpenAIClientLike;
+  fetch?: typeof globalThis.fetch;
+};
+
+/**
+ * The client to stream through: with the event cap on, a copy of `client` whose `fetch` reads each
+ * event stream through it. Throws `StreamLimitsError` for a client that cannot take a `fetch`: an
+ * uncapped stream must be asked for (`maxEventBytes: Infinity`), not fallen into.
+ */
+function eventCap(client: OpenAIClientLike, maxEventBytes: number): OpenAIClientLike {
+  if (maxEventBytes === Infinity) return client;
+  const sdk = client as ClientWithFetch;
+  const refuse = (why: string) =>
+    new StreamLimitsError(
+      `${why}, so the size of its stream events cannot be capped; pass \`maxEventBytes: Infinity\` to read it uncapped`,
+    );
+  if (typeof sdk.withOptions !== 'function') throw refuse('this OpenAI client has no `withOptions` (it is not from the `openai` package)');
+  // The client's own fetch (a custom one, or the platform's), called as the SDK calls it: unbound.
+  const base = sdk.fetch ?? globalThis.fetch;
+  try {
+    return sdk.withOptions({ fetch: async (input, init) => capResponse(await base.call(undefined, input, init), maxEventBytes) });
+  } catch (error) {
+    throw refuse(`this OpenAI client takes no custom fetch (${errorMessage(error)})`);
+  }
 }

@@ -22,6 +22,8 @@ export type CondensationStepOptions = {
   maxOutputTokens: number;
   /** Appended to every summary turn (what the model can do about the turns it replaced). */
   summaryNote?: string;
+  /** A summary was written but not used (it would not have made the context smaller): its call was billed all the same. */
+  onDiscarded?: (usage: ModelUsage) => void;
 };
 
 /** The agent's condensation as a producer of the per-step hook: one `Condenser` per agent, so its calibration lasts. */
@@ -50,6 +52,7 @@ export function condensationStep(options: CondensationStepOptions): Condensation
     tools: options.tools,
     maxOutputTokens: options.maxOutputTokens,
     summaryNote: options.summaryNote,
+    onDiscarded: options.onDiscarded === undefined ? undefined : (discarded) => options.onDiscarded!(discarded.usage),
   });
   const stable: Sending = { system: options.system, tools: options.tools };
   let counted = stable;

@@ -7,7 +7,7 @@ import { isSummaryTurn } from '../compaction/summary-turn.js';
 import { HISTORY_NOTE, HISTORY_READ, HISTORY_SEARCH, historyTools } from '../history/index.js';
 import { UnknownApprovalError } from '../../tools/toolset.js';
 import { condensationStep } from './condensation-step.js';
-import { ApprovalsPendingError } from './errors.js';
+import { ApprovalsPendingError, UnknownInputRequestError } from './errors.js';
 import { condenseRun, executeRun, type AgentCore, type RunOptions, type RunPlan } from './execute-run.js';
 import { buildHandoffs } from './handoffs.js';
 import { settleOpened } from './delegation.js';
@@ -19,10 +19,14 @@ import { Run } from './run.js';
 import { RunQueue } from './run-queue.js';
 import { RunScope } from './run-scope.js';
 import { SessionSlot } from './session-slot.js';
-import { checkMessages, resolveSettings } from './settings.js';
+import { bindModel, checkMessages, resolveSettings } from './settings.js';
 import { resolveControls } from './controls.js';
 import { outputRequest } from './structured-output.js';
+import { resolveModel } from '../models/resolve.js';
+import { checkContent } from '../models/content.js';
+import type { ModelCard } from '../contract/model.js';
 import { standingOf, standingSnapshot } from './standing.js';
+import { checkGuardrails } from './guardrails.js';
 import type { Agent, AgentConfig, ConductorDeps, SubmitOptions } from './types.js';
 
 /**
@@ -36,22 +40,25 @@ import type { Agent, AgentConfig, ConductorDeps, SubmitOptions } from './types.j
  * `resume`, `branchFrom`, `close`) queues behind the ones before it; the four that run the model
  * return a `Run`.
  */
-export function createConductor(config: AgentConfig, deps: ConductorDeps): Agent {
-  return conduct(config, deps, deps);
+export function createConductor(config: AgentConfig, deps: ConductorDeps = {}): Agent {
+  // `model` as an id, `invokeModel` as its invoker, whichever way they were given: telemetry and sub-agents see the model too.
+  const bound = bindModel(config, deps);
+  return conduct(bound.config, bound.deps, bound.deps);
 }
 
 /** `createConductor`; `origin` is what the agent was built from before telemetry decorated it, which sub-agents are built from too. */
 function conduct(config: AgentConfig, deps: ConductorDeps, origin: ConductorDeps): Agent {
-  if (deps?.telemetry !== undefined) {
+  ({ config, deps } = bindModel(config, deps));
+  if (deps.telemetry !== undefined) {
     const { telemetry, ...plain } = deps;
     return telemetry.instrument(config, plain, (traced, tracedDeps) => conduct(traced, tracedDeps, origin));
   }
-  const invoke = deps?.invokeModel;
   // History recall needs node ids to read back: it is on with a store unless the config says no.
-  const recall = config.history !== false && deps?.store !== undefined;
+  const recall = config.history !== false && deps.store !== undefined;
   const builtIn = recall ? historyTools(() => sessions.history, typeof config.history === 'object' ? config.history : {}) : [];
-  const settings = resolveSettings(config, invoke, builtIn);
-  const { card, controls } = settings;
+  const settings = resolveSettings(config, deps.invokeModel, builtIn);
+  const { card, controls, invoke } = settings;
+  checkGuardrails(config);
   checkMessages(deps);
   const ledger = deps.ledger ?? new RunLedger();
   const queue = new RunQueue();
@@ -86,6 +93,8 @@ function conduct(config: AgentConfig, deps: ConductorDeps, origin: ConductorDeps
       tools: settings.tools.specs,
       maxOutputTokens: card.maxOutputTokens,
       summaryNote: recall ? HISTORY_NOTE : undefined,
+      // A summary not used (it would not have shrunk the context) was still billed: to the run that asked for it.
+      onDiscarded: (usage) => current?.spend(usage),
     }),
     automatic: config.compaction !== undefined,
     carried: {},
@@ -114,17 +123,21 @@ function conduct(config: AgentConfig, deps: ConductorDeps, origin: ConductorDeps
   }
 
   /** A run of `plan`, or one that rejects at once (nothing queued) when the options cannot work. */
-  function startPlan(opts: SubmitOptions | undefined, plan: () => Omit<RunPlan, RunOptions>): Run {
+  function startPlan(opts: SubmitOptions | undefined, plan: (card: ModelCard) => Omit<RunPlan, RunOptions>): Run {
     let options: Pick<RunPlan, RunOptions>;
     let rest: Omit<RunPlan, RunOptions>;
     try {
+      // A run's own model is checked as the agent's is: its invoker's control rules, its card's output cap.
+      const model = opts?.model === undefined ? undefined : resolveModel(opts.model, invoke);
+      const checks = model ?? { invoker: invoke, card };
       options = {
-        controls: opts === undefined ? controls : resolveControls(config, opts, tools, invoke, card.maxOutputTokens),
+        controls: opts === undefined ? controls : resolveControls(config, opts, tools, checks.invoker, checks.card.maxOutputTokens),
         limits: runLimits(config.limits, opts?.limits),
         parent: opts?.parent,
       };
+      if (model !== undefined) options.model = model;
       if (opts?.output !== undefined) options.output = outputRequest(opts.output);
-      rest = plan();
+      rest = plan(checks.card);
     } catch (error) {
       return Run.of(new RunScope(randomUUID(), ledger).log, Promise.reject(error));
     }
@@ -153,8 +166,10 @@ function conduct(config: AgentConfig, deps: ConductorDeps, origin: ConductorDeps
   }
 
   function submit(prompt: string | PromptBlock[], opts?: SubmitOptions): Run {
-    return startPlan(opts, () => {
+    return startPlan(opts, (card) => {
       const read = readPrompt(prompt);
+      // Content the model cannot take is refused before the prompt joins the conversation: once in, every later call would carry it.
+      if (read.content !== undefined) checkContent([{ role: 'user', blocks: read.content }], card);
       return { prompt: read.text, content: read.content, admit: refuseWhilePending };
     });
   }
@@ -187,6 +202,11 @@ function conduct(config: AgentConfig, deps: ConductorDeps, origin: ConductorDeps
         return stand(scope, session);
       }).outcome,
     pendingApprovals: () => (sessions.current === undefined ? [] : standingOf(sessions.current, tools).pending),
+    answer(requestId, answer) {
+      if (current === undefined) throw new UnknownInputRequestError(requestId);
+      current.inputs.answer(requestId, answer);
+    },
+    pendingInputs: () => current?.inputs.pending() ?? [],
     sessionUsage: () => queue.run(async () => (await sessions.open()).usageTotal()),
     close: () => queue.run(() => sessions.close()),
   };

@@ -1,3 +1,4 @@
+import { ToolError } from '../../tools/tool-error.js';
 import { IndusagiError, errorMessage } from '../../errors/index.js';
 import type { PendingApproval } from '../contract/events.js';
 
@@ -98,5 +99,33 @@ export class StepHookError extends IndusagiError {
   static override readonly errorName: string = 'StepHookError';
   constructor(detail: string) {
     super('invalid_request', `The per-step hook's answer cannot be applied: ${detail}.`);
+  }
+}
+
+/**
+ * A tool asked the person for input (`ToolContext.ask`, an MCP server's elicitation) and nobody can
+ * answer: nothing listens to the run (no `subscribe` handler, nobody reading the `Run`), as in a headless
+ * run. A `ToolError`, so a tool that lets it through tells the model why it could not go on.
+ */
+export class InputUnavailableError extends ToolError {
+  static override readonly errorName: string = 'InputUnavailableError';
+  constructor(readonly tool: string) {
+    super(`The tool "${tool}" asked for the user's input, but this run is headless: nothing listens to its events, so nobody can answer.`);
+  }
+}
+
+/** `agent.answer(requestId, ...)` named no input request the running run is waiting on. */
+export class UnknownInputRequestError extends IndusagiError {
+  static override readonly errorName: string = 'UnknownInputRequestError';
+  constructor(readonly requestId: string) {
+    super('unknown_input_request', `No tool is waiting for an answer to input request "${requestId}".`);
+  }
+}
+
+/** An answer to an input request that cannot be taken: not an answer, or content that does not match the question's schema. */
+export class InvalidInputAnswerError extends IndusagiError {
+  static override readonly errorName: string = 'InvalidInputAnswerError';
+  constructor(detail: string) {
+    super('invalid_request', `That answer cannot be given to the tool: ${detail}.`);
   }
 }

@@ -1,11 +1,12 @@
 import type { FaultKind, RunSnapshot, RunStatus } from '../contract/events.js';
 import type { ModelCard, ModelInvoker, ModelReply, ModelUsage } from '../contract/model.js';
+import type { ResolvedModel } from '../models/resolve.js';
 import type { Condensation, StepInput } from '../contract/step.js';
 import type { PromptBlock, Turn } from '../contract/turn.js';
 import type { RunLedger } from '../ledger/ledger.js';
 import { runLoop, settleOpenBatch } from '../loop/run-loop.js';
 import { lastAssistantText, lastUserText, openBatch } from '../loop/batch.js';
-import { RunFault, faultKindOf } from '../loop/errors.js';
+import { RunAbortedError, RunFault, faultKindOf } from '../loop/errors.js';
 import type { ApprovalDecision, LoopDurability, LoopEvent, LoopInput, LoopTools } from '../loop/types.js';
 import type { RunControls } from '../loop/controls.js';
 import { isPromptTooLongError } from '../compaction/prompt-too-long.js';
@@ -20,7 +21,8 @@ import type { RunScope } from './run-scope.js';
 import type { AgentSession, Billing } from './session.js';
 import type { SessionSlot } from './session-slot.js';
 import { composeStepHook } from './step-hook.js';
-import { settleOutput, type OutputRequest } from './structured-output.js';
+import { RunGuard } from './guardrails.js';
+import { PartialOutput, settleOutput, type OutputRequest } from './structured-output.js';
 import { contextEvent, snapshotOf, standingOf } from './standing.js';
 import type { AgentConfig, CondenseOutcome } from './types.js';
 import type { RunLimits } from '../contract/limits.js';
@@ -66,6 +68,8 @@ export type RunPlan = {
   admit: (session: AgentSession) => ReadonlyMap<string, ApprovalDecision> | undefined;
   controls: RunControls;
   output?: OutputRequest;
+  /** The model for this run, when it is not the agent's (`submit(prompt, { model })`). */
+  model?: ResolvedModel;
   /** The run's limits (the config's, overridden by the run's own). */
   limits?: RunLimits;
   /** The sub-agent call this run is made for: it spends from that run's budget too. */
@@ -73,7 +77,7 @@ export type RunPlan = {
 };
 
 /** What a run is asked with beyond what it does (`SubmitOptions`, resolved). */
-export type RunOptions = 'controls' | 'output' | 'limits' | 'parent';
+export type RunOptions = 'controls' | 'output' | 'model' | 'limits' | 'parent';
 
 type Failure = { kind: FaultKind; error: unknown };
 
@@ -87,6 +91,7 @@ type Failure = { kind: FaultKind; error: unknown };
 export async function executeRun(core: AgentCore, scope: RunScope, plan: RunPlan): Promise<RunSnapshot> {
   const session = await openForRun(core, scope, plan.prompt);
   const decisions = plan.admit(session);
+  const guard = RunGuard.of(core, scope, session);
   const output = plan.output ?? core.carried.output;
   core.carried.output = undefined;
   let answer: { value: unknown } | undefined;
@@ -103,19 +108,22 @@ export async function executeRun(core: AgentCore, scope: RunScope, plan: RunPlan
     announced = true;
     report(contextRun.prepared);
   };
-  const durability = durabilityOf(session);
+  const durability = durabilityOf(session, scope.signal);
   const { budget, caller } = runDelegation(core.origin, scope, session, plan, decisions);
+  // With `output`, the answer's JSON as it streams, published as `partial_output`.
+  const partial =
+    output === undefined ? undefined : new PartialOutput((value) => scope.publish({ kind: 'partial_output', value, runId: scope.runId }));
   const base: LoopInput = {
     runId: scope.runId,
-    model: core.invoke.modelId ?? core.card.id,
+    model: plan.model?.modelId ?? core.card.id,
     system: core.config.system,
     providerOptions: core.config.providerOptions,
     controls: plan.controls,
     responseFormat: output?.responseFormat,
-    maxOutputTokens: core.card.maxOutputTokens,
+    maxOutputTokens: (plan.model?.card ?? core.card).maxOutputTokens,
     maxSteps: core.maxSteps,
     context: session.context,
-    invoke: core.invoke,
+    invoke: plan.model?.invoker ?? core.invoke,
     tools: core.tools,
     sequential: core.config.sequential,
     decisions,
@@ -123,8 +131,15 @@ export async function executeRun(core: AgentCore, scope: RunScope, plan: RunPlan
     durability,
     budget,
     caller,
+    checkCalls: guard?.checkCalls,
     previous: core.carried.previous,
-    append: (turn, reply) => session.append(turn, reply === undefined ? undefined : billReply(core, scope, reply)),
+    ask: (callId, name, question) => scope.inputs.ask(callId, name, question),
+    append: (turn, reply) =>
+      // The model that spoke: an agent the conversation was handed to speaks with its own.
+      session.append(
+        turn,
+        reply === undefined ? undefined : billReply(scope, reply, core.handoffs?.model ?? plan.model?.modelId ?? core.card.id),
+      ),
     condense(condensation) {
       applyCondensation(core, scope, session, condensation);
       // The context turn was prepared again on the condensed messages: what it holds now is announced after `compacted`.
@@ -132,6 +147,7 @@ export async function executeRun(core: AgentCore, scope: RunScope, plan: RunPlan
     },
     emit(event: LoopEvent) {
       if (noteCall(session, event)) return;
+      if (partial !== undefined) partial.see(event);
       if (event.kind === 'step') {
         // A snapshot copies the whole context; nobody listening means nobody pays for it.
         if (scope.watched)
@@ -155,6 +171,7 @@ export async function executeRun(core: AgentCore, scope: RunScope, plan: RunPlan
       session.append({ role: 'user', blocks: plan.content ?? [{ kind: 'text', text: plan.prompt }] });
       await durability?.checkpoint();
     }
+    await guard?.checkPrompt();
     if (plan.prompt !== null || hasWorkToContinue(session.context)) {
       let input = base;
       const manager = core.config.context;
@@ -200,6 +217,7 @@ export async function executeRun(core: AgentCore, scope: RunScope, plan: RunPlan
         });
       }
       if (output !== undefined && outcome.status === 'waiting') core.carried.output = output;
+      if (outcome.status === 'settled') await guard?.checkAnswer(session.context, answer);
       // Write-backs belong to a finished turn; a waiting one finishes in the run that decides it.
       if (contextRun !== undefined && outcome.status === 'settled') {
         report(await contextRun.finish(session.context, lastAssistantText(session.context)));
@@ -207,7 +225,7 @@ export async function executeRun(core: AgentCore, scope: RunScope, plan: RunPlan
     }
   } catch (error) {
     // "Prompt is too long" arrives as a plain 400; it is still an overflow, whatever condensation could do.
-    failure = { kind: isPromptTooLongError(error) ? 'context_overflow' : faultKindOf(error), error };
+    failure = (await guard?.failureOf()) ?? { kind: isPromptTooLongError(error) ? 'context_overflow' : faultKindOf(error), error };
   }
   return finishRun(core, scope, session, failure, answer);
 }
@@ -227,15 +245,49 @@ export async function condenseRun(core: AgentCore, scope: RunScope): Promise<Con
   return { compacted, snapshot: await finishRun(core, scope, session, failure) };
 }
 
-/** Opens the session for a run; a failure is the run's `store_error` fault. */
+/**
+ * Opens the session for a run; a failure is the run's `store_error` fault. An abort ends the wait (a
+ * store that hangs must not hold the run): the opening goes on, and the next run picks it up.
+ */
 async function openForRun(core: AgentCore, scope: RunScope, prompt: string | null): Promise<AgentSession> {
   try {
-    return await core.sessions.open();
+    return await untilAborted(core.sessions.open(), scope.signal);
   } catch (error) {
     if (core.sessions.closed) throw error;
     scope.publish({ kind: 'run_started', sessionId: core.sessions.id, prompt, runId: scope.runId });
-    throw fault(scope, 'store_error', error, snapshotOf(core.sessions.id, [], 'faulted', scope.usage));
+    const kind = RunAbortedError.isInstance(error) ? 'aborted' : 'store_error';
+    throw fault(scope, kind, error, snapshotOf(core.sessions.id, [], 'faulted', scope.usage));
   }
+}
+
+/**
+ * `work`, or `RunAbortedError` as soon as `signal` fires, whichever comes first. What a store is still
+ * doing goes on (its records stay with the session's writer until they are durable); the run does not
+ * wait for it.
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    work.catch(() => undefined);
+    return Promise.reject(new RunAbortedError({ cause: signal.reason }));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => {
+      // The abandoned work's own outcome reaches whoever waits on it next (the session's writer queue).
+      work.catch(() => undefined);
+      reject(new RunAbortedError({ cause: signal.reason }));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 /**
@@ -262,14 +314,15 @@ function applyCondensation(core: AgentCore, scope: RunScope, session: AgentSessi
   return event;
 }
 
-/** A reply's tokens: counted in the run, published, and stored on the node of the turn it produced. */
-function billReply(core: AgentCore, scope: RunScope, reply: ModelReply): Billing | undefined {
+/** A reply's tokens: counted in the run, published, and stored on the node of the turn it produced with the model that answered. */
+function billReply(scope: RunScope, reply: ModelReply, runModel: string): Billing | undefined {
   scope.spend(reply.usage ?? zeroUsage());
-  return billed(core, reply.usage);
+  return reply.usage === undefined ? undefined : { usage: reply.usage, model: reply.model ?? runModel };
 }
 
-function billed(core: AgentCore, used: ModelUsage | undefined): Billing | undefined {
-  return used === undefined ? undefined : { usage: used, model: core.handoffs?.model ?? core.invoke.modelId ?? core.card.id };
+/** What a call cost and which model answered it: the reply's own word (a fallback's, a dated snapshot), else the agent's model. */
+function billed(core: AgentCore, used: ModelUsage | undefined, model: string = core.card.id): Billing | undefined {
+  return used === undefined ? undefined : { usage: used, model };
 }
 
 /** Persists what the run recorded, then settles it (`settled` or `waiting`) or faults it. */
@@ -281,18 +334,22 @@ async function finishRun(
   answer?: { value: unknown },
 ): Promise<RunSnapshot> {
   try {
-    await session.persist();
+    await untilAborted(session.persist(), scope.signal);
   } catch (error) {
+    // Aborted while the store still writes: the records stay with the session until they are durable.
+    if (RunAbortedError.isInstance(error)) failure ??= { kind: 'aborted', error };
     // Nothing of this run is durable, which outweighs whatever else went wrong; both are kept as the cause.
-    failure = {
-      kind: 'store_error',
-      error: failure === undefined ? error : new AggregateError([error, failure.error], errorMessage(error)),
-    };
+    else
+      failure = {
+        kind: 'store_error',
+        error: failure === undefined ? error : new AggregateError([error, failure.error], errorMessage(error)),
+      };
   }
   const pending = standingOf(session, core.tools).pending;
   const status: RunStatus = failure !== undefined ? 'faulted' : pending.length > 0 ? 'waiting' : 'settled';
   const snapshot = snapshotOf(session.id, session.context, status, scope.usage, pending);
   if (core.handoffs !== undefined) snapshot.agent = core.handoffs.active;
+  if (failure !== undefined && session.tripped?.runId === scope.runId) snapshot.tripped = session.tripped;
   if (failure !== undefined) throw fault(scope, failure.kind, failure.error, snapshot);
   if (answer !== undefined) snapshot.output = answer.value;
   scope.publish({ kind: 'settled', snapshot, runId: scope.runId });
@@ -305,13 +362,14 @@ function fault(scope: RunScope, kind: FaultKind, error: unknown, snapshot: RunSn
   return new RunFault(kind, message, snapshot, { cause: error });
 }
 
-function durabilityOf(session: AgentSession): LoopDurability | undefined {
+function durabilityOf(session: AgentSession, signal: AbortSignal): LoopDurability | undefined {
   if (!session.durable) return undefined;
   return {
     async checkpoint() {
       try {
-        await session.persist();
+        await untilAborted(session.persist(), signal);
       } catch (error) {
+        if (RunAbortedError.isInstance(error)) throw error;
         throw new CheckpointError(session.id, { cause: error });
       }
     },

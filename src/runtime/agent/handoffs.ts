@@ -10,7 +10,7 @@ import { ToolError } from '../../tools/tool-error.js';
 import { buildToolNameMap, sanitizeToolName } from '../../tools/names.js';
 import { AgentConfigError } from './errors.js';
 import type { AgentSession } from './session.js';
-import { resolveSettings } from './settings.js';
+import { bindModel, resolveSettings } from './settings.js';
 import type { AgentConfig, Handoff } from './types.js';
 
 /** The name of the first agent of a conversation whose config has none. */
@@ -209,9 +209,13 @@ function profileOf(
   builtIn: readonly ToolDefinition[],
   gate: (tools: LoopTools) => LoopTools,
 ): Profile {
-  const model = withModel(handoff.invokeModel ?? invoke, handoff.invokeModel?.modelId ?? config.model);
+  let model: ModelInvoker;
   let settings: { card: ModelCard; tools: LoopTools; controls: RunControls };
   try {
+    // Its model as any agent's: an id asked of the conversation's invoker (or the handoff's), or an invoker of its own.
+    const bound = bindModel(config, { invokeModel: handoff.invokeModel });
+    config = bound.config;
+    model = withModel(bound.deps.invokeModel ?? invoke, config.model as string);
     settings = resolveSettings(config, model, builtIn);
   } catch (error) {
     if (AgentConfigError.isInstance(error)) throw new AgentConfigError(`Agent ${JSON.stringify(name)}: ${error.message}`, { cause: error });

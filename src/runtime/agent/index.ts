@@ -23,7 +23,8 @@ export {
   InvalidPromptError,
 } from './errors.js';
 export { Run } from './run.js';
-export { StepHookError } from './errors.js';
+export { StepHookError, InputUnavailableError, UnknownInputRequestError, InvalidInputAnswerError } from './errors.js';
+export type { InputRequest } from './input-requests.js';
 export { AgentCaller, callerOf } from './caller.js';
 export type { CallerDeps, NestedEventBody } from './caller.js';
 export { MAIN_AGENT, transferToolName } from './handoffs.js';

@@ -3,6 +3,7 @@ import type { ModelUsage } from '../contract/model.js';
 import type { RunLedger } from '../ledger/ledger.js';
 import { addUsage, zeroUsage } from '../usage/sum.js';
 import { RunLog } from './run.js';
+import { InputRequests } from './input-requests.js';
 
 /**
  * What one run holds while it runs: its id, its events (published on the agent's ledger and kept in
@@ -15,6 +16,9 @@ export class RunScope {
   readonly #controller = new AbortController();
   readonly signal: AbortSignal;
 
+  /** What this run's tools ask the person, waiting for `agent.answer`. */
+  readonly inputs: InputRequests;
+
   constructor(
     readonly runId: string,
     private readonly ledger: RunLedger,
@@ -22,6 +26,12 @@ export class RunScope {
   ) {
     this.log = new RunLog(runId);
     this.signal = callerSignal === undefined ? this.#controller.signal : AbortSignal.any([this.#controller.signal, callerSignal]);
+    this.inputs = new InputRequests(
+      runId,
+      this.signal,
+      (event) => this.publish(event),
+      () => this.watched,
+    );
   }
 
   abort(): void {

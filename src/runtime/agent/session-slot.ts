@@ -17,6 +17,7 @@ export class SessionSlot {
   #id: string;
   #closed = false;
   #history: HistoryIndex | undefined;
+  #opening: Promise<AgentSession> | undefined;
   readonly #memory = new Map<string, AgentSession>();
 
   constructor(
@@ -52,16 +53,17 @@ export class SessionSlot {
     return this.#history;
   }
 
-  /** The open session, opening it first (from the store: its writer lock is taken). */
+  /**
+   * The open session, opening it first (from the store: its writer lease is taken). A caller that
+   * stops waiting (an aborted run) leaves the opening going: the next `open` (or `close`) waits for that
+   * same one, so a lease taken late is used, or handed back, never leaked.
+   */
   async open(): Promise<AgentSession> {
     if (this.#closed) throw new AgentClosedError();
     if (this.#session !== undefined) return this.#session;
     if (this.store !== undefined) {
-      const session = await openStoredSession(this.store, this.#id);
-      this.#session = session;
-      this.#reindex();
-      await this.opened(session);
-      return session;
+      this.#opening ??= this.#openStored(this.store, this.#id);
+      return this.#opening;
     }
     let session = this.#memory.get(this.#id);
     if (session === undefined) {
@@ -73,6 +75,18 @@ export class SessionSlot {
     return session;
   }
 
+  async #openStored(store: SessionStoreLike, id: string): Promise<AgentSession> {
+    try {
+      const session = await openStoredSession(store, id);
+      this.#session = session;
+      this.#reindex();
+      await this.opened(session);
+      return session;
+    } finally {
+      this.#opening = undefined;
+    }
+  }
+
   /** Turns a condensation just took out of the context: searchable from now on. */
   condensed(dropped: readonly SessionNode[]): void {
     this.#history?.add(dropped);
@@ -81,6 +95,7 @@ export class SessionSlot {
   /** Switches to session `id` (letting the current one go first when it is another). */
   async resume(id: string): Promise<AgentSession> {
     if (this.#closed) throw new AgentClosedError();
+    await this.#settleOpening();
     if (this.#session?.id !== id) {
       await this.#session?.close();
       this.#session = undefined;
@@ -89,25 +104,37 @@ export class SessionSlot {
     return this.open();
   }
 
-  /** Moves the live leaf; the recall index follows the new live path. */
-  async branchFrom(nodeId: string): Promise<AgentSession> {
+  /** The open session's live path changed (a run taken back): the recall index follows it. */
+  moved(): void {
+    const session = this.#session;
+    if (session !== undefined) this.#history?.switchPath(() => session.condensedAway());
+  }
+
+  /** Moves the live leaf; the recall index follows the new live path (the branch left behind drops out of it). */
+  async branchFrom(nodeId: string | null): Promise<AgentSession> {
     const session = await this.open();
     await session.branchFrom(nodeId);
-    this.#reindex();
+    this.#history?.switchPath(() => session.condensedAway());
     return session;
   }
 
   /** Lets the session go. Marked closed only once it did, so a failed close can be retried and loses nothing. */
   async close(): Promise<void> {
     if (this.#closed) return;
+    await this.#settleOpening();
     await this.#session?.close();
     this.#session = undefined;
     this.#closed = true;
   }
 
+  /** Waits out an opening an aborted run left behind; its failure was that run's, and is not this caller's. */
+  async #settleOpening(): Promise<void> {
+    await this.#opening?.catch(() => undefined);
+  }
+
   #reindex(): void {
     const session = this.#session;
-    // Built from the live path on the first search, then kept up to date by `condensed`.
+    // Filled from the live path's condensed-away turns on the first search (or condensation), then kept up to date by `condensed`.
     this.#history = this.recall && session !== undefined ? new HistoryIndex(() => session.condensedAway()) : undefined;
   }
 }

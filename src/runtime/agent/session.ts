@@ -2,8 +2,10 @@ import type { Turn } from '../contract/turn.js';
 import type { ModelUsage } from '../contract/model.js';
 import type { LoadReport, SessionNode } from '../contract/session.js';
 import type { Condensation } from '../contract/step.js';
+import type { GuardrailTrip } from '../contract/guardrail.js';
 import type { SessionGraph } from '../store/graph.js';
 import type { SessionStoreLike } from '../store/types.js';
+import { SessionWriter } from '../store/writer.js';
 import { addUsage, zeroUsage } from '../usage/sum.js';
 import { BranchPointError, ContextReplacementError } from './errors.js';
 
@@ -20,6 +22,14 @@ export interface AgentSession {
   readonly report: LoadReport | undefined;
   /** True when `persist` makes things durable (a store), so runs checkpoint every step. */
   readonly durable: boolean;
+  /** The guardrail trip the session's last run ended on, until the session moves on (see `SessionGraph.tripped`). */
+  readonly tripped: GuardrailTrip | undefined;
+  /**
+   * Remembers where the session stands (`withoutLast`: before its last turn); what it returns takes the
+   * session back there (a run that tripped a guardrail, or stopped before its prompt was checked),
+   * recording `trip` as why. What was recorded since stays in the session, off the live path.
+   */
+  mark(withoutLast?: boolean): (trip?: GuardrailTrip) => void;
   /** Records calls as about to run once more; see `SessionGraph.markStarted`. */
   markStarted(callIds: string[]): void;
   startsOf(callId: string): number;
@@ -39,10 +49,8 @@ export interface AgentSession {
   replace(turns: readonly Turn[]): void;
   /** The nodes of the live path that condensation took out of the context, oldest first (none without a graph). */
   condensedAway(): Promise<SessionNode[]>;
-  /** The node ids of the live path, root to leaf (none without a graph): what history recall may show. */
-  livePathIds(): Promise<Set<string> | undefined>;
-  /** Moves the live leaf to `nodeId` and makes the context the one there. */
-  branchFrom(nodeId: string): Promise<void>;
+  /** Moves the live leaf to `nodeId` (null: before the first turn) and makes the context the one there. */
+  branchFrom(nodeId: string | null): Promise<void>;
   /** Tokens billed over the whole session, every branch, earlier runs included. */
   usageTotal(): ModelUsage;
   /** Makes everything recorded so far durable. */
@@ -63,17 +71,29 @@ export function memorySession(id: string, messages?: readonly Turn[]): AgentSess
   const total = zeroUsage();
   const starts = new Map<string, number>();
   const context: Turn[] = messages === undefined ? [] : messages.slice();
+  let tripped: GuardrailTrip | undefined;
   return {
     id,
     context,
     report: undefined,
     durable: false,
+    get tripped() {
+      return tripped;
+    },
+    mark(withoutLast = false) {
+      const before = context.slice(0, withoutLast ? -1 : context.length);
+      return (trip) => {
+        replaceContents(context, before);
+        tripped = trip;
+      };
+    },
     markStarted(callIds) {
       for (const callId of callIds) starts.set(callId, (starts.get(callId) ?? 0) + 1);
     },
     startsOf: (callId) => starts.get(callId) ?? 0,
     append(turn, billed) {
       context.push(turn);
+      tripped = undefined;
       if (billed !== undefined) addUsage(total, billed.usage);
     },
     condense(condensation, billed) {
@@ -86,7 +106,6 @@ export function memorySession(id: string, messages?: readonly Turn[]): AgentSess
       replaceContents(context, turns);
     },
     condensedAway: async () => [],
-    livePathIds: async () => undefined,
     async branchFrom() {
       throw new BranchPointError(
         id,
@@ -100,19 +119,20 @@ export function memorySession(id: string, messages?: readonly Turn[]): AgentSess
 }
 
 /**
- * A session in a `SessionStoreLike`: opened for writing (the store's writer lock), every turn appended
- * to the graph as it joins the context, persisted when the agent says so. `ids[i]` is the node of
- * `context[i]`: a condensation names its first kept turn by position, never by object identity.
+ * A session in a `SessionStoreLike`, held through a `SessionWriter`: the store's writer lease taken, the
+ * session read (its live path when the store offers one), every turn appended to the graph as it joins
+ * the context, and the records not yet appended handed to the store when the agent persists (put back
+ * in front when an append fails); `close` appends what is left, then releases the lease. `ids[i]` is the
+ * node of `context[i]`: a condensation names its first kept turn by position, never by object identity.
  */
 export async function openStoredSession(store: SessionStoreLike, id: string): Promise<AgentSession> {
-  const { graph, report } = store.openSessionWithReport
-    ? await store.openSessionWithReport(id)
-    : { graph: await store.openSession(id), report: undefined };
+  const writer = await SessionWriter.open(store, id);
+  const { graph, report } = writer;
   const context: Turn[] = [];
   const ids: string[] = [];
   const moveTo = (leaf: string | null): void => {
     const nodes = leaf === null ? [] : contextNodesAt(graph, leaf);
-    if (leaf !== null) graph.branchFrom(leaf);
+    graph.branchFrom(leaf);
     context.length = 0;
     ids.length = 0;
     for (const node of nodes) {
@@ -126,17 +146,28 @@ export async function openStoredSession(store: SessionStoreLike, id: string): Pr
     context,
     report,
     durable: true,
-    markStarted: (callIds) => graph.markStarted(callIds),
+    get tripped() {
+      return graph.tripped;
+    },
+    mark(withoutLast = false) {
+      const leaf = withoutLast && graph.leaf !== null ? (graph.node(graph.leaf)?.parent ?? null) : graph.leaf;
+      return (trip) => {
+        if (trip !== undefined) writer.trip(leaf, trip);
+        else graph.apply([{ type: 'head', leaf }]);
+        moveTo(leaf);
+      };
+    },
+    markStarted: (callIds) => writer.markStarted(callIds),
     startsOf: (callId) => graph.startsOf(callId),
     append(turn, billed) {
-      const node = graph.append(turn, Date.now(), billed);
+      const node = writer.append(turn, Date.now(), billed);
       context.push(turn);
       ids.push(node.id);
     },
     condense(condensation, billed) {
       const { summary, keptFrom } = checkCondensation(condensation, context.length);
       const firstKept = keptFrom < ids.length ? ids[keptFrom] : null;
-      const node = graph.append(summary, Date.now(), { condenses: { firstKept }, ...billed });
+      const node = writer.append(summary, Date.now(), { condenses: { firstKept }, ...billed });
       const dropped = ids.slice(0, keptFrom).flatMap((nodeId) => graph.node(nodeId) ?? []);
       context.splice(0, keptFrom, summary);
       ids.splice(0, keptFrom, node.id);
@@ -153,12 +184,12 @@ export async function openStoredSession(store: SessionStoreLike, id: string): Pr
       await graph.loadWhole();
       return condensedAwayOf(graph.nodesTo(graph.leaf));
     },
-    async livePathIds() {
-      if (graph.leaf === null) return new Set();
-      await graph.loadWhole();
-      return new Set(graph.nodesTo(graph.leaf).map((node) => node.id));
-    },
     async branchFrom(nodeId) {
+      if (nodeId === null) {
+        graph.branchFrom(null);
+        moveTo(null);
+        return;
+      }
       // A node outside the live context may be one a live-path graph does not hold yet.
       if (!ids.includes(nodeId)) await graph.loadWhole();
       const node = graph.node(nodeId);
@@ -173,9 +204,9 @@ export async function openStoredSession(store: SessionStoreLike, id: string): Pr
     },
     usageTotal: () => graph.usageTotal(),
     persist: async () => {
-      await store.persist(graph);
+      await writer.persist();
     },
-    close: () => store.closeSession(id),
+    close: () => writer.close(),
   };
   return session;
 }

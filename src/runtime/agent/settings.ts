@@ -1,6 +1,6 @@
 import type { ModelCard, ModelInvoker } from '../contract/model.js';
 import type { ToolDefinition } from '../contract/tool.js';
-import { modelCard } from '../models/cards.js';
+import { resolveModel } from '../models/resolve.js';
 import { defineLoopTools } from '../loop/tools.js';
 import type { InputCheck, LoopTools } from '../loop/types.js';
 import type { RunControls } from '../loop/controls.js';
@@ -15,16 +15,22 @@ import type { CompiledSchema } from '../../schema/index.js';
 /** Model calls one run may make before it faults with `max_steps`. */
 export const DEFAULT_MAX_STEPS = 64;
 
-export type AgentSettings = { card: ModelCard; maxSteps: number; tools: LoopTools; controls: RunControls };
+export type AgentSettings = { card: ModelCard; maxSteps: number; tools: LoopTools; controls: RunControls; invoke: ModelInvoker };
 
 /**
  * Checks `config` against the invoker and fills in its defaults; every problem throws here, before any
  * run. `builtIn` are tools the conductor adds itself (history recall), under names the config's tools
  * must not take.
  */
-export function resolveSettings(config: AgentConfig, invokeModel: ModelInvoker, builtIn: readonly ToolDefinition[] = []): AgentSettings {
-  if (typeof config?.model !== 'string' || config.model.trim() === '') throw new AgentConfigError('`model` must be a non-empty model id.');
-  if (typeof invokeModel !== 'function') throw new AgentConfigError('`invokeModel` must be a ModelInvoker function.');
+export function resolveSettings(
+  config: AgentConfig,
+  invokeModel: ModelInvoker | undefined,
+  builtIn: readonly ToolDefinition[] = [],
+): AgentSettings {
+  if (typeof config?.model !== 'string' || config.model.trim() === '')
+    throw new AgentConfigError('`model` must be a non-empty model id or a ModelInvoker.');
+  if (typeof invokeModel !== 'function')
+    throw new AgentConfigError('`invokeModel` must be a ModelInvoker function (or give the invoker as `model`).');
   for (const key of ['maxSteps', 'maxOutputTokens', 'contextWindow'] as const) {
     const value = config[key];
     if (value !== undefined && !(Number.isInteger(value) && value >= 1)) {
@@ -49,7 +55,9 @@ export function resolveSettings(config: AgentConfig, invokeModel: ModelInvoker, 
     throw new AgentConfigError(errorMessage(error), { cause: error });
   }
   checkHistory(config.history);
-  const card = modelCard(config.model, { contextWindow: config.contextWindow, maxOutputTokens: config.maxOutputTokens });
+  const { card } = asConfigError(() =>
+    resolveModel(config.model, invokeModel, { contextWindow: config.contextWindow, maxOutputTokens: config.maxOutputTokens }),
+  );
   const tools = toolsOf([...(config.tools ?? []), ...builtIn]);
   let controls: RunControls;
   try {
@@ -58,7 +66,43 @@ export function resolveSettings(config: AgentConfig, invokeModel: ModelInvoker, 
     if (!IndusagiError.isInstance(error)) throw error;
     throw new AgentConfigError(errorMessage(error), { cause: error });
   }
-  return { card, maxSteps: config.maxSteps ?? DEFAULT_MAX_STEPS, tools, controls };
+  return { card, maxSteps: config.maxSteps ?? DEFAULT_MAX_STEPS, tools, controls, invoke: invokeModel };
+}
+
+/**
+ * An agent's model, described in one place: `config.model` is its id (called through `deps.invokeModel`)
+ * or the invoker itself, which carries its id and card. Returns the config with `model` as the id and
+ * the deps with `invokeModel` as the invoker, so everything after (telemetry, settings, the loop) sees one
+ * shape; a config already in that shape comes back as it was. Throws `AgentConfigError` for an invoker
+ * given twice (as `model` and as `deps.invokeModel`), an invoker that does not say which model it calls,
+ * or an id its invoker is not built for.
+ */
+export function bindModel<Config extends AgentConfig, Deps extends ConductorDeps>(
+  config: Config,
+  deps: Deps | undefined,
+): { config: Config; deps: Deps } {
+  const given = (deps ?? {}) as Deps;
+  if (typeof config !== 'object' || config === null) return { config, deps: given };
+  const model = config.model;
+  if (typeof model === 'function') {
+    if (given.invokeModel !== undefined && given.invokeModel !== model) {
+      throw new AgentConfigError('The model is given twice: as `model` (an invoker) and as `deps.invokeModel`; give it once.');
+    }
+    const { modelId } = asConfigError(() => resolveModel(model));
+    return { config: { ...config, model: modelId }, deps: { ...given, invokeModel: model } };
+  }
+  if (typeof model === 'string' && typeof given.invokeModel === 'function') asConfigError(() => resolveModel(model, given.invokeModel));
+  return { config, deps: given };
+}
+
+/** Runs `check`, turning the typed error of a model or card that cannot be used into the config's. */
+function asConfigError<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (!IndusagiError.isInstance(error)) throw error;
+    throw new AgentConfigError(errorMessage(error), { cause: error });
+  }
 }
 
 function checkHistory(history: AgentConfig['history']): void {
@@ -71,8 +115,19 @@ function checkHistory(history: AgentConfig['history']): void {
   }
 }
 
-/** `deps.messages` must be turns, and cannot stand beside a store that keeps the history itself. */
+/**
+ * `deps.messages` must be turns, and cannot stand beside a store that keeps the history itself; and
+ * `deps.store` must keep sessions, not long-term memory (the two are easy to mix up by name).
+ */
 export function checkMessages(deps: ConductorDeps): void {
+  const store = deps.store as Partial<Record<string, unknown>> | undefined;
+  if (typeof store?.search === 'function' && typeof store.save === 'function') {
+    throw new AgentConfigError(
+      '`deps.store` keeps the agent’s sessions (a SessionStore, MemorySessionStore or PostgresSessionStore), but this is a ' +
+        'long-term memory store (createMemoryStore(), PostgresMemoryStore), which gives a context manager facts to recall: ' +
+        'pass it to memorySource(...) in config.context instead.',
+    );
+  }
   const messages = deps.messages;
   if (messages === undefined) return;
   if (deps.store !== undefined)

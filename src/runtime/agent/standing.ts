@@ -30,6 +30,7 @@ export function standingSnapshot(session: AgentSession, tools: LoopTools): RunSn
   const status: RunStatus = cutOff ? 'interrupted' : pending.length > 0 ? 'waiting' : 'settled';
   const snapshot = snapshotOf(session.id, session.context, status, zeroUsage(), pending);
   if (cutOff) snapshot.interrupted = interrupted;
+  if (session.tripped !== undefined) snapshot.tripped = session.tripped;
   if (session.report !== undefined) snapshot.loadReport = session.report;
   return snapshot;
 }

@@ -3,6 +3,8 @@ import type { ResponseFormat } from '../contract/model.js';
 import { IndusagiError } from '../../errors/index.js';
 import { compileSchema, formatIssues, type CompiledSchema, type SchemaIssue } from '../../schema/index.js';
 import { lastAssistantText } from '../loop/batch.js';
+import { parsePartialJson } from '../loop/partial-json.js';
+import type { LoopEvent } from '../loop/types.js';
 
 /** What `submit(prompt, { output })` asked for: the schema compiled, and what each request carries. */
 export type OutputRequest = { compiled: CompiledSchema; responseFormat: ResponseFormat };
@@ -80,4 +82,32 @@ function repairPrompt(issues: SchemaIssue[]): string {
 function unfenced(text: string): string {
   const fenced = /^```(?:json)?\s*\n([\s\S]*?)\n?```$/.exec(text);
   return fenced === null ? text : fenced[1].trim();
+}
+
+/**
+ * Follows one run's text as it streams and announces the answer's JSON so far whenever it grew. Text is
+ * gathered per model call (a step's end starts afresh, so the tool-calling steps' words never mix into
+ * the answer); each announcement is a value `parsePartialJson` is sure of, never one it may take back.
+ */
+export class PartialOutput {
+  #text = '';
+  #last: string | undefined;
+
+  constructor(private readonly announce: (value: unknown) => void) {}
+
+  see(event: LoopEvent): void {
+    if (event.kind === 'step' || event.kind === 'model_retry') {
+      this.#text = '';
+      this.#last = undefined;
+      return;
+    }
+    if (event.kind !== 'text_delta') return;
+    this.#text += event.delta;
+    const parsed = parsePartialJson(this.#text);
+    if (parsed === undefined) return;
+    const shown = JSON.stringify(parsed.value);
+    if (shown === this.#last) return;
+    this.#last = shown;
+    this.announce(parsed.value);
+  }
 }

@@ -5,7 +5,10 @@ import type { PromptBlock, Turn } from '../contract/turn.js';
 import type { PendingApproval, RunEvent, RunSnapshot } from '../contract/events.js';
 import type { RunLedger } from '../ledger/ledger.js';
 import type { PrepareStep } from '../contract/step.js';
+import type { InputGuardrail, OutputGuardrail } from '../contract/guardrail.js';
 import type { Run } from './run.js';
+import type { InputRequest } from './input-requests.js';
+import type { InputAnswer } from '../contract/tool.js';
 import type { SessionStoreLike } from '../store/types.js';
 import type { ContextManagerLike } from '../contract/context.js';
 import type { HistoryOptions } from '../history/tools.js';
@@ -15,7 +18,13 @@ import type { CallerRun } from '../contract/tool.js';
 
 /** The model controls (`temperature`, `topP`, `stopSequences`, `toolChoice`, `thinking`) apply to every run; see docs/agent.md. */
 export type AgentConfig = ModelControls & {
-  model: string;
+  /**
+   * The model: its id, called through `deps.invokeModel` (or `createAgent`'s default, Claude), or an
+   * invoker that carries its own id and card (`createOpenAIInvoker(client, { model })`, `fromAiSdk(model)`,
+   * `anthropic(model)`, `fallbackModels([...])`). Either way it also picks the model card (window, output
+   * cap, prices): the invoker's, else the registry's (`registerModelCard`).
+   */
+  model: string | ModelInvoker;
   /** The agent's name: what handoffs and telemetry call it, and what the session records as speaking. Default `main`. */
   name?: string;
   system?: string;
@@ -50,6 +59,13 @@ export type AgentConfig = ModelControls & {
    */
   prepareStep?: PrepareStep;
   /**
+   * Check every prompt, beside the model call (or before it, `runInParallel: false`); one that trips
+   * stops the run (`guardrail_tripped`) and takes it back. See docs/guardrails.md.
+   */
+  inputGuardrails?: InputGuardrail[];
+  /** Check every tool call before it runs, and the final answer before the run settles; see docs/guardrails.md. */
+  outputGuardrails?: OutputGuardrail[];
+  /**
    * Agents the model may hand the conversation to (`handoff(config)` of `indusagi/agents`): each gets a
    * `transfer_to_<name>` tool, and the next model call of the run is that agent's (its system prompt,
    * tools and model), in the same session. See docs/subagents.md.
@@ -71,10 +87,13 @@ export type Handoff = {
   readonly invokeModel?: ModelInvoker;
 };
 
-/** What the conductor is built from. Only `invokeModel` is required: the conductor knows no vendor. */
+/** What the conductor is built from, all optional: the conductor knows no vendor. */
 export type ConductorDeps = {
-  /** The model, through the one seam. `createAgent` defaults it to Claude through `new Anthropic()`. */
-  invokeModel: ModelInvoker;
+  /**
+   * The model, through the one seam, when `config.model` is its id rather than the invoker itself (give
+   * it in one place, not both). `createAgent` defaults it to Claude (`anthropic(config.model)`).
+   */
+  invokeModel?: ModelInvoker;
   /** Where sessions are kept. Default: in the agent's memory (no node ids, no branching). */
   store?: SessionStoreLike;
   /**
@@ -121,6 +140,11 @@ export type SubmitOptions = ModelControls & {
    * spends from the calling run's limits too, so one budget covers the tree. `agentTool` passes it.
    */
   parent?: CallerRun;
+  /**
+   * Another model for this run only: an invoker (it brings its own id and card) or a model id the agent's
+   * invoker can call. The agent's own model (and its card's window for condensation) is unchanged.
+   */
+  model?: string | ModelInvoker;
 };
 
 /**
@@ -173,9 +197,19 @@ export interface Agent {
   /**
    * Moves the session's live leaf to node `nodeId`, so the next prompt starts a new branch there (as
    * `/fork` does); the later turns stay in the session. Needs a store (`MemorySessionStore` for one in
-   * memory). Refuses a node that is a reply whose tool calls have no result there.
+   * memory). Refuses a node that is a reply whose tool calls have no result there. `null` moves it before
+   * the first turn: the next prompt starts a new root (a conversation's first prompt asked again).
    */
-  branchFrom(nodeId: string): Promise<RunSnapshot>;
+  branchFrom(nodeId: string | null): Promise<RunSnapshot>;
+  /**
+   * Answers a question a running tool asked the person (`input_requested`, an MCP server's elicitation):
+   * `{ action: 'accept', content }` (checked against the question's schema) or `{ action: 'decline' }` /
+   * `{ action: 'cancel' }`. Not queued: the run is waiting on it. Throws `UnknownInputRequestError` for an
+   * id nothing waits on, `InvalidInputAnswerError` for an answer that cannot be taken (the tool keeps waiting).
+   */
+  answer(requestId: string, answer: InputAnswer): void;
+  /** The questions the running run's tools are waiting on. */
+  pendingInputs(): InputRequest[];
   /** The calls of the current session waiting for a decision (after `resume` for a session read from a store). */
   pendingApprovals(): PendingApproval[];
   /**

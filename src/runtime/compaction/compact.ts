@@ -16,7 +16,8 @@ export type CompactOptions = CompactionBudget & {
 /**
  * Condenses `messages` to `[summaryTurn, ...recentTail]` whenever there is something to drop: it does
  * not consult `shouldCompact` (call that to decide). When the cut point is 0 it returns `messages`
- * itself, unchanged. If the tail that `keepRecent` asks for would not fit beside a summary, fewer turns
+ * itself, unchanged, and so it does when the summary came out no smaller than the turns it would
+ * replace. If the tail that `keepRecent` asks for would not fit beside a summary, fewer turns
  * are kept; if even the smallest legal tail cannot fit it throws `ContextOverflowError`.
  */
 export async function compact(
@@ -40,5 +41,5 @@ export async function compact(
     summaryMaxTokens: opts.summaryMaxTokens,
     signal: opts.signal,
   });
-  return result.messages;
+  return result === null ? messages : result.messages;
 }

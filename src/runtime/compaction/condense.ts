@@ -25,6 +25,20 @@ export type CondenseResult = {
   usage: ModelUsage;
 };
 
+/**
+ * A summary that came out no smaller (by the estimate) than the turns it would have replaced: it is
+ * not used, since a condensation must never make the context larger. The call was billed all the same.
+ */
+export type DiscardedSummary = {
+  summary: string;
+  /** Estimated tokens of the summary turn, its frame and note included. */
+  summaryTokens: number;
+  /** Estimated tokens of the turns it would have replaced. */
+  replacedTokens: number;
+  /** Tokens the summarizer call(s) reported, summed. */
+  usage: ModelUsage;
+};
+
 export type CondenseContext = {
   card: ModelCard;
   budget: Budget;
@@ -33,6 +47,8 @@ export type CondenseContext = {
   summaryMaxTokens?: number;
   /** Appended to every summary turn, after the summary (see `makeSummaryTurn`). */
   summaryNote?: string;
+  /** Told about a summary that was written but not used (see `DiscardedSummary`), e.g. to bill it. */
+  onDiscarded?: (discarded: DiscardedSummary) => void;
   signal?: AbortSignal;
 };
 
@@ -49,6 +65,12 @@ const SUMMARY_ROOM_SHARE = 0.8;
  * room for a full summary, or else at the last cut if it leaves room for a short one. A summary
  * that still comes out too long is folded forward into a later cut (fewer kept turns), never looped
  * on. `cumulative[i]` is the estimated tokens of `messages[0..i)`.
+ *
+ * Returns null, and tells `onDiscarded`, when the summary is not smaller than the turns it would
+ * replace: the context already fits then, and replacing them would only make it larger (a short
+ * history condensed on request, a summarizer that writes at length). Both sides are the estimate's,
+ * so the rule holds whatever the model's tokenizer counts; the reported `tokensAfter` is put on the
+ * scale of `tokensBefore` (see `onScaleOf`).
  * Throws `ContextOverflowError` when no cut can fit, before any model call if that is already clear.
  */
 export async function condenseAt(
@@ -57,7 +79,7 @@ export async function condenseAt(
   cuts: readonly number[],
   tokensBefore: number,
   ctx: CondenseContext,
-): Promise<CondenseResult> {
+): Promise<CondenseResult | null> {
   const { budget } = ctx;
   const frameTokens = estimateTurnTokens(makeSummaryTurn('', ctx.summaryNote));
   const total = cumulative[messages.length];
@@ -93,15 +115,19 @@ export async function condenseAt(
     if (reply.usage) addUsage(usage, reply.usage);
     const summaryTurn = makeSummaryTurn(reply.text, ctx.summaryNote);
     const summaryTokens = estimateTurnTokens(summaryTurn);
-    const tokensAfter = budget.overhead + summaryTokens + tail(cut);
-    if (fits(budget, tokensAfter)) {
+    const estimatedAfter = budget.overhead + summaryTokens + tail(cut);
+    if (fits(budget, estimatedAfter)) {
+      if (summaryTokens >= cumulative[cut]) {
+        ctx.onDiscarded?.({ summary: reply.text, summaryTokens, replacedTokens: cumulative[cut], usage });
+        return null;
+      }
       return {
         messages: [summaryTurn, ...messages.slice(cut)],
         summaryTurn,
         removed: cut,
         keptFrom: cut,
         tokensBefore,
-        tokensAfter,
+        tokensAfter: onScaleOf(tokensBefore, budget.overhead + total, estimatedAfter),
         summary: reply.text,
         usage,
       };
@@ -111,8 +137,19 @@ export async function condenseAt(
     coveredTo = cut;
     const previous = index;
     index = cuts.findIndex((c, i) => i > previous && fits(budget, budget.overhead + summaryTokens + tail(c)));
-    if (index === -1) throw overflow(budget, tokensAfter, messages.length - cut);
+    if (index === -1) throw overflow(budget, estimatedAfter, messages.length - cut);
   }
+}
+
+/**
+ * `estimatedAfter` on the scale of `tokensBefore`, which is calibrated from the API's count once one was
+ * observed (the estimate alone otherwise): reported sizes then shrink exactly when the context does,
+ * whichever way the heuristic and the model's tokenizer disagree.
+ */
+function onScaleOf(tokensBefore: number, estimatedBefore: number, estimatedAfter: number): number {
+  return tokensBefore === estimatedBefore || estimatedBefore === 0
+    ? estimatedAfter
+    : Math.round((tokensBefore * estimatedAfter) / estimatedBefore);
 }
 
 function overflow(budget: Budget, inputTokens: number, keptTurns: number): ContextOverflowError {

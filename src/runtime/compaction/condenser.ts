@@ -2,7 +2,7 @@ import type { CompactionPolicy } from '../contract/compaction.js';
 import type { ModelCard, ModelInvoker, ModelTool } from '../contract/model.js';
 import type { Turn } from '../contract/turn.js';
 import { fits, resolveBudget, type Budget } from './budget.js';
-import { condenseAt, type CondenseResult } from './condense.js';
+import { condenseAt, type CondenseResult, type DiscardedSummary } from './condense.js';
 import { findCutPoint, shrinkingCuts } from './cut-point.js';
 import { estimateTextTokens, estimateToolsTokens, estimateTurnTokens } from './estimate.js';
 import { assertCount, resolveCompactionPolicy, type ResolvedCompactionPolicy } from './policy.js';
@@ -23,6 +23,11 @@ export type CondenserOptions = {
   summaryMaxTokens?: number;
   /** Appended to every summary turn: what the model can do about the turns a summary replaced. */
   summaryNote?: string;
+  /**
+   * Told when a summary was written but not used because it was no smaller than the turns it would
+   * replace (`condense` then returns null): its call was billed all the same.
+   */
+  onDiscarded?: (discarded: DiscardedSummary) => void;
 };
 
 export type CondensePlan = {
@@ -57,6 +62,7 @@ export class Condenser {
   readonly #invokeModel: ModelInvoker;
   readonly #summaryMaxTokens: number | undefined;
   readonly #summaryNote: string | undefined;
+  readonly #onDiscarded: ((discarded: DiscardedSummary) => void) | undefined;
 
   #turns: Turn[] = [];
   /** `#cumulative[i]`: estimated tokens of `#turns[0..i)`. */
@@ -71,6 +77,7 @@ export class Condenser {
     this.#invokeModel = options.invokeModel;
     this.#summaryMaxTokens = options.summaryMaxTokens;
     this.#summaryNote = options.summaryNote;
+    this.#onDiscarded = options.onDiscarded;
     if (this.#summaryMaxTokens !== undefined) assertCount('summaryMaxTokens', this.#summaryMaxTokens);
   }
 
@@ -109,7 +116,8 @@ export class Condenser {
 
   /**
    * Replaces the oldest turns with a summary so the next call fits. Returns null when the context
-   * already fits (unless `force`) or when no legal cut exists. Keeps `keepRecent` turns when they
+   * already fits (unless `force`), when no legal cut exists, or when the summary came out no smaller
+   * than the turns it would replace (a condensation never makes the context larger). Keeps `keepRecent` turns when they
    * fit beside a summary, fewer (down to the last turn or last complete call/result pair) when not.
    * Throws `ContextOverflowError` when even that cannot fit and `SummarizerError` when the summary
    * call fails; in both cases `messages` is untouched and nothing is lost, so the caller may fault or retry.
@@ -128,9 +136,10 @@ export class Condenser {
       invokeModel: this.#invokeModel,
       summaryMaxTokens: this.#summaryMaxTokens,
       summaryNote: this.#summaryNote,
+      onDiscarded: this.#onDiscarded,
       signal,
     });
-    this.#adopt(result);
+    if (result !== null) this.#adopt(result);
     return result;
   }
 

@@ -19,7 +19,7 @@ export { isSummaryTurn, makeSummaryTurn, summaryBody } from './summary-turn.js';
 export { TOOL_INPUT_CLIP_CHARS, TOOL_RESULT_CLIP_CHARS } from './transcript.js';
 export { compact } from './compact.js';
 export type { CompactOptions } from './compact.js';
-export type { CondenseResult } from './condense.js';
+export type { CondenseResult, DiscardedSummary } from './condense.js';
 export { Condenser } from './condenser.js';
 export type { CondenserOptions, CondensePlan, CondenseOptions } from './condenser.js';
 export { isPromptTooLongError, reportedPromptTokens } from './prompt-too-long.js';

@@ -1,6 +1,7 @@
 import type { Turn } from './turn.js';
 import type { ModelUsage } from './model.js';
 import type { LoadReport } from './session.js';
+import type { GuardrailTrip } from './guardrail.js';
 
 /**
  * A tool call that waits for a human decision; `approvalId` is the call's id. A call of a sub-agent
@@ -44,6 +45,11 @@ export type RunSnapshot = {
   interrupted?: InterruptedCall[];
   /** With handoffs (`AgentConfig.handoffs`): the name of the agent that has the conversation now. */
   agent?: string;
+  /**
+   * The guardrail trip the run ended on: on the faulted snapshot of a tripped run, and on the snapshot
+   * `resume` returns while the session's last run is the one that tripped (the run was taken back).
+   */
+  tripped?: GuardrailTrip;
 };
 
 /** Why a run failed; `faulted.error.kind` and `RunFault.kind`. */
@@ -59,6 +65,8 @@ export type FaultKind =
   | 'invalid_output'
   /** The next model or tool call would have crossed one of the run's `limits` (counted over its sub-agents too), so it was not made. */
   | 'budget_exceeded'
+  /** A guardrail tripped (or threw): the run stopped and was taken back; the snapshot's `tripped` says why. */
+  | 'guardrail_tripped'
   | 'internal';
 
 export type RunError = { kind: FaultKind; message: string };
@@ -77,11 +85,17 @@ export type RunEventBody =
   | { kind: 'session_opened'; sessionId: string; report: LoadReport }
   | { kind: 'text_delta'; delta: string }
   | { kind: 'tool_started'; name: string; callId: string; input: unknown }
+  /** A running call reported how far it has got (see `ToolContext.progress`); between its `tool_started` and `tool_finished`. */
+  | { kind: 'tool_progress'; name: string; callId: string; progress: number; total?: number; message?: string }
   /** Every call ends with one, whether it ran or not (unknown tool, invalid input, rejected, aborted); `input` as the model gave it. */
   | { kind: 'tool_finished'; name: string; callId: string; input: unknown; result: unknown; isError: boolean }
   /** A running tool reported progress (`ToolContext.progress`, an MCP server's progress notifications). */
   | { kind: 'tool_progress'; name: string; callId: string; progress: number; total?: number; message?: string }
   | { kind: 'approval_requested'; approvalId: string; name: string; callId: string; input: unknown }
+  /** A running tool asks the person for input (`ToolContext.ask`); answer with `agent.answer(requestId, answer)`. */
+  | { kind: 'input_requested'; requestId: string; callId: string; name: string; message: string; schema: object; from?: string }
+  /** The answer to an `input_requested` arrived (or the run ended first: `cancel`). */
+  | { kind: 'input_answered'; requestId: string; action: 'accept' | 'decline' | 'cancel' }
   | { kind: 'snapshot'; snapshot: RunSnapshot }
   | {
       kind: 'compacted';
@@ -103,8 +117,18 @@ export type RunEventBody =
       tokens?: number;
     }
   | { kind: 'usage'; usage: ModelUsage; total: ModelUsage }
-  /** The model call failed in a way worth retrying (overloaded, rate limited, a dropped connection); it is retried after `delayMs`. */
-  | { kind: 'model_retry'; attempt: number; delayMs: number; status?: number; reason: string }
+  /**
+   * With `submit(prompt, { output })`: the answer's JSON so far, parsed as it streams (`parsePartialJson`):
+   * only what has arrived and cannot change. Not validated; the settled snapshot's `output` is.
+   */
+  | { kind: 'partial_output'; value: unknown }
+  /**
+   * The model call failed in a way worth retrying (overloaded, rate limited, a dropped connection); it is
+   * retried after `delayMs`, by `model` when a fallback hands it to another model (`fallbackModels`).
+   */
+  | { kind: 'model_retry'; attempt: number; delayMs: number; status?: number; reason: string; model?: string }
+  /** A guardrail tripped: the run stops now (a model call in flight is aborted, no tool runs) and faults `guardrail_tripped`. */
+  | { kind: 'guardrail_tripped'; trip: GuardrailTrip; outputInfo?: unknown }
   | { kind: 'settled'; snapshot: RunSnapshot }
   | { kind: 'faulted'; error: RunError; snapshot: RunSnapshot }
   /**

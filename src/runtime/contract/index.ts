@@ -8,3 +8,4 @@ export * from './compaction.js';
 export * from './step.js';
 export * from './context.js';
 export * from './limits.js';
+export * from './guardrail.js';

@@ -7,6 +7,18 @@ export type ModelCard = {
   maxOutputTokens: number;
   /** USD per million tokens; an estimate, dated by `pricesAsOf`. */
   pricing?: ModelPricing;
+  /**
+   * What the model takes in a prompt besides text. Left out, or a field left out, means it does:
+   * invokers refuse only what a card says a model cannot take (`UnsupportedContentError`, before the
+   * request), and leave the rest for the API to judge. A text document is text, which every model takes.
+   */
+  input?: { images?: boolean; documents?: boolean };
+  /**
+   * How a required JSON answer (`submit`'s `output`, `ModelRequest.responseFormat`) reaches the model:
+   * `native` (the default), through the API's own structured output; `instruction`, for a model whose
+   * API has none, as an instruction carrying the schema at the end of the system text.
+   */
+  structuredOutput?: 'native' | 'instruction';
 };
 
 export type ModelPricing = {
@@ -121,8 +133,11 @@ export type ModelRequest = {
   purpose?: 'summary';
 };
 
-/** One retry of a model call: the `attempt` about to be made (2 for the first retry), after `delayMs`. */
-export type ModelRetry = { attempt: number; delayMs: number; status?: number; reason: string };
+/**
+ * One retry of a model call: the `attempt` about to be made (2 for the first retry), after `delayMs`.
+ * `model` is set when the attempt goes to another model than the one that failed (`fallbackModels`).
+ */
+export type ModelRetry = { attempt: number; delayMs: number; status?: number; reason: string; model?: string };
 
 export type ModelReply = {
   /** The assistant turn, complete. */
@@ -141,17 +156,29 @@ export type ModelReply = {
  * reject (not resolve) when the call fails: `RunAbortedError` once `request.signal` fired,
  * `ModelCallError` (with the HTTP `status`) for a failed call.
  *
- * Two optional properties describe the invoker without the runtime knowing the vendor: `provider`, the
- * id its `providerOptions` are keyed by (and what telemetry reports), and `checkOptions`, which throws
- * a typed error for provider options it cannot use, so a config fails when the agent is created
- * rather than on the first call.
+ * Optional properties describe the invoker without the runtime knowing the vendor: `provider`, the id
+ * its `providerOptions` are keyed by (and what telemetry reports); `modelId` and `card`, the model it
+ * calls and what is known of it, so a model is described in one place (`createAgent({ model: invoker })`);
+ * and `checkOptions`, which throws a typed error for provider options it cannot use, so a config fails
+ * when the agent is created rather than on the first call.
  */
 export type ModelInvoker = ((request: ModelRequest) => Promise<ModelReply>) & {
   readonly provider?: string;
-  /** The model this invoker calls, as its provider names it; sent as `ModelRequest.model`. */
+  /**
+   * The model this invoker calls, whatever `request.model` says (an invoker built for one model). Absent
+   * for an invoker that calls the model each request names (`createAnthropicInvoker(client)` without `model`).
+   */
   readonly modelId?: string;
-  /** What the runtime should know about that model (window, output cap, prices); the card registry is the fallback. */
+  /**
+   * What is known of that model (window, output cap, prices). Absent, the card registry's is used
+   * (`modelCard(modelId)`: registered, built in, or the default).
+   */
   readonly card?: ModelCard;
+  /**
+   * For an invoker that routes each call to one of several (`fallbackModels`): those invokers, in order,
+   * so their cards can price the replies they give.
+   */
+  readonly models?: readonly ModelInvoker[];
   checkOptions?(options: ProviderOptions | undefined): void;
   /**
    * Throws a typed error for controls this model cannot take together (with Claude, a temperature

@@ -1,5 +1,6 @@
 import type { Turn } from './turn.js';
 import type { ModelUsage } from './model.js';
+import type { GuardrailTrip } from './guardrail.js';
 
 /**
  * One node of a session's DAG. `id` is `hashNode({ parent, turn, at })`, so identical content with
@@ -28,10 +29,13 @@ export type SessionNode = {
 /**
  * One line of a session file. The last `head` record names the live leaf. A `started` record says
  * that approved tool calls were about to run: after a crash they may have run, so they are never
- * offered for approval again.
+ * offered for approval again. A head with `tripped` moved the leaf back because the run after it
+ * tripped a guardrail: the trip stands until the next record that places the leaf.
  */
 export type SessionRecord =
-  { type: 'node'; node: SessionNode } | { type: 'head'; leaf: string | null } | { type: 'started'; callIds: string[] };
+  | { type: 'node'; node: SessionNode }
+  | { type: 'head'; leaf: string | null; tripped?: GuardrailTrip }
+  | { type: 'started'; callIds: string[] };
 
 /** Upgrades one raw decoded record one schema step forward; runs in order on every record at load. */
 export type Migrator = { id: string; upgrade(raw: unknown): unknown };

@@ -17,6 +17,18 @@ export type ToolContext = {
    * hand). A tool that runs an agent of its own (`agentTool`) builds on it: see docs/subagents.md.
    */
   caller?: CallerRun;
+  /**
+   * Trace context for a tool that calls a remote service (W3C `traceparent`, `tracestate`), set by
+   * telemetry when a propagator is registered; MCP tools send it in the request's `_meta`.
+   */
+  traceContext?: Readonly<Record<string, string>>;
+  /**
+   * Asks the person using the agent for input while the call runs (an MCP server's elicitation): the
+   * agent publishes `input_requested` and the app answers with `agent.answer(requestId, answer)`.
+   * Rejects with `InputUnavailableError` when nobody can answer (nothing listens to the run: a
+   * headless run), and with `RunAbortedError` when the run is aborted meanwhile.
+   */
+  ask?: (question: InputQuestion) => Promise<InputAnswer>;
 };
 
 /** What a tool call knows of the agent run that made it. */
@@ -49,6 +61,12 @@ export interface ResumableTool {
 export class WaitingCall {
   constructor(readonly pending: readonly PendingApproval[]) {}
 }
+
+/** What a tool asks a person: a message, and the JSON Schema of the answer it needs (an object). */
+export type InputQuestion = { message: string; schema: object; /** Who asks (an MCP server's name). */ from?: string };
+
+/** A person's answer: the content (matching the question's schema), or a refusal. */
+export type InputAnswer = { action: 'accept'; content: Record<string, unknown> } | { action: 'decline' } | { action: 'cancel' };
 
 /** One progress report of a running tool call (MCP's progress notifications have this shape). */
 export type ToolProgress = { progress: number; total?: number; message?: string };

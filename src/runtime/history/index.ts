@@ -1,6 +1,6 @@
 // History recall: the turns condensation took out of the context stay searchable and readable.
 export { HistoryIndex } from './history-index.js';
-export type { HistoryHit, HistoryPage } from './history-index.js';
+export type { HistoryHit, HistoryLoad, HistoryPage } from './history-index.js';
 export { historyTools, HISTORY_NOTE, HISTORY_READ, HISTORY_SEARCH } from './tools.js';
 export type { HistoryOptions } from './tools.js';
 export { turnText } from './turn-text.js';

@@ -13,6 +13,7 @@ const FAULT_KINDS: ReadonlySet<string> = new Set<FaultKind>([
   'invalid_request',
   'invalid_output',
   'budget_exceeded',
+  'guardrail_tripped',
   'internal',
 ]);
 

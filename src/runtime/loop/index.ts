@@ -24,5 +24,7 @@ export {
 export { ABORTED_RESULT, INTERNAL_ERROR, INTERRUPTED_RESULT } from './tool-call.js';
 export { rejectionMessage } from './run-tools.js';
 export { applyControls } from './controls.js';
+export { parsePartialJson, MAX_PARTIAL_JSON_DEPTH } from './partial-json.js';
+export type { PartialJson } from './partial-json.js';
 export type { RunControls } from './controls.js';
 export type { LoopInput, LoopOutcome, LoopEvent, LoopDurability, LoopTools, LoopBudget, ApprovalDecision } from './types.js';

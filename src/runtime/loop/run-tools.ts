@@ -1,5 +1,5 @@
 import type { ToolCallBlock, ToolResultBlock } from '../contract/turn.js';
-import type { ToolProgress } from '../contract/tool.js';
+import type { ToolContext, ToolProgress } from '../contract/tool.js';
 import type { PendingApproval } from '../contract/events.js';
 import type { AbortRace } from './abort.js';
 import { callStanding, nestedApprovals, toPendingApproval } from './batch.js';
@@ -66,6 +66,19 @@ export async function settleBatch(calls: ToolCallBlock[], input: LoopInput, fres
       }
     }
   }
+  if (input.checkCalls !== undefined) {
+    // Right after the reply every call not refused runs or waits for approval; later, only those that run.
+    const checked = calls.flatMap((call, i) =>
+      (fresh ? outcomes[i] === undefined : runnable.includes(i)) ? [{ callId: call.id, name: call.name, input: inputs[i] }] : [],
+    );
+    try {
+      await abort.race(input.checkCalls(checked));
+    } catch (error) {
+      for (let i = 0; i < calls.length; i++) outcomes[i] ??= finish(calls[i], errorOutcome(calls[i], ABORTED_RESULT), input);
+      appendResults(outcomes, input);
+      throw error;
+    }
+  }
   if (fresh) {
     for (const p of pending)
       emit({ kind: 'approval_requested', approvalId: p.approvalId, name: p.name, callId: p.callId, input: p.input, runId });
@@ -97,11 +110,17 @@ export async function settleBatch(calls: ToolCallBlock[], input: LoopInput, fres
       if (closed) return;
       const call = calls[i];
       emit({ kind: 'tool_started', name: call.name, callId: call.id, input: call.input, runId });
+      // Progress after the call's answer is written down (a late notification) would follow its `tool_finished`.
       const progress = (update: ToolProgress): void => {
-        if (!closed) emit({ kind: 'tool_progress', name: call.name, callId: call.id, ...progressOf(update), runId });
+        if (!closed && outcomes[i] === undefined)
+          emit({ kind: 'tool_progress', name: call.name, callId: call.id, ...progressOf(update), runId });
       };
-      const ctx =
-        input.caller === undefined ? { signal, callId: call.id, progress } : { signal, callId: call.id, progress, caller: input.caller };
+      const ctx: ToolContext = { signal, callId: call.id, progress };
+      if (input.caller !== undefined) ctx.caller = input.caller;
+      if (input.ask !== undefined) {
+        const ask = input.ask;
+        ctx.ask = (question) => ask(call.id, call.name, question);
+      }
       const end = await executeCall(call, inputs[i], tools, ctx);
       if (closed) return;
       if ('stop' in end) {

@@ -1,5 +1,5 @@
 import type { Turn } from '../contract/turn.js';
-import type { CallerRun, ResumableTool, ToolContext } from '../contract/tool.js';
+import type { CallerRun, InputAnswer, InputQuestion, ResumableTool, ToolContext } from '../contract/tool.js';
 import type { Condensation, PrepareStep, StepInput } from '../contract/step.js';
 import type { ModelInvoker, ModelReply, ModelRequest, ModelTool, ModelUsage, ProviderOptions, ResponseFormat } from '../contract/model.js';
 import type { PendingApproval, RunEvent } from '../contract/events.js';
@@ -31,6 +31,9 @@ export interface LoopTools {
 
 /** A call's input as its tool's schema judged it: the input to run with, or the message the model gets instead. */
 export type InputCheck = { ok: true; input: unknown } | { ok: false; message: string };
+
+/** A call about to run (or wait for approval), with the input its tool would run with. `name` is the original. */
+export type CheckedCall = { callId: string; name: string; input: unknown };
 
 /** A human's answer to a tool call waiting for approval; keyed by the call id (= approval id). */
 export type ApprovalDecision = { approved: true } | { approved: false; reason?: string };
@@ -87,6 +90,8 @@ export type LoopInput = {
   signal: AbortSignal;
   /** Asked before every model call; see `PrepareStep`. */
   prepareStep?: PrepareStep;
+  /** Asks the person for input on behalf of call `callId` of tool `name` (`ToolContext.ask`); absent, tools cannot ask. */
+  ask?: (callId: string, name: string, question: InputQuestion) => Promise<InputAnswer>;
   /** The reply before this loop's first call (an earlier run's), for a `prepareStep` that calibrates from usage. */
   previous?: StepInput['previous'];
   /** Makes every settled step durable as it settles; absent, nothing is written mid-run. */
@@ -95,6 +100,11 @@ export type LoopInput = {
   budget?: LoopBudget;
   /** Handed to every tool call as `ToolContext.caller`. */
   caller?: CallerRun;
+  /**
+   * Asked before any call of a batch runs or waits for approval, with those calls: throws to stop the
+   * run there (a guardrail tripped), and then every call of the batch is answered as aborted.
+   */
+  checkCalls?: (calls: CheckedCall[]) => Promise<void>;
   emit(event: LoopEvent): void;
 };
 

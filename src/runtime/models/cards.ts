@@ -95,10 +95,15 @@ const DATE_SUFFIX = /-(\d{8}|\d{4}-\d{2}-\d{2})$/;
  * ids get `DEFAULT_MODEL_CARD` without prices. `overrides` wins over the card.
  */
 export function modelCard(modelId: string, overrides: Partial<Omit<ModelCard, 'id'>> = {}): ModelCard {
-  const family = modelId.replace(DATE_SUFFIX, '');
+  const family = modelFamily(modelId);
   const known = registered.get(modelId) ?? BUILT_IN.get(modelId) ?? registered.get(family) ?? BUILT_IN.get(family);
   const base: ModelCard = known ?? { id: modelId, ...DEFAULT_MODEL_CARD };
   return { ...base, id: modelId, ...definedOnly(overrides) };
+}
+
+/** The id without its snapshot date (`gpt-5-2025-08-07` -> `gpt-5`); an undated id is its own family. */
+export function modelFamily(modelId: string): string {
+  return modelId.replace(DATE_SUFFIX, '');
 }
 
 /**
@@ -109,7 +114,11 @@ export function modelCard(modelId: string, overrides: Partial<Omit<ModelCard, 'i
  */
 export function registerModelCard(card: ModelCard): () => void {
   checkModelCard(card);
-  const copy: ModelCard = { ...card, ...(card.pricing && { pricing: { ...card.pricing } }) };
+  const copy: ModelCard = {
+    ...card,
+    ...(card.pricing && { pricing: { ...card.pricing } }),
+    ...(card.input && { input: { ...card.input } }),
+  };
   registered.set(card.id, copy);
   return () => {
     if (registered.get(card.id) === copy) registered.delete(card.id);
@@ -121,6 +130,6 @@ export function knownModelCards(): readonly ModelCard[] {
   return [...registered.values(), ...[...BUILT_IN.values()].filter((c) => !registered.has(c.id))];
 }
 
-function definedOnly<T extends object>(value: T): Partial<T> {
+export function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

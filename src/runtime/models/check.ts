@@ -5,8 +5,9 @@ const PRICES = ['inputPerMTok', 'outputPerMTok', 'cacheWritePerMTok', 'cacheRead
 
 /**
  * Throws `ModelCardError` unless `card` can describe a model: a non-empty id, whole positive token
- * counts with the output cap inside the window, and, when priced, finite non-negative prices dated
- * `YYYY-MM-DD` (an undated price cannot be told apart from a stale one).
+ * counts with the output cap inside the window, `input` and `structuredOutput` as `ModelCard` types them,
+ * and, when priced, finite non-negative prices dated `YYYY-MM-DD` (an undated price cannot be told apart
+ * from a stale one).
  */
 export function checkModelCard(card: ModelCard): void {
   if (typeof card !== 'object' || card === null) throw new ModelCardError('it is not an object');
@@ -21,6 +22,7 @@ export function checkModelCard(card: ModelCard): void {
       `\`maxOutputTokens\` of "${card.id}" (${card.maxOutputTokens}) must be below its \`contextWindow\` (${card.contextWindow})`,
     );
   }
+  checkCapabilities(card);
   const pricing = card.pricing;
   if (pricing === undefined) return;
   if (typeof pricing !== 'object' || pricing === null) throw new ModelCardError(`\`pricing\` of "${card.id}" must be an object`);
@@ -41,5 +43,24 @@ export function checkModelCard(card: ModelCard): void {
     throw new ModelCardError(
       `\`pricing.pricesAsOf\` of "${card.id}" must be the date the prices were read, as YYYY-MM-DD, got ${JSON.stringify(pricing.pricesAsOf)}`,
     );
+  }
+}
+
+/** `input` holds only booleans for `images` and `documents`; `structuredOutput` is one of its two modes. */
+function checkCapabilities(card: ModelCard): void {
+  const input = card.input;
+  if (input !== undefined) {
+    if (typeof input !== 'object' || input === null || Array.isArray(input))
+      throw new ModelCardError(`\`input\` of "${card.id}" must be an object`);
+    for (const [key, value] of Object.entries(input)) {
+      if (key !== 'images' && key !== 'documents')
+        throw new ModelCardError(`\`input.${key}\` of "${card.id}" is not a kind of input (known: images, documents)`);
+      if (typeof value !== 'boolean')
+        throw new ModelCardError(`\`input.${key}\` of "${card.id}" must be true or false, got ${JSON.stringify(value)}`);
+    }
+  }
+  const mode = card.structuredOutput;
+  if (mode !== undefined && mode !== 'native' && mode !== 'instruction') {
+    throw new ModelCardError(`\`structuredOutput\` of "${card.id}" must be "native" or "instruction", got ${JSON.stringify(mode)}`);
   }
 }

@@ -59,3 +59,10 @@ export function chainTurns(chain: Extract<ContextChain, { ok: true }>): Turn[] {
   for (let i = summaryAt - 1; i >= 0; i--) turns.push(nodes[i].turn);
   return turns;
 }
+
+/** Why a chain is not whole, in words (a missing node, a broken condensation); null when it is. */
+export function chainProblem(chain: ContextChain): string | null {
+  if (chain.ok) return null;
+  if ('missing' in chain) return `node ${chain.missing} is missing`;
+  return `condensation ${chain.broken.id} keeps a tail from a node that is not its ancestor`;
+}

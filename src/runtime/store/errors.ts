@@ -24,28 +24,42 @@ export class SessionLockedError extends IndusagiError {
   }
 }
 
-/** `persist` for a session this store did not open for writing (or with a graph other than the one it opened). */
-export class SessionNotOpenError extends IndusagiError {
-  static override readonly errorName: string = 'SessionNotOpenError';
+/**
+ * An append under a lease that no longer holds the session: it was released, or another writer took
+ * the session over. Nothing was written; acquire the session again to go on from what is stored.
+ * `SessionLockLostError` (files) and `SessionFencedError` (PostgreSQL) are this error too.
+ */
+export class SessionLeaseLostError extends IndusagiError {
+  static override readonly errorName: string = 'SessionLeaseLostError';
   constructor(
     readonly sessionId: string,
     detail: string,
+    options?: { cause?: unknown; kind?: string },
   ) {
-    super('session_not_open', `Session ${JSON.stringify(sessionId)} is not open for writing: ${detail}.`);
+    super(options?.kind ?? 'session_lease_lost', `Session ${JSON.stringify(sessionId)}: ${detail}; nothing was written.`, options);
   }
 }
 
-/** The writer's lock file vanished or was replaced while the session was open; writing on could fork history. */
-export class SessionLockLostError extends IndusagiError {
-  static override readonly errorName: string = 'SessionLockLostError';
+/** A record handed to `append` that is not a `SessionRecord` a load could read back. Nothing was written. */
+export class InvalidRecordError extends IndusagiError {
+  static override readonly errorName: string = 'InvalidRecordError';
   constructor(
     readonly sessionId: string,
+    readonly index: number,
+    readonly reason: string,
+  ) {
+    super('invalid_record', `Session ${JSON.stringify(sessionId)}: record ${index} cannot be appended: ${reason}; nothing was written.`);
+  }
+}
+
+/** The writer's lock file vanished or was replaced while the session was held; writing on could fork history. */
+export class SessionLockLostError extends SessionLeaseLostError {
+  static override readonly errorName: string = 'SessionLockLostError';
+  constructor(
+    sessionId: string,
     readonly lockPath: string,
   ) {
-    super(
-      'session_lock_lost',
-      `The writer lock of session ${JSON.stringify(sessionId)} (${lockPath}) was removed or replaced by someone else; nothing was written.`,
-    );
+    super(sessionId, `the writer lock (${lockPath}) was removed or replaced by someone else`, { kind: 'session_lock_lost' });
   }
 }
 

@@ -106,7 +106,7 @@ async function judgeHolder(sessionId: string, lockPath: string): Promise<void> {
       sessionId,
       holder.pid,
       lockPath,
-      `held by this process (pid ${holder.pid}); close the session before opening it again`,
+      `held by this process (pid ${holder.pid}); release its lease before acquiring it again`,
     );
   }
   if (holder.pid !== process.pid && isAlive(holder.pid)) {

@@ -1,85 +1,76 @@
-import type { LoadReport, SessionRecord } from '../contract/session.js';
-import { SessionGraph } from './graph.js';
-import { SessionLockedError, SessionNotOpenError } from './errors.js';
+import type { SessionRecord } from '../contract/session.js';
+import type { SessionGraph } from './graph.js';
+import { SessionLeaseLostError, SessionLockedError } from './errors.js';
+import { assertRecords } from './records.js';
 import { assertValidSessionId } from './session-id.js';
-import type { LoadedSession, PersistReport, SessionStoreLike } from './types.js';
+import { loadSession } from './load-session.js';
+import type { AppendReport, SessionLease, SessionStoreLike, StoredSession } from './types.js';
 
 /**
- * Sessions in process memory, with the file store's semantics: a graph is readable by anyone
- * (`loadSession`), writable by one holder at a time (`openSession` ... `closeSession`), and a reader sees
- * only what was persisted. Records are kept serialized, as a file would keep them, so no caller can
- * change a stored turn through an object it holds. For tests, short-lived services and `runAgent`;
- * everything is lost with the process.
+ * Sessions in process memory, with the file store's semantics: readable by anyone (`read`,
+ * `loadSession`), writable by one lease holder at a time, and a reader sees only what was appended.
+ * Records are kept serialized, as a file would keep them, so no caller can change a stored turn
+ * through an object it holds. For tests, short-lived services and `runAgent`; everything is lost with
+ * the process.
  */
 export class MemorySessionStore implements SessionStoreLike {
   private readonly lines = new Map<string, string[]>();
-  private readonly writers = new Map<string, SessionGraph>();
+  // The epoch of each session's current lease: an append under any other is refused.
+  private readonly leases = new Map<string, number>();
+  private epochs = 0;
 
-  async loadSession(id: string): Promise<SessionGraph> {
-    return this.read(id).graph;
+  /** Takes the session's lease (`SessionLockedError` while another holder has it). */
+  async acquire(sessionId: string): Promise<SessionLease> {
+    assertValidSessionId(sessionId);
+    if (this.leases.has(sessionId)) throw new SessionLockedError(sessionId, process.pid, 'memory', 'it is held in this process');
+    const epoch = ++this.epochs;
+    this.leases.set(sessionId, epoch);
+    return { sessionId, epoch };
   }
 
-  async openSession(id: string): Promise<SessionGraph> {
-    return (await this.openSessionWithReport(id)).graph;
+  async read(sessionId: string): Promise<StoredSession> {
+    assertValidSessionId(sessionId);
+    const lines = this.lines.get(sessionId) ?? [];
+    const records = lines.map((line) => JSON.parse(line) as SessionRecord);
+    const bytes = lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);
+    const report = {
+      lines: lines.length,
+      bytes,
+      records: records.length,
+      skipped: [],
+      orphans: [],
+      truncatedTail: false,
+      leafFallback: null,
+    };
+    return { records, report };
   }
 
-  /** Takes the session for writing (`SessionLockedError` while another holder has it), then loads it. */
-  async openSessionWithReport(id: string): Promise<LoadedSession> {
-    assertValidSessionId(id);
-    if (this.writers.has(id)) throw new SessionLockedError(id, process.pid, 'memory', 'it is open in this process');
-    const loaded = this.read(id);
-    this.writers.set(id, loaded.graph);
-    return loaded;
-  }
-
-  /** Keeps what `graph` gained since it was opened or last persisted; says how many records and bytes (as JSON lines) that was. */
-  async persist(graph: SessionGraph): Promise<PersistReport> {
-    const id = graph.sessionId;
-    const writer = this.writers.get(id);
-    if (writer === undefined) throw new SessionNotOpenError(id, 'open it with openSession first (loadSession reads without taking it)');
-    if (writer !== graph)
-      throw new SessionNotOpenError(id, 'this graph is not the one openSession returned, and persisting it could fork the history');
-    const lines = this.lines.get(id) ?? [];
-    const written = { records: 0, bytes: 0 };
-    for (const record of graph.takeUnsaved()) {
-      const line = JSON.stringify(record);
-      lines.push(line);
-      written.records++;
-      written.bytes += Buffer.byteLength(line) + 1;
+  /** Keeps `records` (all or none) while `lease` holds the session; says how many records and bytes (as JSON lines) that was. */
+  async append(lease: SessionLease, records: readonly SessionRecord[]): Promise<AppendReport> {
+    assertValidSessionId(lease?.sessionId);
+    if (this.leases.get(lease.sessionId) !== lease.epoch) {
+      throw new SessionLeaseLostError(lease.sessionId, `lease ${lease.epoch} no longer holds it (released, or never taken here)`);
     }
-    this.lines.set(id, lines);
-    return written;
+    assertRecords(lease.sessionId, records);
+    const added = records.map((record) => JSON.stringify(record));
+    const lines = this.lines.get(lease.sessionId) ?? [];
+    lines.push(...added);
+    this.lines.set(lease.sessionId, lines);
+    return { records: added.length, bytes: added.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0) };
   }
 
-  /** Persists anything unsaved, then lets the session go. Closing a session that is not open does nothing. */
-  async closeSession(id: string): Promise<void> {
-    assertValidSessionId(id);
-    const graph = this.writers.get(id);
-    if (graph === undefined) return;
-    await this.persist(graph);
-    this.writers.delete(id);
+  async release(lease: SessionLease): Promise<void> {
+    assertValidSessionId(lease?.sessionId);
+    if (this.leases.get(lease.sessionId) === lease.epoch) this.leases.delete(lease.sessionId);
+  }
+
+  /** Reads a session without its lease; a missing session is an empty graph. */
+  loadSession(sessionId: string): Promise<SessionGraph> {
+    return loadSession(this, sessionId);
   }
 
   /** The ids of every session holding at least one record. */
   sessionIds(): string[] {
-    return [...this.lines.keys()];
-  }
-
-  private read(id: string): LoadedSession {
-    assertValidSessionId(id);
-    const lines = this.lines.get(id) ?? [];
-    const records = lines.map((line) => JSON.parse(line) as SessionRecord);
-    const { graph, orphans, leafFallback } = SessionGraph.restore(id, records);
-    // Only this store writes these records, whole and in order: nothing can be skipped or orphaned.
-    const report: LoadReport = {
-      lines: lines.length,
-      bytes: lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0),
-      records: records.length,
-      skipped: [],
-      orphans: orphans.map((orphan) => ({ id: orphan.id, parent: orphan.parent, line: orphan.index + 1 })),
-      truncatedTail: false,
-      leafFallback,
-    };
-    return { graph, report };
+    return [...this.lines.keys()].filter((id) => this.lines.get(id)!.length > 0);
   }
 }

@@ -1,7 +1,9 @@
 import type { Migrator, SessionRecord } from '../contract/session.js';
+import type { GuardrailTrip } from '../contract/guardrail.js';
 import { usageProblem } from '../usage/check.js';
 import { errorMessage } from '../../errors/base.js';
 import { parseCheckpoint, type Checkpoint } from './checkpoint.js';
+import { InvalidRecordError } from './errors.js';
 
 /**
  * Why `raw` is not a valid block, or null when it is. Checked field by field on purpose: the loader runs
@@ -84,6 +86,23 @@ function nodeProblem(raw: unknown): string | null {
   return turnProblem(node.turn);
 }
 
+const STAGES: ReadonlySet<unknown> = new Set(['input', 'answer', 'tool_call']);
+
+/** Why `raw` is not a `GuardrailTrip`, or null when it is. */
+function tripProblem(raw: unknown): string | null {
+  if (typeof raw !== 'object' || raw === null) return 'is not an object';
+  const trip = raw as Record<string, unknown>;
+  if (typeof trip.guardrail !== 'string' || trip.guardrail === '') return 'has no guardrail name';
+  if (!STAGES.has(trip.stage)) return `has stage ${JSON.stringify(trip.stage)}, not "input", "answer" or "tool_call"`;
+  if (typeof trip.message !== 'string') return 'has no string "message"';
+  if (typeof trip.runId !== 'string') return 'has no string "runId"';
+  if (typeof trip.at !== 'number' || !Number.isFinite(trip.at)) return 'has no finite "at"';
+  for (const key of ['callId', 'toolName'] as const) {
+    if (trip[key] !== undefined && typeof trip[key] !== 'string') return `has a non-string "${key}"`;
+  }
+  return null;
+}
+
 /**
  * Narrows one decoded line to a `SessionRecord`. Returns the record itself (no copy) or the reason it
  * is not one, which the loader reports against the line.
@@ -96,9 +115,9 @@ function narrowRecord(raw: unknown): SessionRecord | string {
     return problem === null ? (record as SessionRecord) : `malformed node record: ${problem}`;
   }
   if (record.type === 'head') {
-    return record.leaf === null || typeof record.leaf === 'string'
-      ? (record as SessionRecord)
-      : 'malformed head record: "leaf" is neither a string nor null';
+    if (record.leaf !== null && typeof record.leaf !== 'string') return 'malformed head record: "leaf" is neither a string nor null';
+    const problem = record.tripped === undefined ? null : tripProblem(record.tripped);
+    return problem === null ? (record as SessionRecord) : `malformed head record: its "tripped" ${problem}`;
   }
   if (record.type === 'started') {
     const ids = record.callIds;
@@ -107,6 +126,18 @@ function narrowRecord(raw: unknown): SessionRecord | string {
       : 'malformed started record: "callIds" must be a non-empty array of call ids';
   }
   return `not a node, head or started record (type ${JSON.stringify(record.type)})`;
+}
+
+/**
+ * Throws `InvalidRecordError` unless every one of `records` is a record a load could read back: what a
+ * store checks before it writes anything, so one bad record leaves the whole append unwritten.
+ */
+export function assertRecords(sessionId: string, records: readonly unknown[]): asserts records is readonly SessionRecord[] {
+  if (!Array.isArray(records)) throw new InvalidRecordError(sessionId, 0, 'the records are not an array');
+  records.forEach((record, index) => {
+    const narrowed = narrowRecord(record);
+    if (typeof narrowed === 'string') throw new InvalidRecordError(sessionId, index, narrowed);
+  });
 }
 
 /**
@@ -156,4 +187,26 @@ export function decodeRecord(line: string, migrators: readonly Migrator[]): Stor
 export function leafPosition(record: SessionRecord): string | null | undefined {
   if (record.type === 'node') return record.node.id;
   return record.type === 'head' ? record.leaf : undefined;
+}
+
+/**
+ * The trip standing after `records` are replayed in order, and the leaf it stands at: set by a head that
+ * carries one, cleared by any later record that places the leaf. Null when none stands.
+ */
+export function tripOf(records: Iterable<SessionRecord>): { trip: GuardrailTrip; leaf: string | null } | null {
+  let standing: { trip: GuardrailTrip; leaf: string | null } | null = null;
+  for (const record of records) {
+    if (record.type === 'node') standing = null;
+    else if (record.type === 'head') standing = record.tripped === undefined ? null : { trip: record.tripped, leaf: record.leaf };
+  }
+  return standing;
+}
+
+/** How many `started` records name each call. */
+export function countStarts(records: Iterable<SessionRecord>): Map<string, number> {
+  const starts = new Map<string, number>();
+  for (const record of records) {
+    if (record.type === 'started') for (const id of record.callIds) starts.set(id, (starts.get(id) ?? 0) + 1);
+  }
+  return starts;
 }

@@ -1,18 +1,27 @@
-import { mkdir, readdir, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, readdir, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import type { Migrator, SessionNode } from '../contract/session.js';
-import type { PersistReport, SessionStoreLike } from './types.js';
+import type { Migrator, SessionNode, SessionRecord } from '../contract/session.js';
+import type { AppendReport, LivePathSession, SessionLease, SessionStoreLike, StoredSession } from './types.js';
 import { IndusagiError } from '../../errors/index.js';
 import type { SessionGraph } from './graph.js';
-import { BrokenCondensationError, MissingHistoryError, SessionIoError, SessionLockLostError, SessionNotOpenError } from './errors.js';
+import {
+  BrokenCondensationError,
+  MissingHistoryError,
+  SessionIoError,
+  SessionLeaseLostError,
+  SessionLockLostError,
+  UnknownNodeError,
+} from './errors.js';
 import { assertValidSessionId, sessionIdProblem } from './session-id.js';
 import { summarizeFile } from './list-session.js';
 import { acquireLock, releaseLock, stillHeld, type HeldLock } from './lock.js';
 import { appendDurably, endsWithNewline, syncDirectory } from './durable-append.js';
 import { openForAppending, openForReading } from './safe-open.js';
-import type { CheckpointWriter } from './checkpoint-writer.js';
-import { io, SessionFileLoader, type LoadOptions, type LoadedSessionFile } from './load-session.js';
-import { drainWrites, queueWrite } from './write-queue.js';
+import { io, offsetsOf, SessionFileLoader, type FileLoadReport, type Known, type LoadedSessionFile } from './file-loader.js';
+import { loadSession, loadSessionWithReport, type LoadOptions } from './load-session.js';
+import { assertRecords } from './records.js';
+import { queueWrite } from './write-queue.js';
+import type { DecodedFile } from './read-session.js';
 
 export type SessionStoreOptions = {
   /** Re-hash every node at load and skip (and report) those whose id does not match. Default false: ids are trusted. */
@@ -42,33 +51,37 @@ export type SessionSummary = {
 
 const DEFAULT_CHECKPOINT_BYTES = 64 * 1024;
 
-type OpenSession = {
-  graph: SessionGraph;
+/** A session this store holds the writer lock of. */
+type Held = {
+  lease: SessionLease;
   lock: HeldLock;
   path: string;
-  /** Opened on the first persist, in append mode (readable too, to check the tail after a failed write). */
+  /** Opened on the first append, in append mode (readable too, to check the tail after a failed write). */
   file: FileHandle | null;
-  /** Whether the file ends with a newline; undefined after a failed write, when it must be checked. */
+  /** Whether the file ends with a newline; undefined when unknown (after a failed write), when it must be checked. */
   endsCleanly: boolean | undefined;
-  writer: CheckpointWriter;
+  /** What the writer knows of the file: from the holder's first read (no second read needed), else from the first append's. */
+  known: Known | null;
   /** False until the file's size was compared with the writer's, and again after a failed write. */
   sizeSeen: boolean;
   /** Directories whose entries (this file, a freshly made root) must be synced after the first write. */
   unsyncedDirs: string[];
-  /** Persists of one session run one after another. */
+  /** Appends under the lease run one after another. */
   queue: Promise<void>;
 };
 
 /**
  * Sessions as append-only JSONL files, `<root>/<id>.jsonl`, one record per line. Readers take no lock;
- * a writer (`openSession`) holds `<root>/<id>.lock` until `closeSession`. A load reads from the end of
- * the file and holds only the live path until more is asked for. See docs/sessions.md.
+ * the writer lease is the lock file `<root>/<id>.lock`, held from `acquire` to `release`. A read of the
+ * live path starts from the end of the file and reads only what the context at the leaf needs. See
+ * docs/sessions.md.
  */
 export class SessionStore implements SessionStoreLike {
   readonly root: string;
   private readonly migrators: readonly Migrator[];
   private readonly loader: SessionFileLoader;
-  private readonly sessions = new Map<string, OpenSession>();
+  private readonly held = new Map<string, Held>();
+  private epochs = 0;
 
   constructor(root: string, migrators: Migrator[] = [], options: SessionStoreOptions = {}) {
     this.root = resolve(root);
@@ -85,94 +98,105 @@ export class SessionStore implements SessionStoreLike {
     return join(this.root, `${id}.jsonl`);
   }
 
-  async loadSession(id: string, options: LoadOptions = {}): Promise<SessionGraph> {
-    return (await this.loadSessionWithReport(id, options)).graph;
+  /** Reads a session without the writer lock (from the end of the file unless `whole`); a missing file is an empty graph. */
+  loadSession(id: string, options: LoadOptions = {}): Promise<SessionGraph> {
+    return loadSession(this, id, options);
   }
 
-  /** Reads a session without the writer lock; a missing file is an empty graph with an empty report. */
-  async loadSessionWithReport(id: string, options: LoadOptions = {}): Promise<LoadedSessionFile> {
-    const { graph, report } = await this.loader.load(id, this.pathOf(id), options.whole === true, false);
-    return { graph, report };
-  }
-
-  async openSession(id: string, options: LoadOptions = {}): Promise<SessionGraph> {
-    return (await this.openSessionWithReport(id, options)).graph;
+  /** `loadSession`, with what the load found. */
+  loadSessionWithReport(id: string, options: LoadOptions = {}): Promise<LoadedSessionFile> {
+    // This store's reads give a FileLoadReport, and the shared loader keeps every field of a read's report.
+    return loadSessionWithReport(this, id, options) as Promise<LoadedSessionFile>;
   }
 
   /**
    * Takes the writer lock (throws `SessionLockedError` naming the holder's pid if a live process holds
-   * it; a lock left by a dead process is removed), then loads the session. Only the graph returned here
-   * can be persisted, until `closeSession`. Any failure after the lock was taken releases it.
+   * it; a lock left by a dead process is removed). Reads nothing: the holder's first read (or first
+   * append) tells the writer what the file holds.
    */
-  async openSessionWithReport(id: string, options: LoadOptions = {}): Promise<LoadedSessionFile> {
+  async acquire(id: string): Promise<SessionLease> {
     const path = this.pathOf(id);
     const firstMade = await io(id, 'creating the store directory', () => mkdir(this.root, { recursive: true }));
     const lock = await io(id, 'taking the writer lock', () => acquireLock(id, join(this.root, `${id}.lock`)));
+    let exists: boolean;
     try {
-      const loaded = await this.loader.load(id, path, options.whole === true, true);
-      const unsyncedDirs = loaded.exists ? [] : [this.root];
-      if (firstMade !== undefined) {
-        for (let dir = this.root; dir !== dirname(firstMade); dir = dirname(dir)) unsyncedDirs.push(dirname(dir));
-      }
-      this.sessions.set(id, {
-        graph: loaded.graph,
-        lock,
-        path,
-        file: null,
-        endsCleanly: loaded.endsCleanly,
-        writer: loaded.writer!,
-        sizeSeen: false,
-        unsyncedDirs,
-        queue: Promise.resolve(),
-      });
-      return { graph: loaded.graph, report: loaded.report };
+      exists = await io(id, 'looking for the session file', () =>
+        lstat(path).then(
+          () => true,
+          (error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? false : Promise.reject(error)),
+        ),
+      );
     } catch (error) {
       await releaseLock(lock);
       throw error;
     }
+    const unsyncedDirs = exists ? [] : [this.root];
+    if (firstMade !== undefined) {
+      for (let dir = this.root; dir !== dirname(firstMade); dir = dirname(dir)) unsyncedDirs.push(dirname(dir));
+    }
+    const lease: SessionLease = { sessionId: id, epoch: ++this.epochs };
+    this.held.set(id, {
+      lease,
+      lock,
+      path,
+      file: null,
+      endsCleanly: undefined,
+      known: null,
+      sizeSeen: false,
+      unsyncedDirs,
+      queue: Promise.resolve(),
+    });
+    return lease;
+  }
+
+  /** Every record of the file, without the lock; a missing file has none. */
+  async read(id: string): Promise<StoredSession & { report: FileLoadReport }> {
+    return this.load(id, true);
   }
 
   /**
-   * Appends everything `graph` gained since it was opened or last persisted — new nodes, then one head
-   * record, and now and then a checkpoint — as one write and one fsync; resolves once the bytes are on
-   * stable storage, with how many records (checkpoints included) and bytes it appended. Concurrent calls
-   * for one session are serialised. On failure the records go back
-   * into the graph and the next call writes them again (re-written nodes are harmless: ids are content
-   * hashes).
+   * The live path, read from the end of the file when its last checkpoint checks out; otherwise the
+   * whole file, as `read` gives it (the report's `fullScanReason` says why).
    */
-  persist(graph: SessionGraph): Promise<PersistReport> {
-    const session = this.sessions.get(graph.sessionId);
-    if (session === undefined) {
-      return Promise.reject(
-        new SessionNotOpenError(graph.sessionId, 'open it with openSession first (loadSession reads without the writer lock)'),
-      );
-    }
-    if (session.graph !== graph) {
-      return Promise.reject(
-        new SessionNotOpenError(
-          graph.sessionId,
-          'this graph is not the one openSession returned, and persisting it could fork the history',
-        ),
-      );
-    }
-    return queueWrite(session, () => this.write(session));
+  async readLivePath(id: string): Promise<(LivePathSession | StoredSession) & { report: FileLoadReport }> {
+    return this.load(id, false);
   }
 
   /**
-   * Persists anything still unsaved, then releases the writer lock. If that last persist fails the
-   * session stays open (and locked) so nothing is lost; closing a session that is not open does nothing.
+   * Appends `records` — and now and then a checkpoint — as one write and one fsync; resolves once the
+   * bytes are on stable storage, with how many records (checkpoints included) and bytes it appended.
+   * Refused with `SessionLeaseLostError` after `release`, and with `SessionLockLostError` once the lock
+   * file was removed or replaced behind the holder's back; nothing is written then. Appends under one
+   * lease run one after another.
    */
-  async closeSession(id: string): Promise<void> {
-    assertValidSessionId(id);
-    const session = this.sessions.get(id);
-    if (session === undefined) return;
-    await drainWrites(session, () => this.persist(session.graph));
-    this.sessions.delete(id);
-    await io(id, 'releasing the writer lock', async () => {
+  async append(lease: SessionLease, records: readonly SessionRecord[]): Promise<AppendReport> {
+    assertValidSessionId(lease?.sessionId);
+    const held = this.held.get(lease.sessionId);
+    if (held === undefined || held.lease.epoch !== lease.epoch) {
+      throw new SessionLeaseLostError(lease.sessionId, `lease ${lease.epoch} no longer holds it (released, or never taken here)`);
+    }
+    assertRecords(lease.sessionId, records);
+    if (records.length === 0) return { records: 0, bytes: 0 };
+    return queueWrite(held, () => this.write(held, records));
+  }
+
+  /** Releases the writer lock once the appends under way are done. Releasing a lease that is not held does nothing. */
+  async release(lease: SessionLease): Promise<void> {
+    assertValidSessionId(lease?.sessionId);
+    const held = this.held.get(lease.sessionId);
+    if (held === undefined || held.lease.epoch !== lease.epoch) return;
+    for (let queue = held.queue; ; queue = held.queue) {
+      await queue;
+      // No append queued meanwhile, and no await between this check and the delete: a later append is refused.
+      if (held.queue === queue) break;
+    }
+    if (this.held.get(lease.sessionId) !== held) return;
+    this.held.delete(lease.sessionId);
+    await io(lease.sessionId, 'releasing the writer lock', async () => {
       try {
-        await session.file?.close();
+        await held.file?.close();
       } finally {
-        await releaseLock(session.lock);
+        await releaseLock(held.lock);
       }
     });
   }
@@ -210,63 +234,90 @@ export class SessionStore implements SessionStoreLike {
     return summaries.sort((a, b) => b.modifiedAt.getTime() - a.modifiedAt.getTime() || (a.id < b.id ? -1 : 1));
   }
 
-  private async write(session: OpenSession): Promise<PersistReport> {
-    const { graph, writer } = session;
-    if (!graph.hasUnsaved) return { records: 0, bytes: 0 };
-    const id = graph.sessionId;
-    if (!(await io(id, 'checking the writer lock', async () => stillHeld(session.lock)))) {
-      throw new SessionLockLostError(id, session.lock.path);
-    }
-    let records: ReturnType<SessionGraph['takeUnsaved']> | null = null;
+  /** A read; while this store holds the session, the first one tells its writer what the file holds. */
+  private async load(id: string, whole: boolean): Promise<StoredSession & { report: FileLoadReport }> {
+    const read = await this.loader.load(id, this.pathOf(id), whole, (decoded) => this.learn(id, decoded));
+    const held = this.held.get(id);
+    if (held !== undefined && held.known === null) prime(held, read.known());
+    return read.stored;
+  }
+
+  /** A whole read of a session this store holds: its writer learns where every node sits. */
+  private learn(id: string, decoded: DecodedFile): void {
+    const known = this.held.get(id)?.known;
+    if (known != null) known.writer.learn(offsetsOf(decoded), decoded.verified);
+  }
+
+  private async write(held: Held, records: readonly SessionRecord[]): Promise<AppendReport> {
+    const id = held.lease.sessionId;
+    if (!(await io(id, 'checking the writer lock', async () => stillHeld(held.lock)))) throw new SessionLockLostError(id, held.lock.path);
     try {
-      if (session.file === null) {
+      if (held.known === null) {
+        const read = await this.loader.load(id, held.path, false, (decoded) => this.learn(id, decoded));
+        // A read by the holder may have finished meanwhile: either one describes the file as it is.
+        if (held.known === null) prime(held, read.known());
+      }
+      const { writer, index } = held.known!;
+      if (held.file === null) {
         // Opened readable too: after a failed write, `endsWithNewline` reads the tail back through this handle.
-        session.file = await openForAppending(id, session.path);
+        held.file = await openForAppending(id, held.path);
       }
-      if (!session.sizeSeen) {
-        // Changed since the load, or since the last write that succeeded: the writer knows nothing of the new bytes.
-        const { size } = await session.file.stat();
-        if (size !== writer.state.size) session.endsCleanly = undefined;
+      if (!held.sizeSeen) {
+        // Changed since the read, or since the last write that succeeded: the writer knows nothing of the new bytes.
+        const { size } = await held.file.stat();
+        if (size !== writer.state.size) held.endsCleanly = undefined;
         writer.checkSize(size);
-        session.sizeSeen = true;
+        held.sizeSeen = true;
       }
-      session.endsCleanly ??= await endsWithNewline(session.file);
-      // From here to the write nothing waits, so the records, the leaf and its context belong together.
-      records = graph.takeUnsaved();
+      held.endsCleanly ??= await endsWithNewline(held.file);
+      // The index takes the nodes and leaf moves now (idempotent, if this write is retried), the starts once
+      // they are durable (a start applied twice would count twice).
+      const started: string[] = [];
+      for (const record of records) {
+        if (record.type === 'started') started.push(...record.callIds);
+        else index.apply([record]);
+      }
       // A line torn by an earlier crash is closed off, so the first new record starts on a line of its own.
       const batch = writer.compose(
         records,
-        !session.endsCleanly,
-        () => liveChain(graph),
-        (callId) => graph.startsOf(callId),
+        !held.endsCleanly,
+        () => liveChain(index),
+        (callId) => index.startsOf(callId) + started.filter((id) => id === callId).length,
       );
-      session.endsCleanly = undefined;
-      await appendDurably(session.file, batch.bytes);
-      session.endsCleanly = true;
-      while (session.unsyncedDirs.length > 0) {
-        await syncDirectory(session.unsyncedDirs[0]);
-        session.unsyncedDirs.shift();
+      held.endsCleanly = undefined;
+      await appendDurably(held.file, batch.bytes);
+      held.endsCleanly = true;
+      while (held.unsyncedDirs.length > 0) {
+        await syncDirectory(held.unsyncedDirs[0]);
+        held.unsyncedDirs.shift();
       }
       // Only now: records written again after a failure would be in the file twice, which a writer
       // that went on checkpointing would miscount (see `checkSize`).
       batch.commit();
+      if (started.length > 0) index.apply([{ type: 'started', callIds: started }]);
       return { records: batch.records, bytes: batch.bytes.length };
     } catch (error) {
-      if (records !== null) graph.restoreUnsaved(records);
-      session.sizeSeen = false;
+      held.sizeSeen = false;
       if (IndusagiError.isInstance(error)) throw error;
       throw new SessionIoError(id, 'persisting', error);
     }
   }
 }
 
-/** The nodes of the context at the graph's leaf, or null when it cannot be built (no checkpoint can name it then). */
-function liveChain(graph: SessionGraph): SessionNode[] | null {
-  if (graph.leaf === null) return null;
+/** What the holder's first read (or its first append's) found becomes what its writer knows. */
+function prime(held: Held, known: Known): void {
+  held.known = known;
+  held.endsCleanly = known.endsCleanly;
+}
+
+/** The nodes of the context at the index's leaf, or null when it cannot be built (no checkpoint can name it then). */
+function liveChain(index: SessionGraph): SessionNode[] | null {
+  if (index.leaf === null) return null;
   try {
-    return graph.contextNodes(graph.leaf);
+    return index.contextNodes(index.leaf);
   } catch (error) {
-    if (BrokenCondensationError.isInstance(error) || MissingHistoryError.isInstance(error)) return null;
+    if (BrokenCondensationError.isInstance(error) || MissingHistoryError.isInstance(error) || UnknownNodeError.isInstance(error))
+      return null;
     throw error;
   }
 }

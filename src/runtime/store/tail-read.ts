@@ -1,6 +1,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import type { ModelUsage } from '../contract/model.js';
 import type { SessionNode } from '../contract/session.js';
+import type { GuardrailTrip } from '../contract/guardrail.js';
 import { addUsage } from '../usage/sum.js';
 import { CHECKPOINT_PREFIX, type ByteRange, type Checkpoint } from './checkpoint.js';
 import { contextChain, type ContextChain } from './context-chain.js';
@@ -65,6 +66,8 @@ async function extendBack(file: FileHandle, tail: Tail, to: number): Promise<num
 export type TailResume = {
   ok: true;
   leaf: string | null;
+  /** The guardrail trip standing at `leaf`: carried by the head that placed it, when one does. */
+  tripped: GuardrailTrip | null;
   /** The nodes of the model context at `leaf`, leaf first (see `contextChain`). */
   chain: SessionNode[];
   /** Nodes in the whole session and the usage billed over them: the checkpoint's counts plus what came after it. */
@@ -120,17 +123,23 @@ export async function readTail(file: FileHandle, size: number, options: ReadOpti
   if (checkpoint.offset !== at)
     return miss(`the last checkpoint says it is at byte ${checkpoint.offset} but sits at byte ${at}: the file changed before it`);
 
-  // The last record before it that places the leaf (past `started` records, which place none; an
-  // earlier checkpoint places it where it says) must put the leaf where the checkpoint says.
+  // The last record before it that places the leaf (past `started` records, which place none, and
+  // earlier checkpoints, which repeat it) must put the leaf where the checkpoint says.
   let previousStart = at;
   let lines = 1;
+  let tripped: GuardrailTrip | null = null;
   for (;;) {
     const end = previousStart - 1;
     previousStart = await lineStartBefore(file, tail, end);
     lines++;
     const previous = decodeRecord(tail.bytes.toString('utf8', previousStart - tail.start, end - tail.start), options.migrators);
     const placed = previous instanceof LineProblem ? null : previous.type === 'checkpoint' ? previous.leaf : leafPosition(previous);
-    if (placed === checkpoint.leaf) break;
+    if (placed === checkpoint.leaf) {
+      // An older checkpoint does not say whether a guardrail trip stands at the leaf: the head that placed it does.
+      if (!(previous instanceof LineProblem) && previous.type === 'checkpoint' && previousStart > 0) continue;
+      if (!(previous instanceof LineProblem) && previous.type === 'head') tripped = previous.tripped ?? null;
+      break;
+    }
     if (placed !== undefined || previousStart === 0) {
       return miss('the records before the last checkpoint do not put the leaf where the checkpoint says');
     }
@@ -153,6 +162,8 @@ export async function readTail(file: FileHandle, size: number, options: ReadOpti
     if (record.type === 'checkpoint') return ((damaged ??= `a second checkpoint at byte ${start} follows the last one`), false);
     if (record.type === 'started') for (const id of record.callIds) starts.set(id, (starts.get(id) ?? 0) + 1);
     leaf = leafPosition(record) ?? leaf;
+    if (record.type === 'head') tripped = record.tripped ?? null;
+    else if (record.type === 'node') tripped = null;
     if (record.type === 'node' && !after.has(record.node.id)) {
       after.set(record.node.id, record.node);
       offsets.set(record.node.id, [start, end]);
@@ -224,7 +235,21 @@ export async function readTail(file: FileHandle, size: number, options: ReadOpti
       bytesRead,
     };
   }
-  return { ok: true, leaf, chain: chain.nodes, nodes, usage, starts, offsets, checkpoint, checkpointChain, verified, lines, bytesRead };
+  return {
+    ok: true,
+    leaf,
+    tripped,
+    chain: chain.nodes,
+    nodes,
+    usage,
+    starts,
+    offsets,
+    checkpoint,
+    checkpointChain,
+    verified,
+    lines,
+    bytesRead,
+  };
 }
 
 /** Where the line that ends (with its newline) at byte `end` starts, reading further back when needed. */

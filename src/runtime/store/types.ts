@@ -1,33 +1,82 @@
-import type { LoadReport } from '../contract/session.js';
-import type { SessionGraph } from './graph.js';
-
-/** A session graph with what loading it found. */
-export type LoadedSession = { graph: SessionGraph; report: LoadReport };
-
-/** What one `persist` wrote: records appended (nodes, head markers...) and their size as stored. */
-export type PersistReport = { records: number; bytes: number };
+import type { ModelUsage } from '../contract/model.js';
+import type { LoadReport, SessionRecord } from '../contract/session.js';
+import type { GuardrailTrip } from '../contract/guardrail.js';
 
 /**
- * What the conductor needs from a session store, structurally: `SessionStore` (files),
- * `MemorySessionStore` (process memory) and your own (a database, a remote service) implement it
- * without subclassing. Every implementation passes the same contract suite
- * (tests/runtime/store/session-store-contract.ts).
+ * A writer's hold on one session, from `acquire` to `release`. Fenced: once it is lost (released, or
+ * taken over by another writer) every `append` under it is refused and writes nothing. `epoch` tells
+ * one holding from the next: a store hands out a new one with every `acquire`.
+ */
+export interface SessionLease {
+  readonly sessionId: string;
+  readonly epoch: number;
+}
+
+/**
+ * A session as a store holds it: its records (nodes, head moves, starts; a condensation is a node with
+ * `condenses`) in the order they were appended, and what reading them found.
+ */
+export type StoredSession = {
+  records: SessionRecord[];
+  /**
+   * What reading found: lines (or rows) and bytes read, lines that gave no record, a torn tail. Leave
+   * `orphans` empty and `leafFallback` null: rebuilding the graph from the records fills them in.
+   */
+  report: LoadReport;
+  /** The 1-based line each record was read from, index for index, when the store has lines (default: the record's position). */
+  lines?: readonly number[];
+};
+
+/**
+ * The fast path of `readLivePath`: only what resuming needs (the nodes of the model context at the
+ * leaf, `contextNodes(leaf)` of the whole graph, and the `started` records of their calls), plus the
+ * session's totals. The rest is read with `read` when a caller asks for more.
+ */
+export type LivePathSession = StoredSession & {
+  /** The live leaf; its whole model context must be among the records' nodes. */
+  leaf: string | null;
+  /** Usage billed over the whole session, every branch; without it `usageTotal()` reads the whole session. */
+  usageTotal?: ModelUsage;
+  /**
+   * The guardrail trip standing at `leaf`, when the last record that placed the leaf is a head carrying
+   * one (`tripped`): a live path holds no heads, so the store says it here.
+   */
+  tripped?: GuardrailTrip;
+  /**
+   * Optional: every record of the session (what `read` gives), synchronously, for the graph methods
+   * that cannot wait (`size`, `children`...). Without it they throw `GraphNotLoadedError` until
+   * `await graph.loadWhole()`. The file store offers it: it reads the file, blocking.
+   */
+  readAllSync?(): SessionRecord[];
+};
+
+/** What one `append` wrote: records (a store's own index records included) and their size as stored. */
+export type AppendReport = { records: number; bytes: number };
+
+/**
+ * A session store, as the conductor needs it: a log of records per session with one writer at a time.
+ * `SessionStore` (files), `MemorySessionStore` (process memory), `PostgresSessionStore` and your own (a
+ * Redis, a DynamoDB...) implement it structurally; every one passes the same contract suite
+ * (tests/runtime/store/session-store-contract.ts). See docs/sessions.md, "Writing a store".
  */
 export interface SessionStoreLike {
-  /** Reads a session without taking its writer lock. A missing session is an empty graph. */
-  loadSession(id: string): Promise<SessionGraph>;
-  /** Takes the session's writer lock, then loads it. Rejects if another live writer holds it. */
-  openSession(id: string): Promise<SessionGraph>;
+  /** Takes the writer lease; rejects (`SessionLockedError` or a subclass, naming the holder) while another live writer has it. */
+  acquire(sessionId: string): Promise<SessionLease>;
+  /** Every record of the session, without a lease. A missing session has none (and a clean report). */
+  read(sessionId: string): Promise<StoredSession>;
   /**
-   * Optional: `openSession` that also says what the load found (skipped lines, orphans, a torn tail).
-   * The agent surfaces the report on `resume`; without this method it has none to surface.
+   * Appends `records` durably under `lease`, in order; resolves once they are durable, with what it
+   * wrote when the store can say. Refused with `SessionLeaseLostError` (or a subclass), nothing written,
+   * once the lease is lost. Safe to call again with the same records after a failure: a node written
+   * twice is one node (ids are content hashes), a head is idempotent, and a `started` written twice
+   * counts twice, which errs toward not running a call again.
    */
-  openSessionWithReport?(id: string): Promise<LoadedSession>;
+  append(lease: SessionLease, records: readonly SessionRecord[]): Promise<AppendReport | void>;
+  /** Hands the lease back, after any append under it has finished. Releasing a lease that is not held does nothing. */
+  release(lease: SessionLease): Promise<void>;
   /**
-   * Durably appends what `graph` gained since it was loaded or last persisted; resolves once it is
-   * durable, with what it wrote when the store can say (telemetry reports it), else with nothing.
+   * Optional: resuming without reading the whole session. A store that found it simpler to read every
+   * record (a small session, a file without checkpoints) answers as `read` does.
    */
-  persist(graph: SessionGraph): Promise<PersistReport | void>;
-  /** Releases the writer lock taken by `openSession`. */
-  closeSession(id: string): Promise<void>;
+  readLivePath?(sessionId: string): Promise<LivePathSession | StoredSession>;
 }

@@ -4,6 +4,6 @@ export { usageProblem, assertUsage } from './check.js';
 export { estimateCost } from './cost.js';
 export type { CostEstimate } from './cost.js';
 export { sessionCost, UNKNOWN_MODEL } from './session-cost.js';
-export type { SessionCost } from './session-cost.js';
+export type { SessionCost, ModelCost } from './session-cost.js';
 export { describeUsage, describeCost } from './format.js';
 export { InvalidUsageError } from './errors.js';

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { RunRenderer } from '../../../src/cli/chat/render.js';
-import { Spinner } from '../../../src/cli/chat/spinner.js';
 import { paintFor } from '../../../src/cli/style.js';
 import type { RunEvent } from '../../../src/runtime/index.js';
 import { HOSTILE, STEERING } from '../hostile-text.js';
@@ -10,7 +9,7 @@ const OWN_SGR = /\u001b\[(?:1|2|22|31|32|33|35|36|39)m/g;
 
 function render(events: RunEvent[], stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = {}): string {
   let out = '';
-  const renderer = new RunRenderer((text) => (out += text), paintFor(stream, env), new Spinner({ write: () => true }, false));
+  const renderer = new RunRenderer((text) => (out += text), paintFor(stream, env));
   for (const event of events) renderer.handle(event);
   // As the chat reports a call still waiting after a resume: the model chose the id.
   renderer.line(paintFor(stream, env)('yellow', `  ? files.write ${HOSTILE} waits for approval: /approve toolu_2\n  ? fake line two`));

@@ -181,15 +181,4 @@ describe('model controls and content', () => {
 
     expect(server.requests[0].body).toMatchObject({ temperature: 0.2, top_p: 0.9, tool_choice: 'required' });
   });
-
-  it('refuses an image it cannot send yet with a typed error, sending nothing', async () => {
-    const image = { kind: 'image' as const, source: { type: 'url' as const, url: 'https://example.com/a.png' } };
-
-    const error = await fromAiSdk(openai().responses('gpt-4.1'))(ask({ messages: [{ role: 'user', blocks: [image] }] })).catch(
-      (e: unknown) => e,
-    );
-
-    expect(error).toMatchObject({ name: 'ModelCallError', kind: 'model_error' });
-    expect(server.requests).toHaveLength(0);
-  });
 });

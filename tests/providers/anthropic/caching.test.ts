@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
+  anthropic,
   CacheSettingsError,
   createAnthropicInvoker,
   MAX_CACHE_BREAKPOINTS,
@@ -74,12 +75,13 @@ describe('cache breakpoints on the wire (cache: auto, the default)', () => {
     }
   });
 
-  it("with cacheTtl '1h' every breakpoint asks for the 1-hour TTL", async () => {
+  it("with cacheTtl '1h' on the Anthropic model every breakpoint asks for the 1-hour TTL", async () => {
     server.enqueue(reply.text('Hello.'));
-    const agent = createAgent(
-      { model: 'claude-sonnet-5-5', system: SYSTEM, tools: [tool('notes.list')], cacheTtl: '1h' },
-      { client: server.client() },
-    );
+    const agent = createAgent({
+      model: anthropic('claude-sonnet-5-5', { client: server.client(), cacheTtl: '1h' }),
+      system: SYSTEM,
+      tools: [tool('notes.list')],
+    });
 
     await agent.submit('Hi');
 
@@ -87,11 +89,11 @@ describe('cache breakpoints on the wire (cache: auto, the default)', () => {
     expect(markers).toEqual(Array(3).fill('"cache_control":{"type":"ephemeral","ttl":"1h"}'));
   });
 
-  it("with cache: 'off' the body carries no breakpoint and the system prompt stays a string", async () => {
+  it("with cache: 'off' on the invoker the body carries no breakpoint and the system prompt stays a string", async () => {
     server.enqueue(reply.tools([{ name: 'notes_list', id: 'toolu_1' }]), reply.text('None.'));
     const agent = createAgent(
-      { model: 'claude-sonnet-5-5', system: SYSTEM, tools: [tool('notes.list')], cache: 'off' },
-      { client: server.client() },
+      { model: 'claude-sonnet-5-5', system: SYSTEM, tools: [tool('notes.list')] },
+      { invokeModel: createAnthropicInvoker(server.client(), { cache: 'off' }) },
     );
 
     await agent.submit('Notes?');
@@ -161,8 +163,8 @@ describe('cache breakpoints on the wire (cache: auto, the default)', () => {
 
 describe('cache settings that cannot work', () => {
   it('are refused before any request, each with its typed error', async () => {
-    expect(() => createAgent({ model: 'm', cache: 'on' as never }, { client: server.client() })).toThrow(AgentConfigError);
-    expect(() => createAgent({ model: 'm', cacheTtl: '10m' as never }, { client: server.client() })).toThrow(
+    expect(() => anthropic('m', { client: server.client(), cache: 'on' as never })).toThrow(CacheSettingsError);
+    expect(() => anthropic('m', { client: server.client(), cacheTtl: '10m' as never })).toThrow(
       /cacheTtl` must be "5m" or "1h", got "10m"/,
     );
     await expect(runAgent({ client: server.client(), model: 'm', prompt: 'x', cache: 'always' as never }).next()).rejects.toThrow(
@@ -183,9 +185,18 @@ describe('cache settings that cannot work', () => {
     expect(() => createAgent({ model: 'm', providerOptions: { anthropic: { cache: 'sometimes' } } }, { client: server.client() })).toThrow(
       AgentConfigError,
     );
-    expect(() =>
-      createAgent({ model: 'm', cache: 'off', providerOptions: { anthropic: { cache: 'auto' } } }, { client: server.client() }),
-    ).toThrow(/disagree/);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('are no longer agent options: createAgent says where cache and cacheTtl went', () => {
+    const moved = { model: 'claude-sonnet-5-5', cacheTtl: '1h' } as Parameters<typeof createAgent>[0];
+    expect(() => createAgent(moved, { client: server.client() })).toThrow(AgentConfigError);
+    expect(() => createAgent(moved, { client: server.client() })).toThrow(
+      /`cacheTtl` is an option of the Anthropic model, not of the agent: anthropic\(model, \{ cacheTtl: "1h" \}\)/,
+    );
+    expect(() => createAgent({ ...moved, cacheTtl: undefined, cache: 'off' } as never, { client: server.client() })).toThrow(
+      /providerOptions: \{ anthropic: \{ cache: "off" \} \}/,
+    );
     expect(server.requests).toHaveLength(0);
   });
 });

@@ -5,7 +5,14 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent, InvalidPromptError, SessionStore, type PromptBlock } from '../../../src/entries/runtime.js';
+import {
+  createAgent,
+  InvalidPromptError,
+  registerModelCard,
+  RunFault,
+  SessionStore,
+  type PromptBlock,
+} from '../../../src/entries/runtime.js';
 import { reply, startAnthropicServer, type AnthropicTestServer } from '../../../src/testing/index.js';
 import { pdfBase64, pngBase64 } from '../../support/media.js';
 
@@ -74,6 +81,41 @@ describe('content prompts', () => {
       { type: 'image', source: { type: 'url', url: 'https://example.test/chart.png' } },
       { type: 'text', text: 'Compare these.' },
     ]);
+  });
+
+  it('refuses images and PDFs for a model whose card says it takes none, naming the model, before any request; a text document still goes', async () => {
+    const remove = registerModelCard({
+      id: 'claude-text',
+      contextWindow: 200_000,
+      maxOutputTokens: 8_192,
+      input: { images: false, documents: false },
+    });
+    try {
+      server.enqueue(reply.text('Read it.'));
+      const agent = createAgent({ model: 'claude-text' }, { client: server.client() });
+
+      const image = (await agent
+        .submit([{ kind: 'image', source: { type: 'base64', mediaType: 'image/png', data: png } }])
+        .catch((e) => e)) as RunFault;
+      const document = (await createAgent({ model: 'claude-text' }, { client: server.client() })
+        .submit([{ kind: 'document', source: { type: 'url', url: 'https://example.test/q4.pdf' } }])
+        .catch((e) => e)) as RunFault;
+
+      expect(image.kind).toBe('invalid_request');
+      expect(image.cause).toMatchObject({ name: 'UnsupportedContentError', content: 'images' });
+      expect((image.cause as Error).message).toContain('"claude-text" cannot take images');
+      expect(document.cause).toMatchObject({ name: 'UnsupportedContentError', content: 'documents' });
+      expect(server.requests).toHaveLength(0);
+
+      await createAgent({ model: 'claude-text' }, { client: server.client() }).submit([
+        { kind: 'document', source: { type: 'text', text: 'Revenue rose 4%.' } },
+      ]);
+      expect(server.requests[0].body.messages[0].content).toMatchObject([
+        { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'Revenue rose 4%.' } },
+      ]);
+    } finally {
+      remove();
+    }
   });
 
   it('refuses a prompt it cannot send, naming the problem, before any request', async () => {

@@ -3,5 +3,5 @@ import { modelInvokerContract } from '../../runtime/contract/model-invoker-contr
 import { anthropicHarness } from '../../support/anthropic-harness.js';
 
 modelInvokerContract('createAnthropicInvoker (@anthropic-ai/sdk, Messages API)', () =>
-  anthropicHarness((server) => createAnthropicInvoker(server.client({ maxRetries: 2 }))),
+  anthropicHarness((server, limits) => createAnthropicInvoker(server.client({ maxRetries: 2 }), limits)),
 );

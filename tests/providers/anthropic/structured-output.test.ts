@@ -4,8 +4,24 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import * as v from 'valibot';
-import { createAgent, OutputValidationError, RunFault, SchemaDefinitionError, MemorySessionStore } from '../../../src/index.js';
+import {
+  createAgent,
+  OutputValidationError,
+  RunFault,
+  SchemaDefinitionError,
+  MemorySessionStore,
+  registerModelCard,
+} from '../../../src/index.js';
 import { tool } from '../../../src/tools/index.js';
+import { partOfEvent } from '../../../src/parts/index.js';
+import { ChunkTranslator } from '../../../src/ui-message/chunks.js';
+import type { RunEvent } from '../../../src/runtime/contract/index.js';
+
+async function collectEvents(run: AsyncIterable<RunEvent>): Promise<RunEvent[]> {
+  const events: RunEvent[] = [];
+  for await (const event of run) events.push(event);
+  return events;
+}
 import { reply, startAnthropicServer, type AnthropicTestServer } from '../../../src/testing/index.js';
 
 let server: AnthropicTestServer;
@@ -39,6 +55,37 @@ describe('structured output', () => {
     expect(format.type).toBe('json_schema');
     // Fitted to Claude's subset: every object closed.
     expect(format.schema).toMatchObject({ type: 'object', required: ['city', 'celsius', 'when'], additionalProperties: false });
+  });
+
+  it('streams the answer as it grows: partial_output events, output parts and data-output chunks, each sure of what it shows', async () => {
+    const answer = '{"city":"Pune","celsius":31,"when":"today"}';
+    server.enqueue(reply.text(answer, { chunks: ['{"ci', 'ty":"Pu', 'ne","cel', 'sius":3', '1,"when":"to', 'day"}'] }));
+    const agent = createAgent({ model: 'claude-test' }, { client: server.client() });
+
+    const run = agent.submit('Forecast for Pune?', { output: forecast });
+    const partials: unknown[] = [];
+    for await (const event of run) if (event.kind === 'partial_output') partials.push(event.value);
+    const snapshot = await run;
+
+    // A number shows once something ends it: 3 never shows, 31 arrives with the next key.
+    expect(partials).toEqual([
+      {},
+      { city: 'Pu' },
+      { city: 'Pune' },
+      { city: 'Pune', celsius: 31, when: 'to' },
+      { city: 'Pune', celsius: 31, when: 'today' },
+    ]);
+    // The last partial is the raw answer; the snapshot holds it validated and transformed.
+    expect(snapshot.output).toEqual({ city: 'Pune', celsius: 31, when: 'TODAY' });
+    const parts = [];
+    for (const event of [...(await collectEvents(run))]) {
+      const part = partOfEvent(event);
+      if (part?.type === 'output') parts.push(part.value);
+    }
+    expect(parts).toEqual(partials);
+    const translator = new ChunkTranslator('m1', [], []);
+    const chunks = (await collectEvents(run)).flatMap((event) => translator.chunksOf(event)).filter((c) => c.type === 'data-output');
+    expect(chunks.map((c) => (c as { data: unknown }).data)).toEqual(partials);
   });
 
   it('works inside a tool loop: tools run first, every request carries the format, the final answer is the value', async () => {
@@ -106,6 +153,37 @@ describe('structured output', () => {
     const refused = await agent.submit('again', { output: v.object({ ok: v.boolean() }) }).catch((error: unknown) => error);
     expect(SchemaDefinitionError.isInstance(refused)).toBe(true);
     expect(server.requests).toHaveLength(1);
+  });
+
+  it('sends the schema as an instruction after the system text, not output_config, for a model whose card asks for one', async () => {
+    const remove = registerModelCard({
+      id: 'claude-older',
+      contextWindow: 200_000,
+      maxOutputTokens: 8_192,
+      structuredOutput: 'instruction',
+    });
+    try {
+      server.enqueue(reply.text('{"city":"Pune","celsius":31,"when":"today"}'));
+      const agent = createAgent({ model: 'claude-older', system: 'Be brief.' }, { client: server.client() });
+
+      const snapshot = await agent.submit('Forecast?', { output: forecast });
+
+      expect(snapshot.output).toEqual({ city: 'Pune', celsius: 31, when: 'TODAY' });
+      const body = server.requests[0].body;
+      expect(body).not.toHaveProperty('output_config');
+      // The stable system text keeps its cache breakpoint; the instruction follows it, uncached.
+      expect(body.system).toEqual([
+        { type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } },
+        {
+          type: 'text',
+          text: expect.stringMatching(
+            /^Your final answer \(after any tool calls\) must be one JSON value .*"required":\["city","celsius","when"\]/s,
+          ),
+        },
+      ]);
+    } finally {
+      remove();
+    }
   });
 
   it('carries the output request across approvals: the approving run brings the value', async () => {

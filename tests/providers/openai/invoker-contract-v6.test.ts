@@ -6,7 +6,7 @@ import { modelInvokerContract } from '../../runtime/contract/model-invoker-contr
 import { openaiHarness } from '../../support/openai-harness.js';
 
 modelInvokerContract('createOpenAIInvoker (openai 6)', () =>
-  openaiHarness((server) =>
-    createOpenAIInvoker(new OpenAI({ baseURL: server.baseURL, apiKey: 'test-key', maxRetries: 2, logLevel: 'off' })),
+  openaiHarness((server, limits) =>
+    createOpenAIInvoker(new OpenAI({ baseURL: server.baseURL, apiKey: 'test-key', maxRetries: 2, logLevel: 'off' }), limits),
   ),
 );

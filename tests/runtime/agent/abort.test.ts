@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent, SessionStore, ABORTED_RESULT, RunFault } from '../../../src/entries/runtime.js';
-import type { ModelInvoker, ToolDefinition } from '../../../src/entries/runtime.js';
+import { createAgent, MemorySessionStore, SessionStore, ABORTED_RESULT, RunFault } from '../../../src/entries/runtime.js';
+import type { ModelInvoker, SessionStoreLike, ToolDefinition } from '../../../src/entries/runtime.js';
 import { call, record, say, scriptedModel, tempDir } from './helpers.js';
 
 let dir: Awaited<ReturnType<typeof tempDir>>;
@@ -99,3 +99,85 @@ describe('abort', () => {
     await expect(agent.submit('hi')).resolves.toMatchObject({ status: 'settled', text: 'fine' });
   });
 });
+
+/** A store that waits at `acquire` or `append` until the test lets it go: a database row held FOR UPDATE, a hung disk. */
+function stalledStore() {
+  const inner = new MemorySessionStore();
+  const gates = { acquire: false, append: false };
+  const waiting: Array<() => void> = [];
+  const stall = (): Promise<void> => new Promise<void>((resolve) => waiting.push(resolve));
+  const store: SessionStoreLike = {
+    acquire: async (id) => {
+      if (gates.acquire) await stall();
+      return inner.acquire(id);
+    },
+    read: (id) => inner.read(id),
+    append: async (lease, records) => {
+      if (gates.append) await stall();
+      return inner.append(lease, records);
+    },
+    release: (lease) => inner.release(lease),
+  };
+  const stalled = (): number => waiting.length;
+  const letGo = (): void => {
+    gates.acquire = false;
+    gates.append = false;
+    for (const resolve of waiting.splice(0)) resolve();
+  };
+  return { store, inner, gates, stalled, letGo };
+}
+
+describe('abort while the store does not answer', () => {
+  it('ends a run waiting for the writer lease at once; the next run takes the session once the store answers', async () => {
+    const { store, inner, gates, stalled, letGo } = stalledStore();
+    gates.acquire = true;
+    const agent = createAgent({ model: 'm', sessionId: 's' }, { store, invokeModel: scriptedModel(say('hello')).invoke });
+    const events = record(agent);
+
+    const run = agent.submit('hi');
+    await waitFor(() => stalled() === 1);
+    agent.abort();
+    const failure = (await run.catch((e: unknown) => e)) as RunFault;
+
+    // The run ended while the store still held it up.
+    expect(stalled()).toBe(1);
+    expect(failure).toMatchObject({ kind: 'aborted' });
+    expect(events.at(-1)).toMatchObject({ kind: 'faulted', error: { kind: 'aborted' } });
+    letGo();
+    await expect(agent.submit('hi again')).resolves.toMatchObject({ status: 'settled', text: 'hello' });
+    await agent.close();
+    const graph = await inner.loadSession('s');
+    expect(graph.pathTo(graph.leaf!).map((t) => t.blocks[0])).toEqual([
+      { kind: 'text', text: 'hi again' },
+      { kind: 'text', text: 'hello' },
+    ]);
+  });
+
+  it('ends a run whose step cannot be made durable at once; what it settled reaches the store once it answers', async () => {
+    const { store, inner, gates, stalled, letGo } = stalledStore();
+    let ran = 0;
+    const model = scriptedModel(say('ready'), call({ name: 'note', id: 'n1' }), say('never asked'));
+    const agent = createAgent({ model: 'm', sessionId: 's', tools: [tool('note', () => ++ran)] }, { store, invokeModel: model.invoke });
+    await agent.submit('warm up');
+    gates.append = true;
+
+    const run = agent.submit('take a note');
+    await waitFor(() => stalled() === 1);
+    agent.abort();
+    const failure = (await run.catch((e: unknown) => e)) as RunFault;
+
+    expect(stalled()).toBeGreaterThanOrEqual(1);
+    expect(failure).toMatchObject({ kind: 'aborted' });
+    // Its prompt was held up before the model was asked: nothing ran, nothing was spent.
+    expect(ran).toBe(0);
+    expect(model.requests).toHaveLength(1);
+    letGo();
+    await agent.close();
+    const graph = await inner.loadSession('s');
+    expect(graph.pathTo(graph.leaf!).some((t) => t.blocks.some((b) => b.kind === 'text' && b.text === 'take a note'))).toBe(true);
+  });
+});
+
+async function waitFor(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setImmediate(resolve));
+}

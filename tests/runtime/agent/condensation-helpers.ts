@@ -57,7 +57,7 @@ export function fakeModel(
     } else {
       script = handlers.agent(body, agentCalls++);
     }
-    if (script.type === 'message' && script.usage === undefined)
+    if ('blocks' in script && script.usage === undefined)
       return { ...script, usage: { input_tokens: promptTokens(body), output_tokens: 40 } } satisfies MessageScript;
     return script;
   });

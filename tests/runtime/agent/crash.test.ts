@@ -316,13 +316,15 @@ describe('killed inside a persist', () => {
     const sizes: number[] = [];
     const file = join(root, 'sessions', 't.jsonl');
     const measured: SessionStoreLike = {
-      loadSession: (id) => store.loadSession(id),
-      openSession: (id) => store.openSession(id),
-      persist: async (graph) => {
-        await store.persist(graph);
+      acquire: (id) => store.acquire(id),
+      read: (id) => store.read(id),
+      readLivePath: (id) => store.readLivePath(id),
+      append: async (lease, records) => {
+        const written = await store.append(lease, records);
         sizes.push((await stat(file)).size);
+        return written;
       },
-      closeSession: (id) => store.closeSession(id),
+      release: (lease) => store.release(lease),
     };
     const script: Turn['blocks'][] = [
       [
@@ -337,7 +339,7 @@ describe('killed inside a persist', () => {
     );
     await first.submit('count');
     await first.close();
-    // Writes: the prompt, the reply with its calls, their results, the answer. The last step is the results and the answer.
+    // Appends: the prompt, the reply with its calls, their results, the answer. The last step is the results and the answer.
     expect(sizes).toHaveLength(4);
     const whole = await readFile(file);
     const from = sizes[1];

@@ -34,7 +34,8 @@ describe('agent.condense()', () => {
     const store = new SessionStore(dir.path);
     const model = scriptedModel(say('a1'), say('a2'), say('a3'), say('Summary: three questions, three answers.'));
     const agent = createAgent({ model: 'm', sessionId: 's', compaction: { keepRecent: 2 } }, { store, invokeModel: model.invoke });
-    for (const prompt of ['q1', 'q2', 'q3']) await agent.submit(prompt);
+    // The turns to drop are long enough for the summary to make the context smaller (else nothing is condensed).
+    for (const prompt of [`q1 ${'words '.repeat(100)}`, `q2 ${'words '.repeat(100)}`, 'q3']) await agent.submit(prompt);
     const events = record(agent);
 
     const outcome = await agent.condense();
@@ -108,6 +109,25 @@ describe('agent.branchFrom()', () => {
     const stored = await store.loadSession('s');
     expect(stored.children(paris.id)).toHaveLength(2);
     expect(stored.tips()).toHaveLength(2);
+  });
+
+  it('branches before the first turn with null: the next prompt is a new root, kept beside the old one, also after a restart', async () => {
+    const model = scriptedModel(say('Paris.'), say('Lisbon.'), say('Still Lisbon.'));
+    const agent = createAgent({ model: 'm', sessionId: 's' }, { store: new SessionStore(dir.path), invokeModel: model.invoke });
+    await agent.submit('capital of France?');
+
+    const emptied = await agent.branchFrom(null);
+    expect(emptied.messages).toEqual([]);
+    const asked = await agent.submit('capital of Portugal?');
+    expect(asked.messages.map(text)).toEqual(['capital of Portugal?', 'Lisbon.']);
+    expect(model.requests[1].messages.map(text)).toEqual(['capital of Portugal?']);
+    await agent.close();
+
+    const stored = await new SessionStore(dir.path).loadSession('s');
+    expect(stored.children(null).map((node) => text(node.turn))).toEqual(['capital of France?', 'capital of Portugal?']);
+    const again = createAgent({ model: 'm' }, { store: new SessionStore(dir.path), invokeModel: model.invoke });
+    expect((await again.resume('s')).messages.map(text)).toEqual(['capital of Portugal?', 'Lisbon.']);
+    await again.close();
   });
 
   it('refuses a reply whose calls would have no result, an unknown node, and an agent without a store', async () => {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent, SessionStore, CONDENSED_PREFIX } from '../../../src/entries/runtime.js';
-import type { SessionGraph, SessionStoreLike, StepInput, Turn } from '../../../src/entries/runtime.js';
+import type { SessionStoreLike, StepInput, Turn } from '../../../src/entries/runtime.js';
 import { call, say, scriptedModel, tempDir } from './helpers.js';
 
 let dir: Awaited<ReturnType<typeof tempDir>>;
@@ -11,18 +11,19 @@ afterEach(async () => {
   await dir.remove();
 });
 
-/** A real store that counts its durable writes (persists with something to write). */
+/** A real store that counts its durable writes (appends with something to write). */
 function countingStore(root: string) {
   const store = new SessionStore(root);
   const counts = { writes: 0 };
   const counted: SessionStoreLike = {
-    loadSession: (id) => store.loadSession(id),
-    openSession: (id) => store.openSession(id),
-    persist: (graph: SessionGraph) => {
-      if (graph.hasUnsaved) counts.writes++;
-      return store.persist(graph);
+    acquire: (id) => store.acquire(id),
+    read: (id) => store.read(id),
+    readLivePath: (id) => store.readLivePath(id),
+    append: (lease, records) => {
+      if (records.length > 0) counts.writes++;
+      return store.append(lease, records);
     },
-    closeSession: (id) => store.closeSession(id),
+    release: (lease) => store.release(lease),
   };
   return { store: counted, counts };
 }
@@ -96,14 +97,14 @@ describe('the conductor over a session store', () => {
 
   it('faults with store_error when the session is held by another writer', async () => {
     const holder = new SessionStore(dir.path);
-    await holder.openSession('busy');
+    const lease = await holder.acquire('busy');
     const agent = createAgent(
       { model: 'm', sessionId: 'busy' },
       { store: new SessionStore(dir.path), invokeModel: scriptedModel(say('no')).invoke },
     );
 
     await expect(agent.submit('hi')).rejects.toMatchObject({ kind: 'store_error', snapshot: { status: 'faulted' } });
-    await holder.closeSession('busy');
+    await holder.release(lease);
     await expect(agent.submit('hi')).resolves.toMatchObject({ status: 'settled' });
     await agent.close();
   });

@@ -30,6 +30,13 @@ describe('compact', () => {
     expect(invoke.requests).toHaveLength(0);
   });
 
+  it('returns the very same array when the summary would not be smaller than the turns it replaces', async () => {
+    const history = Array.from({ length: 12 }, (_, i) => (i % 2 ? assistant : user)(`turn ${i}`));
+    const invoke = recordingInvoker(() => 'Goal: '.padEnd(4_000, 'z'));
+    expect(await compact(history, card, policy, invoke)).toBe(history);
+    expect(invoke.requests).toHaveLength(1);
+  });
+
   it('replaces the dropped prefix with one summary turn and keeps the tail objects verbatim', async () => {
     const history = toolLoop(12, 3_000); // 25 turns, about 9,200 tokens
     const before = structuredClone(history);

@@ -303,6 +303,46 @@ describe('Condenser.condense', () => {
     expect((second!.messages[0].blocks[0] as { text: string }).text.startsWith(`${CONDENSED_PREFIX}\nGoal: ship.`)).toBe(true);
   });
 
+  it('never replaces turns with a summary that is not smaller than they are, forced or not: null, history untouched', async () => {
+    // 12 short turns: the 8 a forced condensation may drop hold about 8 × 10 tokens; the summary is ~500.
+    const history = Array.from({ length: 12 }, (_, i) => sized(10, i % 2 ? 'assistant' : 'user'));
+    const before = structuredClone(history);
+    const invoke = recordingInvoker(() => 'Goal: '.padEnd(2_000, 'z'));
+    const discarded: Array<{ summaryTokens: number; replacedTokens: number; inputTokens: number }> = [];
+    const condenser = new Condenser({
+      card,
+      policy,
+      invokeModel: invoke,
+      onDiscarded: (d) =>
+        discarded.push({ summaryTokens: d.summaryTokens, replacedTokens: d.replacedTokens, inputTokens: d.usage.inputTokens }),
+    });
+    expect(await condenser.condense(history, undefined, { force: true, keepAllRecent: true })).toBeNull();
+    expect(await condenser.condense(history, undefined, { force: true })).toBeNull();
+    expect(history).toEqual(before);
+    // The summarizer was asked (and billed) each time; what it cost is handed on, not lost.
+    expect(invoke.requests).toHaveLength(2);
+    expect(discarded).toHaveLength(2);
+    for (const d of discarded) {
+      expect(d.summaryTokens).toBeGreaterThanOrEqual(d.replacedTokens);
+      expect(d.inputTokens).toBe(100);
+    }
+    // The condenser still tracks the untouched history: nothing was adopted.
+    expect(condenser.plan(history).estimatedTokens).toBe(estimateContextTokens(history));
+  });
+
+  it('reports tokensAfter on the scale of tokensBefore: a calibrated count shrinks as the estimate does', async () => {
+    const history = Array.from({ length: 12 }, (_, i) => sized(100, i % 2 ? 'assistant' : 'user'));
+    const condenser = new Condenser({ card, policy, invokeModel: ok() });
+    condenser.plan(history);
+    // The API counts less than the heuristic (as the demo model does, which counts tools by name).
+    condenser.observeUsage(history, 1_000);
+    const result = (await condenser.condense(history, undefined, { force: true, keepAllRecent: true }))!;
+    expect(result.tokensBefore).toBe(1_000);
+    const estimatedAfter = estimateContextTokens(result.messages);
+    expect(result.tokensAfter).toBe(Math.round((1_000 * estimatedAfter) / estimateContextTokens(history)));
+    expect(result.tokensAfter).toBeLessThan(result.tokensBefore);
+  });
+
   it('passes the abort signal to the summarizer', async () => {
     const invoke = ok();
     const controller = new AbortController();

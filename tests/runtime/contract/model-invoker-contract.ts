@@ -15,7 +15,22 @@ import {
   PromptTooLongError,
   RunAbortedError,
 } from '../../../src/entries/runtime.js';
-import type { ModelInvoker, ModelRequest, RunEvent, RunFault, ToolDefinition } from '../../../src/entries/runtime.js';
+import type {
+  AgentConfig,
+  AgentDeps,
+  ModelInvoker,
+  ModelRequest,
+  ModelRetry,
+  RunEvent,
+  RunFault,
+  ToolDefinition,
+} from '../../../src/entries/runtime.js';
+import {
+  DEFAULT_MAX_EVENT_BYTES,
+  StreamEventTooLargeError,
+  StreamIdleError,
+  type StreamLimits,
+} from '../../../src/providers/shared/index.js';
 
 export type ScriptedCall = { id: string; name: string; input?: unknown; rawJson?: string };
 
@@ -41,7 +56,14 @@ export type ScriptedReply =
   /** The vendor's own "the prompt is over the window" answer. */
   | { kind: 'too_long' }
   /** A stream that breaks after streaming `text` partway: an error event, a dropped connection, or a frame that is not JSON. */
-  | { kind: 'broken'; how: 'error_event' | 'drop' | 'garbage'; text: string };
+  | { kind: 'broken'; how: 'error_event' | 'drop' | 'garbage'; text: string }
+  /**
+   * A stream that begins (the vendor's first event) and then goes on without content until the client
+   * hangs up: silent, or sending only SSE comments or the vendor's keep-alive events.
+   */
+  | { kind: 'stall'; how: 'silence' | 'comments' | 'pings' }
+  /** A stream that begins and then sends one line of `bytes` bytes that never ends, as fast as the client reads. */
+  | { kind: 'flood'; bytes: number };
 
 /**
  * What reached the server, read back neutrally. Transcript lines: `user: …`, `assistant: …`,
@@ -52,6 +74,10 @@ export type SentRequest = { model: string; system: string; tools: string[]; maxO
 export type InvokerHarness = {
   /** The invoker under test, over its real SDK pointed at the loopback server; its client retries twice. */
   invoker: ModelInvoker;
+  /** The same invoker over the same server, reading its streams within `limits`. */
+  limited(limits: StreamLimits): ModelInvoker;
+  /** Bytes of request `index`'s streamed reply the server wrote before the client hung up. */
+  bytesSent(index: number): number;
   /** The model id the invoker always sends, for one bound to its model (an AI SDK model object); else it sends `request.model`. */
   boundModel?: string;
   script(...replies: ScriptedReply[]): void;
@@ -129,6 +155,10 @@ export function modelInvokerContract(name: string, start: () => Promise<InvokerH
         expect(result.id).not.toBe('');
         expect(result.model).toEqual(expect.any(String));
         expect(result.model).not.toBe('');
+      });
+
+      it('carries the model it is built for as its modelId, and none when it calls what each request names', () => {
+        expect(h.invoker.modelId).toBe(h.boundModel);
       });
 
       it('sends the model, the stable then the volatile system text, the tools and the output cap', async () => {
@@ -319,6 +349,50 @@ export function modelInvokerContract(name: string, start: () => Promise<InvokerH
         expect(h.sent()).toHaveLength(1);
       });
 
+      it.each(['silence', 'comments', 'pings'] as const)(
+        'closes a stream that began and then stalls (%s) once idleTimeoutMs passes without content, retries it at once, and then fails with StreamIdleError',
+        async (how) => {
+          h.respond(() => ({ kind: 'stall', how }));
+          const retries: ModelRetry[] = [];
+
+          const error = await failureOf(h.limited({ idleTimeoutMs: 200 })(request({ onRetry: (retry) => retries.push(retry) })));
+
+          expect(StreamIdleError.isInstance(error)).toBe(true);
+          expect(error).toMatchObject({ kind: 'model_error', idleTimeoutMs: 200 });
+          expect(isPromptTooLongError(error)).toBe(false);
+          expect(h.sent()).toHaveLength(3);
+          expect(retries).toEqual([
+            { attempt: 2, delayMs: 0, reason: 'stream idle' },
+            { attempt: 3, delayMs: 0, reason: 'stream idle' },
+          ]);
+          await expect.poll(() => [0, 1, 2].every((index) => h.closedEarly(index))).toBe(true);
+        },
+      );
+
+      it('cuts a stream whose one line grows past maxEventBytes with StreamEventTooLargeError, unretried, long before the line ends', async () => {
+        const line = 300 * 2 ** 20;
+        h.script({ kind: 'flood', bytes: line });
+
+        const error = await failureOf(h.limited({ maxEventBytes: 2 ** 20 })(request()));
+
+        expect(StreamEventTooLargeError.isInstance(error)).toBe(true);
+        expect(error).toMatchObject({ kind: 'model_error', maxEventBytes: 2 ** 20 });
+        expect(h.sent()).toHaveLength(1);
+        await expect.poll(() => h.closedEarly(0)).toBe(true);
+        // The client read the cap and what the sockets held when it hung up, not the 300 MB line.
+        expect(h.bytesSent(0)).toBeLessThan(32 * 2 ** 20);
+      });
+
+      it('cuts such a line at the default cap too, with the invoker as it comes', async () => {
+        h.script({ kind: 'flood', bytes: 300 * 2 ** 20 });
+
+        const error = await failureOf(h.invoker(request()));
+
+        expect(error).toMatchObject({ name: 'StreamEventTooLargeError', maxEventBytes: DEFAULT_MAX_EVENT_BYTES });
+        await expect.poll(() => h.closedEarly(0)).toBe(true);
+        expect(h.bytesSent(0)).toBeLessThan(DEFAULT_MAX_EVENT_BYTES + 32 * 2 ** 20);
+      });
+
       it.each(['error_event', 'drop', 'garbage'] as const)(
         'rejects with ModelCallError when the stream breaks (%s), keeping nothing of it',
         async (how) => {
@@ -333,10 +407,16 @@ export function modelInvokerContract(name: string, start: () => Promise<InvokerH
       );
     });
 
-    describe('under the conductor: createAgent(config, { invokeModel })', () => {
+    describe('under the conductor: createAgent({ model: invoker }), or by id beside deps.invokeModel', () => {
+      // An invoker built for one model is the agent's `model`; one that calls whatever a request names goes beside the id.
+      const agentOver = (config: Omit<AgentConfig, 'model'>, deps: AgentDeps = {}, invoker: ModelInvoker = h.invoker) =>
+        invoker.modelId !== undefined
+          ? createAgent({ ...config, model: invoker }, deps)
+          : createAgent({ ...config, model: 'test-model' }, { ...deps, invokeModel: invoker });
+
       it('runs a tool loop to the answer, sending the tool result back under the model’s call id', async () => {
         h.script(calls({ id: 'call_w', name: 'weather_today', input: { city: 'Pune' } }), reply('Clear skies in Pune.'));
-        const agent = createAgent({ model: 'test-model', system: 'Answer briefly.', tools: [weather] }, { invokeModel: h.invoker });
+        const agent = agentOver({ system: 'Answer briefly.', tools: [weather] });
         const events = record(agent);
 
         const snapshot = await agent.submit('Weather in Pune?');
@@ -364,7 +444,7 @@ export function modelInvokerContract(name: string, start: () => Promise<InvokerH
           ),
           reply('Both clear.'),
         );
-        const agent = createAgent({ model: 'test-model', tools: [weather] }, { invokeModel: h.invoker });
+        const agent = agentOver({ tools: [weather] });
 
         await agent.submit('Pune and Oslo?');
 
@@ -390,7 +470,7 @@ export function modelInvokerContract(name: string, start: () => Promise<InvokerH
           calls({ id: 'call_y', name: 'files_write', input: { text: 'second' } }),
           reply('Written.'),
         );
-        const agent = createAgent({ model: 'test-model', tools: [write] }, { invokeModel: h.invoker });
+        const agent = agentOver({ tools: [write] });
 
         expect(await agent.submit('write first')).toMatchObject({ status: 'waiting' });
         expect(await agent.reject('call_x', 'not now')).toMatchObject({ status: 'settled', text: 'Not written, as you asked.' });
@@ -405,7 +485,7 @@ export function modelInvokerContract(name: string, start: () => Promise<InvokerH
 
       it('aborts mid-stream: the run faults aborted, keeps no half reply and the request is closed', async () => {
         h.script(reply('slow words here', { chunks: ['slow ', 'words ', 'here'], frameDelayMs: 150 }));
-        const agent = createAgent({ model: 'test-model' }, { invokeModel: h.invoker });
+        const agent = agentOver({});
         agent.subscribe((e) => {
           if (e.kind === 'text_delta') agent.abort();
         });
@@ -420,7 +500,7 @@ export function modelInvokerContract(name: string, start: () => Promise<InvokerH
 
       it('settles through a 429 the client retries', async () => {
         h.script({ kind: 'http_error', status: 429, retryAfterMs: 5 }, reply('Answered after the rate limit.'));
-        const agent = createAgent({ model: 'test-model' }, { invokeModel: h.invoker });
+        const agent = agentOver({});
 
         const snapshot = await agent.submit('hi');
 
@@ -429,9 +509,44 @@ export function modelInvokerContract(name: string, start: () => Promise<InvokerH
         await agent.close();
       });
 
+      it('retries a stream that stalled before any text and settles with the retried reply, reporting the retry', async () => {
+        h.script({ kind: 'stall', how: 'silence' });
+        // Any further attempt answers: a loaded machine may make a healthy reply look stalled too.
+        h.respond(() => reply('Back again.'));
+        const agent = agentOver({}, {}, h.limited({ idleTimeoutMs: 1_000 }));
+        const events = record(agent);
+
+        const snapshot = await agent.submit('hi');
+
+        expect(snapshot).toMatchObject({ status: 'settled', text: 'Back again.' });
+        expect(events.filter((e) => e.kind === 'model_retry')[0]).toEqual({
+          kind: 'model_retry',
+          attempt: 2,
+          delayMs: 0,
+          reason: 'stream idle',
+          runId: expect.any(String),
+        });
+        expect(textOf(events)).toBe('Back again.');
+        await agent.close();
+      });
+
+      it('faults model_error with StreamIdleError as its cause once every attempt stalled', async () => {
+        h.respond(() => ({ kind: 'stall', how: 'pings' }));
+        const agent = agentOver({}, {}, h.limited({ idleTimeoutMs: 200 }));
+        const events = record(agent);
+
+        const fault = (await agent.submit('hi').catch((e: unknown) => e)) as RunFault;
+
+        expect(fault.kind).toBe('model_error');
+        expect(StreamIdleError.isInstance(fault.cause)).toBe(true);
+        expect(events.filter((e) => e.kind === 'model_retry')).toHaveLength(2);
+        expect(fault.snapshot.messages).toEqual([{ role: 'user', blocks: [{ kind: 'text', text: 'hi' }] }]);
+        await agent.close();
+      });
+
       it('faults model_error for a malformed stream and keeps no half reply', async () => {
         h.script({ kind: 'broken', how: 'garbage', text: 'Half a sentence' });
-        const agent = createAgent({ model: 'test-model' }, { invokeModel: h.invoker });
+        const agent = agentOver({});
 
         const fault = (await agent.submit('hi').catch((e: unknown) => e)) as RunFault;
 
@@ -450,9 +565,9 @@ export function modelInvokerContract(name: string, start: () => Promise<InvokerH
           if (n < 2) return reply(`Answer ${n}: ${'we talked about the trip at length. '.repeat(20)}`);
           return n === 2 ? { kind: 'too_long' } : reply('Here is the whole itinerary.');
         });
-        const agent = createAgent(
-          { model: 'test-model', sessionId: 'trip', maxOutputTokens: 500, compaction: { keepRecent: 2 } },
-          { invokeModel: h.invoker, store: new MemorySessionStore() },
+        const agent = agentOver(
+          { sessionId: 'trip', maxOutputTokens: 500, compaction: { keepRecent: 2 } },
+          { store: new MemorySessionStore() },
         );
         const events = record(agent);
         await agent.submit('Plan a trip to Lisbon for me.');

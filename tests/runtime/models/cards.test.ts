@@ -90,6 +90,18 @@ describe('registerModelCard', () => {
     expect(modelCard('gpt-4o').contextWindow).toBe(128_000);
   });
 
+  it('says what a model takes besides text and how a JSON answer reaches it, and keeps its own copy of that too', () => {
+    const card: ModelCard = { ...local, input: { images: false }, structuredOutput: 'instruction' };
+    const remove = registerModelCard(card);
+    card.input!.images = true;
+    try {
+      expect(modelCard('acme-local-70b')).toMatchObject({ input: { images: false }, structuredOutput: 'instruction' });
+    } finally {
+      remove();
+    }
+    expect(modelCard('acme-local-70b').input).toBeUndefined();
+  });
+
   it.each([
     [{ ...local, id: '' }, /id/],
     [{ ...local, contextWindow: 0 }, /contextWindow/],
@@ -98,6 +110,10 @@ describe('registerModelCard', () => {
     [{ ...local, pricing: { ...local.pricing!, outputPerMTok: -1 } }, /outputPerMTok/],
     [{ ...local, pricing: { ...local.pricing!, cacheReadPerMTok: Number.NaN } }, /cacheReadPerMTok/],
     [{ ...local, pricing: { ...local.pricing!, pricesAsOf: 'last week' } }, /pricesAsOf/],
+    [{ ...local, input: { images: 'no' } }, /`input.images` of "acme-local-70b" must be true or false/],
+    [{ ...local, input: { audio: false } }, /`input.audio` .* is not a kind of input/],
+    [{ ...local, input: [] }, /`input` .* must be an object/],
+    [{ ...local, structuredOutput: 'json' }, /`structuredOutput` .* must be "native" or "instruction"/],
   ])('refuses a card that cannot be right (%#) with ModelCardError', (card, detail) => {
     let thrown: unknown;
     try {

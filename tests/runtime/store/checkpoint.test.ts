@@ -4,14 +4,8 @@ import { readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import {
-  GraphNotLoadedError,
-  SessionGraph,
-  SessionIntegrityError,
-  SessionStore,
-  type SessionGraphSource,
-} from '../../../src/runtime/store/index.js';
-import type { Migrator, SessionNode, Turn } from '../../../src/runtime/contract/index.js';
+import { GraphNotLoadedError, SessionGraph, SessionIntegrityError, SessionStore, SessionWriter } from '../../../src/runtime/store/index.js';
+import type { Migrator, SessionNode, SessionRecord, Turn } from '../../../src/runtime/contract/index.js';
 import { assistant, tempRoot, toolCall, toolResult, user } from './helpers.js';
 
 let root: string;
@@ -22,6 +16,7 @@ afterEach(() => cleanup());
 const summary = (n: number): Turn => ({ role: 'user', blocks: [{ kind: 'text', text: `[condensed earlier context] up to turn ${n}` }] });
 const usage = { inputTokens: 100, outputTokens: 20, cacheWriteTokens: 0, cacheReadTokens: 50 };
 const text = (turn: Turn) => (turn.blocks[0] as { text: string }).text;
+const nodeRecords = (nodes: readonly SessionNode[]): SessionRecord[] => nodes.map((node) => ({ type: 'node', node }));
 
 /**
  * A session the way an agent writes one: a persist every 4 turns, a condensation every `condenseEvery`
@@ -29,19 +24,20 @@ const text = (turn: Turn) => (turn.blocks[0] as { text: string }).text;
  */
 async function longSession(options: { turns: number; condenseEvery: number; after: number; store?: SessionStore }) {
   const store = options.store ?? new SessionStore(root);
-  const graph = await store.openSession('s');
+  const writer = await SessionWriter.open(store, 's');
+  const graph = writer.graph;
   let at = 1;
   const appendTurns = async (count: number) => {
     for (let i = 0; i < count; i++) {
       const n = at;
-      if (n % 2 === 1) graph.append(user(`question ${n} ${'words '.repeat(40)}`), at++);
-      else graph.append(assistant(`answer ${n} ${'words '.repeat(40)}`), at++, { usage, model: 'claude-test' });
-      if (at % 4 === 0) await store.persist(graph);
+      if (n % 2 === 1) writer.append(user(`question ${n} ${'words '.repeat(40)}`), at++);
+      else writer.append(assistant(`answer ${n} ${'words '.repeat(40)}`), at++, { usage, model: 'claude-test' });
+      if (at % 4 === 0) await writer.persist();
     }
   };
   const condense = () => {
     const context = graph.contextNodes(graph.leaf!);
-    graph.append(summary(at), at++, { condenses: { firstKept: context[context.length - 8].id } });
+    writer.append(summary(at), at++, { condenses: { firstKept: context[context.length - 8].id } });
   };
   while (at < options.turns) {
     await appendTurns(options.condenseEvery);
@@ -50,7 +46,7 @@ async function longSession(options: { turns: number; condenseEvery: number; afte
   await appendTurns(options.after);
   const leaf = graph.leaf!;
   const context = graph.contextTo(leaf);
-  await store.closeSession('s');
+  await writer.close();
   return { store, leaf, context, path: store.pathOf('s') };
 }
 
@@ -108,9 +104,9 @@ describe('resuming from the last checkpoint', () => {
     expect(first.report.fullScanReason).toMatch(/checkpoint/);
     expect(first.graph.resume(leaf)).toEqual(context);
 
-    const writer = await store.openSession('s');
+    const writer = await SessionWriter.open(store, 's');
     const added = writer.append(user('one more'), 99_999);
-    await store.closeSession('s');
+    await writer.close();
     const next = await store.loadSessionWithReport('s');
     expect(next.report.scope).toBe('tail');
     expect(next.graph.resume(added.id)).toEqual([...context, user('one more')]);
@@ -127,9 +123,9 @@ describe('resuming from the last checkpoint', () => {
     expect(torn.report.truncatedTail).toBe(true);
     expect(torn.graph.leaf).toBe(leaf);
 
-    const writer = await store.openSession('s');
+    const writer = await SessionWriter.open(store, 's');
     writer.append(user('after the crash'), 77_777);
-    await store.closeSession('s');
+    await writer.close();
     expect((await store.loadSessionWithReport('s')).report.scope).toBe('tail');
     const whole = await store.loadSessionWithReport('s', { whole: true });
     expect(whole.report.skipped.map((entry) => entry.reason)).toEqual([expect.stringMatching(/^not valid JSON/)]);
@@ -137,12 +133,12 @@ describe('resuming from the last checkpoint', () => {
 
   it('writes a checkpoint with the persist that moves the leaf back to old history, so the next resume still reads the end', async () => {
     const { store, path } = await longSession({ turns: 1_500, condenseEvery: 500, after: 30 });
-    const writer = await store.openSession('s');
-    await writer.loadWhole();
-    const old = [...writer.allNodes()][100]; // long condensed away
-    writer.branchFrom(old.id);
+    const writer = await SessionWriter.open(store, 's');
+    await writer.graph.loadWhole();
+    const old = [...writer.graph.allNodes()][100]; // long condensed away
+    writer.graph.branchFrom(old.id);
     const before = readFileSync(path).length;
-    await store.persist(writer);
+    await writer.persist();
     const written = readFileSync(path, 'utf8').slice(before);
     expect(
       written
@@ -151,7 +147,7 @@ describe('resuming from the last checkpoint', () => {
         .map((line) => JSON.parse(line).type),
     ).toEqual(['head', 'checkpoint']);
     const fork = writer.append(assistant('a new answer to an old question'), 88_888);
-    await store.closeSession('s');
+    await writer.close();
 
     const { graph, report } = await store.loadSessionWithReport('s');
     expect(report.scope).toBe('tail');
@@ -167,6 +163,52 @@ describe('resuming from the last checkpoint', () => {
     expect(crashed.report.scope).toBe('file');
     expect(crashed.report.fullScanReason).toMatch(/needs node/);
     expect(crashed.graph.leaf).toBe(old.id);
+  });
+
+  it('resumes from the end the guardrail trip standing at the leaf: before the last checkpoint, after it, or cleared since', async () => {
+    const { store, path } = await longSession({ turns: 1_500, condenseEvery: 500, after: 30 });
+    const tripped = { guardrail: 'deny', stage: 'answer' as const, message: 'no', runId: 'r1', at: 7 };
+    const resumed = async () => {
+      const { graph, report } = await store.loadSessionWithReport('s');
+      const whole = await store.loadSession('s', { whole: true });
+      expect(report.scope, report.fullScanReason ?? '').toBe('tail');
+      expect([graph.leaf, graph.tripped]).toEqual([whole.leaf, whole.tripped]);
+      return graph;
+    };
+
+    // Back to old history: the head carrying the trip is followed by a checkpoint.
+    const writer = await SessionWriter.open(store, 's');
+    await writer.graph.loadWhole();
+    const old = [...writer.graph.allNodes()][100];
+    writer.trip(old.id, tripped);
+    await writer.close();
+    const tail = readFileSync(path, 'utf8').trimEnd().split('\n').slice(-2);
+    expect(tail.map((line) => JSON.parse(line).type)).toEqual(['head', 'checkpoint']);
+    expect((await resumed()).tripped).toEqual(tripped);
+    // Starts after it, and another checkpoint after those, still leave the trip standing.
+    const again = new SessionStore(root, [], { checkpointBytes: 1 });
+    const held = await SessionWriter.open(again, 's');
+    held.markStarted(['call-x']);
+    await held.close();
+    expect(
+      readFileSync(path, 'utf8')
+        .trimEnd()
+        .split('\n')
+        .slice(-4)
+        .map((line) => JSON.parse(line).type),
+    ).toEqual(['head', 'checkpoint', 'started', 'checkpoint']);
+    expect((await resumed()).tripped).toEqual(tripped);
+
+    // Within the records after the last checkpoint: the trip stands, until a node moves the leaf on.
+    const next = await SessionWriter.open(store, 's');
+    const answer = next.append(assistant('an answer after the trip'), 90_000);
+    next.trip(answer.id, { ...tripped, at: 8 });
+    await next.close();
+    expect((await resumed()).tripped).toEqual({ ...tripped, at: 8 });
+    const last = await SessionWriter.open(store, 's');
+    last.append(user('a prompt after the trip'), 90_001);
+    await last.close();
+    expect((await resumed()).tripped).toBeUndefined();
   });
 
   it('reads the whole file when the last checkpoint is damaged or sits where it says it does not', async () => {
@@ -204,13 +246,13 @@ describe('resuming from the last checkpoint', () => {
   it('resumes from the end when started records come just before the last checkpoint, with their counts', async () => {
     const store = new SessionStore(root, [], { checkpointBytes: 1 }); // a checkpoint with every persist
     const { path } = await longSession({ turns: 40, condenseEvery: 30, after: 3, store });
-    const graph = await store.openSession('s');
-    graph.append(toolCall('call-1', 'deploy', { to: 'prod' }), 100, { usage, model: 'claude-test' });
-    await store.persist(graph); // the reply is durable before its call starts
-    graph.markStarted(['call-1']);
-    await store.persist(graph); // [started, checkpoint]: the leaf stays on the reply
-    graph.markStarted(['call-1']); // run again after a crash: closing writes [started, checkpoint] again
-    await store.closeSession('s');
+    const writer = await SessionWriter.open(store, 's');
+    writer.append(toolCall('call-1', 'deploy', { to: 'prod' }), 100, { usage, model: 'claude-test' });
+    await writer.persist(); // the reply is durable before its call starts
+    writer.markStarted(['call-1']);
+    await writer.persist(); // [started, checkpoint]: the leaf stays on the reply
+    writer.markStarted(['call-1']); // run again after a crash: closing writes [started, checkpoint] again
+    await writer.close();
     const lines = readFileSync(path, 'utf8')
       .trimEnd()
       .split('\n')
@@ -224,9 +266,9 @@ describe('resuming from the last checkpoint', () => {
     expect(tail.graph.startsOf('call-1')).toBe(2);
     expect(whole.graph.startsOf('call-1')).toBe(2);
     // The count the checkpoint carries, once the start after it is a result away.
-    const reopened = await store.openSession('s');
+    const reopened = await SessionWriter.open(store, 's');
     reopened.append(toolResult('call-1', 'deployed'), 101);
-    await store.closeSession('s');
+    await reopened.close();
     const later = await store.loadSessionWithReport('s');
     expect(readFileSync(path, 'utf8').trimEnd().split('\n').at(-1)).toMatch(/^\{"type":"checkpoint",.*"started":\[\["call-1",2\]\]/);
     expect(later.report.scope).toBe('tail');
@@ -236,10 +278,10 @@ describe('resuming from the last checkpoint', () => {
   it('stops checkpointing when a failed write may have landed in part, and the next open starts again', async () => {
     const store = new SessionStore(root, [], { checkpointBytes: 1 });
     const { path } = await longSession({ turns: 30, condenseEvery: 20, after: 3, store });
-    const graph = await store.openSession('s');
-    graph.append(toolCall('call-2', 'deploy', {}), 200);
-    graph.markStarted(['call-2']);
-    await store.persist(graph);
+    const writer = await SessionWriter.open(store, 's');
+    writer.append(toolCall('call-2', 'deploy', {}), 200);
+    writer.markStarted(['call-2']);
+    await writer.persist();
     // The next write lands half its bytes, then fails (a full disk): the started record may be in the file.
     const probe = await open(join(root, 'probe'), 'w');
     const proto = Object.getPrototypeOf(probe) as { write: (...args: unknown[]) => Promise<{ bytesWritten: number }> };
@@ -250,19 +292,19 @@ describe('resuming from the last checkpoint', () => {
       await write.call(this, buffer.subarray(0, Math.floor(buffer.length / 2)));
       throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
     });
-    graph.markStarted(['call-2']);
-    graph.append(toolResult('call-2', 'done'), 201);
-    await expect(store.persist(graph)).rejects.toThrow(/persisting/);
+    writer.markStarted(['call-2']);
+    writer.append(toolResult('call-2', 'done'), 201);
+    await expect(writer.persist()).rejects.toThrow(/persisting/);
     failing.mockRestore();
     const before = readFileSync(path, 'utf8')
       .split('\n')
       .filter((line) => line.startsWith('{"type":"checkpoint"')).length;
-    graph.append(assistant('after the failure'), 202);
-    await store.persist(graph);
-    await graph.loadWhole(); // the writer learns where every node sits again: still no checkpoint
-    graph.append(user('and then'), 203);
-    await store.persist(graph);
-    await store.closeSession('s');
+    writer.append(assistant('after the failure'), 202);
+    await writer.persist();
+    await writer.graph.loadWhole(); // the writer learns where every node sits again: still no checkpoint
+    writer.append(user('and then'), 203);
+    await writer.persist();
+    await writer.close();
     expect(
       readFileSync(path, 'utf8')
         .split('\n')
@@ -275,9 +317,9 @@ describe('resuming from the last checkpoint', () => {
     expect(tail.graph.startsOf('call-2')).toBe(whole.graph.startsOf('call-2'));
     expect(tail.graph.resume(tail.graph.leaf!)).toEqual(whole.graph.resume(whole.graph.leaf!));
     // A new writer knows the file again and checkpoints from its first persist.
-    const again = await store.openSession('s');
+    const again = await SessionWriter.open(store, 's');
     again.append(user('and on'), 204);
-    await store.closeSession('s');
+    await again.close();
     expect((await store.loadSessionWithReport('s')).report.scope).toBe('tail');
   });
 
@@ -296,10 +338,10 @@ describe('listing', () => {
     const { path } = await longSession({ turns: 3_000, condenseEvery: 500, after: 30 });
     expect(readFileSync(path).length).toBeGreaterThan(1024 * 1024); // more than a listing reads back
     const small = new SessionStore(root);
-    const tiny = await small.openSession('tiny');
+    const tiny = await SessionWriter.open(small, 'tiny');
     tiny.append(user('  what   is\nup?  '), 1);
     tiny.append(assistant('not much'), 2);
-    await small.closeSession('tiny');
+    await tiny.close();
     // A large file written before checkpoints: its turns cannot be counted without reading it all.
     writeFileSync(
       join(root, 'old.jsonl'),
@@ -338,16 +380,10 @@ describe('SessionGraph.fromLivePath', () => {
     const { graph: original, all, a, d, live } = stored();
     expect(live.map((node) => text(node.turn))).toEqual(['c', '[condensed earlier context] up to turn 4', 'd']);
     let loads = 0;
-    const source: SessionGraphSource = {
-      async loadAll() {
-        loads++;
-        return { nodes: all, starts: new Map() };
-      },
-    };
-    const graph = SessionGraph.fromLivePath('g', live, { leaf: d.id, source, usageTotal: original.usageTotal() });
+    const rest = async () => (loads++, nodeRecords(all));
+    const graph = SessionGraph.fromLivePath('g', nodeRecords(live), { leaf: d.id, rest, usageTotal: original.usageTotal() });
     expect(graph.resume(d.id)).toEqual(original.resume(d.id));
     expect(graph.usageTotal()).toEqual(original.usageTotal());
-    expect(graph.hasUnsaved).toBe(false);
     const e = graph.append(user('e'), 7, { usage, model: 'claude-test' });
     expect(graph.usageTotal().inputTokens).toBe(original.usageTotal().inputTokens + usage.inputTokens);
 
@@ -363,10 +399,7 @@ describe('SessionGraph.fromLivePath', () => {
     expect(graph.children(a.id).map((node) => text(node.turn))).toEqual(['b', 'b2']);
     expect(graph.node(d.id)!.turn).toBe(heldTurn);
     expect(graph.leaf).toBe(e.id);
-    expect(graph.takeUnsaved()).toEqual([
-      { type: 'node', node: e },
-      { type: 'head', leaf: e.id },
-    ]);
+    expect(graph.node(e.id)).toBe(e);
   });
 
   it('counts starts for the calls it holds, and loads the whole session to count any other call', () => {
@@ -377,37 +410,34 @@ describe('SessionGraph.fromLivePath', () => {
     const s = graph.append(summary(2), 3, { condenses: { firstKept: null } });
     const c = graph.append(toolCall('new', 'shell', {}), 4);
     graph.markStarted(['new']);
-    const whole = {
-      nodes: [...graph.allNodes()],
-      starts: new Map([
-        ['old', 2],
-        ['new', 1],
-      ]),
-    };
+    const whole: SessionRecord[] = [
+      ...nodeRecords([...graph.allNodes()]),
+      { type: 'started', callIds: ['old', 'old'] },
+      { type: 'started', callIds: ['new'] },
+    ];
     let loads = 0;
-    const live = SessionGraph.fromLivePath('g', [s, c], {
+    // A count for a call it does not hold is not trusted.
+    const given: SessionRecord[] = [...nodeRecords([s, c]), { type: 'started', callIds: ['new', 'old'] }];
+    const live = SessionGraph.fromLivePath('g', given, {
       leaf: c.id,
-      starts: [
-        ['new', 1],
-        ['old', 1],
-      ], // a count for a call it does not hold is not trusted
-      source: { loadAll: async () => whole, loadAllSync: () => (loads++, whole) },
+      rest: async () => whole,
+      restSync: () => (loads++, whole),
     });
     expect(live.startsOf('new')).toBe(1);
     expect(loads).toBe(0);
-    live.markStarted(['new']); // not persisted yet: kept over the load
+    live.markStarted(['new']); // not stored yet: kept over the load
     expect(live.startsOf('old')).toBe(2);
     expect(loads).toBe(1);
     expect(live.whole).toBe(true);
     expect(live.startsOf('new')).toBe(2);
-    expect(live.takeUnsaved()).toEqual([{ type: 'started', callIds: ['new'] }]);
   });
 
   it('loads the rest synchronously when its source can, for the methods that cannot wait', () => {
     const { all, a, d, live } = stored();
-    const graph = SessionGraph.fromLivePath('g', live, {
+    const graph = SessionGraph.fromLivePath('g', nodeRecords(live), {
       leaf: d.id,
-      source: { loadAll: async () => ({ nodes: all, starts: new Map() }), loadAllSync: () => ({ nodes: all, starts: new Map() }) },
+      rest: async () => nodeRecords(all),
+      restSync: () => nodeRecords(all),
     });
     expect(graph.whole).toBe(false);
     expect(graph.nodesTo(d.id)[0].id).toBe(a.id);
@@ -416,14 +446,8 @@ describe('SessionGraph.fromLivePath', () => {
 
   it('refuses nodes that do not hold the context at the leaf', () => {
     const { all, d, live, s } = stored();
-    const source = { loadAll: async () => ({ nodes: all, starts: new Map() }) };
-    expect(() => SessionGraph.fromLivePath('g', live.slice(1), { leaf: d.id, source })).toThrow(SessionIntegrityError);
-    expect(() =>
-      SessionGraph.fromLivePath(
-        'g',
-        live.filter((node: SessionNode) => node !== s),
-        { leaf: d.id, source },
-      ),
-    ).toThrow(/missing/);
+    const rest = async () => nodeRecords(all);
+    expect(() => SessionGraph.fromLivePath('g', nodeRecords(live.slice(1)), { leaf: d.id, rest })).toThrow(SessionIntegrityError);
+    expect(() => SessionGraph.fromLivePath('g', nodeRecords(live.filter((node) => node !== s)), { leaf: d.id, rest })).toThrow(/missing/);
   });
 });

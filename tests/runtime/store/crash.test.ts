@@ -1,7 +1,7 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
-import { SessionStore } from '../../../src/runtime/store/index.js';
+import { SessionStore, SessionWriter } from '../../../src/runtime/store/index.js';
 import type { SessionRecord } from '../../../src/runtime/contract/index.js';
 import { assistant, nextLine, spawnFixture, tempRoot, toolCall, toolResult, user } from './helpers.js';
 
@@ -32,14 +32,14 @@ describe('crash at any byte', () => {
     onTestFinished(ram.cleanup);
     const root = ram.root;
     const store = new SessionStore(root);
-    const graph = await store.openSession('s');
+    const graph = await SessionWriter.open(store, 's');
     graph.append(user('Résumé the notes 📝, please'), 1);
     graph.append(toolCall('call-1', 'notes.search', { query: 'naïve', tags: ['a', 'b'] }), 2);
-    await store.persist(graph);
+    await graph.persist();
     graph.append(toolResult('call-1', '« 2 » 🎉'), 3);
     graph.append(assistant('Done.'), 4);
-    await store.persist(graph);
-    await store.closeSession('s');
+    await graph.persist();
+    await graph.close();
 
     const path = join(root, 's.jsonl');
     const full = readFileSync(path);
@@ -68,10 +68,10 @@ describe('crash at any byte', () => {
       expect(report.skipped).toHaveLength(torn ? 1 : 0);
       expect(report.orphans).toEqual([]);
 
-      const writer = await store.openSession('s');
+      const writer = await SessionWriter.open(store, 's');
       const added = writer.append(user(`after cut ${cut}`), 100);
-      await store.persist(writer);
-      await store.closeSession('s');
+      await writer.persist();
+      await writer.close();
       const after = readFileSync(path);
       expect(after.subarray(0, cut).equals(full.subarray(0, cut))).toBe(true); // nothing before the cut was rewritten
       expect(after[cut] === 0x0a).toBe(!atLineStart); // a torn or unterminated line is closed off first
@@ -104,10 +104,10 @@ describe('crash at any byte', () => {
     expect(report.skipped.length).toBe(report.truncatedTail ? 1 : 0);
 
     // The dead writer's lock is stale: a new writer takes over and appends on a clean line.
-    const writer = await store.openSession('s');
-    const leafBefore = writer.leaf;
+    const writer = await SessionWriter.open(store, 's');
+    const leafBefore = writer.graph.leaf;
     const added = writer.append(user('after the crash'), Date.now());
-    await store.closeSession('s');
+    await writer.close();
     // Read whole: a resume from the end (the new writer wrote a checkpoint) does not read the fragment.
     const reloaded = await store.loadSessionWithReport('s', { whole: true });
     expect(reloaded.graph.node(added.id)!.parent).toBe(leafBefore);
@@ -119,9 +119,9 @@ describe('crash at any byte', () => {
 describe('a corrupt line in the middle', () => {
   async function sessionOfFive() {
     const store = new SessionStore(root);
-    const graph = await store.openSession('s');
-    const nodes = [user('1'), assistant('2'), user('3'), assistant('4'), user('5')].map((turn, i) => graph.append(turn, i));
-    await store.closeSession('s');
+    const writer = await SessionWriter.open(store, 's');
+    const nodes = [user('1'), assistant('2'), user('3'), assistant('4'), user('5')].map((turn, i) => writer.append(turn, i));
+    await writer.close();
     const path = join(root, 's.jsonl');
     return { store, nodes, path, lines: readFileSync(path, 'utf8').split('\n') };
   }
@@ -147,11 +147,11 @@ describe('a corrupt line in the middle', () => {
     expect(graph.leaf).toBe(nodes[1].id);
     expect(statSync(path).size).toBe(size);
 
-    // Opening for writing changes nothing on disk either; only a persist appends.
-    const writer = await store.openSession('s');
-    await store.closeSession('s');
+    // Opening for writing (and closing) changes nothing on disk either; only a deliberate change appends.
+    const writer = await SessionWriter.open(store, 's');
+    await writer.close();
     expect(statSync(path).size).toBe(size);
-    expect(writer.leaf).toBe(nodes[1].id);
+    expect(writer.graph.leaf).toBe(nodes[1].id);
   });
 
   it('with verify, skips a node whose content no longer matches its id, and orphans its descendants', async () => {

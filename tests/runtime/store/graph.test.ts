@@ -13,6 +13,11 @@ import type { SessionRecord, Turn } from '../../../src/runtime/contract/index.js
 import { assistant, toolCall, toolResult, user } from './helpers.js';
 
 const summary = (text: string): Turn => ({ role: 'user', blocks: [{ kind: 'text', text: `[condensed earlier context] ${text}` }] });
+/** What a store holds of a graph: every node in the order added, then a head naming its leaf. */
+const recordsOf = (graph: SessionGraph): SessionRecord[] => [
+  ...[...graph.allNodes()].map((node): SessionRecord => ({ type: 'node', node })),
+  { type: 'head', leaf: graph.leaf },
+];
 
 describe('hashNode', () => {
   it('is the sha256 of the canonical JSON of exactly parent, turn and at', () => {
@@ -49,12 +54,11 @@ describe('SessionGraph', () => {
     graph.branchFrom(a.id);
     const b1 = graph.append(assistant('hello'), 2);
     graph.branchFrom(a.id);
-    const b2 = graph.append(assistant('hello'), 2);
-    expect(b2).toBe(b1);
+    expect(graph.add(assistant('hello'), 2)).toEqual({ node: b1, added: false });
+    graph.branchFrom(a.id);
+    expect(graph.append(assistant('hello'), 2)).toBe(b1);
     expect(graph.size).toBe(2);
     expect(graph.children(a.id)).toEqual([b1]);
-    // Only one node record was produced for it.
-    expect(graph.takeUnsaved().filter((r) => r.type === 'node')).toHaveLength(2);
   });
 
   it('forks after branchFrom and exposes what a tree view needs', () => {
@@ -113,7 +117,7 @@ describe('SessionGraph', () => {
     expect(() => graph.append(toolCall('c', 'n', cyclic), 1)).toThrow(InvalidTurnError);
     expect(() => graph.append(user('x'), Number.NaN)).toThrow(InvalidTurnError);
     expect(graph.size).toBe(0);
-    expect(graph.hasUnsaved).toBe(false);
+    expect(graph.leaf).toBeNull();
   });
 
   it('stores a copy: mutating the caller turn afterwards changes neither content nor id', () => {
@@ -123,33 +127,6 @@ describe('SessionGraph', () => {
     (turn.blocks[1] as { input: unknown }).input = { query: 'changed' };
     expect(graph.node(node.id)!.turn).toEqual(toolCall('c1', 'notes.search', { query: 'a' }));
     expect(hashNode(graph.node(node.id)!)).toBe(node.id);
-  });
-
-  it('records new nodes then one head as unsaved, and gives back what a failed write returns', () => {
-    const graph = new SessionGraph('s');
-    const a = graph.append(user('a'), 1);
-    const b = graph.append(assistant('b'), 2);
-    const taken = graph.takeUnsaved();
-    expect(taken).toEqual([
-      { type: 'node', node: a },
-      { type: 'node', node: b },
-      { type: 'head', leaf: b.id },
-    ]);
-    expect(graph.hasUnsaved).toBe(false);
-    expect(graph.takeUnsaved()).toEqual([]);
-
-    graph.branchFrom(a.id); // a head move with no new turn is still a change
-    expect(graph.takeUnsaved()).toEqual([{ type: 'head', leaf: a.id }]);
-
-    const c = graph.append(user('c'), 3);
-    const failed = graph.takeUnsaved();
-    const d = graph.append(assistant('d'), 4);
-    graph.restoreUnsaved(failed);
-    expect(graph.takeUnsaved()).toEqual([
-      { type: 'node', node: c },
-      { type: 'node', node: d },
-      { type: 'head', leaf: d.id },
-    ]);
   });
 
   describe('resume with condensation', () => {
@@ -244,16 +221,32 @@ describe('SessionGraph', () => {
       graph.branchFrom(a.id);
       const c = graph.append(assistant('c'), 3);
       graph.branchFrom(b.id);
-      return { records: graph.takeUnsaved(), a, b, c };
+      return { records: recordsOf(graph), a, b, c };
     }
 
-    it('rebuilds the same graph and leaf without marking anything unsaved', () => {
+    it('rebuilds the same graph and leaf', () => {
       const { records, a, b, c } = history();
       const graph = SessionGraph.fromRecords('s', records);
       expect(graph.leaf).toBe(b.id);
+      expect(graph.whole).toBe(true);
       expect(graph.children(a.id)).toEqual([b, c]);
-      expect(graph.hasUnsaved).toBe(false);
-      expect(graph.takeUnsaved()).toEqual([]);
+    });
+
+    it('applies records as a load replays them: nodes as they are, head moves, starts counted', () => {
+      const { records, a, b, c } = history();
+      const graph = new SessionGraph('s');
+      graph.apply(records.slice(0, 2));
+      expect(graph.leaf).toBe(b.id);
+      graph.apply([...records, { type: 'started', callIds: ['call-1', 'call-1'] }, { type: 'head', leaf: c.id }]);
+      expect(graph.size).toBe(3);
+      expect(graph.node(c.id)).toBe(c);
+      expect(graph.leaf).toBe(c.id);
+      expect(graph.children(a.id)).toEqual([b, c]);
+      expect(graph.startsOf('call-1')).toBe(2);
+      // A node applied again (an append retried) stays one node.
+      graph.apply(records);
+      expect(graph.size).toBe(3);
+      expect(graph.leaf).toBe(b.id);
     });
 
     it('attaches records that arrive before their parent', () => {
@@ -286,8 +279,6 @@ describe('SessionGraph', () => {
       expect(() => SessionGraph.fromRecords('s', withoutA)).toThrow(SessionIntegrityError);
       const unknownHead: SessionRecord[] = [...records, { type: 'head', leaf: 'nowhere' }];
       expect(SessionGraph.restore('s', unknownHead).leafFallback).toEqual({ recorded: 'nowhere', restored: b.id });
-      // Loading alone records nothing: only a deliberate change would move the stored head.
-      expect(SessionGraph.restore('s', unknownHead).graph.takeUnsaved()).toEqual([]);
     });
 
     /** 1..4, then a summary keeping 3..4, then 5..6; a branch 2b forks off 2. */
@@ -299,7 +290,7 @@ describe('SessionGraph', () => {
       const [three, four] = [graph.append(user('3'), 4), graph.append(assistant('4'), 5)];
       const s = graph.append(summary('1-2'), 6, { condenses: { firstKept: three.id } });
       const [five, six] = [graph.append(user('5'), 7), graph.append(assistant('6'), 8)];
-      return { records: graph.takeUnsaved(), one, two, twoB, three, four, s, five, six };
+      return { records: recordsOf(graph), one, two, twoB, three, four, s, five, six };
     }
     const without = (records: SessionRecord[], id: string) => records.filter((r) => !(r.type === 'node' && r.node.id === id));
 

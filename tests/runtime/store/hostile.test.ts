@@ -3,7 +3,13 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmSync, st
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { InvalidSessionIdError, SessionIoError, SessionPathUnsafeError, SessionStore } from '../../../src/runtime/store/index.js';
+import {
+  InvalidSessionIdError,
+  SessionIoError,
+  SessionPathUnsafeError,
+  SessionStore,
+  SessionWriter,
+} from '../../../src/runtime/store/index.js';
 import { createConductor } from '../../../src/runtime/agent/index.js';
 import type { ModelInvoker } from '../../../src/runtime/contract/index.js';
 import { assistant, tempRoot, user } from './helpers.js';
@@ -44,7 +50,7 @@ describe('symbolic links in the store root are never followed', () => {
     symlinkSync(target, join(root, 's.jsonl'));
     const store = new SessionStore(root);
 
-    for (const open of [() => store.openSession('s'), () => store.loadSession('s')]) {
+    for (const open of [() => SessionWriter.open(store, 's'), () => store.loadSession('s')]) {
       const error = await rejection(open());
       expect(SessionPathUnsafeError.isInstance(error)).toBe(true);
       expect((error as SessionPathUnsafeError).kind).toBe('session_path_unsafe');
@@ -54,9 +60,9 @@ describe('symbolic links in the store root are never followed', () => {
     // The failed open let its writer lock go: once the link is gone the session opens at once.
     expect(readdirSync(root)).toEqual(['s.jsonl']);
     rmSync(join(root, 's.jsonl'));
-    const graph = await store.openSession('s');
-    graph.append(user('mine'), 1);
-    await store.closeSession('s');
+    const writer = await SessionWriter.open(store, 's');
+    writer.append(user('mine'), 1);
+    await writer.close();
     expect(lstatSync(join(root, 's.jsonl')).isFile()).toBe(true);
     expect(fingerprint(target)).toBe(before);
   });
@@ -66,18 +72,18 @@ describe('symbolic links in the store root are never followed', () => {
     writeFileSync(target, 'precious\n');
     const before = fingerprint(target);
     const store = new SessionStore(root);
-    const graph = await store.openSession('s');
-    graph.append(user('first'), 1);
+    const writer = await SessionWriter.open(store, 's');
+    writer.append(user('first'), 1);
     symlinkSync(target, join(root, 's.jsonl')); // planted between open and the first write
 
-    const error = await rejection(store.persist(graph));
+    const error = await rejection(writer.persist());
     expect(SessionPathUnsafeError.isInstance(error) || SessionIoError.isInstance(error)).toBe(true);
     expect((error as Error).message).toMatch(/symbolic link/);
     expect(fingerprint(target)).toBe(before);
-    expect(graph.hasUnsaved).toBe(true); // nothing was lost: the records wait for the next persist
+    expect(writer.hasPending).toBe(true); // nothing was lost: the records wait for the next persist
 
     rmSync(join(root, 's.jsonl'));
-    await store.closeSession('s');
+    await writer.close();
     const reloaded = await store.loadSession('s');
     expect(reloaded.resume(reloaded.leaf!)).toEqual([user('first')]);
   });
@@ -89,7 +95,7 @@ describe('symbolic links in the store root are never followed', () => {
     expect(SessionPathUnsafeError.isInstance(error)).toBe(true);
     expect((error as Error).message).toMatch(/not a regular file but a directory/);
     if (spawnSync('mkfifo', [join(root, 'pipe.jsonl')]).status !== 0) return; // no mkfifo here (Windows)
-    for (const open of [() => store.loadSession('pipe'), () => store.openSession('pipe')]) {
+    for (const open of [() => store.loadSession('pipe'), () => SessionWriter.open(store, 'pipe')]) {
       const refused = await rejection(open());
       expect(SessionPathUnsafeError.isInstance(refused)).toBe(true);
       expect((refused as Error).message).toMatch(/not a regular file but a FIFO/);
@@ -100,7 +106,7 @@ describe('symbolic links in the store root are never followed', () => {
   it('names a lock file that is a dangling link for what it is, instead of reporting contention', async () => {
     symlinkSync(join(outside, 'nothing-here'), join(root, 's.lock'));
     const store = new SessionStore(root);
-    const error = await rejection(store.openSession('s'));
+    const error = await rejection(store.acquire('s'));
     expect(SessionPathUnsafeError.isInstance(error)).toBe(true);
     expect((error as Error).message).toMatch(/lock file .*is a symbolic link/);
     expect(existsSync(join(outside, 'nothing-here'))).toBe(false);
@@ -113,7 +119,7 @@ describe('symbolic links in the store root are never followed', () => {
     const before = fingerprint(target);
     symlinkSync(target, join(root, 's.lock'));
     const store = new SessionStore(root);
-    const error = await rejection(store.openSession('s'));
+    const error = await rejection(store.acquire('s'));
     expect(SessionPathUnsafeError.isInstance(error)).toBe(true);
     expect(fingerprint(target)).toBe(before);
     expect(lstatSync(join(root, 's.lock')).isSymbolicLink()).toBe(true);
@@ -124,8 +130,10 @@ describe('session ids', () => {
   it('refuses C1 controls, line and paragraph separators, bidi overrides and lone surrogates', async () => {
     const store = new SessionStore(root);
     for (const id of ['\u009b31m', 'a\u0085b', 'a\u2028b', 'a\u2029b', 'evil\u202egpj.exe', 'a\u2066b', 'a\u200fb', 'a\ud800', '\udfffb']) {
-      const error = await rejection(store.openSession(id));
-      expect(InvalidSessionIdError.isInstance(error), JSON.stringify(id)).toBe(true);
+      for (const call of [() => store.acquire(id), () => store.read(id), () => store.readLivePath(id)]) {
+        const error = await rejection(call());
+        expect(InvalidSessionIdError.isInstance(error), JSON.stringify(id)).toBe(true);
+      }
     }
     expect(readdirSync(root)).toEqual([]);
   });
@@ -134,15 +142,15 @@ describe('session ids', () => {
 describe('a damaged condensation marker', () => {
   /** A session whose last persist holds a condensation summary and two turns after it. */
   async function condensedSession(store: SessionStore) {
-    const graph = await store.openSession('s');
-    graph.append(user('old question'), 1);
-    const kept = graph.append(assistant('old answer'), 2);
-    const before = graph.append(user('recent question'), 3);
-    await store.persist(graph);
-    const summary = graph.append(user('[summary] an old exchange'), 4, { condenses: { firstKept: kept.id } });
-    graph.append(assistant('after the summary'), 5);
-    const leaf = graph.append(user('latest'), 6);
-    await store.closeSession('s');
+    const writer = await SessionWriter.open(store, 's');
+    writer.append(user('old question'), 1);
+    const kept = writer.append(assistant('old answer'), 2);
+    const before = writer.append(user('recent question'), 3);
+    await writer.persist();
+    const summary = writer.append(user('[summary] an old exchange'), 4, { condenses: { firstKept: kept.id } });
+    writer.append(assistant('after the summary'), 5);
+    const leaf = writer.append(user('latest'), 6);
+    await writer.close();
     return { kept, before, summary, leaf };
   }
 
@@ -161,13 +169,14 @@ describe('a damaged condensation marker', () => {
     const { before, summary, leaf, kept } = await condensedSession(store);
     const line = flipFirstKept(join(root, 's.jsonl'), kept.id);
 
-    const { graph, report } = await store.openSessionWithReport('s');
+    const writer = await SessionWriter.open(store, 's');
+    const { graph, report } = writer;
     expect(report.skipped).toEqual([{ line, reason: expect.stringMatching(/condensation .*not one of its ancestors/) }]);
     expect(report.leafFallback).toEqual({ recorded: leaf.id, restored: before.id });
     expect(report.orphans.map((orphan) => orphan.parent)).toContain(summary.id);
     expect(graph.leaf).toBe(before.id);
     expect(graph.resume(graph.leaf!)).toEqual([user('old question'), assistant('old answer'), user('recent question')]);
-    await store.closeSession('s');
+    await writer.close();
     expect(existsSync(join(root, 's.lock'))).toBe(false);
 
     const { report: again } = await store.loadSessionWithReport('s');
@@ -190,8 +199,8 @@ describe('a damaged condensation marker', () => {
     await agent.close();
 
     const other = new SessionStore(root);
-    const next = await other.openSession('s');
-    expect(next.leaf).toBe(before.id);
-    await other.closeSession('s');
+    const next = await SessionWriter.open(other, 's');
+    expect(next.graph.leaf).toBe(before.id);
+    await next.close();
   });
 });

@@ -3,7 +3,13 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SessionLockLostError, SessionLockedError, SessionStore } from '../../../src/runtime/store/index.js';
+import {
+  SessionLeaseLostError,
+  SessionLockLostError,
+  SessionLockedError,
+  SessionStore,
+  SessionWriter,
+} from '../../../src/runtime/store/index.js';
 import { nextLine, spawnFixture, tempRoot, user } from './helpers.js';
 
 let root: string;
@@ -32,7 +38,7 @@ describe('the writer lock', () => {
     try {
       const [, pid, leaf] = (await nextLine(holder)).split(' ');
       const store = new SessionStore(root);
-      const error = await rejection(store.openSession('s'));
+      const error = await rejection(store.acquire('s'));
       expect(SessionLockedError.isInstance(error)).toBe(true);
       expect((error as SessionLockedError).pid).toBe(Number(pid));
       expect((error as SessionLockedError).message).toContain(`pid ${pid}`);
@@ -46,9 +52,9 @@ describe('the writer lock', () => {
       holder.process.stdin!.end(); // the holder closes its session and releases the lock
       expect(await nextLine(holder)).toBe('closed');
       expect(await holder.exited).toBe(0);
-      const writer = await store.openSession('s');
-      expect(writer.leaf).toBe(leaf);
-      await store.closeSession('s');
+      const writer = await SessionWriter.open(store, 's');
+      expect(writer.graph.leaf).toBe(leaf);
+      await writer.close();
     } finally {
       holder.process.kill('SIGKILL');
     }
@@ -61,11 +67,11 @@ describe('the writer lock', () => {
     expect(JSON.parse(readFileSync(join(root, 's.lock'), 'utf8')).pid).toBe(Number(pid));
 
     const store = new SessionStore(root);
-    const graph = await store.openSession('s');
-    expect(graph.leaf).toBe(leaf);
+    const writer = await SessionWriter.open(store, 's');
+    expect(writer.graph.leaf).toBe(leaf);
     expect(JSON.parse(readFileSync(join(root, 's.lock'), 'utf8')).pid).toBe(process.pid);
-    graph.append(user('taken over'), 1);
-    await store.closeSession('s');
+    writer.append(user('taken over'), 1);
+    await writer.close();
     expect(readdirSync(root)).toEqual(['s.jsonl']); // lock released, no temp or stale file left behind
   });
 
@@ -73,12 +79,11 @@ describe('the writer lock', () => {
     const store = new SessionStore(root);
     const lockPath = join(root, 's.lock');
     writeFileSync(lockPath, JSON.stringify({ pid: deadPid(), host: hostname(), token: 'old', acquiredAt: '2020-01-01T00:00:00Z' }));
-    await store.openSession('s');
-    await store.closeSession('s');
+    await store.release(await store.acquire('s'));
     expect(existsSync(lockPath)).toBe(false);
 
     writeFileSync(lockPath, 'not a lock');
-    const error = await rejection(store.openSession('s'));
+    const error = await rejection(store.acquire('s'));
     expect(SessionLockedError.isInstance(error)).toBe(true);
     expect((error as SessionLockedError).pid).toBeNull();
     expect(readFileSync(lockPath, 'utf8')).toBe('not a lock'); // never removed on a guess
@@ -92,25 +97,24 @@ describe('the writer lock', () => {
       lockPath,
       JSON.stringify({ pid: process.pid, host: hostname(), token: 'earlier-life', acquiredAt: '2020-01-01T00:00:00Z' }),
     );
-    const graph = await store.openSession('s');
+    const writer = await SessionWriter.open(store, 's');
     expect(JSON.parse(readFileSync(lockPath, 'utf8')).token).not.toBe('earlier-life');
-    graph.append(user('after the restart'), 1);
-    await store.closeSession('s');
+    writer.append(user('after the restart'), 1);
+    await writer.close();
     expect(existsSync(lockPath)).toBe(false);
   });
 
-  it('refuses a second open in the same process until the first is closed', async () => {
+  it('refuses a second acquire in the same process until the first lease is released', async () => {
     const first = new SessionStore(root);
     const second = new SessionStore(root);
-    await first.openSession('s');
+    const lease = await first.acquire('s');
     for (const store of [first, second]) {
-      const error = await rejection(store.openSession('s'));
+      const error = await rejection(store.acquire('s'));
       expect(SessionLockedError.isInstance(error)).toBe(true);
       expect((error as SessionLockedError).pid).toBe(process.pid);
     }
-    await first.closeSession('s');
-    await second.openSession('s');
-    await second.closeSession('s');
+    await first.release(lease);
+    await second.release(await second.acquire('s'));
   });
 
   it('lets many processes race for one session: exactly one wins, the rest are told who holds it', async () => {
@@ -131,22 +135,25 @@ describe('the writer lock', () => {
 
   it('writes nothing once its lock file was removed or replaced behind its back', async () => {
     const store = new SessionStore(root);
-    const graph = await store.openSession('s');
-    graph.append(user('one'), 1);
-    await store.persist(graph);
+    const writer = await SessionWriter.open(store, 's');
+    writer.append(user('one'), 1);
+    await writer.persist();
     const size = readFileSync(join(root, 's.jsonl')).length;
 
     rmSync(join(root, 's.lock'));
     writeFileSync(join(root, 'other.lock'), JSON.stringify({ pid: process.pid, host: hostname(), token: 'someone else' }));
     renameSync(join(root, 'other.lock'), join(root, 's.lock'));
-    graph.append(user('two'), 2);
-    const error = await rejection(store.persist(graph));
+    writer.append(user('two'), 2);
+    const error = await rejection(writer.persist());
     expect(SessionLockLostError.isInstance(error)).toBe(true);
+    expect(SessionLeaseLostError.isInstance(error)).toBe(true);
+    expect((error as SessionLockLostError).kind).toBe('session_lock_lost');
     expect(readFileSync(join(root, 's.jsonl')).length).toBe(size);
-    expect(graph.hasUnsaved).toBe(true); // kept, not dropped
-    // Giving up: drop the unsaved records, close; the other holder's lock stays where it is.
-    graph.takeUnsaved();
-    await store.closeSession('s');
+    expect(writer.hasPending).toBe(true); // kept, not dropped
+    // Closing cannot write them either: it says so, and lets go; the other holder's lock stays where it is.
+    await expect(writer.close()).rejects.toSatisfy(SessionLockLostError.isInstance);
+    await writer.close();
+    expect(readFileSync(join(root, 's.jsonl')).length).toBe(size);
     expect(JSON.parse(readFileSync(join(root, 's.lock'), 'utf8')).token).toBe('someone else');
   });
 });

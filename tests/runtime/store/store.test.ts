@@ -4,14 +4,13 @@ import { open } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   InvalidSessionIdError,
-  SessionGraph,
   SessionIoError,
-  SessionNotOpenError,
+  SessionLeaseLostError,
   SessionStore,
+  SessionWriter,
   hashNode,
 } from '../../../src/runtime/store/index.js';
 import type { Migrator } from '../../../src/runtime/contract/index.js';
-import type { SessionStoreLike } from '../../../src/runtime/store/index.js';
 import { assistant, tempRoot, toolCall, toolResult, user } from './helpers.js';
 
 let root: string;
@@ -27,12 +26,12 @@ const linesOf = (path: string) =>
 
 describe('SessionStore', () => {
   it('persists appended turns as node and head lines and loads the same graph back', async () => {
-    const store: SessionStoreLike = new SessionStore(join(root, 'deep', 'sessions'));
-    const graph = await store.openSession('chat-1');
-    const a = graph.append(user('list my notes'), 1);
-    const b = graph.append(toolCall('c1', 'notes.list', { limit: 5 }), 2);
-    const c = graph.append(toolResult('c1', '3 notes'), 3);
-    await store.persist(graph);
+    const store = new SessionStore(join(root, 'deep', 'sessions'));
+    const writer = await SessionWriter.open(store, 'chat-1');
+    const a = writer.append(user('list my notes'), 1);
+    const b = writer.append(toolCall('c1', 'notes.list', { limit: 5 }), 2);
+    const c = writer.append(toolResult('c1', '3 notes'), 3);
+    await writer.persist();
 
     const file = join(root, 'deep', 'sessions', 'chat-1.jsonl');
     expect(linesOf(file)).toEqual([
@@ -45,56 +44,56 @@ describe('SessionStore', () => {
     const loaded = await new SessionStore(join(root, 'deep', 'sessions')).loadSession('chat-1');
     expect(loaded.leaf).toBe(c.id);
     expect(loaded.pathTo(c.id)).toEqual([user('list my notes'), toolCall('c1', 'notes.list', { limit: 5 }), toolResult('c1', '3 notes')]);
-    expect(loaded.hasUnsaved).toBe(false);
-    await store.closeSession('chat-1');
+    expect(writer.hasPending).toBe(false);
+    await writer.close();
   });
 
   it('appends only what is new, never rewriting a line', async () => {
     const store = new SessionStore(root);
-    const graph = await store.openSession('s');
-    graph.append(user('one'), 1);
-    await store.persist(graph);
+    const writer = await SessionWriter.open(store, 's');
+    writer.append(user('one'), 1);
+    await writer.persist();
     const first = readFileSync(join(root, 's.jsonl'), 'utf8');
-    await store.persist(graph); // nothing new: nothing written
+    expect(await writer.persist()).toEqual({ records: 0, bytes: 0 }); // nothing new: nothing written
     expect(readFileSync(join(root, 's.jsonl'), 'utf8')).toBe(first);
-    graph.append(assistant('two'), 2);
-    await store.persist(graph);
+    writer.append(assistant('two'), 2);
+    await writer.persist();
     const second = readFileSync(join(root, 's.jsonl'), 'utf8');
     expect(second.startsWith(first)).toBe(true);
     expect(linesOf(join(root, 's.jsonl'))).toHaveLength(4);
-    await store.closeSession('s');
+    await writer.close();
   });
 
   it('says how many records and bytes each persist appended, and a load how many it read: the file size', async () => {
     const store = new SessionStore(root);
-    const graph = await store.openSession('s');
-    graph.append(user('one'), 1);
-    const first = await store.persist(graph);
-    graph.append(assistant('zwei – ünïcode'), 2);
-    const second = await store.persist(graph);
+    const writer = await SessionWriter.open(store, 's');
+    writer.append(user('one'), 1);
+    const first = (await writer.persist())!;
+    writer.append(assistant('zwei – ünïcode'), 2);
+    const second = (await writer.persist())!;
     const size = readFileSync(join(root, 's.jsonl')).length;
     expect(first.bytes + second.bytes).toBe(size);
     expect(first.records + second.records).toBe(linesOf(join(root, 's.jsonl')).length);
-    await store.closeSession('s');
+    await writer.close();
     const { report } = await store.loadSessionWithReport('s');
     expect(report.bytes).toBe(size);
   });
 
   it('keeps a leaf moved with branchFrom and no new turn across a reload', async () => {
     const store = new SessionStore(root);
-    const graph = await store.openSession('s');
-    const a = graph.append(user('a'), 1);
-    graph.append(assistant('b'), 2);
-    await store.persist(graph);
-    graph.branchFrom(a.id);
-    await store.persist(graph);
-    await store.closeSession('s');
+    const writer = await SessionWriter.open(store, 's');
+    const a = writer.append(user('a'), 1);
+    writer.append(assistant('b'), 2);
+    await writer.persist();
+    writer.graph.branchFrom(a.id);
+    await writer.persist();
+    await writer.close();
     const reloaded = await store.loadSession('s');
     expect(reloaded.leaf).toBe(a.id);
     // Forking from there after reopening keeps both branches.
-    const reopened = await store.openSession('s');
+    const reopened = await SessionWriter.open(store, 's');
     const c = reopened.append(assistant('c'), 3);
-    await store.closeSession('s'); // close persists what is left
+    await reopened.close(); // close persists what is left
     const final = await store.loadSession('s');
     expect(final.children(a.id).map((n) => n.turn)).toEqual([assistant('b'), assistant('c')]);
     expect(final.leaf).toBe(c.id);
@@ -102,16 +101,16 @@ describe('SessionStore', () => {
 
   it('keeps condensation markers, so a reloaded session resumes to the same condensed context', async () => {
     const store = new SessionStore(root);
-    const graph = await store.openSession('s');
-    graph.append(user('old question'), 1);
-    graph.append(assistant('old answer'), 2);
-    const kept = graph.append(user('recent question'), 3);
-    graph.append(assistant('recent answer'), 4);
+    const writer = await SessionWriter.open(store, 's');
+    writer.append(user('old question'), 1);
+    writer.append(assistant('old answer'), 2);
+    const kept = writer.append(user('recent question'), 3);
+    writer.append(assistant('recent answer'), 4);
     const summary = { role: 'user' as const, blocks: [{ kind: 'text' as const, text: '[condensed earlier context] an old exchange' }] };
-    graph.append(summary, 5, { condenses: { firstKept: kept.id } });
-    const last = graph.append(user('next question'), 6);
-    const context = graph.contextTo(last.id);
-    await store.closeSession('s');
+    writer.append(summary, 5, { condenses: { firstKept: kept.id } });
+    const last = writer.append(user('next question'), 6);
+    const context = writer.graph.contextTo(last.id);
+    await writer.close();
 
     const reloaded = await store.loadSession('s');
     expect(reloaded.resume(reloaded.leaf!)).toEqual(context);
@@ -119,22 +118,22 @@ describe('SessionStore', () => {
     expect(reloaded.pathTo(last.id)).toHaveLength(6);
   });
 
-  it('gives unsaved records back when a write fails, and writes them with the next persist', async () => {
+  it('refuses an append it cannot write with SessionIoError; the writer keeps the records and writes them with the next persist', async () => {
     const store = new SessionStore(root);
-    const graph = await store.openSession('s');
-    const a = graph.append(user('a'), 1);
+    const writer = await SessionWriter.open(store, 's');
+    const a = writer.append(user('a'), 1);
     mkdirSync(join(root, 's.jsonl')); // the session file cannot be opened for appending
-    const error = await store.persist(graph).then(
+    const error = await writer.persist().then(
       () => null,
       (e: unknown) => e,
     );
     expect(SessionIoError.isInstance(error)).toBe(true);
     expect((error as SessionIoError).cause).toMatchObject({ code: 'EISDIR' });
-    expect(graph.hasUnsaved).toBe(true);
+    expect(writer.hasPending).toBe(true);
 
     rmdirSync(join(root, 's.jsonl'));
-    const b = graph.append(assistant('b'), 2);
-    await store.closeSession('s');
+    const b = writer.append(assistant('b'), 2);
+    await writer.close();
     const reloaded = await store.loadSessionWithReport('s');
     expect(reloaded.graph.pathTo(b.id)).toEqual([user('a'), assistant('b')]);
     expect(reloaded.graph.node(a.id)).toEqual(a);
@@ -143,17 +142,17 @@ describe('SessionStore', () => {
 
   it('recovers after a write fails on an already-open file: the retry checks the tail and writes everything', async () => {
     const store = new SessionStore(root);
-    const graph = await store.openSession('s');
-    const a = graph.append(user('a'), 1);
-    await store.persist(graph); // the session file is now open for appending
+    const writer = await SessionWriter.open(store, 's');
+    const a = writer.append(user('a'), 1);
+    await writer.persist(); // the session file is now open for appending
 
     // The next write fails (as on a full disk); the file handle stays open.
     const probe = await open(join(root, 'probe'), 'w');
     const proto = Object.getPrototypeOf(probe) as { write: (...args: unknown[]) => Promise<unknown> };
     await probe.close();
     const failing = vi.spyOn(proto, 'write').mockRejectedValueOnce(Object.assign(new Error('no space left on device'), { code: 'ENOSPC' }));
-    const b = graph.append(assistant('b'), 2);
-    const error = await store.persist(graph).then(
+    const b = writer.append(assistant('b'), 2);
+    const error = await writer.persist().then(
       () => null,
       (e: unknown) => e,
     );
@@ -162,9 +161,9 @@ describe('SessionStore', () => {
     expect((error as SessionIoError).cause).toMatchObject({ code: 'ENOSPC' });
 
     // The disk has room again: the retry (which must first check how the file ends) succeeds.
-    const c = graph.append(user('c'), 3);
-    await store.persist(graph);
-    await store.closeSession('s');
+    const c = writer.append(user('c'), 3);
+    await writer.persist();
+    await writer.close();
     const reloaded = await store.loadSessionWithReport('s');
     expect(reloaded.graph.leaf).toBe(c.id);
     expect(reloaded.graph.pathTo(c.id)).toEqual([user('a'), assistant('b'), user('c')]);
@@ -175,13 +174,13 @@ describe('SessionStore', () => {
 
   it('keeps the leaf where branchFrom left it when the new turns were appended and then branched away from before one persist', async () => {
     const store = new SessionStore(root);
-    const graph = await store.openSession('s');
-    const a = graph.append(user('a'), 1);
-    await store.persist(graph);
-    graph.append(assistant('b'), 2);
-    graph.branchFrom(a.id); // back to the leaf the file already records
-    await store.persist(graph);
-    await store.closeSession('s');
+    const writer = await SessionWriter.open(store, 's');
+    const a = writer.append(user('a'), 1);
+    await writer.persist();
+    writer.append(assistant('b'), 2);
+    writer.graph.branchFrom(a.id); // back to the leaf the file already records
+    await writer.persist();
+    await writer.close();
 
     const reloaded = await store.loadSessionWithReport('s');
     expect(reloaded.graph.leaf).toBe(a.id);
@@ -230,8 +229,11 @@ describe('SessionStore', () => {
     for (const id of hostile) {
       for (const call of [
         () => store.loadSession(id),
-        () => store.openSession(id),
-        () => store.closeSession(id),
+        () => store.acquire(id),
+        () => store.read(id),
+        () => store.readLivePath(id),
+        () => store.append({ sessionId: id, epoch: 1 }, []),
+        () => store.release({ sessionId: id, epoch: 1 }),
         () => store.loadSessionWithReport(id),
       ]) {
         const error = await call().then(
@@ -241,57 +243,55 @@ describe('SessionStore', () => {
         expect(InvalidSessionIdError.isInstance(error), JSON.stringify(id)).toBe(true);
         expect((error as InvalidSessionIdError).kind).toBe('invalid_session_id');
       }
-      await expect(store.persist(new SessionGraph(id))).rejects.toThrow(SessionNotOpenError);
     }
     expect(existsSync(sessions)).toBe(false);
     expect(readdirSync(root)).toEqual([]);
     // Dots, spaces and unicode inside an id are fine.
-    const graph = await store.openSession('v1.2 résumé..draft');
-    graph.append(user('ok'), 1);
-    await store.closeSession('v1.2 résumé..draft');
+    const writer = await SessionWriter.open(store, 'v1.2 résumé..draft');
+    writer.append(user('ok'), 1);
+    await writer.close();
     expect(readdirSync(sessions)).toEqual(['v1.2 résumé..draft.jsonl']);
   });
 
-  it('persists only the graph openSession returned, with SessionNotOpenError otherwise', async () => {
+  it('appends only under the lease it holds: after release, or with a lease from another store, nothing is written', async () => {
     const store = new SessionStore(root);
-    const unopened = await store.loadSession('s');
-    unopened.append(user('x'), 1);
-    await expect(store.persist(unopened)).rejects.toSatisfy((e: unknown) => SessionNotOpenError.isInstance(e));
-    expect(unopened.hasUnsaved).toBe(true); // nothing was taken from it
-
-    const opened = await store.openSession('s');
-    const stale = await store.loadSession('s');
-    stale.append(user('from a stale copy'), 2);
-    await expect(store.persist(stale)).rejects.toThrow(SessionNotOpenError);
-    await store.closeSession('s');
-    await expect(store.persist(opened)).rejects.toThrow(SessionNotOpenError);
+    const other = new SessionStore(root);
+    const record = {
+      type: 'node' as const,
+      node: { id: hashNode({ parent: null, turn: user('x'), at: 1 }), parent: null, turn: user('x'), at: 1 },
+    };
+    const lease = await store.acquire('s');
+    await expect(other.append(lease, [record])).rejects.toSatisfy(SessionLeaseLostError.isInstance);
+    await store.release(lease);
+    await expect(store.append(lease, [record])).rejects.toSatisfy(SessionLeaseLostError.isInstance);
     expect(existsSync(join(root, 's.jsonl'))).toBe(false);
+    expect(existsSync(join(root, 's.lock'))).toBe(false);
   });
 
   it('serialises overlapping persists so every record lands once, in order', async () => {
     const store = new SessionStore(root);
-    const graph = await store.openSession('s');
+    const writer = await SessionWriter.open(store, 's');
     const pending: Promise<unknown>[] = [];
     for (let i = 0; i < 20; i++) {
-      graph.append(user(`q${i}`), i);
-      pending.push(store.persist(graph));
+      writer.append(user(`q${i}`), i);
+      pending.push(writer.persist());
     }
     await Promise.all(pending);
     const nodes = linesOf(join(root, 's.jsonl')).filter((r) => r.type === 'node');
     expect(nodes.map((r) => r.node.turn.blocks[0].text)).toEqual(Array.from({ length: 20 }, (_, i) => `q${i}`));
-    await store.closeSession('s');
+    await writer.close();
   });
 
   it('lists sessions with size, modification time and recorded leaf, newest first', async () => {
     const store = new SessionStore(root);
-    const one = await store.openSession('one');
+    const one = await SessionWriter.open(store, 'one');
     const a = one.append(user('a'), 1);
     one.append(assistant('b'), 2);
-    one.branchFrom(a.id);
-    await store.closeSession('one');
-    const two = await store.openSession('two');
+    one.graph.branchFrom(a.id);
+    await one.close();
+    const two = await SessionWriter.open(store, 'two');
     const big = two.append(user('y'.repeat(200_000)), 1); // longer than the first tail window
-    await store.closeSession('two');
+    await two.close();
     writeFileSync(join(root, 'notes.txt'), 'not a session');
 
     const list = await store.listSessions();

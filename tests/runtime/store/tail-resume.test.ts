@@ -1,7 +1,7 @@
 // Resuming from the end of the file (checkpoints) must give exactly what reading the whole file gives.
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SessionStore, type LoadedSessionFile, type SessionGraph } from '../../../src/runtime/store/index.js';
+import { SessionStore, SessionWriter, type LoadedSessionFile } from '../../../src/runtime/store/index.js';
 import type { ModelUsage, SessionNode, Turn } from '../../../src/runtime/contract/index.js';
 import { assistant, tempRoot, toolCall, toolResult, user } from './helpers.js';
 
@@ -42,7 +42,7 @@ async function writeRandomSession(seed: number, foreign: boolean): Promise<{ sto
   const stores = [0, 1].map(() => new SessionStore(root, [], { checkpointBytes: 300 + Math.floor(next() * 4000) }));
   let store = stores[0];
   const id = `s${seed}`;
-  let graph: SessionGraph = await store.openSession(id);
+  let writer = await SessionWriter.open(store, id);
   let at = 1;
   let tornOnce = false;
   const steps = 40 + Math.floor(next() * 160);
@@ -51,48 +51,48 @@ async function writeRandomSession(seed: number, foreign: boolean): Promise<{ sto
     const text = `${step} ${'lorem ipsum dolor '.repeat(Math.floor(next() * 20))}`;
     if (roll < 0.55) {
       const kind = next();
-      if (kind < 0.35) graph.append(user(text), at++);
-      else if (kind < 0.65) graph.append(assistant(text), at++, { usage: usage(step), model: 'claude-test' });
+      if (kind < 0.35) writer.append(user(text), at++);
+      else if (kind < 0.65) writer.append(assistant(text), at++, { usage: usage(step), model: 'claude-test' });
       else if (kind < 0.85)
-        graph.append(toolCall(`call-${seed}-${step}`, 'shell', { text }), at++, { usage: usage(step), model: 'claude-test' });
-      else graph.append(toolResult(`call-${seed}-${step - 1}`, text), at++);
-    } else if (roll < 0.6 && graph.leaf !== null) {
+        writer.append(toolCall(`call-${seed}-${step}`, 'shell', { text }), at++, { usage: usage(step), model: 'claude-test' });
+      else writer.append(toolResult(`call-${seed}-${step - 1}`, text), at++);
+    } else if (roll < 0.6 && writer.graph.leaf !== null) {
       // The calls of the reply at the leaf start (once, or again after a crash), or a call elsewhere does.
-      const calls = callsOf(graph.node(graph.leaf)!);
-      if (calls.length > 0) graph.markStarted(next() < 0.7 ? calls : [...calls, ...calls]);
+      const calls = callsOf(writer.graph.node(writer.graph.leaf)!);
+      if (calls.length > 0) writer.markStarted(next() < 0.7 ? calls : [...calls, ...calls]);
       else if (next() < 0.3) {
-        await graph.loadWhole();
-        const called = [...graph.allNodes()].flatMap(callsOf);
-        if (called.length > 0) graph.markStarted([pick(called)]);
+        await writer.graph.loadWhole();
+        const called = [...writer.graph.allNodes()].flatMap(callsOf);
+        if (called.length > 0) writer.markStarted([pick(called)]);
       }
     } else if (roll < 0.62 && foreign) {
-      const called = graph.leaf === null ? [] : graph.contextNodes(graph.leaf).flatMap(callsOf);
-      await store.closeSession(id);
+      const called = writer.graph.leaf === null ? [] : writer.graph.contextNodes(writer.graph.leaf).flatMap(callsOf);
+      await writer.close();
       if (!tornOnce && next() < 0.3) {
         appendFileSync(store.pathOf(id), '{"type":"started","callIds":["cut sh');
         tornOnce = true;
       } else if (called.length > 0) {
         appendFileSync(store.pathOf(id), `${JSON.stringify({ type: 'started', callIds: [pick(called)] })}\n`);
       }
-      graph = await store.openSession(id);
-    } else if (roll < 0.67 && graph.leaf !== null) {
-      const context = graph.contextNodes(graph.leaf);
+      writer = await SessionWriter.open(store, id);
+    } else if (roll < 0.67 && writer.graph.leaf !== null) {
+      const context = writer.graph.contextNodes(writer.graph.leaf);
       const keep = next() < 0.15 ? null : pick(context).id;
-      graph.append(summary(text), at++, { condenses: { firstKept: keep }, usage: usage(step) });
-    } else if (roll < 0.72 && graph.leaf !== null) {
-      graph.branchFrom(pick(graph.contextNodes(graph.leaf)).id); // back into the live context
-    } else if (roll < 0.76 && graph.leaf !== null) {
-      await graph.loadWhole(); // an old branch point, outside the live context
-      graph.branchFrom(pick([...graph.allNodes()]).id);
+      writer.append(summary(text), at++, { condenses: { firstKept: keep }, usage: usage(step) });
+    } else if (roll < 0.72 && writer.graph.leaf !== null) {
+      writer.graph.branchFrom(pick(writer.graph.contextNodes(writer.graph.leaf)).id); // back into the live context
+    } else if (roll < 0.76 && writer.graph.leaf !== null) {
+      await writer.graph.loadWhole(); // an old branch point, outside the live context
+      writer.graph.branchFrom(pick([...writer.graph.allNodes()]).id);
     } else if (roll < 0.9) {
-      await store.persist(graph);
+      await writer.persist();
     } else {
-      await store.closeSession(id);
+      await writer.close();
       store = pick(stores);
-      graph = await store.openSession(id, { whole: next() < 0.2 });
+      writer = await SessionWriter.open(store, id, { whole: next() < 0.2 });
     }
   }
-  await store.closeSession(id);
+  await writer.close();
   return { store, id };
 }
 

@@ -57,6 +57,23 @@ describe('sessionCost', () => {
     expect(result.unpriced).toEqual(['local-llama', '(unknown model)']);
     expect(result.usage).toEqual(usage(7, 7, 0, 0));
   });
+
+  it('splits the usage and cost by model, each priced by its own card, dated snapshots by their family’s', () => {
+    const result = sessionCost([
+      { usage: usage(1_000_000, 0, 0, 0), model: 'claude-haiku-4-5-20251001' },
+      { usage: usage(0, 1_000_000, 0, 0), model: 'gpt-5.4-mini' },
+      { usage: usage(1_000_000, 0, 0, 0), model: 'claude-haiku-4-5-20251001' },
+      { usage: usage(3, 3, 0, 0), model: 'local-llama' },
+    ]);
+    expect(result.byModel.map(({ model, usage }) => ({ model, usage }))).toEqual([
+      { model: 'claude-haiku-4-5-20251001', usage: usage(2_000_000, 0, 0, 0) },
+      { model: 'gpt-5.4-mini', usage: usage(0, 1_000_000, 0, 0) },
+      { model: 'local-llama', usage: usage(3, 3, 0, 0) },
+    ]);
+    expect(result.byModel[0].cost?.usd).toBeCloseTo(2, 12);
+    expect(result.byModel[1].cost).toEqual({ usd: 4.5, pricesAsOf: '2026-06-04' });
+    expect(result.byModel[2].cost).toBeUndefined();
+  });
 });
 
 describe('reading the API’s usage', () => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent, hashNode, InvalidUsageError, SessionStore, sumUsage } from '../../../src/entries/runtime.js';
+import { SessionWriter } from '../../../src/runtime/store/index.js';
 import type { ModelUsage, RunEvent, SessionNode, SessionRecord, ToolDefinition } from '../../../src/entries/runtime.js';
 import { reply, startAnthropicServer, type AnthropicTestServer, type ScriptUsage } from '../../../src/testing/index.js';
 import { breakpoints } from '../../support/cache-markers.js';
@@ -164,15 +165,16 @@ describe('usage of the summarizer', () => {
 describe('usage in the session store', () => {
   it('usageTotal sums every node, forks included, and survives a reload', async () => {
     const store = new SessionStore(dir);
-    const graph = await store.openSession('forked');
+    const writer = await SessionWriter.open(store, 'forked');
+    const graph = writer.graph;
     const say = (role: 'user' | 'assistant', text: string) => ({ role, blocks: [{ kind: 'text' as const, text }] });
     const u = (n: number): ModelUsage => ({ inputTokens: n, outputTokens: n, cacheWriteTokens: n, cacheReadTokens: n });
-    const ask = graph.append(say('user', 'hi'), 1);
-    graph.append(say('assistant', 'first answer'), 2, { usage: u(1), model: MODEL });
+    const ask = writer.append(say('user', 'hi'), 1);
+    writer.append(say('assistant', 'first answer'), 2, { usage: u(1), model: MODEL });
     graph.branchFrom(ask.id);
-    graph.append(say('assistant', 'retried answer'), 3, { usage: { ...u(2), cacheWrite1hTokens: 2 }, model: MODEL });
-    await store.persist(graph);
-    await store.closeSession('forked');
+    writer.append(say('assistant', 'retried answer'), 3, { usage: { ...u(2), cacheWrite1hTokens: 2 }, model: MODEL });
+    await writer.persist();
+    await writer.close();
 
     const expected = { ...u(3), cacheWrite1hTokens: 2 };
     expect(graph.usageTotal()).toEqual(expected);
@@ -181,13 +183,14 @@ describe('usage in the session store', () => {
 
   it('refuses bad usage on append, and reports a stored node with malformed usage instead of loading it', async () => {
     const store = new SessionStore(dir);
-    const graph = await store.openSession('bad');
+    const writer = await SessionWriter.open(store, 'bad');
     const turn = { role: 'assistant' as const, blocks: [{ kind: 'text' as const, text: 'x' }] };
-    expect(() => graph.append(turn, 1, { usage: { inputTokens: -1, outputTokens: 0, cacheWriteTokens: 0, cacheReadTokens: 0 } })).toThrow(
+    expect(() => writer.append(turn, 1, { usage: { inputTokens: -1, outputTokens: 0, cacheWriteTokens: 0, cacheReadTokens: 0 } })).toThrow(
       InvalidUsageError,
     );
-    expect(graph.size).toBe(0);
-    await store.closeSession('bad');
+    expect(writer.graph.size).toBe(0);
+    expect(writer.hasPending).toBe(false);
+    await writer.close();
 
     const node = { parent: null, turn, at: 1 };
     const record = {

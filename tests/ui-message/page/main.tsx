@@ -21,6 +21,14 @@ function Chat() {
                   {part.text}
                 </p>
               );
+            if (part.type === 'data-guardrail') {
+              const trip = part.data as { guardrail: string; message: string };
+              return (
+                <p key={i} data-part="guardrail">
+                  Stopped by {trip.guardrail}: {trip.message}
+                </p>
+              );
+            }
             if (part.type !== 'dynamic-tool') return null;
             return (
               <div key={i} data-part="tool" data-tool={part.toolName} data-state={part.state}>

@@ -1,0 +1,298 @@
+import type { Readable, Writable } from 'node:stream';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { CallToolResult, ContentBlock, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { Agent } from '../runtime/agent/types.js';
+import type { PendingApproval, RunEvent, RunSnapshot } from '../runtime/contract/events.js';
+import type { ToolDefinition, ToolProgress } from '../runtime/contract/tool.js';
+import { toolResultContent, type DocumentBlock } from '../runtime/contract/turn.js';
+import { errorMessage, IndusagiError } from '../errors/index.js';
+import type { CompiledSchema } from '../schema/index.js';
+import { ToolError } from '../tools/tool-error.js';
+import { checkToolInput, compileToolInput } from '../tools/tool-input.js';
+import { sanitizeToolName } from '../tools/names.js';
+import { DuplicateToolError } from '../tools/toolset.js';
+import { toMcpContent, type McpContent } from './content.js';
+import { McpConfigError } from './errors.js';
+import { loadServerSdk } from './sdk.js';
+import { serveHttp, type McpServing } from './serve-http.js';
+
+export type { McpServing };
+import { PACKAGE_VERSION } from './version.js';
+
+/** An agent served as one tool, `ask_<name>`: each call is a run, in a new session or (with `sessionId`) an earlier one. */
+export type ServedAgent = {
+  /** Letters, digits, `_` and `-`: the tool is `ask_<name>`. */
+  name: string;
+  /** What the agent is good for, for the client's model. */
+  description: string;
+  /** Makes the agent a call runs on (closed after the call); give it a store for `sessionId` to continue conversations. */
+  create: () => Agent | Promise<Agent>;
+};
+
+export type ServeMcpOptions = {
+  /** How the server introduces itself. Default `indusagi` and this package's version. */
+  name?: string;
+  version?: string;
+  /** How to use the server, for the client's model. */
+  instructions?: string;
+  /** Tools to serve. A tool that needs approval asks the client's user through elicitation, and is refused where the client cannot ask. */
+  tools?: readonly ToolDefinition[];
+  /** Agents to serve, each as an `ask_<name>` tool. */
+  agents?: readonly ServedAgent[];
+  /**
+   * `'stdio'` (default): this process's stdin and stdout (or the streams given). `{ port }`: Streamable
+   * HTTP at `http://host:port/path` (host default `127.0.0.1`, path default `/mcp`, port 0 picks a free one).
+   */
+  transport?: 'stdio' | { stdin: Readable; stdout: Writable } | { port: number; host?: string; path?: string };
+};
+
+/** What a tool returns to be served as MCP content rather than as text (images, audio, resources, structured content). */
+export type McpServedResult = {
+  readonly content: readonly McpContent[];
+  readonly structuredContent?: Record<string, unknown>;
+  readonly isError?: boolean;
+};
+
+const SERVED = Symbol('indusagi.mcpResult');
+
+/**
+ * A tool result that `serveMcp` sends as these MCP content blocks (an image, say) instead of as text.
+ * An agent that runs the tool itself sends it to its model as JSON.
+ */
+export function mcpResult(result: McpServedResult): McpServedResult {
+  return Object.freeze({ ...result, [SERVED]: true });
+}
+
+function isServedResult(value: unknown): value is McpServedResult {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[SERVED] === true;
+}
+
+// MCP tool names: 1 to 128 of letters, digits, "_", "-" and "." (the 2025-11-25 revision's guidance).
+const MCP_TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+const AGENT_NAME = /^[A-Za-z0-9_-]{1,60}$/;
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+type Served = {
+  listed: { name: string; description: string; inputSchema: object; outputSchema?: object; annotations: Record<string, boolean> };
+  run(args: unknown, extra: Extra, server: Server): Promise<CallToolResult>;
+};
+
+/**
+ * Serves tools, and agents as tools, as an MCP server (protocol 2025-11-25), over stdio or Streamable
+ * HTTP: Claude Desktop, Claude Code or another agent can then use them. Each call's input is checked
+ * against the tool's schema first; a `ToolError` is the call's error result, and any other throw is
+ * reported as `Internal error`. Progress a tool reports (`ctx.progress`) reaches the client when it
+ * asked for it, and a client's cancellation aborts `ctx.signal`. Over HTTP, a server bound to a
+ * loopback address refuses requests whose Host or Origin is not local (DNS rebinding).
+ */
+export async function serveMcp(options: ServeMcpOptions): Promise<McpServing> {
+  const served = serveList(options);
+  const sdk = await loadServerSdk();
+  const info = { name: options.name ?? 'indusagi', version: options.version ?? PACKAGE_VERSION };
+  const makeServer = (): Server => {
+    const server = new sdk.Server(info, { capabilities: { tools: {}, logging: {} }, instructions: options.instructions });
+    server.setRequestHandler(sdk.types.ListToolsRequestSchema, () => ({ tools: [...served.values()].map((tool) => tool.listed) }));
+    server.setRequestHandler(sdk.types.CallToolRequestSchema, async (request, extra) => {
+      const tool = served.get(request.params.name);
+      if (tool === undefined) throw new sdk.types.McpError(sdk.types.ErrorCode.InvalidParams, `Unknown tool "${request.params.name}".`);
+      return tool.run(request.params.arguments ?? {}, extra, server);
+    });
+    return server;
+  };
+  const transport = options.transport ?? 'stdio';
+  if (transport === 'stdio' || 'stdin' in transport) {
+    const server = makeServer();
+    const stdio = transport === 'stdio' ? new sdk.StdioServerTransport() : new sdk.StdioServerTransport(transport.stdin, transport.stdout);
+    await server.connect(stdio);
+    return { close: () => server.close() };
+  }
+  return serveHttp(sdk, makeServer, transport);
+}
+
+function serveList(options: ServeMcpOptions): Map<string, Served> {
+  if (typeof options !== 'object' || options === null) throw new McpConfigError('serveMcp needs { tools } or { agents }.');
+  const served = new Map<string, Served>();
+  const add = (name: string, tool: Served) => {
+    if (served.has(name)) throw new DuplicateToolError(name);
+    served.set(name, tool);
+  };
+  for (const definition of options.tools ?? []) {
+    if (typeof definition?.name !== 'string' || typeof definition.execute !== 'function')
+      throw new McpConfigError('serveMcp: every tool needs a name and an execute function.');
+    const name = MCP_TOOL_NAME.test(definition.name) ? definition.name : sanitizeToolName(definition.name).slice(0, 128);
+    add(name, servedTool(name, definition, compileToolInput(definition)));
+  }
+  for (const agent of options.agents ?? []) {
+    if (
+      typeof agent?.name !== 'string' ||
+      !AGENT_NAME.test(agent.name) ||
+      typeof agent.create !== 'function' ||
+      typeof agent.description !== 'string'
+    )
+      throw new McpConfigError('serveMcp: an agent needs a name (letters, digits, "_", "-"), a description and create().');
+    add(`ask_${agent.name}`, servedAgent(agent));
+  }
+  if (served.size === 0) throw new McpConfigError('serveMcp needs at least one tool or agent to serve.');
+  return served;
+}
+
+function servedTool(name: string, definition: ToolDefinition, input: CompiledSchema): Served {
+  const annotations: Record<string, boolean> = { readOnlyHint: false, destructiveHint: definition.needsApproval === true };
+  if (definition.idempotent === true) annotations.idempotentHint = true;
+  return {
+    listed: { name, description: definition.description, inputSchema: input.jsonSchema, annotations },
+    async run(args, extra, server) {
+      const checked = await checkToolInput(name, input, args);
+      if (!checked.ok) return errorResult(checked.error.message);
+      if (definition.needsApproval === true) {
+        const refusal = await askApproval(
+          server,
+          extra,
+          `Allow the tool "${name}" to run with this input?\n${JSON.stringify(checked.input, null, 2)}`,
+        );
+        if (refusal !== undefined) return errorResult(refusal);
+      }
+      try {
+        const value = await definition.execute(checked.input, {
+          signal: extra.signal,
+          callId: String(extra.requestId),
+          progress: progressOf(extra),
+        });
+        return resultOf(value);
+      } catch (error) {
+        if (ToolError.isInstance(error)) return errorResult(error.message);
+        console.error(`[indusagi] served tool "${name}" threw:`, error);
+        return errorResult('Internal error');
+      }
+    },
+  };
+}
+
+const ASK_INPUT = {
+  type: 'object',
+  properties: {
+    prompt: { type: 'string', description: 'What to ask the agent.' },
+    sessionId: {
+      type: 'string',
+      description: 'Continue the conversation of an earlier answer (its sessionId); leave out to start a new one.',
+    },
+  },
+  required: ['prompt'],
+  additionalProperties: false,
+} as const;
+
+const ASK_OUTPUT = {
+  type: 'object',
+  properties: { answer: { type: 'string' }, sessionId: { type: 'string' } },
+  required: ['answer', 'sessionId'],
+} as const;
+
+function servedAgent(spec: ServedAgent): Served {
+  const name = `ask_${spec.name}`;
+  const input = compileToolInput({ name, inputSchema: ASK_INPUT });
+  return {
+    listed: { name, description: spec.description, inputSchema: ASK_INPUT, outputSchema: ASK_OUTPUT, annotations: { readOnlyHint: false } },
+    async run(args, extra, server) {
+      const checked = await checkToolInput(name, input, args);
+      if (!checked.ok) return errorResult(checked.error.message);
+      const { prompt, sessionId } = checked.input as { prompt: string; sessionId?: string };
+      let agent: Agent;
+      try {
+        agent = await spec.create();
+      } catch (error) {
+        console.error(`[indusagi] creating the served agent "${spec.name}" threw:`, error);
+        return errorResult('Internal error');
+      }
+      const progress = progressOf(extra);
+      let steps = 0;
+      const unsubscribe = agent.subscribe((event: RunEvent) => {
+        if (event.kind === 'tool_started') progress?.({ progress: ++steps, message: `calling ${event.name}` });
+      });
+      try {
+        if (sessionId !== undefined) await agent.resume(sessionId);
+        let snapshot: RunSnapshot = await agent.submit(prompt, { signal: extra.signal });
+        // The agent's approvals are the client's user's to give: each waiting call is put to them.
+        while (snapshot.status === 'waiting') snapshot = await decide(agent, snapshot.pendingApprovals, server, extra);
+        const answer = snapshot.text;
+        return { content: [{ type: 'text', text: answer }], structuredContent: { answer, sessionId: agent.sessionId } };
+      } catch (error) {
+        if (IndusagiError.isInstance(error)) return errorResult(error.message);
+        console.error(`[indusagi] the served agent "${spec.name}" threw:`, error);
+        return errorResult('Internal error');
+      } finally {
+        unsubscribe();
+        await agent.close().catch((error: unknown) => console.error(`[indusagi] closing the served agent "${spec.name}" failed:`, error));
+      }
+    },
+  };
+}
+
+async function decide(agent: Agent, pending: readonly PendingApproval[], server: Server, extra: Extra): Promise<RunSnapshot> {
+  let snapshot: RunSnapshot | undefined;
+  for (const call of pending) {
+    const refusal = await askApproval(
+      server,
+      extra,
+      `The agent wants to run the tool "${call.name}" with this input. Allow it?\n${JSON.stringify(call.input, null, 2)}`,
+    );
+    snapshot = refusal === undefined ? await agent.approve(call.approvalId) : await agent.reject(call.approvalId, refusal);
+  }
+  return snapshot!;
+}
+
+/** Asks the client's user through elicitation; undefined when they allowed it, else why not. */
+async function askApproval(server: Server, extra: Extra, message: string): Promise<string | undefined> {
+  if (server.getClientCapabilities()?.elicitation === undefined)
+    return 'This tool call needs a person to approve it, and this client cannot ask one (it does not support elicitation).';
+  const sdk = await loadServerSdk();
+  try {
+    const answer = await extra.sendRequest(
+      {
+        method: 'elicitation/create',
+        params: {
+          message,
+          requestedSchema: {
+            type: 'object',
+            properties: { allow: { type: 'boolean', title: 'Allow', description: 'Run this call.' } },
+            required: ['allow'],
+          },
+        },
+      },
+      sdk.types.ElicitResultSchema,
+    );
+    if (answer.action === 'accept' && answer.content?.allow === true) return undefined;
+    return 'The user did not approve this tool call.';
+  } catch (error) {
+    return `This tool call needs approval, and asking for it failed: ${errorMessage(error)}`;
+  }
+}
+
+function progressOf(extra: Extra): ((update: ToolProgress) => void) | undefined {
+  const token = extra._meta?.progressToken;
+  if (token === undefined) return undefined;
+  return (update) => {
+    if (typeof update?.progress !== 'number' || !Number.isFinite(update.progress)) return;
+    const params: { progressToken: string | number; progress: number; total?: number; message?: string } = {
+      progressToken: token,
+      progress: update.progress,
+    };
+    if (typeof update.total === 'number' && Number.isFinite(update.total)) params.total = update.total;
+    if (typeof update.message === 'string') params.message = update.message;
+    void extra.sendNotification({ method: 'notifications/progress', params }).catch(() => {});
+  };
+}
+
+function resultOf(value: unknown): CallToolResult {
+  if (isServedResult(value)) {
+    const result: CallToolResult = { content: value.content.map(toMcpContent) as ContentBlock[] };
+    if (value.structuredContent !== undefined) result.structuredContent = value.structuredContent;
+    if (value.isError === true) result.isError = true;
+    return result;
+  }
+  return { content: [{ type: 'text', text: toolResultContent(value) }] };
+}
+
+function errorResult(message: string): CallToolResult {
+  return { content: [{ type: 'text', text: message }], isError: true };
+}

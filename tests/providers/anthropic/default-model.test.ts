@@ -1,0 +1,98 @@
+// The default model, Claude through `new Anthropic()`: without credentials in the environment it is a
+// clear typed error when the agent is created (naming ANTHROPIC_API_KEY and the other providers' way
+// in), not the SDK's message on the first call; with any credential the SDK would use, or a client, or
+// another model, the agent is created as before.
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { AgentConfigError, createAgent, MissingApiKeyError } from '../../../src/entries/runtime.js';
+import { anthropic, anthropicCredentials } from '../../../src/providers/anthropic/index.js';
+import { reply, startAnthropicServer, type AnthropicTestServer } from '../../../src/testing/index.js';
+
+const CREDENTIAL_VARIABLES = [
+  'ANTHROPIC_API_KEY',
+  'ANTHROPIC_AUTH_TOKEN',
+  'ANTHROPIC_PROFILE',
+  'ANTHROPIC_FEDERATION_RULE_ID',
+  'ANTHROPIC_CONFIG_DIR',
+  'APPDATA',
+];
+
+let home: string;
+beforeEach(async () => {
+  // An environment with no Anthropic credential at all: every variable empty, config folders in an empty home.
+  home = await mkdtemp(join(tmpdir(), 'indusagi-no-credentials-'));
+  for (const name of CREDENTIAL_VARIABLES) vi.stubEnv(name, '');
+  vi.stubEnv('HOME', home);
+  vi.stubEnv('XDG_CONFIG_HOME', '');
+});
+afterEach(async () => {
+  vi.unstubAllEnvs();
+  await rm(home, { recursive: true, force: true });
+});
+
+describe('without Anthropic credentials', () => {
+  it('createAgent on the default model throws MissingApiKeyError, naming the key and the other ways in', () => {
+    const attempt = () => createAgent({ model: 'claude-sonnet-5-5' });
+    expect(attempt).toThrow(MissingApiKeyError);
+    expect(attempt).toThrow(AgentConfigError);
+    const error = (() => {
+      try {
+        attempt();
+      } catch (caught) {
+        return caught as MissingApiKeyError;
+      }
+    })()!;
+    expect(error.kind).toBe('invalid_config');
+    expect(error.variable).toBe('ANTHROPIC_API_KEY');
+    expect(error.message).toMatch(/needs ANTHROPIC_API_KEY/);
+    expect(error.message).toMatch(/deps\.client/);
+    expect(error.message).toMatch(
+      /createOpenAIInvoker\(new OpenAI\(\), \{ model: 'gpt-5\.4-mini' \}\) from indusagi\/openai \(reads OPENAI_API_KEY\)/,
+    );
+    expect(() => anthropic('claude-sonnet-5-5')).toThrow(/needs ANTHROPIC_API_KEY.*pass `\{ client \}`/);
+  });
+
+  it('an agent with a client, an invoker of its own or another model as `model` needs none', async () => {
+    const server: AnthropicTestServer = await startAnthropicServer();
+    try {
+      server.enqueue(reply.text('through the client'), reply.text('through the invoker'));
+      expect((await createAgent({ model: 'claude-sonnet-5-5' }, { client: server.client() }).submit('hi')).text).toBe('through the client');
+      const model = anthropic('claude-sonnet-5-5', { client: server.client() });
+      expect((await createAgent({ model }).submit('hi')).text).toBe('through the invoker');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a client beside another model is refused rather than ignored', async () => {
+    const server = await startAnthropicServer();
+    try {
+      const model = anthropic('claude-sonnet-5-5', { client: server.client() });
+      expect(() => createAgent({ model }, { client: server.client() })).toThrow(/`deps.client` is for Claude, the default model/);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('any credential new Anthropic() would use is enough', () => {
+  it.each([
+    ['ANTHROPIC_API_KEY', 'sk-test'],
+    ['ANTHROPIC_AUTH_TOKEN', 'token'],
+    ['ANTHROPIC_PROFILE', 'work'],
+    ['ANTHROPIC_FEDERATION_RULE_ID', 'rule'],
+  ])('%s', (name, value) => {
+    vi.stubEnv(name, value);
+    expect(anthropicCredentials(process.env)).toBeNull();
+    expect(() => createAgent({ model: 'claude-sonnet-5-5' })).not.toThrow();
+  });
+
+  it('a profile folder in the Anthropic config directory, and a blank key is no key', async () => {
+    vi.stubEnv('ANTHROPIC_API_KEY', '   ');
+    expect(anthropicCredentials(process.env)).toBe('ANTHROPIC_API_KEY');
+    await mkdir(join(home, '.config', 'anthropic', 'configs'), { recursive: true });
+    expect(anthropicCredentials(process.env)).toBeNull();
+  });
+});
