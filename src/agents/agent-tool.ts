@@ -106,7 +106,7 @@ export function agentTool(agent: AgentConfig | Agent, options: AgentToolOptions)
       try {
         const standing = await child.resume(sessionId);
         const opts: SubmitOptions = { signal: ctx.signal, parent: caller, ...(options.output !== undefined && { output: options.output }) };
-        const forward = (run: Run) => forwardEvents(run, caller, name, ctx.callId, sessionId);
+        const forward = (run: Run) => forwardEvents(child, run, caller, name, ctx.callId, sessionId);
         let snapshot: RunSnapshot;
         if (standing.messages.length === 0) {
           snapshot = await forward(child.submit(prompt, opts));
@@ -183,8 +183,25 @@ async function openShared(agent: Agent): Promise<Opened> {
 }
 
 /** Forwards `run`'s events into the calling run as `nested` events, then returns its snapshot (or throws its fault). */
-async function forwardEvents(run: Run, caller: AgentCaller, name: string, callId: string, sessionId: string): Promise<RunSnapshot> {
-  for await (const event of run) caller.publish(nested(event, name, callId, sessionId));
+async function forwardEvents(
+  agent: Agent,
+  run: Run,
+  caller: AgentCaller,
+  name: string,
+  callId: string,
+  sessionId: string,
+): Promise<RunSnapshot> {
+  for await (const event of run) {
+    const up = nested(event, name, callId, sessionId);
+    // A question asked at any depth is answered on the calling agent, which hands the answer down (each agent to the one below).
+    if (up.event.kind === 'input_requested') {
+      const { kind, runId, ...request } = up.event;
+      caller.relayInput({ ...request, path: up.path }, (answer) => agent.answer(request.requestId, answer));
+    } else if (up.event.kind === 'input_answered') {
+      caller.inputSettled(up.event.requestId);
+    }
+    caller.publish(up);
+  }
   return await run;
 }
 

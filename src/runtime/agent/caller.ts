@@ -1,5 +1,6 @@
 import type { RunEventBody } from '../contract/events.js';
-import type { CallerRun } from '../contract/tool.js';
+import type { CallerRun, InputAnswer } from '../contract/tool.js';
+import type { InputRequest } from './input-requests.js';
 import type { RunBudget } from '../budget/run-budget.js';
 import type { ApprovalDecision } from '../loop/types.js';
 import type { RunScope } from './run-scope.js';
@@ -32,6 +33,24 @@ export class AgentCaller implements CallerRun {
   /** Puts an event of a sub-agent's run into the calling run: its `Run` stream and the agent's subscribers. */
   publish(event: NestedEventBody): void {
     this.scope?.publish({ ...event, runId: this.runId });
+  }
+
+  /** True when the calling run's questions have someone to answer them (up the tree): then a sub-agent's have too. */
+  get listened(): boolean {
+    return this.scope?.inputs.heard ?? false;
+  }
+
+  /**
+   * A sub-agent's question, asked in its run: the calling agent lists it (`pendingInputs()`, with its
+   * `path`) and `answer` on the calling agent passes the answer down to `answer`.
+   */
+  relayInput(request: InputRequest, answer: (answer: InputAnswer) => void): void {
+    this.scope?.inputs.relay(request, answer);
+  }
+
+  /** The sub-agent's question was answered, or its run ended. */
+  inputSettled(requestId: string): void {
+    this.scope?.inputs.settled(requestId);
   }
 }
 

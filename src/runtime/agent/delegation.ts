@@ -37,7 +37,10 @@ export function runDelegation(
   plan: { limits?: RunLimits; parent?: CallerRun },
   decisions: ReadonlyMap<string, ApprovalDecision> | undefined,
 ): { budget: RunBudget | undefined; caller: AgentCaller } {
-  const above = callerOf(plan.parent)?.budget;
+  const parent = callerOf(plan.parent);
+  // A sub-agent's questions are answered where its caller's are: nobody listening there, nobody can answer.
+  if (parent !== undefined) scope.inputs.within(() => parent.listened);
+  const above = parent?.budget;
   const budget = plan.limits === undefined && above === undefined ? undefined : new RunBudget(plan.limits ?? {}, above);
   return { budget, caller: new AgentCaller(session.id, scope.runId, origin, budget, decisions, scope) };
 }
