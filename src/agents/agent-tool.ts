@@ -263,8 +263,9 @@ function isAgent(agent: AgentConfig | Agent): agent is Agent {
 
 function checkOptions(agent: AgentConfig | Agent, options: AgentToolOptions): { name: string; description: string } {
   if (typeof agent !== 'object' || agent === null) throw new AgentToolError('agentTool needs an agent config or an Agent.');
-  if (!isAgent(agent) && (typeof agent.model !== 'string' || agent.model.trim() === '')) {
-    throw new AgentToolError('agentTool: the agent config needs a `model`.');
+  const model = isAgent(agent) ? undefined : agent.model;
+  if (!isAgent(agent) && typeof model !== 'function' && (typeof model !== 'string' || model.trim() === '')) {
+    throw new AgentToolError('agentTool: the agent config needs a `model` (an id or an invoker).');
   }
   const { name, description, concurrency } = options ?? ({} as AgentToolOptions);
   if (typeof name !== 'string' || name === '') throw new AgentToolError('agentTool: `name` must be a non-empty string.');

@@ -1,6 +1,8 @@
 // A tool two agents down asks the person for input (ToolContext.ask): the question surfaces on the
 // top agent, listed by pendingInputs() with its path, and the answer given there travels down to the
 // tool; with nobody listening to the top run, the question is refused at once, as an agent's own is.
+// A guardrail that trips in a sub-agent faults its run: the trip shows in the stream, and the calling
+// agent gets an error result naming it.
 import { describe, expect, it } from 'vitest';
 import { createConductor, InputUnavailableError, InvalidInputAnswerError, MemorySessionStore } from '../../src/runtime/index.js';
 import type { InputAnswer, ModelInvoker, ModelReply, ModelRequest, RunEvent, ToolDefinition } from '../../src/runtime/index.js';
@@ -58,7 +60,7 @@ function tree(asked: Array<InputAnswer | Error>) {
   );
 }
 
-describe('input asked by a sub-agent’s tool', () => {
+describe('a sub-agent asking the person, and tripping a guardrail', () => {
   it('is listed on the top agent with its path and answered there, the answer reaching the tool two agents down', async () => {
     const asked: Array<InputAnswer | Error> = [];
     const lead = tree(asked);
@@ -103,6 +105,48 @@ describe('input asked by a sub-agent’s tool', () => {
     expect(done.status).toBe('settled');
     expect(asked).toHaveLength(1);
     expect(InputUnavailableError.isInstance(asked[0])).toBe(true);
+    await lead.close();
+  });
+
+  it('a guardrail tripping in a sub-agent: the nested trip in the stream, an error result naming it for the caller', async () => {
+    const store = new MemorySessionStore();
+    const web = agentTool(
+      {
+        model: 'm',
+        system: 'web',
+        inputGuardrails: [
+          { name: 'no-secrets', execute: ({ prompt }) => ({ tripwireTriggered: /secret/.test(prompt), message: 'asks for a secret' }) },
+        ],
+      },
+      { name: 'web', description: 'Searches the web.' },
+    );
+    const seen: ModelRequest[] = [];
+    const lead = createConductor(
+      { model: 'm', system: 'lead', tools: [web], sessionId: 'lead' },
+      {
+        invokeModel: async (request) => {
+          seen.push(request);
+          const result = lastResult(request);
+          return result === undefined ? call('l1', 'web', { prompt: 'Find the secret.' }) : text('lead gave up');
+        },
+        store,
+      },
+    );
+    const events: RunEvent[] = [];
+    lead.subscribe((event) => events.push(event));
+
+    const done = await lead.submit('Go.');
+
+    expect(done.status).toBe('settled');
+    expect(events.find((e) => e.kind === 'nested' && e.event.kind === 'guardrail_tripped')).toMatchObject({
+      path: ['web'],
+      event: { trip: { guardrail: 'no-secrets', stage: 'input', message: 'asks for a secret' } },
+    });
+    // The web agent's model was never asked; the lead's was told why its call failed.
+    expect(seen.map((r) => r.system)).toEqual(['lead', 'lead']);
+    const result = seen[1].messages.at(-1)!.blocks.find((b) => b.kind === 'tool_result') as { content: unknown; isError?: boolean };
+    expect(result.isError).toBe(true);
+    expect(String(result.content)).toMatch(/web agent stopped \(guardrail_tripped\)/);
     await lead.close();
   });
 });
