@@ -10,6 +10,7 @@ import { createAgent, MemorySessionStore, SessionStore, sessionCost } from '../.
 import type { AgentConfig, RunEvent } from '../../src/entries/runtime.js';
 import { AgentConfigError } from '../../src/runtime/index.js';
 import { handoff, speakers, transferToolName } from '../../src/agents/index.js';
+import { anthropic } from '../../src/providers/anthropic/index.js';
 import { reply, startAnthropicServer, type AnthropicTestServer } from '../../src/testing/index.js';
 import { runJsonChild } from '../support/child-process.js';
 
@@ -97,7 +98,11 @@ describe('handoffs', () => {
   });
 
   it('publish a handoff event, put the agent on the snapshot and bill each agent under its own model', async () => {
-    const writer: AgentConfig = { name: 'writer', model: 'claude-sonnet-4-6', system: 'You are the writer agent.' };
+    const writer: AgentConfig = {
+      name: 'writer',
+      model: anthropic('claude-sonnet-4-6', { client: server.client() }),
+      system: 'You are the writer agent.',
+    };
     const store = new MemorySessionStore();
     const agent = createAgent(
       { name: 'triage', model: 'claude-haiku-4-5', system: 'You are the triage agent.', handoffs: [handoff(writer)], sessionId: 's' },
@@ -124,5 +129,10 @@ describe('handoffs', () => {
     const b: AgentConfig = { name: 'twin', model: 'n' };
     expect(() => createAgent({ model: 'm', handoffs: [handoff(a), handoff(b)] }, { client: server.client() })).toThrow(AgentConfigError);
     expect(() => handoff({ model: 'm' })).toThrow(/needs a name/);
+    // Claude built for the first agent's model calls only that one: another model must come with its invoker.
+    const other = handoff({ name: 'writer', model: 'claude-sonnet-4-6' });
+    expect(() => createAgent({ model: 'claude-haiku-4-5', handoffs: [other] }, { client: server.client() })).toThrow(
+      /Agent "writer": .*built for "claude-haiku-4-5"/,
+    );
   });
 });

@@ -11,6 +11,8 @@ import { buildToolNameMap, sanitizeToolName } from '../../tools/names.js';
 import { AgentConfigError } from './errors.js';
 import type { AgentSession } from './session.js';
 import { bindModel, resolveSettings } from './settings.js';
+import { resolveModel } from '../models/resolve.js';
+import { ModelChoiceError } from '../models/errors.js';
 import type { AgentConfig, Handoff } from './types.js';
 
 /** The name of the first agent of a conversation whose config has none. */
@@ -215,10 +217,13 @@ function profileOf(
     // Its model as any agent's: an id asked of the conversation's invoker (or the handoff's), or an invoker of its own.
     const bound = bindModel(config, { invokeModel: handoff.invokeModel });
     config = bound.config;
-    model = withModel(bound.deps.invokeModel ?? invoke, config.model as string);
+    // An invoker built for one model calls that one whatever a request names: another agent's id is not its to call.
+    const resolved = resolveModel(config.model, bound.deps.invokeModel ?? invoke);
+    model = withModel(resolved.invoker, resolved.modelId);
     settings = resolveSettings(config, model, builtIn);
   } catch (error) {
-    if (AgentConfigError.isInstance(error)) throw new AgentConfigError(`Agent ${JSON.stringify(name)}: ${error.message}`, { cause: error });
+    if (AgentConfigError.isInstance(error) || ModelChoiceError.isInstance(error))
+      throw new AgentConfigError(`Agent ${JSON.stringify(name)}: ${error.message}`, { cause: error });
     throw error;
   }
   const overrides: StepOverrides = {
