@@ -22,8 +22,6 @@ export type DemoReply = {
 };
 
 const PHRASES = [
-  'ask the researcher to read notes.md',
-  'hand me to the writer',
   'list files in src',
   'read package.json',
   'what time is it?',
@@ -34,6 +32,9 @@ const PHRASES = [
   'run ls -la',
   'tell me a long story',
 ];
+
+// With agents (docs/subagents.md): listed by `help`, not in the short answer to anything else.
+const AGENT_PHRASES = ['ask the researcher to read notes.md', 'hand me to the writer'];
 
 const MAX_QUOTED_RESULT = 1_500;
 
@@ -70,7 +71,7 @@ function answerPrompt(request: DemoRequest, prompt: string): DemoReplyBlock[] {
     case 'help':
       return [
         text(
-          `${DEMO_BANNER} I am a scripted stand-in for Claude; no network and no API key needed. Phrases I act on:\n${PHRASES.map((p) => `- ${p}`).join('\n')}`,
+          `${DEMO_BANNER} I am a scripted stand-in for Claude; no network and no API key needed. Phrases I act on:\n${[...PHRASES, ...AGENT_PHRASES].map((p) => `- ${p}`).join('\n')}`,
         ),
       ];
     case 'chat':
