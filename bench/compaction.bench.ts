@@ -3,7 +3,9 @@
 // appends two turns per call. Subject: that per-call work at 10, 1,000 and 10,000 turns of history.
 // Baseline, in the same run: the naive decision, a full estimateContextTokens of the history per call.
 // Target: the 10,000-turn cost within 2x of the 10-turn cost.
-import { Condenser, estimateContextTokens, modelCard, type ModelInvoker, type Turn } from '../src/entries/runtime.js';
+import { estimateContextTokens, type ModelInvoker, type Turn } from '../src/entries/runtime.js';
+import { Condenser } from '../src/runtime/compaction/index.js';
+import { modelCard } from '../src/runtime/models/index.js';
 import { fmt, median, now, report } from './stats.js';
 
 const SIZES = [10, 1_000, 10_000];

@@ -1,14 +1,32 @@
-// The public face of `indusagi`: everything in `indusagi/runtime`, plus tools, schemas, parts, context, chat,
-// the part-stream transport and the AI SDK UI message stream.
-export * from './entries/runtime.js';
-export * from './parts/index.js';
-export type { MemoryStore, MemoryRecord, RecallOptions } from './memory/types.js';
-export * from './tools/index.js';
-export * from './schema/index.js';
-export * from './context/index.js';
-export * from './chat/index.js';
-export * from './transport/index.js';
-export * from './ui-message/index.js';
-// The indusagi command's own tools (files inside one workspace folder, the clock, memory), for apps that want the same.
-export { Workspace, builtInTools } from './cli/tools/index.js';
-export type { BuiltInToolOptions } from './cli/tools/index.js';
+// The front door, `indusagi`: the conductor, its starter vocabulary, the part stream a UI reads, and the
+// context layer (memory, lazy tools). Everything else lives in an entry named for its concern (Hono's
+// model): indusagi/runtime, /store, /condensation, /models, /tools, /context, /guardrails, /parts,
+// /transport, /ui-message, /schema, /errors, /workspace, and the providers' own entries.
+export { createAgent } from './providers/anthropic/create-agent.js';
+export type { AgentDeps } from './providers/anthropic/create-agent.js';
+export { Run } from './runtime/agent/index.js';
+export type { Agent, AgentConfig } from './runtime/agent/index.js';
+export type {
+  Turn,
+  Block,
+  PromptBlock,
+  RunEvent,
+  RunSnapshot,
+  ModelInvoker,
+  ModelCard,
+  PrepareStep,
+  ToolDefinition,
+  ToolContext,
+  PendingApproval,
+} from './runtime/contract/index.js';
+export { RunFault } from './runtime/loop/index.js';
+export { IndusagiError } from './errors/index.js';
+export { SessionStore, MemorySessionStore } from './runtime/store/index.js';
+export type { SessionStoreLike } from './runtime/store/index.js';
+export { tool, ToolError, toToolset, mergeToolsets, lazyToolset } from './tools/index.js';
+export type { Toolset } from './tools/index.js';
+export { createContextManager, memorySource, lazyToolSource } from './context/index.js';
+export type { ContextManager } from './context/index.js';
+export type { MemoryStore } from './memory/types.js';
+export { agentRunParts } from './parts/index.js';
+export type { AgentPart, AgentTextPart, AgentToolPart, AgentMemoryPart, AgentContextPart } from './parts/index.js';

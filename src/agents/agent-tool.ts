@@ -12,7 +12,7 @@ import { MemorySessionStore } from '../runtime/store/memory-store.js';
 import type { SessionStoreLike } from '../runtime/store/types.js';
 import { IndusagiError } from '../errors/index.js';
 import { formatIssues, type SchemaLike } from '../schema/index.js';
-import { ToolError } from '../tools/tool-error.js';
+import { ToolError } from '../runtime/tools/tool-error.js';
 import { Slots } from './concurrency.js';
 import { AgentToolError } from './errors.js';
 import { childSessionId } from './session-id.js';

@@ -1,7 +1,7 @@
 import type { Turn } from '../runtime/contract/turn.js';
 import type { AgentContextPart } from '../parts/types.js';
 import type { ModelTool } from '../runtime/contract/model.js';
-import { ToolNameCollisionError } from '../tools/names.js';
+import { ToolNameCollisionError } from '../runtime/tools/names.js';
 import type { ContextManager, ContextManagerOptions, HandledCall, PreparedContext, SkippedSelection, SourceEvent } from './types.js';
 import { ContextInputError, ContextSourceError } from './errors.js';
 import { checkBudget, checkEvent, checkHistory, checkSources, checkStrings, checkTools, checkTurn } from './checks.js';

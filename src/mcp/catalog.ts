@@ -2,7 +2,7 @@ import type { ContextSource } from '../context/types.js';
 import type { ToolDefinition } from '../runtime/contract/tool.js';
 import type { Turn } from '../runtime/contract/turn.js';
 import { lazyToolset, SEARCH_TOOLS, type LazyToolset } from '../tools/lazy-toolset.js';
-import { sanitizeToolName } from '../tools/names.js';
+import { sanitizeToolName } from '../runtime/tools/names.js';
 import { toToolset } from '../tools/toolset.js';
 import type { McpChange, McpClient } from './client-types.js';
 import { McpConfigError } from './errors.js';

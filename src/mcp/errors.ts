@@ -1,5 +1,5 @@
 import { IndusagiError } from '../errors/index.js';
-import { ToolError } from '../tools/tool-error.js';
+import { ToolError } from '../runtime/tools/tool-error.js';
 
 /** `@modelcontextprotocol/sdk` (an optional peer dependency) is not installed. */
 export class McpSdkMissingError extends IndusagiError {

@@ -1,7 +1,7 @@
 import type { ToolContext, ToolDefinition } from '../runtime/contract/tool.js';
 import { compileJsonSchema, type JsonSchemaCheck } from '../schema/index.js';
-import { sanitizeToolName } from '../tools/names.js';
-import { compileToolInput } from '../tools/tool-input.js';
+import { sanitizeToolName } from '../runtime/tools/names.js';
+import { compileToolInput } from '../runtime/tools/tool-input.js';
 import { errorMessage } from '../errors/index.js';
 import type { McpToolAnnotations, McpToolInfo, McpToolOptions } from './config.js';
 import { McpToolCollisionError } from './errors.js';

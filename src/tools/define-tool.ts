@@ -1,7 +1,7 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { ToolContext, ToolDefinition } from '../runtime/contract/tool.js';
 import type { JsonSchema } from '../schema/index.js';
-import { compileToolInput } from './tool-input.js';
+import { compileToolInput } from '../runtime/tools/tool-input.js';
 
 type ToolFields = Omit<ToolDefinition, 'inputSchema' | 'inputJsonSchema' | 'execute'>;
 

@@ -1,10 +1,11 @@
 import { IndusagiError } from '../errors/index.js';
 import { Bm25Index, splitIdentifier, tokenize } from '../search/index.js';
-import { buildToolNameMap, ToolNameCollisionError } from './names.js';
-import { DuplicateToolError, UnknownToolError } from './toolset.js';
+import { buildToolNameMap, ToolNameCollisionError } from '../runtime/tools/names.js';
+import { UnknownToolError } from './toolset.js';
+import { DuplicateToolError } from '../runtime/tools/index.js';
 import type { ModelTool } from '../runtime/contract/model.js';
 import { compileJsonSchema, compileSchema, isStandardSchema } from '../schema/index.js';
-import { ToolInputError } from './tool-input.js';
+import { ToolInputError } from '../runtime/tools/tool-input.js';
 
 /** The meta-tool's name, as the model sees it. */
 export const SEARCH_TOOLS = 'search_tools';

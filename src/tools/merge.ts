@@ -1,7 +1,8 @@
 import { IndusagiError } from '../errors/index.js';
-import { buildToolNameMap } from './names.js';
+import { buildToolNameMap } from '../runtime/tools/names.js';
 import { isHeldApproval } from './approvals.js';
-import { DuplicateCallIdError, DuplicateToolError, UnknownApprovalError, UnknownToolError } from './toolset.js';
+import { DuplicateCallIdError, UnknownToolError } from './toolset.js';
+import { DuplicateToolError, UnknownApprovalError } from '../runtime/tools/index.js';
 import type { Toolset } from './toolset.js';
 
 /** Something passed to `mergeToolsets` that is not a `Toolset`. */

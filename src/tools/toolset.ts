@@ -3,8 +3,7 @@ import type { PendingApproval } from '../runtime/contract/events.js';
 import type { ToolContext, ToolDefinition } from '../runtime/contract/tool.js';
 import { IndusagiError } from '../errors/index.js';
 import { approvalResult } from './approvals.js';
-import { ToolError } from './tool-error.js';
-import { checkToolInput, compileToolInput } from './tool-input.js';
+import { ToolError, checkToolInput, compileToolInput, DuplicateToolError, UnknownApprovalError } from '../runtime/tools/index.js';
 import type { CompiledSchema } from '../schema/index.js';
 
 /**
@@ -40,20 +39,6 @@ export class UnknownToolError extends IndusagiError {
   static override readonly errorName: string = 'UnknownToolError';
   constructor(readonly toolName: string) {
     super('unknown_tool', `No tool named "${toolName}".`);
-  }
-}
-
-export class UnknownApprovalError extends IndusagiError {
-  static override readonly errorName: string = 'UnknownApprovalError';
-  constructor(readonly actionId: string) {
-    super('unknown_approval', `No pending tool call with approval id "${actionId}".`);
-  }
-}
-
-export class DuplicateToolError extends IndusagiError {
-  static override readonly errorName: string = 'DuplicateToolError';
-  constructor(readonly toolName: string) {
-    super('duplicate_tool', `Two tools are named "${toolName}".`);
   }
 }
 

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent, modelCard, SessionStore } from '../../src/entries/runtime.js';
+import { createAgent, SessionStore } from '../../src/entries/runtime.js';
+import { modelCard } from '../../src/runtime/models/index.js';
 import { reply, startAnthropicServer } from '../../src/testing/index.js';
 import { makeWorkspace, runCli } from './cli-process.js';
 

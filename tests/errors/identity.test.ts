@@ -7,9 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // Two minified bundles of the same error classes, as two bundlers (or two copies of the package in one
 // app) would produce: class names are mangled, and each copy has its own classes.
-type Errors = typeof import('../../src/entries/runtime.js');
-type Copy = Pick<Errors, 'IndusagiError' | 'RunFault' | 'RunAbortedError' | 'SessionLockedError'> &
-  Pick<typeof import('../../src/tools/index.js'), 'ToolError'>;
+type Errors = typeof import('../../src/entries/errors.js');
+type Copy = Pick<Errors, 'IndusagiError' | 'RunFault' | 'RunAbortedError' | 'SessionLockedError'> & Pick<Errors, 'ToolError'>;
 
 let dir: string;
 let a: Copy;
@@ -24,7 +23,7 @@ async function bundle(name: string): Promise<Copy> {
       `export { IndusagiError } from ${JSON.stringify(join(src, 'errors/index.ts'))};`,
       `export { RunFault, RunAbortedError } from ${JSON.stringify(join(src, 'runtime/loop/errors.ts'))};`,
       `export { SessionLockedError } from ${JSON.stringify(join(src, 'runtime/store/errors.ts'))};`,
-      `export { ToolError } from ${JSON.stringify(join(src, 'tools/tool-error.ts'))};`,
+      `export { ToolError } from ${JSON.stringify(join(src, 'runtime/tools/tool-error.ts'))};`,
     ].join('\n'),
   );
   const outfile = join(dir, `${name}.mjs`);

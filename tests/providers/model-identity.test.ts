@@ -3,7 +3,8 @@
 // loopback server speaking its wire format.
 import { createOpenAI } from '@ai-sdk/openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent, MemorySessionStore, ModelCardError, ModelChoiceError } from '../../src/entries/runtime.js';
+import { createAgent, MemorySessionStore } from '../../src/entries/runtime.js';
+import { ModelCardError, ModelChoiceError } from '../../src/runtime/models/index.js';
 import type { ModelCard, ModelInvoker, ModelRequest } from '../../src/entries/runtime.js';
 import { fromAiSdk } from '../../src/providers/ai-sdk/index.js';
 import { anthropic, createAnthropicInvoker } from '../../src/providers/anthropic/index.js';

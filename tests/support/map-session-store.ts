@@ -1,13 +1,12 @@
+import { type SessionRecord, type SessionStoreLike } from 'indusagi/runtime';
 import {
   SessionLeaseLostError,
   SessionLockedError,
   assertRecords,
   assertValidSessionId,
   type SessionLease,
-  type SessionRecord,
-  type SessionStoreLike,
   type StoredSession,
-} from 'indusagi/runtime';
+} from 'indusagi/store';
 
 /** Sessions in a Map: each one an array of records, appended by one lease holder at a time. */
 export class MapSessionStore implements SessionStoreLike {

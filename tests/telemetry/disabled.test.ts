@@ -7,8 +7,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent, createConductor, MemorySessionStore } from '../../src/index.js';
-import type { ModelInvoker, ModelReply, ToolDefinition } from '../../src/index.js';
+import { createAgent, MemorySessionStore } from '../../src/index.js';
+import { createConductor } from '../../src/runtime/agent/index.js';
+import type { ModelInvoker, ToolDefinition } from '../../src/index.js';
+import type { ModelReply } from '../../src/runtime/contract/index.js';
 import { reply, startAnthropicServer } from '../../src/testing/index.js';
 import { startOtel, type Otel } from './otel-sdk.js';
 

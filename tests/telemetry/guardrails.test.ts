@@ -2,8 +2,10 @@
 // with error.type guardrail_tripped.
 import { SpanStatusCode } from '@opentelemetry/api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createConductor, denyToolArguments } from '../../src/index.js';
-import type { ModelInvoker, ModelReply, ToolDefinition } from '../../src/index.js';
+import { createConductor } from '../../src/runtime/agent/index.js';
+import { denyToolArguments } from '../../src/runtime/guardrails/index.js';
+import type { ModelInvoker, ToolDefinition } from '../../src/index.js';
+import type { ModelReply } from '../../src/runtime/contract/index.js';
 import { createTelemetry } from '../../src/telemetry/index.js';
 import { startOtel, type Otel } from './otel-sdk.js';
 

@@ -3,8 +3,10 @@
 import { SpanStatusCode } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent, createConductor, ToolError } from '../../src/index.js';
-import type { ModelInvoker, ModelReply, ModelRequest, ToolDefinition, Turn } from '../../src/index.js';
+import { createAgent, ToolError } from '../../src/index.js';
+import { createConductor } from '../../src/runtime/agent/index.js';
+import type { ModelInvoker, ToolDefinition, Turn } from '../../src/index.js';
+import type { ModelReply, ModelRequest } from '../../src/runtime/contract/index.js';
 import { createTelemetry, TelemetryOptionsError } from '../../src/telemetry/index.js';
 import { reply, startAnthropicServer, type AnthropicTestServer } from '../../src/testing/index.js';
 import { startOtel, type Otel } from './otel-sdk.js';

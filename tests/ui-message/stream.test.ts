@@ -1,6 +1,7 @@
 import { readUIMessageStream, type UIMessage as AiUIMessage, type UIMessageChunk as AiChunk } from 'ai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent, denyToolArguments } from '../../src/entries/runtime.js';
+import { createAgent } from '../../src/entries/runtime.js';
+import { denyToolArguments } from '../../src/runtime/guardrails/index.js';
 import type { Agent } from '../../src/runtime/agent/index.js';
 import { MemorySessionStore } from '../../src/runtime/store/index.js';
 import { reply, startAnthropicServer, type AnthropicTestServer } from '../../src/testing/index.js';

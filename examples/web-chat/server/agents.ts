@@ -1,4 +1,4 @@
-import { SessionLockedError } from 'indusagi';
+import { SessionLockedError } from 'indusagi/store';
 import type { Agent } from 'indusagi';
 import { RefusedRequestError } from './refused.js';
 

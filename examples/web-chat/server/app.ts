@@ -2,21 +2,15 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
-import {
-  BranchPointError,
-  builtInTools,
-  ChatRequestError,
-  createAgent,
-  IndusagiError,
-  loadReportProblems,
-  readChatRequest,
-  RunFault,
-  sendUIMessageChunks,
-  SessionStore,
-  uiMessageChunks,
-  Workspace,
-} from 'indusagi';
-import type { Agent, ChatRequest, MemoryStore, SessionGraph, SessionStoreLike, SessionSummary, UIMessageChunk } from 'indusagi';
+import { createAgent, IndusagiError, RunFault, SessionStore } from 'indusagi';
+import { BranchPointError } from 'indusagi/runtime';
+import { builtInTools, Workspace } from 'indusagi/workspace';
+import { ChatRequestError, readChatRequest, sendUIMessageChunks, uiMessageChunks } from 'indusagi/ui-message';
+import { loadReportProblems } from 'indusagi/store';
+import type { Agent, MemoryStore, SessionStoreLike } from 'indusagi';
+import type { ChatRequest, UIMessageChunk } from 'indusagi/ui-message';
+import type { SessionGraph } from 'indusagi/runtime';
+import type { SessionSummary } from 'indusagi/store';
 import type { AnthropicClientLike } from 'indusagi/anthropic';
 import { createMemoryStore } from 'indusagi/memory';
 import { ConversationAgents, releasingAtEnd } from './agents.js';

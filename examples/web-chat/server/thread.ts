@@ -1,5 +1,7 @@
-import { uiMessagesFromTurns } from 'indusagi';
-import type { PendingApproval, SessionGraph, SessionNode, Turn, UIMessage } from 'indusagi';
+import { uiMessagesFromTurns } from 'indusagi/ui-message';
+import type { PendingApproval, Turn } from 'indusagi';
+import type { SessionGraph, SessionNode } from 'indusagi/runtime';
+import type { UIMessage } from 'indusagi/ui-message';
 import { RefusedRequestError } from './refused.js';
 import type { StoppedReply } from './stopped.js';
 

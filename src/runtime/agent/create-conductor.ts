@@ -5,7 +5,7 @@ import { RunLedger } from '../ledger/ledger.js';
 import type { ApprovalDecision } from '../loop/types.js';
 import { isSummaryTurn } from '../compaction/summary-turn.js';
 import { HISTORY_NOTE, HISTORY_READ, HISTORY_SEARCH, historyTools } from '../history/index.js';
-import { UnknownApprovalError } from '../../tools/toolset.js';
+import { UnknownApprovalError } from '../tools/index.js';
 import { condensationStep } from './condensation-step.js';
 import { ApprovalsPendingError, UnknownInputRequestError } from './errors.js';
 import { condenseRun, executeRun, type AgentCore, type RunOptions, type RunPlan } from './execute-run.js';

@@ -1,4 +1,4 @@
-import { ToolError } from '../../tools/tool-error.js';
+import { ToolError } from '../tools/tool-error.js';
 import { IndusagiError, errorMessage } from '../../errors/index.js';
 import type { PendingApproval } from '../contract/events.js';
 

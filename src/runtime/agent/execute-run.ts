@@ -190,6 +190,8 @@ export async function executeRun(core: AgentCore, scope: RunScope, plan: RunPlan
         }
         input = { ...base, system: contextRun.system, volatileSystem: contextRun.volatileSystem, tools: contextRun.tools };
       }
+      // Tool names sanitized turn by turn, kept from the last run: a long conversation is not converted again.
+      input.view = session.modelView(input.tools.names);
       const hook = composeStepHook({
         handoff: core.handoffs?.step((event) => scope.publish({ ...event, runId: scope.runId })),
         context: contextRun,

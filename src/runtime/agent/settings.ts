@@ -9,7 +9,7 @@ import { IndusagiError, errorMessage } from '../../errors/index.js';
 import { AgentConfigError } from './errors.js';
 import type { AgentConfig, ConductorDeps } from './types.js';
 import { turnProblem } from '../store/records.js';
-import { checkToolInput, compileToolInput, type ToolInputCheck } from '../../tools/tool-input.js';
+import { checkToolInput, compileToolInput, type ToolInputCheck } from '../tools/tool-input.js';
 import type { CompiledSchema } from '../../schema/index.js';
 
 /** Model calls one run may make before it faults with `max_steps`. */

@@ -1,5 +1,5 @@
 import type { ToolDefinition } from '../contract/tool.js';
-import { ToolError } from '../../tools/tool-error.js';
+import { ToolError } from '../tools/tool-error.js';
 import type { HistoryIndex } from './history-index.js';
 
 /** `history.search` and `history.read`, the tools over a session's condensed-away turns. */

@@ -1,5 +1,5 @@
 import type { ModelRequest, ThinkingControl, ModelControls } from '../contract/model.js';
-import type { ToolNameMap } from '../../tools/names.js';
+import type { ToolNameMap } from '../tools/names.js';
 
 /** The controls of one run, resolved: the config's with the `submit`'s over them, thinking on or absent. */
 export type RunControls = Omit<ModelControls, 'thinking'> & { thinking?: ThinkingControl };

@@ -27,4 +27,4 @@ export { applyControls } from './controls.js';
 export { parsePartialJson, MAX_PARTIAL_JSON_DEPTH } from './partial-json.js';
 export type { PartialJson } from './partial-json.js';
 export type { RunControls } from './controls.js';
-export type { LoopInput, LoopOutcome, LoopEvent, LoopDurability, LoopTools, LoopBudget, ApprovalDecision } from './types.js';
+export type { LoopInput, LoopOutcome, LoopEvent, LoopDurability, LoopTools, LoopBudget, ApprovalDecision, ContextView } from './types.js';

@@ -36,7 +36,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
 
 async function runSteps(input: LoopInput, abort: AbortRace): Promise<LoopOutcome> {
   const { context, signal, emit, tools, runId } = input;
-  const view = new ModelView(tools.names);
+  const view = input.view ?? new ModelView(tools.names);
   const onText = (delta: string) => emit({ kind: 'text_delta', delta, runId });
   const onRetry = (retry: ModelRetry) => emit({ kind: 'model_retry', ...retry, runId });
   let steps = 0;

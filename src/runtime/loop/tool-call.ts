@@ -1,5 +1,5 @@
 import { toolResultContent, type ToolCallBlock, type ToolResultBlock } from '../contract/turn.js';
-import { ToolError } from '../../tools/tool-error.js';
+import { ToolError } from '../tools/tool-error.js';
 import { errorMessage } from '../../errors/base.js';
 import { WaitingCall, type ToolContext } from '../contract/tool.js';
 import type { PendingApproval } from '../contract/events.js';

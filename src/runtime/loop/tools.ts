@@ -1,6 +1,6 @@
 import type { ModelTool } from '../contract/model.js';
-import { buildToolNameMap } from '../../tools/names.js';
-import { DuplicateToolError } from '../../tools/toolset.js';
+import { buildToolNameMap } from '../tools/names.js';
+import { DuplicateToolError } from '../tools/index.js';
 import type { ResumableTool, ToolContext } from '../contract/tool.js';
 import type { InputCheck, LoopTools } from './types.js';
 

@@ -3,7 +3,7 @@ import type { CallerRun, InputAnswer, InputQuestion, ResumableTool, ToolContext 
 import type { Condensation, PrepareStep, StepInput } from '../contract/step.js';
 import type { ModelInvoker, ModelReply, ModelRequest, ModelTool, ModelUsage, ProviderOptions, ResponseFormat } from '../contract/model.js';
 import type { PendingApproval, RunEvent } from '../contract/events.js';
-import type { ToolNameMap } from '../../tools/names.js';
+import type { ToolNameMap } from '../tools/names.js';
 import type { RunControls } from './controls.js';
 
 /** The tools one loop may run, under their ORIGINAL names (the loop maps to and from sanitized ones). */
@@ -101,6 +101,12 @@ export type LoopInput = {
   /** Handed to every tool call as `ToolContext.caller`. */
   caller?: CallerRun;
   /**
+   * The context as the model sees it (tool names sanitized for `tools.names`), kept from run to run by
+   * whoever owns `context`, which resets it whenever the context changes other than by growing. Without
+   * it every run converts the whole context again before its first call.
+   */
+  view?: ContextView;
+  /**
    * Asked before any call of a batch runs or waits for approval, with those calls: throws to stop the
    * run there (a guardrail tripped), and then every call of the batch is answered as aborted.
    */
@@ -131,6 +137,14 @@ export interface LoopBudget {
   /** Before `count` tool calls start. */
   toolCalls(count: number): void;
 }
+
+/** The context as the model sees it, converted turn by turn as it grows (see `ModelView`). */
+export type ContextView = {
+  /** A fresh array the callee may keep. `context` must only have grown since the last call or `reset`. */
+  of(context: readonly Turn[]): Turn[];
+  /** Forgets what was converted; called when the context was replaced rather than grown. */
+  reset(): void;
+};
 
 export type LoopOutcome = {
   /** `waiting` when calls still wait for a decision; the context then ends inside their batch. */

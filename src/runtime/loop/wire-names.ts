@@ -1,5 +1,5 @@
 import type { Block, Turn } from '../contract/turn.js';
-import type { ToolNameMap } from '../../tools/names.js';
+import type { ToolNameMap } from '../tools/names.js';
 
 /**
  * The context as the model sees it: tool names inside `tool_call` blocks sanitized. Turns inside the
@@ -10,7 +10,7 @@ export class ModelView {
   private readonly renames: boolean;
   private mirror: Turn[] = [];
 
-  constructor(private readonly names: ToolNameMap) {
+  constructor(readonly names: ToolNameMap) {
     let renames = false;
     for (const [original, sanitized] of names.toModel) if (original !== sanitized) renames = true;
     this.renames = renames;

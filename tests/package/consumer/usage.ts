@@ -2,7 +2,8 @@
 // node16, nodenext, bundler and node10 resolution. Each @ts-expect-error proves a type is real: were
 // the package's declarations unresolved (everything `any`), the marked line would compile and tsc
 // would fail on the unused directive.
-import { SessionStore, createAgent, hashNode, type Agent, type RunEvent, type RunSnapshot, type ToolDefinition } from 'indusagi';
+import { SessionStore, createAgent, type Agent, type RunEvent, type RunSnapshot, type ToolDefinition } from 'indusagi';
+import { hashNode } from 'indusagi/runtime';
 import { createMemoryStore, type MemoryStore } from 'indusagi/memory';
 import type { AnthropicClientLike } from 'indusagi/anthropic';
 import { reply, startAnthropicServer, type AnthropicTestServer, type Script } from 'indusagi/testing';
@@ -68,7 +69,7 @@ export async function fakeModel(): Promise<AnthropicTestServer> {
   return server;
 }
 
-import { readChatRequest, uiMessageStreamResponse, type ChatRequest } from 'indusagi';
+import { readChatRequest, uiMessageStreamResponse, type ChatRequest } from 'indusagi/ui-message';
 export function chatRoute(body: unknown): Response {
   const request: ChatRequest = readChatRequest(body);
   // @ts-expect-error the helper streams an agent's run, not a bare string

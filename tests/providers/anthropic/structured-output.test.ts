@@ -4,14 +4,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import * as v from 'valibot';
-import {
-  createAgent,
-  OutputValidationError,
-  RunFault,
-  SchemaDefinitionError,
-  MemorySessionStore,
-  registerModelCard,
-} from '../../../src/index.js';
+import { createAgent, RunFault, MemorySessionStore } from '../../../src/index.js';
+import { OutputValidationError } from '../../../src/runtime/agent/index.js';
+import { SchemaDefinitionError } from '../../../src/schema/index.js';
+import { registerModelCard } from '../../../src/runtime/models/index.js';
 import { tool } from '../../../src/tools/index.js';
 import { partOfEvent } from '../../../src/parts/index.js';
 import { ChunkTranslator } from '../../../src/ui-message/chunks.js';

@@ -3,7 +3,8 @@
 // mode takes the schema), and what a model's card refuses or asks for instead.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createAgent, registerModelCard, RunFault, type PromptBlock } from '../../../src/entries/runtime.js';
+import { createAgent, RunFault, type PromptBlock } from '../../../src/entries/runtime.js';
+import { registerModelCard } from '../../../src/runtime/models/index.js';
 import { createOpenAIInvoker } from '../../../src/providers/openai/index.js';
 import { strictFit, UnsupportedContentError } from '../../../src/providers/shared/index.js';
 import { pdfBase64, pngBase64 } from '../../support/media.js';

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent, MemorySessionStore, SessionStore, ABORTED_RESULT, RunFault } from '../../../src/entries/runtime.js';
+import { createAgent, MemorySessionStore, SessionStore, RunFault } from '../../../src/entries/runtime.js';
+import { ABORTED_RESULT } from '../../../src/runtime/loop/index.js';
 import type { ModelInvoker, SessionStoreLike, ToolDefinition } from '../../../src/entries/runtime.js';
 import { call, record, say, scriptedModel, tempDir } from './helpers.js';
 

@@ -1,13 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  CONDENSED_PREFIX,
-  compact,
-  findCutPoint,
-  makeSummaryTurn,
-  modelCard,
-  shouldCompact,
-  type Turn,
-} from '../../../src/entries/runtime.js';
+import { CONDENSED_PREFIX, compact, findCutPoint, shouldCompact, type Turn } from '../../../src/entries/runtime.js';
+import { makeSummaryTurn } from '../../../src/runtime/compaction/index.js';
+import { modelCard } from '../../../src/runtime/models/index.js';
 import { assistant, promptOf, recordingInvoker, toolLoop, user } from './helpers.js';
 
 const card = modelCard('test-model', { contextWindow: 10_000, maxOutputTokens: 4_000 });

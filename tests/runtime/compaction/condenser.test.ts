@@ -1,20 +1,16 @@
 import { describe, expect, it } from 'vitest';
+import { CONDENSED_PREFIX, estimateContextTokens, findCutPoint, type ModelTool, type Turn } from '../../../src/entries/runtime.js';
 import {
-  CONDENSED_PREFIX,
   CompactionInputError,
   Condenser,
   ContextOverflowError,
   SummarizerError,
-  estimateContextTokens,
   estimateTextTokens,
   estimateToolsTokens,
   estimateTurnTokens,
-  findCutPoint,
   isSummaryTurn,
-  modelCard,
-  type ModelTool,
-  type Turn,
-} from '../../../src/entries/runtime.js';
+} from '../../../src/runtime/compaction/index.js';
+import { modelCard } from '../../../src/runtime/models/index.js';
 import { assistant, calls, promptOf, recordingInvoker, results, tailIsSelfContained, toolLoop, user } from './helpers.js';
 
 // limit = floor(10,000 × 0.8) = 8,000 estimated tokens; summaries are capped at 8,000 / 4 = 2,000.

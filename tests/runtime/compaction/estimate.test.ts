@@ -1,13 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  CompactionInputError,
-  TURN_SURCHARGE_TOKENS,
-  estimateContextTokens,
-  estimateTurnTokens,
-  modelCard,
-  shouldCompact,
-  type Turn,
-} from '../../../src/entries/runtime.js';
+import { estimateContextTokens, shouldCompact, type Turn } from '../../../src/entries/runtime.js';
+import { CompactionInputError, TURN_SURCHARGE_TOKENS, estimateTurnTokens } from '../../../src/runtime/compaction/index.js';
+import { modelCard } from '../../../src/runtime/models/index.js';
 import { calls, results, user } from './helpers.js';
 
 describe('estimateContextTokens', () => {

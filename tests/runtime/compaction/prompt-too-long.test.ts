@@ -2,13 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  IndusagiError,
-  isPromptTooLongError,
-  ModelCallError,
-  PromptTooLongError,
-  reportedPromptTokens,
-} from '../../../src/entries/runtime.js';
+import { IndusagiError, ModelCallError, PromptTooLongError } from '../../../src/entries/runtime.js';
+import { isPromptTooLongError, reportedPromptTokens } from '../../../src/runtime/compaction/index.js';
 
 // A loopback peer answering every request with the status and error body queued for it, so the
 // errors below are the real SDK's, built from a real HTTP response.

@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  CONDENSED_PREFIX,
-  CompactionInputError,
-  SummarizerError,
-  estimateContextTokens,
-  estimateTextTokens,
-  makeSummaryTurn,
-  summarize,
-  type ModelReply,
-  type Turn,
-} from '../../../src/entries/runtime.js';
+import { CONDENSED_PREFIX, estimateContextTokens, summarize, type ModelReply, type Turn } from '../../../src/entries/runtime.js';
+import { CompactionInputError, SummarizerError, estimateTextTokens, makeSummaryTurn } from '../../../src/runtime/compaction/index.js';
 import { assistant, calls, promptOf, recordingInvoker, results, user } from './helpers.js';
 
 const history: Turn[] = [

@@ -7,14 +7,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   CONDENSED_PREFIX,
   createAgent,
-  HISTORY_NOTE,
   IndusagiError,
-  isPromptTooLongError,
   MemorySessionStore,
   ModelCallError,
   PromptTooLongError,
   RunAbortedError,
 } from '../../../src/entries/runtime.js';
+import { HISTORY_NOTE } from '../../../src/runtime/history/index.js';
+import { isPromptTooLongError } from '../../../src/runtime/compaction/index.js';
 import type {
   AgentConfig,
   AgentDeps,

@@ -1,6 +1,6 @@
 // The two built-in guardrails, asked directly as the conductor asks them.
 import { describe, expect, it } from 'vitest';
-import { GuardrailDefinitionError, denyToolArguments, maxPromptSize } from '../../../src/entries/runtime.js';
+import { GuardrailDefinitionError, denyToolArguments, maxPromptSize } from '../../../src/runtime/guardrails/index.js';
 import type { InputGuardrailArgs, OutputGuardrailArgs, PromptBlock } from '../../../src/entries/runtime.js';
 
 const context = { sessionId: 's', runId: 'r', signal: new AbortController().signal };

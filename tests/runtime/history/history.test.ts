@@ -7,13 +7,11 @@ import {
   AgentConfigError,
   CONDENSED_PREFIX,
   createAgent,
-  HISTORY_NOTE,
-  HistoryIndex,
   MemorySessionStore,
   SessionGraph,
   SessionStore,
-  turnText,
 } from '../../../src/entries/runtime.js';
+import { HISTORY_NOTE, HistoryIndex, turnText } from '../../../src/runtime/history/index.js';
 import type { ModelInvoker, ModelReply, ModelRequest, RunEvent, SessionNode, Turn } from '../../../src/entries/runtime.js';
 
 const say = (role: Turn['role'], text: string): Turn => ({ role, blocks: [{ kind: 'text', text }] });

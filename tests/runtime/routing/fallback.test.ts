@@ -4,18 +4,16 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   AgentConfigError,
-  cardLookup,
   createAgent,
-  fallbackModels,
-  isOutage,
   MemorySessionStore,
   ModelCallError,
-  ModelChoiceError,
   PromptTooLongError,
   RunAbortedError,
   RunFault,
-  sessionCost,
 } from '../../../src/entries/runtime.js';
+import { cardLookup, ModelChoiceError } from '../../../src/runtime/models/index.js';
+import { fallbackModels, isOutage } from '../../../src/runtime/routing/index.js';
+import { sessionCost } from '../../../src/runtime/usage/index.js';
 import type { ModelCard, ModelInvoker, ModelReply, ModelRequest, RunEvent } from '../../../src/entries/runtime.js';
 import { anthropic } from '../../../src/providers/anthropic/index.js';
 import { createOpenAIInvoker } from '../../../src/providers/openai/index.js';

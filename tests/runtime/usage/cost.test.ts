@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { describeCost, describeUsage, estimateCost, InvalidUsageError, modelCard, sessionCost } from '../../../src/entries/runtime.js';
+import { describeCost, describeUsage, estimateCost, InvalidUsageError, sessionCost } from '../../../src/runtime/usage/index.js';
+import { modelCard } from '../../../src/runtime/models/index.js';
 import type { ModelUsage } from '../../../src/entries/runtime.js';
 import { toModelUsage } from '../../../src/providers/anthropic/index.js';
 

@@ -1,5 +1,5 @@
-import { IndusagiError } from '../errors/index.js';
-import type { ToolNameMap } from '../runtime/contract/tool.js';
+import { IndusagiError } from '../../errors/index.js';
+import type { ToolNameMap } from '../contract/tool.js';
 
 export type { ToolNameMap };
 

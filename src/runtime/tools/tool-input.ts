@@ -1,4 +1,4 @@
-import type { ToolDefinition } from '../runtime/contract/tool.js';
+import type { ToolDefinition } from '../contract/tool.js';
 import {
   compileSchema,
   formatIssues,
@@ -6,7 +6,7 @@ import {
   type CompiledSchema,
   type SchemaCheck,
   type SchemaIssue,
-} from '../schema/index.js';
+} from '../../schema/index.js';
 import { ToolError } from './tool-error.js';
 
 /**

@@ -1,4 +1,4 @@
-import { IndusagiError } from '../errors/index.js';
+import { IndusagiError } from '../../errors/index.js';
 
 /**
  * Throw from a tool's `execute` to tell the model what went wrong: its message reaches the model as
