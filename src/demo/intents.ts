@@ -2,12 +2,28 @@ import type { DemoToolKey } from './vocabulary.js';
 
 /** What a prompt asks the demo model for: a tool call, or one of its scripted answers. */
 export type Intent =
-  { kind: 'tool'; tool: DemoToolKey; input: Record<string, string> } | { kind: 'long' } | { kind: 'help' } | { kind: 'chat' };
+  | { kind: 'tool'; tool: DemoToolKey; input: Record<string, string> }
+  /** "ask the researcher to …": call the tool named for each agent (a sub-agent), all at once. */
+  | { kind: 'delegate'; tasks: Array<{ agent: string; task: string }> }
+  /** "hand me over to the writer": call its `transfer_to_writer` tool. */
+  | { kind: 'handoff'; agent: string }
+  | { kind: 'long' }
+  | { kind: 'help' }
+  | { kind: 'chat' };
 
 type Rule = { pattern: RegExp; intent: (m: RegExpMatchArray) => Intent };
 
-// Order matters: "remember that I read novels" is a memory request, not a read; "run ls" runs, whatever it says.
+const ASK = /^\s*(?:please\s+)?ask\s+(?:the\s+)?([\w.-]+?)\s+to\s+(.+)$/is;
+
+// Order matters: "remember that I read novels" is a memory request, not a read; "run ls" runs, whatever it says;
+// "ask the reader to read x" is a task for the reader.
 const RULES: Rule[] = [
+  { pattern: ASK, intent: (m) => ({ kind: 'delegate', tasks: tasksOf(m.input ?? '') }) },
+  {
+    pattern:
+      /\b(?:hand|pass)\s+(?:me|this|it|the conversation)?\s*(?:over|back)?\s*to\s+(?:the\s+)?([\w.-]+)|\btransfer\s+(?:me\s+)?to\s+(?:the\s+)?([\w.-]+)/i,
+    intent: (m) => ({ kind: 'handoff', agent: (m[1] ?? m[2]).replace(/[.]+$/, '') }),
+  },
   { pattern: /^\s*(?:please\s+)?run\s+(.+)$/is, intent: (m) => tool('bash', { command: unquote(m[1]) }) },
   {
     pattern: /\breplace\s+(.+?)\s+with\s+(.+?)\s+in\s+(?:the\s+)?(?:file\s+)?(\S+)\s*$/is,
@@ -43,6 +59,15 @@ export function readIntent(prompt: string): Intent {
     if (match) return rule.intent(match);
   }
   return { kind: 'chat' };
+}
+
+/** One task per "ask X to Y" line (or `;`-separated clause): several of them run at once. */
+function tasksOf(prompt: string): Array<{ agent: string; task: string }> {
+  return prompt
+    .split(/\n|;/)
+    .map((clause) => clause.match(ASK))
+    .filter((m): m is RegExpMatchArray => m !== null)
+    .map((m) => ({ agent: m[1], task: m[2].trim() }));
 }
 
 function tool(name: DemoToolKey, input: Record<string, string>): Intent {

@@ -33,6 +33,9 @@ const PHRASES = [
   'tell me a long story',
 ];
 
+// With agents (docs/subagents.md): listed by `help`, not in the short answer to anything else.
+const AGENT_PHRASES = ['ask the researcher to read notes.md', 'hand me to the writer'];
+
 const MAX_QUOTED_RESULT = 1_500;
 
 /**
@@ -59,12 +62,16 @@ function answerPrompt(request: DemoRequest, prompt: string): DemoReplyBlock[] {
   switch (intent.kind) {
     case 'tool':
       return callTool(request, intent);
+    case 'delegate':
+      return delegate(request, intent.tasks);
+    case 'handoff':
+      return handOff(request, intent.agent);
     case 'long':
       return [text(`${DEMO_BANNER} A long answer, streamed slowly so you can interrupt it (Ctrl-C in the terminal).\n\n${longStory()}`)];
     case 'help':
       return [
         text(
-          `${DEMO_BANNER} I am a scripted stand-in for Claude; no network and no API key needed. Phrases I act on:\n${PHRASES.map((p) => `- ${p}`).join('\n')}`,
+          `${DEMO_BANNER} I am a scripted stand-in for Claude; no network and no API key needed. Phrases I act on:\n${[...PHRASES, ...AGENT_PHRASES].map((p) => `- ${p}`).join('\n')}`,
         ),
       ];
     case 'chat':
@@ -84,6 +91,31 @@ function callTool(request: DemoRequest, intent: Extract<Intent, { kind: 'tool' }
   }
   const id = `toolu_demo_${digest(request).slice(0, 24)}`;
   return [text(`${DEMO_BANNER} ${announce(intent.tool, intent.input)}`), { type: 'tool_use', id, name, input: intent.input }];
+}
+
+/** Calls the tool named for each agent (a sub-agent's, made with agentTool), with the task as its prompt, all at once. */
+function delegate(request: DemoRequest, tasks: Array<{ agent: string; task: string }>): DemoReplyBlock[] {
+  const missing = tasks.filter((t) => !request.tools.some((tool) => tool.name === t.agent)).map((t) => t.agent);
+  if (missing.length > 0) {
+    return [text(`${DEMO_BANNER} I would ask ${missing.join(' and ')} for that, but this conversation offers no such agent.`)];
+  }
+  const id = digest(request).slice(0, 20);
+  return [
+    text(`${DEMO_BANNER} Asking ${tasks.map((t) => t.agent).join(' and ')}.`),
+    ...tasks.map((t, i): DemoReplyBlock => ({ type: 'tool_use', id: `toolu_demo_${id}_${i}`, name: t.agent, input: { prompt: t.task } })),
+  ];
+}
+
+/** Calls `transfer_to_<agent>`, the tool a handoff gives. */
+function handOff(request: DemoRequest, agent: string): DemoReplyBlock[] {
+  const name = `transfer_to_${agent.replace(/[^a-zA-Z0-9_-]/g, '_')}`;
+  if (!request.tools.some((t) => t.name === name)) {
+    return [text(`${DEMO_BANNER} I would hand you to ${agent}, but this conversation has no handoff to such an agent.`)];
+  }
+  return [
+    text(`${DEMO_BANNER} Handing you over to ${agent}.`),
+    { type: 'tool_use', id: `toolu_demo_${digest(request).slice(0, 24)}`, name, input: {} },
+  ];
 }
 
 function announce(tool: DemoToolKey, input: Record<string, string>): string {

@@ -23,7 +23,10 @@ export {
   ModelCallError,
   PromptTooLongError,
   RunAbortedError,
+  BudgetExceededError,
 } from '../runtime/loop/index.js';
+export * from '../runtime/budget/errors.js';
+export { AgentToolError } from '../agents/errors.js';
 export * from '../runtime/compaction/errors.js';
 export * from '../runtime/guardrails/errors.js';
 export * from '../runtime/models/errors.js';

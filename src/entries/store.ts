@@ -1,6 +1,6 @@
 // The `indusagi/store` entry: sessions as content-addressed graphs of turns, and the record-log seam a
 // store implements (`SessionStoreLike`: acquire, read, append, release; see docs/sessions.md for a whole
-// store in 43 lines), with the append-only file store and the in-memory one. PostgreSQL is `indusagi/postgres`.
+// store in 35 lines), with the append-only file store and the in-memory one. PostgreSQL is `indusagi/postgres`.
 export { SessionGraph, hashNode, SessionStore, MemorySessionStore, SessionWriter } from '../runtime/store/index.js';
 export { loadSession, loadSessionWithReport, loadReportProblems, assertRecords, assertValidSessionId } from '../runtime/store/index.js';
 export type {

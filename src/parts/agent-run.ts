@@ -28,6 +28,11 @@ export async function* agentRunParts(run: Run): AsyncGenerator<AgentPart, RunSna
   return await run;
 }
 
+/** The id a sub-agent's waiting call is decided with at the top: the ids of the calls it sits in, then its own, joined by `/`. */
+export function nestedApprovalId(calls: readonly string[], approvalId: string): string {
+  return [...calls, approvalId].join('/');
+}
+
 /**
  * The part `event` becomes, or null. A call the agent holds (`approval_requested`) and one a toolset
  * holds (`toToolset` with `needsApproval`) make the same part: its result from `approvalResult`, and
@@ -60,6 +65,16 @@ export function partOfEvent(event: RunEvent): AgentPart | null {
       if (event.tools !== undefined) part.tools = event.tools;
       if (event.tokens !== undefined) part.tokens = event.tokens;
       return part;
+    }
+    case 'nested': {
+      const inner = partOfEvent(event.event);
+      if (inner === null || inner.type === 'nested') return null;
+      // A sub-agent's call is decided at the top, under the id that names the calls it sits in.
+      const part =
+        inner.type === 'tool' && event.event.kind === 'approval_requested'
+          ? { ...inner, approvalId: nestedApprovalId(event.calls, event.event.approvalId) }
+          : inner;
+      return { type: 'nested', path: event.path, calls: event.calls, part };
     }
     case 'partial_output':
       return { type: 'output', value: event.value };

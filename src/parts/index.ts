@@ -8,8 +8,10 @@ export type {
   AgentContextPart,
   AgentOutputPart,
   AgentGuardrailPart,
+  AgentNestedPart,
+  AgentOwnPart,
 } from './types.js';
-export { agentRunEvents, agentRunParts, partOfEvent } from './agent-run.js';
+export { agentRunEvents, agentRunParts, partOfEvent, nestedApprovalId } from './agent-run.js';
 export { PartQueue } from './queue.js';
 export { assertAgentPart } from './validate.js';
 export { InvalidPartError, InvalidStreamError } from './errors.js';

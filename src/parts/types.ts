@@ -59,5 +59,21 @@ export interface AgentGuardrailPart {
   trip: GuardrailTrip;
 }
 
+/**
+ * A part of a sub-agent's run (`agentTool`), where it sits in the tree of agents: `path` names the
+ * agent tools from the top down, `calls` their call ids (`calls[0]` is the call of this reply that
+ * the part belongs under). `part` is what the sub-agent's own event makes; a tool part in it waiting
+ * for approval carries the id to decide it with at the top (`approve(approvalId)`).
+ */
+export interface AgentNestedPart {
+  type: 'nested';
+  path: string[];
+  calls: string[];
+  part: AgentOwnPart;
+}
+
+/** A part an agent's own events make (what a `nested` part wraps). */
+export type AgentOwnPart = AgentTextPart | AgentToolPart | AgentMemoryPart | AgentContextPart | AgentOutputPart | AgentGuardrailPart;
+
 /** One streamed part of an assistant turn. Switch on `type`. */
-export type AgentPart = AgentTextPart | AgentToolPart | AgentMemoryPart | AgentContextPart | AgentOutputPart | AgentGuardrailPart;
+export type AgentPart = AgentOwnPart | AgentNestedPart;

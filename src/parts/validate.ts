@@ -33,6 +33,16 @@ export function partProblem(value: unknown): string | null {
       if (part.tokens !== undefined && (typeof part.tokens !== 'number' || !Number.isFinite(part.tokens)))
         return 'a context part\'s "tokens" must be a finite number';
       return null;
+    case 'nested': {
+      const strings = (value: unknown) => Array.isArray(value) && value.length > 0 && value.every((s) => typeof s === 'string');
+      if (!strings(part.path)) return 'a nested part needs a "path" of agent tool names';
+      if (!strings(part.calls) || (part.calls as string[]).length !== (part.path as string[]).length)
+        return 'a nested part needs "calls", one call id per step of its "path"';
+      if ((part.part as { type?: unknown } | null)?.type === 'nested')
+        return 'a nested part holds a part of its own agent, not another nested part';
+      const inner = partProblem(part.part);
+      return inner === null ? null : `its inner part is wrong: ${inner}`;
+    }
     case 'output':
       return 'value' in part ? null : 'an output part needs a "value"';
     case 'guardrail': {

@@ -134,6 +134,21 @@ export class PostgresDatabase {
   }
 
   /**
+   * Runs the statements of `work` (reads that need no single snapshot) under the store's limits in as
+   * few round trips as that allows: straight on the pool when the store made it, since its connections
+   * carry the limits; in one read-only transaction on a borrowed pool, the only place the store can set
+   * them there without changing the connections of someone else's pool.
+   */
+  async limitedReads<T>(work: (query: <R>(sql: PreparedQuery, values: unknown[]) => Promise<R[]>) => Promise<T>): Promise<T> {
+    await this.ready();
+    if ((await this.pool!).owned) return work((sql, values) => this.query(sql, values));
+    return this.transaction(
+      (client) => work(async (sql, values) => (await client.query({ name: sql.name, text: sql.text, values })).rows),
+      { readOnly: true },
+    );
+  }
+
+  /**
    * Runs `work` in one transaction on one connection. A deadlock or serialization failure, or a
    * unique violation when `retryOnUnique` says the index is one a concurrent writer fills, rolls back
    * and runs `work` again from the start (a few times), so callers never see those races.

@@ -150,6 +150,39 @@ export function sessionSql(s: string) {
         FROM ${s}.sessions t, ${unfolded(s)} WHERE t.tenant = $1
       ) c WHERE c.nodes > 0 ORDER BY c.updated_at DESC, c.id`,
 
+    /**
+     * A session's row as readers see it (as `session`, and whether any call was recorded as started),
+     * one row per node of the first window of its live path (as `nodesBefore` from its leaf, $4 wide)
+     * when it has more than $3 nodes; the window's columns are null when there is none. Resuming starts
+     * with it: one round trip for the row and, for a conversation that condenses, often its whole
+     * context. $1 tenant, $2 session.
+     */
+    liveStart: `SELECT c.*, w.id AS node_id, w.seq AS node_seq, w.node FROM (
+        SELECT ${CURRENT}, EXISTS (SELECT 1 FROM ${s}.session_starts st WHERE st.tenant = $1 AND st.session = $2) AS has_starts
+        FROM ${s}.sessions t, ${unfolded(s)} WHERE t.tenant = $1 AND t.id = $2
+      ) c LEFT JOIN LATERAL (
+        SELECT n.id, n.seq::float8 AS seq, n.node
+        FROM (SELECT p.seq FROM ${s}.session_nodes p WHERE c.nodes > $3 AND p.tenant = $1 AND p.session = $2 AND p.id = c.leaf) start
+        CROSS JOIN LATERAL (
+          SELECT n.id, n.seq, n.node FROM ${s}.session_nodes n
+          WHERE n.tenant = $1 AND n.session = $2 AND n.seq <= start.seq AND n.seq > start.seq - $4::bigint
+        ) n
+      ) w ON true`,
+
+    /**
+     * The nodes written in a window before node $3, that node included: those whose write order (`seq`)
+     * is at most its own and within $4 of it, in no particular order. A conversation writes its context
+     * in order, so resuming reads the live path in a few such windows walking back from the leaf (see
+     * `readLivePath`), jumping over history the context left by the node each window starts at. Both
+     * halves are bounded whatever the planner decides: one row by primary key, then a range of the
+     * write-order index that holds at most $4 rows. $1 tenant, $2 session, $3 node id, $4 window (in seq).
+     */
+    nodesBefore: `SELECT n.id, n.seq::float8 AS seq, n.node FROM (SELECT p.seq FROM ${s}.session_nodes p WHERE p.tenant = $1 AND p.session = $2 AND p.id = $3) start
+      CROSS JOIN LATERAL (
+        SELECT n.id, n.seq, n.node FROM ${s}.session_nodes n
+        WHERE n.tenant = $1 AND n.session = $2 AND n.seq <= start.seq AND n.seq > start.seq - $4::bigint
+      ) n`,
+
     /** Every node, in the order written. $1 tenant, $2 session. */
     allNodes: `SELECT node FROM ${s}.session_nodes WHERE tenant = $1 AND session = $2 ORDER BY seq`,
 
@@ -193,6 +226,8 @@ export function sessionSql(s: string) {
     | 'allNodes'
     | 'allStarts'
     | 'startsOf'
+    | 'liveStart'
+    | 'nodesBefore'
     | 'livePath',
     PreparedQuery
   >;

@@ -26,6 +26,7 @@ import { PostgresOptionsError, PostgresStoreError, SessionFencedError, SessionLe
 import { checkTenant } from './tenant.js';
 import { sessionSql, type SessionSql } from './session-sql.js';
 import { WriteBatches, type Settled } from './write-batches.js';
+import { FIRST_WIDTH, readLivePathNodes, type WindowRow } from './live-path.js';
 
 /** The schema version the session tables need: 2 added them, 3 their `updated_at`, 4 `folded_seq`, 6 `tripped`. */
 const SESSIONS_VERSION = 6;
@@ -248,31 +249,41 @@ export class PostgresSessionStore implements SessionStoreLike {
   }
 
   /**
-   * The live path of a session with more nodes than `livePathAbove` (the context at the leaf, a few index
-   * lookups), in one snapshot; a smaller session whole, as `read` gives it, so tree views and branching
-   * to any node need no second read.
+   * The live path of a session with more nodes than `livePathAbove`: the context at the leaf, read in a
+   * few windows of the write order (see `readLivePathNodes`), the first with the session's row. No
+   * snapshot needed: nodes are never changed or removed and the walk starts from the leaf that row
+   * names, so later statements read the same path (on a pool the store does not own they still run in
+   * one transaction, where its limits are set: `limitedReads`). A smaller session whole, in one
+   * snapshot, as `read` gives it, so tree views and branching to any node need no second read.
    */
   async readLivePath(id: string): Promise<LivePathSession | StoredSession> {
     assertValidSessionId(id);
-    return this.db.transaction(
-      async (client): Promise<LivePathSession | StoredSession> => {
-        const row = await this.rowIn(client, id);
-        if (row === undefined || row.nodes <= this.livePathAbove || row.leaf === null) {
-          return { records: row === undefined ? [] : await this.recordsIn(client, id, row), report: report(row) };
-        }
-        const nodes = ((await ask(client, this.sql.livePath, [this.t, id, row.leaf])).rows as Array<{ node: string }>).map(
-          (r) => JSON.parse(r.node) as SessionNode,
-        );
-        const calls = nodes.flatMap((node) => node.turn.blocks.flatMap((block) => (block.kind === 'tool_call' ? [block.id] : [])));
-        const starts = (await ask(client, this.sql.startsOf, [this.t, id, calls])).rows as Array<{ call_id: string; count: number }>;
-        const records: SessionRecord[] = nodes.reverse().map((node) => ({ type: 'node', node }));
-        for (const start of starts) records.push(startedRecord(start.call_id, start.count));
-        const live: LivePathSession = { records, report: report(row), leaf: row.leaf, usageTotal: usageOf(row) };
-        if (row.tripped !== null) live.tripped = JSON.parse(row.tripped) as GuardrailTrip;
-        return live;
-      },
-      { readOnly: true },
-    );
+    type Row = SessionRow & { has_starts: boolean; node_id: string | null; node_seq: number | null; node: string | null };
+    const live = await this.db.limitedReads(async (query): Promise<LivePathSession | null> => {
+      const rows = await query<Row>(this.sql.liveStart, [this.t, id, this.livePathAbove, FIRST_WIDTH]);
+      const row = rows[0];
+      if (row === undefined || row.nodes <= this.livePathAbove || row.leaf === null) return null;
+      const first: WindowRow[] = rows.flatMap((r) => (r.node_id === null ? [] : [{ id: r.node_id, seq: r.node_seq!, node: r.node! }]));
+      const nodes = await readLivePathNodes(
+        {
+          window: (from, width) => query<WindowRow>(this.sql.nodesBefore, [this.t, id, from, width]),
+          walk: async (leaf) => (await query<{ node: string }>(this.sql.livePath, [this.t, id, leaf])).map((r) => r.node),
+        },
+        row.leaf,
+        first,
+      );
+      // The start counts of the path's calls, when the session has any.
+      const calls = row.has_starts
+        ? nodes.flatMap((node) => node.turn.blocks.flatMap((block) => (block.kind === 'tool_call' ? [block.id] : [])))
+        : [];
+      const starts = calls.length === 0 ? [] : await query<{ call_id: string; count: number }>(this.sql.startsOf, [this.t, id, calls]);
+      const records: SessionRecord[] = nodes.reverse().map((node) => ({ type: 'node', node }));
+      for (const start of starts) records.push(startedRecord(start.call_id, start.count));
+      const live: LivePathSession = { records, report: report(row), leaf: row.leaf, usageTotal: usageOf(row) };
+      if (row.tripped !== null) live.tripped = JSON.parse(row.tripped) as GuardrailTrip;
+      return live;
+    });
+    return live ?? this.read(id);
   }
 
   /**

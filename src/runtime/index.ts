@@ -13,3 +13,4 @@ export * from './agent/index.js';
 export * from './guardrails/index.js';
 export * from './history/index.js';
 export * from '../errors/index.js';
+export * from './budget/index.js';

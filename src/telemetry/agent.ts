@@ -48,8 +48,8 @@ export function traceAgent(inner: Agent, agent: AgentTrace): Agent {
     // One body serves both overloads: the snapshot passes through untouched, `output` included.
     submit: ((prompt: string | PromptBlock[], opts?: SubmitOptions) =>
       run('submit', typeof prompt === 'string' ? prompt : undefined, () => inner.submit(prompt, opts))) as Agent['submit'],
-    approve: (approvalId) => run('approve', undefined, () => inner.approve(approvalId)),
-    reject: (approvalId, reason) => run('reject', undefined, () => inner.reject(approvalId, reason)),
+    approve: (approvalId, opts) => run('approve', undefined, () => inner.approve(approvalId, opts)),
+    reject: (approvalId, reason, opts) => run('reject', undefined, () => inner.reject(approvalId, reason, opts)),
     continue: (opts) => run('continue', undefined, () => inner.continue(opts)),
     condense: (opts) =>
       traced(

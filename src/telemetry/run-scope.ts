@@ -77,6 +77,8 @@ export class AgentTrace {
     readonly provider: string | undefined,
     private readonly system: string | undefined,
     tools: readonly ToolDefinition[],
+    /** `gen_ai.agent.name`: the agent's own `name` (a sub-agent's), else the telemetry's `agentName`. */
+    readonly agentName: string | undefined = inst.agentName,
   ) {
     for (const tool of tools) {
       if (typeof tool?.description === 'string') this.descriptions.set(tool.name, tool.description);
@@ -153,7 +155,8 @@ export class AgentTrace {
 
   /** Starts the `invoke_agent` span of a run, a child of the caller's current span. */
   begin(operation: RunOperation, sessionId: string, prompt: string | undefined): RunScope {
-    const { tracer, agentName, captureContent } = this.inst;
+    const { tracer, captureContent } = this.inst;
+    const agentName = this.agentName;
     const attributes: Attributes = {
       [ATTR_OPERATION_NAME]: OP_INVOKE_AGENT,
       [ATTR_REQUEST_MODEL]: this.model,
@@ -212,7 +215,7 @@ export class AgentTrace {
     }
     span.end();
     const metric: Attributes = { [ATTR_REQUEST_MODEL]: this.model };
-    if (this.inst.agentName !== undefined) metric[ATTR_AGENT_NAME] = this.inst.agentName;
+    if (this.agentName !== undefined) metric[ATTR_AGENT_NAME] = this.agentName;
     if (errorType !== undefined) metric[ATTR_ERROR_TYPE] = errorType;
     this.inst.instruments.agentDuration.record(secondsSince(scope.startedAt), metric);
   }

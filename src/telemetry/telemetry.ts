@@ -40,7 +40,8 @@ export function createTelemetry(options: TelemetryOptions = {}): Telemetry {
       if (typeof invokeModel !== 'function' || typeof config !== 'object' || config === null || typeof config.model !== 'string')
         return build(config, deps);
       const tools = Array.isArray(config.tools) ? config.tools : [];
-      const agent = new AgentTrace(inst, config.model, invokeModel.provider ?? inst.providerName, config.system, tools);
+      const name = typeof config.name === 'string' ? config.name : inst.agentName;
+      const agent = new AgentTrace(inst, config.model, invokeModel.provider ?? inst.providerName, config.system, tools, name);
       const traced: ConductorDeps = {
         ...deps,
         invokeModel: traceInvoker(invokeModel, agent),

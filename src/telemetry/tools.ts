@@ -109,9 +109,9 @@ export function finishToolCall(run: RunScope, parent: Context, event: ToolFinish
   span.end();
   // A call that never ran is no execution to time.
   if (started === undefined) return;
+  const agentName = run.agent.agentName;
   const metric = run.agent.metricSet(`tool\u0000${call.name}\u0000${errorType ?? ''}`, () => {
     const set: Attributes = { [ATTR_TOOL_NAME]: call.name, [ATTR_TOOL_TYPE]: 'function' };
-    const agentName = run.agent.inst.agentName;
     if (agentName !== undefined) set[ATTR_AGENT_NAME] = agentName;
     if (errorType !== undefined) set[ATTR_ERROR_TYPE] = errorType;
     return set;

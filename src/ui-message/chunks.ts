@@ -1,6 +1,14 @@
 import type { RunEvent } from '../runtime/contract/events.js';
 import type { GuardrailTrip } from '../runtime/contract/guardrail.js';
 import { isHeldApproval } from '../tools/approvals.js';
+import { nestedApprovalId, partOfEvent } from '../parts/agent-run.js';
+import type { AgentOwnPart } from '../parts/types.js';
+
+/**
+ * What a `data-agent` part holds: one part of a sub-agent's run (`agentTool`) and where it sits (see
+ * `AgentNestedPart`). A page shows it under the tool part of `calls[0]`.
+ */
+export type AgentDataPart = { path: string[]; calls: string[]; part: AgentOwnPart };
 
 /**
  * The chunks of the AI SDK's UI message stream protocol (v1, the `x-vercel-ai-ui-message-stream`
@@ -20,6 +28,12 @@ export type UIMessageChunk =
   | { type: 'tool-output-available'; toolCallId: string; output: unknown; dynamic: true }
   | { type: 'tool-output-error'; toolCallId: string; errorText: string; dynamic: true }
   | { type: 'tool-output-denied'; toolCallId: string }
+  /**
+   * A sub-agent's progress: `useChat` keeps one part per `id` and replaces its data as it changes, so
+   * each nested tool call is one part (input, then output), and each run of a sub-agent's text one
+   * part holding the text so far.
+   */
+  | { type: 'data-agent'; id: string; data: AgentDataPart }
   /** The answer's JSON so far (`submit(prompt, { output })`): one data part, id `output`, replaced as it grows. */
   | { type: 'data-output'; id: 'output'; data: unknown }
   /** A guardrail tripped the run: a `data-guardrail` part of the message (its `data` the trip), before the run's `error`. */
@@ -32,12 +46,17 @@ export type UIMessageChunk =
  * Turns one run's events into chunks, in order. A step is the model's reply and the tools it called:
  * text after tool results opens a new step, so the UI starts a new text part for it. `known` holds
  * the calls the page already shows (those it decided on), `denied` the calls the user rejected, whose
- * error results are sent as denials.
+ * error results are sent as denials. A sub-agent's events become `data-agent` parts; a call of a
+ * sub-agent that waits for approval is asked for on the tool part of the call it sits under, with the
+ * id that decides it at the top.
  */
 export class ChunkTranslator {
   private textId: string | null = null;
   private texts = 0;
   private toolsInStep = false;
+  // Per sub-agent (its calls, joined): the id and text of the part its streaming text goes into.
+  private readonly nestedText = new Map<string, { id: string; text: string }>();
+  private nestedTexts = 0;
   private readonly announced: Set<string>;
   private readonly denied: Set<string>;
 
@@ -93,6 +112,8 @@ export class ChunkTranslator {
         else out.push({ type: 'tool-output-available', toolCallId: event.callId, output: event.result ?? null, dynamic: true });
         return out;
       }
+      case 'nested':
+        return this.nested(event);
       case 'partial_output':
         return [{ type: 'data-output', id: 'output', data: event.value }];
       case 'guardrail_tripped':
@@ -101,6 +122,28 @@ export class ChunkTranslator {
       default:
         return [];
     }
+  }
+
+  private nested(event: Extract<RunEvent, { kind: 'nested' }>): UIMessageChunk[] {
+    const part = partOfEvent(event);
+    if (part === null || part.type !== 'nested') return [];
+    const { path, calls } = event;
+    const where = calls.join('/');
+    if (part.part.type === 'text') {
+      let segment = this.nestedText.get(where);
+      if (segment === undefined)
+        this.nestedText.set(where, (segment = { id: `${this.messageId}-agent-text-${++this.nestedTexts}`, text: '' }));
+      segment.text += part.part.text;
+      return [{ type: 'data-agent', id: segment.id, data: { path, calls, part: { type: 'text', text: segment.text } } }];
+    }
+    // Anything else of that sub-agent ends its run of text: more text starts a new part.
+    this.nestedText.delete(where);
+    const id = part.part.type === 'tool' ? `${where}/${part.part.callId}` : `${this.messageId}-agent-${++this.nestedTexts}`;
+    const out: UIMessageChunk[] = [{ type: 'data-agent', id, data: { path, calls, part: part.part } }];
+    if (event.event.kind === 'approval_requested') {
+      out.push({ type: 'tool-approval-request', approvalId: nestedApprovalId(calls, event.event.approvalId), toolCallId: calls[0] });
+    }
+    return out;
   }
 
   /** The chunks that close the message: `finish` after a settled run, `error` or `abort` then `finish` after a failed one. */

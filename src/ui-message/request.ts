@@ -14,7 +14,7 @@ export class ChatRequestError extends IndusagiError {
  */
 export const MAX_CHAT_DECISIONS = 64;
 
-/** A decision the user made with `addToolApprovalResponse`. `approvalId` is the call's id. */
+/** A decision the user made with `addToolApprovalResponse`. `approvalId` is the call's id, or a sub-agent's call under it (`call/inner`). */
 export type ChatDecision = { approvalId: string; toolCallId: string; approved: boolean; reason?: string };
 
 /** What sent a prompt: a new or edited message (`submit-message`), or `regenerate()` (`regenerate-message`). */
@@ -89,8 +89,9 @@ function readDecisions(parts: Obj[]): ChatDecision[] {
     const { id, approved, reason } = part.approval;
     if (typeof id !== 'string' || typeof approved !== 'boolean')
       throw new ChatRequestError(`The approval of tool call ${call} needs a string "id" and a boolean "approved".`);
-    // indusagi's approval id is the call's id: a decision naming another call would act on a call the page never showed.
-    if (id !== call)
+    // indusagi's approval id is the call's id, or for a sub-agent's call the id of the call it sits in, then its own
+    // (`call/inner`): a decision naming another call would act on a call the page never showed.
+    if (id !== call && !id.startsWith(`${call}/`))
       throw new ChatRequestError(`The approval of tool call ${JSON.stringify(call)} names another call, ${JSON.stringify(id)}.`);
     if (decided.has(call)) throw new ChatRequestError(`Tool call ${JSON.stringify(call)} is decided twice.`);
     if (decisions.length === MAX_CHAT_DECISIONS)

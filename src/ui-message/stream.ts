@@ -70,7 +70,8 @@ export async function* uiMessageChunks(
   const translator = new ChunkTranslator(
     options.messageId ?? globalThis.crypto.randomUUID(),
     decisions.map((d) => d.toolCallId),
-    decisions.filter((d) => !d.approved).map((d) => d.toolCallId),
+    // A rejected call of a sub-agent is not a denial of the call it sits under, which goes on.
+    decisions.filter((d) => !d.approved && d.approvalId === d.toolCallId).map((d) => d.toolCallId),
   );
   let ours = false;
   // One run for a prompt or a continue; one per decision, each started once the one before it has ended.

@@ -52,6 +52,31 @@ describe('demo responder: prompts that call tools', () => {
   });
 });
 
+describe('demo responder: sub-agents and handoffs', () => {
+  const agents = [
+    ...tools,
+    { name: 'researcher', description: 'R.', input_schema: { type: 'object' } },
+    { name: 'transfer_to_writer', description: 'W.', input_schema: { type: 'object' } },
+  ];
+
+  it('asks the agent a prompt names, with the task as its prompt; several at once, one per line', () => {
+    const one = ask('ask the researcher to read tides.md', { tools: agents });
+    expect(one.content.filter((b) => b.type === 'tool_use')).toEqual([
+      expect.objectContaining({ name: 'researcher', input: { prompt: 'read tides.md' } }),
+    ]);
+    const two = ask('ask the researcher to read a.md\nask researcher to read b.md', { tools: agents });
+    const calls = two.content.filter((b) => b.type === 'tool_use');
+    expect(calls.map((c) => c.type === 'tool_use' && c.input)).toEqual([{ prompt: 'read a.md' }, { prompt: 'read b.md' }]);
+    expect(new Set(calls.map((c) => c.type === 'tool_use' && c.id)).size).toBe(2);
+    expect(textOf(ask('ask the painter to paint', { tools: agents }))).toContain('offers no such agent');
+  });
+
+  it('hands the conversation to the agent a prompt names, through its transfer tool', () => {
+    expect(toolCall(ask('hand me to the writer', { tools: agents }))).toMatchObject({ name: 'transfer_to_writer', input: {} });
+    expect(textOf(ask('hand me to the painter', { tools: agents }))).toContain('no handoff to such an agent');
+  });
+});
+
 describe('demo responder: answers', () => {
   it('answers a tool result with a text that uses it', () => {
     const call = toolCall(ask('list files in src'));

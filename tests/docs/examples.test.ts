@@ -53,6 +53,8 @@ const SETUP: Record<string, PageSetup> = {
   // Its blocks start MCP servers from the repo's node_modules, by relative path.
   'docs/mcp.md': { cwd: 'repo', atLeast: 3 },
   'docs/memory.md': { atLeast: 7 },
+  // The researcher/writer tree, the handoff and the budget, each on the demo model.
+  'docs/subagents.md': { atLeast: 3 },
   'docs/postgres.md': {
     atLeast: 2,
     // A database of its own on the run's server, named by INDUSAGI_DATABASE_URL as the page says.

@@ -89,6 +89,7 @@ const CONTRACT: Record<string, string[]> = {
   'indusagi/openai': ['createOpenAIInvoker'],
   'indusagi/telemetry': ['createTelemetry', 'TelemetryOptionsError'],
   'indusagi/ai-sdk': ['fromAiSdk'],
+  'indusagi/agents': ['agentTool', 'handoff', 'BudgetExceededError'],
   'indusagi/testing': ['startAnthropicServer', 'reply', 'encodeFrame', 'startDemoModel', 'DEMO_MODEL_CARD', 'DEMO_TOOLS'],
   'indusagi/mcp': ['connectMcp', 'connectMcpServers', 'mcpToolSource', 'mcpResourceSource', 'serveMcp', 'McpSdkMissingError'],
 };

@@ -102,6 +102,31 @@ describe.skipIf(postgresUrl === undefined)('PostgreSQL statement and lock limits
     expect((await reader.loadSession('borrowed')).leaf).toBe(session.graph.leaf);
   });
 
+  it('limits a resume that reads the live path in windows, on a pool the store owns or not', async () => {
+    // Above livePathAbove the live path is read in several statements that need no snapshot: on a pool the
+    // store owns its connections carry the limits, on a borrowed one the reads still run in a transaction.
+    const writer = await make({}, false);
+    const session = await SessionWriter.open(writer, 'windowed');
+    for (let i = 0; i < 6; i++) session.append(say(`turn ${i}`), i + 1);
+    await session.close();
+    for (const own of [true, false]) {
+      const reader = await make({ lockTimeoutMs: 200, livePathAbove: 2 }, own);
+      const error = await whileHeld(
+        'windowed',
+        () =>
+          reader.loadSession('windowed').then(
+            () => undefined,
+            (e: unknown) => e,
+          ),
+        true,
+      );
+      expect(error).toBeInstanceOf(PostgresTimeoutError);
+      expect(error).toMatchObject({ limit: 'lock' });
+      const graph = await reader.loadSession('windowed');
+      expect([graph.leaf, graph.resume(graph.leaf!).length]).toEqual([session.graph.leaf, 6]);
+    }
+  });
+
   it('has documented defaults and refuses limits that are not whole milliseconds', () => {
     expect([DEFAULT_STATEMENT_TIMEOUT_MS, DEFAULT_LOCK_TIMEOUT_MS]).toEqual([30_000, 5_000]);
     for (const bad of [-1, 1.5, '100', Number.NaN, 2 ** 31]) {

@@ -1,12 +1,5 @@
-import { type SessionRecord, type SessionStoreLike } from 'indusagi/runtime';
-import {
-  SessionLeaseLostError,
-  SessionLockedError,
-  assertRecords,
-  assertValidSessionId,
-  type SessionLease,
-  type StoredSession,
-} from 'indusagi/store';
+import { SessionLeaseLostError, SessionLockedError, assertRecords, assertValidSessionId } from 'indusagi/store';
+import type { SessionLease, SessionRecord, SessionStoreLike, StoredSession } from 'indusagi/store';
 
 /** Sessions in a Map: each one an array of records, appended by one lease holder at a time. */
 export class MapSessionStore implements SessionStoreLike {

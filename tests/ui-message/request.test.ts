@@ -125,6 +125,18 @@ describe('readChatRequest', () => {
     expect(error.message).toContain('other_call');
   });
 
+  it('takes a sub-agent call decided on the card of the call it sits in, and refuses one under another call', () => {
+    // A sub-agent's approval id joins the call ids it sits under (docs/subagents.md): its first is the card's call.
+    expect(readChatRequest({ messages: [answering([['shown_call', 'shown_call/inner_call', true]])] })).toMatchObject({
+      kind: 'decisions',
+      decisions: [{ approvalId: 'shown_call/inner_call', toolCallId: 'shown_call', approved: true }],
+    });
+    const error = refusal({ messages: [answering([['shown_call', 'other_call/inner_call', true]])] });
+    expect(error.message).toContain('other_call/inner_call');
+    // A prefix of the id that is not a whole call id is another call.
+    refusal({ messages: [answering([['shown', 'shown_call/inner_call', true]])] });
+  });
+
   it('refuses a call decided twice in one request', () => {
     const error = refusal({
       messages: [

@@ -79,6 +79,7 @@ export async function beginContextRun(input: ContextRunInput): Promise<ContextRu
     has: (name) => isMeta(name) || own.has(name),
     needsApproval: (name) => own.needsApproval(name),
     idempotent: (name) => own.idempotent(name),
+    resumable: (name) => (isMeta(name) ? undefined : own.resumable(name)),
     // A meta-tool's source checks its own input (`search_tools` does); every other call is the caller's tool's.
     check: (name, callInput) => (isMeta(name) ? { ok: true, input: callInput } : own.check(name, callInput)),
     async execute(name, callInput, ctx) {

@@ -8,7 +8,11 @@ import { HISTORY_NOTE, HISTORY_READ, HISTORY_SEARCH, historyTools } from '../his
 import { UnknownApprovalError } from '../tools/index.js';
 import { condensationStep } from './condensation-step.js';
 import { ApprovalsPendingError, UnknownInputRequestError } from './errors.js';
-import { condenseRun, executeRun, type AgentCore, type RunPlan } from './execute-run.js';
+import { condenseRun, executeRun, type AgentCore, type RunOptions, type RunPlan } from './execute-run.js';
+import { buildHandoffs } from './handoffs.js';
+import { settleOpened } from './delegation.js';
+import { runLimits } from '../budget/limits.js';
+import type { LoopTools } from '../loop/types.js';
 import { gateTools } from './gated-tools.js';
 import { readPrompt } from './prompt.js';
 import { Run } from './run.js';
@@ -25,9 +29,6 @@ import { standingOf, standingSnapshot } from './standing.js';
 import { checkGuardrails } from './guardrails.js';
 import type { Agent, AgentConfig, ConductorDeps, SubmitOptions } from './types.js';
 
-/** What `submit`'s options decide for a run. */
-type RunOption = 'controls' | 'output' | 'model';
-
 /**
  * The conductor: one agent, one session at a time, one run at a time, over any `ModelInvoker`. See
  * docs/agent.md. `createAgent` is this conductor with Claude as the default model; `runAgent` is a
@@ -40,11 +41,17 @@ type RunOption = 'controls' | 'output' | 'model';
  * return a `Run`.
  */
 export function createConductor(config: AgentConfig, deps: ConductorDeps = {}): Agent {
-  // `model` as an id, `invokeModel` as its invoker, whichever way they were given: telemetry sees the model too.
+  // `model` as an id, `invokeModel` as its invoker, whichever way they were given: telemetry and sub-agents see the model too.
+  const bound = bindModel(config, deps);
+  return conduct(bound.config, bound.deps, bound.deps);
+}
+
+/** `createConductor`; `origin` is what the agent was built from before telemetry decorated it, which sub-agents are built from too. */
+function conduct(config: AgentConfig, deps: ConductorDeps, origin: ConductorDeps): Agent {
   ({ config, deps } = bindModel(config, deps));
   if (deps.telemetry !== undefined) {
     const { telemetry, ...plain } = deps;
-    return telemetry.instrument(config, plain, createConductor);
+    return telemetry.instrument(config, plain, (traced, tracedDeps) => conduct(traced, tracedDeps, origin));
   }
   // History recall needs node ids to read back: it is on with a store unless the config says no.
   const recall = config.history !== false && deps.store !== undefined;
@@ -57,14 +64,18 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps = {}): 
   const queue = new RunQueue();
   // The scope of the queued operation in progress: where `abort()` and a session's load report go.
   let current: RunScope | undefined;
-  const sessions = new SessionSlot(deps.store, recall, config.sessionId, deps.messages, (session) => {
+  const sessions: SessionSlot = new SessionSlot(deps.store, recall, config.sessionId, deps.messages, (session) => {
     if (session.report !== undefined) {
       ledger.publish({ kind: 'session_opened', sessionId: session.id, report: session.report, runId: current?.runId ?? randomUUID() });
     }
+    return settleOpened(session, tools, handoffs, origin, current);
   });
   // The history tools show only once the context starts with a summary: before that there is nothing to search.
   const historyNames = new Set([HISTORY_SEARCH, HISTORY_READ]);
-  const tools = recall ? gateTools(settings.tools, historyNames, () => isFirstSummary(sessions.current?.context)) : settings.tools;
+  const gate = (all: LoopTools): LoopTools =>
+    recall ? gateTools(all, historyNames, () => isFirstSummary(sessions.current?.context)) : all;
+  const handoffs = buildHandoffs(config, gate(settings.tools), invoke, builtIn, gate);
+  const tools: LoopTools = handoffs?.tools ?? gate(settings.tools);
   const core: AgentCore = {
     config,
     card,
@@ -87,6 +98,8 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps = {}): 
     }),
     automatic: config.compaction !== undefined,
     carried: {},
+    origin,
+    handoffs,
   };
 
   /** Queues `work` with a scope of its own (its run id, events, abort signal): the one `abort()` reaches while it runs. */
@@ -110,15 +123,17 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps = {}): 
   }
 
   /** A run of `plan`, or one that rejects at once (nothing queued) when the options cannot work. */
-  function startPlan(opts: SubmitOptions | undefined, plan: (card: ModelCard) => Omit<RunPlan, RunOption>): Run {
-    let options: Pick<RunPlan, RunOption>;
-    let rest: Omit<RunPlan, RunOption>;
+  function startPlan(opts: SubmitOptions | undefined, plan: (card: ModelCard) => Omit<RunPlan, RunOptions>): Run {
+    let options: Pick<RunPlan, RunOptions>;
+    let rest: Omit<RunPlan, RunOptions>;
     try {
       // A run's own model is checked as the agent's is: its invoker's control rules, its card's output cap.
       const model = opts?.model === undefined ? undefined : resolveModel(opts.model, invoke);
       const checks = model ?? { invoker: invoke, card };
       options = {
         controls: opts === undefined ? controls : resolveControls(config, opts, tools, checks.invoker, checks.card.maxOutputTokens),
+        limits: runLimits(config.limits, opts?.limits),
+        parent: opts?.parent,
       };
       if (model !== undefined) options.model = model;
       if (opts?.output !== undefined) options.output = outputRequest(opts.output);
@@ -145,6 +160,7 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps = {}): 
   /** The session as it stands, published as one `snapshot`. */
   function stand(scope: RunScope, session: Parameters<typeof standingSnapshot>[0]): RunSnapshot {
     const snapshot = standingSnapshot(session, tools);
+    if (handoffs !== undefined) snapshot.agent = handoffs.active;
     scope.publish({ kind: 'snapshot', snapshot, runId: scope.runId });
     return snapshot;
   }
@@ -173,13 +189,14 @@ export function createConductor(config: AgentConfig, deps: ConductorDeps = {}): 
     abort() {
       current?.abort();
     },
-    approve: (approvalId) => startPlan(undefined, () => ({ prompt: null, admit: decide(approvalId, { approved: true }) })),
-    reject: (approvalId, reason) => startPlan(undefined, () => ({ prompt: null, admit: decide(approvalId, { approved: false, reason }) })),
+    approve: (approvalId, opts) => startPlan(opts, () => ({ prompt: null, admit: decide(approvalId, { approved: true }) })),
+    reject: (approvalId, reason, opts) => startPlan(opts, () => ({ prompt: null, admit: decide(approvalId, { approved: false, reason }) })),
     continue: (opts) => startPlan(opts, () => ({ prompt: null, admit: () => undefined })),
     condense: (opts) => queued((scope) => condenseRun(core, scope), opts?.signal).outcome,
     branchFrom: (nodeId) =>
       queued(async (scope) => {
         const session = await sessions.branchFrom(nodeId);
+        await handoffs?.restore(session);
         core.carried.previous = undefined;
         await session.persist();
         return stand(scope, session);

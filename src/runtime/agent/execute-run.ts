@@ -25,6 +25,12 @@ import { RunGuard } from './guardrails.js';
 import { PartialOutput, settleOutput, type OutputRequest } from './structured-output.js';
 import { contextEvent, snapshotOf, standingOf } from './standing.js';
 import type { AgentConfig, CondenseOutcome } from './types.js';
+import type { RunLimits } from '../contract/limits.js';
+import type { CallerRun } from '../contract/tool.js';
+import type { CallerDeps } from './caller.js';
+import { runDelegation } from './delegation.js';
+import type { Handoffs } from './handoffs.js';
+import { noteCall } from './waiting-calls.js';
 
 /** What the runs of one agent share: its settings, its session and what carries over from run to run. */
 export type AgentCore = {
@@ -39,6 +45,10 @@ export type AgentCore = {
   /** Behind `condense()`; asked before every call too when `automatic`. */
   readonly condensation: CondensationStep;
   readonly automatic: boolean;
+  /** What the agent was built from, before telemetry decorated it: its sub-agents are built from it too. */
+  readonly origin: CallerDeps;
+  /** The agents the conversation may be handed to, and which has it (`config.handoffs`). */
+  readonly handoffs: Handoffs | undefined;
   /** What a run leaves for the next run of the same session. */
   readonly carried: {
     /** The `output` request of a run that stopped waiting for approvals: the run deciding them answers it. */
@@ -60,7 +70,14 @@ export type RunPlan = {
   output?: OutputRequest;
   /** The model for this run, when it is not the agent's (`submit(prompt, { model })`). */
   model?: ResolvedModel;
+  /** The run's limits (the config's, overridden by the run's own). */
+  limits?: RunLimits;
+  /** The sub-agent call this run is made for: it spends from that run's budget too. */
+  parent?: CallerRun;
 };
+
+/** What a run is asked with beyond what it does (`SubmitOptions`, resolved). */
+export type RunOptions = 'controls' | 'output' | 'model' | 'limits' | 'parent';
 
 type Failure = { kind: FaultKind; error: unknown };
 
@@ -92,6 +109,7 @@ export async function executeRun(core: AgentCore, scope: RunScope, plan: RunPlan
     report(contextRun.prepared);
   };
   const durability = durabilityOf(session, scope.signal);
+  const { budget, caller } = runDelegation(core.origin, scope, session, plan, decisions);
   // With `output`, the answer's JSON as it streams, published as `partial_output`.
   const partial =
     output === undefined ? undefined : new PartialOutput((value) => scope.publish({ kind: 'partial_output', value, runId: scope.runId }));
@@ -111,17 +129,24 @@ export async function executeRun(core: AgentCore, scope: RunScope, plan: RunPlan
     decisions,
     signal: scope.signal,
     durability,
+    budget,
+    caller,
     checkCalls: guard?.checkCalls,
     previous: core.carried.previous,
     ask: (callId, name, question) => scope.inputs.ask(callId, name, question),
     append: (turn, reply) =>
-      session.append(turn, reply === undefined ? undefined : billReply(scope, reply, plan.model?.modelId ?? core.card.id)),
+      // The model that spoke: an agent the conversation was handed to speaks with its own.
+      session.append(
+        turn,
+        reply === undefined ? undefined : billReply(scope, reply, core.handoffs?.model ?? plan.model?.modelId ?? core.card.id),
+      ),
     condense(condensation) {
       applyCondensation(core, scope, session, condensation);
       // The context turn was prepared again on the condensed messages: what it holds now is announced after `compacted`.
       announcePrepared();
     },
     emit(event: LoopEvent) {
+      if (noteCall(session, event)) return;
       if (partial !== undefined) partial.see(event);
       if (event.kind === 'step') {
         // A snapshot copies the whole context; nobody listening means nobody pays for it.
@@ -165,7 +190,10 @@ export async function executeRun(core: AgentCore, scope: RunScope, plan: RunPlan
         }
         input = { ...base, system: contextRun.system, volatileSystem: contextRun.volatileSystem, tools: contextRun.tools };
       }
+      // Tool names sanitized turn by turn, kept from the last run: a long conversation is not converted again.
+      input.view = session.modelView(input.tools.names);
       const hook = composeStepHook({
+        handoff: core.handoffs?.step((event) => scope.publish({ ...event, runId: scope.runId })),
         context: contextRun,
         condensation: core.automatic ? core.condensation : undefined,
         user: core.config.prepareStep,
@@ -322,6 +350,7 @@ async function finishRun(
   const pending = standingOf(session, core.tools).pending;
   const status: RunStatus = failure !== undefined ? 'faulted' : pending.length > 0 ? 'waiting' : 'settled';
   const snapshot = snapshotOf(session.id, session.context, status, scope.usage, pending);
+  if (core.handoffs !== undefined) snapshot.agent = core.handoffs.active;
   if (failure !== undefined && session.tripped?.runId === scope.runId) snapshot.tripped = session.tripped;
   if (failure !== undefined) throw fault(scope, failure.kind, failure.error, snapshot);
   if (answer !== undefined) snapshot.output = answer.value;

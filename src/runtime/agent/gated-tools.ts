@@ -14,6 +14,7 @@ export function gateTools(tools: LoopTools, gated: ReadonlySet<string>, open: ()
     has: (name) => tools.has(name) && (!gated.has(name) || open()),
     needsApproval: (name) => tools.needsApproval(name),
     idempotent: (name) => tools.idempotent(name),
+    resumable: (name) => tools.resumable(name),
     check: (name, input) => tools.check(name, input),
     execute: (name, input, ctx) => tools.execute(name, input, ctx),
   };

@@ -1,7 +1,16 @@
 // The conductor: `createConductor` (vendor-free; `createAgent` adds the default model at the package
 // edge) and what its callers configure, call and catch.
 export { createConductor } from './create-conductor.js';
-export type { Agent, AgentConfig, AgentTelemetry, ConductorDeps, SubmitOptions, CondenseOutcome, OutputSnapshot } from './types.js';
+export type {
+  Agent,
+  AgentConfig,
+  Handoff,
+  AgentTelemetry,
+  ConductorDeps,
+  SubmitOptions,
+  CondenseOutcome,
+  OutputSnapshot,
+} from './types.js';
 export { OutputValidationError, OUTPUT_REPAIR_PREFIX } from './structured-output.js';
 export { DEFAULT_MAX_STEPS } from './settings.js';
 export { ModelControlsError } from './errors.js';
@@ -16,3 +25,6 @@ export {
 export { Run } from './run.js';
 export { StepHookError, InputUnavailableError, UnknownInputRequestError, InvalidInputAnswerError } from './errors.js';
 export type { InputRequest } from './input-requests.js';
+export { AgentCaller, callerOf } from './caller.js';
+export type { CallerDeps, NestedEventBody } from './caller.js';
+export { MAIN_AGENT, transferToolName } from './handoffs.js';

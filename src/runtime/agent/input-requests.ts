@@ -5,8 +5,20 @@ import { RunAbortedError } from '../loop/errors.js';
 import { compileSchema, formatIssues } from '../../schema/index.js';
 import { InputUnavailableError, InvalidInputAnswerError, UnknownInputRequestError } from './errors.js';
 
-/** A question a running tool is waiting on, as `agent.pendingInputs()` lists it. */
-export type InputRequest = { requestId: string; callId: string; name: string; message: string; schema: object; from?: string };
+/**
+ * A question a running tool is waiting on, as `agent.pendingInputs()` lists it. A sub-agent's
+ * (`agentTool`) has the `path` of agent tools it was asked under; `callId` and `name` are then its own
+ * agent's call.
+ */
+export type InputRequest = {
+  requestId: string;
+  callId: string;
+  name: string;
+  message: string;
+  schema: object;
+  from?: string;
+  path?: string[];
+};
 
 type Waiting = { request: InputRequest; check: (content: unknown) => string | null; settle: (answer: InputAnswer) => void };
 
@@ -18,13 +30,35 @@ type Waiting = { request: InputRequest; check: (content: unknown) => string | nu
  */
 export class InputRequests {
   readonly #waiting = new Map<string, Waiting>();
+  // Questions of sub-agents this run called, answered here and passed down to the agent that asked.
+  readonly #relayed = new Map<string, { request: InputRequest; answer: (answer: InputAnswer) => void }>();
 
   constructor(
     private readonly runId: string,
     private readonly signal: AbortSignal,
     private readonly publish: (event: RunEvent) => void,
-    private readonly listened: () => boolean,
+    private listened: () => boolean,
   ) {}
+
+  /** True when a question asked now has someone to answer it. */
+  get heard(): boolean {
+    return this.listened();
+  }
+
+  /** A sub-agent's run: someone can answer its questions when someone can answer those of the run that called it. */
+  within(listened: () => boolean): void {
+    this.listened = listened;
+  }
+
+  /** A sub-agent's question (`input_requested` of its run): listed here and answered here, `answer` passing it down. */
+  relay(request: InputRequest, answer: (answer: InputAnswer) => void): void {
+    this.#relayed.set(request.requestId, { request, answer });
+  }
+
+  /** The sub-agent's question was answered (or its run ended): no longer listed. */
+  settled(requestId: string): void {
+    this.#relayed.delete(requestId);
+  }
 
   ask(callId: string, name: string, question: InputQuestion): Promise<InputAnswer> {
     if (this.signal.aborted) return Promise.reject(new RunAbortedError({ cause: this.signal.reason }));
@@ -68,7 +102,11 @@ export class InputRequests {
   /** Gives request `requestId` its answer; throws (and the tool keeps waiting) for an unknown id or an answer that cannot be taken. */
   answer(requestId: string, answer: InputAnswer): void {
     const waiting = this.#waiting.get(requestId);
-    if (waiting === undefined) throw new UnknownInputRequestError(requestId);
+    if (waiting === undefined) {
+      const relayed = this.#relayed.get(requestId);
+      if (relayed === undefined) throw new UnknownInputRequestError(requestId);
+      return relayed.answer(answer);
+    }
     const action = (answer as { action?: unknown } | null)?.action;
     if (action === 'decline' || action === 'cancel') return waiting.settle({ action });
     if (action !== 'accept') throw new InvalidInputAnswerError('`action` must be "accept", "decline" or "cancel"');
@@ -82,6 +120,6 @@ export class InputRequests {
   }
 
   pending(): InputRequest[] {
-    return [...this.#waiting.values()].map((waiting) => ({ ...waiting.request }));
+    return [...this.#waiting.values(), ...this.#relayed.values()].map((waiting) => ({ ...waiting.request }));
   }
 }

@@ -25,8 +25,11 @@ export class SessionSlot {
     private readonly recall: boolean,
     sessionId: string | undefined,
     messages: readonly Turn[] | undefined,
-    /** Told when a session opened from the store, so the agent can publish what its load found. */
-    private readonly opened: (session: AgentSession) => void,
+    /**
+     * Told when a session opened, before anyone reads it: the agent publishes what a load from the
+     * store found, and reads back what a restart lost (sub-agent calls, handoffs).
+     */
+    private readonly opened: (session: AgentSession) => void | Promise<void>,
   ) {
     this.#id = sessionId ?? randomUUID();
     if (messages !== undefined) this.#memory.set(this.#id, memorySession(this.#id, messages));
@@ -68,6 +71,7 @@ export class SessionSlot {
       this.#memory.set(this.#id, session);
     }
     this.#session = session;
+    await this.opened(session);
     return session;
   }
 
@@ -76,7 +80,7 @@ export class SessionSlot {
       const session = await openStoredSession(store, id);
       this.#session = session;
       this.#reindex();
-      this.opened(session);
+      await this.opened(session);
       return session;
     } finally {
       this.#opening = undefined;

@@ -6,6 +6,8 @@ import type { GuardrailTrip } from '../contract/guardrail.js';
 import type { SessionGraph } from '../store/graph.js';
 import type { SessionStoreLike } from '../store/types.js';
 import { SessionWriter } from '../store/writer.js';
+import { ModelView } from '../loop/wire-names.js';
+import type { ToolNameMap } from '../tools/names.js';
 import { addUsage, zeroUsage } from '../usage/sum.js';
 import { BranchPointError, ContextReplacementError } from './errors.js';
 
@@ -57,6 +59,12 @@ export interface AgentSession {
   persist(): Promise<void>;
   /** Lets go of the session (the store's writer lock). */
   close(): Promise<void>;
+  /**
+   * The context as the model sees it with `names` (see `ModelView`), kept from run to run so that a
+   * run on a long conversation converts only the turns added since the last one; reset here whenever
+   * the context changes other than by growing.
+   */
+  modelView(names: ToolNameMap): ModelView;
 }
 
 /** Model calls' token usage and the model billed, stored on the node of the turn a call produced. */
@@ -71,6 +79,7 @@ export function memorySession(id: string, messages?: readonly Turn[]): AgentSess
   const total = zeroUsage();
   const starts = new Map<string, number>();
   const context: Turn[] = messages === undefined ? [] : messages.slice();
+  const view = new ViewSlot();
   let tripped: GuardrailTrip | undefined;
   return {
     id,
@@ -84,6 +93,7 @@ export function memorySession(id: string, messages?: readonly Turn[]): AgentSess
       const before = context.slice(0, withoutLast ? -1 : context.length);
       return (trip) => {
         replaceContents(context, before);
+        view.reset();
         tripped = trip;
       };
     },
@@ -99,11 +109,13 @@ export function memorySession(id: string, messages?: readonly Turn[]): AgentSess
     condense(condensation, billed) {
       const { summary, keptFrom } = checkCondensation(condensation, context.length);
       context.splice(0, keptFrom, summary);
+      view.reset();
       if (billed !== undefined) addUsage(total, billed.usage);
       return [];
     },
     replace(turns) {
       replaceContents(context, turns);
+      view.reset();
     },
     condensedAway: async () => [],
     async branchFrom() {
@@ -115,6 +127,7 @@ export function memorySession(id: string, messages?: readonly Turn[]): AgentSess
     usageTotal: () => ({ ...total }),
     persist: async () => {},
     close: async () => {},
+    modelView: (names) => view.for(names),
   };
 }
 
@@ -130,11 +143,13 @@ export async function openStoredSession(store: SessionStoreLike, id: string): Pr
   const { graph, report } = writer;
   const context: Turn[] = [];
   const ids: string[] = [];
+  const view = new ViewSlot();
   const moveTo = (leaf: string | null): void => {
     const nodes = leaf === null ? [] : contextNodesAt(graph, leaf);
     graph.branchFrom(leaf);
     context.length = 0;
     ids.length = 0;
+    view.reset();
     for (const node of nodes) {
       context.push(node.turn);
       ids.push(node.id);
@@ -171,6 +186,7 @@ export async function openStoredSession(store: SessionStoreLike, id: string): Pr
       const dropped = ids.slice(0, keptFrom).flatMap((nodeId) => graph.node(nodeId) ?? []);
       context.splice(0, keptFrom, summary);
       ids.splice(0, keptFrom, node.id);
+      view.reset();
       return dropped;
     },
     replace() {
@@ -207,8 +223,24 @@ export async function openStoredSession(store: SessionStoreLike, id: string): Pr
       await writer.persist();
     },
     close: () => writer.close(),
+    modelView: (names) => view.for(names),
   };
   return session;
+}
+
+/** A session's `ModelView`, one for the tool names of the latest run. */
+class ViewSlot {
+  private view: ModelView | undefined;
+
+  for(names: ToolNameMap): ModelView {
+    if (this.view?.names !== names) this.view = new ModelView(names);
+    return this.view;
+  }
+
+  /** The context was changed other than by growing: the view converts it again. */
+  reset(): void {
+    this.view?.reset();
+  }
 }
 
 /** The nodes of the model context at `leaf`, in context order: `[summary, ...kept tail, ...turns after it]`. */

@@ -164,6 +164,7 @@ function toolsOf(definitions: readonly ToolDefinition[]): LoopTools {
     execute: (name, input, ctx) => byName.get(name)!.execute(input, ctx),
     needsApproval: (name) => byName.get(name)?.needsApproval === true,
     idempotent: (name) => byName.get(name)?.idempotent === true,
+    resumable: (name) => byName.get(name)?.resumable,
     check(name, input) {
       const checked = checkToolInput(name, inputs.get(name)!, input);
       return checked instanceof Promise ? checked.then(toInputCheck) : toInputCheck(checked);

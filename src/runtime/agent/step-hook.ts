@@ -6,6 +6,8 @@ import { StepHookError } from './errors.js';
 
 /** The producers of one run's per-step hook, asked in this order. */
 export type StepProducers = {
+  /** With handoffs: the agent that has the conversation (its system prompt, model and controls), after any handoff the last batch made. */
+  handoff?: () => StepOverrides | undefined;
   /** The run's context manager, when the agent has one: its system texts and tools for every call. */
   context?: ContextRun;
   /** The agent's automatic condensation (`config.compaction`). */
@@ -22,8 +24,8 @@ export type StepProducers = {
  * hook returning one when another producer already condensed throws `StepHookError`.
  */
 export function composeStepHook(producers: StepProducers): PrepareStep | undefined {
-  const { context, condensation, user } = producers;
-  if (context === undefined && condensation === undefined && user === undefined) return undefined;
+  const { handoff, context, condensation, user } = producers;
+  if (handoff === undefined && context === undefined && condensation === undefined && user === undefined) return undefined;
   return async (step) => {
     const overrides: StepOverrides = {};
     let messages = step.messages;
@@ -39,6 +41,9 @@ export function composeStepHook(producers: StepProducers): PrepareStep | undefin
       overrides.system = context.system;
       overrides.volatileSystem = context.volatileSystem;
     }
+    // A handed-to agent speaks with its own system prompt; the context manager's texts are built on the first agent's.
+    const agent = handoff?.();
+    if (agent !== undefined) Object.assign(overrides, agent);
     if (user === undefined) return overrides;
     const seen = {
       ...step,

@@ -13,6 +13,8 @@ import type { SessionStoreLike } from '../store/types.js';
 import type { ContextManagerLike } from '../contract/context.js';
 import type { HistoryOptions } from '../history/tools.js';
 import type { SchemaLike, StandardSchemaV1 } from '../../schema/index.js';
+import type { RunLimits } from '../contract/limits.js';
+import type { CallerRun } from '../contract/tool.js';
 
 /** The model controls (`temperature`, `topP`, `stopSequences`, `toolChoice`, `thinking`) apply to every run; see docs/agent.md. */
 export type AgentConfig = ModelControls & {
@@ -23,6 +25,8 @@ export type AgentConfig = ModelControls & {
    * cap, prices): the invoker's, else the registry's (`registerModelCard`).
    */
   model: string | ModelInvoker;
+  /** The agent's name: what handoffs and telemetry call it, and what the session records as speaking. Default `main`. */
+  name?: string;
   system?: string;
   tools?: ToolDefinition[];
   /** Model calls allowed in one run before it faults with `max_steps`. Default 64. */
@@ -61,6 +65,26 @@ export type AgentConfig = ModelControls & {
   inputGuardrails?: InputGuardrail[];
   /** Check every tool call before it runs, and the final answer before the run settles; see docs/guardrails.md. */
   outputGuardrails?: OutputGuardrail[];
+  /**
+   * Agents the model may hand the conversation to (`handoff(config)` of `indusagi/agents`): each gets a
+   * `transfer_to_<name>` tool, and the next model call of the run is that agent's (its system prompt,
+   * tools and model), in the same session. See docs/subagents.md.
+   */
+  handoffs?: Handoff[];
+  /** What every run may spend at most, counted over its sub-agents too; a run's own `limits` override these one by one. */
+  limits?: RunLimits;
+};
+
+/** Another agent the model may hand the conversation to (`handoff(config)` of `indusagi/agents` makes one). */
+export type Handoff = {
+  /** The agent: its config, or a function returning it (agents that hand back to each other name each other). */
+  readonly agent: AgentConfig | (() => AgentConfig);
+  /** Its name, unique among the agents of one conversation. Default: the config's `name`. */
+  readonly name?: string;
+  /** What the model is told about the agent, in the description of the tool that hands over to it. */
+  readonly description?: string;
+  /** Its model, when it is not the conversation's invoker with the config's `model` id. */
+  readonly invokeModel?: ModelInvoker;
 };
 
 /** What the conductor is built from, all optional: the conductor knows no vendor. */
@@ -106,6 +130,17 @@ export type SubmitOptions = ModelControls & {
    */
   output?: SchemaLike;
   /**
+   * What this run may spend at most, counted over its sub-agents too (`RunLimits`): a model or tool
+   * call that could cross a limit is not made, and the run faults `budget_exceeded`. Each limit given
+   * here overrides the config's.
+   */
+  limits?: RunLimits;
+  /**
+   * The tool call this run is made for, when it is a sub-agent's (`ctx.caller` of that call): the run
+   * spends from the calling run's limits too, so one budget covers the tree. `agentTool` passes it.
+   */
+  parent?: CallerRun;
+  /**
    * Another model for this run only: an invoker (it brings its own id and card) or a model id the agent's
    * invoker can call. The agent's own model (and its card's window for condensation) is unchanged.
    */
@@ -139,10 +174,13 @@ export interface Agent {
   subscribe(handler: (e: RunEvent) => void): () => void;
   resume(sessionId: string): Promise<RunSnapshot>;
   abort(): void;
-  /** Runs the waiting tool call `approvalId` (its call id); the run goes on once every call of its batch is decided. */
-  approve(approvalId: string): Run;
+  /**
+   * Runs the waiting tool call `approvalId` (its call id, or for a sub-agent's call the id
+   * `pendingApprovals()` lists); the run goes on once every call of its batch is decided.
+   */
+  approve(approvalId: string, opts?: SubmitOptions): Run;
   /** Answers the waiting call `approvalId` with an error result saying the user rejected it (and why); it never runs. */
-  reject(approvalId: string, reason?: string): Run;
+  reject(approvalId: string, reason?: string, opts?: SubmitOptions): Run;
   /**
    * Picks the loop up where the session stands, without a new prompt: a context that ends with a
    * prompt or tool results goes to the model; one that ends with an answer, or with calls waiting for

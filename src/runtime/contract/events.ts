@@ -3,8 +3,13 @@ import type { ModelUsage } from './model.js';
 import type { LoadReport } from './session.js';
 import type { GuardrailTrip } from './guardrail.js';
 
-/** A tool call that waits for a human decision; `approvalId` is the call's id. */
-export type PendingApproval = { approvalId: string; callId: string; name: string; input: unknown };
+/**
+ * A tool call that waits for a human decision; `approvalId` is the call's id. A call of a sub-agent
+ * (`agentTool`) waits on the agent that called it too: `path` names the agent tools it sits under,
+ * outermost first, and `approvalId` joins their call ids and the call's own with `/` (`callId` is the
+ * call's own id in the sub-agent's session).
+ */
+export type PendingApproval = { approvalId: string; callId: string; name: string; input: unknown; path?: string[] };
 
 /**
  * Where a run stands. `waiting` means it settled with tool calls awaiting approval; `interrupted` (on
@@ -38,6 +43,8 @@ export type RunSnapshot = {
   output?: unknown;
   /** With status `interrupted`: the calls of the last reply a crash cut off (empty when the model had not answered yet). */
   interrupted?: InterruptedCall[];
+  /** With handoffs (`AgentConfig.handoffs`): the name of the agent that has the conversation now. */
+  agent?: string;
   /**
    * The guardrail trip the run ended on: on the faulted snapshot of a tripped run, and on the snapshot
    * `resume` returns while the session's last run is the one that tripped (the run was taken back).
@@ -56,6 +63,8 @@ export type FaultKind =
   | 'invalid_request'
   /** The final answer did not match the `output` schema of `submit`, even after one repair attempt. */
   | 'invalid_output'
+  /** The next model or tool call would have crossed one of the run's `limits` (counted over its sub-agents too), so it was not made. */
+  | 'budget_exceeded'
   /** A guardrail tripped (or threw): the run stopped and was taken back; the snapshot's `tripped` says why. */
   | 'guardrail_tripped'
   | 'internal';
@@ -121,6 +130,16 @@ export type RunEventBody =
   /** A guardrail tripped: the run stops now (a model call in flight is aborted, no tool runs) and faults `guardrail_tripped`. */
   | { kind: 'guardrail_tripped'; trip: GuardrailTrip; outputInfo?: unknown }
   | { kind: 'settled'; snapshot: RunSnapshot }
-  | { kind: 'faulted'; error: RunError; snapshot: RunSnapshot };
+  | { kind: 'faulted'; error: RunError; snapshot: RunSnapshot }
+  /**
+   * An event of a sub-agent's run (`agentTool`), carried in the run of the agent that called it, so one
+   * stream covers the whole tree. `path` names the agent tools from this run down, outermost first;
+   * `calls` their call ids; `sessionId` is the session of the sub-agent that published `event`, which
+   * is its own event as published there (its own `runId`; never itself `nested`: deeper events arrive
+   * with a longer path).
+   */
+  | { kind: 'nested'; path: string[]; calls: string[]; sessionId: string; event: RunEvent }
+  /** The model handed the conversation from agent `from` to agent `to` (`handoffs`): the next model call is `to`'s. */
+  | { kind: 'handoff'; from: string; to: string; callId: string };
 
 export type RunEventKind = RunEvent['kind'];

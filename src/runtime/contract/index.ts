@@ -7,4 +7,5 @@ export * from './events.js';
 export * from './compaction.js';
 export * from './step.js';
 export * from './context.js';
+export * from './limits.js';
 export * from './guardrail.js';

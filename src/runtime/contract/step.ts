@@ -50,6 +50,8 @@ export type StepOverrides = ModelControls & {
   tools?: ModelTool[];
   /** Another model for this call only. */
   model?: ModelInvoker;
+  /** This call's output cap (`max_tokens`), for a model whose cap differs from the run's. */
+  maxOutputTokens?: number;
 };
 
 /**

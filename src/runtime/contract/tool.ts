@@ -1,3 +1,5 @@
+import type { PendingApproval } from './events.js';
+
 /**
  * What a tool call is given besides its input, wherever it runs (the loop, a `Toolset`, `runAgent`'s
  * `execute`): one object, so that what a tool may be given later joins it as an optional member
@@ -11,6 +13,11 @@ export type ToolContext = {
   /** Reports progress of a long call; each report is published as a `tool_progress` event. */
   progress?: (update: ToolProgress) => void;
   /**
+   * The agent run making the call, whenever an agent runs the tool (absent when a toolset is driven by
+   * hand). A tool that runs an agent of its own (`agentTool`) builds on it: see docs/subagents.md.
+   */
+  caller?: CallerRun;
+  /**
    * Trace context for a tool that calls a remote service (W3C `traceparent`, `tracestate`), set by
    * telemetry when a propagator is registered; MCP tools send it in the request's `_meta`.
    */
@@ -23,6 +30,37 @@ export type ToolContext = {
    */
   ask?: (question: InputQuestion) => Promise<InputAnswer>;
 };
+
+/** What a tool call knows of the agent run that made it. */
+export interface CallerRun {
+  /** The calling agent's session. */
+  readonly sessionId: string;
+  /** The operation making the call (`RunEvent.runId` of its events). */
+  readonly runId: string;
+}
+
+/**
+ * A tool whose call keeps its own durable state and picks up where it stopped (a sub-agent: its
+ * session). Such a call is never answered as interrupted: a call a crash cut off, or one that stopped
+ * waiting for approvals of its own (`execute` returned a `WaitingCall`), runs `execute` again, which
+ * goes on from that state instead of starting over.
+ */
+export interface ResumableTool {
+  /**
+   * What call `callId` waits for, read from its state when a session is opened (a restart): the
+   * approvals it waits on, as its own agent lists them; none when it waits for nothing.
+   */
+  waiting(callId: string, caller: CallerRun): Promise<PendingApproval[]>;
+}
+
+/**
+ * What a resumable tool's `execute` returns for a call that stopped waiting on approvals of its own (a
+ * sub-agent's call that needs approval): the call gets no result yet, its approvals are listed as the
+ * calling agent's (under the call's id and the tool's name), and deciding one runs the call again.
+ */
+export class WaitingCall {
+  constructor(readonly pending: readonly PendingApproval[]) {}
+}
 
 /** What a tool asks a person: a message, and the JSON Schema of the answer it needs (an object). */
 export type InputQuestion = { message: string; schema: object; /** Who asks (an MCP server's name). */ from?: string };
@@ -57,6 +95,8 @@ export type ToolDefinition = {
    * goes back to the model as interrupted, since it may have run. Default false.
    */
   idempotent?: boolean;
+  /** Set for a tool whose call picks up where it stopped (`agentTool` sets it); see `ResumableTool`. */
+  resumable?: ResumableTool;
 };
 
 /** Maps between original and sanitized tool names, both ways (`buildToolNameMap` builds one). */

@@ -23,6 +23,33 @@ export type HistoryOptions = {
 export const HISTORY_NOTE =
   'The turns summarized above are still kept verbatim: history_search finds them by words (paths, commands, ids, numbers), history_read shows one in full by its id.';
 
+// One schema object per shape, so every agent's history tools share one compiled schema (compiled once
+// per object): an agent built per call (a sub-agent) does not compile them again.
+const searchInputs = new Map<number, object>();
+function searchInput(k: number): object {
+  let schema = searchInputs.get(k);
+  if (schema === undefined) {
+    schema = {
+      type: 'object',
+      properties: {
+        query: { type: 'string', description: 'Words to look for, e.g. a path, an error message, an invoice number.' },
+        k: { type: 'integer', minimum: 1, maximum: k, description: `How many turns to return (default ${Math.min(5, k)}).` },
+      },
+      required: ['query'],
+    };
+    searchInputs.set(k, schema);
+  }
+  return schema;
+}
+const READ_INPUT = {
+  type: 'object',
+  properties: {
+    id: { type: 'string', description: 'A turn id from history_search.' },
+    offset: { type: 'integer', minimum: 0, description: 'Where to continue a long turn (the offset the last read ended at).' },
+  },
+  required: ['id'],
+};
+
 /** The two tools, reading whichever index `current` gives (the agent's session may change between runs). */
 export function historyTools(current: () => HistoryIndex | undefined, options: HistoryOptions = {}): ToolDefinition[] {
   const k = Math.min(options.k ?? 5, 20);
@@ -38,14 +65,7 @@ export function historyTools(current: () => HistoryIndex | undefined, options: H
       name: HISTORY_SEARCH,
       description:
         'Searches the earlier turns of this conversation that were condensed into a summary, and returns the best matches verbatim with their ids. Use it for exact details the summary left out: file paths, commands, ids, numbers, quotes.',
-      inputSchema: {
-        type: 'object',
-        properties: {
-          query: { type: 'string', description: 'Words to look for, e.g. a path, an error message, an invoice number.' },
-          k: { type: 'integer', minimum: 1, maximum: k, description: `How many turns to return (default ${Math.min(5, k)}).` },
-        },
-        required: ['query'],
-      },
+      inputSchema: searchInput(k),
       idempotent: true,
       async execute(input: { query?: unknown; k?: unknown }) {
         if (typeof input.query !== 'string' || input.query.trim() === '')
@@ -62,14 +82,7 @@ export function historyTools(current: () => HistoryIndex | undefined, options: H
     {
       name: HISTORY_READ,
       description: 'Shows one earlier turn of this conversation in full, by the id history_search gave.',
-      inputSchema: {
-        type: 'object',
-        properties: {
-          id: { type: 'string', description: 'A turn id from history_search.' },
-          offset: { type: 'integer', minimum: 0, description: 'Where to continue a long turn (the offset the last read ended at).' },
-        },
-        required: ['id'],
-      },
+      inputSchema: READ_INPUT,
       idempotent: true,
       async execute(input: { id?: unknown; offset?: unknown }) {
         if (typeof input.id !== 'string' || input.id === '')

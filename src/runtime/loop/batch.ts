@@ -40,22 +40,25 @@ export function pendingApprovalsOf(context: readonly Turn[]): PendingApproval[] 
  * Never started: `pending`, it waits for a decision. Started once: it may have run before the run
  * stopped, so it is `rerun` when running it again does no harm (an idempotent tool), `interrupted`
  * when not. Started more than once: `interrupted`, whatever the tool (a call is run again only once).
+ * A resumable tool's call (a sub-agent's) is always `rerun` once started: running it again picks it up
+ * where it stopped, however often it stopped.
  */
 export function callStanding(
   call: ToolCallBlock,
-  tools: Pick<LoopTools, 'has' | 'needsApproval' | 'idempotent'>,
+  tools: Pick<LoopTools, 'has' | 'needsApproval' | 'idempotent' | 'resumable'>,
   startsOf: (callId: string) => number,
 ): 'pending' | 'rerun' | 'interrupted' {
   const known = tools.has(call.name);
   const starts = startsOf(call.id) + (known && tools.needsApproval(call.name) ? 0 : 1);
   if (starts === 0) return 'pending';
+  if (known && tools.resumable(call.name) !== undefined) return 'rerun';
   return known && tools.idempotent(call.name) && starts === 1 ? 'rerun' : 'interrupted';
 }
 
 /** The open batch split into the calls waiting for a decision and those a stopped run cut off. */
 export function openBatchStanding(
   context: readonly Turn[],
-  tools: Pick<LoopTools, 'has' | 'needsApproval' | 'idempotent'>,
+  tools: Pick<LoopTools, 'has' | 'needsApproval' | 'idempotent' | 'resumable'>,
   startsOf: (callId: string) => number,
 ): { pending: PendingApproval[]; interrupted: InterruptedCall[] } {
   const pending: PendingApproval[] = [];
@@ -66,6 +69,14 @@ export function openBatchStanding(
     else interrupted.push({ callId: call.id, name: call.name, input: call.input, rerun: standing === 'rerun' });
   }
   return { pending, interrupted };
+}
+
+/**
+ * The approvals a resumable call (a sub-agent's) waits on, as the agent that made the call lists them:
+ * each id prefixed with the call's id and `/`, the tool's name in front of its path.
+ */
+export function nestedApprovals(call: ToolCallBlock, pending: readonly PendingApproval[]): PendingApproval[] {
+  return pending.map((p) => ({ ...p, approvalId: `${call.id}/${p.approvalId}`, path: [call.name, ...(p.path ?? [])] }));
 }
 
 export function toPendingApproval(call: ToolCallBlock): PendingApproval {

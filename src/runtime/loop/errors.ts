@@ -1,6 +1,7 @@
 import { IndusagiError } from '../../errors/index.js';
 import type { FaultKind, RunSnapshot } from '../contract/events.js';
 import type { ModelReply } from '../contract/model.js';
+import type { LimitName } from '../contract/limits.js';
 
 const FAULT_KINDS: ReadonlySet<string> = new Set<FaultKind>([
   'aborted',
@@ -11,6 +12,7 @@ const FAULT_KINDS: ReadonlySet<string> = new Set<FaultKind>([
   'store_error',
   'invalid_request',
   'invalid_output',
+  'budget_exceeded',
   'guardrail_tripped',
   'internal',
 ]);
@@ -45,6 +47,39 @@ export class MaxStepsError extends IndusagiError {
   static override readonly errorName: string = 'MaxStepsError';
   constructor(readonly maxSteps: number) {
     super('max_steps', `The model was still calling tools after ${maxSteps} model calls (maxSteps); the run stopped.`);
+  }
+}
+
+/**
+ * The next call would have crossed one of a run's `limits`, so it was not made and the run stops here
+ * (every later call the run, or a sub-agent of it, would make is refused too). `spent` is what the
+ * limit had counted and `needed` what the refused call would have added at most, in the limit's unit
+ * (USD, tokens, calls, milliseconds). `budget` is the run budget whose limit it was: a sub-agent's own,
+ * or one of the runs above it.
+ */
+export class BudgetExceededError extends IndusagiError {
+  static override readonly errorName: string = 'BudgetExceededError';
+  constructor(
+    readonly limit: LimitName,
+    readonly max: number,
+    readonly spent: number,
+    readonly needed: number,
+    readonly budget: object,
+  ) {
+    super('budget_exceeded', `The run stopped before a call that would cross its ${limit} of ${max} (${describe(limit, spent, needed)}).`);
+  }
+}
+
+function describe(limit: LimitName, spent: number, needed: number): string {
+  switch (limit) {
+    case 'maxCostUsd':
+      return `spent $${spent.toFixed(4)}; the next call could cost up to $${needed.toFixed(4)}`;
+    case 'maxTokens':
+      return `spent ${spent} tokens; the next call could take up to ${needed}`;
+    case 'maxToolCalls':
+      return `${spent} tool calls made; ${needed} more were asked for`;
+    case 'maxDurationMs':
+      return `${Math.round(spent)} ms have passed`;
   }
 }
 

@@ -2,7 +2,15 @@
 export { runLoop, settleOpenBatch } from './run-loop.js';
 export { defineLoopTools } from './tools.js';
 export type { LoopToolsSource } from './tools.js';
-export { openBatch, pendingApprovalsOf, openBatchStanding, callStanding, lastAssistantText, lastUserText } from './batch.js';
+export {
+  openBatch,
+  pendingApprovalsOf,
+  openBatchStanding,
+  callStanding,
+  nestedApprovals,
+  lastAssistantText,
+  lastUserText,
+} from './batch.js';
 export {
   RunFault,
   RunAbortedError,
@@ -10,6 +18,7 @@ export {
   ModelCallError,
   PromptTooLongError,
   ContextWindowExceededError,
+  BudgetExceededError,
   faultKindOf,
 } from './errors.js';
 export { ABORTED_RESULT, INTERNAL_ERROR, INTERRUPTED_RESULT } from './tool-call.js';
@@ -18,4 +27,4 @@ export { applyControls } from './controls.js';
 export { parsePartialJson, MAX_PARTIAL_JSON_DEPTH } from './partial-json.js';
 export type { PartialJson } from './partial-json.js';
 export type { RunControls } from './controls.js';
-export type { LoopInput, LoopOutcome, LoopEvent, LoopDurability, LoopTools, ApprovalDecision } from './types.js';
+export type { LoopInput, LoopOutcome, LoopEvent, LoopDurability, LoopTools, LoopBudget, ApprovalDecision, ContextView } from './types.js';

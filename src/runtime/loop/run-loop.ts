@@ -36,7 +36,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
 
 async function runSteps(input: LoopInput, abort: AbortRace): Promise<LoopOutcome> {
   const { context, signal, emit, tools, runId } = input;
-  const view = new ModelView(tools.names);
+  const view = input.view ?? new ModelView(tools.names);
   const onText = (delta: string) => emit({ kind: 'text_delta', delta, runId });
   const onRetry = (retry: ModelRetry) => emit({ kind: 'model_retry', ...retry, runId });
   let steps = 0;
@@ -72,7 +72,7 @@ async function runSteps(input: LoopInput, abort: AbortRace): Promise<LoopOutcome
       model: overrides?.model?.modelId ?? input.model,
       messages: view.of(context),
       tools: overrides?.tools ?? tools.specs,
-      maxOutputTokens: input.maxOutputTokens,
+      maxOutputTokens: overrides?.maxOutputTokens ?? input.maxOutputTokens,
       signal,
       onText,
       onRetry,
@@ -161,14 +161,19 @@ async function callModel(
   request: ModelRequest,
   abort: AbortRace,
 ): Promise<ModelReply> {
+  const invoker = overrides?.model ?? input.invoke;
+  // The budget refuses a call that could cross the run's limits before it is made, and counts what it cost.
+  const spent = input.budget?.modelCall(request, invoker);
   let reply: ModelReply;
   try {
-    reply = await abort.race((overrides?.model ?? input.invoke)(request));
+    reply = await abort.race(invoker(request));
   } catch (error) {
+    spent?.(undefined);
     if (input.signal.aborted) throw RunAbortedError.isInstance(error) ? error : new RunAbortedError({ cause: error });
     if (IndusagiError.isInstance(error)) throw error;
     throw new ModelCallError(`The model call failed: ${errorMessage(error)}`, { cause: error });
   }
+  spent?.(reply?.usage);
   if (!reply || !reply.turn || !Array.isArray(reply.turn.blocks)) {
     throw new ModelCallError('The model invoker resolved without a reply turn.');
   }

@@ -2,7 +2,7 @@ import type { ToolCallBlock, ToolResultBlock } from '../contract/turn.js';
 import type { ToolContext, ToolProgress } from '../contract/tool.js';
 import type { PendingApproval } from '../contract/events.js';
 import type { AbortRace } from './abort.js';
-import { callStanding, toPendingApproval } from './batch.js';
+import { callStanding, nestedApprovals, toPendingApproval } from './batch.js';
 import {
   ABORTED_RESULT,
   INTERRUPTED_RESULT,
@@ -12,6 +12,7 @@ import {
   type Admission,
   type CallOutcome,
 } from './tool-call.js';
+import type { BudgetExceededError } from './errors.js';
 import type { LoopInput } from './types.js';
 
 /**
@@ -20,9 +21,12 @@ import type { LoopInput } from './types.js';
  * or a session picked up after a crash), a call runs only with an approval, or again when it may have
  * run already and its tool is idempotent; one that may have run otherwise is answered as interrupted,
  * and one that needs approval and never started keeps waiting (see `callStanding`). Approved calls are
- * marked started, durably, before they run. Returns the calls still waiting. On abort, every call still
- * unanswered gets an `aborted` error result before it rethrows, so the context never ends with a call
- * that has no result and no one waiting on it.
+ * marked started, durably, before they run. Returns the calls still waiting: those that need a
+ * decision, and the approvals a resumable call (a sub-agent) waits on, which leave that call without a
+ * result. On abort, every call still unanswered gets an `aborted` error result before it rethrows, so
+ * the context never ends with a call that has no result and no one waiting on it. The run's budget is
+ * asked before any call starts; when it (or a sub-agent's call meeting it) stops the run, the calls
+ * that could not run get an error result saying so, except resumable ones, which stay open to pick up.
  */
 export async function settleBatch(calls: ToolCallBlock[], input: LoopInput, fresh: boolean, abort: AbortRace): Promise<PendingApproval[]> {
   const { tools, signal, emit, runId } = input;
@@ -75,19 +79,33 @@ export async function settleBatch(calls: ToolCallBlock[], input: LoopInput, fres
       throw error;
     }
   }
+  if (fresh) {
+    for (const p of pending)
+      emit({ kind: 'approval_requested', approvalId: p.approvalId, name: p.name, callId: p.callId, input: p.input, runId });
+  }
+  if (runnable.length > 0 && input.budget !== undefined) {
+    // A resumable call run again goes on with work it already counted; every other start is one more call.
+    const starts = runnable.filter((i) => fresh || tools.resumable(calls[i].name) === undefined).length;
+    try {
+      input.budget.toolCalls(starts);
+    } catch (error) {
+      for (const i of runnable)
+        if (tools.resumable(calls[i].name) === undefined || fresh)
+          outcomes[i] = finish(calls[i], errorOutcome(calls[i], notRun(error)), input);
+      appendResults(outcomes, input);
+      throw error;
+    }
+  }
   if (starting.length > 0 && input.durability !== undefined) {
     // Durable before the first of them starts: after a crash they may have run, and must not be approved or re-run again.
     input.durability.markStarted(starting);
     await input.durability.checkpoint();
   }
-  if (fresh) {
-    for (const p of pending)
-      emit({ kind: 'approval_requested', approvalId: p.approvalId, name: p.name, callId: p.callId, input: p.input, runId });
-  }
 
   if (runnable.length > 0) {
     // Once the run is aborted, late finishers must not touch the answers already written down.
     let closed = false;
+    const stops: BudgetExceededError[] = [];
     const runOne = async (i: number) => {
       if (closed) return;
       const call = calls[i];
@@ -98,12 +116,23 @@ export async function settleBatch(calls: ToolCallBlock[], input: LoopInput, fres
           emit({ kind: 'tool_progress', name: call.name, callId: call.id, ...progressOf(update), runId });
       };
       const ctx: ToolContext = { signal, callId: call.id, progress };
+      if (input.caller !== undefined) ctx.caller = input.caller;
       if (input.ask !== undefined) {
         const ask = input.ask;
         ctx.ask = (question) => ask(call.id, call.name, question);
       }
-      const outcome = await executeCall(call, inputs[i], tools, ctx);
-      if (!closed) outcomes[i] = finish(call, outcome, input);
+      const end = await executeCall(call, inputs[i], tools, ctx);
+      if (closed) return;
+      if ('stop' in end) {
+        stops.push(end.stop);
+        if (tools.resumable(call.name) === undefined) outcomes[i] = finish(call, errorOutcome(call, notRun(end.stop)), input);
+      } else if ('waiting' in end) {
+        const nested = nestedApprovals(call, end.waiting);
+        pending.push(...nested);
+        emit({ kind: 'call_waiting', callId: call.id, pending: nested });
+      } else {
+        outcomes[i] = finish(call, end, input);
+      }
     };
     const all: Promise<unknown> = input.sequential ? runInOrder(runnable, runOne) : Promise.all(runnable.map(runOne));
     try {
@@ -114,9 +143,19 @@ export async function settleBatch(calls: ToolCallBlock[], input: LoopInput, fres
       appendResults(outcomes, input);
       throw error;
     }
+    if (stops.length > 0) {
+      // Every other call of the batch has settled: their results are kept, then the run stops.
+      appendResults(outcomes, input);
+      throw stops[0];
+    }
   }
   appendResults(outcomes, input);
   return pending;
+}
+
+/** The result of a call the run's budget kept from running (or stopped while it ran a sub-agent). */
+function notRun(error: unknown): string {
+  return `Not run: ${error instanceof Error ? error.message : String(error)}`;
 }
 
 /** Every call's admission (see `admitCalls`); an abort while a schema validates asynchronously closes the batch as aborted. */

@@ -1,11 +1,20 @@
 import { toolResultContent, type ToolCallBlock, type ToolResultBlock } from '../contract/turn.js';
 import { ToolError } from '../tools/tool-error.js';
 import { errorMessage } from '../../errors/base.js';
-import type { ToolContext } from '../contract/tool.js';
+import { WaitingCall, type ToolContext } from '../contract/tool.js';
+import type { PendingApproval } from '../contract/events.js';
+import { BudgetExceededError } from './errors.js';
 import type { InputCheck, LoopTools } from './types.js';
 
 /** What a call produced: the block for the model, and the raw value for events and parts. */
 export type CallOutcome = { block: ToolResultBlock; result: unknown; isError: boolean };
+
+/**
+ * How a call that ran ended: with a result; waiting on approvals of its own (a resumable call's
+ * `WaitingCall`, no result yet); or stopped by the run's budget (a sub-agent that met the limits of a
+ * run above it), which stops the run once the rest of the batch has settled.
+ */
+export type CallEnd = CallOutcome | { waiting: readonly PendingApproval[] } | { stop: BudgetExceededError };
 
 export const INTERNAL_ERROR = 'Internal error';
 export const ABORTED_RESULT = 'Aborted: the run was stopped before this tool call finished.';
@@ -68,14 +77,25 @@ function uncheckable(call: ToolCallBlock, error: unknown): Admission {
   return { refusal: `The input for tool "${call.name}" could not be checked (${errorMessage(error)}); the tool did not run.` };
 }
 
-/** Runs one call with its admitted `input`. Never rejects: every failure becomes an error result. */
-export async function executeCall(call: ToolCallBlock, input: unknown, tools: LoopTools, ctx: ToolContext): Promise<CallOutcome> {
+/**
+ * Runs one call with its admitted `input`. Never rejects: every failure becomes an error result, but a
+ * `BudgetExceededError` (the run's limits met inside the call) stops the call instead, and a resumable
+ * tool's `WaitingCall` leaves it waiting.
+ */
+export async function executeCall(call: ToolCallBlock, input: unknown, tools: LoopTools, ctx: ToolContext): Promise<CallEnd> {
   let value: unknown;
   try {
     value = await tools.execute(call.name, input, ctx);
   } catch (error) {
+    if (BudgetExceededError.isInstance(error)) return { stop: error };
     if (ToolError.isInstance(error)) return errorOutcome(call, error.message);
     console.error(`[indusagi] tool "${call.name}" (call ${call.id}) threw:`, error);
+    return errorOutcome(call, INTERNAL_ERROR);
+  }
+  if (value instanceof WaitingCall) {
+    if (tools.resumable(call.name) !== undefined) return { waiting: value.pending };
+    // Nothing would ever run the call again: waiting is for resumable tools only.
+    console.error(`[indusagi] tool "${call.name}" (call ${call.id}) returned a WaitingCall but is not resumable`);
     return errorOutcome(call, INTERNAL_ERROR);
   }
   let content: string;

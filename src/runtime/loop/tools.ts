@@ -1,7 +1,7 @@
 import type { ModelTool } from '../contract/model.js';
 import { buildToolNameMap } from '../tools/names.js';
 import { DuplicateToolError } from '../tools/index.js';
-import type { ToolContext } from '../contract/tool.js';
+import type { ResumableTool, ToolContext } from '../contract/tool.js';
 import type { InputCheck, LoopTools } from './types.js';
 
 export type LoopToolsSource = {
@@ -10,6 +10,7 @@ export type LoopToolsSource = {
   execute(name: string, input: unknown, ctx: ToolContext): unknown;
   needsApproval?(name: string): boolean;
   idempotent?(name: string): boolean;
+  resumable?(name: string): ResumableTool | undefined;
   /** See `LoopTools.check`. */
   check?(name: string, input: unknown): InputCheck | Promise<InputCheck>;
 };
@@ -32,12 +33,14 @@ export function defineLoopTools(source: LoopToolsSource): LoopTools {
   }));
   const needsApproval = source.needsApproval ?? (() => false);
   const idempotent = source.idempotent ?? (() => false);
+  const resumable = source.resumable ?? (() => undefined);
   return {
     specs,
     names,
     has: (name) => known.has(name),
     needsApproval: (name) => needsApproval(name),
     idempotent: (name) => idempotent(name),
+    resumable: (name) => resumable(name),
     check: source.check ?? ((_name, input) => ({ ok: true, input })),
     execute: (name, input, ctx) => source.execute(name, input, ctx),
   };

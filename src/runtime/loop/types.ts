@@ -1,7 +1,7 @@
 import type { Turn } from '../contract/turn.js';
-import type { InputAnswer, InputQuestion, ToolContext } from '../contract/tool.js';
+import type { CallerRun, InputAnswer, InputQuestion, ResumableTool, ToolContext } from '../contract/tool.js';
 import type { Condensation, PrepareStep, StepInput } from '../contract/step.js';
-import type { ModelInvoker, ModelReply, ModelTool, ProviderOptions, ResponseFormat } from '../contract/model.js';
+import type { ModelInvoker, ModelReply, ModelRequest, ModelTool, ModelUsage, ProviderOptions, ResponseFormat } from '../contract/model.js';
 import type { PendingApproval, RunEvent } from '../contract/events.js';
 import type { ToolNameMap } from '../tools/names.js';
 import type { RunControls } from './controls.js';
@@ -17,6 +17,8 @@ export interface LoopTools {
   needsApproval(name: string): boolean;
   /** True when running a call of the tool twice does no harm, so one a crash cut off may run again. */
   idempotent(name: string): boolean;
+  /** The tool's `resumable` when its calls pick up where they stopped (a sub-agent); see `ResumableTool`. */
+  resumable(name: string): ResumableTool | undefined;
   /**
    * Checks a call's input against the tool's schema before anything else happens to the call (approval
    * included): the input `execute` is given, or why the call cannot run. Required, so that no wrapper of
@@ -43,7 +45,12 @@ export type ApprovalDecision = { approved: true } | { approved: false; reason?: 
 export type LoopEvent =
   | Extract<RunEvent, { kind: 'text_delta' | 'tool_started' | 'tool_finished' | 'tool_progress' | 'approval_requested' | 'model_retry' }>
   /** A step (one model call and the tool calls it asked for) is done. */
-  | { kind: 'step'; steps: number };
+  | { kind: 'step'; steps: number }
+  /**
+   * A resumable call stopped waiting on approvals of its own: it has no result, and `pending` are its
+   * approvals as the calling agent lists them (ids prefixed with the call's, path with the tool's name).
+   */
+  | { kind: 'call_waiting'; callId: string; pending: PendingApproval[] };
 
 export type LoopInput = {
   model: string;
@@ -89,6 +96,16 @@ export type LoopInput = {
   previous?: StepInput['previous'];
   /** Makes every settled step durable as it settles; absent, nothing is written mid-run. */
   durability?: LoopDurability;
+  /** Holds the run to its limits; absent, nothing is counted. */
+  budget?: LoopBudget;
+  /** Handed to every tool call as `ToolContext.caller`. */
+  caller?: CallerRun;
+  /**
+   * The context as the model sees it (tool names sanitized for `tools.names`), kept from run to run by
+   * whoever owns `context`, which resets it whenever the context changes other than by growing. Without
+   * it every run converts the whole context again before its first call.
+   */
+  view?: ContextView;
   /**
    * Asked before any call of a batch runs or waits for approval, with those calls: throws to stop the
    * run there (a guardrail tripped), and then every call of the batch is answered as aborted.
@@ -108,6 +125,25 @@ export type LoopDurability = {
   checkpoint(): Promise<void>;
   markStarted(callIds: string[]): void;
   startsOf(callId: string): number;
+};
+
+/**
+ * A run's limits as the loop meets them: asked before every model call and before a batch of tool
+ * calls starts. Either throws `BudgetExceededError` to stop the run before the call.
+ */
+export interface LoopBudget {
+  /** Before `request` goes to `invoker`: returns what to call with the reply's usage once it is known (none when the call failed). */
+  modelCall(request: ModelRequest, invoker: ModelInvoker): (usage: ModelUsage | undefined) => void;
+  /** Before `count` tool calls start. */
+  toolCalls(count: number): void;
+}
+
+/** The context as the model sees it, converted turn by turn as it grows (see `ModelView`). */
+export type ContextView = {
+  /** A fresh array the callee may keep. `context` must only have grown since the last call or `reset`. */
+  of(context: readonly Turn[]): Turn[];
+  /** Forgets what was converted; called when the context was replaced rather than grown. */
+  reset(): void;
 };
 
 export type LoopOutcome = {

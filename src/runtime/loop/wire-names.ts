@@ -10,7 +10,7 @@ export class ModelView {
   private readonly renames: boolean;
   private mirror: Turn[] = [];
 
-  constructor(private readonly names: ToolNameMap) {
+  constructor(readonly names: ToolNameMap) {
     let renames = false;
     for (const [original, sanitized] of names.toModel) if (original !== sanitized) renames = true;
     this.renames = renames;

@@ -18,28 +18,85 @@ export type ContextChain =
  * turns since the latest condensation plus the kept tail, never the depth of the session.
  */
 export function contextChain(id: string, lookup: (id: string) => SessionNode | undefined): ContextChain {
+  return new ChainWalk(id).run(lookup);
+}
+
+/**
+ * `contextChain` as a walk that can stop at a missing node and go on from there once more nodes are
+ * known: a reader that gets the nodes piece by piece (byte ranges, batches of rows) walks each node once.
+ */
+export class ChainWalk {
+  private readonly nodes: SessionNode[] = [];
+  // The id to look up next; null past the root, or past the first node of a kept tail (broken).
+  private next: string | null;
+  private summary: SessionNode | null = null;
+  private summaryAt = -1;
+  private done: ContextChain | null = null;
+
+  constructor(leaf: string) {
+    this.next = leaf;
+  }
+
+  /** The nodes walked so far, leaf first. */
+  get walked(): readonly SessionNode[] {
+    return this.nodes;
+  }
+
+  /** Walks on through `lookup`: the whole chain, a broken condensation, or the node still missing. */
+  run(lookup: (id: string) => SessionNode | undefined): ContextChain {
+    if (this.done !== null) return this.done;
+    const { nodes } = this;
+    for (;;) {
+      const summary = this.summary;
+      if (this.next === null) return (this.done = { ok: false, broken: summary! });
+      const node = lookup(this.next);
+      if (node === undefined) return { ok: false, missing: this.next };
+      nodes.push(node);
+      if (summary !== null) {
+        // In the kept tail, up to its first node.
+        if (node.id === summary.condenses!.firstKept) return (this.done = { ok: true, nodes, summaryAt: this.summaryAt });
+        this.next = node.parent;
+      } else if (node.condenses !== undefined) {
+        if (node.condenses.firstKept === null) return (this.done = { ok: true, nodes, summaryAt: nodes.length - 1 });
+        this.summary = node;
+        this.summaryAt = nodes.length - 1;
+        this.next = node.parent;
+      } else if (node.parent === null) {
+        return (this.done = { ok: true, nodes, summaryAt: -1 });
+      } else {
+        this.next = node.parent;
+      }
+    }
+  }
+}
+
+/**
+ * `contextChain` of the last node of `path`, when `path` is one line of descent, root side first (each
+ * node's parent is the node before it): the same answer, found by stepping back through the array
+ * rather than looking each parent up by id. What a store hands over to resume is usually such a path.
+ */
+export function pathChain(path: readonly SessionNode[]): ContextChain {
   const nodes: SessionNode[] = [];
-  let current = lookup(id);
-  if (current === undefined) return { ok: false, missing: id };
+  let i = path.length - 1;
   for (;;) {
+    const current = path[i];
     nodes.push(current);
     if (current.condenses !== undefined) break;
     if (current.parent === null) return { ok: true, nodes, summaryAt: -1 };
-    const parent = lookup(current.parent);
-    if (parent === undefined) return { ok: false, missing: current.parent };
-    current = parent;
+    if (i === 0) return { ok: false, missing: current.parent };
+    i--;
   }
-  const summary = current;
+  const summary = path[i];
   const summaryAt = nodes.length - 1;
   const firstKept = summary.condenses!.firstKept;
   if (firstKept === null) return { ok: true, nodes, summaryAt };
-  for (let walker = summary.parent; ;) {
-    if (walker === null) return { ok: false, broken: summary };
-    const node = lookup(walker);
-    if (node === undefined) return { ok: false, missing: walker };
+  for (;;) {
+    const parent = path[i].parent;
+    if (parent === null) return { ok: false, broken: summary };
+    if (i === 0) return { ok: false, missing: parent };
+    const node = path[--i];
     nodes.push(node);
     if (node.id === firstKept) return { ok: true, nodes, summaryAt };
-    walker = node.parent;
   }
 }
 

@@ -1,13 +1,16 @@
 import { open, type FileHandle } from 'node:fs/promises';
 
-/** Appends all of `bytes` (the file is opened in append mode) and waits until they are on stable storage. */
-export async function appendDurably(file: FileHandle, bytes: Buffer): Promise<void> {
+/**
+ * Appends all of `bytes` (the file is opened in append mode) and waits until they are on stable storage.
+ * `synced`: the file was opened with O_DSYNC, so each write is durable when it returns and no fsync is needed.
+ */
+export async function appendDurably(file: FileHandle, bytes: Buffer, synced = false): Promise<void> {
   let offset = 0;
   while (offset < bytes.length) {
     const { bytesWritten } = await file.write(bytes, offset, bytes.length - offset);
     offset += bytesWritten;
   }
-  await file.sync();
+  if (!synced) await file.sync();
 }
 
 /** True when the file is empty or ends with a newline, i.e. an append starts on a fresh line. */

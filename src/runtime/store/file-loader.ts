@@ -126,9 +126,9 @@ export class SessionFileLoader {
         leaf: tail.leaf,
         nodes: tail.nodes,
         usage: tail.usage,
-        offsets: tail.offsets,
+        offsets: tail.offsets(),
         verified: tail.verified,
-        checkpoint: { offset: tail.checkpoint.offset, live: tail.checkpoint.live, chain: tail.checkpointChain },
+        checkpoint: { offset: tail.checkpoint.offset, live: tail.checkpoint.live, chain: tail.checkpointChain() },
       }),
       index: SessionGraph.fromLivePath(id, records, {
         leaf: tail.leaf,

@@ -5,7 +5,7 @@ import type { GuardrailTrip } from '../contract/guardrail.js';
 import { sumUsage } from '../usage/sum.js';
 import { BrokenCondensationError, InvalidTurnError, MissingHistoryError, SessionIntegrityError, UnknownNodeError } from './errors.js';
 import { countStarts, tripOf } from './records.js';
-import { chainProblem, chainTurns, contextChain, type ContextChain } from './context-chain.js';
+import { chainProblem, chainTurns, contextChain, pathChain, type ContextChain } from './context-chain.js';
 import { ChildIndex } from './child-index.js';
 import { restoreRecords, type LeafFallback, type OrphanNode, type RejectedNode } from './restore.js';
 import { newNode, nodeIdentity, type AppendExtra } from './new-node.js';
@@ -49,6 +49,9 @@ export class SessionGraph {
   private readonly starts = new Map<string, number>();
   // Set while the graph holds only its live path.
   private rest: LiveRest | null = null;
+  // The last context chain built: a node's ancestry never changes, so it stays right. Resuming asks for
+  // the chain at the leaf several times (the load checks it, then the context and its node ids).
+  private chained: { id: string; chain: OkChain } | null = null;
   // The trip the last head record carried, until the leaf moves on.
   private trip: GuardrailTrip | null = null;
 
@@ -293,17 +296,30 @@ export class SessionGraph {
   static fromLivePath(sessionId: string, records: Iterable<SessionRecord>, options: LivePathOptions): SessionGraph {
     const graph = new SessionGraph(sessionId);
     const starts: SessionRecord[] = [];
+    // The nodes in the order given, and whether they form one line of descent (what stores give).
+    const held: SessionNode[] = [];
+    let descent = true;
     for (const record of records) {
       if (record.type === 'started') starts.push(record);
-      else if (record.type === 'node' && !graph.nodes.has(record.node.id)) graph.nodes.set(record.node.id, record.node);
+      else if (record.type === 'node' && !graph.nodes.has(record.node.id)) {
+        const node = record.node;
+        if (descent && held.length > 0 && node.parent !== held[held.length - 1].id) descent = false;
+        graph.nodes.set(node.id, node);
+        held.push(node);
+      }
     }
-    const problem = options.leaf === null ? null : chainProblem(contextChain(options.leaf, (id) => graph.nodes.get(id)));
-    if (problem !== null)
-      throw new SessionIntegrityError(sessionId, [`the nodes do not hold the context at the leaf ${options.leaf}: ${problem}`]);
-    graph.currentLeaf = options.leaf;
+    const { leaf } = options;
+    if (leaf !== null) {
+      const chain = descent && held.at(-1)?.id === leaf ? pathChain(held) : contextChain(leaf, (id) => graph.nodes.get(id));
+      if (!chain.ok)
+        throw new SessionIntegrityError(sessionId, [`the nodes do not hold the context at the leaf ${leaf}: ${chainProblem(chain)}`]);
+      graph.chained = { id: leaf, chain };
+    }
+    graph.currentLeaf = leaf;
     graph.trip = options.tripped ?? null;
-    graph.rest = new LiveRest(options, graph.nodes.values());
-    for (const [callId, count] of countStarts(starts)) if (graph.rest.calls.has(callId)) graph.starts.set(callId, count);
+    graph.rest = new LiveRest(options, () => graph.nodes.values());
+    if (starts.length > 0)
+      for (const [callId, count] of countStarts(starts)) if (graph.rest.calls.has(callId)) graph.starts.set(callId, count);
     return graph;
   }
 
@@ -326,9 +342,13 @@ export class SessionGraph {
     return node;
   }
 
-  private chainTo(id: string): Extract<ContextChain, { ok: true }> {
+  private chainTo(id: string): OkChain {
+    if (this.chained?.id === id) return this.chained.chain;
     const chain = contextChain(id, (nodeId) => this.lookup(nodeId));
-    if (chain.ok) return chain;
+    if (chain.ok) {
+      this.chained = { id, chain };
+      return chain;
+    }
     if ('broken' in chain) throw new BrokenCondensationError(this.sessionId, chain.broken.id, chain.broken.condenses!.firstKept!);
     if (chain.missing === id) throw new UnknownNodeError(this.sessionId, id);
     throw new MissingHistoryError(this.sessionId, id, chain.missing);
@@ -352,3 +372,5 @@ export class SessionGraph {
     this.rest?.added(node);
   }
 }
+
+type OkChain = Extract<ContextChain, { ok: true }>;

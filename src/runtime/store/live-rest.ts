@@ -33,21 +33,30 @@ export type LivePathOptions = {
 export class LiveRest {
   /** The usage over the whole session, when the store gave it, plus what was added since. */
   readonly usage: ModelUsage | null;
-  /** The calls of the nodes held: the ones whose start counts the graph knows exactly. */
-  readonly calls = new Set<string>();
+  // Built on first use: resuming a session whose last reply's calls are all answered never asks.
+  private heldCalls: Set<string> | null = null;
 
   constructor(
     private readonly options: LivePathOptions,
-    held: Iterable<SessionNode>,
+    /** The nodes the graph holds now. */
+    private readonly held: () => Iterable<SessionNode>,
   ) {
     this.usage = options.usageTotal === undefined ? null : { ...options.usageTotal };
-    for (const node of held) addCalls(this.calls, node);
+  }
+
+  /** The calls of the nodes held: the ones whose start counts the graph knows exactly. */
+  get calls(): ReadonlySet<string> {
+    if (this.heldCalls === null) {
+      this.heldCalls = new Set();
+      for (const node of this.held()) addCalls(this.heldCalls, node);
+    }
+    return this.heldCalls;
   }
 
   /** A node the graph added: its usage and calls are known without loading. */
   added(node: SessionNode): void {
     if (this.usage !== null && node.usage !== undefined) addUsage(this.usage, node.usage);
-    addCalls(this.calls, node);
+    if (this.heldCalls !== null) addCalls(this.heldCalls, node);
   }
 
   load(): Promise<readonly SessionRecord[]> {

@@ -16,7 +16,7 @@ import { assertValidSessionId, sessionIdProblem } from './session-id.js';
 import { summarizeFile } from './list-session.js';
 import { acquireLock, releaseLock, stillHeld, type HeldLock } from './lock.js';
 import { appendDurably, endsWithNewline, syncDirectory } from './durable-append.js';
-import { openForAppending, openForReading } from './safe-open.js';
+import { APPENDS_SYNC, openForAppending, openForReading } from './safe-open.js';
 import { io, offsetsOf, SessionFileLoader, type FileLoadReport, type Known, type LoadedSessionFile } from './file-loader.js';
 import { loadSession, loadSessionWithReport, type LoadOptions } from './load-session.js';
 import { assertRecords } from './records.js';
@@ -62,6 +62,11 @@ type Held = {
   endsCleanly: boolean | undefined;
   /** What the writer knows of the file: from the holder's first read (no second read needed), else from the first append's. */
   known: Known | null;
+  /**
+   * The holder's first read, not turned into `known` yet: that builds the writer's own graph of the live
+   * path, so the first append pays for it, and a resume that writes nothing never does.
+   */
+  knowing: (() => Known) | null;
   /** False until the file's size was compared with the writer's, and again after a failed write. */
   sizeSeen: boolean;
   /** Directories whose entries (this file, a freshly made root) must be synced after the first write. */
@@ -142,6 +147,7 @@ export class SessionStore implements SessionStoreLike {
       file: null,
       endsCleanly: undefined,
       known: null,
+      knowing: null,
       sizeSeen: false,
       unsyncedDirs,
       queue: Promise.resolve(),
@@ -163,8 +169,9 @@ export class SessionStore implements SessionStoreLike {
   }
 
   /**
-   * Appends `records` — and now and then a checkpoint — as one write and one fsync; resolves once the
-   * bytes are on stable storage, with how many records (checkpoints included) and bytes it appended.
+   * Appends `records` — and now and then a checkpoint — as one durable write (on a file opened with
+   * O_DSYNC; where there is none, a write and an fsync); resolves once the bytes are on stable storage,
+   * with how many records (checkpoints included) and bytes it appended.
    * Refused with `SessionLeaseLostError` after `release`, and with `SessionLockLostError` once the lock
    * file was removed or replaced behind the holder's back; nothing is written then. Appends under one
    * lease run one after another.
@@ -238,24 +245,25 @@ export class SessionStore implements SessionStoreLike {
   private async load(id: string, whole: boolean): Promise<StoredSession & { report: FileLoadReport }> {
     const read = await this.loader.load(id, this.pathOf(id), whole, (decoded) => this.learn(id, decoded));
     const held = this.held.get(id);
-    if (held !== undefined && held.known === null) prime(held, read.known());
+    if (held !== undefined && held.known === null && held.knowing === null) held.knowing = read.known;
     return read.stored;
   }
 
   /** A whole read of a session this store holds: its writer learns where every node sits. */
   private learn(id: string, decoded: DecodedFile): void {
-    const known = this.held.get(id)?.known;
-    if (known != null) known.writer.learn(offsetsOf(decoded), decoded.verified);
+    const held = this.held.get(id);
+    const known = held === undefined ? null : knownOf(held);
+    if (known !== null) known.writer.learn(offsetsOf(decoded), decoded.verified);
   }
 
   private async write(held: Held, records: readonly SessionRecord[]): Promise<AppendReport> {
     const id = held.lease.sessionId;
     if (!(await io(id, 'checking the writer lock', async () => stillHeld(held.lock)))) throw new SessionLockLostError(id, held.lock.path);
     try {
-      if (held.known === null) {
+      if (knownOf(held) === null) {
         const read = await this.loader.load(id, held.path, false, (decoded) => this.learn(id, decoded));
         // A read by the holder may have finished meanwhile: either one describes the file as it is.
-        if (held.known === null) prime(held, read.known());
+        if (knownOf(held) === null) prime(held, read.known());
       }
       const { writer, index } = held.known!;
       if (held.file === null) {
@@ -285,7 +293,7 @@ export class SessionStore implements SessionStoreLike {
         (callId) => index.startsOf(callId) + started.filter((id) => id === callId).length,
       );
       held.endsCleanly = undefined;
-      await appendDurably(held.file, batch.bytes);
+      await appendDurably(held.file, batch.bytes, APPENDS_SYNC);
       held.endsCleanly = true;
       while (held.unsyncedDirs.length > 0) {
         await syncDirectory(held.unsyncedDirs[0]);
@@ -307,7 +315,14 @@ export class SessionStore implements SessionStoreLike {
 /** What the holder's first read (or its first append's) found becomes what its writer knows. */
 function prime(held: Held, known: Known): void {
   held.known = known;
+  held.knowing = null;
   held.endsCleanly = known.endsCleanly;
+}
+
+/** What the writer knows: the holder's first read, turned into it now if that was put off; null before any read. */
+function knownOf(held: Held): Known | null {
+  if (held.known === null && held.knowing !== null) prime(held, held.knowing());
+  return held.known;
 }
 
 /** The nodes of the context at the index's leaf, or null when it cannot be built (no checkpoint can name it then). */

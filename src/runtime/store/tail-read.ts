@@ -4,7 +4,7 @@ import type { SessionNode } from '../contract/session.js';
 import type { GuardrailTrip } from '../contract/guardrail.js';
 import { addUsage } from '../usage/sum.js';
 import { CHECKPOINT_PREFIX, type ByteRange, type Checkpoint } from './checkpoint.js';
-import { contextChain, type ContextChain } from './context-chain.js';
+import { ChainWalk, pathChain, type ContextChain } from './context-chain.js';
 import { hashNode } from './hash.js';
 import { decodeRecord, leafPosition, LineProblem, type StoredLine } from './records.js';
 import type { ReadOptions } from './read-session.js';
@@ -75,11 +75,11 @@ export type TailResume = {
   usage: ModelUsage;
   /** How often each call of the live path was recorded as started: the checkpoint's counts plus the records after it. */
   starts: Map<string, number>;
-  /** Where each node read sits in the file. */
-  offsets: Map<string, ByteRange>;
+  /** Where each node read sits in the file (built when asked: only a writer needs it). */
+  offsets(): Map<string, ByteRange>;
   checkpoint: Checkpoint;
-  /** The ids of the nodes of the context at the checkpoint's own leaf. */
-  checkpointChain: Set<string>;
+  /** The ids of the nodes of the context at the checkpoint's own leaf (built when asked). */
+  checkpointChain(): Set<string>;
   /** Byte ranges read and found to hold only whole, valid records. */
   verified: ByteRange[];
   lines: number;
@@ -145,7 +145,9 @@ export async function readTail(file: FileHandle, size: number, options: ReadOpti
     }
   }
 
-  const offsets = new Map<string, ByteRange>();
+  // Where each node read sits, in the order read ([id, start, end] flat; the first of an id wins):
+  // turned into a map only for a writer.
+  const placed: Array<string | number> = [];
   const verified: ByteRange[] = [[previousStart, size]];
 
   // The records after the checkpoint, replayed from its leaf.
@@ -166,7 +168,7 @@ export async function readTail(file: FileHandle, size: number, options: ReadOpti
     else if (record.type === 'node') tripped = null;
     if (record.type === 'node' && !after.has(record.node.id)) {
       after.set(record.node.id, record.node);
-      offsets.set(record.node.id, [start, end]);
+      placed.push(record.node.id, start, end);
       nodes++;
       if (record.node.usage !== undefined) addUsage(usage, record.node.usage);
     }
@@ -181,8 +183,9 @@ export async function readTail(file: FileHandle, size: number, options: ReadOpti
   const fromRanges = new Map<string, SessionNode>();
   let unread = checkpoint.live.length;
   let recorded: ContextChain;
+  const walk = new ChainWalk(checkpoint.leaf);
   for (;;) {
-    recorded = contextChain(checkpoint.leaf, (id) => fromRanges.get(id));
+    recorded = walk.run((id) => fromRanges.get(id));
     if (recorded.ok) break;
     if ('broken' in recorded)
       return { ...miss(`condensation ${recorded.broken.id} keeps a tail from a node that is not one of its ancestors`), bytesRead };
@@ -206,25 +209,35 @@ export async function readTail(file: FileHandle, size: number, options: ReadOpti
     if (got !== bytes.length || (start > 0 && bytes[0] !== NEWLINE) || bytes[bytes.length - 1] !== NEWLINE) {
       return { ...miss(`the checkpoint's live range ${start}-${end} does not hold whole lines`), bytesRead };
     }
+    const read: SessionNode[] = [];
     eachLine(bytes, start - from, bytes.length, from, (line, lineStart, lineEnd) => {
       lines++;
       const record = decodeValid(line, options);
       if (typeof record === 'string')
         return ((damaged ??= `the line at byte ${lineStart}, in the checkpoint's live range ${start}-${end}, ${record}`), false);
-      if (record.type === 'node' && !fromRanges.has(record.node.id)) {
-        fromRanges.set(record.node.id, record.node);
-        if (!offsets.has(record.node.id)) offsets.set(record.node.id, [lineStart, lineEnd]);
+      if (record.type === 'node') {
+        read.push(record.node);
+        placed.push(record.node.id, lineStart, lineEnd);
       }
       return true;
     });
     if (damaged !== null) return { ...miss(damaged), bytesRead };
     verified.push([start, end]);
+    // A conversation that never branched back has its whole context in the last range, in order: when
+    // the range is one line of descent ending at the checkpoint's leaf, step back through it instead of
+    // looking every parent up by id.
+    if (unread === checkpoint.live.length - 1 && isDescentTo(read, checkpoint.leaf)) {
+      const stepped = pathChain(read);
+      if (stepped.ok) {
+        recorded = stepped;
+        break;
+      }
+    }
+    for (const node of read) if (!fromRanges.has(node.id)) fromRanges.set(node.id, node);
   }
 
   // The context at the replayed leaf, from the records after the checkpoint and that context.
-  const checkpointChain = new Set(recorded.nodes.map((node) => node.id));
-  const lookup = (id: string) => after.get(id) ?? (checkpointChain.has(id) ? fromRanges.get(id) : undefined);
-  const chain: ContextChain = leaf === null ? { ok: true, nodes: [], summaryAt: -1 } : contextChain(leaf, lookup);
+  const chain: ContextChain = leaf === null ? { ok: true, nodes: [], summaryAt: -1 } : replayedChain(leaf, after, recorded.nodes);
   if (!chain.ok) {
     if ('broken' in chain)
       return { ...miss(`condensation ${chain.broken.id} keeps a tail from a node that is not one of its ancestors`), bytesRead };
@@ -235,6 +248,16 @@ export async function readTail(file: FileHandle, size: number, options: ReadOpti
       bytesRead,
     };
   }
+  const recordedNodes = recorded.nodes;
+  const offsets = () => {
+    const map = new Map<string, ByteRange>();
+    for (let i = 0; i < placed.length; i += 3) {
+      const id = placed[i] as string;
+      if (!map.has(id)) map.set(id, [placed[i + 1] as number, placed[i + 2] as number]);
+    }
+    return map;
+  };
+  const checkpointChain = () => new Set(recordedNodes.map((node) => node.id));
   return {
     ok: true,
     leaf,
@@ -250,6 +273,27 @@ export async function readTail(file: FileHandle, size: number, options: ReadOpti
     lines,
     bytesRead,
   };
+}
+
+/** True when `nodes` is one line of descent (each node's parent is the node before it) ending at node `leaf`. */
+function isDescentTo(nodes: readonly SessionNode[], leaf: string): boolean {
+  if (nodes.length === 0 || nodes[nodes.length - 1].id !== leaf) return false;
+  for (let i = 1; i < nodes.length; i++) if (nodes[i].parent !== nodes[i - 1].id) return false;
+  return true;
+}
+
+/**
+ * The context at the replayed leaf: up through the records after the checkpoint, then through the
+ * context at the checkpoint's own leaf (`recorded`, leaf first) only, since the checkpoint's start
+ * counts cover exactly its calls. Once the walk is in that context it meets its nodes one after
+ * another, each the parent of the one before, so nothing there is looked up by id.
+ */
+function replayedChain(leaf: string, after: ReadonlyMap<string, SessionNode>, recorded: readonly SessionNode[]): ContextChain {
+  const walk = new ChainWalk(leaf);
+  const throughAfter = walk.run((id) => after.get(id));
+  if (throughAfter.ok || 'broken' in throughAfter) return throughAfter;
+  let at = recorded.findIndex((node) => node.id === throughAfter.missing);
+  return walk.run((id) => (at >= 0 && recorded[at]?.id === id ? recorded[at++] : undefined));
 }
 
 /** Where the line that ends (with its newline) at byte `end` starts, reading further back when needed. */

@@ -153,4 +153,30 @@ describe('approvals', () => {
     const reread = await new SessionStore(dir.path).loadSession(waiting.sessionId);
     expect(reread.resume(reread.leaf!).map((t) => t.blocks[0].kind)).toEqual(['text', 'tool_call', 'tool_result', 'text']);
   });
+
+  it('resumes a batch whose other calls ran as waiting, not interrupted: the results before the decision are no cut-off prompt', async () => {
+    const wipe = counted('disk.wipe', true);
+    const look = counted('disk.look', false);
+    const agent1 = createAgent(
+      { model: 'm', tools: [wipe.definition, look.definition] },
+      {
+        store: new SessionStore(dir.path),
+        invokeModel: scriptedModel(call({ name: 'disk_look', id: 'look' }, { name: 'disk_wipe', id: 'wipe' })).invoke,
+      },
+    );
+    const waiting = await agent1.submit('clean up');
+    await agent1.close();
+    // The context ends with the look's result, a user turn, while the wipe waits.
+    expect(waiting.messages.at(-1)!.role).toBe('user');
+
+    const agent2 = createAgent(
+      { model: 'm', tools: [wipe.definition, look.definition] },
+      { store: new SessionStore(dir.path), invokeModel: scriptedModel(say('Done.')).invoke },
+    );
+    const resumed = await agent2.resume(waiting.sessionId);
+    expect(resumed.status).toBe('waiting');
+    expect(resumed.interrupted).toBeUndefined();
+    expect(resumed.pendingApprovals.map((p) => p.approvalId)).toEqual(['wipe']);
+    await agent2.close();
+  });
 });

@@ -362,6 +362,22 @@ describe('output guardrails', () => {
     expect(agent.pendingApprovals()).toEqual([]);
   });
 
+  it('leave the next run the context as taken back: the model never sees the tripped prompt again, tool names renamed', async () => {
+    // Without a store too, the conductor keeps the model's view of the context from run to run; a trip
+    // shrinks the context, so that view must be rebuilt (`shell.run` reaches the model as `shell_run`).
+    const shell = counted('shell.run');
+    const model = scriptedModel(call({ name: 'shell_run', id: 'c1', input: { command: 'rm -rf /tmp/cache' } }), say('Plenty.'));
+    const deny = denyToolArguments([{ tools: ['shell.run'], path: 'command', match: /rm\s+-rf/g, reason: 'never delete recursively' }]);
+    const agent = createAgent({ model: 'm', tools: [shell.tool], outputGuardrails: [deny] }, { invokeModel: model.invoke });
+
+    expect((await faultOf(agent.submit('clear the cache'))).kind).toBe('guardrail_tripped');
+    const next = await agent.submit('how much space is free?');
+
+    expect(next.text).toBe('Plenty.');
+    expect(model.requests.map((request) => request.messages)).toEqual([[user('clear the cache')], [user('how much space is free?')]]);
+    expect(shell.runs).toEqual([]);
+  });
+
   it('check an approved call again before it runs, and let allowed calls run, the structured answer still asked for', async () => {
     const drop = counted('db.drop', { needsApproval: true });
     const model = scriptedModel(call({ name: 'db_drop', id: 'c1', input: { table: 'sessions' } }), say('{"dropped":"sessions"}'));

@@ -108,6 +108,30 @@ describe('the loop through createAgent', () => {
     expect(model.requests[1].messages.at(-1)!.blocks[0]).toEqual({ kind: 'tool_result', callId: 'n1', content: '["buy milk"]' });
   });
 
+  it('keeps what the model sees from run to run, names sanitized, and builds it again when the context is condensed or replaced', async () => {
+    const list = tool('notes.list', () => ['buy milk']);
+    const model = scriptedModel(
+      call({ name: 'notes_list', id: 'n1' }),
+      say('One note.'),
+      say('Still one.'),
+      say('Summary: notes were listed.'),
+      say('Yes.'),
+    );
+    const agent = createAgent({ model: 'm', tools: [list], compaction: { keepRecent: 2 } }, { invokeModel: model.invoke });
+    const shown = (turns: Turn[]) =>
+      turns.map((turn) => turn.blocks.map((b) => (b.kind === 'text' ? b.text : b.kind === 'tool_call' ? b.name : b.kind)).join('|'));
+
+    await agent.submit('what notes?');
+    await agent.submit('and now?');
+    // The second run sends the first run's call under the name the model knows.
+    expect(shown(model.requests[2].messages)).toEqual(['what notes?', 'notes_list', 'tool_result', 'One note.', 'and now?']);
+
+    const { snapshot } = await agent.condense();
+    await agent.submit('sure?');
+    expect(shown(model.requests[4].messages)).toEqual([...shown(snapshot.messages), 'sure?']);
+    expect(shown(model.requests[4].messages)[0]).toMatch(/Summary: notes were listed\./);
+  });
+
   it('refuses at set-up two tool names that sanitize alike, and duplicate names', () => {
     const noop = () => null;
     expect(() =>

@@ -32,7 +32,7 @@ const clock = { name: 'clock.now', description: 'Now.', inputSchema: { type: 'ob
 describe('agent.condense()', () => {
   it('condenses now, records the summary in the session and bills it, so a resumed agent sees the condensed context', async () => {
     const store = new SessionStore(dir.path);
-    const model = scriptedModel(say('a1'), say('a2'), say('a3'), say('Summary: three questions, three answers.'));
+    const model = scriptedModel(say('a1'), say('a2'), say('a3'), say('Summary: three questions, three answers.'), say('a4'));
     const agent = createAgent({ model: 'm', sessionId: 's', compaction: { keepRecent: 2 } }, { store, invokeModel: model.invoke });
     // The turns to drop are long enough for the summary to make the context smaller (else nothing is condensed).
     for (const prompt of [`q1 ${'words '.repeat(100)}`, `q2 ${'words '.repeat(100)}`, 'q3']) await agent.submit(prompt);
@@ -50,11 +50,14 @@ describe('agent.condense()', () => {
     expect(outcome.snapshot.usage.outputTokens).toBe(5);
     expect(events.map((e) => e.kind)).toEqual(['run_started', 'usage', 'compacted', 'settled']);
     expect(model.requests[3].cacheable).toBe(false);
+    // The next run sends the condensed context, not the one the model saw before.
+    await agent.submit('q4');
+    expect(model.requests[4].messages.map(text)).toEqual([...outcome.snapshot.messages.map(text), 'q4']);
     await agent.close();
 
     const again = createAgent({ model: 'm' }, { store, invokeModel: scriptedModel().invoke });
-    expect((await again.resume('s')).messages.map(text)).toEqual(outcome.snapshot.messages.map(text));
-    expect((await again.sessionUsage()).outputTokens).toBe(4 * 5);
+    expect((await again.resume('s')).messages.map(text)).toEqual([...outcome.snapshot.messages.map(text), 'q4', 'a4']);
+    expect((await again.sessionUsage()).outputTokens).toBe(5 * 5);
     await again.close();
   });
 

@@ -1,4 +1,14 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  rmdirSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { open } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -17,6 +27,14 @@ let root: string;
 let cleanup: () => void;
 beforeEach(() => ({ root, cleanup } = tempRoot()));
 afterEach(() => cleanup());
+
+const readlinkOr = (path: string) => {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return null; // an fd closed since the directory was read
+  }
+};
 
 const linesOf = (path: string) =>
   readFileSync(path, 'utf8')
@@ -170,6 +188,31 @@ describe('SessionStore', () => {
     expect(reloaded.graph.node(a.id)).toEqual(a);
     expect(reloaded.graph.node(b.id)).toEqual(b);
     expect(reloaded.report.skipped).toEqual([]);
+  });
+
+  it('makes every append durable before it resolves: a write on a file opened O_DSYNC, or else a write and an fsync', async () => {
+    const store = new SessionStore(root);
+    const writer = await SessionWriter.open(store, 's');
+    writer.append(user('a'), 1);
+    await writer.persist(); // creates the file, and syncs the directory that names it
+    const probe = await open(join(root, 'probe'), 'w');
+    const proto = Object.getPrototypeOf(probe) as { sync: () => Promise<void> };
+    await probe.close();
+    const syncs = vi.spyOn(proto, 'sync');
+    writer.append(assistant('b'), 2);
+    await writer.persist();
+    writer.append(user('c'), 3);
+    await writer.persist();
+    // The handle the appends went through, found by the file it has open.
+    const path = join(root, 's.jsonl');
+    const fds = process.platform === 'linux' ? readdirSync('/proc/self/fd').filter((fd) => readlinkOr(`/proc/self/fd/${fd}`) === path) : [];
+    const flags = (fd: string) => parseInt(/flags:\s*([0-7]+)/.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))![1], 8);
+    const dataSync = fds.some((fd) => (flags(fd) & constants.O_DSYNC) !== 0);
+    if (process.platform === 'linux') expect(dataSync).toBe(true);
+    // One system call per append where the flag makes the write durable; otherwise every write is synced.
+    expect(syncs).toHaveBeenCalledTimes(dataSync ? 0 : 2);
+    syncs.mockRestore();
+    await writer.close();
   });
 
   it('keeps the leaf where branchFrom left it when the new turns were appended and then branched away from before one persist', async () => {

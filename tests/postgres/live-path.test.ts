@@ -1,0 +1,209 @@
+// Resuming a PostgreSQL session from its live path: read in windows of the write order walking back from
+// the leaf, jumping over history a branch left, handing over to the one-statement walk when other
+// branches crowd the windows. Each shape is checked against a whole read of the same session, and the
+// statements the store ran say which way it went. The window statement's plan is checked on a table
+// PostgreSQL has no statistics for (asserted on the plan, never on time).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Turn } from '../../src/runtime/contract/index.js';
+import { SessionWriter, type SessionGraph } from '../../src/runtime/store/index.js';
+import { migratePostgres, PostgresSessionStore } from '../../src/postgres/index.js';
+import type { ClientLike, PoolLike, PreparedQuery } from '../../src/postgres/driver.js';
+import { sessionSql } from '../../src/postgres/session-sql.js';
+import { freshSchema, postgresUrl, testPool } from '../support/postgres.js';
+
+const say = (role: Turn['role'], text: string): Turn => ({ role, blocks: [{ kind: 'text', text }] });
+const texts = (graph: SessionGraph) => graph.resume(graph.leaf!).map((t) => (t.blocks[0] as { text: string }).text);
+
+/** The statement keys a pool and its clients ran (`indusagi_<key>_<hash>`), in order. */
+function recording(pool: PoolLike): { pool: PoolLike; ran: string[] } {
+  const ran: string[] = [];
+  const note = (text: string | PreparedQuery) => {
+    if (typeof text === 'object') ran.push(text.name.split('_')[1]);
+  };
+  const wrap = (client: ClientLike): ClientLike => ({
+    query: (text, values) => (note(text), client.query(text, values)),
+    release: (error) => client.release(error),
+  });
+  return {
+    ran,
+    pool: {
+      query: (text, values) => (note(text), pool.query(text, values)),
+      connect: async () => wrap(await pool.connect()),
+      end: async () => {},
+    },
+  };
+}
+const windows = (statements: string[]) => statements.filter((key) => key === 'liveStart' || key === 'nodesBefore').length;
+
+describe.skipIf(postgresUrl === undefined)('PostgresSessionStore resuming from the live path', () => {
+  const pool = testPool({ max: 4 });
+  const stores: PostgresSessionStore[] = [];
+  afterAll(async () => {
+    for (const store of stores) await store.close();
+  });
+
+  /** A store on a fresh schema, and a reader of it (live path above 100 nodes) that records its statements. */
+  async function fresh() {
+    const schema = freshSchema('walk');
+    const writer = new PostgresSessionStore({ pool }, { schema });
+    stores.push(writer);
+    await writer.migrate();
+    const recorded = recording(pool);
+    const reader = new PostgresSessionStore({ pool: recorded.pool }, { schema, livePathAbove: 100 });
+    stores.push(reader);
+    return { writer, reader, ran: recorded.ran };
+  }
+
+  /** The live-path load and a whole load of the same session: the same leaf and context. */
+  async function both(reader: PostgresSessionStore, ran: string[], id: string) {
+    ran.length = 0;
+    const live = await reader.loadSession(id);
+    const statements = [...ran];
+    const whole = await reader.loadSession(id, { whole: true });
+    expect(live.whole).toBe(false);
+    expect(live.leaf).toBe(whole.leaf);
+    expect(texts(live)).toEqual(texts(whole));
+    return { live, statements };
+  }
+
+  it('reads a context written in order in a few windows, each wider than the last', async () => {
+    const { writer, reader, ran } = await fresh();
+    const session = await SessionWriter.open(writer, 'long');
+    for (let i = 0; i < 3_000; i++) {
+      session.append(say(i % 2 === 0 ? 'user' : 'assistant', `turn ${i}`), i);
+      if (i % 100 === 99) await session.persist();
+    }
+    await session.close();
+
+    const { live, statements } = await both(reader, ran, 'long');
+    expect(texts(live)).toHaveLength(3_000);
+    // 256 wide with the session's row, then 1,024 and 4,096: three range scans for 3,000 turns, and no
+    // walk node by node.
+    expect(statements.slice(0, 3)).toEqual(['liveStart', 'nodesBefore', 'nodesBefore']);
+    expect(windows(statements)).toBe(3);
+    expect(statements).not.toContain('livePath');
+  });
+
+  it('jumps over the history a branch left, straight to the node the context goes on from', async () => {
+    const { writer, reader, ran } = await fresh();
+    const session = await SessionWriter.open(writer, 'branched');
+    const early: string[] = [];
+    for (let i = 0; i < 2_000; i++) {
+      const node = session.append(say(i % 2 === 0 ? 'user' : 'assistant', `old ${i}`), i);
+      if (i < 6) early.push(node.id);
+      if (i % 200 === 199) await session.persist();
+    }
+    session.graph.branchFrom(early[5]);
+    for (let i = 0; i < 10; i++) session.append(say(i % 2 === 0 ? 'user' : 'assistant', `new ${i}`), 10_000 + i);
+    await session.close();
+
+    const { live, statements } = await both(reader, ran, 'branched');
+    expect(texts(live)).toEqual([
+      ...['old 0', 'old 1', 'old 2', 'old 3', 'old 4', 'old 5'],
+      ...Array.from({ length: 10 }, (_, i) => `new ${i}`),
+    ]);
+    // The new turns, then one window from the branch point: the 1,994 turns left behind are never read.
+    expect(windows(statements)).toBe(2);
+    expect(statements).not.toContain('livePath');
+  });
+
+  it('hands over to the one-statement walk when the windows are mostly other branches', async () => {
+    const { writer, reader, ran } = await fresh();
+    const session = await SessionWriter.open(writer, 'regenerated');
+    // Every answer regenerated nine times: the context keeps one of each, the windows hold all nine.
+    for (let i = 0; i < 120; i++) {
+      const question = session.append(say('user', `question ${i}`), 10 * i);
+      for (let take = 0; take < 9; take++) {
+        session.graph.branchFrom(question.id);
+        session.append(say('assistant', `answer ${i} take ${take}`), 10 * i + 1 + take);
+      }
+      await session.persist();
+    }
+    await session.close();
+
+    const { live, statements } = await both(reader, ran, 'regenerated');
+    expect(texts(live)).toHaveLength(240);
+    expect(texts(live).at(-1)).toBe('answer 119 take 8');
+    expect(statements).toContain('livePath');
+    expect(windows(statements)).toBe(1);
+  });
+
+  it('reports a context cut by a missing node, as the whole read does, instead of reading on', async () => {
+    const { writer, reader } = await fresh();
+    const session = await SessionWriter.open(writer, 'cut');
+    const nodes = Array.from({ length: 400 }, (_, i) => session.append(say(i % 2 === 0 ? 'user' : 'assistant', `turn ${i}`), i));
+    await session.close();
+    await pool.query(`DELETE FROM "${reader.schema}".session_nodes WHERE id = $1`, [nodes[200].id]);
+
+    await expect(reader.loadSession('cut')).rejects.toThrow(new RegExp(`node ${nodes[200].id} is missing`));
+  });
+});
+
+describe.skipIf(postgresUrl === undefined)('the live-path window on a table never analyzed', () => {
+  const pool = testPool();
+  const schema = freshSchema('window');
+  const NODES = 40_000;
+  /** Node ids as long as the store's (64 hex digits). */
+  const ID = (n: string) => `md5((${n})::text) || md5((${n})::text || 'x')`;
+  type PlanNode = { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: string; Plans?: PlanNode[] };
+  const flatten = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(flatten)];
+
+  beforeAll(async () => {
+    await migratePostgres({ pool }, { schema });
+    // As on a new deployment before autovacuum's first pass: 40,000 nodes and no statistics at all.
+    await pool.query(`ALTER TABLE "${schema}".session_nodes SET (autovacuum_enabled = false)`);
+    await pool.query(
+      `INSERT INTO "${schema}".session_nodes (tenant, session, id, parent, condenses, first_kept, node, bytes)
+       SELECT '', 'big', ${ID('i')}, CASE WHEN i > 1 THEN ${ID('i - 1')} END, false, NULL,
+         '{"id":"' || ${ID('i')} || '","padding":"' || repeat('x', 200) || '"}', 220
+       FROM generate_series(1, $1::int) AS i`,
+      [NODES],
+    );
+    // Its row, as a writer leaves it: every node taken in, the last one the leaf.
+    await pool.query(
+      `INSERT INTO "${schema}".sessions (tenant, id, leaf, nodes, records, folded_seq)
+       SELECT '', 'big', ${ID(String(NODES))}, $1, $1, max(seq) FROM "${schema}".session_nodes`,
+      [NODES],
+    );
+  });
+  afterAll(async () => {
+    await pool.query(`DROP SCHEMA "${schema}" CASCADE`);
+  });
+
+  const statements = {
+    nodesBefore: `'', 'big', ${ID(String(NODES))}, 1024`,
+    // The session's row names the leaf: the last node written.
+    liveStart: `'', 'big', 100, 1024`,
+  };
+  for (const mode of ['force_custom_plan', 'force_generic_plan'] as const)
+    for (const [key, args] of Object.entries(statements) as Array<[keyof typeof statements, string]>) {
+      it(`${key} finds its start by primary key and reads a range of the write-order index, never the session (${mode})`, async () => {
+        const client = await pool.connect();
+        try {
+          await client.query(`SET plan_cache_mode = ${mode}`);
+          await client.query(`PREPARE window_of AS ${sessionSql(`"${schema}"`)[key].text}`);
+          const { rows } = await client.query(`EXPLAIN (ANALYZE, BUFFERS, TIMING OFF, FORMAT JSON) EXECUTE window_of(${args})`);
+          const top = rows[0]['QUERY PLAN'][0].Plan as PlanNode & {
+            'Actual Rows': number;
+            'Shared Hit Blocks': number;
+            'Shared Read Blocks': number;
+          };
+          const plan = flatten(top);
+          expect(top['Actual Rows']).toBe(1024);
+          const kinds = plan.map((node) => node['Node Type']);
+          expect(kinds).not.toContain('Seq Scan');
+          expect(kinds).not.toContain('Sort');
+          expect(kinds).not.toContain('Hash Join');
+          const indexes = plan.flatMap((node) => (node['Index Name'] === undefined ? [] : [node['Index Name']]));
+          expect(indexes).toContain('session_nodes_pkey');
+          expect(indexes).toContain('session_nodes_order');
+          // A window of 1,024 rows of ~300 bytes touches a few hundred blocks; a scan of the session, thousands.
+          expect(top['Shared Hit Blocks'] + top['Shared Read Blocks']).toBeLessThan(600);
+        } finally {
+          await client.query('DEALLOCATE ALL');
+          await client.query('RESET plan_cache_mode');
+          client.release();
+        }
+      });
+    }
+});
