@@ -79,7 +79,12 @@ export function startCli(args: string[], env: NodeJS.ProcessEnv, ready: RegExp):
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
-    void exited.then((code) => reject(new Error(`indusagi ${args[0]} exited (${code}) before it was ready:\n${output}`)));
+    void exited.then((code) => {
+      reject(new Error(`indusagi ${args[0]} exited (${code}) before it was ready:\n${output}`));
+      // A process the tests did not kill that ends in failure after it was ready: what it printed is the
+      // only account of why (a test then sees just a closed socket), so it goes to the test's stderr.
+      if (code !== null && code !== 0) console.error(`indusagi ${args.join(' ')} exited with ${code}:\n${output}`);
+    });
   });
 }
 
