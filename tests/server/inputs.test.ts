@@ -57,6 +57,10 @@ async function expectRefused(api: Client, runId: string, requestId: string): Pro
   expect(wrong.issues.map((i: { path: string }) => i.path)).toContain('/count');
   const extra = (await (await api.post(path, { action: 'accept', content: { count: 2, admin: true } })).json()).error;
   expect(extra.kind).toBe('invalid_answer');
+  // An answer travels as one notification: past 6,000 bytes of JSON it is refused, not cut.
+  const huge = await api.post(path, { action: 'accept', content: { count: 2, note: 'x'.repeat(7_000) } });
+  expect(huge.status).toBe(400);
+  expect((await huge.json()).error).toMatchObject({ kind: 'invalid_answer', message: expect.stringMatching(/at most 6000/) });
   const empty = await api.post(path, { action: 'accept' });
   expect(empty.status).toBe(400);
   expect((await empty.json()).error.kind).toBe('invalid_answer');
