@@ -16,6 +16,7 @@ type WireBlock = { type: string; text?: string; content?: unknown };
  *   worker dies or the run is canceled;
  * - `wire N` calls `wire.send`, which waits for approval;
  * - `wait` calls `slow.wait`, which runs until the run is aborted;
+ * - `ask` calls `ask.person`, which asks the person how many (`ToolContext.ask`) and returns the answer;
  * - `story K` streams K words, `delayMs` apart;
  * - tool results get `done: …`; anything else `ok: <prompt>`.
  */
@@ -47,6 +48,7 @@ function answer(body: { messages: Array<{ role: string; content: string | WireBl
   if ((m = /^wire (\d+)/.exec(prompt)))
     return reply.tools([{ name: 'wire_send', input: { amount: Number(m[1]) } }], { text: 'Wiring.', frameDelayMs: delayMs });
   if (/^wait/.test(prompt)) return reply.tools([{ name: 'slow_wait', input: {} }], { text: 'Waiting.' });
+  if (/^ask/.test(prompt)) return reply.tools([{ name: 'ask_person', input: {} }], { text: 'Asking.' });
   if ((m = /^story (\d+)/.exec(prompt))) {
     const words = storyWords(Number(m[1]));
     return reply.text(words.join(''), { chunks: words, frameDelayMs: delayMs });
