@@ -42,7 +42,10 @@ export type RestoredGraph = {
  */
 export class SessionGraph {
   readonly sessionId: string;
-  private nodes = new Map<string, SessionNode>();
+  private byId: Map<string, SessionNode> | null = new Map();
+  // A live-path graph's nodes (first of each id wins), until something asks for them by id: resuming
+  // needs only the chain at the leaf, so a read-only resume never pays for hashing every id into a map.
+  private unindexed: SessionNode[] = [];
   private readonly childIndex = new ChildIndex();
   private currentLeaf: string | null = null;
   // How often each call was recorded as about to run (approved, or run again).
@@ -57,6 +60,22 @@ export class SessionGraph {
 
   constructor(sessionId: string) {
     this.sessionId = sessionId;
+  }
+
+  /** The nodes by id, indexed on first use (see `unindexed`). */
+  private get nodes(): Map<string, SessionNode> {
+    if (this.byId === null) {
+      const map = new Map<string, SessionNode>();
+      for (const node of this.unindexed) if (!map.has(node.id)) map.set(node.id, node);
+      this.byId = map;
+      this.unindexed = [];
+    }
+    return this.byId;
+  }
+
+  private set nodes(map: Map<string, SessionNode>) {
+    this.byId = map;
+    this.unindexed = [];
   }
 
   /** The live leaf: where the next `append` goes. Null for an empty session. */
@@ -296,18 +315,20 @@ export class SessionGraph {
   static fromLivePath(sessionId: string, records: Iterable<SessionRecord>, options: LivePathOptions): SessionGraph {
     const graph = new SessionGraph(sessionId);
     const starts: SessionRecord[] = [];
-    // The nodes in the order given, and whether they form one line of descent (what stores give).
+    // The nodes in the order given, and whether they form one line of descent (what stores give; a node
+    // given twice breaks it). Indexed by id only when the chain needs lookups, or later on first use.
     const held: SessionNode[] = [];
     let descent = true;
     for (const record of records) {
       if (record.type === 'started') starts.push(record);
-      else if (record.type === 'node' && !graph.nodes.has(record.node.id)) {
+      else if (record.type === 'node') {
         const node = record.node;
         if (descent && held.length > 0 && node.parent !== held[held.length - 1].id) descent = false;
-        graph.nodes.set(node.id, node);
         held.push(node);
       }
     }
+    graph.byId = null;
+    graph.unindexed = held;
     const { leaf } = options;
     if (leaf !== null) {
       const chain = descent && held.at(-1)?.id === leaf ? pathChain(held) : contextChain(leaf, (id) => graph.nodes.get(id));
@@ -317,7 +338,7 @@ export class SessionGraph {
     }
     graph.currentLeaf = leaf;
     graph.trip = options.tripped ?? null;
-    graph.rest = new LiveRest(options, () => graph.nodes.values());
+    graph.rest = new LiveRest(options, () => (graph.byId === null ? graph.unindexed : graph.byId.values()));
     if (starts.length > 0)
       for (const [callId, count] of countStarts(starts)) if (graph.rest.calls.has(callId)) graph.starts.set(callId, count);
     return graph;
