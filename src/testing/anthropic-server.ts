@@ -339,12 +339,9 @@ async function answerMessage(res: ServerResponse, record: RecordedRequest, scrip
   });
 }
 
-/**
- * The SDK's client class, loaded when a client is first asked for rather than with this module: the offline
- * demo model runs on this server, and `npm start` shows its first prompt before the SDK (some 270 modules)
- * has loaded. Loaded synchronously because `client()` is, so through the SDK's CommonJS build; the SDK
- * keeps no module state a client of the other build would miss.
- */
+// The SDK's client class, loaded on the first `client()` (the demo model runs on this server, and `npm start`
+// shows its first prompt before the SDK's ~270 modules load); synchronously, as `client()` is, so through its
+// CommonJS build, which keeps no module state a client of the other build would miss.
 function sdk(): typeof Anthropic {
   loadedSdk ??= (createRequire(import.meta.url)('@anthropic-ai/sdk') as { Anthropic: typeof Anthropic }).Anthropic;
   return loadedSdk;
