@@ -263,6 +263,7 @@ describe('agent server API (one machine)', () => {
         'getThreadHistory',
         'forkThread',
         'deleteThread',
+        'updateThread',
         'createRun',
         'createRunAndWait',
         'createRunAndStream',
@@ -278,6 +279,7 @@ describe('agent server API (one machine)', () => {
         'chat',
         'resumeChat',
         'chatMessages',
+        'showChatVersion',
       ].sort(),
     );
     for (const { path, method } of operations) {

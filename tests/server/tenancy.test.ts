@@ -79,6 +79,8 @@ function bodyFor(op: Operation): string | undefined {
   if (!op.body) return undefined;
   if (op.path === '/threads') return JSON.stringify({ id: 'made-by-globex' });
   if (op.path.endsWith('/fork')) return JSON.stringify({ nodeId: 'x' });
+  if (op.method === 'PATCH' && op.path.startsWith('/threads')) return JSON.stringify({ metadata: { title: 'hijacked' } });
+  if (op.path.endsWith('/version')) return JSON.stringify({ messageId: 'x' });
   if (op.path === '/chat') return JSON.stringify({ id: thread, messages: [{ role: 'user', parts: [{ type: 'text', text: 'hi' }] }] });
   if (op.path.startsWith('/memory')) return JSON.stringify({ text: 'overwritten' });
   return JSON.stringify({ prompt: 'hijack' });

@@ -3,11 +3,12 @@ import { ChunkTranslator, type UIMessageChunk } from '../../ui-message/chunks.js
 import { ChatRequestError, readChatRequest, type ChatRequest } from '../../ui-message/request.js';
 import { uiMessagesFromTurns, type UIMessage, type UIMessagePart } from '../../ui-message/messages.js';
 import { UI_MESSAGE_STREAM_HEADERS } from '../../ui-message/stream.js';
-import { ServerRequestError } from '../errors.js';
-import type { RunRecord, StoredEvent, ThreadRecord } from '../types.js';
+import { NotFoundError, ServerRequestError } from '../errors.js';
+import type { RunInput, RunRecord, StoredEvent, ThreadRecord } from '../types.js';
+import { editFrom, regenerateFrom, threadMessagesOf, versionEnd } from './chat-thread.js';
 import { json, threadIdOf, type RouteDeps, type RouteSpec } from './route.js';
 import { streamRun, type StreamFormat } from './sse.js';
-import { queueOptions } from './threads.js';
+import { forkThread, queueOptions } from './threads.js';
 import { inputOf } from './runs.js';
 
 /**
@@ -15,7 +16,8 @@ import { inputOf } from './runs.js';
  * (the thread is made on its first message). `POST /chat` starts a run and streams it; with
  * `resume: true`, `GET /chat/{id}/stream` replays the thread's run in progress from its start (what
  * `useChat` expects of a resumed stream) and follows it live, from any server instance; `GET
- * /chat/{id}/messages` gives the thread for `useChat`'s initial `messages`.
+ * /chat/{id}/messages` gives the thread for `useChat`'s initial `messages`. The thread is a tree: a
+ * regenerate or an edit branches it, and `POST /chat/{id}/version` shows another branch.
  */
 export function chatRoutes(deps: RouteDeps): RouteSpec[] {
   const { backend } = deps;
@@ -23,6 +25,11 @@ export function chatRoutes(deps: RouteDeps): RouteSpec[] {
     new Response(streamRun(backend.tails, run.id, 0, uiFormat(run, continued), deps.keepAliveMs), {
       headers: { ...UI_MESSAGE_STREAM_HEADERS, 'x-run-id': run.id },
     });
+  const wholeGraph = async (thread: ThreadRecord) => {
+    const graph = await deps.sessions(thread.tenant).loadSession(thread.id);
+    if (!graph.whole) await graph.loadWhole();
+    return graph;
+  };
   const threadMessages = async (thread: ThreadRecord) => {
     const graph = await deps.sessions(thread.tenant).loadSession(thread.id);
     return graph.leaf === null ? [] : graph.resume(graph.leaf);
@@ -41,7 +48,7 @@ export function chatRoutes(deps: RouteDeps): RouteSpec[] {
         '200': { description: 'The run as a UI message stream (SSE, `x-vercel-ai-ui-message-stream: v1`).', stream: 'ui-message' },
         '409': { description: 'The thread runs something already.', schema: 'Error' },
       },
-      async handle({ principal, body }) {
+      async handle({ principal, body, request: { signal } }) {
         let request: ChatRequest;
         try {
           request = readChatRequest(body);
@@ -49,14 +56,20 @@ export function chatRoutes(deps: RouteDeps): RouteSpec[] {
           if (ChatRequestError.isInstance(error)) throw new ServerRequestError(error.message);
           throw error;
         }
-        // A served thread only grows: answering a message again or replacing one moves the session back
-        // (`agent.branchFrom`), which the run API does not offer yet; refused rather than appended as new.
-        if (
-          request.kind === 'continue' ||
-          (request.kind === 'prompt' && (request.trigger === 'regenerate-message' || request.messageId !== undefined))
-        )
-          throw new ServerRequestError('This server does not regenerate or edit messages yet: send a new message instead.');
         const threadId = threadIdOf(request.chatId);
+        // A regenerate or an edit keeps what it replaces: the thread's leaf moves back first (a fork run,
+        // so the session tree gains a branch), then the prompt is answered again, or the edit sent, there.
+        if (request.kind === 'prompt' && (request.trigger === 'regenerate-message' || request.messageId !== undefined)) {
+          const thread = await backend.getThread(principal.tenant, threadId);
+          if (thread === undefined) throw new NotFoundError('thread', threadId);
+          const graph = await wholeGraph(thread);
+          const regenerate = request.trigger === 'regenerate-message';
+          const from = regenerate ? regenerateFrom(graph, request.messageId) : editFrom(graph, request.messageId!);
+          await forkThread(deps, principal, threadId, from, signal);
+          const input: RunInput = regenerate ? { kind: 'continue' } : inputOf({ prompt: request.text }, deps.limits.maxPromptChars);
+          return respond(await backend.createRun(principal, threadId, input, queueOptions(deps, false)));
+        }
+        if (request.kind === 'continue') throw new ServerRequestError('A useChat request is a prompt or decisions.');
         const input =
           request.kind === 'prompt'
             ? inputOf({ prompt: request.text }, deps.limits.maxPromptChars)
@@ -95,18 +108,46 @@ export function chatRoutes(deps: RouteDeps): RouteSpec[] {
       tag: 'chat',
       summary: "The thread as useChat's initial messages",
       description:
-        "While a run is under way, the thread as it stood before it (with the run's prompt): the resumed stream brings the rest.",
-      responses: { '200': { description: '`{ messages: UIMessage[] }` (empty for a thread that does not exist yet).' } },
+        "The live path of the thread's session tree. While a run is under way, the thread as it stood before it (with the run's prompt, and no node ids): the resumed stream brings the rest.",
+      responses: {
+        '200': {
+          description:
+            "`{ messages: UIMessage[] }` (empty for a thread that does not exist yet). Between runs each message's id is the session node it starts at, and its `metadata` says so (`node`) and lists its other versions (`versions: { index, ids }`), what a regenerate, an edit or `POST /chat/{id}/version` names.",
+        },
+      },
       async handle({ principal, params }) {
         const thread = await backend.getThread(principal.tenant, threadIdOf(params.threadId));
         if (thread === undefined) return json({ messages: [] });
-        const turns = await threadMessages(thread);
         const run = thread.activeRunId === null ? undefined : await backend.getRun(principal.tenant, thread.activeRunId);
-        if (run === undefined)
-          return json({ messages: uiMessagesFromTurns({ messages: turns, pendingApprovals: thread.pendingApprovals }) });
+        if (run === undefined) return json({ messages: threadMessagesOf(await wholeGraph(thread), thread.pendingApprovals) });
+        const turns = await threadMessages(thread);
         const messages = uiMessagesFromTurns({ messages: turns.slice(0, run.base.length), pendingApprovals: thread.pendingApprovals });
         if (run.input.kind === 'prompt') messages.push(promptMessage(run.id, run.input.prompt));
         return json({ messages });
+      },
+    },
+    {
+      method: 'post',
+      path: '/chat/{threadId}/version',
+      operationId: 'showChatVersion',
+      tag: 'chat',
+      summary: 'Show another version of a message',
+      description:
+        "Moves the thread's live leaf to the newest end of the branch that starts at `messageId` (one of a message's `metadata.versions.ids`), as a fork run on a worker, and answers the thread's messages as they now stand; the next prompt goes on from there.",
+      body: 'ChatVersion',
+      responses: {
+        '200': { description: '`{ messages: UIMessage[] }`, as GET /chat/{id}/messages.' },
+        '404': { description: 'No such thread, or no such message in it.', schema: 'Error' },
+        '409': { description: 'The thread runs something.', schema: 'Error' },
+      },
+      async handle({ principal, params, body, request }) {
+        const threadId = threadIdOf(params.threadId);
+        const thread = await backend.getThread(principal.tenant, threadId);
+        if (thread === undefined) throw new NotFoundError('thread', threadId);
+        const { messageId } = body as { messageId: string };
+        await forkThread(deps, principal, threadId, versionEnd(await wholeGraph(thread), messageId), request.signal);
+        const moved = (await backend.getThread(principal.tenant, threadId)) ?? thread;
+        return json({ messages: threadMessagesOf(await wholeGraph(moved), moved.pendingApprovals) });
       },
     },
   ];

@@ -15,6 +15,7 @@ import type { ContextMark, Principal, RunInput, RunRecord, ServerRunEvent, Store
 import { canceledBeforeStart } from '../canceled.js';
 import type { Claim, CreateRunOptions, RunOutcome, ServerBackend, WorkerIdentity } from '../types.js';
 import { FileWrites, readLines, readRecords, tenantFolder } from './files.js';
+import { mergeMetadata } from '../metadata.js';
 
 type LocalRun = RunRecord & { worker: string | null };
 
@@ -74,6 +75,15 @@ export class LocalBackend implements ServerBackend {
     const all = [...(this.threads.get(tenant)?.values() ?? [])].filter((t) => opts.before === undefined || t.createdAt < opts.before);
     all.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id));
     return all.slice(0, opts.limit);
+  }
+
+  async updateThread(tenant: string, id: string, metadata: Record<string, unknown>): Promise<ThreadRecord> {
+    const thread = this.threads.get(tenant)?.get(id);
+    if (thread === undefined) throw new NotFoundError('thread', id);
+    thread.metadata = mergeMetadata(thread.metadata, metadata);
+    thread.updatedAt = new Date().toISOString();
+    await this.saveThread(thread);
+    return thread;
   }
 
   async deleteThread(tenant: string, id: string): Promise<void> {

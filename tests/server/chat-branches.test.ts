@@ -1,0 +1,148 @@
+// The chat routes over a thread that is a tree: a regenerate answers a prompt again beside the first
+// answer, an edit branches before the prompt it replaces (before the first turn for a thread's first
+// prompt), `POST /chat/{id}/version` shows another branch, and messages carry the node ids and versions
+// a page acts on; a thread's metadata is changed in place (a title). All of it within the tenant.
+// The model is the scripted loopback server; files, sessions and the server are real.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAnthropicInvoker } from '../../src/providers/anthropic/invoker.js';
+import { bearerTokens, createServer, type AgentServer } from '../../src/server/index.js';
+import type { AnthropicTestServer } from '../../src/testing/index.js';
+import agentOf from './fixtures/agent.js';
+import { Client, startScriptedModel } from '../support/agent-server.js';
+
+type Message = { id: string; role: 'user' | 'assistant'; parts: Array<{ type: string; text?: string }>; metadata?: any };
+
+const ANA = 'token-of-ana-at-acme-0123456789';
+const BO = 'token-of-bo-at-globex-0123456789';
+let dir: string;
+let model: AnthropicTestServer;
+let server: AgentServer;
+let acme: Client;
+let globex: Client;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'indusagi-server-branches-'));
+  model = await startScriptedModel({ delayMs: 0 });
+  const invokeModel = createAnthropicInvoker(model.client());
+  server = await createServer({
+    dataDir: join(dir, 'data'),
+    authenticate: bearerTokens([
+      { token: ANA, tenant: 'acme', user: 'ana' },
+      { token: BO, tenant: 'globex', user: 'bo' },
+    ]),
+    agent: (context) => agentOf({ ...context, model: { invokeModel, model: 'claude-test', offline: false } }),
+  });
+  acme = new Client('http://server.test', ANA, server.fetch);
+  globex = new Client('http://server.test', BO, server.fetch);
+});
+
+afterAll(async () => {
+  await server?.close(1_000);
+  await model?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+/** Sends what `useChat` sends and reads the reply's stream to its end; answers the thread's messages after it. */
+async function chat(client: Client, thread: string, text: string, extra: Record<string, unknown> = {}): Promise<Message[]> {
+  const response = await client.post('/chat', {
+    id: thread,
+    messages: [{ id: 'm', role: 'user', parts: [{ type: 'text', text }] }],
+    ...extra,
+  });
+  const body = await response.text();
+  if (response.status !== 200) throw new Error(`POST /chat: ${response.status} ${body}`);
+  expect(body.trimEnd().endsWith('data: [DONE]')).toBe(true);
+  return messages(client, thread);
+}
+
+async function messages(client: Client, thread: string): Promise<Message[]> {
+  return (await client.read<{ messages: Message[] }>(`/chat/${thread}/messages`)).messages;
+}
+
+const texts = (list: Message[]) => list.map((m) => m.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join(''));
+
+describe('agent server: chat branches', () => {
+  it('names each message by its session node; a regenerate answers the prompt again as a second version of the reply', async () => {
+    await chat(acme, 'regen', 'first');
+    const before = await chat(acme, 'regen', 'second');
+    expect(texts(before)).toEqual(['first', 'ok: first', 'second', 'ok: second']);
+    expect(before.every((m) => m.metadata.node === m.id)).toBe(true);
+    const reply = before[3];
+    const after = await chat(acme, 'regen', 'second', { trigger: 'regenerate-message', messageId: reply.id });
+    expect(texts(after)).toEqual(['first', 'ok: first', 'second', 'ok: second']);
+    // The new reply is the second version; the first stays, under the same prompt.
+    expect(after[3].id).not.toBe(reply.id);
+    expect(after[3].metadata.versions).toEqual({ index: 1, ids: [reply.id, after[3].id] });
+    expect(after[2].id).toBe(before[2].id);
+    const history = await acme.read(`/threads/regen/history`);
+    expect(history.nodes).toHaveLength(5);
+    // Back to the first version: the thread shows it, and the next prompt goes on from there.
+    const shown = (await acme.json<{ messages: Message[] }>('/chat/regen/version', { messageId: reply.id })).messages;
+    expect(shown[3].id).toBe(reply.id);
+    expect(shown[3].metadata.versions).toEqual({ index: 0, ids: [reply.id, after[3].id] });
+    expect(await messages(acme, 'regen')).toEqual(shown);
+  });
+
+  it('an edit of a past prompt branches before it; an edit of the first prompt starts a new root beside the old one', async () => {
+    await chat(acme, 'edit', 'one');
+    const before = await chat(acme, 'edit', 'two');
+    const edited = await chat(acme, 'edit', 'two, edited', { messageId: before[2].id });
+    expect(texts(edited)).toEqual(['one', 'ok: one', 'two, edited', 'ok: two, edited']);
+    expect(edited[2].metadata.versions).toEqual({ index: 1, ids: [before[2].id, edited[2].id] });
+    const first = await chat(acme, 'edit', 'zero', { messageId: before[0].id });
+    expect(texts(first)).toEqual(['zero', 'ok: zero']);
+    expect(first[0].metadata.versions).toEqual({ index: 1, ids: [before[0].id, first[0].id] });
+    // The old root's newest branch comes back whole, the edited prompt included.
+    const old = (await acme.json<{ messages: Message[] }>('/chat/edit/version', { messageId: before[0].id })).messages;
+    expect(texts(old)).toEqual(['one', 'ok: one', 'two, edited', 'ok: two, edited']);
+  });
+
+  it('refuses what names no message of the thread, or the wrong kind of message, and changes nothing', async () => {
+    const before = await chat(acme, 'refused', 'hello');
+    const unknown = await acme.post('/chat', {
+      id: 'refused',
+      messages: [{ role: 'user', parts: [{ type: 'text', text: 'hello' }] }],
+      trigger: 'regenerate-message',
+      messageId: 'no-such-node',
+    });
+    expect(unknown.status).toBe(404);
+    expect((await unknown.json()).error.kind).toBe('not_found');
+    const notReply = await acme.post('/chat', {
+      id: 'refused',
+      messages: [{ role: 'user', parts: [{ type: 'text', text: 'hello' }] }],
+      trigger: 'regenerate-message',
+      messageId: before[0].id,
+    });
+    expect(notReply.status).toBe(400);
+    const notPrompt = await acme.post('/chat', {
+      id: 'refused',
+      messages: [{ role: 'user', parts: [{ type: 'text', text: 'x' }] }],
+      messageId: before[1].id,
+    });
+    expect(notPrompt.status).toBe(400);
+    expect((await acme.post('/chat/refused/version', { messageId: 'no-such-node' })).status).toBe(404);
+    expect((await acme.post('/chat/never-made/version', { messageId: before[0].id })).status).toBe(404);
+    expect(await messages(acme, 'refused')).toEqual(before);
+    expect((await acme.read('/threads/refused/history')).nodes).toHaveLength(2);
+  });
+
+  it("changes a thread's metadata in place (a title); another tenant can neither see nor change it", async () => {
+    await acme.json('/threads', { id: 'titled', metadata: { pinned: true } }, 201);
+    const patch = (client: Client, metadata: unknown) =>
+      client.request('PATCH', '/threads/titled', { body: JSON.stringify({ metadata }), headers: { 'content-type': 'application/json' } });
+    const renamed = await patch(acme, { title: 'Trip plans' });
+    expect(renamed.status).toBe(200);
+    expect((await renamed.json()).metadata).toEqual({ pinned: true, title: 'Trip plans' });
+    expect((await (await patch(acme, { pinned: null })).json()).metadata).toEqual({ title: 'Trip plans' });
+    const foreign = await patch(globex, { title: 'hijacked' });
+    expect(foreign.status).toBe(404);
+    expect((await patch(acme, 'not an object')).status).toBe(400);
+    expect((await acme.read('/threads')).threads.find((t: { id: string }) => t.id === 'titled').metadata).toEqual({ title: 'Trip plans' });
+    // Another tenant's thread by the same name is its own; its chat never shows acme's branches.
+    expect((await globex.post('/chat/regen/version', { messageId: 'x' })).status).toBe(404);
+    expect(await messages(globex, 'regen')).toEqual([]);
+  });
+});
