@@ -1,15 +1,18 @@
 import type { RunEvent } from '../../runtime/contract/events.js';
 import { ChunkTranslator, type UIMessageChunk } from '../../ui-message/chunks.js';
 import { ChatRequestError, readChatRequest, type ChatRequest } from '../../ui-message/request.js';
+import { loadReportProblems } from '../../runtime/store/index.js';
+import { loadSessionWithReport } from '../../runtime/store/load-session.js';
 import { uiMessagesFromTurns, type UIMessage, type UIMessagePart } from '../../ui-message/messages.js';
 import { UI_MESSAGE_STREAM_HEADERS } from '../../ui-message/stream.js';
 import { NotFoundError, ServerRequestError } from '../errors.js';
 import type { RunInput, RunRecord, StoredEvent, ThreadRecord } from '../types.js';
-import { editFrom, regenerateFrom, threadMessagesOf, versionEnd } from './chat-thread.js';
+import { editFrom, regenerateFrom, threadMessagesOf, versionEnd, type ThreadMessage } from './chat-thread.js';
 import { json, threadIdOf, type RouteDeps, type RouteSpec } from './route.js';
 import { streamRun, type StreamFormat } from './sse.js';
 import { forkThread, queueOptions } from './threads.js';
 import { inputOf } from './runs.js';
+import { endedEvents } from './wait.js';
 
 /**
  * The AI SDK UI message stream routes, so a `useChat` page is a client: its chat id is the thread id
@@ -25,10 +28,28 @@ export function chatRoutes(deps: RouteDeps): RouteSpec[] {
     new Response(streamRun(backend.tails, run.id, 0, uiFormat(run, continued), deps.keepAliveMs), {
       headers: { ...UI_MESSAGE_STREAM_HEADERS, 'x-run-id': run.id },
     });
-  const wholeGraph = async (thread: ThreadRecord) => {
-    const graph = await deps.sessions(thread.tenant).loadSession(thread.id);
-    if (!graph.whole) await graph.loadWhole();
-    return graph;
+  const wholeGraph = async (thread: ThreadRecord) => (await loaded(thread)).graph;
+  // Every branch (a message's versions are siblings), with what the store could not read back.
+  const loaded = (thread: ThreadRecord) => loadSessionWithReport(deps.sessions(thread.tenant), thread.id, { whole: true });
+  /**
+   * The thread's messages with the reply a canceled run was streaming when it stopped: the conductor
+   * keeps no half turn, so the text of the run's last step is read back from its events (while they
+   * are kept) and shown after the thread, marked `stopped`, until another run follows it.
+   */
+  const withStopped = async (thread: ThreadRecord, messages: ThreadMessage[], signal: AbortSignal): Promise<ThreadMessage[]> => {
+    const [last] = await backend.listRuns(thread.tenant, thread.id, 1);
+    if (last === undefined || last.status !== 'canceled' || last.eventsExpired || last.input.kind === 'fork') return messages;
+    let text = '';
+    for (const { event } of await endedEvents(backend.tails, last.id, signal, deps.keepAliveMs)) {
+      if (event.kind === 'text_delta') text += event.delta;
+      else if (event.kind.startsWith('tool_') || event.kind === 'approval_requested') text = '';
+    }
+    if (text === '') return messages;
+    const part = { type: 'text' as const, text, state: 'done' as const };
+    const end = messages.at(-1);
+    if (end?.role === 'assistant')
+      return [...messages.slice(0, -1), { ...end, parts: [...end.parts, part], metadata: { ...end.metadata, stopped: true } }];
+    return [...messages, { id: `${last.id}-stopped`, role: 'assistant', parts: [part], metadata: { stopped: true } }];
   };
   const threadMessages = async (thread: ThreadRecord) => {
     const graph = await deps.sessions(thread.tenant).loadSession(thread.id);
@@ -112,18 +133,22 @@ export function chatRoutes(deps: RouteDeps): RouteSpec[] {
       responses: {
         '200': {
           description:
-            "`{ messages: UIMessage[] }` (empty for a thread that does not exist yet). Between runs each message's id is the session node it starts at, and its `metadata` says so (`node`) and lists its other versions (`versions: { index, ids }`), what a regenerate, an edit or `POST /chat/{id}/version` names.",
+            "`{ messages: UIMessage[], problems: string[] }` (empty for a thread that does not exist yet); `problems`: what the session store could not read back (a damaged line skipped, say). Between runs each message's id is the session node it starts at, and its `metadata` says so (`node`) and lists its other versions (`versions: { index, ids }`), what a regenerate, an edit or `POST /chat/{id}/version` names.",
         },
       },
-      async handle({ principal, params }) {
+      async handle({ principal, params, request }) {
         const thread = await backend.getThread(principal.tenant, threadIdOf(params.threadId));
-        if (thread === undefined) return json({ messages: [] });
+        if (thread === undefined) return json({ messages: [], problems: [] });
         const run = thread.activeRunId === null ? undefined : await backend.getRun(principal.tenant, thread.activeRunId);
-        if (run === undefined) return json({ messages: threadMessagesOf(await wholeGraph(thread), thread.pendingApprovals) });
+        if (run === undefined) {
+          const { graph, report } = await loaded(thread);
+          const messages = await withStopped(thread, threadMessagesOf(graph, thread.pendingApprovals), request.signal);
+          return json({ messages, problems: loadReportProblems(report) });
+        }
         const turns = await threadMessages(thread);
         const messages = uiMessagesFromTurns({ messages: turns.slice(0, run.base.length), pendingApprovals: thread.pendingApprovals });
         if (run.input.kind === 'prompt') messages.push(promptMessage(run.id, run.input.prompt));
-        return json({ messages });
+        return json({ messages, problems: [] });
       },
     },
     {
