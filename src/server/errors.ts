@@ -71,7 +71,7 @@ export class ForbiddenError extends ServerError {
 export class NotFoundError extends ServerError {
   static override readonly errorName: string = 'NotFoundError';
   constructor(
-    readonly what: 'thread' | 'run' | 'memory' | 'route',
+    readonly what: 'thread' | 'run' | 'memory' | 'message' | 'route',
     readonly id: string,
   ) {
     super('not_found', 404, what === 'route' ? `No route ${id}.` : `No ${what} ${JSON.stringify(id)}.`);

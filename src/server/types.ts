@@ -37,12 +37,15 @@ export type AgentFactory = (context: AgentContext) => ServedAgent | Promise<Serv
 /** A decision on a call waiting for approval, as `agent.approve` / `agent.reject` take it. */
 export type Decision = { approvalId: string; approved: boolean; reason?: string };
 
-/** What a run does: answer a prompt, apply decisions (each an `approve` or `reject`, in order), go on, or move the leaf. */
+/**
+ * What a run does: answer a prompt, apply decisions (each an `approve` or `reject`, in order), go on, or move the leaf
+ * (`nodeId` null: before the first turn, so the next prompt starts a new root beside the old one).
+ */
 export type RunInput =
   | { kind: 'prompt'; prompt: string }
   | { kind: 'decisions'; decisions: Decision[] }
   | { kind: 'continue' }
-  | { kind: 'fork'; nodeId: string };
+  | { kind: 'fork'; nodeId: string | null };
 
 /** Why a run failed: a conductor fault kind (`aborted`, `model_error`, ...) or another error's kind, and what it said. */
 export type ErrorInfo = { kind: string; message: string };

@@ -263,6 +263,7 @@ describe('agent server API (one machine)', () => {
         'getThreadHistory',
         'forkThread',
         'deleteThread',
+        'updateThread',
         'createRun',
         'createRunAndWait',
         'createRunAndStream',
@@ -279,6 +280,7 @@ describe('agent server API (one machine)', () => {
         'chat',
         'resumeChat',
         'chatMessages',
+        'showChatVersion',
       ].sort(),
     );
     for (const { path, method } of operations) {

@@ -79,6 +79,8 @@ function bodyFor(op: Operation): string | undefined {
   if (!op.body) return undefined;
   if (op.path === '/threads') return JSON.stringify({ id: 'made-by-globex' });
   if (op.path.endsWith('/fork')) return JSON.stringify({ nodeId: 'x' });
+  if (op.method === 'PATCH' && op.path.startsWith('/threads')) return JSON.stringify({ metadata: { title: 'hijacked' } });
+  if (op.path.endsWith('/version')) return JSON.stringify({ messageId: 'x' });
   if (op.path === '/chat') return JSON.stringify({ id: thread, messages: [{ role: 'user', parts: [{ type: 'text', text: 'hi' }] }] });
   if (op.path.startsWith('/memory')) return JSON.stringify({ text: 'overwritten' });
   if (op.path.includes('/inputs/')) return JSON.stringify({ action: 'decline' });
@@ -139,7 +141,7 @@ describe('agent server: tenants, credentials, hostile input', () => {
       expect(JSON.parse(text).error.kind, where).toBe('not_found');
     }
     // A thread only acme has: globex's chat routes know nothing of it.
-    expect(await globex.read(`/chat/${waitingThread}/messages`)).toEqual({ messages: [] });
+    expect(await globex.read(`/chat/${waitingThread}/messages`)).toEqual({ messages: [], problems: [] });
     expect((await globex.get(`/chat/${waitingThread}/stream`)).status).toBe(204);
     // The same thread name in two tenants is two threads: globex's chat made its own.
     const globexThread = await globex.read(`/threads/${thread}`);

@@ -51,6 +51,11 @@ export interface ServerBackend {
   getThread(tenant: string, id: string): Promise<ThreadRecord | undefined>;
   /** The tenant's threads, newest first; `before` is the `createdAt` to page from. */
   listThreads(tenant: string, opts: { limit: number; before?: string }): Promise<ThreadRecord[]>;
+  /**
+   * Merges `metadata` into the thread's (a key set to null is removed) and answers the thread as it now
+   * stands (`NotFoundError` when the tenant has no such thread).
+   */
+  updateThread(tenant: string, id: string, metadata: Record<string, unknown>): Promise<ThreadRecord>;
   /** Deletes the thread, its runs and their events (`NotFoundError`, or `ThreadBusyError` while it runs something). */
   deleteThread(tenant: string, id: string): Promise<void>;
   /**

@@ -1,21 +1,26 @@
 import type { RunEvent } from '../../runtime/contract/events.js';
 import { ChunkTranslator, type UIMessageChunk } from '../../ui-message/chunks.js';
 import { ChatRequestError, readChatRequest, type ChatRequest } from '../../ui-message/request.js';
+import { loadReportProblems } from '../../runtime/store/index.js';
+import { loadSessionWithReport } from '../../runtime/store/load-session.js';
 import { uiMessagesFromTurns, type UIMessage, type UIMessagePart } from '../../ui-message/messages.js';
 import { UI_MESSAGE_STREAM_HEADERS } from '../../ui-message/stream.js';
-import { ServerRequestError } from '../errors.js';
-import type { RunRecord, StoredEvent, ThreadRecord } from '../types.js';
+import { NotFoundError, ServerRequestError } from '../errors.js';
+import type { RunInput, RunRecord, StoredEvent, ThreadRecord } from '../types.js';
+import { editFrom, regenerateFrom, threadMessagesOf, versionEnd, type ThreadMessage } from './chat-thread.js';
 import { json, threadIdOf, type RouteDeps, type RouteSpec } from './route.js';
 import { streamRun, type StreamFormat } from './sse.js';
-import { queueOptions } from './threads.js';
+import { forkThread, queueOptions } from './threads.js';
 import { inputOf } from './runs.js';
+import { endedEvents } from './wait.js';
 
 /**
  * The AI SDK UI message stream routes, so a `useChat` page is a client: its chat id is the thread id
  * (the thread is made on its first message). `POST /chat` starts a run and streams it; with
  * `resume: true`, `GET /chat/{id}/stream` replays the thread's run in progress from its start (what
  * `useChat` expects of a resumed stream) and follows it live, from any server instance; `GET
- * /chat/{id}/messages` gives the thread for `useChat`'s initial `messages`.
+ * /chat/{id}/messages` gives the thread for `useChat`'s initial `messages`. The thread is a tree: a
+ * regenerate or an edit branches it, and `POST /chat/{id}/version` shows another branch.
  */
 export function chatRoutes(deps: RouteDeps): RouteSpec[] {
   const { backend } = deps;
@@ -23,6 +28,29 @@ export function chatRoutes(deps: RouteDeps): RouteSpec[] {
     new Response(streamRun(backend.tails, run.id, 0, uiFormat(run, continued), deps.keepAliveMs), {
       headers: { ...UI_MESSAGE_STREAM_HEADERS, 'x-run-id': run.id },
     });
+  const wholeGraph = async (thread: ThreadRecord) => (await loaded(thread)).graph;
+  // Every branch (a message's versions are siblings), with what the store could not read back.
+  const loaded = (thread: ThreadRecord) => loadSessionWithReport(deps.sessions(thread.tenant), thread.id, { whole: true });
+  /**
+   * The thread's messages with the reply a canceled run was streaming when it stopped: the conductor
+   * keeps no half turn, so the text of the run's last step is read back from its events (while they
+   * are kept) and shown after the thread, marked `stopped`, until another run follows it.
+   */
+  const withStopped = async (thread: ThreadRecord, messages: ThreadMessage[], signal: AbortSignal): Promise<ThreadMessage[]> => {
+    const [last] = await backend.listRuns(thread.tenant, thread.id, 1);
+    if (last === undefined || last.status !== 'canceled' || last.eventsExpired || last.input.kind === 'fork') return messages;
+    let text = '';
+    for (const { event } of await endedEvents(backend.tails, last.id, signal, deps.keepAliveMs)) {
+      if (event.kind === 'text_delta') text += event.delta;
+      else if (event.kind.startsWith('tool_') || event.kind === 'approval_requested') text = '';
+    }
+    if (text === '') return messages;
+    const part = { type: 'text' as const, text, state: 'done' as const };
+    const end = messages.at(-1);
+    if (end?.role === 'assistant')
+      return [...messages.slice(0, -1), { ...end, parts: [...end.parts, part], metadata: { ...end.metadata, stopped: true } }];
+    return [...messages, { id: `${last.id}-stopped`, role: 'assistant', parts: [part], metadata: { stopped: true } }];
+  };
   const threadMessages = async (thread: ThreadRecord) => {
     const graph = await deps.sessions(thread.tenant).loadSession(thread.id);
     return graph.leaf === null ? [] : graph.resume(graph.leaf);
@@ -41,7 +69,7 @@ export function chatRoutes(deps: RouteDeps): RouteSpec[] {
         '200': { description: 'The run as a UI message stream (SSE, `x-vercel-ai-ui-message-stream: v1`).', stream: 'ui-message' },
         '409': { description: 'The thread runs something already.', schema: 'Error' },
       },
-      async handle({ principal, body }) {
+      async handle({ principal, body, request: { signal } }) {
         let request: ChatRequest;
         try {
           request = readChatRequest(body);
@@ -49,14 +77,20 @@ export function chatRoutes(deps: RouteDeps): RouteSpec[] {
           if (ChatRequestError.isInstance(error)) throw new ServerRequestError(error.message);
           throw error;
         }
-        // A served thread only grows: answering a message again or replacing one moves the session back
-        // (`agent.branchFrom`), which the run API does not offer yet; refused rather than appended as new.
-        if (
-          request.kind === 'continue' ||
-          (request.kind === 'prompt' && (request.trigger === 'regenerate-message' || request.messageId !== undefined))
-        )
-          throw new ServerRequestError('This server does not regenerate or edit messages yet: send a new message instead.');
         const threadId = threadIdOf(request.chatId);
+        // A regenerate or an edit keeps what it replaces: the thread's leaf moves back first (a fork run,
+        // so the session tree gains a branch), then the prompt is answered again, or the edit sent, there.
+        if (request.kind === 'prompt' && (request.trigger === 'regenerate-message' || request.messageId !== undefined)) {
+          const thread = await backend.getThread(principal.tenant, threadId);
+          if (thread === undefined) throw new NotFoundError('thread', threadId);
+          const graph = await wholeGraph(thread);
+          const regenerate = request.trigger === 'regenerate-message';
+          const from = regenerate ? regenerateFrom(graph, request.messageId) : editFrom(graph, request.messageId!);
+          await forkThread(deps, principal, threadId, from, signal);
+          const input: RunInput = regenerate ? { kind: 'continue' } : inputOf({ prompt: request.text }, deps.limits.maxPromptChars);
+          return respond(await backend.createRun(principal, threadId, input, queueOptions(deps, false)));
+        }
+        if (request.kind === 'continue') throw new ServerRequestError('A useChat request is a prompt or decisions.');
         const input =
           request.kind === 'prompt'
             ? inputOf({ prompt: request.text }, deps.limits.maxPromptChars)
@@ -95,18 +129,50 @@ export function chatRoutes(deps: RouteDeps): RouteSpec[] {
       tag: 'chat',
       summary: "The thread as useChat's initial messages",
       description:
-        "While a run is under way, the thread as it stood before it (with the run's prompt): the resumed stream brings the rest.",
-      responses: { '200': { description: '`{ messages: UIMessage[] }` (empty for a thread that does not exist yet).' } },
-      async handle({ principal, params }) {
+        "The live path of the thread's session tree. While a run is under way, the thread as it stood before it (with the run's prompt, and no node ids): the resumed stream brings the rest.",
+      responses: {
+        '200': {
+          description:
+            "`{ messages: UIMessage[], problems: string[] }` (empty for a thread that does not exist yet); `problems`: what the session store could not read back (a damaged line skipped, say). Between runs each message's id is the session node it starts at, and its `metadata` says so (`node`) and lists its other versions (`versions: { index, ids }`), what a regenerate, an edit or `POST /chat/{id}/version` names.",
+        },
+      },
+      async handle({ principal, params, request }) {
         const thread = await backend.getThread(principal.tenant, threadIdOf(params.threadId));
-        if (thread === undefined) return json({ messages: [] });
-        const turns = await threadMessages(thread);
+        if (thread === undefined) return json({ messages: [], problems: [] });
         const run = thread.activeRunId === null ? undefined : await backend.getRun(principal.tenant, thread.activeRunId);
-        if (run === undefined)
-          return json({ messages: uiMessagesFromTurns({ messages: turns, pendingApprovals: thread.pendingApprovals }) });
+        if (run === undefined) {
+          const { graph, report } = await loaded(thread);
+          const messages = await withStopped(thread, threadMessagesOf(graph, thread.pendingApprovals), request.signal);
+          return json({ messages, problems: loadReportProblems(report) });
+        }
+        const turns = await threadMessages(thread);
         const messages = uiMessagesFromTurns({ messages: turns.slice(0, run.base.length), pendingApprovals: thread.pendingApprovals });
         if (run.input.kind === 'prompt') messages.push(promptMessage(run.id, run.input.prompt));
-        return json({ messages });
+        return json({ messages, problems: [] });
+      },
+    },
+    {
+      method: 'post',
+      path: '/chat/{threadId}/version',
+      operationId: 'showChatVersion',
+      tag: 'chat',
+      summary: 'Show another version of a message',
+      description:
+        "Moves the thread's live leaf to the newest end of the branch that starts at `messageId` (one of a message's `metadata.versions.ids`), as a fork run on a worker, and answers the thread's messages as they now stand; the next prompt goes on from there.",
+      body: 'ChatVersion',
+      responses: {
+        '200': { description: '`{ messages: UIMessage[] }`, as GET /chat/{id}/messages.' },
+        '404': { description: 'No such thread, or no such message in it.', schema: 'Error' },
+        '409': { description: 'The thread runs something.', schema: 'Error' },
+      },
+      async handle({ principal, params, body, request }) {
+        const threadId = threadIdOf(params.threadId);
+        const thread = await backend.getThread(principal.tenant, threadId);
+        if (thread === undefined) throw new NotFoundError('thread', threadId);
+        const { messageId } = body as { messageId: string };
+        await forkThread(deps, principal, threadId, versionEnd(await wholeGraph(thread), messageId), request.signal);
+        const moved = (await backend.getThread(principal.tenant, threadId)) ?? thread;
+        return json({ messages: threadMessagesOf(await wholeGraph(moved), moved.pendingApprovals) });
       },
     },
   ];

@@ -44,6 +44,18 @@ export const requestSchemas = {
     },
     oneOf: [{ required: ['prompt'] }, { required: ['decisions'] }, { required: ['continue'] }],
   },
+  ThreadUpdate: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['metadata'],
+    properties: { metadata: { ...object, description: 'Keys to set (null: remove the key); the others stay as they are.' } },
+  },
+  ChatVersion: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['messageId'],
+    properties: { messageId: { ...id, description: "One of a message's `metadata.versions.ids` (from GET /chat/{id}/messages)." } },
+  },
   ThreadFork: {
     type: 'object',
     additionalProperties: false,

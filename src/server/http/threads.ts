@@ -6,7 +6,7 @@ import type { Principal, ThreadRecord } from '../types.js';
 import { json, limitOf, threadIdOf, threadView, type RouteDeps, type RouteSpec } from './route.js';
 import { waitForEnd } from './wait.js';
 
-/** The thread routes: create, list, state, history, fork, delete. */
+/** The thread routes: create, list, state, history, fork, metadata, delete. */
 export function threadRoutes(deps: RouteDeps): RouteSpec[] {
   const { backend } = deps;
   const owned = async (principal: Principal, raw: string | undefined): Promise<ThreadRecord> => {
@@ -109,11 +109,26 @@ export function threadRoutes(deps: RouteDeps): RouteSpec[] {
       async handle({ principal, params, body, request }) {
         const thread = await owned(principal, params.threadId);
         const { nodeId } = body as { nodeId: string };
-        const run = await backend.createRun(principal, thread.id, { kind: 'fork', nodeId }, queueOptions(deps, false));
-        await waitForEnd(backend.tails, run.id, request.signal, deps.keepAliveMs);
-        const ended = await backend.getRun(principal.tenant, run.id);
-        if (ended?.error != null) throw new RunRefusedError(ended.error.kind, ended.error.message, run.id);
+        await forkThread(deps, principal, thread.id, nodeId, request.signal);
         return json(await state(principal, await owned(principal, thread.id)));
+      },
+    },
+    {
+      method: 'patch',
+      path: '/threads/{threadId}',
+      operationId: 'updateThread',
+      tag: 'threads',
+      summary: "Change the thread's metadata",
+      description:
+        "Merges `metadata` into the thread's, key by key (a key set to null is removed): a title a person gave the conversation, say. The session is untouched, so this works while a run is under way.",
+      body: 'ThreadUpdate',
+      responses: {
+        '200': { description: 'The thread.', schema: 'Thread' },
+        '404': { description: 'No such thread.', schema: 'Error' },
+      },
+      async handle({ principal, params, body }) {
+        const { metadata } = body as { metadata: Record<string, unknown> };
+        return json(threadView(await backend.updateThread(principal.tenant, threadIdOf(params.threadId), metadata)));
       },
     },
     {
@@ -137,6 +152,18 @@ export function threadRoutes(deps: RouteDeps): RouteSpec[] {
       },
     },
   ];
+}
+
+/**
+ * Moves the thread's live leaf to `nodeId` (null: before its first turn) through a run on a worker (it
+ * needs the thread's writer lease), and resolves once that run is done; a node the session cannot
+ * branch from is a `RunRefusedError` (400, the conductor's kind).
+ */
+export async function forkThread(deps: RouteDeps, principal: Principal, threadId: string, nodeId: string | null, signal: AbortSignal) {
+  const run = await deps.backend.createRun(principal, threadId, { kind: 'fork', nodeId }, queueOptions(deps, false));
+  await waitForEnd(deps.backend.tails, run.id, signal, deps.keepAliveMs);
+  const ended = await deps.backend.getRun(principal.tenant, run.id);
+  if (ended?.error != null) throw new RunRefusedError(ended.error.kind, ended.error.message, run.id);
 }
 
 export function queueOptions(deps: RouteDeps, createThread: boolean) {

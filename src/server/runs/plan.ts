@@ -8,7 +8,7 @@ export type Step =
   | { kind: 'approve'; approvalId: string }
   | { kind: 'reject'; approvalId: string; reason?: string }
   | { kind: 'continue' }
-  | { kind: 'fork'; nodeId: string };
+  | { kind: 'fork'; nodeId: string | null };
 
 /**
  * The conductor operations that carry `run` out, given where its thread stands now (the snapshot of

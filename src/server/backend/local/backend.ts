@@ -17,6 +17,7 @@ import type { InputRequest } from '../../../runtime/agent/input-requests.js';
 import { pendingInputsOf } from '../../runs/inputs.js';
 import type { Claim, CreateRunOptions, InputDelivery, RunOutcome, ServerBackend, WorkerIdentity } from '../types.js';
 import { FileWrites, readLines, readRecords, tenantFolder } from './files.js';
+import { mergeMetadata } from '../metadata.js';
 
 type LocalRun = RunRecord & { worker: string | null };
 
@@ -77,6 +78,15 @@ export class LocalBackend implements ServerBackend {
     const all = [...(this.threads.get(tenant)?.values() ?? [])].filter((t) => opts.before === undefined || t.createdAt < opts.before);
     all.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id));
     return all.slice(0, opts.limit);
+  }
+
+  async updateThread(tenant: string, id: string, metadata: Record<string, unknown>): Promise<ThreadRecord> {
+    const thread = this.threads.get(tenant)?.get(id);
+    if (thread === undefined) throw new NotFoundError('thread', id);
+    thread.metadata = mergeMetadata(thread.metadata, metadata);
+    thread.updatedAt = new Date().toISOString();
+    await this.saveThread(thread);
+    return thread;
   }
 
   async deleteThread(tenant: string, id: string): Promise<void> {

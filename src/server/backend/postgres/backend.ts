@@ -20,6 +20,7 @@ import { PgListener } from './listener.js';
 import { runOf, threadOf, type RunRow, type ThreadRow } from './rows.js';
 import { RUN_TASK, serverSql, type ServerSql } from './sql.js';
 import { canceledBeforeStart } from '../canceled.js';
+import { mergeMetadata } from '../metadata.js';
 
 /** The schema version the server's tables arrived in (src/postgres/migrations.ts). */
 export const SERVER_TABLES_VERSION = 7;
@@ -114,6 +115,16 @@ export class PostgresBackend implements ServerBackend {
   async listThreads(tenant: string, opts: { limit: number; before?: string }): Promise<ThreadRecord[]> {
     const rows = await this.db.query<ThreadRow>(this.sql.listThreads, [tenant, opts.before ?? null, opts.limit]);
     return rows.map(threadOf);
+  }
+
+  async updateThread(tenant: string, id: string, metadata: Record<string, unknown>): Promise<ThreadRecord> {
+    return this.db.transaction(async (client) => {
+      const [row] = (await client.query(this.sql.lockThread, [tenant, id])).rows as ThreadRow[];
+      if (row === undefined) throw new NotFoundError('thread', id);
+      const merged = mergeMetadata(JSON.parse(row.metadata) as Record<string, unknown>, metadata);
+      const [updated] = (await client.query(this.sql.updateThreadMetadata, [tenant, id, JSON.stringify(merged)])).rows as ThreadRow[];
+      return threadOf(updated);
+    });
   }
 
   async deleteThread(tenant: string, id: string): Promise<void> {

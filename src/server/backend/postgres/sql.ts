@@ -27,6 +27,7 @@ export function serverSql(s: string, schema: string, jobs: string) {
       ON CONFLICT (tenant, id) DO NOTHING RETURNING *`,
     listThreads: `SELECT * FROM ${s}.server_threads WHERE tenant = $1 AND ($2::timestamptz IS NULL OR created_at < $2)
       ORDER BY created_at DESC, id LIMIT $3`,
+    updateThreadMetadata: `UPDATE ${s}.server_threads SET metadata = $3, updated_at = now() WHERE tenant = $1 AND id = $2 RETURNING *`,
     lockThread: `SELECT * FROM ${s}.server_threads WHERE tenant = $1 AND id = $2 FOR UPDATE`,
     deleteThread: [
       `DELETE FROM ${s}.server_run_events WHERE run IN (SELECT id FROM ${s}.server_runs WHERE tenant = $1 AND thread = $2)`,
