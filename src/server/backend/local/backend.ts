@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   ApprovalNotPendingError,
@@ -16,7 +15,8 @@ import { canceledBeforeStart } from '../canceled.js';
 import type { InputRequest } from '../../../runtime/agent/input-requests.js';
 import { pendingInputsOf } from '../../runs/inputs.js';
 import type { Claim, CreateRunOptions, InputDelivery, RunOutcome, ServerBackend, WorkerIdentity } from '../types.js';
-import { FileWrites, readLines, readRecords, tenantFolder } from './files.js';
+import { FileWrites, readLines, readRecords, readTenantDirs, tenantFolder } from './files.js';
+import { newThread } from '../thread-record.js';
 import { mergeMetadata } from '../metadata.js';
 
 type LocalRun = RunRecord & { worker: string | null };
@@ -302,19 +302,7 @@ export class LocalBackend implements ServerBackend {
   }
 
   private addThread(principal: Principal, id: string, metadata: Record<string, unknown>): ThreadRecord {
-    const now = new Date().toISOString();
-    const thread: ThreadRecord = {
-      id,
-      tenant: principal.tenant,
-      createdBy: principal.user,
-      metadata,
-      createdAt: now,
-      updatedAt: now,
-      status: 'idle',
-      activeRunId: null,
-      pendingApprovals: [],
-      mark: { length: 0, last: null },
-    };
+    const thread = newThread(principal, id, metadata);
     this.tenantThreads(principal.tenant).set(id, thread);
     void this.saveThread(thread);
     return thread;
@@ -344,14 +332,5 @@ export class LocalBackend implements ServerBackend {
 
   private eventsPath(runId: string): string {
     return join(this.dir, 'runs', `${runId}.events.jsonl`);
-  }
-}
-
-async function readTenantDirs(dir: string): Promise<string[]> {
-  try {
-    return (await readdir(dir, { withFileTypes: true })).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
   }
 }

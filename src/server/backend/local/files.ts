@@ -103,3 +103,13 @@ export async function readLines<T>(path: string): Promise<T[]> {
 export function tenantFolder(tenant: string): string {
   return encodeURIComponent(tenant).replace(/\./g, '%2E').replace(/\*/g, '%2A');
 }
+
+/** The tenant folders under `dir` (none when it does not exist yet). */
+export async function readTenantDirs(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir, { withFileTypes: true })).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+}
