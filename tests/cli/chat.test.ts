@@ -137,5 +137,5 @@ describe('/model, piped', () => {
     } finally {
       await workspace.cleanup();
     }
-  }, 90_000);
+  }, 300_000);
 });

@@ -7,7 +7,7 @@ import { makeWorkspace, runCli } from './cli-process.js';
 
 // `indusagi -p` on a session a crash or an edit damaged: it says what the load left out, as the chat
 // does, and does not silently fork a session whose live leaf had to fall back to an older node.
-const SLOW = 120_000;
+const SLOW = 300_000;
 const say = (role: Turn['role'], text: string): Turn => ({ role, blocks: [{ kind: 'text', text }] });
 
 let workspace: Awaited<ReturnType<typeof makeWorkspace>>;

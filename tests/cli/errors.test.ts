@@ -63,7 +63,7 @@ describe('indusagi: bad command lines', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('indusagi chat [--session ID | --continue] [--model M] [--store DIR|URL]');
     expect(help.stdout).toContain('/fork NODE');
-  }, 120_000); // 18 processes at once: slow on a loaded two-core machine
+  }, 300_000); // 18 processes at once: slow on a loaded two-core machine
 });
 
 describe('indusagi chat: bad input inside a chat', () => {

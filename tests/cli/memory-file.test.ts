@@ -68,7 +68,7 @@ describe('the memory log after a crash tore its last line', () => {
     const again = await runCli(['memory', 'ls', '--memory', memory], dir);
     expect(again.stderr).toBe(`indusagi: memory file ${memory}: skipped line 3, not JSON (the remains of a write cut short)\n`);
     expect(again.stdout).toContain('ship on Tuesdays');
-  }, 60_000);
+  }, 300_000);
 
   it('the chat keeps starting (exit 0) after a torn line, says what it skipped, and remembers across starts', async () => {
     const workspace = await makeWorkspace();
@@ -93,5 +93,5 @@ describe('the memory log after a crash tore its last line', () => {
     } finally {
       await workspace.cleanup();
     }
-  }, 90_000); // two real chat processes, slow on a loaded two-core machine
+  }, 300_000); // two real chat processes, slow on a loaded two-core machine
 });

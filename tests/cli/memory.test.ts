@@ -9,7 +9,7 @@ import { makeWorkspace, runCli } from './cli-process.js';
 import { freshSchema, postgresUrl } from '../support/postgres.js';
 
 // Each test runs the real command several times, a Node process and tsx each: slow on a busy 2-core machine.
-const SLOW = 120_000;
+const SLOW = 300_000;
 
 let dir: string;
 let cleanup: () => Promise<void>;

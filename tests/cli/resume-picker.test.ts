@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeWorkspace, runCli } from './cli-process.js';
 
-const SLOW = 120_000;
+const SLOW = 300_000;
 let workspace: Awaited<ReturnType<typeof makeWorkspace>>;
 beforeAll(async () => {
   workspace = await makeWorkspace();

@@ -6,7 +6,7 @@ import { reply, startAnthropicServer } from '../../src/testing/index.js';
 import { CliProcess, makeWorkspace, runCli, sessionIdOf } from './cli-process.js';
 
 // Each test spawns the command several times; on a loaded machine one spawn can take seconds.
-const SLOW = 120_000;
+const SLOW = 300_000;
 
 let workspace: Awaited<ReturnType<typeof makeWorkspace>>;
 beforeAll(async () => {

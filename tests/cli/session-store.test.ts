@@ -4,7 +4,7 @@ import { PostgresSessionStore } from '../../src/postgres/index.js';
 import { makeWorkspace, runCli } from './cli-process.js';
 import { freshSchema, postgresUrl } from '../support/postgres.js';
 
-const SLOW = 120_000;
+const SLOW = 300_000;
 
 describe.skipIf(postgresUrl === undefined)('indusagi --store postgres://', () => {
   let url = '';

@@ -8,7 +8,7 @@ import { alive, untilEnded, untilFile } from './tools/processes.js';
 
 // Tool calls waiting for approval on a terminal: one key decides (y, n, a), the prompt shows what the
 // call would do, and a bash call is stopped with everything it started when Ctrl-C interrupts it.
-const SLOW = 120_000;
+const SLOW = 300_000;
 const ASKS = 'y yes · n no · a always for bash in this session · Esc later';
 
 let workspace: Awaited<ReturnType<typeof makeWorkspace>>;

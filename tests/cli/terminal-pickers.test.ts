@@ -7,7 +7,7 @@ import { PtyCli } from './pty.js';
 import { idle, modalRows, statusText } from './screen-helpers.js';
 
 // The pickers of a chat on a terminal, driven by arrow keys, and `@` completion in the editor.
-const SLOW = 120_000;
+const SLOW = 300_000;
 const DOWN = '\x1b[B';
 const UP = '\x1b[A';
 

@@ -6,7 +6,7 @@ import { PtyCli } from './pty.js';
 import { idle, liveRows, statusText } from './screen-helpers.js';
 
 // The persistent screen after the terminal is resized, and the editor with wide characters.
-const SLOW = 120_000;
+const SLOW = 300_000;
 
 let workspace: Awaited<ReturnType<typeof makeWorkspace>>;
 beforeAll(async () => {

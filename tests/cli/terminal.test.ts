@@ -10,7 +10,7 @@ import { answers, idle, OUR_SEQUENCES, statusText } from './screen-helpers.js';
 
 // The chat on a real pseudo-terminal: what a person typing and pasting sees (the screen, as a terminal
 // would draw the bytes the command wrote), and what it stores.
-const SLOW = 120_000;
+const SLOW = 300_000;
 
 let workspace: Awaited<ReturnType<typeof makeWorkspace>>;
 let server: AnthropicTestServer;

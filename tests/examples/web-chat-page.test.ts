@@ -60,7 +60,7 @@ beforeAll(async () => {
     build({ configFile: join(exampleDir, 'vite.config.ts'), build: { outDir: join(dir, 'page'), emptyOutDir: true }, logLevel: 'error' }),
   ]);
   demo = await startDemoModel({ chunkDelayMs: 1 });
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await browser?.close();

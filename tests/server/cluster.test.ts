@@ -84,7 +84,7 @@ describe.skipIf(postgresUrl === undefined)(
         );
       const [a, b, c] = await Promise.all([serve(), serve(), serve(), startWorker(), startWorker(), startWorker()]);
       apis = [a, b, c].map((started) => ({ url: (started as { match: RegExpExecArray }).match[1] }));
-    }, 120_000);
+    }, 300_000);
 
     afterAll(async () => {
       killAll();

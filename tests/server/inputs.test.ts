@@ -171,7 +171,7 @@ describe.skipIf(postgresUrl === undefined)(
         );
       const started = await Promise.all([serve(), serve(), startWorker(), startWorker()]);
       apis = started.slice(0, 2).map((s) => (s as { match: RegExpExecArray }).match[1]);
-    }, 90_000);
+    }, 300_000);
 
     afterAll(async () => {
       killAll();

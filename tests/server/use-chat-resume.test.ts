@@ -56,7 +56,7 @@ describe.skipIf(!haveChromium('useChat resume'))('useChat resume against the age
         headers: { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' },
       });
     });
-  }, 120_000);
+  }, 300_000);
 
   afterAll(async () => {
     await browser?.close();
@@ -68,7 +68,7 @@ describe.skipIf(!haveChromium('useChat resume'))('useChat resume against the age
 
   it('a reload mid-reply reconnects to the running reply, which goes on to its end once', async () => {
     const page = await browser.newPage();
-    page.setDefaultTimeout(20_000);
+    page.setDefaultTimeout(180_000);
     await page.goto(`${site.url}/#chat=reload-me&token=${TOKEN}`);
     await page.getByLabel('Message').fill('story 300');
     await page.getByRole('button', { name: 'Send' }).click();

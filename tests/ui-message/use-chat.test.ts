@@ -80,7 +80,7 @@ describe.skipIf(!haveChromium('useChat'))('useChat from @ai-sdk/react, against s
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-  }, 120_000);
+  }, 300_000);
 
   afterAll(async () => {
     await browser?.close();

@@ -375,5 +375,5 @@ describe('killed inside a persist', () => {
       }
       await rm(copy, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, 300_000);
 });
