@@ -35,7 +35,7 @@ const TOKENS = [
 
 describe.skipIf(postgresUrl === undefined)(
   'agent server on many machines: 3 API servers, 3 workers, one database',
-  { timeout: 240_000 },
+  { timeout: 300_000 },
   () => {
     const pool = testPool();
     const schema = freshSchema('srv');

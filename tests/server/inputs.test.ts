@@ -138,7 +138,7 @@ describe('answering a tool’s question on one machine (embedded)', () => {
 
 describe.skipIf(postgresUrl === undefined)(
   'answering a tool’s question on many machines: 2 API servers, 2 workers, one database',
-  { timeout: 120_000 },
+  { timeout: 300_000 },
   () => {
     const LEASE_MS = 2_000;
     const pool = testPool();

@@ -34,7 +34,7 @@ afterAll(async () => {
 
 const READY = /indusagi server on (\S+) .*\ntoken \(tenant "default"\): (\S+)\n/;
 
-describe('indusagi serve (one machine)', { timeout: 60_000 }, () => {
+describe('indusagi serve (one machine)', { timeout: 300_000 }, () => {
   it('makes up a token when given none; a run cut off by SIGKILL is picked up by the next process on the folder', async () => {
     const env = modelEnv(model, { INDUSAGI_TEST_LEDGER: join(dir, 'ledger.txt') });
     const args = ['serve', '--port', '0', '--data', join(dir, 'data'), '--agent', FIXTURE_AGENT];
