@@ -2,7 +2,7 @@ import type { ModelInvoker, ModelReply, ModelRequest } from '../runtime/contract
 import { createAnthropicInvoker } from '../providers/anthropic/invoker.js';
 import { ANTHROPIC, anthropicOptions } from '../providers/anthropic/cache.js';
 import { checkAnthropicControls } from '../providers/anthropic/check-controls.js';
-import { DEMO_MODEL_CARD, startDemoModel } from '../demo/index.js';
+import { DEMO_MODEL_CARD, startDemoServer } from '../demo/index.js';
 import { knownModelCards } from '../runtime/models/index.js';
 import type { Choice } from './tui/select.js';
 import { CliUsageError } from './errors.js';
@@ -54,7 +54,7 @@ export async function chooseModel(env: NodeJS.ProcessEnv, wanted: ModelFlag | un
 
 /** The offline demo model, started on a loopback port; `note` ends the banner's description. */
 export async function offlineModel(note = ''): Promise<ModelChoice> {
-  const demo = await startDemoModel();
+  const demo = await startDemoServer();
   return {
     invokeModel: claude({ baseURL: demo.baseURL, apiKey: 'offline-demo' }),
     model: DEMO_MODEL_CARD.id,

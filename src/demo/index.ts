@@ -1,5 +1,5 @@
 // The offline demo model: a scripted, Anthropic-compatible endpoint that needs no network or key.
-export { startDemoModel } from './server.js';
+export { startDemoModel, startDemoServer } from './server.js';
 export type { DemoModel, DemoModelOptions } from './server.js';
 export { respond } from './responder.js';
 export type { DemoReply, DemoReplyBlock, DemoStopReason } from './responder.js';

@@ -1,5 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import { reply, startAnthropicServer, type Script, type ScriptBlock } from '../testing/index.js';
+import { reply, type Script, type ScriptBlock } from '../testing/index.js';
+import { startScriptedServer } from '../testing/anthropic-server.js';
 import { DemoRequestError } from './errors.js';
 import { respond, type DemoReply, type DemoReplyBlock } from './responder.js';
 
@@ -23,8 +24,17 @@ export type DemoModel = {
  * streamed or not, on the loopback interface only) with the demo responder answering every request.
  */
 export async function startDemoModel(options: DemoModelOptions = {}): Promise<DemoModel> {
+  const [{ default: Anthropic }, server] = await Promise.all([import('@anthropic-ai/sdk'), startDemoServer(options)]);
+  return { ...server, client: () => new Anthropic({ baseURL: server.baseURL, apiKey: 'offline-demo', maxRetries: 0 }) };
+}
+
+/**
+ * The demo model without `client()`, for a caller that brings its own client: `npm start` shows its first
+ * prompt before `@anthropic-ai/sdk` has loaded.
+ */
+export async function startDemoServer(options: DemoModelOptions = {}): Promise<Omit<DemoModel, 'client'>> {
   const chunkDelayMs = options.chunkDelayMs ?? 15;
-  const server = await startAnthropicServer({ port: options.port });
+  const server = await startScriptedServer({ port: options.port });
   server.respond((body) => {
     try {
       return demoScript(respond(body), chunkDelayMs);
@@ -34,11 +44,7 @@ export async function startDemoModel(options: DemoModelOptions = {}): Promise<De
       throw error;
     }
   });
-  return {
-    baseURL: server.baseURL,
-    client: () => server.client(),
-    close: () => server.close(),
-  };
+  return { baseURL: server.baseURL, close: () => server.close() };
 }
 
 function demoScript(demo: DemoReply, frameDelayMs: number): Script {

@@ -19,7 +19,6 @@
 // a frame that is not JSON, stall the stream (silent, or sending only comments or pings), flood it
 // with one endless line, and can pause between frames so tests can abort mid-stream.
 import type { ServerResponse } from 'node:http';
-import { createRequire } from 'node:module';
 import type Anthropic from '@anthropic-ai/sdk';
 import { encodeFrame, type WireEvent } from './wire.js';
 import { split, startLoopbackServer, writeFrames, type LoopbackServer, type RecordedRequest } from './loopback.js';
@@ -190,6 +189,18 @@ export type AnthropicServerOptions = {
 
 /** Starts the server on the loopback interface; nothing is scripted yet (see `enqueue`, `respond`). */
 export async function startAnthropicServer(options: AnthropicServerOptions = {}): Promise<AnthropicTestServer> {
+  const [{ default: Anthropic }, server] = await Promise.all([import('@anthropic-ai/sdk'), startScriptedServer(options)]);
+  return {
+    ...server,
+    client: (options = {}) => new Anthropic({ baseURL: server.baseURL, apiKey: 'test-key', maxRetries: options.maxRetries ?? 0 }),
+  };
+}
+
+/**
+ * The server without `client()`, for a caller that brings its own client: the offline demo model under
+ * `npm start`, which shows its first prompt before `@anthropic-ai/sdk` (some 270 modules) has loaded.
+ */
+export async function startScriptedServer(options: AnthropicServerOptions = {}): Promise<Omit<AnthropicTestServer, 'client'>> {
   const { origin, ...loopback } = await startLoopbackServer<Script>({
     name: 'anthropic-server',
     port: options.port,
@@ -200,11 +211,7 @@ export async function startAnthropicServer(options: AnthropicServerOptions = {})
         ? sendHttpError(res, script as HttpErrorScript)
         : answerMessage(res, record, script as MessageScript),
   });
-  return {
-    ...loopback,
-    baseURL: origin,
-    client: (options = {}) => new (sdk())({ baseURL: origin, apiKey: 'test-key', maxRetries: options.maxRetries ?? 0 }),
-  };
+  return { ...loopback, baseURL: origin };
 }
 
 function sendHttpError(res: ServerResponse, script: HttpErrorScript): void {
@@ -338,12 +345,3 @@ async function answerMessage(res: ServerResponse, record: RecordedRequest, scrip
     },
   });
 }
-
-// The SDK's client class, loaded on the first `client()` (the demo model runs on this server, and `npm start`
-// shows its first prompt before the SDK's ~270 modules load); synchronously, as `client()` is, so through its
-// CommonJS build, which keeps no module state a client of the other build would miss.
-function sdk(): typeof Anthropic {
-  loadedSdk ??= (createRequire(import.meta.url)('@anthropic-ai/sdk') as { Anthropic: typeof Anthropic }).Anthropic;
-  return loadedSdk;
-}
-let loadedSdk: typeof Anthropic | undefined;
