@@ -11,7 +11,7 @@ import { createAnthropicInvoker } from '../../src/providers/anthropic/invoker.js
 import { bearerTokens, createServer, type AgentServer } from '../../src/server/index.js';
 import type { AnthropicTestServer } from '../../src/testing/index.js';
 import agentOf from './fixtures/agent.js';
-import { Client, startScriptedModel } from '../support/agent-server.js';
+import { Client, sseReader, startScriptedModel, storyWords, waitForEvent } from '../support/agent-server.js';
 
 type Message = { id: string; role: 'user' | 'assistant'; parts: Array<{ type: string; text?: string }>; metadata?: any };
 
@@ -19,6 +19,7 @@ const ANA = 'token-of-ana-at-acme-0123456789';
 const BO = 'token-of-bo-at-globex-0123456789';
 let dir: string;
 let model: AnthropicTestServer;
+let slowModel: AnthropicTestServer;
 let server: AgentServer;
 let acme: Client;
 let globex: Client;
@@ -26,14 +27,21 @@ let globex: Client;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'indusagi-server-branches-'));
   model = await startScriptedModel({ delayMs: 0 });
-  const invokeModel = createAnthropicInvoker(model.client());
+  // Threads named slow-… stream a word every 20 ms, so a reply is surely still streaming when it is stopped.
+  slowModel = await startScriptedModel({ delayMs: 20 });
+  const fast = createAnthropicInvoker(model.client());
+  const slow = createAnthropicInvoker(slowModel.client());
   server = await createServer({
     dataDir: join(dir, 'data'),
     authenticate: bearerTokens([
       { token: ANA, tenant: 'acme', user: 'ana' },
       { token: BO, tenant: 'globex', user: 'bo' },
     ]),
-    agent: (context) => agentOf({ ...context, model: { invokeModel, model: 'claude-test', offline: false } }),
+    agent: (context) =>
+      agentOf({
+        ...context,
+        model: { invokeModel: context.threadId.startsWith('slow') ? slow : fast, model: 'claude-test', offline: false },
+      }),
   });
   acme = new Client('http://server.test', ANA, server.fetch);
   globex = new Client('http://server.test', BO, server.fetch);
@@ -42,6 +50,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close(1_000);
   await model?.close();
+  await slowModel?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
@@ -144,5 +153,43 @@ describe('agent server: chat branches', () => {
     // Another tenant's thread by the same name is its own; its chat never shows acme's branches.
     expect((await globex.post('/chat/regen/version', { messageId: 'x' })).status).toBe(404);
     expect(await messages(globex, 'regen')).toEqual([]);
+  });
+
+  it('a reply canceled mid-text stays in the thread as far as it went, marked stopped; a regenerate answers the prompt again', async () => {
+    const response = await acme.post('/chat', {
+      id: 'slow-stop',
+      messages: [{ role: 'user', parts: [{ type: 'text', text: 'story 5000' }] }],
+    });
+    const run = response.headers.get('x-run-id')!;
+    const stream = sseReader(await acme.get(`/runs/${run}/stream`));
+    await waitForEvent(stream, (e) => e.data.kind === 'text_delta' && e.data.delta.includes('w5 '));
+    await response.body!.cancel();
+    expect((await acme.post(`/runs/${run}/cancel`)).status).toBe(202);
+    expect((await acme.read(`/runs/${run}/wait`)).status).toBe('canceled');
+    await stream.cancel();
+    const stopped = await messages(acme, 'slow-stop');
+    expect(stopped.map((m) => m.role)).toEqual(['user', 'assistant']);
+    expect(stopped[1].metadata).toEqual({ stopped: true });
+    const said = texts(stopped)[1];
+    expect(said.startsWith('w1 w2 w3 w4 w5 ')).toBe(true);
+    expect(said.length).toBeLessThan(storyWords(5000).join('').length);
+    // Read again, it is the same: the run's events are what it was made of.
+    expect(await messages(acme, 'slow-stop')).toEqual(stopped);
+    const again = await acme.post('/chat', {
+      id: 'slow-stop',
+      messages: [{ role: 'user', parts: [{ type: 'text', text: 'story 5000' }] }],
+      trigger: 'regenerate-message',
+    });
+    expect(again.status).toBe(200);
+    const second = again.headers.get('x-run-id')!;
+    const secondStream = sseReader(await acme.get(`/runs/${second}/stream`));
+    await waitForEvent(secondStream, (e) => e.data.kind === 'text_delta' && e.data.delta.includes('w2 '));
+    await acme.post(`/runs/${second}/cancel`);
+    await again.text();
+    await secondStream.cancel();
+    // The newest run is the one shown: the second stopped reply, in place of the first.
+    const after = await messages(acme, 'slow-stop');
+    expect(after.map((m) => m.id)).toEqual([stopped[0].id, `${second}-stopped`]);
+    expect(texts(after)[1].startsWith('w1 w2 ')).toBe(true);
   });
 });

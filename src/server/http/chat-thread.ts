@@ -12,9 +12,10 @@ export type Versions = { index: number; ids: string[] };
  * What a page needs beside a message's parts to act on it (`UIMessage.metadata`). `node` is the session
  * node the message starts at (a prompt's own node, a reply's first node), also the message's id: what
  * an edit, a regenerate or a version switch names. `versions` is set when the message has alternatives
- * (edits of a prompt, regenerated replies).
+ * (edits of a prompt, regenerated replies). `stopped` marks a reply whose run was canceled mid-text:
+ * what it had said is kept only in the run's events, so it has no node of its own.
  */
-export type MessageInfo = { node?: string; versions?: Versions };
+export type MessageInfo = { node?: string; versions?: Versions; stopped?: true };
 
 export type ThreadMessage = UIMessage & { metadata: MessageInfo };
 

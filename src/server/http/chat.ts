@@ -5,11 +5,12 @@ import { uiMessagesFromTurns, type UIMessage, type UIMessagePart } from '../../u
 import { UI_MESSAGE_STREAM_HEADERS } from '../../ui-message/stream.js';
 import { NotFoundError, ServerRequestError } from '../errors.js';
 import type { RunInput, RunRecord, StoredEvent, ThreadRecord } from '../types.js';
-import { editFrom, regenerateFrom, threadMessagesOf, versionEnd } from './chat-thread.js';
+import { editFrom, regenerateFrom, threadMessagesOf, versionEnd, type ThreadMessage } from './chat-thread.js';
 import { json, threadIdOf, type RouteDeps, type RouteSpec } from './route.js';
 import { streamRun, type StreamFormat } from './sse.js';
 import { forkThread, queueOptions } from './threads.js';
 import { inputOf } from './runs.js';
+import { endedEvents } from './wait.js';
 
 /**
  * The AI SDK UI message stream routes, so a `useChat` page is a client: its chat id is the thread id
@@ -29,6 +30,26 @@ export function chatRoutes(deps: RouteDeps): RouteSpec[] {
     const graph = await deps.sessions(thread.tenant).loadSession(thread.id);
     if (!graph.whole) await graph.loadWhole();
     return graph;
+  };
+  /**
+   * The thread's messages with the reply a canceled run was streaming when it stopped: the conductor
+   * keeps no half turn, so the text of the run's last step is read back from its events (while they
+   * are kept) and shown after the thread, marked `stopped`, until another run follows it.
+   */
+  const withStopped = async (thread: ThreadRecord, messages: ThreadMessage[], signal: AbortSignal): Promise<ThreadMessage[]> => {
+    const [last] = await backend.listRuns(thread.tenant, thread.id, 1);
+    if (last === undefined || last.status !== 'canceled' || last.eventsExpired || last.input.kind === 'fork') return messages;
+    let text = '';
+    for (const { event } of await endedEvents(backend.tails, last.id, signal, deps.keepAliveMs)) {
+      if (event.kind === 'text_delta') text += event.delta;
+      else if (event.kind.startsWith('tool_') || event.kind === 'approval_requested') text = '';
+    }
+    if (text === '') return messages;
+    const part = { type: 'text' as const, text, state: 'done' as const };
+    const end = messages.at(-1);
+    if (end?.role === 'assistant')
+      return [...messages.slice(0, -1), { ...end, parts: [...end.parts, part], metadata: { ...end.metadata, stopped: true } }];
+    return [...messages, { id: `${last.id}-stopped`, role: 'assistant', parts: [part], metadata: { stopped: true } }];
   };
   const threadMessages = async (thread: ThreadRecord) => {
     const graph = await deps.sessions(thread.tenant).loadSession(thread.id);
@@ -115,11 +136,14 @@ export function chatRoutes(deps: RouteDeps): RouteSpec[] {
             "`{ messages: UIMessage[] }` (empty for a thread that does not exist yet). Between runs each message's id is the session node it starts at, and its `metadata` says so (`node`) and lists its other versions (`versions: { index, ids }`), what a regenerate, an edit or `POST /chat/{id}/version` names.",
         },
       },
-      async handle({ principal, params }) {
+      async handle({ principal, params, request }) {
         const thread = await backend.getThread(principal.tenant, threadIdOf(params.threadId));
         if (thread === undefined) return json({ messages: [] });
         const run = thread.activeRunId === null ? undefined : await backend.getRun(principal.tenant, thread.activeRunId);
-        if (run === undefined) return json({ messages: threadMessagesOf(await wholeGraph(thread), thread.pendingApprovals) });
+        if (run === undefined)
+          return json({
+            messages: await withStopped(thread, threadMessagesOf(await wholeGraph(thread), thread.pendingApprovals), request.signal),
+          });
         const turns = await threadMessages(thread);
         const messages = uiMessagesFromTurns({ messages: turns.slice(0, run.base.length), pendingApprovals: thread.pendingApprovals });
         if (run.input.kind === 'prompt') messages.push(promptMessage(run.id, run.input.prompt));

@@ -1,4 +1,5 @@
 import type { RunTails } from '../events/tails.js';
+import type { StoredEvent } from '../types.js';
 
 /**
  * Resolves once the run's terminal event is stored, read through the same shared tail as its streams
@@ -14,6 +15,17 @@ export async function waitForEnd(tails: RunTails, runId: string, signal: AbortSi
       await tail.changed(before, AbortSignal.any([signal, AbortSignal.timeout(keepAliveMs)]));
       if (tail.lastId === before && !tail.complete) tails.notify(runId, Number.POSITIVE_INFINITY);
     }
+  } finally {
+    release();
+  }
+}
+
+/** Every stored event of a run that has ended (a `waitForEnd` first, so the tail holds them all). */
+export async function endedEvents(tails: RunTails, runId: string, signal: AbortSignal, keepAliveMs: number): Promise<StoredEvent[]> {
+  const { tail, release } = tails.hold(runId);
+  try {
+    await waitForEnd(tails, runId, signal, keepAliveMs);
+    return tail.after(0);
   } finally {
     release();
   }
