@@ -3,7 +3,7 @@
 // prompt), `POST /chat/{id}/version` shows another branch, and messages carry the node ids and versions
 // a page acts on; a thread's metadata is changed in place (a title). All of it within the tenant.
 // The model is the scripted loopback server; files, sessions and the server are real.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -191,5 +191,17 @@ describe('agent server: chat branches', () => {
     const after = await messages(acme, 'slow-stop');
     expect(after.map((m) => m.id)).toEqual([stopped[0].id, `${second}-stopped`]);
     expect(texts(after)[1].startsWith('w1 w2 ')).toBe(true);
+  });
+
+  it('says what the session store could not read back: a damaged line is skipped and named', async () => {
+    await chat(acme, 'damaged', 'one');
+    await chat(acme, 'damaged', 'two');
+    expect((await acme.read('/chat/damaged/messages')).problems).toEqual([]);
+    const file = join(dir, 'data', 'tenants', 'acme', 'sessions', 'damaged.jsonl');
+    const lines = (await readFile(file, 'utf8')).split('\n');
+    lines[1] = '{"this line": "was damaged';
+    await writeFile(file, lines.join('\n'));
+    const { problems } = await acme.read('/chat/damaged/messages');
+    expect(problems.join(' ')).toMatch(/damaged line\(s\) were skipped: line 2/);
   });
 });

@@ -140,7 +140,7 @@ describe('agent server: tenants, credentials, hostile input', () => {
       expect(JSON.parse(text).error.kind, where).toBe('not_found');
     }
     // A thread only acme has: globex's chat routes know nothing of it.
-    expect(await globex.read(`/chat/${waitingThread}/messages`)).toEqual({ messages: [] });
+    expect(await globex.read(`/chat/${waitingThread}/messages`)).toEqual({ messages: [], problems: [] });
     expect((await globex.get(`/chat/${waitingThread}/stream`)).status).toBe(204);
     // The same thread name in two tenants is two threads: globex's chat made its own.
     const globexThread = await globex.read(`/threads/${thread}`);

@@ -1,6 +1,8 @@
 import type { RunEvent } from '../../runtime/contract/events.js';
 import { ChunkTranslator, type UIMessageChunk } from '../../ui-message/chunks.js';
 import { ChatRequestError, readChatRequest, type ChatRequest } from '../../ui-message/request.js';
+import { loadReportProblems } from '../../runtime/store/index.js';
+import { loadSessionWithReport } from '../../runtime/store/load-session.js';
 import { uiMessagesFromTurns, type UIMessage, type UIMessagePart } from '../../ui-message/messages.js';
 import { UI_MESSAGE_STREAM_HEADERS } from '../../ui-message/stream.js';
 import { NotFoundError, ServerRequestError } from '../errors.js';
@@ -26,11 +28,9 @@ export function chatRoutes(deps: RouteDeps): RouteSpec[] {
     new Response(streamRun(backend.tails, run.id, 0, uiFormat(run, continued), deps.keepAliveMs), {
       headers: { ...UI_MESSAGE_STREAM_HEADERS, 'x-run-id': run.id },
     });
-  const wholeGraph = async (thread: ThreadRecord) => {
-    const graph = await deps.sessions(thread.tenant).loadSession(thread.id);
-    if (!graph.whole) await graph.loadWhole();
-    return graph;
-  };
+  const wholeGraph = async (thread: ThreadRecord) => (await loaded(thread)).graph;
+  // Every branch (a message's versions are siblings), with what the store could not read back.
+  const loaded = (thread: ThreadRecord) => loadSessionWithReport(deps.sessions(thread.tenant), thread.id, { whole: true });
   /**
    * The thread's messages with the reply a canceled run was streaming when it stopped: the conductor
    * keeps no half turn, so the text of the run's last step is read back from its events (while they
@@ -133,21 +133,22 @@ export function chatRoutes(deps: RouteDeps): RouteSpec[] {
       responses: {
         '200': {
           description:
-            "`{ messages: UIMessage[] }` (empty for a thread that does not exist yet). Between runs each message's id is the session node it starts at, and its `metadata` says so (`node`) and lists its other versions (`versions: { index, ids }`), what a regenerate, an edit or `POST /chat/{id}/version` names.",
+            "`{ messages: UIMessage[], problems: string[] }` (empty for a thread that does not exist yet); `problems`: what the session store could not read back (a damaged line skipped, say). Between runs each message's id is the session node it starts at, and its `metadata` says so (`node`) and lists its other versions (`versions: { index, ids }`), what a regenerate, an edit or `POST /chat/{id}/version` names.",
         },
       },
       async handle({ principal, params, request }) {
         const thread = await backend.getThread(principal.tenant, threadIdOf(params.threadId));
-        if (thread === undefined) return json({ messages: [] });
+        if (thread === undefined) return json({ messages: [], problems: [] });
         const run = thread.activeRunId === null ? undefined : await backend.getRun(principal.tenant, thread.activeRunId);
-        if (run === undefined)
-          return json({
-            messages: await withStopped(thread, threadMessagesOf(await wholeGraph(thread), thread.pendingApprovals), request.signal),
-          });
+        if (run === undefined) {
+          const { graph, report } = await loaded(thread);
+          const messages = await withStopped(thread, threadMessagesOf(graph, thread.pendingApprovals), request.signal);
+          return json({ messages, problems: loadReportProblems(report) });
+        }
         const turns = await threadMessages(thread);
         const messages = uiMessagesFromTurns({ messages: turns.slice(0, run.base.length), pendingApprovals: thread.pendingApprovals });
         if (run.input.kind === 'prompt') messages.push(promptMessage(run.id, run.input.prompt));
-        return json({ messages });
+        return json({ messages, problems: [] });
       },
     },
     {

@@ -1,6 +1,7 @@
 import type { ServerBackend } from '../backend/types.js';
 import type { MemoryStore } from '../../memory/types.js';
 import type { SessionGraph } from '../../runtime/store/index.js';
+import type { SessionReader } from '../../runtime/store/load-session.js';
 import { sessionIdProblem } from '../../runtime/store/session-id.js';
 import { ServerRequestError } from '../errors.js';
 import type { Principal, RunRecord, ThreadRecord } from '../types.js';
@@ -10,7 +11,7 @@ import type { requestSchemas, responseSchemas } from './schemas.js';
 export type RouteDeps = {
   backend: ServerBackend;
   /** The tenant's sessions, read only here (workers write them). */
-  sessions(tenant: string): { loadSession(id: string): Promise<SessionGraph> };
+  sessions(tenant: string): SessionReader & { loadSession(id: string): Promise<SessionGraph> };
   memory(tenant: string): MemoryStore | undefined;
   /** Removes a deleted thread's session from its store, where the store can (files). */
   removeSession(tenant: string, id: string): Promise<void>;
