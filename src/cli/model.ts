@@ -1,6 +1,7 @@
-import Anthropic from '@anthropic-ai/sdk';
-import type { ModelInvoker } from '../runtime/contract/model.js';
+import type { ModelInvoker, ModelReply, ModelRequest } from '../runtime/contract/model.js';
 import { createAnthropicInvoker } from '../providers/anthropic/invoker.js';
+import { ANTHROPIC, anthropicOptions } from '../providers/anthropic/cache.js';
+import { checkAnthropicControls } from '../providers/anthropic/check-controls.js';
 import { DEMO_MODEL_CARD, startDemoModel } from '../demo/index.js';
 import { knownModelCards } from '../runtime/models/index.js';
 import type { Choice } from './tui/select.js';
@@ -41,8 +42,7 @@ export async function chooseModel(env: NodeJS.ProcessEnv, wanted: ModelFlag | un
     const model = wanted?.model ?? settings.defaultModel;
     const baseURL = env[settings.baseUrl] || undefined;
     return {
-      invokeModel:
-        provider === 'openai' ? await openaiInvoker(key, baseURL) : createAnthropicInvoker(new Anthropic({ apiKey: key, baseURL })),
+      invokeModel: provider === 'openai' ? await openaiInvoker(key, baseURL) : claude({ apiKey: key, baseURL }),
       model,
       offline: false,
       describe: `${provider === 'openai' ? 'openai:' : ''}${model} via ${baseURL ?? settings.host}`,
@@ -56,7 +56,7 @@ export async function chooseModel(env: NodeJS.ProcessEnv, wanted: ModelFlag | un
 export async function offlineModel(note = ''): Promise<ModelChoice> {
   const demo = await startDemoModel();
   return {
-    invokeModel: createAnthropicInvoker(new Anthropic({ baseURL: demo.baseURL, apiKey: 'offline-demo' })),
+    invokeModel: claude({ baseURL: demo.baseURL, apiKey: 'offline-demo' }),
     model: DEMO_MODEL_CARD.id,
     contextWindow: DEMO_MODEL_CARD.contextWindow,
     maxOutputTokens: DEMO_MODEL_CARD.maxOutputTokens,
@@ -111,4 +111,29 @@ export function modelChoices(env: NodeJS.ProcessEnv): Array<Choice<ModelFlag | '
 export function missingKey(env: NodeJS.ProcessEnv, flag: ModelFlag): string | undefined {
   const key = PROVIDERS[flag.provider].key;
   return env[key] ? undefined : key;
+}
+
+/**
+ * Claude through `new Anthropic(options)`, with `@anthropic-ai/sdk` loaded on the first call, as the
+ * runtime's own default model does (providers/anthropic/model.ts): the first prompt shows without it.
+ * A failed load is tried again on the next call rather than remembered.
+ */
+function claude(options: { apiKey: string; baseURL?: string }): ModelInvoker {
+  let loading: Promise<ModelInvoker> | undefined;
+  const load = (): Promise<ModelInvoker> => {
+    if (loading === undefined) {
+      const pending = import('@anthropic-ai/sdk').then(({ default: Anthropic }) => createAnthropicInvoker(new Anthropic(options)));
+      loading = pending;
+      pending.catch(() => {
+        if (loading === pending) loading = undefined;
+      });
+    }
+    return loading;
+  };
+  const invoke = async (request: ModelRequest): Promise<ModelReply> => (await load())(request);
+  return Object.assign(invoke, {
+    provider: ANTHROPIC,
+    checkOptions: (given: ModelRequest['providerOptions']) => void anthropicOptions(given),
+    checkControls: checkAnthropicControls,
+  });
 }

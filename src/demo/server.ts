@@ -1,4 +1,4 @@
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import { reply, startAnthropicServer, type Script, type ScriptBlock } from '../testing/index.js';
 import { DemoRequestError } from './errors.js';
 import { respond, type DemoReply, type DemoReplyBlock } from './responder.js';

@@ -1,10 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { CallToolResult, ContentBlock, GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolContext, ToolProgress } from '../runtime/contract/tool.js';
-import { formatIssues } from '../schema/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolContext } from '../runtime/contract/tool.js';
 import { errorMessage } from '../errors/index.js';
-import { callFailure, failureOf } from './call-failures.js';
 import type {
   McpCallOptions,
   McpChange,
@@ -18,27 +15,25 @@ import type {
   McpServerInfo,
   McpToolResult,
 } from './client-types.js';
-import {
-  checkServerConfig,
-  DEFAULT_MAX_RESULT_CHARS,
-  DEFAULT_TIMEOUT_MS,
-  type McpHttpServer,
-  type McpServerConfig,
-  type McpToolInfo,
-} from './config.js';
-import { fromMcpContent, promptTurns, resourceContents, resultText, truncateText, type McpResourceContents } from './content.js';
-import { answerElicitation, type InFlightCall } from './elicitation.js';
-import { McpClosedError, McpConfigError, McpConnectionError, McpRequestError, McpToolError, type McpToolFailure } from './errors.js';
+import { checkServerConfig, DEFAULT_TIMEOUT_MS, type McpHttpServer, type McpServerConfig, type McpToolInfo } from './config.js';
+import { emptyInfo, isConnectionLoss, openConnection, shut, type Connection } from './connection.js';
+import type { McpResourceContents } from './content.js';
+import type { InFlightCall } from './elicitation.js';
+import { McpClosedError, McpConfigError, McpRequestError, McpToolError } from './errors.js';
 import { listAll } from './pages.js';
+import {
+  getServerPrompt,
+  listServerPrompts,
+  listServerResources,
+  listServerResourceTemplates,
+  readServerResource,
+} from './resources-prompts.js';
 import { loadClientSdk, type ClientSdk } from './sdk.js';
-import { schemaValidator } from './schema-validator.js';
-import { acceptTools, checkCollisions, toToolDefinition, type AcceptedTool, type McpRefusedTool, type McpToolDefinition } from './tools.js';
-import { connectFailure, connectTransport, type TransportPlan } from './transports.js';
-import { PACKAGE_VERSION } from './version.js';
+import { requestToolCall, runAgentCall, toolResult } from './tool-call.js';
+import { acceptListing, toToolDefinition, type AcceptedTool, type McpRefusedTool, type McpToolDefinition } from './tools.js';
+import type { TransportPlan } from './transports.js';
 
 const STDERR_KEPT = 8 * 1024;
-
-type Connection = { client: Client; transport: Transport; dead: boolean };
 
 /**
  * Connects to one MCP server: spawns it (stdio) or reaches it (Streamable HTTP, falling back to SSE
@@ -132,50 +127,27 @@ class McpConnection implements McpClient {
   }
 
   listResources(): Promise<McpResource[]> {
-    return this.requestAuthorized('resources/list', async (client) =>
-      (await listAll(this.sdk, client, this.requestOptions(), 'resources/list', 'resources')).map(
-        (item) => pick(item, ['uri', 'name', 'title', 'description', 'mimeType', 'size']) as McpResource,
-      ),
-    );
+    return this.requestAuthorized('resources/list', (client) => listServerResources(this.sdk, client, this.requestOptions()));
   }
 
   listResourceTemplates(): Promise<McpResourceTemplate[]> {
-    return this.requestAuthorized('resources/templates/list', async (client) =>
-      (await listAll(this.sdk, client, this.requestOptions(), 'resources/templates/list', 'resourceTemplates')).map(
-        (item) => pick(item, ['uriTemplate', 'name', 'title', 'description', 'mimeType']) as McpResourceTemplate,
-      ),
+    return this.requestAuthorized('resources/templates/list', (client) =>
+      listServerResourceTemplates(this.sdk, client, this.requestOptions()),
     );
   }
 
   readResource(uri: string): Promise<McpResourceContents[]> {
     if (typeof uri !== 'string' || uri === '') throw new McpConfigError('readResource needs a resource URI.');
-    return this.requestAuthorized('resources/read', async (client) =>
-      resourceContents((await client.readResource({ uri }, this.requestOptions())).contents),
-    );
+    return this.requestAuthorized('resources/read', (client) => readServerResource(client, uri, this.requestOptions()));
   }
 
   listPrompts(): Promise<McpPrompt[]> {
-    return this.requestAuthorized('prompts/list', async (client) =>
-      (await listAll(this.sdk, client, this.requestOptions(), 'prompts/list', 'prompts')).map((item) => {
-        const prompt = pick(item, ['name', 'title', 'description']) as McpPrompt;
-        const args = Array.isArray(item.arguments) ? (item.arguments as Array<Record<string, unknown>>) : [];
-        prompt.arguments = args.map((arg) => ({
-          ...(pick(arg, ['name', 'description']) as { name: string }),
-          required: arg.required === true,
-        }));
-        return prompt;
-      }),
-    );
+    return this.requestAuthorized('prompts/list', (client) => listServerPrompts(this.sdk, client, this.requestOptions()));
   }
 
   getPrompt(name: string, args: Record<string, string> = {}): Promise<McpPromptResult> {
     if (typeof name !== 'string' || name === '') throw new McpConfigError('getPrompt needs a prompt name.');
-    return this.requestAuthorized('prompts/get', async (client) => {
-      const result: GetPromptResult = await client.getPrompt({ name, arguments: args }, this.requestOptions());
-      const out: McpPromptResult = { messages: promptTurns(result.messages) };
-      if (result.description !== undefined) out.description = result.description;
-      return out;
-    });
+    return this.requestAuthorized('prompts/get', (client) => getServerPrompt(client, name, args, this.requestOptions()));
   }
 
   async close(): Promise<void> {
@@ -187,89 +159,20 @@ class McpConnection implements McpClient {
   }
 
   /** Runs one of the agent's calls of `tool`: the model's text, or an `McpToolError` it reads as the error result. */
-  readonly runTool = async (tool: McpToolInfo, input: unknown, ctx: ToolContext): Promise<string> => {
-    const fail = (reason: McpToolFailure, message: string, cause?: unknown): never => {
-      throw new McpToolError(this.name, tool.name, reason, message, { cause });
-    };
-    if (this.state === 'closed') fail('closed', `The MCP server "${this.name}" is not connected any more (its client was closed).`);
-    if (!this.accepted.has(tool.name)) fail('protocol', `The MCP server "${this.name}" no longer offers the tool "${tool.name}".`);
-    let result: McpToolResult;
-    try {
-      result = await this.callTool(tool.name, input as Record<string, unknown>, {
-        signal: ctx.signal,
-        onProgress: ctx.progress,
-        meta: ctx.traceContext,
-        callId: ctx.callId,
-        ask: ctx.ask,
-      });
-    } catch (error) {
-      if (McpToolError.isInstance(error)) throw error;
-      const failure = failureOf(error, ctx.signal);
-      return fail(failure, callFailure(this.name, tool.name, failure, error), error);
-    }
-    if (result.isError) fail('tool_error', result.text || `The tool "${tool.name}" failed and said nothing more.`);
-    return result.text;
-  };
+  readonly runTool = (tool: McpToolInfo, input: unknown, ctx: ToolContext): Promise<string> =>
+    runAgentCall(this, (name) => this.accepted.has(name), tool, input, ctx);
 
-  // One call of a tool, on a live connection.
+  // One call of a tool, on a live connection; while it runs, the server's elicitations can name it.
   private async call(client: Client, name: string, args: Record<string, unknown>, options: McpCallOptions): Promise<McpToolResult> {
     const id = this.nextCall++;
     this.inFlight.set(id, { tool: name, callId: options.callId, ask: options.ask });
-    const params: { name: string; arguments: Record<string, unknown>; _meta?: Record<string, unknown> } = { name, arguments: args };
-    if (options.meta !== undefined && Object.keys(options.meta).length > 0) params._meta = { ...options.meta };
-    const onProgress = options.onProgress;
-    // The SDK never removes the listener it adds to a request's signal, and one run's signal serves all
-    // its calls: each call gets a signal of its own, tied to the run's only while the call lasts.
-    const cancel = new AbortController();
-    const forward = () => cancel.abort(options.signal?.reason);
-    if (options.signal?.aborted) forward();
-    else options.signal?.addEventListener('abort', forward, { once: true });
     let raw: CallToolResult;
     try {
-      raw = (await client.request({ method: 'tools/call', params }, this.sdk.types.CallToolResultSchema, {
-        signal: cancel.signal,
-        timeout: options.timeoutMs ?? this.config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-        resetTimeoutOnProgress: true,
-        onprogress:
-          onProgress === undefined
-            ? undefined
-            : (update) => {
-                if (!Number.isFinite(update.progress)) return;
-                const progress: ToolProgress = { progress: update.progress };
-                if (typeof update.total === 'number' && Number.isFinite(update.total)) progress.total = update.total;
-                if (typeof update.message === 'string') progress.message = update.message;
-                onProgress(progress);
-              },
-      })) as CallToolResult;
+      raw = await requestToolCall(this.sdk, client, name, args, options, options.timeoutMs ?? this.config.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     } finally {
-      options.signal?.removeEventListener('abort', forward);
       this.inFlight.delete(id);
     }
-    const content = (raw.content as ContentBlock[]).map(fromMcpContent);
-    const structured = raw.structuredContent;
-    const isError = raw.isError === true;
-    const accepted = this.accepted.get(name);
-    if (!isError && accepted?.output !== undefined) {
-      if (structured === undefined)
-        throw new McpToolError(
-          this.name,
-          name,
-          'output_schema',
-          `The tool "${name}" declares an output schema but returned no structured content.`,
-        );
-      const issues = accepted.output(structured);
-      if (issues.length > 0)
-        throw new McpToolError(
-          this.name,
-          name,
-          'output_schema',
-          `The tool "${name}" returned structured content that does not match its output schema:\n${formatIssues(issues)}`,
-        );
-    }
-    const { text, truncated } = truncateText(resultText(content, structured), this.config.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS);
-    const result: McpToolResult = { content, isError, text, truncated };
-    if (structured !== undefined) result.structuredContent = structured;
-    return result;
+    return toolResult(this.name, name, raw, this.accepted.get(name), this.config);
   }
 
   // A request on a live connection, its failure typed: a lost connection is marked, so the next request connects again.
@@ -282,7 +185,7 @@ class McpConnection implements McpClient {
       return await run(connection);
     } catch (error) {
       if (McpToolError.isInstance(error) || McpClosedError.isInstance(error)) throw error;
-      if (this.isConnectionLoss(error)) this.lose(connection, error);
+      if (isConnectionLoss(this.sdk, error)) this.lose(connection, error);
       throw new McpRequestError(this.name, method, errorMessage(error), { cause: error });
     }
   }
@@ -316,24 +219,7 @@ class McpConnection implements McpClient {
   private async loadTools(connection: Connection, taken?: ReadonlyMap<string, string>): Promise<void> {
     if (!this.server.capabilities.tools) return;
     const listed = await this.authorized(connection, (client) => listAll(this.sdk, client, this.requestOptions(), 'tools/list', 'tools'));
-    const { accepted, refused } = acceptTools(this.name, listed, this.config);
-    if (taken !== undefined) {
-      checkCollisions(
-        accepted.map((tool) => tool.info),
-        new Map(taken),
-      );
-    } else {
-      // A list that changed later cannot fail a connect that is over: a colliding tool is refused instead.
-      const names = new Map<string, string>();
-      for (let i = accepted.length - 1; i >= 0; i--) {
-        try {
-          checkCollisions([accepted[i].info], names);
-        } catch (error) {
-          refused.push({ server: this.name, name: accepted[i].info.name, reason: errorMessage(error) });
-          accepted.splice(i, 1);
-        }
-      }
-    }
+    const { accepted, refused } = acceptListing(this.name, listed, this.config, taken);
     // A listing that found what the last one did changes nothing: the definitions stay the same objects,
     // and nobody is told (a catalog rebuilt for nothing would change a cached system prompt).
     const listing = JSON.stringify([accepted.map((tool) => tool.info), refused]);
@@ -358,7 +244,7 @@ class McpConnection implements McpClient {
         try {
           await this.loadTools(connection);
         } catch (error) {
-          if (this.isConnectionLoss(error)) this.lose(connection, error);
+          if (isConnectionLoss(this.sdk, error)) this.lose(connection, error);
           // The last good list stays; the state change says why it may be stale.
           this.emit({ kind: 'state', state: this.state, error: `listing tools after a change failed: ${errorMessage(error)}` });
           return;
@@ -394,53 +280,14 @@ class McpConnection implements McpClient {
   }
 
   private async open(): Promise<Connection> {
-    const { Client } = this.sdk;
-    const client = new Client(this.options.clientInfo ?? { name: 'indusagi', version: PACKAGE_VERSION }, {
-      capabilities: { elicitation: { form: { applyDefaults: true } } },
-      jsonSchemaValidator: schemaValidator,
+    const { connection, server } = await openConnection(this.plan, this.options, {
+      calls: () => [...this.inFlight.values()],
+      toolsChanged: (connection) => this.scheduleRefresh(connection),
+      closed: (connection) => this.lose(connection),
+      stderr: () => this.stderrTail,
     });
-    const connection: Connection = { client, transport: undefined as unknown as Transport, dead: false };
-    client.setRequestHandler(this.sdk.types.ElicitRequestSchema, (request, extra) =>
-      answerElicitation(this.options.onElicitation, this.name, request, extra.signal, [...this.inFlight.values()]),
-    );
-    client.setNotificationHandler(this.sdk.types.ToolListChangedNotificationSchema, () => this.scheduleRefresh(connection));
-    // A transport's errors (a line of garbage on stdout, a dropped stream) are not the connection's end;
-    // the transport closing is, and `onclose` says so.
-    client.onerror = () => {};
-    client.onclose = () => this.lose(connection);
-    const timeout = this.options.connectTimeoutMs ?? 30_000;
-    try {
-      connection.transport = await connectTransport(this.plan, client, timeout);
-    } catch (error) {
-      connection.dead = true;
-      await client.close().catch(() => {});
-      throw new McpConnectionError(this.name, connectFailure(this.config, error, this.stderrTail), { cause: error });
-    }
-    const version = client.getServerVersion();
-    const capabilities = client.getServerCapabilities() ?? {};
-    this.server = {
-      name: version?.name ?? this.name,
-      version: version?.version ?? '',
-      protocolVersion: (connection.transport as { protocolVersion?: string }).protocolVersion ?? this.sdk.types.LATEST_PROTOCOL_VERSION,
-      capabilities: {
-        tools: capabilities.tools !== undefined,
-        resources: capabilities.resources !== undefined,
-        prompts: capabilities.prompts !== undefined,
-        logging: capabilities.logging !== undefined,
-        completions: capabilities.completions !== undefined,
-      },
-    };
-    if (version?.title !== undefined) this.server.title = version.title;
-    const instructions = client.getInstructions();
-    if (instructions !== undefined) this.server.instructions = instructions;
+    this.server = server;
     return connection;
-  }
-
-  private isConnectionLoss(error: unknown): boolean {
-    const { McpError, ErrorCode } = this.sdk.types;
-    if (error instanceof McpError) return error.code === ErrorCode.ConnectionClosed;
-    // Below the protocol: the process or the server is gone (fetch failed, a 404 for an expired session, "Not connected").
-    return error instanceof Error && !(error instanceof McpToolError) && !('issues' in error);
   }
 
   private lose(connection: Connection, error?: unknown): void {
@@ -467,28 +314,4 @@ class McpConnection implements McpClient {
       }
     }
   }
-}
-
-async function shut(connection: Connection): Promise<void> {
-  connection.dead = true;
-  try {
-    await connection.client.close();
-  } catch {
-    // Closing a connection that is already gone has nothing left to report.
-  }
-}
-
-function pick(item: Record<string, unknown>, keys: string[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const key of keys) if (item[key] !== undefined) out[key] = item[key];
-  return out;
-}
-
-function emptyInfo(): McpServerInfo {
-  return {
-    name: '',
-    version: '',
-    protocolVersion: '',
-    capabilities: { tools: false, resources: false, prompts: false, logging: false, completions: false },
-  };
 }

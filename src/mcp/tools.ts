@@ -118,6 +118,38 @@ export function checkCollisions(tools: readonly McpToolInfo[], taken = new Map<s
 }
 
 /**
+ * A listing's tools, read (see `acceptTools`) and checked for collisions. With `taken` (at connect), a
+ * collision, within the server or with another server's tools, throws `McpToolCollisionError`; without
+ * it (a list that changed later), the colliding tool is refused instead.
+ */
+export function acceptListing(
+  server: string,
+  listed: readonly unknown[],
+  options: McpToolOptions,
+  taken?: ReadonlyMap<string, string>,
+): { accepted: AcceptedTool[]; refused: McpRefusedTool[] } {
+  const { accepted, refused } = acceptTools(server, listed, options);
+  if (taken !== undefined) {
+    checkCollisions(
+      accepted.map((tool) => tool.info),
+      new Map(taken),
+    );
+  } else {
+    // A list that changed later cannot fail a connect that is over: a colliding tool is refused instead.
+    const names = new Map<string, string>();
+    for (let i = accepted.length - 1; i >= 0; i--) {
+      try {
+        checkCollisions([accepted[i].info], names);
+      } catch (error) {
+        refused.push({ server, name: accepted[i].info.name, reason: errorMessage(error) });
+        accepted.splice(i, 1);
+      }
+    }
+  }
+  return { accepted, refused };
+}
+
+/**
  * Whether a call waits for a person. The app's rule wins; without one, a tool is trusted only when it
  * says it is read-only or says it is not destructive (MCP's default for `destructiveHint` is true).
  */

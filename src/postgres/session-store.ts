@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { LoadReport, SessionNode, SessionRecord } from '../runtime/contract/session.js';
+import type { SessionRecord } from '../runtime/contract/session.js';
 import {
   SessionLeaseLostError,
   assertRecords,
   assertValidSessionId,
   loadSession,
   queueWrite,
-  titleOf,
   type AppendReport,
   type LivePathSession,
   type LoadOptions,
@@ -17,21 +16,20 @@ import {
   type SessionStoreLike,
   type StoredSession,
 } from '../runtime/store/index.js';
-import type { ModelUsage } from '../runtime/contract/model.js';
-import type { GuardrailTrip } from '../runtime/contract/guardrail.js';
-import { checkConnection, type ClientLike, type PostgresConnection, type PreparedQuery } from './driver.js';
+import { checkConnection, type PostgresConnection } from './driver.js';
 import { checkLimits, checkSchemaName, PostgresDatabase, type MigrateResult, type StatementLimitOptions } from './database.js';
 import { errorMessage } from '../errors/index.js';
-import { PostgresOptionsError, PostgresStoreError, SessionFencedError, SessionLeaseHeldError } from './errors.js';
+import { PostgresOptionsError, PostgresStoreError } from './errors.js';
 import { checkTenant } from './tenant.js';
-import { sessionSql, type SessionSql } from './session-sql.js';
-import { WriteBatches, type Settled } from './write-batches.js';
-import { FIRST_WIDTH, readLivePathNodes, type WindowRow } from './live-path.js';
+import { sessionSql } from './session-sql.js';
+import { WriteBatches } from './write-batches.js';
+import { encode, writeBatch, type PendingWrite } from './session-appends.js';
+import { releaseLease, takeLease, type Held } from './session-lease.js';
+import { listSessionSummaries, readLive, readWhole } from './session-reads.js';
+import type { SessionTables } from './session-tables.js';
 
 /** The schema version the session tables need: 2 added them, 3 their `updated_at`, 4 `folded_seq`, 6 `tripped`. */
 const SESSIONS_VERSION = 6;
-/** A write takes the nodes written since into the session's row once this many are waiting (see `persist` in session-sql.ts). */
-const FOLD_AFTER = 32;
 const DEFAULT_LEASE_MS = 30_000;
 const DEFAULT_LIVE_PATH_ABOVE = 2_000;
 // Persists of different sessions that arrive together share statements (see WriteBatches), spread
@@ -59,59 +57,6 @@ export type PostgresSessionStoreOptions = {
   livePathAbove?: number;
 } & StatementLimitOptions;
 
-/** A session this store holds the lease of. */
-type Held = {
-  lease: SessionLease;
-  /** Appends under the lease run one after another. */
-  queue: Promise<void>;
-  timer: ReturnType<typeof setInterval>;
-  /** Why the last renewal failed, kept as the cause of a later `SessionFencedError`. */
-  renewError: unknown;
-  /** Nodes written since the session's row last took them in (a reader adds them up); null until the first write, which folds. */
-  unfolded: number | null;
-};
-
-/** One node's columns, in the order of the persist statement's per-node arrays (after the session). */
-type NodeValues = [
-  id: string,
-  parent: string | null,
-  condenses: boolean,
-  firstKept: string | null,
-  json: string,
-  bytes: number,
-  ...usage: number[],
-];
-
-/** What one append adds to its session; `trip` stands at `leaf` once it is in. */
-type Changes = {
-  nodes: NodeValues[];
-  started: string[];
-  leaf: string | null | undefined;
-  trip: GuardrailTrip | null;
-  otherRecords: number;
-  otherBytes: number;
-};
-
-type PendingWrite = { held: Held; changes: Changes };
-
-/** A node's line is `{"type":"node","node":<json>}` and its newline. */
-const NODE_LINE_OVERHEAD = Buffer.byteLength('{"type":"node","node":}') + 1;
-
-type SessionRow = {
-  leaf: string | null;
-  unfolded: number;
-  nodes: number;
-  records: number;
-  bytes: number;
-  input_tokens: number;
-  output_tokens: number;
-  cache_write_tokens: number;
-  cache_read_tokens: number;
-  cache_write_1h_tokens: number;
-  /** The guardrail trip standing at the leaf, as JSON. */
-  tripped: string | null;
-};
-
 /**
  * Sessions in PostgreSQL, shared by every machine that reaches the database (`SessionStoreLike`, the
  * same contract as the file store). Nodes keep their content-addressed ids, so a retried write adds
@@ -125,14 +70,15 @@ export class PostgresSessionStore implements SessionStoreLike {
   readonly tenant: string | undefined;
   /** How this store names itself as a lease holder: host, pid, and a random id per store. */
   readonly holder: string;
-  private readonly db: PostgresDatabase;
-  private readonly sql: SessionSql;
-  private readonly t: string;
+  private readonly tables: SessionTables;
   private readonly leaseMs: number;
   private readonly renewMs: number;
   private readonly livePathAbove: number;
   private readonly held = new Map<string, Held>();
-  private readonly batches = new WriteBatches<PendingWrite, AppendReport>((writes) => this.writeBatch(writes), BATCH_LIMITS);
+  private readonly batches = new WriteBatches<PendingWrite, AppendReport>(
+    (writes) => writeBatch(this.tables, this.leaseMs, writes),
+    BATCH_LIMITS,
+  );
 
   constructor(connection: PostgresConnection, options: PostgresSessionStoreOptions = {}) {
     const checked = checkConnection(connection);
@@ -142,7 +88,6 @@ export class PostgresSessionStore implements SessionStoreLike {
       );
     this.schema = checkSchemaName(options.schema);
     this.tenant = checkTenant(options.tenant);
-    this.t = this.tenant ?? '';
     this.leaseMs = positive(options.leaseMs, 'leaseMs') ?? DEFAULT_LEASE_MS;
     this.renewMs = positive(options.renewMs, 'renewMs') ?? Math.max(1, Math.floor(this.leaseMs / 3));
     if (this.renewMs >= this.leaseMs)
@@ -154,13 +99,13 @@ export class PostgresSessionStore implements SessionStoreLike {
       throw new PostgresOptionsError(`livePathAbove must be a whole number of nodes, got ${JSON.stringify(above)}.`);
     this.livePathAbove = above;
     this.holder = `${hostname()} pid ${process.pid} store ${randomUUID().slice(0, 8)}`;
-    this.db = new PostgresDatabase(checked, this.schema, SESSIONS_VERSION, checkLimits(options));
-    this.sql = sessionSql(this.db.s);
+    const db = new PostgresDatabase(checked, this.schema, SESSIONS_VERSION, checkLimits(options));
+    this.tables = { db, sql: sessionSql(db.s), t: this.tenant ?? '' };
   }
 
   /** Creates or upgrades the schema's tables (every indusagi store's); safe to run from many processes. */
   migrate(): Promise<MigrateResult> {
-    return this.db.migrate();
+    return this.tables.db.migrate();
   }
 
   /**
@@ -174,7 +119,7 @@ export class PostgresSessionStore implements SessionStoreLike {
     const outcomes = await Promise.allSettled(held.map((session) => this.release(session.lease)));
     for (const session of this.held.values()) clearInterval(session.timer);
     this.held.clear();
-    await this.db.close();
+    await this.tables.db.close();
     const failed = outcomes.flatMap((outcome, i) =>
       outcome.status === 'rejected' ? [{ id: held[i].lease.sessionId, reason: outcome.reason as unknown }] : [],
     );
@@ -196,23 +141,8 @@ export class PostgresSessionStore implements SessionStoreLike {
   }
 
   /** The tenant's sessions holding at least one node, most recently written first (`size` is bytes as JSON lines). */
-  async listSessions(): Promise<SessionSummary[]> {
-    const rows = await this.db.query<{
-      id: string;
-      bytes: number;
-      updated_at: Date;
-      leaf: string | null;
-      nodes: number;
-      first: string | null;
-    }>(this.sql.list, [this.t]);
-    return rows.map((row) => ({
-      id: row.id,
-      size: row.bytes,
-      modifiedAt: row.updated_at,
-      leaf: row.leaf,
-      title: row.first === null ? null : titleOf((JSON.parse(row.first) as SessionNode).turn),
-      turns: row.nodes,
-    }));
+  listSessions(): Promise<SessionSummary[]> {
+    return listSessionSummaries(this.tables);
   }
 
   /**
@@ -221,17 +151,7 @@ export class PostgresSessionStore implements SessionStoreLike {
    */
   async acquire(id: string): Promise<SessionLease> {
     assertValidSessionId(id);
-    const taken = await this.db.query<{ epoch: number }>(this.sql.takeLease, [this.t, id, this.holder, this.leaseMs]);
-    if (taken.length === 0) throw await this.heldError(id);
-    const session: Held = {
-      lease: { sessionId: id, epoch: taken[0].epoch },
-      queue: Promise.resolve(),
-      timer: undefined as never,
-      renewError: undefined,
-      unfolded: null,
-    };
-    session.timer = setInterval(() => void this.renew(session), this.renewMs);
-    session.timer.unref();
+    const session = await takeLease(this.tables, id, this.holder, this.leaseMs, this.renewMs);
     this.held.set(id, session);
     return session.lease;
   }
@@ -239,13 +159,7 @@ export class PostgresSessionStore implements SessionStoreLike {
   /** Every record of the session, in one snapshot: its nodes in the order written, its start counts, its leaf. */
   async read(id: string): Promise<StoredSession> {
     assertValidSessionId(id);
-    return this.db.transaction(
-      async (client) => {
-        const row = await this.rowIn(client, id);
-        return { records: row === undefined ? [] : await this.recordsIn(client, id, row), report: report(row) };
-      },
-      { readOnly: true },
-    );
+    return readWhole(this.tables, id);
   }
 
   /**
@@ -258,31 +172,7 @@ export class PostgresSessionStore implements SessionStoreLike {
    */
   async readLivePath(id: string): Promise<LivePathSession | StoredSession> {
     assertValidSessionId(id);
-    type Row = SessionRow & { has_starts: boolean; node_id: string | null; node_seq: number | null; node: string | null };
-    const live = await this.db.limitedReads(async (query): Promise<LivePathSession | null> => {
-      const rows = await query<Row>(this.sql.liveStart, [this.t, id, this.livePathAbove, FIRST_WIDTH]);
-      const row = rows[0];
-      if (row === undefined || row.nodes <= this.livePathAbove || row.leaf === null) return null;
-      const first: WindowRow[] = rows.flatMap((r) => (r.node_id === null ? [] : [{ id: r.node_id, seq: r.node_seq!, node: r.node! }]));
-      const nodes = await readLivePathNodes(
-        {
-          window: (from, width) => query<WindowRow>(this.sql.nodesBefore, [this.t, id, from, width]),
-          walk: async (leaf) => (await query<{ node: string }>(this.sql.livePath, [this.t, id, leaf])).map((r) => r.node),
-        },
-        row.leaf,
-        first,
-      );
-      // The start counts of the path's calls, when the session has any.
-      const calls = row.has_starts
-        ? nodes.flatMap((node) => node.turn.blocks.flatMap((block) => (block.kind === 'tool_call' ? [block.id] : [])))
-        : [];
-      const starts = calls.length === 0 ? [] : await query<{ call_id: string; count: number }>(this.sql.startsOf, [this.t, id, calls]);
-      const records: SessionRecord[] = nodes.reverse().map((node) => ({ type: 'node', node }));
-      for (const start of starts) records.push(startedRecord(start.call_id, start.count));
-      const live: LivePathSession = { records, report: report(row), leaf: row.leaf, usageTotal: usageOf(row) };
-      if (row.tripped !== null) live.tripped = JSON.parse(row.tripped) as GuardrailTrip;
-      return live;
-    });
+    const live = await readLive(this.tables, id, this.livePathAbove);
     return live ?? this.read(id);
   }
 
@@ -315,164 +205,8 @@ export class PostgresSessionStore implements SessionStoreLike {
     if (this.held.get(lease.sessionId) !== session) return;
     clearInterval(session.timer);
     this.held.delete(lease.sessionId);
-    await this.db.query(this.sql.releaseLease, [this.t, lease.sessionId, lease.epoch]);
+    await releaseLease(this.tables, lease);
   }
-
-  private async renew(session: Held): Promise<void> {
-    try {
-      const rows = await this.db.query(this.sql.renewLease, [this.t, session.lease.sessionId, session.lease.epoch, this.leaseMs]);
-      // Taken over: stop renewing; the next write is refused by its epoch check.
-      if (rows.length === 0) clearInterval(session.timer);
-    } catch (error) {
-      session.renewError = error;
-    }
-  }
-
-  /** One statement for the appends of every session in `writes` (one each at most: see `queueWrite`). */
-  private async writeBatch(writes: PendingWrite[]): Promise<Array<Settled<AppendReport>>> {
-    const sessions: unknown[][] = [[], [], [], [], [], [], []];
-    // After the others: the statement takes it last ($24).
-    const trips: Array<string | null> = [];
-    const nodes: unknown[][] = Array.from({ length: 12 }, () => []);
-    const starts: string[][] = [[], []];
-    for (const { held, changes } of writes) {
-      const { sessionId: id, epoch } = held.lease;
-      // A lease's first write folds: the nodes the row has not taken in yet are not known before it.
-      const folds = held.unfolded === null || changes.otherRecords > 0 || held.unfolded + changes.nodes.length > FOLD_AFTER;
-      [id, epoch, folds, changes.leaf !== undefined, changes.leaf ?? null, changes.otherRecords, changes.otherBytes].forEach((value, i) =>
-        sessions[i].push(value),
-      );
-      trips.push(changes.trip === null ? null : JSON.stringify(changes.trip));
-      for (const node of changes.nodes) {
-        nodes[0].push(id);
-        node.forEach((value, i) => nodes[i + 1].push(value));
-      }
-      for (const callId of changes.started) {
-        starts[0].push(id);
-        starts[1].push(callId);
-      }
-    }
-    const rows = await this.db.query<{ session: string; added: number; bytes: number; folds: boolean }>(this.sql.persist, [
-      this.t,
-      this.leaseMs,
-      ...sessions,
-      ...nodes,
-      ...starts,
-      trips,
-    ]);
-    const written = new Map(rows.map((row) => [row.session, row]));
-    return Promise.all(
-      writes.map(async ({ held, changes }): Promise<Settled<AppendReport>> => {
-        const row = written.get(held.lease.sessionId);
-        if (row === undefined) return { ok: false, error: await this.fencedError(held) };
-        held.unfolded = row.folds ? 0 : (held.unfolded ?? 0) + row.added;
-        return { ok: true, value: { records: row.added + changes.otherRecords, bytes: row.bytes + changes.otherBytes } };
-      }),
-    );
-  }
-
-  /** The session's row as readers see it, or undefined when it holds no node. */
-  private async rowIn(client: ClientLike, id: string): Promise<SessionRow | undefined> {
-    const row = ((await ask(client, this.sql.session, [this.t, id])).rows as SessionRow[])[0];
-    return row === undefined || row.nodes === 0 ? undefined : row;
-  }
-
-  /** Every record of a session: its nodes in the order written, a `started` record per start, then the head (with its trip). */
-  private async recordsIn(client: ClientLike, id: string, row: SessionRow): Promise<SessionRecord[]> {
-    const records: SessionRecord[] = ((await ask(client, this.sql.allNodes, [this.t, id])).rows as Array<{ node: string }>).map((r) => ({
-      type: 'node',
-      node: JSON.parse(r.node) as SessionNode,
-    }));
-    for (const r of (await ask(client, this.sql.allStarts, [this.t, id])).rows as Array<{ call_id: string; count: number }>)
-      records.push(startedRecord(r.call_id, r.count));
-    records.push(
-      row.tripped === null ? { type: 'head', leaf: row.leaf } : { type: 'head', leaf: row.leaf, tripped: JSON.parse(row.tripped) },
-    );
-    return records;
-  }
-
-  private async heldError(id: string): Promise<SessionLeaseHeldError> {
-    const [row] = await this.db.query<{ holder: string | null; epoch: number; expires: Date | null }>(this.sql.holder, [this.t, id]);
-    return new SessionLeaseHeldError(id, row?.holder ?? 'another writer', row?.epoch ?? 0, row?.expires ?? new Date());
-  }
-
-  private async fencedError(session: Held): Promise<SessionFencedError> {
-    clearInterval(session.timer);
-    const { sessionId: id, epoch } = session.lease;
-    const [row] = await this.db.query<{ holder: string | null; epoch: number }>(this.sql.holder, [this.t, id]);
-    const cause = session.renewError;
-    return new SessionFencedError(id, epoch, row?.epoch ?? null, row?.holder ?? null, cause === undefined ? undefined : { cause });
-  }
-}
-
-/** Runs a prepared statement on one connection (inside a transaction). */
-function ask(client: ClientLike, statement: PreparedQuery, values: unknown[]): Promise<{ rows: any[] }> {
-  return client.query({ name: statement.name, text: statement.text, values });
-}
-
-/** An append's records as the batch statement's values for one session, its size counted as JSON lines. */
-function encode(records: readonly SessionRecord[]): Changes {
-  const nodes: NodeValues[] = [];
-  const started: string[] = [];
-  let leaf: string | null | undefined;
-  let trip: GuardrailTrip | null = null;
-  let otherRecords = 0;
-  let otherBytes = 0;
-  for (const record of records) {
-    if (record.type === 'node') {
-      const node = record.node;
-      // JSON text escapes every control character, NUL included, which a text column could not hold raw.
-      const json = JSON.stringify(node);
-      const u = node.usage;
-      nodes.push([
-        node.id,
-        node.parent,
-        node.condenses !== undefined,
-        node.condenses?.firstKept ?? null,
-        json,
-        Buffer.byteLength(json) + NODE_LINE_OVERHEAD,
-        u?.inputTokens ?? 0,
-        u?.outputTokens ?? 0,
-        u?.cacheWriteTokens ?? 0,
-        u?.cacheReadTokens ?? 0,
-        u?.cacheWrite1hTokens ?? 0,
-      ]);
-      leaf = node.id;
-      trip = null;
-      continue;
-    }
-    if (record.type === 'started') started.push(...record.callIds);
-    else if (record.leaf === leaf && trip === null && record.tripped === undefined)
-      continue; // a head naming the node just written: that node's row says so already
-    else {
-      leaf = record.leaf;
-      trip = record.tripped ?? null;
-    }
-    otherRecords++;
-    otherBytes += Buffer.byteLength(JSON.stringify(record)) + 1;
-  }
-  return { nodes, started, leaf, trip, otherRecords, otherBytes };
-}
-
-/** `count` starts of one call, as one record (what a load counts back). */
-function startedRecord(callId: string, count: number): SessionRecord {
-  return { type: 'started', callIds: Array<string>(count).fill(callId) };
-}
-
-function usageOf(row: SessionRow): ModelUsage {
-  const usage: ModelUsage = {
-    inputTokens: row.input_tokens,
-    outputTokens: row.output_tokens,
-    cacheWriteTokens: row.cache_write_tokens,
-    cacheReadTokens: row.cache_read_tokens,
-  };
-  if (row.cache_write_1h_tokens > 0) usage.cacheWrite1hTokens = row.cache_write_1h_tokens;
-  return usage;
-}
-
-function report(row: SessionRow | undefined): LoadReport {
-  const records = row?.records ?? 0;
-  return { lines: records, bytes: row?.bytes ?? 0, records, skipped: [], orphans: [], truncatedTail: false, leafFallback: null };
 }
 
 function positive(value: unknown, what: string): number | undefined {

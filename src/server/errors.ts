@@ -116,6 +116,37 @@ export class ApprovalNotPendingError extends ServerError {
   }
 }
 
+/** An answer for a question the run is not waiting on (answered already, asked by a worker that died, or never asked). 409. */
+export class InputNotPendingError extends ServerError {
+  static override readonly errorName: string = 'InputNotPendingError';
+  constructor(
+    readonly runId: string,
+    readonly requestId: string,
+  ) {
+    super('input_not_pending', 409, `Run ${JSON.stringify(runId)} is not waiting on input request ${JSON.stringify(requestId)}.`);
+  }
+}
+
+/**
+ * An answer the question cannot take: an `accept` without an object `content`, or content that does not
+ * match the question's schema (each problem in `issues`). The tool goes on waiting. 400.
+ */
+export class InvalidAnswerError extends ServerError {
+  static override readonly errorName: string = 'InvalidAnswerError';
+  constructor(
+    message: string,
+    readonly requestId: string,
+    /** Each problem with its JSON pointer, when the content failed the question's schema. */
+    readonly issues: SchemaIssue[] = [],
+  ) {
+    super('invalid_answer', 400, message);
+  }
+
+  override details(): Record<string, unknown> {
+    return this.issues.length === 0 ? { requestId: this.requestId } : { requestId: this.requestId, issues: this.issues };
+  }
+}
+
 /** A prompt for a thread whose calls wait for a decision: decide them first (the model needs their results). 409. */
 export class ThreadWaitingError extends ServerError {
   static override readonly errorName: string = 'ThreadWaitingError';

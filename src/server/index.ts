@@ -1,5 +1,6 @@
 // The public face of `indusagi/server`: the agent server (a Web fetch handler over threads, runs,
-// resumable streams, approvals, cancel and memory), its workers on PostgreSQL, and bearer-token auth.
+// resumable streams, approvals, answers to tools' questions, cancel and memory), its workers on
+// PostgreSQL, and bearer-token auth.
 // See docs/server.md. Nothing here loads a model SDK; graphile-worker and pg load only when used.
 export { createServer } from './create-server.js';
 export type { AgentServer } from './create-server.js';
@@ -40,6 +41,8 @@ export {
   ThreadExistsError,
   ApprovalNotPendingError,
   ThreadWaitingError,
+  InputNotPendingError,
+  InvalidAnswerError,
   BodyTooLargeError,
   UnsupportedMediaTypeError,
   EventsExpiredError,

@@ -19,7 +19,8 @@
 // a frame that is not JSON, stall the stream (silent, or sending only comments or pings), flood it
 // with one endless line, and can pause between frames so tests can abort mid-stream.
 import type { ServerResponse } from 'node:http';
-import Anthropic from '@anthropic-ai/sdk';
+import { createRequire } from 'node:module';
+import type Anthropic from '@anthropic-ai/sdk';
 import { encodeFrame, type WireEvent } from './wire.js';
 import { split, startLoopbackServer, writeFrames, type LoopbackServer, type RecordedRequest } from './loopback.js';
 
@@ -202,7 +203,7 @@ export async function startAnthropicServer(options: AnthropicServerOptions = {})
   return {
     ...loopback,
     baseURL: origin,
-    client: (options = {}) => new Anthropic({ baseURL: origin, apiKey: 'test-key', maxRetries: options.maxRetries ?? 0 }),
+    client: (options = {}) => new (sdk())({ baseURL: origin, apiKey: 'test-key', maxRetries: options.maxRetries ?? 0 }),
   };
 }
 
@@ -337,3 +338,12 @@ async function answerMessage(res: ServerResponse, record: RecordedRequest, scrip
     },
   });
 }
+
+// The SDK's client class, loaded on the first `client()` (the demo model runs on this server, and `npm start`
+// shows its first prompt before the SDK's ~270 modules load); synchronously, as `client()` is, so through its
+// CommonJS build, which keeps no module state a client of the other build would miss.
+function sdk(): typeof Anthropic {
+  loadedSdk ??= (createRequire(import.meta.url)('@anthropic-ai/sdk') as { Anthropic: typeof Anthropic }).Anthropic;
+  return loadedSdk;
+}
+let loadedSdk: typeof Anthropic | undefined;

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeWorkspace, runCli } from './cli-process.js';
 import { PtyCli } from './pty.js';
 import { idle, modalRows } from './screen-helpers.js';
-import { alive, untilFile } from './tools/processes.js';
+import { alive, untilEnded, untilFile } from './tools/processes.js';
 
 // Tool calls waiting for approval on a terminal: one key decides (y, n, a), the prompt shows what the
 // call would do, and a bash call is stopped with everything it started when Ctrl-C interrupts it.
@@ -118,6 +118,8 @@ describe('approvals on a terminal', () => {
         'the interruption',
         (s) => s.all().includes('⏹ interrupted; the unfinished reply was not saved (Ctrl-C again to exit)') && idle(s),
       );
+      // SIGTERM went to the whole group; each process ends (within the SIGKILL grace at the latest).
+      await Promise.all(pids.map(untilEnded));
       for (const pid of pids) expect(alive(pid), `pid ${pid}`).toBe(false);
       cli.type('\x04');
       expect(await cli.finished).toBe(0);

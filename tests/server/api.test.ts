@@ -272,6 +272,7 @@ describe('agent server API (one machine)', () => {
         'streamRun',
         'waitRun',
         'cancelRun',
+        'answerInput',
         'listMemory',
         'searchMemory',
         'editMemory',

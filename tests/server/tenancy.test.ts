@@ -83,11 +83,12 @@ function bodyFor(op: Operation): string | undefined {
   if (op.path.endsWith('/version')) return JSON.stringify({ messageId: 'x' });
   if (op.path === '/chat') return JSON.stringify({ id: thread, messages: [{ role: 'user', parts: [{ type: 'text', text: 'hi' }] }] });
   if (op.path.startsWith('/memory')) return JSON.stringify({ text: 'overwritten' });
+  if (op.path.includes('/inputs/')) return JSON.stringify({ action: 'decline' });
   return JSON.stringify({ prompt: 'hijack' });
 }
 
 function urlOf(op: Operation): string {
-  return op.path.replace('{threadId}', thread).replace('{runId}', run).replace('{memoryId}', memoryId);
+  return op.path.replace('{threadId}', thread).replace('{runId}', run).replace('{memoryId}', memoryId).replace('{requestId}', 'a-request');
 }
 
 async function send(client: Client, op: Operation, headers: Record<string, string> = {}): Promise<Response> {

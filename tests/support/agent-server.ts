@@ -16,6 +16,7 @@ type WireBlock = { type: string; text?: string; content?: unknown };
  *   worker dies or the run is canceled;
  * - `wire N` calls `wire.send`, which waits for approval;
  * - `wait` calls `slow.wait`, which runs until the run is aborted;
+ * - `ask` calls `ask.person`, which asks the person how many (`ToolContext.ask`) and returns the answer;
  * - `story K` streams K words, `delayMs` apart;
  * - tool results get `done: …`; anything else `ok: <prompt>`.
  */
@@ -47,6 +48,7 @@ function answer(body: { messages: Array<{ role: string; content: string | WireBl
   if ((m = /^wire (\d+)/.exec(prompt)))
     return reply.tools([{ name: 'wire_send', input: { amount: Number(m[1]) } }], { text: 'Wiring.', frameDelayMs: delayMs });
   if (/^wait/.test(prompt)) return reply.tools([{ name: 'slow_wait', input: {} }], { text: 'Waiting.' });
+  if (/^ask/.test(prompt)) return reply.tools([{ name: 'ask_person', input: {} }], { text: 'Asking.' });
   if ((m = /^story (\d+)/.exec(prompt))) {
     const words = storyWords(Number(m[1]));
     return reply.text(words.join(''), { chunks: words, frameDelayMs: delayMs });
@@ -79,7 +81,12 @@ export function startCli(args: string[], env: NodeJS.ProcessEnv, ready: RegExp):
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
-    void exited.then((code) => reject(new Error(`indusagi ${args[0]} exited (${code}) before it was ready:\n${output}`)));
+    void exited.then((code) => {
+      reject(new Error(`indusagi ${args[0]} exited (${code}) before it was ready:\n${output}`));
+      // A process the tests did not kill that ends in failure after it was ready: what it printed is the
+      // only account of why (a test then sees just a closed socket), so it goes to the test's stderr.
+      if (code !== null && code !== 0) console.error(`indusagi ${args.join(' ')} exited with ${code}:\n${output}`);
+    });
   });
 }
 

@@ -8,7 +8,9 @@ import { HISTORY_NOTE, HISTORY_READ, HISTORY_SEARCH, historyTools } from '../his
 import { UnknownApprovalError } from '../tools/index.js';
 import { condensationStep } from './condensation-step.js';
 import { ApprovalsPendingError, UnknownInputRequestError } from './errors.js';
-import { condenseRun, executeRun, type AgentCore, type RunOptions, type RunPlan } from './execute-run.js';
+import type { AgentCore, RunOptions, RunPlan } from './agent-core.js';
+import { condenseRun } from './condense-run.js';
+import { executeRun } from './execute-run.js';
 import { buildHandoffs } from './handoffs.js';
 import { settleOpened } from './delegation.js';
 import { runLimits } from '../budget/limits.js';

@@ -1,5 +1,7 @@
 import type { SessionNode } from '../contract/session.js';
 import type { Turn } from '../contract/turn.js';
+import type { IndusagiError } from '../../errors/index.js';
+import { BrokenCondensationError, MissingHistoryError, UnknownNodeError } from './errors.js';
 
 /**
  * The nodes a model context is built from, leaf first: the turns up to the latest condensation summary
@@ -12,6 +14,9 @@ export type ContextChain =
   | { ok: false; missing: string }
   /** The latest summary's `firstKept` is not one of its ancestors: its context can never be rebuilt. */
   | { ok: false; broken: SessionNode };
+
+/** A context chain that could be built. */
+export type OkChain = Extract<ContextChain, { ok: true }>;
 
 /**
  * Walks up from `id` through `lookup` and stops as soon as the context is complete, so it costs the
@@ -104,7 +109,7 @@ export function pathChain(path: readonly SessionNode[]): ContextChain {
  * The turns of a whole chain: `[summary, ...kept tail, ...turns after the summary]`, or the path when
  * there is no summary. Older summaries inside a kept tail are left out: the newer one covers them.
  */
-export function chainTurns(chain: Extract<ContextChain, { ok: true }>): Turn[] {
+export function chainTurns(chain: OkChain): Turn[] {
   const { nodes, summaryAt } = chain;
   const turns: Turn[] = [];
   if (summaryAt < 0) {
@@ -122,4 +127,11 @@ export function chainProblem(chain: ContextChain): string | null {
   if (chain.ok) return null;
   if ('missing' in chain) return `node ${chain.missing} is missing`;
   return `condensation ${chain.broken.id} keeps a tail from a node that is not its ancestor`;
+}
+
+/** The typed error for a chain to `id` that could not be built, in session `sessionId`. */
+export function chainError(sessionId: string, id: string, chain: Exclude<ContextChain, { ok: true }>): IndusagiError {
+  if ('broken' in chain) return new BrokenCondensationError(sessionId, chain.broken.id, chain.broken.condenses!.firstKept!);
+  if (chain.missing === id) return new UnknownNodeError(sessionId, id);
+  return new MissingHistoryError(sessionId, id, chain.missing);
 }

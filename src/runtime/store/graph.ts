@@ -3,13 +3,13 @@ import type { ModelUsage } from '../contract/model.js';
 import type { SessionNode, SessionRecord } from '../contract/session.js';
 import type { GuardrailTrip } from '../contract/guardrail.js';
 import { sumUsage } from '../usage/sum.js';
-import { BrokenCondensationError, InvalidTurnError, MissingHistoryError, SessionIntegrityError, UnknownNodeError } from './errors.js';
-import { countStarts, tripOf } from './records.js';
-import { chainProblem, chainTurns, contextChain, pathChain, type ContextChain } from './context-chain.js';
-import { ChildIndex } from './child-index.js';
-import { restoreRecords, type LeafFallback, type OrphanNode, type RejectedNode } from './restore.js';
+import { InvalidTurnError, SessionIntegrityError, UnknownNodeError } from './errors.js';
+import { chainError, chainTurns, contextChain, type OkChain } from './context-chain.js';
+import type { LeafFallback, OrphanNode, RejectedNode } from './restore.js';
 import { newNode, nodeIdentity, type AppendExtra } from './new-node.js';
-import { LiveRest, mergeWhole, type LivePathOptions } from './live-rest.js';
+import { mergeWhole, type LiveRest, type LivePathOptions } from './live-rest.js';
+import { NodeTable } from './node-table.js';
+import { livePathSeed, restoredSeed, restoreProblems, type GraphSeed } from './graph-seed.js';
 
 /** What `SessionGraph.restore` rebuilt, and what it could not. */
 export type RestoredGraph = {
@@ -42,11 +42,10 @@ export type RestoredGraph = {
  */
 export class SessionGraph {
   readonly sessionId: string;
-  private nodes = new Map<string, SessionNode>();
-  private readonly childIndex = new ChildIndex();
+  private table = new NodeTable();
   private currentLeaf: string | null = null;
   // How often each call was recorded as about to run (approved, or run again).
-  private readonly starts = new Map<string, number>();
+  private starts = new Map<string, number>();
   // Set while the graph holds only its live path.
   private rest: LiveRest | null = null;
   // The last context chain built: a node's ancestry never changes, so it stays right. Resuming asks for
@@ -57,6 +56,11 @@ export class SessionGraph {
 
   constructor(sessionId: string) {
     this.sessionId = sessionId;
+  }
+
+  /** The nodes by id, indexed on first use (see `NodeTable`). */
+  private get nodes(): Map<string, SessionNode> {
+    return this.table.map;
   }
 
   /** The live leaf: where the next `append` goes. Null for an empty session. */
@@ -133,13 +137,13 @@ export class SessionGraph {
   children(id: string | null): SessionNode[] {
     this.wholeNodes();
     if (id !== null) this.require(id);
-    return [...(this.childIndex.over(this.nodes).get(id) ?? [])];
+    return [...(this.table.children().get(id) ?? [])];
   }
 
   /** Every node without children (the end of each branch), in the order the nodes were added. Needs the whole session. */
   tips(): SessionNode[] {
     const nodes = this.wholeNodes();
-    const index = this.childIndex.over(nodes);
+    const index = this.table.children();
     return [...nodes.values()].filter((node) => !index.has(node.id));
   }
 
@@ -264,24 +268,14 @@ export class SessionGraph {
    * (`leafFallback`); see docs/sessions.md, "The load report".
    */
   static restore(sessionId: string, records: Iterable<SessionRecord>): RestoredGraph {
-    const list = Array.isArray(records) ? records : [...records];
-    const restored = restoreRecords(list);
-    const graph = new SessionGraph(sessionId);
-    graph.nodes = restored.nodes;
-    graph.currentLeaf = restored.leaf;
-    // A trip stands only at the leaf its head placed: a leaf that fell back past damage has none.
-    const standing = tripOf(list);
-    if (standing !== null && standing.leaf === restored.leaf) graph.trip = standing.trip;
-    for (const [id, count] of countStarts(list)) graph.starts.set(id, count);
-    return { graph, orphans: restored.orphans, leafFallback: restored.leafFallback, rejected: restored.rejected };
+    const { seed, orphans, leafFallback, rejected } = restoredSeed(records);
+    return { graph: SessionGraph.seeded(sessionId, seed), orphans, leafFallback, rejected };
   }
 
   /** Like `restore`, but throws `SessionIntegrityError` unless every node attaches and the leaf is intact. */
   static fromRecords(sessionId: string, records: Iterable<SessionRecord>): SessionGraph {
-    const { graph, orphans, leafFallback, rejected } = SessionGraph.restore(sessionId, records);
-    const problems = orphans.map((orphan) => `node ${orphan.id} has no parent ${orphan.parent}`);
-    for (const summary of rejected) problems.push(summary.reason);
-    if (leafFallback !== null) problems.push(`the context at the leaf ${leafFallback.recorded} cannot be rebuilt`);
+    const { graph, ...damage } = SessionGraph.restore(sessionId, records);
+    const problems = restoreProblems(damage);
     if (problems.length > 0) throw new SessionIntegrityError(sessionId, problems);
     return graph;
   }
@@ -294,32 +288,18 @@ export class SessionGraph {
    * session (`readLivePath`). Throws `SessionIntegrityError` when the nodes do not hold that context.
    */
   static fromLivePath(sessionId: string, records: Iterable<SessionRecord>, options: LivePathOptions): SessionGraph {
+    return SessionGraph.seeded(sessionId, livePathSeed(sessionId, records, options));
+  }
+
+  /** A graph that starts from `seed` (see graph-seed.ts: how a graph is built from stored records). */
+  private static seeded(sessionId: string, seed: GraphSeed): SessionGraph {
     const graph = new SessionGraph(sessionId);
-    const starts: SessionRecord[] = [];
-    // The nodes in the order given, and whether they form one line of descent (what stores give).
-    const held: SessionNode[] = [];
-    let descent = true;
-    for (const record of records) {
-      if (record.type === 'started') starts.push(record);
-      else if (record.type === 'node' && !graph.nodes.has(record.node.id)) {
-        const node = record.node;
-        if (descent && held.length > 0 && node.parent !== held[held.length - 1].id) descent = false;
-        graph.nodes.set(node.id, node);
-        held.push(node);
-      }
-    }
-    const { leaf } = options;
-    if (leaf !== null) {
-      const chain = descent && held.at(-1)?.id === leaf ? pathChain(held) : contextChain(leaf, (id) => graph.nodes.get(id));
-      if (!chain.ok)
-        throw new SessionIntegrityError(sessionId, [`the nodes do not hold the context at the leaf ${leaf}: ${chainProblem(chain)}`]);
-      graph.chained = { id: leaf, chain };
-    }
-    graph.currentLeaf = leaf;
-    graph.trip = options.tripped ?? null;
-    graph.rest = new LiveRest(options, () => graph.nodes.values());
-    if (starts.length > 0)
-      for (const [callId, count] of countStarts(starts)) if (graph.rest.calls.has(callId)) graph.starts.set(callId, count);
+    graph.table = seed.table;
+    graph.currentLeaf = seed.leaf;
+    graph.trip = seed.trip;
+    graph.starts = seed.starts;
+    graph.chained = seed.chained;
+    graph.rest = seed.rest;
     return graph;
   }
 
@@ -345,13 +325,9 @@ export class SessionGraph {
   private chainTo(id: string): OkChain {
     if (this.chained?.id === id) return this.chained.chain;
     const chain = contextChain(id, (nodeId) => this.lookup(nodeId));
-    if (chain.ok) {
-      this.chained = { id, chain };
-      return chain;
-    }
-    if ('broken' in chain) throw new BrokenCondensationError(this.sessionId, chain.broken.id, chain.broken.condenses!.firstKept!);
-    if (chain.missing === id) throw new UnknownNodeError(this.sessionId, id);
-    throw new MissingHistoryError(this.sessionId, id, chain.missing);
+    if (!chain.ok) throw chainError(this.sessionId, id, chain);
+    this.chained = { id, chain };
+    return chain;
   }
 
   /** Every node of the session, loading the rest synchronously when only the live path is held. */
@@ -361,16 +337,12 @@ export class SessionGraph {
   }
 
   private adopt(records: readonly SessionRecord[]): void {
-    this.nodes = mergeWhole(this.nodes, this.starts, records);
-    this.childIndex.drop();
+    this.table.replace(mergeWhole(this.nodes, this.starts, records));
     this.rest = null;
   }
 
   private insert(node: SessionNode): void {
-    this.nodes.set(node.id, node);
-    this.childIndex.added(node);
+    this.table.add(node);
     this.rest?.added(node);
   }
 }
-
-type OkChain = Extract<ContextChain, { ok: true }>;

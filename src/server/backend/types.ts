@@ -10,6 +10,8 @@ import type {
   ServerRunStatus,
 } from '../types.js';
 import type { PendingApproval } from '../../runtime/contract/events.js';
+import type { InputAnswer } from '../../runtime/contract/tool.js';
+import type { InputRequest } from '../../runtime/agent/input-requests.js';
 import type { RunTails } from '../events/tails.js';
 
 /** What creating a run checks besides the thread: a thread made on the way (`useChat`'s first message), the tenant's cap. */
@@ -32,6 +34,9 @@ export type RunOutcome = {
   /** The thread as the run left it; undefined when the run never reached its session (the thread stays as it was). */
   thread: { pendingApprovals: PendingApproval[]; mark: ContextMark } | undefined;
 };
+
+/** An answer on its way to the worker executing the run that asked. */
+export type InputDelivery = { runId: string; requestId: string; answer: InputAnswer };
 
 /** Who executes runs: a process's identity (its heartbeat) and the job engine's lock holder for the job. */
 export type WorkerIdentity = { workerId: string; holder: string };
@@ -62,6 +67,13 @@ export interface ServerBackend {
   listRuns(tenant: string, threadId: string, limit: number): Promise<RunRecord[]>;
   /** Asks the run to stop: a queued one ends `canceled` at once, a running one is told through its worker. */
   cancelRun(tenant: string, runId: string): Promise<RunRecord>;
+  /** The questions run `runId` (a running run, already found for its tenant) waits on, from its stored events. */
+  pendingInputs(runId: string): Promise<InputRequest[]>;
+  /**
+   * Hands an answer (checked already) to the worker executing the run, on whichever machine: false when
+   * the tenant has no such run running. Delivered at most once; the run's `input_answered` event says it was taken.
+   */
+  answerInput(tenant: string, runId: string, answer: InputDelivery): Promise<boolean>;
 
   // The worker's side.
   /** Takes the run for one attempt, or undefined when it is finished or another live worker has it. */
@@ -74,6 +86,8 @@ export interface ServerBackend {
   finishRun(claim: Claim, outcome: RunOutcome): Promise<void>;
   /** Calls `handler` with the id of every run someone asked to cancel (from any server instance). */
   onCancel(handler: (runId: string) => void): () => void;
+  /** Calls `handler` with every answer someone gave (on any server instance) to a question of a running run. */
+  onInput(handler: (delivery: InputDelivery) => void): () => void;
 
   close(): Promise<void>;
 }

@@ -1,4 +1,5 @@
-import { EventsExpiredError, NotFoundError, ServerRequestError } from '../errors.js';
+import { EventsExpiredError, InputNotPendingError, NotFoundError, ServerRequestError } from '../errors.js';
+import { checkAnswer } from '../runs/inputs.js';
 import type { Decision, Principal, RunInput, RunRecord } from '../types.js';
 import { afterIdOf, json, limitOf, runView, threadIdOf, type RouteContext, type RouteDeps, type RouteSpec } from './route.js';
 import { runEventsFormat, SSE_HEADERS, streamRun } from './sse.js';
@@ -13,7 +14,7 @@ const started = {
   '429': { description: 'The tenant has as many runs queued or running as the server takes (`retry-after`).', schema: 'Error' },
 } as const;
 
-/** The run routes: start (in the background, waiting, streaming), list, get, stream, wait, cancel. */
+/** The run routes: start (in the background, waiting, streaming), list, get, stream, wait, cancel, answer a tool's question. */
 export function runRoutes(deps: RouteDeps): RouteSpec[] {
   const { backend } = deps;
   const start = async ({ principal, params, body }: RouteContext): Promise<RunRecord> => {
@@ -25,6 +26,11 @@ export function runRoutes(deps: RouteDeps): RouteSpec[] {
     if (run === undefined) throw new NotFoundError('run', runId ?? '');
     return run;
   };
+  // A run as the API shows it, with the questions its tools wait on (read only while it runs).
+  const view = async (run: RunRecord) => ({
+    ...runView(run),
+    pendingInputs: run.status === 'running' ? await backend.pendingInputs(run.id) : [],
+  });
   const stream = (run: RunRecord, afterId: number, status = 200): Response => {
     if (run.eventsExpired) throw new EventsExpiredError(run.id);
     const body = streamRun(backend.tails, run.id, afterId, runEventsFormat, deps.keepAliveMs);
@@ -32,7 +38,7 @@ export function runRoutes(deps: RouteDeps): RouteSpec[] {
   };
   const waited = async (principal: Principal, run: RunRecord, request: Request): Promise<Response> => {
     await waitForEnd(backend.tails, run.id, request.signal, deps.keepAliveMs);
-    return json(runView((await backend.getRun(principal.tenant, run.id)) ?? run));
+    return json(await view((await backend.getRun(principal.tenant, run.id)) ?? run));
   };
   return [
     {
@@ -46,7 +52,7 @@ export function runRoutes(deps: RouteDeps): RouteSpec[] {
       responses: { '202': { description: 'The queued run.', schema: 'Run' }, ...started },
       async handle(context) {
         const run = await start(context);
-        return json(runView(run), 202, { location: `/runs/${run.id}` });
+        return json(await view(run), 202, { location: `/runs/${run.id}` });
       },
     },
     {
@@ -87,7 +93,7 @@ export function runRoutes(deps: RouteDeps): RouteSpec[] {
       async handle({ principal, params, query }) {
         const threadId = threadIdOf(params.threadId);
         if ((await backend.getThread(principal.tenant, threadId)) === undefined) throw new NotFoundError('thread', threadId);
-        return json({ runs: (await backend.listRuns(principal.tenant, threadId, limitOf(query))).map(runView) });
+        return json({ runs: await Promise.all((await backend.listRuns(principal.tenant, threadId, limitOf(query))).map(view)) });
       },
     },
     {
@@ -95,13 +101,13 @@ export function runRoutes(deps: RouteDeps): RouteSpec[] {
       path: '/runs/{runId}',
       operationId: 'getRun',
       tag: 'runs',
-      summary: 'A run: its status, and its result or error once it ended',
+      summary: 'A run: its status, the questions its tools wait on, and its result or error once it ended',
       responses: {
         '200': { description: 'The run.', schema: 'Run' },
         '404': { description: 'No such run for this tenant.', schema: 'Error' },
       },
       async handle({ principal, params }) {
-        return json(runView(await owned(principal, params.runId)));
+        return json(await view(await owned(principal, params.runId)));
       },
     },
     {
@@ -145,7 +151,7 @@ export function runRoutes(deps: RouteDeps): RouteSpec[] {
       responses: { '200': { description: 'The run, ended.', schema: 'Run' }, '404': { description: 'No such run.', schema: 'Error' } },
       async handle({ principal, params, request }) {
         const run = await owned(principal, params.runId);
-        return run.finishedAt !== null ? json(runView(run)) : waited(principal, run, request);
+        return run.finishedAt !== null ? json(await view(run)) : waited(principal, run, request);
       },
     },
     {
@@ -162,7 +168,40 @@ export function runRoutes(deps: RouteDeps): RouteSpec[] {
       },
       async handle({ principal, params }) {
         if (params.runId === undefined) throw new NotFoundError('run', '');
-        return json(runView(await backend.cancelRun(principal.tenant, params.runId)), 202);
+        return json(await view(await backend.cancelRun(principal.tenant, params.runId)), 202);
+      },
+    },
+    {
+      method: 'post',
+      path: '/runs/{runId}/inputs/{requestId}',
+      operationId: 'answerInput',
+      tag: 'runs',
+      summary: "Answer a question a run's tool asks (`input_requested`), on whichever worker runs it",
+      description:
+        "The question is in the run's `pendingInputs` and its stream (`input_requested`: `requestId`, `message`, `schema`). An `accept` carries `content` matching the question's schema; `decline` and `cancel` carry nothing. The answer is checked here and handed to the worker executing the run; the run's `input_answered` event says the tool got it. Any server instance takes it.",
+      body: 'InputAnswer',
+      responses: {
+        '202': { description: 'Handed to the worker executing the run.', schema: 'InputAnswered' },
+        '400': {
+          description: 'The answer does not fit the question (`invalid_answer`, with its `issues`); the tool goes on waiting.',
+          schema: 'Error',
+        },
+        '404': { description: 'No such run for this tenant.', schema: 'Error' },
+        '409': {
+          description: 'The run is not waiting on this question (answered already, ended, or taken over by another worker).',
+          schema: 'Error',
+        },
+      },
+      async handle({ principal, params, body }) {
+        const run = await owned(principal, params.runId);
+        const requestId = params.requestId ?? '';
+        const request =
+          run.status === 'running' ? (await backend.pendingInputs(run.id)).find((pending) => pending.requestId === requestId) : undefined;
+        if (request === undefined) throw new InputNotPendingError(run.id, requestId);
+        const answer = await checkAnswer(request, body as { action: string; content?: unknown });
+        if (!(await backend.answerInput(principal.tenant, run.id, { runId: run.id, requestId, answer })))
+          throw new InputNotPendingError(run.id, requestId);
+        return json({ runId: run.id, requestId, action: answer.action }, 202);
       },
     },
   ];

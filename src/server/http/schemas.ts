@@ -72,6 +72,18 @@ export const requestSchemas = {
       meta: nullable(object),
     },
   },
+  InputAnswer: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['action'],
+    properties: {
+      action: {
+        enum: ['accept', 'decline', 'cancel'],
+        description: 'accept: here is the content; decline: the person said no; cancel: dismissed.',
+      },
+      content: { ...object, description: "With `accept`: the answer, matching the question's `schema`." },
+    },
+  },
   ChatRequest: {
     type: 'object',
     required: ['messages'],
@@ -86,6 +98,21 @@ const PendingApproval = {
   type: 'object',
   required: ['approvalId', 'callId', 'name', 'input'],
   properties: { approvalId: { type: 'string' }, callId: { type: 'string' }, name: { type: 'string' }, input: {} },
+};
+
+const PendingInput = {
+  type: 'object',
+  description: "A question a run's tool asks the person (`ToolContext.ask`, an MCP server's elicitation).",
+  required: ['requestId', 'callId', 'name', 'message', 'schema'],
+  properties: {
+    requestId: { type: 'string', description: 'What POST /runs/{runId}/inputs/{requestId} answers.' },
+    callId: { type: 'string' },
+    name: { type: 'string', description: 'The tool that asks.' },
+    message: { type: 'string' },
+    schema: { ...object, description: 'The JSON Schema of the content an `accept` carries.' },
+    from: { type: 'string', description: 'Who asks (an MCP server).' },
+    path: { type: 'array', items: { type: 'string' }, description: "A sub-agent's question: the agent tools it was asked under." },
+  },
 };
 
 const Usage = {
@@ -120,7 +147,7 @@ export const responseSchemas = {
       error: {
         ...ErrorInfo,
         description:
-          'Switch on `kind`: bad_request, unauthorized, forbidden, not_found, thread_busy, thread_exists, approval_not_pending, approvals_pending, body_too_large, unsupported_media_type, events_expired, queue_full, internal.',
+          'Switch on `kind`: bad_request, unauthorized, forbidden, not_found, thread_busy, thread_exists, approval_not_pending, approvals_pending, input_not_pending, invalid_answer, body_too_large, unsupported_media_type, events_expired, queue_full, internal.',
       },
     },
   },
@@ -169,7 +196,7 @@ export const responseSchemas = {
   },
   Run: {
     type: 'object',
-    required: ['id', 'threadId', 'status', 'input', 'attempt', 'createdAt', 'lastEventId'],
+    required: ['id', 'threadId', 'status', 'input', 'attempt', 'createdAt', 'lastEventId', 'pendingInputs'],
     properties: {
       id: { type: 'string' },
       threadId: { type: 'string' },
@@ -185,14 +212,25 @@ export const responseSchemas = {
       startedAt: nullable(time),
       finishedAt: nullable(time),
       eventsExpired: { type: 'boolean', description: 'The stream is past the retention period and cannot be replayed.' },
+      pendingInputs: {
+        type: 'array',
+        items: PendingInput,
+        description:
+          "The questions the run's tools wait on (empty unless it is running): answer each with POST /runs/{runId}/inputs/{requestId}.",
+      },
     },
+  },
+  InputAnswered: {
+    type: 'object',
+    required: ['runId', 'requestId', 'action'],
+    properties: { runId: { type: 'string' }, requestId: { type: 'string' }, action: { enum: ['accept', 'decline', 'cancel'] } },
   },
   RunList: { type: 'object', required: ['runs'], properties: { runs: { type: 'array', items: { $ref: '#/components/schemas/Run' } } } },
   RunEvent: {
     type: 'object',
     required: ['kind', 'runId'],
     description:
-      'One SSE event (`id:` its id, `event:` its kind, `data:` this JSON): run_started, text_delta, tool_started, tool_progress, tool_finished, approval_requested, usage, model_retry, compacted, context, run_taken_over, then exactly one terminal event, settled or faulted (whose snapshot leaves the messages out).',
+      'One SSE event (`id:` its id, `event:` its kind, `data:` this JSON): run_started, text_delta, tool_started, tool_progress, tool_finished, approval_requested, input_requested, input_answered, usage, model_retry, compacted, context, run_taken_over, then exactly one terminal event, settled or faulted (whose snapshot leaves the messages out).',
     properties: { kind: { type: 'string' }, runId: { type: 'string' } },
   },
   Memory: {

@@ -34,7 +34,13 @@ export type ExecutionDeps = {
  * state. `signal` is the run's cancel. A run taken over meanwhile by another worker (this one stalled
  * past its lease) stops writing at the first refused write and is left to the new holder.
  */
-export async function executeClaimed(deps: ExecutionDeps, claim: Claim, signal: AbortSignal): Promise<void> {
+export async function executeClaimed(
+  deps: ExecutionDeps,
+  claim: Claim,
+  signal: AbortSignal,
+  /** Told the run's agent once it is built (where answers to its tools' questions go). */
+  opened?: (agent: Agent) => void,
+): Promise<void> {
   const { run, attempt } = claim;
   const writer = new EventWriter((events) => deps.backend.appendEvents(claim, events), deps.coalesceMs);
   if (attempt > 1) writer.push({ kind: 'run_taken_over', attempt, runId: run.id });
@@ -49,19 +55,20 @@ export async function executeClaimed(deps: ExecutionDeps, claim: Claim, signal: 
       runId: run.id,
       memory: deps.memory(run.tenant),
     });
-    const opened = createConductor(
+    const conductor = createConductor(
       { ...served.config, sessionId: run.threadId },
       { invokeModel: served.invokeModel, store: deps.sessions(run.tenant) },
     );
-    agent = opened;
+    agent = conductor;
+    opened?.(conductor);
     // approve and reject take no signal: a cancel stops whatever the agent runs.
-    signal.addEventListener('abort', () => opened.abort(), { once: true });
-    const standing = await openThread(opened, run.threadId, signal);
+    signal.addEventListener('abort', () => conductor.abort(), { once: true });
+    const standing = await openThread(conductor, run.threadId, signal);
     if (attempt === 1 && run.input.kind === 'prompt') {
       const mark = contextMark(standing.messages);
       if (!sameMark(mark, run.base)) await deps.backend.rebaseRun(claim, mark);
     }
-    outcome = await drive(opened, run, planRun(run, attempt, standing), standing, writer, signal);
+    outcome = await drive(conductor, run, planRun(run, attempt, standing), standing, writer, signal);
   } catch (error) {
     outcome = failed(run, error, signal, deps.log);
   }

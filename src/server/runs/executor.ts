@@ -1,14 +1,18 @@
-import type { WorkerIdentity } from '../backend/types.js';
+import type { Agent } from '../../runtime/agent/types.js';
+import type { InputDelivery, WorkerIdentity } from '../backend/types.js';
 import { executeClaimed, type ExecutionDeps } from './execution.js';
+
+type Active = { cancel: AbortController; done: Promise<void>; agent?: Agent };
 
 /**
  * The runs one process executes: each is claimed (one attempt at a time across every worker), executed,
- * and stopped when someone, on any server instance, cancels it. The job engine calls `execute` once
- * per job; `drain` waits for what is under way.
+ * stopped when someone, on any server instance, cancels it, and given the answers someone sends to its
+ * tools' questions. The job engine calls `execute` once per job; `drain` waits for what is under way.
  */
 export class RunExecutor {
-  private readonly active = new Map<string, { cancel: AbortController; done: Promise<void> }>();
+  private readonly active = new Map<string, Active>();
   private readonly offCancel: () => void;
+  private readonly offInput: () => void;
 
   constructor(
     private readonly deps: ExecutionDeps,
@@ -16,6 +20,7 @@ export class RunExecutor {
     private readonly workerId: () => string,
   ) {
     this.offCancel = deps.backend.onCancel((runId) => this.active.get(runId)?.cancel.abort());
+    this.offInput = deps.backend.onInput((delivery) => this.answer(delivery));
   }
 
   /** How many runs this process is executing. */
@@ -34,13 +39,14 @@ export class RunExecutor {
     const cancel = new AbortController();
     let finish!: () => void;
     const done = new Promise<void>((resolve) => (finish = resolve));
-    this.active.set(runId, { cancel, done });
+    const entry: Active = { cancel, done };
+    this.active.set(runId, entry);
     try {
       const identity: WorkerIdentity = { workerId: this.workerId(), holder };
       const claim = await this.deps.backend.claimRun(runId, identity);
       if (claim === undefined) return;
       if (claim.run.cancelRequested) cancel.abort();
-      await executeClaimed(this.deps, claim, cancel.signal);
+      await executeClaimed(this.deps, claim, cancel.signal, (agent) => (entry.agent = agent));
     } finally {
       this.active.delete(runId);
       finish();
@@ -54,5 +60,22 @@ export class RunExecutor {
 
   close(): void {
     this.offCancel();
+    this.offInput();
+  }
+
+  /**
+   * An answer for a run: taken when the run executes here (every process hears every answer). The
+   * server checked it against the question before sending; the conductor refuses it only when the
+   * question is gone meanwhile (answered through another instance first, or its run ended), which no
+   * client waits to hear of (the run's `input_answered` event tells which answer was taken).
+   */
+  private answer({ runId, requestId, answer }: InputDelivery): void {
+    const agent = this.active.get(runId)?.agent;
+    if (agent === undefined) return;
+    try {
+      agent.answer(requestId, answer);
+    } catch (error) {
+      this.deps.log(`run ${runId}: the answer to input request ${requestId} was not taken`, error);
+    }
   }
 }

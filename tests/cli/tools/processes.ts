@@ -39,3 +39,12 @@ export function untilFile(dir: string, name: string): Promise<void> {
     void check();
   });
 }
+
+/**
+ * Resolves once `pid` has ended. A signalled process ends when the kernel next schedules it, which on a
+ * loaded machine can come after the run that signalled it has already said so; nothing announces it, so
+ * this looks every 20 ms (the test's own limit is the guard against a process that never ends).
+ */
+export async function untilEnded(pid: number): Promise<void> {
+  while (alive(pid)) await new Promise((resolve) => setTimeout(resolve, 20));
+}

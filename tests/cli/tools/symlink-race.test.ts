@@ -35,9 +35,14 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  flipper?.kill('SIGKILL');
+  // The flipper may be mid-rename when killed: wait until it is gone, or the folder it writes in may not be empty yet.
+  if (flipper !== undefined && flipper.exitCode === null && flipper.signalCode === null) {
+    const gone = new Promise((resolve) => flipper!.once('exit', resolve));
+    flipper.kill('SIGKILL');
+    await gone;
+  }
   flipper = undefined;
-  await rm(dir, { recursive: true, force: true });
+  await rm(dir, { recursive: true, force: true, maxRetries: 5 });
 });
 
 /** Starts the flipping process; resolves once it has flipped the link at least once. */

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent, InvalidPromptError, RunFault, SessionStore, type PromptBlock } from '../../../src/entries/runtime.js';
-import { registerModelCard } from '../../../src/runtime/models/index.js';
+import { registerModelCard, UnsupportedContentError } from '../../../src/runtime/models/index.js';
 import { reply, startAnthropicServer, type AnthropicTestServer } from '../../../src/testing/index.js';
 import { pdfBase64, pngBase64 } from '../../support/media.js';
 
@@ -90,15 +90,16 @@ describe('content prompts', () => {
 
       const image = (await agent
         .submit([{ kind: 'image', source: { type: 'base64', mediaType: 'image/png', data: png } }])
-        .catch((e) => e)) as RunFault;
+        .catch((e) => e)) as UnsupportedContentError;
       const document = (await createAgent({ model: 'claude-text' }, { client: server.client() })
         .submit([{ kind: 'document', source: { type: 'url', url: 'https://example.test/q4.pdf' } }])
-        .catch((e) => e)) as RunFault;
+        .catch((e) => e)) as UnsupportedContentError;
 
-      expect(image.kind).toBe('invalid_request');
-      expect(image.cause).toMatchObject({ name: 'UnsupportedContentError', content: 'images' });
-      expect((image.cause as Error).message).toContain('"claude-text" cannot take images');
-      expect(document.cause).toMatchObject({ name: 'UnsupportedContentError', content: 'documents' });
+      // Refused before the prompt joins the conversation, as an invalid prompt is: the typed error itself, no run.
+      expect(UnsupportedContentError.isInstance(image)).toBe(true);
+      expect(image).toMatchObject({ kind: 'invalid_request', content: 'images' });
+      expect(image.message).toContain('"claude-text" cannot take images');
+      expect(document).toMatchObject({ name: 'UnsupportedContentError', content: 'documents' });
       expect(server.requests).toHaveLength(0);
 
       await createAgent({ model: 'claude-text' }, { client: server.client() }).submit([

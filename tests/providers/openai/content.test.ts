@@ -68,10 +68,10 @@ describe('images and documents', () => {
       maxOutputTokens: 100,
     }).catch((e) => e);
 
-    expect(RunFault.isInstance(image)).toBe(true);
+    // Refused before the prompt joins the conversation, as an invalid prompt is: the typed error itself, no run.
+    expect(UnsupportedContentError.isInstance(image)).toBe(true);
     expect(image.kind).toBe('invalid_request');
-    expect(UnsupportedContentError.isInstance(image.cause)).toBe(true);
-    expect(image.cause.message).toMatch(/"local-llama" cannot take images \(its model card says `input.images: false`\)/);
+    expect(image.message).toMatch(/"local-llama" cannot take images \(its model card says `input.images: false`\)/);
     expect(pdfFault).toMatchObject({ name: 'UnsupportedContentError', kind: 'invalid_request', content: 'documents' });
     expect(server.requests).toHaveLength(0);
 

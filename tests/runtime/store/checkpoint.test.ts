@@ -444,6 +444,26 @@ describe('SessionGraph.fromLivePath', () => {
     expect(graph.whole).toBe(true);
   });
 
+  it('knows the nodes it holds by id, in whatever order they came and however often: the first record of each wins', () => {
+    const { graph: original, all, d, live, s } = stored();
+    let loads = 0;
+    const rest = async () => nodeRecords(all);
+    const restSync = () => (loads++, nodeRecords(all));
+    const copy = structuredClone(d);
+    // In order (one line of descent, as stores give it), and shuffled with the leaf given twice.
+    for (const given of [live, [d, ...live.slice(0, 2), d, copy]]) {
+      const graph = SessionGraph.fromLivePath('g', nodeRecords(given), { leaf: d.id, rest, restSync });
+      expect(graph.resume(d.id)).toEqual(original.resume(d.id));
+      expect(graph.node(d.id)).toBe(d);
+      expect(graph.node(s.id)).toBe(s);
+      // The same turn appended again where it stands is the node held, not a new one.
+      graph.branchFrom(s.id);
+      expect(graph.add(d.turn, d.at)).toEqual({ node: d, added: false });
+      expect(graph.leaf).toBe(d.id);
+    }
+    expect(loads).toBe(0);
+  });
+
   it('refuses nodes that do not hold the context at the leaf', () => {
     const { all, d, live, s } = stored();
     const rest = async () => nodeRecords(all);

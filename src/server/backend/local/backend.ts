@@ -13,7 +13,9 @@ import {
 import { RunTails } from '../../events/tails.js';
 import type { ContextMark, Principal, RunInput, RunRecord, ServerRunEvent, StoredEvent, ThreadRecord } from '../../types.js';
 import { canceledBeforeStart } from '../canceled.js';
-import type { Claim, CreateRunOptions, RunOutcome, ServerBackend, WorkerIdentity } from '../types.js';
+import type { InputRequest } from '../../../runtime/agent/input-requests.js';
+import { pendingInputsOf } from '../../runs/inputs.js';
+import type { Claim, CreateRunOptions, InputDelivery, RunOutcome, ServerBackend, WorkerIdentity } from '../types.js';
 import { FileWrites, readLines, readRecords, tenantFolder } from './files.js';
 import { mergeMetadata } from '../metadata.js';
 
@@ -32,6 +34,7 @@ export class LocalBackend implements ServerBackend {
   /** Events of runs this process has written or read; others are read from their file. */
   private readonly events = new Map<string, StoredEvent[]>();
   private readonly cancelHandlers = new Set<(runId: string) => void>();
+  private readonly inputHandlers = new Set<(delivery: InputDelivery) => void>();
   private readonly files = new FileWrites();
   private dispatcher: ((runId: string) => void) | undefined;
 
@@ -178,6 +181,17 @@ export class LocalBackend implements ServerBackend {
     return this.view(run);
   }
 
+  async pendingInputs(runId: string): Promise<InputRequest[]> {
+    return pendingInputsOf((await this.eventsOf(runId)).map((stored) => stored.event));
+  }
+
+  async answerInput(tenant: string, runId: string, delivery: InputDelivery): Promise<boolean> {
+    const run = this.runs.get(runId);
+    if (run === undefined || run.tenant !== tenant || run.status !== 'running') return false;
+    for (const handler of this.inputHandlers) handler(delivery);
+    return true;
+  }
+
   async claimRun(runId: string, worker: WorkerIdentity): Promise<Claim | undefined> {
     const run = this.runs.get(runId);
     // A run left running is one a restart cut off (this process executes each run once at a time).
@@ -210,6 +224,11 @@ export class LocalBackend implements ServerBackend {
   onCancel(handler: (runId: string) => void): () => void {
     this.cancelHandlers.add(handler);
     return () => this.cancelHandlers.delete(handler);
+  }
+
+  onInput(handler: (delivery: InputDelivery) => void): () => void {
+    this.inputHandlers.add(handler);
+    return () => this.inputHandlers.delete(handler);
   }
 
   /** Deletes the events of runs that finished more than `retentionMs` ago; their records stay, marked expired. */

@@ -13,7 +13,9 @@ import {
 } from '../../errors.js';
 import { RunTails } from '../../events/tails.js';
 import type { Principal, RunInput, RunRecord, ServerRunEvent, StoredEvent, ThreadRecord, ContextMark } from '../../types.js';
-import type { Claim, CreateRunOptions, RunOutcome, ServerBackend, WorkerIdentity } from '../types.js';
+import type { InputRequest } from '../../../runtime/agent/input-requests.js';
+import { INPUT_EVENT_KINDS, pendingInputsOf } from '../../runs/inputs.js';
+import type { Claim, CreateRunOptions, InputDelivery, RunOutcome, ServerBackend, WorkerIdentity } from '../types.js';
 import { PgListener } from './listener.js';
 import { runOf, threadOf, type RunRow, type ThreadRow } from './rows.js';
 import { RUN_TASK, serverSql, type ServerSql } from './sql.js';
@@ -36,13 +38,15 @@ export type PostgresBackendOptions = {
 /**
  * Threads, runs and run events in PostgreSQL, shared by every API server and worker on the database:
  * runs are queued as graphile-worker jobs in the same transaction that records them, events are rows
- * told to every process by NOTIFY, a cancel is a flag and a NOTIFY to whichever worker runs it.
+ * told to every process by NOTIFY, a cancel is a flag and a NOTIFY to whichever worker runs it, an
+ * answer to a tool's question a NOTIFY that only the worker executing the run acts on.
  */
 export class PostgresBackend implements ServerBackend {
   readonly tails: RunTails;
   readonly sql: ServerSql;
   readonly db: PostgresDatabase;
   private readonly cancelHandlers = new Set<(runId: string) => void>();
+  private readonly inputHandlers = new Set<(delivery: InputDelivery) => void>();
   private listener: PgListener | undefined;
   private owned = false;
 
@@ -81,10 +85,10 @@ export class PostgresBackend implements ServerBackend {
           `The job queue (graphile-worker) is not set up in schema "${options.jobSchema}". Run \`indusagi db migrate\` once (with graphile-worker installed), then start again.`,
         );
       }
-      const { events, cancels } = backend.sql.channels;
+      const { events, cancels, inputs } = backend.sql.channels;
       backend.listener = new PgListener(
         pool,
-        [events, cancels],
+        [events, cancels, inputs],
         (channel, payload) => backend.heard(channel, payload),
         () => backend.reconnected(),
         options.log,
@@ -211,6 +215,16 @@ export class PostgresBackend implements ServerBackend {
     return run;
   }
 
+  async pendingInputs(runId: string): Promise<InputRequest[]> {
+    const rows = await this.db.query<{ event: string }>(this.sql.inputEvents, [runId, INPUT_EVENT_KINDS]);
+    return pendingInputsOf(rows.map((row) => JSON.parse(row.event) as ServerRunEvent));
+  }
+
+  async answerInput(tenant: string, runId: string, delivery: InputDelivery): Promise<boolean> {
+    const rows = await this.db.query(this.sql.answerInput, [tenant, runId, JSON.stringify(delivery)]);
+    return rows.length > 0;
+  }
+
   async claimRun(runId: string, worker: WorkerIdentity): Promise<Claim | undefined> {
     const [row] = await this.db.query<RunRow>(this.sql.claim, [runId, worker.workerId, worker.holder]);
     if (row === undefined) return undefined;
@@ -260,6 +274,11 @@ export class PostgresBackend implements ServerBackend {
     return () => this.cancelHandlers.delete(handler);
   }
 
+  onInput(handler: (delivery: InputDelivery) => void): () => void {
+    this.inputHandlers.add(handler);
+    return () => this.inputHandlers.delete(handler);
+  }
+
   /** Runs one statement on a connection of the backend's pool (the worker's heartbeat and sweeps). */
   query<T = any>(sql: string | PreparedQuery, values?: unknown[]): Promise<T[]> {
     return this.db.query<T>(sql, values);
@@ -282,6 +301,15 @@ export class PostgresBackend implements ServerBackend {
       this.tails.notify(payload.slice(0, space), Number(payload.slice(space + 1)));
     } else if (channel === this.sql.channels.cancels) {
       for (const handler of this.cancelHandlers) handler(payload);
+    } else if (channel === this.sql.channels.inputs && this.inputHandlers.size > 0) {
+      let delivery: InputDelivery;
+      try {
+        delivery = JSON.parse(payload) as InputDelivery;
+      } catch (error) {
+        this.options.log('an input answer notification is not JSON', error);
+        return;
+      }
+      for (const handler of this.inputHandlers) handler(delivery);
     }
   }
 

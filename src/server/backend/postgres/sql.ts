@@ -8,20 +8,20 @@ export const RUN_TASK = 'indusagi_run';
  * The notification channels of one schema: two servers on one database with different schemas must not
  * hear each other. A channel name is an identifier (at most 63 bytes), so the schema goes in hashed.
  */
-export function channels(schema: string): { events: string; cancels: string } {
+export function channels(schema: string): { events: string; cancels: string; inputs: string } {
   const tag = createHash('sha256').update(schema).digest('hex').slice(0, 12);
-  return { events: `indusagi_run_events_${tag}`, cancels: `indusagi_run_cancel_${tag}` };
+  return { events: `indusagi_run_events_${tag}`, cancels: `indusagi_run_cancel_${tag}`, inputs: `indusagi_run_input_${tag}` };
 }
 
 /** Every statement of the PostgreSQL backend; `s` is the quoted schema, `jobs` graphile-worker's quoted schema. */
 export function serverSql(s: string, schema: string, jobs: string) {
-  const { events, cancels } = channels(schema);
+  const { events, cancels, inputs } = channels(schema);
   const prepared = (name: string, text: string): PreparedQuery => ({ name: `indusagi_server_${name}_${schema}`, text });
   const columns = `r.id, r.tenant, r.thread, r.created_by, r.input, r.status, r.attempt, r.cancel_requested, r.base_length, r.base_last,
     r.result, r.error, r.events_expired, r.created_at, r.started_at, r.finished_at`;
   const run = `${columns}, (SELECT coalesce(max(e.seq), 0) FROM ${s}.server_run_events e WHERE e.run = r.id) AS last_seq`;
   return {
-    channels: { events, cancels },
+    channels: { events, cancels, inputs },
     thread: prepared('thread', `SELECT * FROM ${s}.server_threads WHERE tenant = $1 AND id = $2`),
     insertThread: `INSERT INTO ${s}.server_threads (tenant, id, created_by, metadata) VALUES ($1, $2, $3, $4)
       ON CONFLICT (tenant, id) DO NOTHING RETURNING *`,
@@ -72,6 +72,13 @@ export function serverSql(s: string, schema: string, jobs: string) {
     cancelRunning: `WITH flagged AS (UPDATE ${s}.server_runs SET cancel_requested = true
       WHERE tenant = $1 AND id = $2 AND status = 'running' RETURNING id)
       SELECT pg_notify('${cancels}', id) FROM flagged`,
+    // An answer for a running run of the tenant, told to every process (the one executing the run takes it).
+    answerInput: `SELECT pg_notify('${inputs}', $3) FROM ${s}.server_runs WHERE tenant = $1 AND id = $2 AND status = 'running'`,
+    // The events that say which questions the run waits on (the event is JSON text: json, not jsonb, reads it).
+    inputEvents: prepared(
+      'input_events',
+      `SELECT event FROM ${s}.server_run_events WHERE run = $1 AND (event::json ->> 'kind') = ANY($2::text[]) ORDER BY seq`,
+    ),
     freeThread: `UPDATE ${s}.server_threads SET active_run = NULL, updated_at = now() WHERE tenant = $1 AND id = $2 AND active_run = $3`,
     insertEvent: `WITH added AS (INSERT INTO ${s}.server_run_events (run, seq, event) VALUES ($1, 1, $2) RETURNING seq)
       SELECT pg_notify('${events}', $1 || ' ' || seq) FROM added`,

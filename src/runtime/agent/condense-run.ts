@@ -1,0 +1,54 @@
+import type { ModelUsage } from '../contract/model.js';
+import type { Condensation } from '../contract/step.js';
+import { faultKindOf } from '../loop/errors.js';
+import { summaryBody } from '../compaction/summary-turn.js';
+import type { AgentCore } from './agent-core.js';
+import { finishRun, openForRun } from './run-durability.js';
+import type { Failure } from './run-faults.js';
+import type { RunScope } from './run-scope.js';
+import type { AgentSession, Billing } from './session.js';
+import type { CondenseOutcome } from './types.js';
+
+/** `condense()`: a run that makes one forced condensation and nothing else. */
+export async function condenseRun(core: AgentCore, scope: RunScope): Promise<CondenseOutcome> {
+  const session = await openForRun(core, scope, null);
+  scope.publish({ kind: 'run_started', sessionId: session.id, prompt: null, runId: scope.runId });
+  let compacted: CondenseOutcome['compacted'] = null;
+  let failure: Failure | undefined;
+  try {
+    const condensation = await core.condensation.condenseNow(session.context, scope.signal);
+    if (condensation !== null) compacted = applyCondensation(core, scope, session, condensation);
+  } catch (error) {
+    failure = { kind: faultKindOf(error), error };
+  }
+  return { compacted, snapshot: await finishRun(core, scope, session, failure) };
+}
+
+/**
+ * Records a condensation in the session (refused there when it cannot be recorded, before anything
+ * is announced), bills the summarizer to the run, makes the dropped turns searchable and publishes
+ * `compacted`. Forced (`condenseRun`) or asked before a call of any run.
+ */
+export function applyCondensation(core: AgentCore, scope: RunScope, session: AgentSession, condensation: Condensation) {
+  const dropped = session.condense(condensation, billed(core, condensation.usage));
+  // What the next run would calibrate from was sent before this change; it no longer describes the context.
+  core.carried.previous = undefined;
+  if (condensation.usage !== undefined) scope.spend(condensation.usage);
+  core.sessions.condensed(dropped);
+  const event = {
+    kind: 'compacted' as const,
+    removed: condensation.keptFrom,
+    summary: summaryBody(condensation.summary),
+    tokensBefore: condensation.tokensBefore ?? 0,
+    tokensAfter: condensation.tokensAfter ?? 0,
+    runId: scope.runId,
+    ...(session.durable && { dropped: dropped.map((node) => node.id) }),
+  };
+  scope.publish(event);
+  return event;
+}
+
+/** What a call cost and which model answered it: the reply's own word (a fallback's, a dated snapshot), else the agent's model. */
+function billed(core: AgentCore, used: ModelUsage | undefined, model: string = core.card.id): Billing | undefined {
+  return used === undefined ? undefined : { usage: used, model };
+}
