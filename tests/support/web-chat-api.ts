@@ -2,6 +2,7 @@
 // a test checks of the session a conversation left behind.
 import Anthropic from '@anthropic-ai/sdk';
 import { createHash, randomUUID } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { startWebChat, type WebChat } from '../../examples/web-chat/server/app.js';
@@ -18,6 +19,15 @@ export function startExampleChat(dir: string, model: { baseURL: string }): Promi
     client: new Anthropic({ baseURL: model.baseURL, apiKey: 'offline-demo', maxRetries: 0 }),
     model: DEMO_MODEL_ID,
   });
+}
+
+/**
+ * A stand-in for the built page under `dir/page`, for tests that call the API only: loading the page is
+ * what hands a browser its cookie, and building it with Vite would take seconds they do not need.
+ */
+export async function standInPage(dir: string): Promise<void> {
+  await mkdir(join(dir, 'page'), { recursive: true });
+  await writeFile(join(dir, 'page', 'index.html'), '<!doctype html><title>web chat</title>');
 }
 
 /** The headers the page's own fetches carry: its origin, JSON, the browser's cookie. */
