@@ -11,6 +11,7 @@ import { RequestGuard } from './guard.js';
 import { browserMemory } from './memory.js';
 import { RefusedRequestError } from './refused.js';
 import { serveStatic } from './static.js';
+import { checkedTitleBody } from './titles.js';
 
 export type WebChatOptions = {
   /** The page built by Vite (its `outDir`). */
@@ -36,7 +37,8 @@ export type WebChat = { url: string; server: AgentServer; close(): Promise<void>
  * an in-process queue, or PostgreSQL) under `/api`, and the built page at every other path. What the
  * example adds to the server is only what a page on a person's machine needs: each browser is a tenant
  * (its cookie, browsers.ts, given out with the page), requests naming another host and API calls from
- * another origin are refused (guard.ts), and each browser's agent remembers in its own scope.
+ * another origin are refused (guard.ts), a conversation's name must be one the page can show
+ * (titles.ts), and each browser's agent remembers in its own scope.
  */
 export async function startWebChat(options: WebChatOptions): Promise<WebChat> {
   const workspace = await Workspace.open(options.workspaceDir);
@@ -81,7 +83,10 @@ export async function startWebChat(options: WebChatOptions): Promise<WebChat> {
     if (url.pathname === '/api' || url.pathname.startsWith('/api/')) {
       guard!.checkApiCall(request);
       url.pathname = url.pathname.slice('/api'.length) || '/';
-      const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : request.body;
+      const naming =
+        (request.method === 'POST' && url.pathname === '/threads') || (request.method === 'PATCH' && url.pathname.startsWith('/threads/'));
+      const body =
+        request.method === 'GET' || request.method === 'HEAD' ? undefined : naming ? await checkedTitleBody(request) : request.body;
       return server.fetch(
         new Request(url, { method: request.method, headers: request.headers, body, signal: request.signal, duplex: 'half' } as RequestInit),
       );
