@@ -10,14 +10,18 @@ import { DEMO_MODEL_ID } from '../../src/demo/index.js';
 import type { Turn } from '../../src/runtime/contract/turn.js';
 import type { SessionGraph } from '../../src/runtime/store/index.js';
 
-/** The example's server in this process, on files under `dir` (page/, server/, workspace/), talking to a demo model. */
-export function startExampleChat(dir: string, model: { baseURL: string }): Promise<WebChat> {
+/**
+ * The example's server in this process, talking to a demo model: on files under `dir` (page/, server/,
+ * workspace/), or with `database` on PostgreSQL (migrated by the caller), executing runs itself.
+ */
+export function startExampleChat(dir: string, model: { baseURL: string }, database?: { url: string; schema: string }): Promise<WebChat> {
   return startWebChat({
     pageDir: join(dir, 'page'),
     dataDir: join(dir, 'server'),
     workspaceDir: join(dir, 'workspace'),
     client: new Anthropic({ baseURL: model.baseURL, apiKey: 'offline-demo', maxRetries: 0 }),
     model: DEMO_MODEL_ID,
+    ...(database !== undefined && { database: database.url, schema: database.schema }),
   });
 }
 
@@ -135,10 +139,15 @@ export async function newBrowser(server: { url: string }): Promise<{ cookie: str
   return { cookie, conversation: randomUUID() };
 }
 
-/** The tenant the example's server names a browser (a hash of its cookie's token), where its session files are. */
-export function browserSessions(dir: string, cookie: string): string {
+/** The tenant (and user) the example's server names a browser: a hash of its cookie's token. */
+export function browserName(cookie: string): string {
   const token = cookie.slice(cookie.indexOf('=') + 1);
-  return join(dir, 'server', 'tenants', `web-${createHash('sha256').update(token).digest('hex').slice(0, 32)}`, 'sessions');
+  return `web-${createHash('sha256').update(token).digest('hex').slice(0, 32)}`;
+}
+
+/** Where a browser's session files are, on files. */
+export function browserSessions(dir: string, cookie: string): string {
+  return join(dir, 'server', 'tenants', browserName(cookie), 'sessions');
 }
 
 /** The prompts a thread shows, in order. */
