@@ -28,7 +28,7 @@ export function Chat({ thread, onTurnEnd }: { thread: Thread; onTurnEnd: () => v
   const [actionError, setActionError] = useState<string | null>(null);
   const transport = useMemo(() => chatTransport(), []);
   // useChat keeps the callbacks it was created with: they reach the current ones through this.
-  const latest = useRef({ resync: () => {}, stopped: () => {} });
+  const latest = useRef({ resync: (_afterStop?: boolean) => {}, stopped: () => {} });
   const { messages, setMessages, sendMessage, regenerate, addToolApprovalResponse, status, error, stop } = useChat<ChatMessage>({
     id: thread.conversation,
     messages: thread.messages,
@@ -48,7 +48,8 @@ export function Chat({ thread, onTurnEnd }: { thread: Thread; onTurnEnd: () => v
     setMessages(fresh.messages);
     setProblems(fresh.problems);
   };
-  // The server keeps nothing of a reply cut off mid-text: the page keeps what it had shown, marked.
+  // A reply cut off mid-text: marked at once as far as it was shown; once its run has ended on the
+  // server (halt), the thread is read back, where the server keeps it, marked stopped, from the run's events.
   latest.current.stopped = () => {
     setMessages((shown) => {
       const last = shown.at(-1);
@@ -57,11 +58,12 @@ export function Chat({ thread, onTurnEnd }: { thread: Thread; onTurnEnd: () => v
     });
     onTurnEnd();
   };
-  latest.current.resync = () => {
+  latest.current.resync = (afterStop = false) => {
     const turn = asked.current;
     reloadThread(thread.conversation).then(
       (fresh) => {
-        if (asked.current === turn && !live.current) apply(fresh);
+        // After a stop, `stopping` may not have rendered yet: nothing else was asked since (`turn`).
+        if (asked.current === turn && (afterStop || !live.current)) apply(fresh);
         onTurnEnd();
       },
       (failure: unknown) => setActionError(`Reading the conversation back failed: ${(failure as Error).message}`),
@@ -126,7 +128,10 @@ export function Chat({ thread, onTurnEnd }: { thread: Thread; onTurnEnd: () => v
     setStopping(true);
     void stop();
     stopReply(thread.conversation)
-      .catch((failure: unknown) => setActionError(`Stopping the reply failed: ${(failure as Error).message}`))
+      .then(
+        () => latest.current.resync(true),
+        (failure: unknown) => setActionError(`Stopping the reply failed: ${(failure as Error).message}`),
+      )
       .finally(() => setStopping(false));
   };
   const replying = status === 'submitted' ? messages.length : status === 'streaming' ? messages.length - 1 : -1;

@@ -138,7 +138,8 @@ export async function stopReply(conversation: string): Promise<void> {
   const { thread } = (await (await call(`/api/threads/${encodeURIComponent(conversation)}`)).json()) as { thread: ServedThread };
   if (thread.activeRunId === null) return;
   const run = encodeURIComponent(thread.activeRunId);
-  await send('POST', `/api/runs/${run}/cancel`);
+  // An empty JSON body: the example takes a POST only as JSON (guard.ts), so no other page can send one.
+  await send('POST', `/api/runs/${run}/cancel`, {});
   // Once it has ended the thread takes the next prompt.
   await call(`/api/runs/${run}/wait`);
 }
