@@ -166,7 +166,7 @@ export function chatRoutes(deps: RouteDeps): RouteSpec[] {
         "Moves the thread's live leaf to the newest end of the branch that starts at `messageId` (one of a message's `metadata.versions.ids`), as a fork run on a worker, and answers the thread's messages as they now stand; the next prompt goes on from there.",
       body: 'ChatVersion',
       responses: {
-        '200': { description: '`{ messages: UIMessage[] }`, as GET /chat/{id}/messages.' },
+        '200': { description: '`{ messages: UIMessage[], problems: string[] }`, as GET /chat/{id}/messages.' },
         '404': { description: 'No such thread, or no such message in it.', schema: 'Error' },
         '409': { description: 'The thread runs something.', schema: 'Error' },
       },
@@ -177,7 +177,9 @@ export function chatRoutes(deps: RouteDeps): RouteSpec[] {
         const { messageId } = body as { messageId: string };
         await forkThread(deps, principal, threadId, versionEnd(await wholeGraph(thread), messageId), request.signal);
         const moved = (await backend.getThread(principal.tenant, threadId)) ?? thread;
-        return json({ messages: threadMessagesOf(await wholeGraph(moved), moved.pendingApprovals) });
+        // As GET /chat/{id}/messages answers: a page swaps its messages for these, problems and all.
+        const { graph, report } = await loaded(moved);
+        return json({ messages: threadMessagesOf(graph, moved.pendingApprovals), problems: loadReportProblems(report) });
       },
     },
   ];
