@@ -7,8 +7,8 @@ import type { UIMessage } from 'ai';
 
 /**
  * What the server says about a message beside its parts: the session node it starts at (also its id:
- * what an edit, a regenerate or a version switch names) and its other versions. `stopped` is the
- * page's own: a reply the user stopped, as far as it had been shown.
+ * what an edit, a regenerate or a version switch names) and its other versions. `stopped`: a reply
+ * whose run the user stopped, as far as it went (the server reads it back from the run's events).
  */
 export type MessageInfo = { node?: string; versions?: { index: number; ids: string[] }; stopped?: boolean };
 
