@@ -1,6 +1,7 @@
 // The web example's conversation as a tree: regenerate a reply, edit a past prompt, switch between the
-// versions, stop a reply, rename and delete conversations. Real HTTP to the real server over session
-// files, with the demo model; what the session store holds is checked beside what the thread shows.
+// versions, stop a reply, rename and delete conversations. Real HTTP to the example's agent server
+// (indusagi/server over files) as the page calls it, with the demo model; what the browser's session
+// store holds is checked beside what the thread shows.
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,21 +9,32 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoModel, type DemoModel } from '../../src/demo/index.js';
 import { SessionStore } from '../../src/runtime/store/index.js';
 import type { WebChat } from '../../examples/web-chat/server/app.js';
-import type { ThreadMessage } from '../../examples/web-chat/server/thread.js';
-import { fromPage, newBrowser, post, prompt, reply, shownPrompts, startExampleChat, textOf, thread } from '../support/web-chat-api.js';
+import type { ThreadMessage } from '../../src/server/http/chat-thread.js';
+import {
+  browserSessions,
+  fromPage,
+  newBrowser,
+  post,
+  prompt,
+  reply,
+  shownPrompts,
+  standInPage,
+  startExampleChat,
+  textOf,
+  thread,
+} from '../support/web-chat-api.js';
 
 let dir: string;
 let demo: DemoModel;
 let chat: WebChat;
-let store: SessionStore;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'indusagi-web-chat-branches-'));
   await mkdir(join(dir, 'workspace'));
+  await standInPage(dir);
   // Slow enough that a long story is still streaming when the test stops it.
   demo = await startDemoModel({ chunkDelayMs: 5 });
   chat = await startExampleChat(dir, demo);
-  store = new SessionStore(join(dir, 'sessions'));
 });
 
 afterAll(async () => {
@@ -33,6 +45,9 @@ afterAll(async () => {
 
 type Browser = { cookie: string; conversation: string };
 
+/** The browser's own session store: what the server keeps for it as its tenant. */
+const storeOf = (browser: Browser) => new SessionStore(browserSessions(dir, browser.cookie));
+
 async function shown(browser: Browser): Promise<ThreadMessage[]> {
   const { status, body } = await thread(chat, browser.cookie, browser.conversation);
   expect(status).toBe(200);
@@ -42,7 +57,7 @@ async function shown(browser: Browser): Promise<ThreadMessage[]> {
 const textOfMessage = (message: ThreadMessage) => message.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
 
 async function switchTo(browser: Browser, message: string): Promise<ThreadMessage[]> {
-  const response = await post(chat, browser.cookie, '/api/branch', { conversation: browser.conversation, message });
+  const response = await post(chat, browser.cookie, `/api/chat/${browser.conversation}/version`, { messageId: message });
   expect(response.status).toBe(200);
   return ((await response.json()) as { messages: ThreadMessage[] }).messages;
 }
@@ -67,7 +82,7 @@ describe('regenerate', () => {
     expect(second.id).not.toBe(first.id);
     expect(second.metadata.versions).toEqual({ index: 1, ids: [first.id, second.id] });
     // The prompt was not stored a second time: both replies hang off the one prompt node.
-    const graph = await store.loadSession(browser.conversation);
+    const graph = await storeOf(browser).loadSession(browser.conversation);
     expect(graph.children(asked.id).map((node) => node.id)).toEqual([first.id, second.id]);
 
     const back = await switchTo(browser, first.id);
@@ -84,7 +99,7 @@ describe('edit a past prompt', () => {
       await reply(await prompt(chat, browser.cookie, browser.conversation, text));
     const before = await shown(browser);
     const timePrompt = before[2];
-    expect(timePrompt.metadata.editable).toBe(true);
+    expect(timePrompt.metadata).toEqual({ node: timePrompt.id });
 
     await reply(await prompt(chat, browser.cookie, browser.conversation, 'read nothing.txt', { messageId: timePrompt.id }));
     const edited = await shown(browser);
@@ -107,7 +122,7 @@ describe('edit a past prompt', () => {
     const browser = await newBrowser(chat);
     await reply(await prompt(chat, browser.cookie, browser.conversation, 'list files'));
     const [first] = await shown(browser);
-    expect(first.metadata.editable).toBe(true);
+    expect(first.metadata).toEqual({ node: first.id });
 
     await reply(await prompt(chat, browser.cookie, browser.conversation, 'help', { messageId: first.id }));
     const edited = await shown(browser);
@@ -121,39 +136,40 @@ describe('edit a past prompt', () => {
 });
 
 describe('a reply the user stopped', () => {
-  it('shows where it was cut off as soon as the page asks again, and regenerating it answers the prompt afresh', async () => {
+  it('shows where it was cut off, marked stopped, once its run is canceled; regenerating it answers the prompt afresh', async () => {
     const browser = await newBrowser(chat);
     await reply(await prompt(chat, browser.cookie, browser.conversation, 'list files'));
     const story = await prompt(chat, browser.cookie, browser.conversation, 'tell me a long story');
+    const run = story.headers.get('x-run-id')!;
     const reader = story.body!.pipeThrough(new TextDecoderStream()).getReader();
     let streamed = '';
     while (!streamed.includes('"type":"text-delta"')) streamed += (await reader.read()).value;
     await reader.cancel();
 
-    // Asked right after the page hung up: the server answers once the stopped reply is recorded.
+    // Leaving the stream does not stop the run (a reload resumes it): the page's Stop cancels it, as here.
+    expect((await post(chat, browser.cookie, `/api/runs/${run}/cancel`, {})).status).toBe(202);
+    const ended = await fetch(new URL(`/api/runs/${run}/wait`, chat.url), { headers: fromPage(chat.url, browser.cookie) });
+    expect(((await ended.json()) as { status: string }).status).toBe('canceled');
+
     const messages = await shown(browser);
     expect(shownPrompts({ messages })).toEqual(['list files', 'tell me a long story']);
     const cut = messages[3];
+    expect(cut.role).toBe('assistant');
     expect(cut.metadata.stopped).toBe(true);
-    expect(cut.id).toBe(`after-${messages[2].id}`);
     expect(textOfMessage(cut).startsWith('(offline demo model)')).toBe(true);
+    // The same on every read (a reload): it is read back from the run's events.
+    expect(await shown(browser)).toEqual(messages);
 
-    // A prompt after it: the stopped reply stays where it was.
-    await reply(await prompt(chat, browser.cookie, browser.conversation, 'what time is it?'));
-    expect((await shown(browser)).slice(0, 4)).toEqual(messages);
-
-    // Regenerating the stopped reply answers its prompt again, on a branch of its own.
-    const slowStory = await reply(
-      await prompt(chat, browser.cookie, browser.conversation, 'tell me a long story', {
-        trigger: 'regenerate-message',
-        messageId: cut.id,
-      }),
+    // Regenerating the stopped reply (the page sends no message id: it has no node) answers its prompt again.
+    const story2 = await reply(
+      await prompt(chat, browser.cookie, browser.conversation, 'tell me a long story', { trigger: 'regenerate-message' }),
     );
-    expect(textOf(slowStory).length).toBeGreaterThan(textOfMessage(cut).length);
+    expect(textOf(story2).length).toBeGreaterThan(textOfMessage(cut).length);
     const regenerated = await shown(browser);
     expect(shownPrompts({ messages: regenerated })).toEqual(['list files', 'tell me a long story']);
     expect(regenerated[3].metadata.stopped).toBeUndefined();
-    expect(textOfMessage(regenerated[3])).toBe(textOf(slowStory));
+    expect(textOfMessage(regenerated[3])).toBe(textOf(story2));
+    expect(regenerated.slice(0, 3)).toEqual(messages.slice(0, 3));
   });
 });
 
@@ -162,33 +178,39 @@ describe('the conversation list', () => {
     const browser = await newBrowser(chat);
     const list = async () =>
       (
-        (await (await fetch(new URL('/api/conversations', chat.url), { headers: fromPage(chat.url, browser.cookie) })).json()) as {
-          conversations: Array<{ id: string; title: string }>;
+        (await (await fetch(new URL('/api/threads', chat.url), { headers: fromPage(chat.url, browser.cookie) })).json()) as {
+          threads: Array<{ id: string; metadata: { title?: string } }>;
         }
-      ).conversations;
-    await reply(await prompt(chat, browser.cookie, browser.conversation, 'list files'));
-    const second = ((await (await post(chat, browser.cookie, '/api/conversations', {})).json()) as { id: string }).id;
-    await reply(await prompt(chat, browser.cookie, second, 'what time is it?'));
-    expect((await list()).map((c) => c.title)).toEqual(['what time is it?', 'list files']);
+      ).threads;
+    // As the page does: a conversation's thread is made before its first prompt, named after it.
+    const start = async (conversation: string, text: string) => {
+      expect((await post(chat, browser.cookie, '/api/threads', { id: conversation, metadata: { title: text } })).status).toBe(201);
+      await reply(await prompt(chat, browser.cookie, conversation, text));
+    };
+    await start(browser.conversation, 'list files');
+    const second = (await newBrowser(chat)).conversation;
+    await start(second, 'what time is it?');
+    expect((await list()).map((c) => c.metadata.title)).toEqual(['what time is it?', 'list files']);
 
-    const renamed = await post(chat, browser.cookie, '/api/conversations/rename', {
-      conversation: browser.conversation,
-      title: '  The   files ',
+    const renamed = await fetch(new URL(`/api/threads/${browser.conversation}`, chat.url), {
+      method: 'PATCH',
+      headers: fromPage(chat.url, browser.cookie),
+      body: JSON.stringify({ metadata: { title: 'The files' } }),
     });
-    expect(await renamed.json()).toEqual({ id: browser.conversation, title: 'The files' });
-    expect((await list()).map((c) => c.title)).toEqual(['what time is it?', 'The files']);
+    expect(renamed.status).toBe(200);
+    expect(await renamed.json()).toMatchObject({ id: browser.conversation, metadata: { title: 'The files' } });
+    expect((await list()).map((c) => c.metadata.title).sort()).toEqual(['The files', 'what time is it?']);
 
-    expect((await post(chat, browser.cookie, '/api/conversations/delete', { conversation: second })).status).toBe(200);
+    const remove = (conversation: string) =>
+      fetch(new URL(`/api/threads/${conversation}`, chat.url), { method: 'DELETE', headers: fromPage(chat.url, browser.cookie) });
+    expect((await remove(second)).status).toBe(204);
     expect((await list()).map((c) => c.id)).toEqual([browser.conversation]);
-    expect((await thread(chat, browser.cookie, second)).status).toBe(404);
-    expect((await prompt(chat, browser.cookie, second, 'help')).status).toBe(404);
+    // Nothing of it is left to read: its session went with it.
+    expect(await thread(chat, browser.cookie, second)).toEqual({ status: 200, body: { messages: [], problems: [] } });
+    expect((await remove(second)).status).toBe(404);
 
-    // Deleting the browser's first conversation: the page's next visit starts a new one.
-    await post(chat, browser.cookie, '/api/conversations/delete', { conversation: browser.conversation });
+    expect((await remove(browser.conversation)).status).toBe(204);
     expect(await list()).toEqual([]);
-    const fresh = await fetch(new URL('/api/thread', chat.url), { headers: fromPage(chat.url, browser.cookie) });
-    const body = (await fresh.json()) as { conversation: string; messages: unknown[] };
-    expect(body.conversation).toMatch(new RegExp(`^${browser.conversation}-[0-9a-f]{16}$`));
-    expect(body.messages).toEqual([]);
+    expect((await thread(chat, browser.cookie, browser.conversation)).body.messages).toEqual([]);
   });
 });

@@ -1,17 +1,18 @@
 // What the web example's long-term memory keeps apart (issue 27, item 5): browser A says "remember my
-// bank pin is 4321", browser B asks for it. Real HTTP to the real server and demo model, with the
-// memory in this process (the file setup) and in PostgreSQL (two servers over one schema).
-import Anthropic from '@anthropic-ai/sdk';
+// bank pin is 4321", browser B asks for it. Real HTTP to the real server (indusagi/server, each browser
+// a tenant) and demo model, with the memory in this process (the file setup) and in PostgreSQL (two
+// servers over one schema, each executing runs).
+import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDemoModel, DEMO_MODEL_ID, type DemoModel } from '../../src/demo/index.js';
-import { PostgresMemoryStore, PostgresSessionStore } from '../../src/postgres/index.js';
-import { startWebChat, type WebChat } from '../../examples/web-chat/server/app.js';
-import { openDatabase, type DatabaseStores } from '../../examples/web-chat/server/database.js';
+import { startDemoModel, type DemoModel } from '../../src/demo/index.js';
+import { PostgresMemoryStore } from '../../src/postgres/index.js';
+import { migrateServer } from '../../src/server/index.js';
+import type { WebChat } from '../../examples/web-chat/server/app.js';
 import { freshSchema, postgresUrl, testPool } from '../support/postgres.js';
-import { calls, newBrowser, post, prompt, reply, startExampleChat } from '../support/web-chat-api.js';
+import { browserName, calls, newBrowser, prompt, reply, standInPage, startExampleChat } from '../support/web-chat-api.js';
 
 let dir: string;
 let demo: DemoModel;
@@ -41,6 +42,7 @@ async function remember(chat: WebChat, browser: { cookie: string; conversation: 
 describe('memory in this process (the example on files)', () => {
   it("one browser's memories are its own: another browser asking gets nothing of them, in any of its conversations", async () => {
     await mkdir(join(dir, 'files', 'workspace'), { recursive: true });
+    await standInPage(join(dir, 'files'));
     const chat = await startExampleChat(join(dir, 'files'), demo);
     try {
       const a = await newBrowser(chat);
@@ -48,10 +50,10 @@ describe('memory in this process (the example on files)', () => {
       await remember(chat, a, 'my bank pin is 4321');
 
       expect(await ask(chat, b, 'what do you remember about my bank pin?')).toBe('Nothing in memory matches "my bank pin".');
-      const bLater = { cookie: b.cookie, conversation: await newConversation(chat, b.cookie) };
+      const bLater = { cookie: b.cookie, conversation: randomUUID() };
       expect(await ask(chat, bLater, 'recall bank pin')).not.toContain('4321');
       // A finds it, in another conversation of its own too.
-      const aLater = { cookie: a.cookie, conversation: await newConversation(chat, a.cookie) };
+      const aLater = { cookie: a.cookie, conversation: randomUUID() };
       expect(await ask(chat, aLater, 'what do you remember about my bank pin?')).toBe('- my bank pin is 4321');
     } finally {
       await chat.close();
@@ -62,32 +64,19 @@ describe('memory in this process (the example on files)', () => {
 describe.skipIf(postgresUrl === undefined)('memory in PostgreSQL, two servers over one schema', () => {
   const pool = testPool();
   const schema = freshSchema('webmem');
-  const stores: DatabaseStores[] = [];
   const chats: WebChat[] = [];
 
   beforeAll(async () => {
-    await new PostgresSessionStore({ pool }, { schema }).migrate();
+    await migrateServer(postgresUrl!, { schema });
     for (const name of ['one', 'two']) {
-      const database = await openDatabase(postgresUrl!, schema);
-      stores.push(database);
       await mkdir(join(dir, name, 'workspace'), { recursive: true });
-      chats.push(
-        await startWebChat({
-          pageDir: join(dir, name, 'page'),
-          sessionsDir: join(dir, name, 'sessions'),
-          workspaceDir: join(dir, name, 'workspace'),
-          store: database.store,
-          memory: database.memory,
-          client: new Anthropic({ baseURL: demo.baseURL, apiKey: 'offline-demo', maxRetries: 0 }),
-          model: DEMO_MODEL_ID,
-        }),
-      );
+      await standInPage(join(dir, name));
+      chats.push(await startExampleChat(join(dir, name), demo, { url: postgresUrl!, schema }));
     }
   });
 
   afterAll(async () => {
     for (const chat of chats) await chat.close();
-    for (const database of stores) await database.close();
   });
 
   it("a browser's memories reach it on every server and no other browser on any, and are stored in its scope", async () => {
@@ -100,13 +89,10 @@ describe.skipIf(postgresUrl === undefined)('memory in PostgreSQL, two servers ov
     expect(await ask(one, { cookie: b.cookie, conversation: b.conversation }, 'recall bank pin')).not.toContain('4321');
     expect(await ask(two, a, 'what do you remember about my bank pin?')).toBe('- my bank pin is 4321');
 
-    // In the table, the record belongs to A's browser (the name its conversations start with), not to everyone.
-    const memory = new PostgresMemoryStore({ pool }, { schema });
-    const records = await memory.list();
-    expect(records.map((record) => [record.text, record.scope])).toEqual([['my bank pin is 4321', { resource: a.conversation }]]);
+    // In the table, the record is in A's tenant and scope (its browser's name), and B's tenant has none.
+    const ofA = new PostgresMemoryStore({ pool }, { schema, tenant: browserName(a.cookie) });
+    const records = await ofA.list();
+    expect(records.map((record) => [record.text, record.scope])).toEqual([['my bank pin is 4321', { resource: browserName(a.cookie) }]]);
+    expect(await new PostgresMemoryStore({ pool }, { schema, tenant: browserName(b.cookie) }).list()).toEqual([]);
   });
 });
-
-async function newConversation(chat: WebChat, cookie: string): Promise<string> {
-  return ((await (await post(chat, cookie, '/api/conversations', {})).json()) as { id: string }).id;
-}

@@ -4,18 +4,16 @@
 // at a desktop and a phone size. The Vite-built page in headless Chromium against the example's server
 // and the offline demo model; screenshots of each state go to test-results/web-chat (git-ignored).
 import { createRequire } from 'node:module';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Anthropic from '@anthropic-ai/sdk';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_MODEL_ID, startDemoModel, type DemoModel } from '../../src/demo/index.js';
-import { PostgresSessionStore } from '../../src/postgres/index.js';
-import { startWebChat, type WebChat } from '../../examples/web-chat/server/app.js';
-import { openDatabase, type DatabaseStores } from '../../examples/web-chat/server/database.js';
+import { startDemoModel, type DemoModel } from '../../src/demo/index.js';
+import { migrateServer } from '../../src/server/index.js';
+import type { WebChat } from '../../examples/web-chat/server/app.js';
 import { haveChromium, launchChromium } from '../support/chromium.js';
 import { freshSchema, postgresUrl, testPool } from '../support/postgres.js';
 import { startExampleChat } from '../support/web-chat-api.js';
@@ -270,7 +268,9 @@ describe.skipIf(!haveChromium('web-chat page'))('the web chat page, on files', (
 
     // A second conversation, then delete the one on screen: the list moves to the other.
     await nav.getByRole('button', { name: 'New conversation' }).click();
-    await expect.poll(() => page.evaluate(() => location.hash)).toMatch(/^#c=web-[0-9a-f]{32}-[0-9a-f]{16}$/);
+    await expect
+      .poll(() => page.evaluate(() => location.hash))
+      .toMatch(/^#c=[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     await say(page, 'what time is it?');
     await settled(page);
     await expect.poll(() => nav.getByRole('link').allTextContents()).toEqual(['what time is it?', 'Plans and files']);
@@ -347,26 +347,17 @@ describe.skipIf(!haveChromium('web-chat page'))('the web chat page, on files', (
 describe.skipIf(!haveChromium('web-chat page') || postgresUrl === undefined)('the web chat page, on PostgreSQL', () => {
   const pool = testPool();
   const schema = freshSchema('webpage');
-  let database: DatabaseStores;
   let chat: WebChat;
 
   beforeAll(async () => {
-    await new PostgresSessionStore({ pool }, { schema }).migrate();
-    database = await openDatabase(postgresUrl!, schema);
-    await mkdir(join(dir, 'pg-workspace'));
-    chat = await startWebChat({
-      pageDir: join(dir, 'page'),
-      sessionsDir: join(dir, 'pg', 'sessions'),
-      workspaceDir: join(dir, 'pg-workspace'),
-      store: database.store,
-      memory: database.memory,
-      client: new Anthropic({ baseURL: demo.baseURL, apiKey: 'offline-demo', maxRetries: 0 }),
-      model: DEMO_MODEL_ID,
-    });
+    await migrateServer(postgresUrl!, { schema });
+    // The same built page; the agent server's tables (and each browser's memory) in PostgreSQL.
+    await mkdir(join(dir, 'pg', 'workspace'), { recursive: true });
+    await symlink(join(dir, 'page'), join(dir, 'pg', 'page'));
+    chat = await startExampleChat(join(dir, 'pg'), demo, { url: postgresUrl!, schema });
   });
   afterAll(async () => {
     await chat?.close();
-    await database?.close();
   });
 
   it('shows a tool card from the moment its call runs (here: a save held up by a table lock), then how it ended', async () => {

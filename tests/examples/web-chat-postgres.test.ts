@@ -1,6 +1,7 @@
 // The web example as a team would serve it: two real server processes (examples/web-chat/server/main.ts,
-// each with its own page, workspace and demo model) on different ports over one PostgreSQL schema, one
-// conversation going back and forth between them. A load balancer could send any request anywhere.
+// each with its own page, workspace and demo model, each an agent server that also executes runs) on
+// different ports over one PostgreSQL schema, one conversation going back and forth between them. A
+// load balancer could send any request anywhere, and either server's worker may execute any run.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -9,8 +10,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresSessionStore } from '../../src/postgres/index.js';
+import { migrateServer } from '../../src/server/index.js';
 import { freshSchema, postgresUrl, testPool } from '../support/postgres.js';
 import {
+  browserName,
   calls,
   decisionsBody,
   expectLinear,
@@ -61,14 +64,20 @@ function startServer(schema: string, dir: string): Promise<Server> {
 describe.skipIf(postgresUrl === undefined)('web example: two server processes over one PostgreSQL database', () => {
   const pool = testPool();
   const schema = freshSchema('web');
-  const store = new PostgresSessionStore({ pool }, { schema });
+  /** A browser's sessions, as the servers keep them: in its own tenant. */
+  const stores: PostgresSessionStore[] = [];
+  const sessionsOf = (cookie: string) => {
+    const store = new PostgresSessionStore({ pool }, { schema, tenant: browserName(cookie) });
+    stores.push(store);
+    return store;
+  };
   const dirs: string[] = [];
   let a: Server;
   let b: Server;
 
   beforeAll(async () => {
     // What a deploy does once, before any server starts: the servers never migrate.
-    await store.migrate();
+    await migrateServer(postgresUrl!, { schema });
     dirs.push(await mkdtemp(join(tmpdir(), 'indusagi-web-a-')), await mkdtemp(join(tmpdir(), 'indusagi-web-b-')));
     [a, b] = await Promise.all(dirs.map((dir) => startServer(schema, dir)));
   });
@@ -84,7 +93,7 @@ describe.skipIf(postgresUrl === undefined)('web example: two server processes ov
     } finally {
       for (const child of spawned) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       for (const dir of dirs) await rm(dir, { recursive: true, force: true });
-      await store.close();
+      for (const store of stores) await store.close();
     }
   });
 
@@ -101,12 +110,15 @@ describe.skipIf(postgresUrl === undefined)('web example: two server processes ov
     const [[call, approval]] = [...asked.entries()];
     expect(approval).toMatchObject({ name: 'files.write', input: { path: 'notes.txt', content: 'hello' }, state: 'waiting' });
 
-    // B never saw this run: its fresh agent finds the waiting call in the store, and runs it.
+    // Approved through B, which never saw the run: whichever server's worker takes it finds the waiting
+    // call in the store, and runs it.
     const approved = await reply(await post(b, cookie, '/api/chat', decisionsBody(conversation, [{ call, approved: true }])));
     // The call is already on the page: the decision's stream says how it ended, and the answer after it.
     expect(approved.filter((chunk) => chunk.toolCallId === call).map((chunk) => chunk.type)).toEqual(['tool-output-available']);
-    expect(await readFile(join(b.dir, 'workspace', 'notes.txt'), 'utf8')).toBe('hello');
-    expect(existsSync(join(a.dir, 'workspace', 'notes.txt'))).toBe(false);
+    // Written once, into the workspace of the server whose worker ran it.
+    const written = [a, b].filter((server) => existsSync(join(server.dir, 'workspace', 'notes.txt')));
+    expect(written).toHaveLength(1);
+    expect(await readFile(join(written[0].dir, 'workspace', 'notes.txt'), 'utf8')).toBe('hello');
 
     // Memory is in the database too: what B remembered, A recalls.
     const recalled = calls(await reply(await prompt(a, cookie, conversation, 'what do you remember about the spare lamps?')));
@@ -125,18 +137,20 @@ describe.skipIf(postgresUrl === undefined)('web example: two server processes ov
     // The write shows as done on both, not as still waiting.
     expect(JSON.stringify(onA.body.messages)).not.toContain('approval-requested');
 
-    const path = expectLinear(await store.loadSession(conversation, { whole: true }));
+    const path = expectLinear(await sessionsOf(cookie).loadSession(conversation, { whole: true }));
     expect(userTexts(path)).toEqual(prompts);
     // Every turn once: a turn written twice (two writers, or a retried step) would show here.
     const turns = path.map((turn) => JSON.stringify(turn));
     expect(new Set(turns).size).toBe(turns.length);
 
     // The conversation list comes from the database as well, on either server.
-    const list = await (await fetch(new URL('/api/conversations', b.url), { headers: fromPage(b.url, cookie) })).json();
-    expect(list.conversations.map((c: { id: string }) => c.id)).toEqual([conversation]);
+    for (const server of [a, b]) {
+      const list = await (await fetch(new URL('/api/threads', server.url), { headers: fromPage(server.url, cookie) })).json();
+      expect(list.threads.map((c: { id: string }) => c.id)).toEqual([conversation]);
+    }
   });
 
-  it('a prompt to a conversation another server is still answering gets 409 conversation_busy (its thread still shows), and nothing forks', async () => {
+  it('a prompt to a conversation another server is still answering gets 409 thread_busy (its thread still shows), and nothing forks', async () => {
     const { cookie, conversation } = await newBrowser(a);
     const story = await prompt(a, cookie, conversation, 'tell me a long story');
     expect(story.status).toBe(200);
@@ -151,8 +165,8 @@ describe.skipIf(postgresUrl === undefined)('web example: two server processes ov
 
     const refused = await prompt(b, cookie, conversation, 'list files');
     expect(refused.status).toBe(409);
-    expect(await refused.json()).toMatchObject({ kind: 'conversation_busy' });
-    // Showing the thread takes no lease: B shows the conversation as far as A has stored it.
+    expect((await refused.json()).error).toMatchObject({ kind: 'thread_busy' });
+    // Showing the thread takes no lease: B shows the conversation as far as it is stored.
     const meanwhile = await thread(b, cookie, conversation);
     expect(meanwhile.status).toBe(200);
     expect(shownPrompts(meanwhile.body)).toEqual(['tell me a long story']);
@@ -162,12 +176,12 @@ describe.skipIf(postgresUrl === undefined)('web example: two server processes ov
       expect(done).toBe(false);
       streamed += value;
     }
-    // A sends [DONE] only once it has handed the conversation back, so B can take it the moment the
+    // The stream ends only once the run has handed the thread back, so B can take it the moment the
     // end arrives, before A's response has even closed.
     const next = prompt(b, cookie, conversation, 'list files');
     expect(await reader.read()).toMatchObject({ done: true });
     await reply(await next);
-    const path = expectLinear(await store.loadSession(conversation, { whole: true }));
+    const path = expectLinear(await sessionsOf(cookie).loadSession(conversation, { whole: true }));
     expect(userTexts(path)).toEqual(['tell me a long story', 'list files']);
   });
 

@@ -1,18 +1,18 @@
-import Anthropic from '@anthropic-ai/sdk';
 import { request as httpRequest } from 'node:http';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_MODEL_ID, startDemoModel } from '../../src/demo/index.js';
+import { randomUUID } from 'node:crypto';
+import { startDemoModel } from '../../src/demo/index.js';
 import type { DemoModel } from '../../src/demo/index.js';
-import { startWebChat } from '../../examples/web-chat/server/app.js';
 import type { WebChat } from '../../examples/web-chat/server/app.js';
-import { decisionsBody, events, promptBody } from '../support/web-chat-api.js';
+import { decisionsBody, promptBody, standInPage, startExampleChat } from '../support/web-chat-api.js';
 
 // The web example's server against what another site, a DNS-rebinding page or a second visitor can
-// send it: real HTTP requests (node:http, so Host can be forged) to the real server and demo model.
+// send it: real HTTP requests (node:http, so Host can be forged) to the real server (the agent server
+// under /api, each browser its own tenant) and demo model.
 let dir: string;
 let demo: DemoModel;
 let chat: WebChat;
@@ -38,12 +38,12 @@ function send(
 
 const json = { 'content-type': 'application/json' };
 /** What a page would post to make the chat write a file: a prompt, and the approval of a call. */
-const pwn = JSON.stringify(promptBody('', 'write pwned to x.txt'));
+const pwn = JSON.stringify(promptBody('web-x', 'write pwned to x.txt'));
 const approveIt = (conversation: string, call: string) => JSON.stringify(decisionsBody(conversation, [{ call, approved: true }]));
 
-/** A browser's first visit: the thread call the page makes, which hands out the session cookie. */
+/** A browser's first visit: loading the page hands out its cookie. */
 async function newBrowser(): Promise<{ cookie: string; setCookie: string }> {
-  const reply = await send('GET', '/api/thread');
+  const reply = await send('GET', '/');
   expect(reply.status).toBe(200);
   const setCookie = String(reply.headers['set-cookie']);
   return { cookie: setCookie.split(';')[0], setCookie };
@@ -52,23 +52,22 @@ async function newBrowser(): Promise<{ cookie: string; setCookie: string }> {
 /** What the page's own fetches look like: same origin, JSON, the browser's cookie. */
 const fromPage = (cookie: string) => ({ ...json, cookie, origin: `http://127.0.0.1:${port}`, 'sec-fetch-site': 'same-origin' });
 
+/** Every session file the server keeps, whichever browser's (each tenant's under server/tenants). */
 async function storedSessions(): Promise<string[]> {
-  return existsSync(join(dir, 'sessions')) ? (await readdir(join(dir, 'sessions'))).filter((n) => n.endsWith('.jsonl')) : [];
+  const server = join(dir, 'server');
+  if (!existsSync(server)) return [];
+  return (await readdir(server, { recursive: true })).filter((name) => name.endsWith('.jsonl'));
 }
+
+/** What a refusal says: `{ error: { kind, message } }`. */
+const refusal = (reply: Reply) => (JSON.parse(reply.body) as { error: { kind: string; message: string } }).error;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'indusagi-web-chat-security-'));
-  await mkdir(join(dir, 'page'));
-  await writeFile(join(dir, 'page', 'index.html'), '<!doctype html><title>page</title>');
+  await standInPage(dir);
   await mkdir(join(dir, 'workspace'));
   demo = await startDemoModel({ chunkDelayMs: 0 });
-  chat = await startWebChat({
-    pageDir: join(dir, 'page'),
-    sessionsDir: join(dir, 'sessions'),
-    workspaceDir: join(dir, 'workspace'),
-    client: new Anthropic({ baseURL: demo.baseURL, apiKey: 'offline-demo', maxRetries: 0 }),
-    model: DEMO_MODEL_ID,
-  });
+  chat = await startExampleChat(dir, demo);
   port = Number(new URL(chat.url).port);
 });
 
@@ -84,16 +83,18 @@ describe('DNS rebinding: a Host that is not this server', () => {
       const headers = { host: host.replace('PORT', String(port)) };
       for (const [method, path, body] of [
         ['GET', '/', undefined],
-        ['GET', '/api/thread', undefined],
+        ['GET', '/api/threads', undefined],
+        ['GET', '/api/chat/web-x/messages', undefined],
         ['POST', '/api/chat', pwn],
-        ['POST', '/api/chat', approveIt('', 'toolu_x')],
-        ['POST', '/api/branch', '{"conversation":"web-x","message":"x"}'],
-        ['POST', '/api/conversations/rename', '{"conversation":"web-x","title":"x"}'],
-        ['POST', '/api/conversations/delete', '{"conversation":"web-x"}'],
+        ['POST', '/api/chat', approveIt('web-x', 'toolu_x')],
+        ['POST', '/api/threads', '{"id":"web-x"}'],
+        ['POST', '/api/chat/web-x/version', '{"messageId":"x"}'],
+        ['PATCH', '/api/threads/web-x', '{"metadata":{"title":"x"}}'],
+        ['DELETE', '/api/threads/web-x', undefined],
       ] as const) {
         const reply = await send(method, path, { headers: { ...json, ...headers }, body });
         expect(reply.status).toBe(403);
-        expect(JSON.parse(reply.body)).toMatchObject({ kind: 'forbidden_host' });
+        expect(refusal(reply)).toMatchObject({ kind: 'forbidden_host' });
       }
       expect(await storedSessions()).toEqual([]);
     });
@@ -122,10 +123,10 @@ describe('cross-site requests', () => {
     it(`refuses Origin ${origin} on every API call, even with this browser's cookie`, async () => {
       const { cookie } = await newBrowser();
       const headers = { ...fromPage(cookie), origin: origin.replace('PORT', String(port)) };
-      expect((await send('GET', '/api/thread', { headers })).status).toBe(403);
+      expect((await send('GET', '/api/threads', { headers })).status).toBe(403);
       const chatReply = await send('POST', '/api/chat', { headers, body: pwn });
       expect(chatReply.status).toBe(403);
-      expect(JSON.parse(chatReply.body)).toMatchObject({ kind: 'forbidden_origin' });
+      expect(refusal(chatReply)).toMatchObject({ kind: 'forbidden_origin' });
       expect(await readdir(join(dir, 'workspace'))).toEqual([]);
     });
   }
@@ -151,7 +152,7 @@ describe('cross-site requests', () => {
       if (type !== undefined) headers['content-type'] = type;
       const reply = await send('POST', '/api/chat', { headers, body: pwn });
       expect(reply.status).toBe(415);
-      expect(JSON.parse(reply.body)).toMatchObject({ kind: 'unsupported_media_type' });
+      expect(refusal(reply)).toMatchObject({ kind: 'unsupported_media_type' });
       expect(await readdir(join(dir, 'workspace'))).toEqual([]);
     });
   }
@@ -161,7 +162,7 @@ describe('cross-site requests', () => {
     for (const type of ['application/json', 'Application/JSON; charset=utf-8']) {
       const reply = await send('POST', '/api/chat', {
         headers: { ...fromPage(cookie), 'content-type': type },
-        body: JSON.stringify(promptBody('', 'help')),
+        body: JSON.stringify(promptBody(randomUUID(), 'help')),
       });
       expect(reply.status).toBe(200);
       expect(reply.body).toContain('offline demo model');
@@ -179,101 +180,120 @@ describe('one conversation per browser', () => {
 
   it("a second browser without the cookie sees none of the first one's conversation, and cannot approve its calls", async () => {
     const first = await newBrowser();
+    const conversation = randomUUID();
     const asked = await send('POST', '/api/chat', {
       headers: fromPage(first.cookie),
-      body: JSON.stringify(promptBody('', 'write secret plans to plans.txt')),
+      body: JSON.stringify(promptBody(conversation, 'write secret plans to plans.txt')),
     });
     const approvalId = /"approvalId":"([^"]+)"/.exec(asked.body)![1];
-    const firstThread = JSON.parse((await send('GET', '/api/thread', { headers: fromPage(first.cookie) })).body) as { messages: unknown[] };
-    expect(JSON.stringify(firstThread)).toContain('secret plans');
+    const messages = `/api/chat/${conversation}/messages`;
+    expect((await send('GET', messages, { headers: fromPage(first.cookie) })).body).toContain('secret plans');
 
     const second = await newBrowser();
     expect(second.cookie).not.toBe(first.cookie);
-    const secondThread = await send('GET', '/api/thread', { headers: fromPage(second.cookie) });
-    expect(JSON.parse(secondThread.body)).toEqual({
-      conversation: expect.stringMatching(/^web-[0-9a-f]{32}$/),
-      messages: [],
-      problems: [],
-    });
-    const stolen = await send('POST', '/api/chat', { headers: fromPage(second.cookie), body: approveIt('', approvalId) });
-    const ended = events(stolen.body)
-      .slice(0, -1)
-      .map((data) => JSON.parse(data) as { type: string; errorText?: string });
-    expect(ended.find((chunk) => chunk.type === 'error')?.errorText).toBe(`No pending tool call with approval id "${approvalId}".`);
+    expect(JSON.parse((await send('GET', messages, { headers: fromPage(second.cookie) })).body)).toEqual({ messages: [], problems: [] });
+    expect(JSON.parse((await send('GET', '/api/threads', { headers: fromPage(second.cookie) })).body)).toEqual({ threads: [] });
+    const stolen = await send('POST', '/api/chat', { headers: fromPage(second.cookie), body: approveIt(conversation, approvalId) });
+    expect([stolen.status, refusal(stolen).kind]).toEqual([409, 'approval_not_pending']);
     expect(existsSync(join(dir, 'workspace', 'plans.txt'))).toBe(false);
+    // The first browser's call still waits for its own decision.
+    const state = JSON.parse((await send('GET', `/api/threads/${conversation}`, { headers: fromPage(first.cookie) })).body) as {
+      thread: { pendingApprovals: Array<{ approvalId: string }> };
+    };
+    expect(state.thread.pendingApprovals.map((p) => p.approvalId)).toEqual([approvalId]);
 
     // A made-up cookie is just another new browser, not a way into someone's conversation.
-    const forged = await send('GET', '/api/thread', {
-      headers: { ...fromPage('indusagi_web_chat=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA') },
-    });
-    expect(JSON.parse(forged.body)).toEqual({
-      conversation: expect.stringMatching(/^web-[0-9a-f]{32}$/),
-      messages: [],
-      problems: [],
-    });
+    const forged = fromPage('indusagi_web_chat=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
+    expect(JSON.parse((await send('GET', messages, { headers: forged })).body)).toEqual({ messages: [], problems: [] });
+    expect(JSON.parse((await send('GET', '/api/threads', { headers: forged })).body)).toEqual({ threads: [] });
   });
 
-  it("a browser can neither open, prompt nor list another browser's conversations, whatever id it names", async () => {
+  it("a browser can neither open, change nor list another browser's conversations, whatever id it names", async () => {
     const owner = await newBrowser();
-    const started = await send('POST', '/api/conversations', { headers: fromPage(owner.cookie), body: '{}' });
-    const { id } = JSON.parse(started.body) as { id: string };
-    expect(id).toMatch(/^web-[0-9a-f]{32}-[0-9a-f]{16}$/);
+    const id = randomUUID();
+    const started = await send('POST', '/api/threads', {
+      headers: fromPage(owner.cookie),
+      body: JSON.stringify({ id, metadata: { title: 'private notes' } }),
+    });
+    expect(started.status).toBe(201);
     await send('POST', '/api/chat', { headers: fromPage(owner.cookie), body: JSON.stringify(promptBody(id, 'private notes')) });
-    const ownerList = JSON.parse((await send('GET', '/api/conversations', { headers: fromPage(owner.cookie) })).body) as {
-      conversations: Array<{ id: string; title: string }>;
-    };
-    expect(ownerList.conversations.map((c) => [c.id, c.title])).toEqual([[id, 'private notes']]);
+    const ownerList = async () =>
+      (
+        JSON.parse((await send('GET', '/api/threads', { headers: fromPage(owner.cookie) })).body) as {
+          threads: Array<{ id: string; metadata: { title?: string } }>;
+        }
+      ).threads.map((c) => [c.id, c.metadata.title]);
+    expect(await ownerList()).toEqual([[id, 'private notes']]);
+    const ownerThread = (await send('GET', `/api/chat/${id}/messages`, { headers: fromPage(owner.cookie) })).body;
 
     const other = await newBrowser();
-    const ownersFirst = id.slice(0, -17);
-    for (const named of [id, ownersFirst, '../sessions/x', 'web-../../etc', `${id}-x`]) {
-      const query = `conversation=${encodeURIComponent(named)}`;
-      const thread = await send('GET', `/api/thread?${query}`, { headers: fromPage(other.cookie) });
-      expect([thread.status, JSON.parse(thread.body).kind], named).toEqual([404, 'unknown_conversation']);
-      const prompt = await send('POST', '/api/chat', { headers: fromPage(other.cookie), body: JSON.stringify(promptBody(named, 'hi')) });
-      expect(prompt.status, named).toBe(404);
-      for (const [path, body] of [
-        ['/api/conversations/rename', { conversation: named, title: 'mine now' }],
-        ['/api/conversations/delete', { conversation: named }],
-        ['/api/branch', { conversation: named, message: 'x' }],
+    // Ids the other browser has no thread by answer 404; names no thread can have, 400: never another tenant's thread.
+    for (const [named, status] of [
+      [id, 404],
+      [`${id}-x`, 404],
+      [encodeURIComponent('../sessions/x'), 400],
+      [encodeURIComponent('web-../../etc'), 400],
+    ] as const) {
+      const as = fromPage(other.cookie);
+      const shown = await send('GET', `/api/chat/${named}/messages`, { headers: as });
+      if (status === 404) expect(JSON.parse(shown.body), named).toEqual({ messages: [], problems: [] });
+      else expect(shown.status, named).toBe(400);
+      for (const [method, path, body] of [
+        ['GET', `/api/threads/${named}`, undefined],
+        ['GET', `/api/threads/${named}/history`, undefined],
+        ['PATCH', `/api/threads/${named}`, { metadata: { title: 'mine now' } }],
+        ['DELETE', `/api/threads/${named}`, undefined],
+        ['POST', `/api/chat/${named}/version`, { messageId: 'x' }],
       ] as const) {
-        const refused = await send('POST', path, { headers: fromPage(other.cookie), body: JSON.stringify(body) });
-        expect([refused.status, JSON.parse(refused.body).kind], `${path} ${named}`).toEqual([404, 'unknown_conversation']);
+        const refused = await send(method, path, { headers: as, body: body === undefined ? undefined : JSON.stringify(body) });
+        expect([refused.status, refusal(refused).kind], `${method} ${path}`).toEqual([
+          status,
+          status === 404 ? 'not_found' : 'bad_request',
+        ]);
       }
     }
-    const otherList = JSON.parse((await send('GET', '/api/conversations', { headers: fromPage(other.cookie) })).body) as {
-      conversations: unknown[];
+    // Prompting the owner's id makes a conversation of the other browser's own: the owner's is untouched.
+    const prompt = await send('POST', '/api/chat', { headers: fromPage(other.cookie), body: JSON.stringify(promptBody(id, 'hi')) });
+    expect(prompt.status).toBe(200);
+    expect(prompt.body).not.toContain('private notes');
+    expect((await send('GET', `/api/chat/${id}/messages`, { headers: fromPage(owner.cookie) })).body).toBe(ownerThread);
+    expect(await ownerList()).toEqual([[id, 'private notes']]);
+    const otherList = JSON.parse((await send('GET', '/api/threads', { headers: fromPage(other.cookie) })).body) as {
+      threads: Array<{ id: string; metadata: Record<string, unknown> }>;
     };
-    expect(otherList.conversations).toEqual([]);
+    expect(otherList.threads.map((c) => [c.id, c.metadata])).toEqual([[id, {}]]);
   });
 
-  it('refuses a chat, an approval or a change to the list from a browser that has no session yet', async () => {
-    for (const [path, body] of [
-      ['/api/chat', pwn],
-      ['/api/chat', approveIt('', 'x')],
-      ['/api/branch', '{"conversation":"","message":"x"}'],
-      ['/api/conversations/rename', '{"conversation":"","title":"x"}'],
-      ['/api/conversations/delete', '{"conversation":""}'],
-    ]) {
-      const reply = await send('POST', path, { headers: { ...json, origin: `http://127.0.0.1:${port}` }, body });
-      expect(reply.status).toBe(401);
-      expect(JSON.parse(reply.body)).toMatchObject({ kind: 'no_session' });
+  it('refuses every API call from a browser that has no cookie yet', async () => {
+    for (const [method, path, body] of [
+      ['GET', '/api/threads', undefined],
+      ['POST', '/api/chat', pwn],
+      ['POST', '/api/chat', approveIt('web-x', 'x')],
+      ['POST', '/api/threads', '{}'],
+      ['POST', '/api/chat/web-x/version', '{"messageId":"x"}'],
+      ['PATCH', '/api/threads/web-x', '{"metadata":{"title":"x"}}'],
+      ['DELETE', '/api/threads/web-x', undefined],
+    ] as const) {
+      const reply = await send(method, path, { headers: { ...json, origin: `http://127.0.0.1:${port}` }, body });
+      expect(reply.status, `${method} ${path}`).toBe(401);
+      expect(refusal(reply)).toMatchObject({ kind: 'unauthorized' });
     }
+    expect(await readdir(join(dir, 'workspace'))).toEqual([]);
   });
 });
 
 describe('what a page can name in a request', () => {
-  const thread = async (cookie: string, conversation = '') =>
-    JSON.parse((await send('GET', `/api/thread?conversation=${conversation}`, { headers: fromPage(cookie) })).body) as {
-      conversation: string;
+  const thread = async (cookie: string, conversation: string) =>
+    JSON.parse((await send('GET', `/api/chat/${conversation}/messages`, { headers: fromPage(cookie) })).body) as {
       messages: Array<{ role: string; metadata: { node?: string } }>;
     };
 
   it("a decision whose approval id is not its call's is refused with 400, and nothing runs", async () => {
     const { cookie } = await newBrowser();
+    const conversation = randomUUID();
     const asked = await send('POST', '/api/chat', {
       headers: fromPage(cookie),
-      body: JSON.stringify(promptBody('', 'write owned to owned.txt')),
+      body: JSON.stringify(promptBody(conversation, 'write owned to owned.txt')),
     });
     const call = /"approvalId":"([^"]+)"/.exec(asked.body)![1];
     for (const [toolCallId, id] of [
@@ -281,6 +301,7 @@ describe('what a page can name in a request', () => {
       [call, 'a_call_the_page_never_showed'],
     ]) {
       const body = JSON.stringify({
+        id: conversation,
         messages: [
           {
             role: 'assistant',
@@ -299,52 +320,67 @@ describe('what a page can name in a request', () => {
       });
       const refused = await send('POST', '/api/chat', { headers: fromPage(cookie), body });
       expect(refused.status).toBe(400);
-      expect(JSON.parse(refused.body)).toMatchObject({ kind: 'bad_request', message: expect.stringContaining('names another call') });
+      expect(refusal(refused)).toMatchObject({ kind: 'bad_request', message: expect.stringContaining('names another call') });
     }
     expect(existsSync(join(dir, 'workspace', 'owned.txt'))).toBe(false);
   });
 
   it("an edit, a regenerate or a version switch naming another conversation's message is refused with 404, and moves nothing", async () => {
     const owner = await newBrowser();
+    const ownerConversation = randomUUID();
     for (const text of ['list files', 'what time is it?'])
-      await send('POST', '/api/chat', { headers: fromPage(owner.cookie), body: JSON.stringify(promptBody('', text)) });
-    const owners = (await thread(owner.cookie)).messages.map((message) => message.metadata.node!);
+      await send('POST', '/api/chat', { headers: fromPage(owner.cookie), body: JSON.stringify(promptBody(ownerConversation, text)) });
+    const owners = (await thread(owner.cookie, ownerConversation)).messages.map((message) => message.metadata.node!);
     expect(owners).toHaveLength(4);
 
     const other = await newBrowser();
-    await send('POST', '/api/chat', { headers: fromPage(other.cookie), body: JSON.stringify(promptBody('', 'help')) });
-    const before = await thread(other.cookie);
+    const conversation = randomUUID();
+    await send('POST', '/api/chat', { headers: fromPage(other.cookie), body: JSON.stringify(promptBody(conversation, 'help')) });
+    const before = await thread(other.cookie, conversation);
     for (const node of [...owners, 'after-x', '../x']) {
       const edit = await send('POST', '/api/chat', {
         headers: fromPage(other.cookie),
-        body: JSON.stringify(promptBody('', 'hi', { messageId: node })),
+        body: JSON.stringify(promptBody(conversation, 'hi', { messageId: node })),
       });
       const again = await send('POST', '/api/chat', {
         headers: fromPage(other.cookie),
-        body: JSON.stringify(promptBody('', 'help', { trigger: 'regenerate-message', messageId: node })),
+        body: JSON.stringify(promptBody(conversation, 'help', { trigger: 'regenerate-message', messageId: node })),
       });
-      const shown = await send('POST', '/api/branch', {
+      const shown = await send('POST', `/api/chat/${conversation}/version`, {
         headers: fromPage(other.cookie),
-        body: JSON.stringify({ conversation: before.conversation, message: node }),
+        body: JSON.stringify({ messageId: node }),
       });
-      for (const refused of [edit, again, shown])
-        expect([refused.status, JSON.parse(refused.body).kind], node).toEqual([404, 'unknown_message']);
+      for (const refused of [edit, again, shown]) expect([refused.status, refusal(refused).kind], node).toEqual([404, 'not_found']);
     }
-    expect(await thread(other.cookie)).toEqual(before);
+    expect(await thread(other.cookie, conversation)).toEqual(before);
   });
 
   it.each([
     ['an empty title', ''],
     ['a title that is not text', 42],
     ['a title of 201 characters', 'x'.repeat(201)],
-  ])('refuses to rename a conversation to %s', async (_, title) => {
+  ])('refuses to name or rename a conversation with %s', async (_, title) => {
     const { cookie } = await newBrowser();
-    const { conversation } = await thread(cookie);
-    const refused = await send('POST', '/api/conversations/rename', {
+    const conversation = randomUUID();
+    const named = await send('POST', '/api/threads', {
       headers: fromPage(cookie),
-      body: JSON.stringify({ conversation, title }),
+      body: JSON.stringify({ id: conversation, metadata: { title } }),
     });
-    expect([refused.status, JSON.parse(refused.body).kind]).toEqual([400, 'bad_request']);
+    expect([named.status, refusal(named).kind]).toEqual([400, 'bad_request']);
+    expect(JSON.parse((await send('GET', '/api/threads', { headers: fromPage(cookie) })).body)).toEqual({ threads: [] });
+    await send('POST', '/api/threads', {
+      headers: fromPage(cookie),
+      body: JSON.stringify({ id: conversation, metadata: { title: 'fine' } }),
+    });
+    const refused = await send('PATCH', `/api/threads/${conversation}`, {
+      headers: fromPage(cookie),
+      body: JSON.stringify({ metadata: { title } }),
+    });
+    expect([refused.status, refusal(refused).kind]).toEqual([400, 'bad_request']);
+    const [kept] = (
+      JSON.parse((await send('GET', '/api/threads', { headers: fromPage(cookie) })).body) as { threads: Array<{ metadata: unknown }> }
+    ).threads;
+    expect(kept.metadata).toEqual({ title: 'fine' });
   });
 });
 

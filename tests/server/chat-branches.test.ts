@@ -89,7 +89,10 @@ describe('agent server: chat branches', () => {
     const history = await acme.read(`/threads/regen/history`);
     expect(history.nodes).toHaveLength(5);
     // Back to the first version: the thread shows it, and the next prompt goes on from there.
-    const shown = (await acme.json<{ messages: Message[] }>('/chat/regen/version', { messageId: reply.id })).messages;
+    const switched = await acme.json<{ messages: Message[]; problems: string[] }>('/chat/regen/version', { messageId: reply.id });
+    // The same shape as GET /chat/{id}/messages, so a page swaps one for the other.
+    expect(switched.problems).toEqual([]);
+    const shown = switched.messages;
     expect(shown[3].id).toBe(reply.id);
     expect(shown[3].metadata.versions).toEqual({ index: 0, ids: [reply.id, after[3].id] });
     expect(await messages(acme, 'regen')).toEqual(shown);

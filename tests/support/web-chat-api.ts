@@ -1,6 +1,8 @@
 // The web example's HTTP API as its page calls it (same origin, JSON, the browser's cookie), and what
 // a test checks of the session a conversation left behind.
 import Anthropic from '@anthropic-ai/sdk';
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { startWebChat, type WebChat } from '../../examples/web-chat/server/app.js';
@@ -8,15 +10,28 @@ import { DEMO_MODEL_ID } from '../../src/demo/index.js';
 import type { Turn } from '../../src/runtime/contract/turn.js';
 import type { SessionGraph } from '../../src/runtime/store/index.js';
 
-/** The example's server in this process, on files under `dir` (page/, sessions/, workspace/), talking to a demo model. */
-export function startExampleChat(dir: string, model: { baseURL: string }): Promise<WebChat> {
+/**
+ * The example's server in this process, talking to a demo model: on files under `dir` (page/, server/,
+ * workspace/), or with `database` on PostgreSQL (migrated by the caller), executing runs itself.
+ */
+export function startExampleChat(dir: string, model: { baseURL: string }, database?: { url: string; schema: string }): Promise<WebChat> {
   return startWebChat({
     pageDir: join(dir, 'page'),
-    sessionsDir: join(dir, 'sessions'),
+    dataDir: join(dir, 'server'),
     workspaceDir: join(dir, 'workspace'),
     client: new Anthropic({ baseURL: model.baseURL, apiKey: 'offline-demo', maxRetries: 0 }),
     model: DEMO_MODEL_ID,
+    ...(database !== undefined && { database: database.url, schema: database.schema }),
   });
+}
+
+/**
+ * A stand-in for the built page under `dir/page`, for tests that call the API only: loading the page is
+ * what hands a browser its cookie, and building it with Vite would take seconds they do not need.
+ */
+export async function standInPage(dir: string): Promise<void> {
+  await mkdir(join(dir, 'page'), { recursive: true });
+  await writeFile(join(dir, 'page', 'index.html'), '<!doctype html><title>web chat</title>');
 }
 
 /** The headers the page's own fetches carry: its origin, JSON, the browser's cookie. */
@@ -109,18 +124,30 @@ export const textOf = (chunks: Chunk[]) =>
     .map((chunk) => chunk.delta as string)
     .join('');
 
-/** A thread as `GET /api/thread` gives it: `{ conversation, messages, problems }`. */
+/** A thread as the page reads it (`GET /api/chat/{id}/messages`): `{ messages, problems }`. */
 export async function thread(server: { url: string }, cookie: string, conversation: string): Promise<{ status: number; body: any }> {
-  const response = await fetch(new URL(`/api/thread?conversation=${conversation}`, server.url), { headers: fromPage(server.url, cookie) });
+  const response = await fetch(new URL(`/api/chat/${conversation}/messages`, server.url), { headers: fromPage(server.url, cookie) });
   return { status: response.status, body: await response.json() };
 }
 
-/** A new browser's first visit: the thread call the page makes, which hands out its cookie and names its conversation. */
+/** A new browser's first visit: loading the page hands out its cookie; its first conversation gets a fresh id, as the page picks one. */
 export async function newBrowser(server: { url: string }): Promise<{ cookie: string; conversation: string }> {
-  const response = await fetch(new URL('/api/thread', server.url), { headers: { origin: new URL(server.url).origin } });
+  const response = await fetch(server.url);
   expect(response.status).toBe(200);
+  await response.arrayBuffer();
   const cookie = response.headers.get('set-cookie')!.split(';')[0];
-  return { cookie, conversation: ((await response.json()) as { conversation: string }).conversation };
+  return { cookie, conversation: randomUUID() };
+}
+
+/** The tenant (and user) the example's server names a browser: a hash of its cookie's token. */
+export function browserName(cookie: string): string {
+  const token = cookie.slice(cookie.indexOf('=') + 1);
+  return `web-${createHash('sha256').update(token).digest('hex').slice(0, 32)}`;
+}
+
+/** Where a browser's session files are, on files. */
+export function browserSessions(dir: string, cookie: string): string {
+  return join(dir, 'server', 'tenants', browserName(cookie), 'sessions');
 }
 
 /** The prompts a thread shows, in order. */

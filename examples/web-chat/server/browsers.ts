@@ -1,77 +1,37 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { RefusedRequestError } from './refused.js';
 
 const COOKIE = 'indusagi_web_chat';
 const TOKEN = /^[A-Za-z0-9_-]{43}$/; // 32 random bytes, base64url
 const MAX_AGE_SECONDS = 30 * 24 * 60 * 60;
-const CONVERSATION = /^web-[0-9a-f]{32}(-[0-9a-f]{16})?$/;
-const BROWSER_LENGTH = 'web-'.length + 32;
 
 /**
- * Conversations per browser. A browser's first thread request mints a token of 32 random bytes and
- * hands it back in an HttpOnly (page scripts cannot read it), SameSite=Strict (other sites' requests
- * do not carry it) cookie. Its conversations are sessions named after a hash of the token (so the
- * session files on disk do not give the token away): `web-<hash>` first, `web-<hash>-<random>` for
- * each one it starts after. A conversation id of another browser is not one of this browser's, and
- * a token the server never minted is just another new browser.
+ * Each browser is a tenant of the agent server. Loading the page hands a browser without one a token
+ * of 32 random bytes in an HttpOnly (page scripts cannot read it), SameSite=Strict (other sites'
+ * requests do not carry it) cookie; the server's `authenticate` hook names the browser after a hash of
+ * it (`web-<32 hex digits>`: the files on disk do not give the token away) and uses that name as its
+ * tenant and user. Everything the server keeps is walled per tenant, so another browser's
+ * conversations, runs, streams and memories answer 404 or nothing. A token the page never minted is
+ * just another new browser; a request without one is refused (401).
  */
-export class BrowserSessions {
-  /** The browser's name, the prefix of its conversations; a browser without a token gets one (and its cookie, set on `res`). */
-  open(req: IncomingMessage, res: ServerResponse): string {
-    let token = tokenOf(req);
-    if (token === null) {
-      token = randomBytes(32).toString('base64url');
-      res.setHeader('set-cookie', `${COOKIE}=${token}; Path=/; Max-Age=${MAX_AGE_SECONDS}; HttpOnly; SameSite=Strict`);
-    }
-    return browserOf(token);
-  }
+export const browsers = {
+  /** The browser a request comes from, or null when it carries no token. */
+  of(request: Request): string | null {
+    const token = tokenOf(request.headers.get('cookie'));
+    return token === null ? null : `web-${createHash('sha256').update(token).digest('hex').slice(0, 32)}`;
+  },
 
-  /** The name of a browser that already has a session, for calls that continue one. */
-  existing(req: IncomingMessage): string {
-    const token = tokenOf(req);
-    if (token === null)
-      throw new RefusedRequestError(401, 'no_session', 'This browser has no chat session yet; reload the page to start one.');
-    return browserOf(token);
-  }
+  /** The `set-cookie` header that gives a browser without a token its own, or null when it has one. */
+  cookieFor(request: Request): string | null {
+    if (tokenOf(request.headers.get('cookie')) !== null) return null;
+    const token = randomBytes(32).toString('base64url');
+    return `${COOKIE}=${token}; Path=/; Max-Age=${MAX_AGE_SECONDS}; HttpOnly; SameSite=Strict`;
+  },
+};
 
-  /** The conversation `requested` of this browser (its first one when none is named); another browser's is unknown here. */
-  conversation(browser: string, requested: unknown): string {
-    if (requested === undefined || requested === null || requested === '') return browser;
-    if (typeof requested !== 'string' || !CONVERSATION.test(requested) || (requested !== browser && !requested.startsWith(`${browser}-`))) {
-      throw unknownConversation();
-    }
-    return requested;
-  }
-
-  /** The browser a conversation of this server belongs to (its id starts with the browser's name). */
-  ownerOf(sessionId: string): string {
-    return sessionId.slice(0, BROWSER_LENGTH);
-  }
-
-  /** A fresh conversation id for this browser; its session starts with its first prompt. */
-  newConversation(browser: string): string {
-    return `${browser}-${randomBytes(8).toString('hex')}`;
-  }
-
-  /** Whether `sessionId` is one of this browser's conversations. */
-  owns(browser: string, sessionId: string): boolean {
-    return sessionId === browser || (CONVERSATION.test(sessionId) && sessionId.startsWith(`${browser}-`));
-  }
-}
-
-function browserOf(token: string): string {
-  return `web-${createHash('sha256').update(token).digest('hex').slice(0, 32)}`;
-}
-
-function tokenOf(req: IncomingMessage): string | null {
-  for (const pair of (req.headers.cookie ?? '').split(';')) {
+function tokenOf(header: string | null): string | null {
+  for (const pair of (header ?? '').split(';')) {
     const [name, value] = pair.trim().split('=', 2);
     if (name === COOKIE && value !== undefined && TOKEN.test(value)) return value;
   }
   return null;
-}
-
-export function unknownConversation(): RefusedRequestError {
-  return new RefusedRequestError(404, 'unknown_conversation', 'This browser has no such conversation.');
 }

@@ -1,4 +1,3 @@
-import type { IncomingMessage } from 'node:http';
 import { RefusedRequestError } from './refused.js';
 
 /**
@@ -22,29 +21,29 @@ export class RequestGuard {
   }
 
   /** Every request: the Host header must name this server. */
-  checkHost(req: IncomingMessage): void {
-    const host = req.headers.host ?? '';
+  checkHost(request: Request): void {
+    const host = request.headers.get('host') ?? '';
     if (this.hosts.has(host.toLowerCase())) return;
     throw new RefusedRequestError(403, 'forbidden_host', `This server answers only to ${[...this.hosts].join(' and ')}, not to "${host}".`);
   }
 
-  /** API calls: only from the page itself, and with a JSON body when there is one. */
-  checkApiCall(req: IncomingMessage): void {
-    const origin = req.headers.origin;
-    if (origin !== undefined && !this.origins.has(origin.toLowerCase())) {
+  /** API calls: only from the page itself, and with a JSON body when there is one (the server asks that too). */
+  checkApiCall(request: Request): void {
+    const origin = request.headers.get('origin');
+    if (origin !== null && !this.origins.has(origin.toLowerCase())) {
       throw new RefusedRequestError(403, 'forbidden_origin', `API calls are taken only from this server's own page, not from "${origin}".`);
     }
     // Sent by browsers even where they leave Origin out; absent from non-browser clients. "none": typed in the address bar.
-    const site = req.headers['sec-fetch-site'];
-    if (site !== undefined && site !== 'same-origin' && site !== 'none') {
+    const site = request.headers.get('sec-fetch-site');
+    if (site !== null && site !== 'same-origin' && site !== 'none') {
       throw new RefusedRequestError(
         403,
         'forbidden_origin',
         `API calls are taken only from this server's own page, not from a ${site} page.`,
       );
     }
-    if (req.method !== 'POST') return;
-    const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    if (request.method !== 'POST' && request.method !== 'PATCH') return;
+    const type = (request.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
     if (type !== 'application/json') {
       throw new RefusedRequestError(
         415,

@@ -1,5 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import type { ServerResponse } from 'node:http';
 import { extname, resolve, sep } from 'node:path';
 import { badRequest } from './refused.js';
 
@@ -15,7 +14,7 @@ const TYPES: Record<string, string> = {
  * Serves the built page. Paths are resolved inside `dir` only, so `/../server/app.ts` is a 404; a path
  * that is not percent-encoded UTF-8 is a 400, and one no file can have (a NUL, a name too long) a 404.
  */
-export async function serveStatic(res: ServerResponse, dir: string, pathname: string): Promise<void> {
+export async function serveStatic(dir: string, pathname: string): Promise<Response> {
   const root = resolve(dir);
   let decoded: string;
   try {
@@ -24,23 +23,23 @@ export async function serveStatic(res: ServerResponse, dir: string, pathname: st
     throw badRequest(`The path ${pathname} is not valid percent-encoded UTF-8.`, { cause: error });
   }
   const file = resolve(root, pathname === '/' ? 'index.html' : decoded.replace(/^\/+/, ''));
-  if (!file.startsWith(root + sep) || file.includes('\0')) return notFound(res);
+  if (!file.startsWith(root + sep) || file.includes('\0')) return notFound();
   let body: Buffer;
   try {
     body = await readFile(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code !== undefined && MISSING.has(code)) return notFound(res);
+    if (code !== undefined && MISSING.has(code)) return notFound();
     throw error;
   }
-  res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'content-length': body.length });
-  res.end(body);
+  return new Response(new Uint8Array(body), {
+    headers: { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'content-length': String(body.length) },
+  });
 }
 
 // What reading a path that names no file of the page can fail with.
 const MISSING = new Set(['ENOENT', 'EISDIR', 'ENOTDIR', 'ENAMETOOLONG']);
 
-function notFound(res: ServerResponse): void {
-  res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
-  res.end('Not found');
+function notFound(): Response {
+  return new Response('Not found', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } });
 }

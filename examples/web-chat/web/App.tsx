@@ -6,13 +6,13 @@ import {
   listConversations,
   loadThread,
   renameConversation,
-  startConversation,
+  newConversationId,
   type Conversation,
   type Thread,
 } from './api.js';
 import { Icon } from './icons.js';
 
-/** The conversation the address names (`#c=<id>`); null for the browser's first. */
+/** The conversation the address names (`#c=<id>`); null for the browser's newest. */
 const named = (): string | null => new URLSearchParams(location.hash.slice(1)).get('c');
 
 /**
@@ -40,7 +40,6 @@ export function App() {
   }, []);
   useEffect(() => {
     setThread(null);
-    // The thread first: a new browser's first call is the one that starts its session.
     loadThread(conversation).then(
       (loaded) => (setThread(loaded), relist()),
       (error: unknown) => setThread({ error: (error as Error).message }),
@@ -53,7 +52,7 @@ export function App() {
     location.hash = `c=${id}`;
   };
   const fail = (error: unknown) => setListError((error as Error).message);
-  const startNew = () => void startConversation().then(open, fail);
+  const startNew = () => open(newConversationId());
   const current = thread !== null && !('error' in thread) ? thread.conversation : null;
   const listed =
     current !== null && !conversations.some((c) => c.id === current)

@@ -1,7 +1,7 @@
 import { useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { useChat } from '@ai-sdk/react';
 import { lastAssistantMessageIsCompleteWithApprovalResponses } from 'ai';
-import { chatTransport, reloadThread, showVersion, type ChatMessage, type Thread } from './api.js';
+import { chatTransport, nameConversation, reloadThread, showVersion, stopReply, type ChatMessage, type Thread } from './api.js';
 import { Composer } from './Composer.js';
 import { AssistantMessage, UserMessage, type MessageActions } from './Message.js';
 
@@ -17,24 +17,27 @@ const SUGGESTIONS = [
 ];
 
 /**
- * One conversation: `useChat` over the server's UI message stream. Once a reply ends, however it
- * ends, the thread is read back from the server, which knows the session node behind each message:
- * that is what copy, edit, regenerate and the version arrows act on.
+ * One conversation: `useChat` over the agent server's UI message stream, resumed after a reload
+ * (`resume`: a reply still being written on the server carries on). Once a reply ends, the thread is
+ * read back from the server, which knows the session node behind each message: that is what edit,
+ * regenerate and the version arrows act on. A reply the user stopped stays as far as it was shown.
  */
 export function Chat({ thread, onTurnEnd }: { thread: Thread; onTurnEnd: () => void }) {
   const [problems, setProblems] = useState(thread.problems);
+  const [stopping, setStopping] = useState(false);
   const [actionError, setActionError] = useState<string | null>(null);
   const transport = useMemo(() => chatTransport(), []);
   // useChat keeps the callbacks it was created with: they reach the current ones through this.
-  const latest = useRef({ resync: () => {} });
+  const latest = useRef({ resync: (_afterStop?: boolean) => {}, stopped: () => {} });
   const { messages, setMessages, sendMessage, regenerate, addToolApprovalResponse, status, error, stop } = useChat<ChatMessage>({
     id: thread.conversation,
     messages: thread.messages,
     transport,
+    resume: true,
     sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
-    onFinish: () => latest.current.resync(),
+    onFinish: ({ isAbort }) => (isAbort ? latest.current.stopped() : latest.current.resync()),
   });
-  const busy = status === 'submitted' || status === 'streaming';
+  const busy = status === 'submitted' || status === 'streaming' || stopping;
   // Counts what the page asked of the chat (a prompt, an edit, a regenerate, a decision): a thread read
   // back for an earlier turn must not overwrite a later one.
   const asked = useRef(0);
@@ -45,11 +48,22 @@ export function Chat({ thread, onTurnEnd }: { thread: Thread; onTurnEnd: () => v
     setMessages(fresh.messages);
     setProblems(fresh.problems);
   };
-  latest.current.resync = () => {
+  // A reply cut off mid-text: marked at once as far as it was shown; once its run has ended on the
+  // server (halt), the thread is read back, where the server keeps it, marked stopped, from the run's events.
+  latest.current.stopped = () => {
+    setMessages((shown) => {
+      const last = shown.at(-1);
+      if (last?.role !== 'assistant') return shown;
+      return [...shown.slice(0, -1), { ...last, metadata: { ...last.metadata, stopped: true } }];
+    });
+    onTurnEnd();
+  };
+  latest.current.resync = (afterStop = false) => {
     const turn = asked.current;
     reloadThread(thread.conversation).then(
       (fresh) => {
-        if (asked.current === turn && !live.current) apply(fresh);
+        // After a stop, `stopping` may not have rendered yet: nothing else was asked since (`turn`).
+        if (asked.current === turn && (afterStop || !live.current)) apply(fresh);
         onTurnEnd();
       },
       (failure: unknown) => setActionError(`Reading the conversation back failed: ${(failure as Error).message}`),
@@ -76,10 +90,11 @@ export function Chat({ thread, onTurnEnd }: { thread: Thread; onTurnEnd: () => v
     return {
       decide: (id, approved) =>
         quietly(() => addToolApprovalResponse({ id, approved, ...(!approved && { reason: 'Rejected on the page.' }) })),
-      edit: settled && message.metadata?.editable ? (text) => quietly(() => sendMessage({ text, messageId: message.id })) : undefined,
+      edit: settled && message.role === 'user' ? (text) => quietly(() => sendMessage({ text, messageId: message.id })) : undefined,
+      // A stopped reply has no node of its own: the server answers the last prompt again.
       regenerate:
         !busy && index === lastReply && (settled || message.metadata?.stopped)
-          ? () => quietly(() => regenerate({ messageId: message.id }))
+          ? () => quietly(() => regenerate(message.metadata?.stopped ? {} : { messageId: message.id }))
           : undefined,
       showVersion: settled ? (id) => act(() => showVersion(thread.conversation, id).then(apply)) : undefined,
     };
@@ -102,7 +117,22 @@ export function Chat({ thread, onTurnEnd }: { thread: Thread; onTurnEnd: () => v
 
   const send = (text: string) => {
     sending.current = true;
-    quietly(() => sendMessage({ text }));
+    // A conversation's first prompt makes its thread, named after it.
+    const first = messages.length === 0;
+    quietly(async () => {
+      if (first) await nameConversation(thread.conversation, text);
+      await sendMessage({ text });
+    });
+  };
+  const halt = () => {
+    setStopping(true);
+    void stop();
+    stopReply(thread.conversation)
+      .then(
+        () => latest.current.resync(true),
+        (failure: unknown) => setActionError(`Stopping the reply failed: ${(failure as Error).message}`),
+      )
+      .finally(() => setStopping(false));
   };
   const replying = status === 'submitted' ? messages.length : status === 'streaming' ? messages.length - 1 : -1;
 
@@ -161,12 +191,7 @@ export function Chat({ thread, onTurnEnd }: { thread: Thread; onTurnEnd: () => v
           )}
         </div>
       </div>
-      <Composer
-        busy={busy}
-        blocked={waiting && !busy ? 'Approve or reject the call above to go on.' : null}
-        onSend={send}
-        onStop={() => void stop()}
-      />
+      <Composer busy={busy} blocked={waiting && !busy ? 'Approve or reject the call above to go on.' : null} onSend={send} onStop={halt} />
     </>
   );
 }

@@ -1,22 +1,23 @@
-// Every call the page makes to its server, in one place: the thread and the conversation list as JSON,
-// the chat itself as the AI SDK's UI message stream `useChat` reads. A server that speaks the same
-// (the project's agent server, later) replaces this file's paths and nothing else.
+// Every call the page makes to its server, in one place. The server is indusagi's agent server
+// (`indusagi/server`), mounted under /api by the example's start script: threads as JSON, the chat
+// itself as the AI SDK's UI message stream `useChat` reads (POST /api/chat, resumed from
+// GET /api/chat/{id}/stream). The browser's cookie says who it is: each browser is its own tenant.
 import { DefaultChatTransport } from 'ai';
 import type { UIMessage } from 'ai';
 
 /**
- * What the server says about a message beside its parts: the session node it starts at (what an
- * edit, a regenerate or a version switch names), its other versions, whether it can be edited (not a
- * conversation's first prompt), whether the user stopped it.
+ * What the server says about a message beside its parts: the session node it starts at (also its id:
+ * what an edit, a regenerate or a version switch names) and its other versions. `stopped`: a reply
+ * whose run the user stopped, as far as it went (the server reads it back from the run's events).
  */
-export type MessageInfo = { node?: string; versions?: { index: number; ids: string[] }; editable?: boolean; stopped?: boolean };
+export type MessageInfo = { node?: string; versions?: { index: number; ids: string[] }; stopped?: boolean };
 
 export type ChatMessage = UIMessage<MessageInfo>;
 
-/** A conversation as the server has it: its id, its live path as messages, and what the session store could not read. */
+/** A conversation: its id (the server's thread id), its live path as messages, and what the session store could not read. */
 export type Thread = { conversation: string; messages: ChatMessage[]; problems: string[] };
 
-/** One of this browser's conversations; `title` is its name, or its first prompt (null before it has one). */
+/** One of this browser's conversations; `title` is its name (its first prompt until renamed), null before it has one. */
 export type Conversation = { id: string; title: string | null; modifiedAt: string };
 
 /** A request the server refused, with the `kind` and message it answered. */
@@ -31,14 +32,14 @@ export class ServerRefusal extends Error {
   }
 }
 
-/** `fetch`, with a refusal (`{ kind, message }`, or any failed response) thrown as a `ServerRefusal` the page can show. */
+/** `fetch`, with a refusal (`{ error: { kind, message } }`, or any failed response) thrown as a `ServerRefusal` the page can show. */
 async function call(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
   const response = await fetch(input, init);
   if (response.ok) return response;
   const text = await response.text();
   let refusal: { kind?: unknown; message?: unknown } = {};
   try {
-    refusal = JSON.parse(text) as typeof refusal;
+    refusal = (JSON.parse(text) as { error?: typeof refusal }).error ?? {};
   } catch {
     // Not the server's JSON (a proxy's error page, say): the status says what happened.
   }
@@ -46,23 +47,31 @@ async function call(input: RequestInfo | URL, init?: RequestInit): Promise<Respo
   throw new ServerRefusal(response.status, typeof refusal.kind === 'string' ? refusal.kind : 'http_error', message);
 }
 
-const postJson = (path: string, body: unknown) =>
-  call(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const send = (method: string, path: string, body?: unknown) =>
+  call(path, {
+    method,
+    ...(body !== undefined && { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+  });
+
+type ServedThread = { id: string; metadata: { title?: unknown }; updatedAt: string; activeRunId: string | null };
 
 const threads = new Map<string, Promise<Thread>>();
 
 /**
- * A conversation so far (`null`: the browser's first), as the server's session store has it. Asked
- * once however often it is called (StrictMode runs effects twice): a browser's first thread request
- * starts its session, and two at once would start two, the later cookie winning. `forget` before
+ * A conversation so far (`null`: the browser's newest, or a new one when it has none), as the server
+ * has it. Asked once however often it is called (StrictMode runs effects twice); `forget` before
  * showing a conversation again, so it is read afresh.
  */
 export function loadThread(conversation: string | null): Promise<Thread> {
   const key = conversation ?? '';
   let loading = threads.get(key);
   if (loading === undefined) {
-    const query = conversation === null ? '' : `?conversation=${encodeURIComponent(conversation)}`;
-    loading = call(`/api/thread${query}`).then((response) => response.json() as Promise<Thread>);
+    loading = (async () => {
+      const id = conversation ?? (await listConversations())[0]?.id ?? newConversationId();
+      const response = await call(`/api/chat/${encodeURIComponent(id)}/messages`);
+      const { messages, problems } = (await response.json()) as { messages: ChatMessage[]; problems: string[] };
+      return { conversation: id, messages, problems };
+    })();
     threads.set(key, loading);
     loading.catch(() => threads.delete(key));
   }
@@ -80,30 +89,65 @@ export async function reloadThread(conversation: string): Promise<Thread> {
 }
 
 export async function listConversations(): Promise<Conversation[]> {
-  return ((await (await call('/api/conversations')).json()) as { conversations: Conversation[] }).conversations;
+  const { threads: served } = (await (await call('/api/threads?limit=100')).json()) as { threads: ServedThread[] };
+  const list = served.map(({ id, metadata, updatedAt }) => ({
+    id,
+    title: typeof metadata.title === 'string' ? metadata.title : null,
+    modifiedAt: updatedAt,
+  }));
+  return list.sort((a, b) => b.modifiedAt.localeCompare(a.modifiedAt));
 }
 
-export async function startConversation(): Promise<string> {
-  return ((await (await postJson('/api/conversations', {})).json()) as { id: string }).id;
+/** A new conversation's id; the server makes its thread with the first prompt (`nameConversation`). */
+export function newConversationId(): string {
+  return crypto.randomUUID();
+}
+
+/** Makes the conversation's thread before its first prompt, named after that prompt (what the list shows until a rename). */
+export async function nameConversation(conversation: string, firstPrompt: string): Promise<void> {
+  const title = firstPrompt.trim().replace(/\s+/g, ' ').slice(0, 80);
+  try {
+    await send('POST', '/api/threads', { id: conversation, metadata: { title } });
+  } catch (error) {
+    // Already made (another tab sent first): it keeps the name it has.
+    if (!(error instanceof ServerRefusal && error.kind === 'thread_exists')) throw error;
+  }
 }
 
 export async function renameConversation(conversation: string, title: string): Promise<string> {
-  return ((await (await postJson('/api/conversations/rename', { conversation, title })).json()) as { title: string }).title;
+  const response = await send('PATCH', `/api/threads/${encodeURIComponent(conversation)}`, { metadata: { title: title.trim() } });
+  return ((await response.json()) as ServedThread).metadata.title as string;
 }
 
 export async function deleteConversation(conversation: string): Promise<void> {
-  await postJson('/api/conversations/delete', { conversation });
+  await send('DELETE', `/api/threads/${encodeURIComponent(conversation)}`);
 }
 
-/** Shows another version of a message (`versions.ids`): the session moves to that branch. */
+/** Shows another version of a message (`versions.ids`): the thread moves to that branch. */
 export async function showVersion(conversation: string, message: string): Promise<Thread> {
-  return (await (await postJson('/api/branch', { conversation, message })).json()) as Thread;
+  const response = await send('POST', `/api/chat/${encodeURIComponent(conversation)}/version`, { messageId: message });
+  const { messages, problems } = (await response.json()) as { messages: ChatMessage[]; problems: string[] };
+  return { conversation, messages, problems };
 }
 
 /**
- * `useChat`'s transport for a conversation. The server's session already holds the thread, so only
- * the last message travels, with what `useChat` says about it (`trigger`, and `messageId` for a
- * regenerate or an edit); `id` names the conversation.
+ * Stops the conversation's reply on the server: leaving the stream does not (a reload resumes it), so
+ * the page cancels the thread's run, on whichever worker runs it, and resolves once it has ended.
+ */
+export async function stopReply(conversation: string): Promise<void> {
+  const { thread } = (await (await call(`/api/threads/${encodeURIComponent(conversation)}`)).json()) as { thread: ServedThread };
+  if (thread.activeRunId === null) return;
+  const run = encodeURIComponent(thread.activeRunId);
+  // An empty JSON body: the example takes a POST only as JSON (guard.ts), so no other page can send one.
+  await send('POST', `/api/runs/${run}/cancel`, {});
+  // Once it has ended the thread takes the next prompt.
+  await call(`/api/runs/${run}/wait`);
+}
+
+/**
+ * `useChat`'s transport for a conversation. The server's thread already holds the conversation, so
+ * only the last message travels, with what `useChat` says about it (`trigger`, and `messageId` for a
+ * regenerate or an edit); `id` names the thread. A resumed stream comes from GET /api/chat/{id}/stream.
  */
 export function chatTransport(): DefaultChatTransport<ChatMessage> {
   return new DefaultChatTransport<ChatMessage>({

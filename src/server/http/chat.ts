@@ -5,7 +5,7 @@ import { loadReportProblems } from '../../runtime/store/index.js';
 import { loadSessionWithReport } from '../../runtime/store/load-session.js';
 import { uiMessagesFromTurns, type UIMessage, type UIMessagePart } from '../../ui-message/messages.js';
 import { UI_MESSAGE_STREAM_HEADERS } from '../../ui-message/stream.js';
-import { NotFoundError, ServerRequestError } from '../errors.js';
+import { ApprovalNotPendingError, NotFoundError, ServerRequestError } from '../errors.js';
 import type { RunInput, RunRecord, StoredEvent, ThreadRecord } from '../types.js';
 import { editFrom, regenerateFrom, threadMessagesOf, versionEnd, type ThreadMessage } from './chat-thread.js';
 import { json, threadIdOf, type RouteDeps, type RouteSpec } from './route.js';
@@ -91,11 +91,16 @@ export function chatRoutes(deps: RouteDeps): RouteSpec[] {
           return respond(await backend.createRun(principal, threadId, input, queueOptions(deps, false)));
         }
         if (request.kind === 'continue') throw new ServerRequestError('A useChat request is a prompt or decisions.');
-        const input =
-          request.kind === 'prompt'
-            ? inputOf({ prompt: request.text }, deps.limits.maxPromptChars)
-            : inputOf({ decisions: request.decisions }, deps.limits.maxPromptChars);
-        return respond(await backend.createRun(principal, threadId, input, queueOptions(deps, true)));
+        if (request.kind === 'prompt') {
+          const input = inputOf({ prompt: request.text }, deps.limits.maxPromptChars);
+          return respond(await backend.createRun(principal, threadId, input, queueOptions(deps, true)));
+        }
+        // Decisions answer calls a thread waits on: a thread that does not exist waits on none, and a
+        // refused request must not leave an empty thread behind (it would be the tenant's newest).
+        if ((await backend.getThread(principal.tenant, threadId)) === undefined)
+          throw new ApprovalNotPendingError(threadId, request.decisions[0]?.approvalId ?? '');
+        const input = inputOf({ decisions: request.decisions }, deps.limits.maxPromptChars);
+        return respond(await backend.createRun(principal, threadId, input, queueOptions(deps, false)));
       },
     },
     {
@@ -161,7 +166,7 @@ export function chatRoutes(deps: RouteDeps): RouteSpec[] {
         "Moves the thread's live leaf to the newest end of the branch that starts at `messageId` (one of a message's `metadata.versions.ids`), as a fork run on a worker, and answers the thread's messages as they now stand; the next prompt goes on from there.",
       body: 'ChatVersion',
       responses: {
-        '200': { description: '`{ messages: UIMessage[] }`, as GET /chat/{id}/messages.' },
+        '200': { description: '`{ messages: UIMessage[], problems: string[] }`, as GET /chat/{id}/messages.' },
         '404': { description: 'No such thread, or no such message in it.', schema: 'Error' },
         '409': { description: 'The thread runs something.', schema: 'Error' },
       },
@@ -172,7 +177,9 @@ export function chatRoutes(deps: RouteDeps): RouteSpec[] {
         const { messageId } = body as { messageId: string };
         await forkThread(deps, principal, threadId, versionEnd(await wholeGraph(thread), messageId), request.signal);
         const moved = (await backend.getThread(principal.tenant, threadId)) ?? thread;
-        return json({ messages: threadMessagesOf(await wholeGraph(moved), moved.pendingApprovals) });
+        // As GET /chat/{id}/messages answers: a page swaps its messages for these, problems and all.
+        const { graph, report } = await loaded(moved);
+        return json({ messages: threadMessagesOf(graph, moved.pendingApprovals), problems: loadReportProblems(report) });
       },
     },
   ];
