@@ -39,6 +39,10 @@ const COMPONENTS: Components = {
       </div>
     );
   },
+  // A task list's box (`- [x] ship it`) is a read-only checkbox, which needs a name of its own: what it says.
+  input({ node: _node, ...props }) {
+    return props.type === 'checkbox' ? <input {...props} aria-label={props.checked ? 'Done' : 'Not done'} /> : <input {...props} />;
+  },
   a({ href, children }) {
     return (
       <a href={href} target="_blank" rel="noreferrer noopener">
