@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
+import { agentTool } from 'indusagi/agents';
 import { createAnthropicInvoker, type AnthropicClientLike } from 'indusagi/anthropic';
 import { createMemoryStore } from 'indusagi/memory';
 import { createServer, type AgentServer, type DatabaseOption } from 'indusagi/server';
@@ -63,12 +64,24 @@ export async function startWebChat(options: WebChatOptions): Promise<WebChat> {
     agent: ({ user, memory }) => {
       // Both kinds of server above have a memory store for every tenant; a run without one fails, named.
       if (memory === undefined) throw new RefusedRequestError(500, 'no_memory', 'This server keeps no memory for this browser.');
+      // The browser remembers and recalls in its own scope of its tenant's memory.
+      const tools = builtInTools({ workspace, memory: browserMemory(memory, user), maxReadChars: 4_000 });
+      // A sub-agent (docs/subagents.md) that only looks: its own calls stream to the page nested in the
+      // card of the call that asked it ("ask the researcher to read plan.md" on the demo model).
+      const researcher = agentTool(
+        {
+          model: options.model,
+          system: 'You find things out from the files in the workspace, and report what they say. You cannot change them.',
+          tools: tools.filter((tool) => tool.name === 'files.list' || tool.name === 'files.read'),
+        },
+        { name: 'researcher', description: 'Reads the files of the workspace and reports what they say.' },
+      );
       return {
         config: {
           model: options.model,
-          system: 'You are the assistant of a small web chat. You can list, read and write files in its workspace.',
-          // The browser remembers and recalls in its own scope of its tenant's memory.
-          tools: builtInTools({ workspace, memory: browserMemory(memory, user), maxReadChars: 4_000 }),
+          system:
+            'You are the assistant of a small web chat. You can list, read and write files in its workspace, and ask the researcher to look things up in them.',
+          tools: [...tools, researcher],
           compaction: {},
         },
         invokeModel,
