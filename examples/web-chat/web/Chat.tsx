@@ -4,6 +4,7 @@ import { lastAssistantMessageIsCompleteWithApprovalResponses } from 'ai';
 import { chatTransport, nameConversation, reloadThread, showVersion, stopReply, type ChatMessage, type Thread } from './api.js';
 import { Composer } from './Composer.js';
 import { AssistantMessage, UserMessage, type MessageActions } from './Message.js';
+import { keepAgentParts } from './tools.js';
 
 /** How close to the bottom (px) still counts as "at the bottom": the thread follows new text from there. */
 const FOLLOW_SLACK = 48;
@@ -45,7 +46,7 @@ export function Chat({ thread, onTurnEnd }: { thread: Thread; onTurnEnd: () => v
   live.current = busy;
 
   const apply = (fresh: Thread) => {
-    setMessages(fresh.messages);
+    setMessages((shown) => keepAgentParts(shown, fresh.messages));
     setProblems(fresh.problems);
   };
   // A reply cut off mid-text: marked at once as far as it was shown; once its run has ended on the

@@ -3,7 +3,7 @@ import type { ChatMessage } from './api.js';
 import { CopyButton } from './copy.js';
 import { Icon } from './icons.js';
 import { MarkdownText } from './markdown.js';
-import { ToolCard, type Decide } from './tools.js';
+import { agentParts, ToolCard, type Decide } from './tools.js';
 
 /** What a message can ask of the conversation; each is absent where it cannot be done now. */
 export type MessageActions = {
@@ -101,12 +101,15 @@ export function AssistantMessage({
   replying: boolean;
 }) {
   const text = textOf(message);
+  const nested = agentParts(message);
   return (
     <li className="message assistant" data-role="assistant" aria-busy={replying || undefined} {...synced(message)}>
       {message.parts.map((part, i) => {
         if (part.type === 'text') return <MarkdownText key={i} text={part.text} />;
         // indusagi streams every call as a dynamic tool (the page knows no tool types at build time).
-        if (part.type === 'dynamic-tool') return <ToolCard key={part.toolCallId} part={part} busy={busy} decide={actions.decide} />;
+        if (part.type === 'dynamic-tool')
+          return <ToolCard key={part.toolCallId} part={part} busy={busy} decide={actions.decide} nested={nested} />;
+        // A sub-agent's parts show inside the card of the call that started it (above), not here.
         return null;
       })}
       {replying && message.parts.every((part) => part.type === 'step-start') && <p className="thinking">Thinking…</p>}

@@ -4,6 +4,7 @@
 // GET /api/chat/{id}/stream). The browser's cookie says who it is: each browser is its own tenant.
 import { DefaultChatTransport } from 'ai';
 import type { UIMessage } from 'ai';
+import type { AgentDataPart } from 'indusagi/ui-message';
 
 /**
  * What the server says about a message beside its parts: the session node it starts at (also its id:
@@ -12,7 +13,8 @@ import type { UIMessage } from 'ai';
  */
 export type MessageInfo = { node?: string; versions?: { index: number; ids: string[] }; stopped?: boolean };
 
-export type ChatMessage = UIMessage<MessageInfo>;
+/** A sub-agent's progress arrives as `data-agent` parts (one per nested call or run of text, replaced as it changes). */
+export type ChatMessage = UIMessage<MessageInfo, { agent: AgentDataPart }>;
 
 /** A conversation: its id (the server's thread id), its live path as messages, and what the session store could not read. */
 export type Thread = { conversation: string; messages: ChatMessage[]; problems: string[] };

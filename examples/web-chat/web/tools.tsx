@@ -1,5 +1,8 @@
 import type { ComponentType } from 'react';
 import type { DynamicToolUIPart } from 'ai';
+import type { AgentDataPart } from 'indusagi/ui-message';
+import type { ChatMessage } from './api.js';
+import { MarkdownText } from './markdown.js';
 
 export type Decide = (approvalId: string, approved: boolean) => void;
 type CardProps = { part: DynamicToolUIPart; busy: boolean; decide: Decide };
@@ -20,7 +23,18 @@ const STATES = {
  * rejected), or waiting for Approve / Reject. Generative UI: one small component per tool name gives
  * the card its body; anything else gets the generic one.
  */
-export function ToolCard({ part, busy, decide }: CardProps) {
+export function ToolCard({
+  part,
+  busy,
+  decide,
+  nested,
+  calls = [part.toolCallId],
+}: CardProps & {
+  /** Every sub-agent part of the message (`agentParts`): those of a sub-agent this call started show inside the card. */
+  nested: AgentDataPart[];
+  /** The call ids from the reply's own call down to this one (a sub-agent's call sits under its agent's). */
+  calls?: string[];
+}) {
   const denied = part.state === 'approval-responded' && part.approval.approved === false;
   const { state, label } = denied ? { state: 'rejected', label: 'Rejected' } : STATES[part.state];
   const Body = CARDS[part.toolName] ?? GenericCard;
@@ -34,9 +48,90 @@ export function ToolCard({ part, busy, decide }: CardProps) {
         </span>
       </div>
       <Body part={part} busy={busy} decide={decide} />
-      {/* Sub-agents (issue 29) will stream their own calls under the call that started them: their cards nest here, inside this one. */}
+      <AgentRun name={part.toolName} calls={calls} nested={nested} busy={busy} decide={decide} />
     </div>
   );
+}
+
+/** A message's sub-agent parts (`data-agent`), in the order they arrived. */
+export const agentParts = (message: ChatMessage): AgentDataPart[] =>
+  message.parts.flatMap((part) => (part.type === 'data-agent' ? [part.data] : []));
+
+const sameCalls = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((id, i) => id === b[i]);
+
+/**
+ * What the sub-agent a call started did (`agentTool`, issue 29), inside that call's card: its text and
+ * its own calls, as the same cards, each holding what its own sub-agents did in turn. Nothing for a
+ * call that is no agent's.
+ */
+function AgentRun({
+  name,
+  calls,
+  nested,
+  busy,
+  decide,
+}: {
+  name: string;
+  calls: string[];
+  nested: AgentDataPart[];
+  busy: boolean;
+  decide: Decide;
+}) {
+  const own = nested.filter((part) => sameCalls(part.calls, calls));
+  if (own.length === 0) return null;
+  return (
+    <div className="tool-agent" role="group" aria-label={`What ${name} did`}>
+      {own.map(({ part }, i) => {
+        if (part.type === 'text') return <MarkdownText key={`text-${i}`} text={part.text} />;
+        if (part.type !== 'tool') return null;
+        return (
+          <ToolCard
+            key={part.callId}
+            part={nestedCall(part, calls)}
+            busy={busy}
+            decide={decide}
+            nested={nested}
+            calls={[...calls, part.callId]}
+          />
+        );
+      })}
+    </div>
+  );
+}
+
+/**
+ * A sub-agent's call in the shape of the reply's own calls, so it gets the same card. One waiting for
+ * approval is decided at the top, by the id the stream gave the reply's call (its calls, then its own id).
+ */
+function nestedCall(part: Extract<AgentDataPart['part'], { type: 'tool' }>, calls: string[]): DynamicToolUIPart {
+  const base = { type: 'dynamic-tool' as const, toolName: part.name, toolCallId: part.callId, input: part.input ?? null };
+  if (part.approvalId !== undefined)
+    return { ...base, state: 'approval-requested', approval: { id: [...calls, part.approvalId].join('/') } };
+  if (part.isError) return { ...base, state: 'output-error', errorText: String(part.result) };
+  if (part.result === undefined) return { ...base, state: 'input-available' };
+  return { ...base, state: 'output-available', output: part.result };
+}
+
+/**
+ * The thread read back from the server (after a turn) has no sub-agent parts: the server rebuilds a
+ * reply from the session, where a sub-agent's work is its own session. The parts shown live stay with
+ * the call they belong to, so a reply does not lose them the moment it ends; a reload does.
+ */
+export function keepAgentParts(shown: ChatMessage[], fresh: ChatMessage[]): ChatMessage[] {
+  const byCall = new Map<string, ChatMessage['parts']>();
+  for (const message of shown)
+    for (const part of message.parts) {
+      if (part.type !== 'data-agent') continue;
+      const under = part.data.calls[0];
+      byCall.set(under, [...(byCall.get(under) ?? []), part]);
+    }
+  if (byCall.size === 0) return fresh;
+  return fresh.map((message) => {
+    const kept = message.parts.flatMap((part) => (part.type === 'dynamic-tool' ? (byCall.get(part.toolCallId) ?? []) : []));
+    return kept.length === 0 || message.parts.some((part) => part.type === 'data-agent')
+      ? message
+      : { ...message, parts: [...message.parts, ...kept] };
+  });
 }
 
 const input = (part: DynamicToolUIPart) => (part.input ?? {}) as Record<string, string>;
