@@ -287,8 +287,37 @@ describe.skipIf(!haveChromium('web-chat page'))('the web chat page, on files', (
     await expect.poll(() => nav.getByRole('link').allTextContents()).toEqual(['Plans and files']);
   });
 
+  it("a sub-agent's own calls and text show inside the card of the call that asked it, and stay there once the reply ends", async () => {
+    await say(page, 'ask the researcher to read plan.md');
+    const asked = replies(page).last().locator('[data-tool="researcher"]');
+    // The researcher's read, as a card of its own inside the researcher's card, done with the file's text.
+    const read = asked.locator('[data-tool="files.read"][data-state="done"]');
+    await read.waitFor();
+    expect(await read.locator('.tool-title').innerText()).toBe('Read plan.md');
+    expect(await read.locator('.tool-output pre').textContent()).toContain('| design | Ana | yes |');
+    await settled(page);
+    expect(await asked.getAttribute('data-state')).toBe('done');
+    // Read back from the server after the turn, the reply keeps the researcher's work under its call, in
+    // the order it happened (its text, its read, its answer quoting the file), and nowhere else.
+    const work = asked.getByRole('group', { name: 'What researcher did' });
+    expect(await work.locator(':scope > *').evaluateAll((nodes) => nodes.map((node) => node.className))).toEqual([
+      'text',
+      'tool done',
+      'text',
+    ]);
+    expect(await work.locator(':scope > .text').last().innerText()).toContain('plan.md reads:');
+    expect(await work.locator(':scope > .text table th').allTextContents()).toEqual(['step', 'owner', 'done']);
+    expect(await read.count()).toBe(1);
+    const topCards = replies(page).last().locator(':scope > .tool');
+    expect(await topCards.evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-tool')))).toEqual(['researcher']);
+    expect(await seriousViolations(page)).toEqual([]);
+    await shoot(page, 'subagent-desktop-light');
+  });
+
   it('the keyboard reaches the controls, and focus shows', async () => {
-    await page.locator('body').focus();
+    // From the top of the page, whatever the test before left focused: Tab starts where the page was last
+    // clicked, here its corner, where no control is (the body itself cannot take focus).
+    await page.mouse.click(1, 1);
     await page.keyboard.press('Tab');
     const focused = await page.evaluate(() => {
       const active = document.activeElement as HTMLElement;
