@@ -1,6 +1,7 @@
-// The live-path query against a table PostgreSQL has no statistics for: a new deployment's first big
-// session must not wait for autovacuum. Asserted on the plan (what the server will do), never on time:
-// the plan hazard took minutes, and a loaded CI machine must not decide a test.
+// The live-path queries against a table PostgreSQL has no statistics for: a new deployment's first big
+// session must not wait for autovacuum. The recursive walk and the windows of the write order
+// (`liveStart`, `nodesBefore`) read one seeded session. Asserted on the plan (what the server will do),
+// never on time: the plan hazard took minutes, and a loaded CI machine must not decide a test.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migratePostgres } from '../../src/postgres/index.js';
 import { sessionSql } from '../../src/postgres/session-sql.js';
@@ -12,7 +13,7 @@ const flatten = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).fla
 /** Node ids as long as the store's (64 hex digits, a SHA-256), which decides how big each index is. */
 const ID = (n: string) => `md5((${n})::text) || md5((${n})::text || 'x')`;
 
-describe.skipIf(postgresUrl === undefined)('the live-path query on a table never analyzed', () => {
+describe.skipIf(postgresUrl === undefined)('the live-path queries on a table never analyzed', () => {
   const pool = testPool();
   const schema = freshSchema('plan');
   const NODES = 40_000;
@@ -27,6 +28,12 @@ describe.skipIf(postgresUrl === undefined)('the live-path query on a table never
        SELECT '', 'big', ${ID('i')}, CASE WHEN i > 1 THEN ${ID('i - 1')} END, false, NULL,
          '{"id":"' || ${ID('i')} || '","padding":"' || repeat('x', 200) || '"}', 220
        FROM generate_series(1, $1::int) AS i`,
+      [NODES],
+    );
+    // Its row, as a writer leaves it: every node taken in, the last one the leaf.
+    await pool.query(
+      `INSERT INTO "${schema}".sessions (tenant, id, leaf, nodes, records, folded_seq)
+       SELECT '', 'big', ${LEAF}, $1, $1, max(seq) FROM "${schema}".session_nodes`,
       [NODES],
     );
     const [{ analyzed }] = (
@@ -83,4 +90,41 @@ describe.skipIf(postgresUrl === undefined)('the live-path query on a table never
       client.release();
     }
   });
+
+  const statements = {
+    nodesBefore: `'', 'big', ${LEAF}, 1024`,
+    // The session's row names the leaf: the last node written.
+    liveStart: `'', 'big', 100, 1024`,
+  };
+  for (const mode of ['force_custom_plan', 'force_generic_plan'] as const)
+    for (const [key, args] of Object.entries(statements) as Array<[keyof typeof statements, string]>) {
+      it(`${key} finds its start by primary key and reads a range of the write-order index, never the session (${mode})`, async () => {
+        const client = await pool.connect();
+        try {
+          await client.query(`SET plan_cache_mode = ${mode}`);
+          await client.query(`PREPARE window_of AS ${sessionSql(`"${schema}"`)[key].text}`);
+          const { rows } = await client.query(`EXPLAIN (ANALYZE, BUFFERS, TIMING OFF, FORMAT JSON) EXECUTE window_of(${args})`);
+          const top = rows[0]['QUERY PLAN'][0].Plan as PlanNode & {
+            'Actual Rows': number;
+            'Shared Hit Blocks': number;
+            'Shared Read Blocks': number;
+          };
+          const plan = flatten(top);
+          expect(top['Actual Rows']).toBe(1024);
+          const kinds = plan.map((node) => node['Node Type']);
+          expect(kinds).not.toContain('Seq Scan');
+          expect(kinds).not.toContain('Sort');
+          expect(kinds).not.toContain('Hash Join');
+          const indexes = plan.flatMap((node) => (node['Index Name'] === undefined ? [] : [node['Index Name']]));
+          expect(indexes).toContain('session_nodes_pkey');
+          expect(indexes).toContain('session_nodes_order');
+          // A window of 1,024 rows of ~300 bytes touches a few hundred blocks; a scan of the session, thousands.
+          expect(top['Shared Hit Blocks'] + top['Shared Read Blocks']).toBeLessThan(600);
+        } finally {
+          await client.query('DEALLOCATE ALL');
+          await client.query('RESET plan_cache_mode');
+          client.release();
+        }
+      });
+    }
 });

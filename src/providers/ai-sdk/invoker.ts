@@ -2,7 +2,7 @@ import type { ModelCard, ModelInvoker, ModelReply, ModelRequest, ModelRetry, Pro
 import { modelCard } from '../../runtime/models/cards.js';
 import { boundModel } from '../../runtime/models/resolve.js';
 import { ModelCallError, RunAbortedError } from '../../runtime/loop/errors.js';
-import { IdleWatch, streamLimits } from '../shared/index.js';
+import { CallReading, idleRetry, IdleWatch, streamLimits } from '../shared/index.js';
 import { AiSdkOptionsError } from './errors.js';
 import { apiCallError, isRetryable, toModelCallError } from './failures.js';
 import { checkModel, providerId, type AiSdkLanguageModel } from './model.js';
@@ -62,7 +62,7 @@ export function fromAiSdk(model: AiSdkLanguageModel, options: FromAiSdkOptions =
   const invoke = async (request: ModelRequest): Promise<ModelReply> => {
     const card = identity.card ?? modelCard(identity.modelId ?? request.model);
     const call = callOptions(request, { version: model.specificationVersion, card, provider: providerId(model) });
-    const reading = new Reading(request);
+    const reading = new CallReading(request);
     for (let attempt = 0; ; attempt++) {
       if (request.signal?.aborted) throw new RunAbortedError({ cause: request.signal.reason });
       const watch = new IdleWatch(idleTimeoutMs, request.signal).begin();
@@ -73,11 +73,9 @@ export function fromAiSdk(model: AiSdkLanguageModel, options: FromAiSdkOptions =
         return await readReply(result.stream, reading, model.modelId, watch);
       } catch (error) {
         if (request.signal?.aborted) throw new RunAbortedError({ cause: error });
-        if (watch.idle !== undefined) {
-          // Text handed to onText cannot be taken back: a stall after it is not retried, or the text would repeat.
-          if (reading.textStreamed || attempt >= maxRetries) throw watch.idle;
-          retry = { attempt: attempt + 2, delayMs: 0, reason: 'stream idle' };
-        } else {
+        const stalled = idleRetry(watch, reading, attempt, maxRetries);
+        if (stalled !== undefined) retry = stalled;
+        else {
           // Only a failed `doStream` is marked retryable: what broke mid-stream is already a ModelCallError.
           if (attempt >= maxRetries || !isRetryable(error)) throw toModelCallError(error);
           const delayMs = Math.round(retryDelayMs(error, attempt));
@@ -99,25 +97,6 @@ export function fromAiSdk(model: AiSdkLanguageModel, options: FromAiSdkOptions =
     }
   };
   return Object.assign(invoke, { provider: providerId(model), ...identity, checkOptions });
-}
-
-/**
- * What one call's attempts share: `onFirstChunk` said once whatever the retries, and whether any text
- * reached `onText` (after which a stalled attempt is not retried).
- */
-class Reading implements Pick<ModelRequest, 'onText' | 'onFirstChunk'> {
-  textStreamed = false;
-  private began = false;
-  constructor(private readonly request: ModelRequest) {}
-  onFirstChunk = (): void => {
-    if (this.began) return;
-    this.began = true;
-    this.request.onFirstChunk?.();
-  };
-  onText = (delta: string): void => {
-    this.textStreamed = true;
-    this.request.onText?.(delta);
-  };
 }
 
 /** Stream parts that are not the model's content: the provider's own start, raw chunks, Anthropic's pings. */

@@ -21,9 +21,11 @@ import { applyAnthropicControls } from './controls.js';
 import { checkAnthropicControls } from './check-controls.js';
 import { fromMessage, toMessageParams, toModelUsage } from './wire.js';
 import {
+  CallReading,
   capResponse,
   causeOf,
   checkContent,
+  idleRetry,
   IdleWatch,
   nativeOutput,
   StreamEventTooLargeError,
@@ -91,10 +93,7 @@ export function createAnthropicInvoker(client: AnthropicClientLike, options: Ant
       model.modelId === undefined ? requestBody(request, options) : requestBody({ ...request, model: model.modelId }, options, bound);
     const maxRetries = own.maxRetries ?? options.maxRetries ?? (typeof clientRetries === 'number' ? clientRetries : 2);
     const maxDelay = own.maxRetryDelayMs ?? options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS;
-    // Once per call, whatever the retries: a retried attempt is one that streamed nothing.
-    let first = true;
-    // Text handed to onText cannot be taken back: a stall after it is not retried, or the text would repeat.
-    let textStreamed = false;
+    const reading = new CallReading(request);
     for (let retry = 1; ; retry++) {
       const tracker = new ReplyTracker();
       const watch = new IdleWatch(limits.idleTimeoutMs, request.signal).begin();
@@ -103,15 +102,9 @@ export function createAnthropicInvoker(client: AnthropicClientLike, options: Ant
         for await (const event of watch.read(stream)) {
           // The SDK drops `ping` events itself: every event that arrives here is content.
           watch.touch();
-          if (first) {
-            first = false;
-            request.onFirstChunk?.();
-          }
+          reading.onFirstChunk();
           tracker.observe(event);
-          if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') {
-            textStreamed = true;
-            request.onText?.(event.delta.text);
-          }
+          if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') reading.onText(event.delta.text);
         }
         const message = await watch.race(stream.finalMessage());
         return {
@@ -125,9 +118,9 @@ export function createAnthropicInvoker(client: AnthropicClientLike, options: Ant
         if (request.signal?.aborted) throw new RunAbortedError({ cause: error });
         const oversized = causeOf(error, StreamEventTooLargeError.isInstance);
         if (oversized !== undefined) throw oversized;
-        if (watch.idle !== undefined) {
-          if (textStreamed || retry > maxRetries) throw watch.idle;
-          request.onRetry?.({ attempt: retry + 1, delayMs: 0, reason: 'stream idle' });
+        const stalled = idleRetry(watch, reading, retry - 1, maxRetries);
+        if (stalled !== undefined) {
+          request.onRetry?.(stalled);
           continue;
         }
         const salvaged = tracker.salvage(error);

@@ -5,8 +5,10 @@ import { modelCard } from '../../runtime/models/cards.js';
 import { boundModel } from '../../runtime/models/resolve.js';
 import { RunAbortedError } from '../../runtime/loop/errors.js';
 import {
+  CallReading,
   capResponse,
   causeOf,
+  idleRetry,
   IdleWatch,
   StreamEventTooLargeError,
   StreamLimitsError,
@@ -66,25 +68,16 @@ export function createOpenAIInvoker(client: OpenAIClientLike, options: OpenAIInv
   const invoke = async (request: ModelRequest): Promise<ModelReply> => {
     const body =
       model.modelId === undefined ? requestBody(request, defaults) : requestBody({ ...request, model: model.modelId }, defaults, bound);
-    let first = true;
-    // Text handed to onText cannot be taken back: a stall after it is not retried, or the text would repeat.
-    let textStreamed = false;
-    const onText = (delta: string) => {
-      textStreamed = true;
-      request.onText?.(delta);
-    };
+    const reading = new CallReading(request);
     for (let retry = 1; ; retry++) {
-      const assembler = new ReplyAssembler(onText);
+      const assembler = new ReplyAssembler(reading.onText);
       const watch = new IdleWatch(limits.idleTimeoutMs, request.signal);
       try {
         const stream = await reader.responses.create(body, { signal: watch.signal });
         for await (const event of watch.begin().read(stream)) {
           const type = (event as { type?: unknown }).type;
           if (type !== 'keepalive') watch.touch();
-          if (first) {
-            first = false;
-            request.onFirstChunk?.();
-          }
+          reading.onFirstChunk();
           assembler.observe(event as OpenAI.Responses.ResponseStreamEvent);
         }
         return assembler.reply();
@@ -92,9 +85,9 @@ export function createOpenAIInvoker(client: OpenAIClientLike, options: OpenAIInv
         if (request.signal?.aborted) throw new RunAbortedError({ cause: error });
         const oversized = causeOf(error, StreamEventTooLargeError.isInstance);
         if (oversized !== undefined) throw oversized;
-        if (watch.idle !== undefined) {
-          if (textStreamed || retry > maxRetries) throw watch.idle;
-          request.onRetry?.({ attempt: retry + 1, delayMs: 0, reason: 'stream idle' });
+        const stalled = idleRetry(watch, reading, retry - 1, maxRetries);
+        if (stalled !== undefined) {
+          request.onRetry?.(stalled);
           continue;
         }
         throw toModelCallError(error);

@@ -4,6 +4,7 @@
 export { streamLimits, DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_EVENT_BYTES } from './stream-limits.js';
 export type { StreamLimits } from './stream-limits.js';
 export { IdleWatch } from './idle-watch.js';
+export { CallReading, idleRetry } from './attempts.js';
 export { capEvents, capResponse, cappedFetch } from './event-cap.js';
 export type { CappedFetchOptions } from './event-cap.js';
 export { StreamIdleError, StreamEventTooLargeError, StreamLimitsError, UnsupportedContentError, causeOf } from './errors.js';

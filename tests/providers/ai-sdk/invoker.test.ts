@@ -4,8 +4,8 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgentConfigError, ContextWindowExceededError, createAgent } from '../../../src/entries/runtime.js';
-import { AiSdkModelError, AiSdkOptionsError, fromAiSdk, stopReasonOf } from '../../../src/providers/ai-sdk/index.js';
-import type { ModelRequest } from '../../../src/runtime/contract/model.js';
+import { AiSdkModelError, AiSdkOptionsError, fromAiSdk, StreamIdleError, stopReasonOf } from '../../../src/providers/ai-sdk/index.js';
+import type { ModelRequest, ModelRetry } from '../../../src/runtime/contract/model.js';
 import { reply, startAnthropicServer, type AnthropicTestServer } from '../../../src/testing/index.js';
 import { response, startOpenAIServer, type OpenAITestServer } from '../../support/openai-server.js';
 
@@ -180,5 +180,27 @@ describe('model controls and content', () => {
     );
 
     expect(server.requests[0].body).toMatchObject({ temperature: 0.2, top_p: 0.9, tool_choice: 'required' });
+  });
+});
+
+describe('a stream that stalls', () => {
+  it('fails with StreamIdleError once it stalls after text reached onText, never retried: a retry would repeat that text', async () => {
+    // Every attempt streams a little text, then goes silent: a retry would stall after text too.
+    server.enqueue(
+      ...Array.from({ length: 3 }, () => response.text('The answer is forty-two.', { interrupt: { afterFrames: 5, with: 'silence' } })),
+    );
+    // In order: a retry taken before any text (a loaded machine may stall a healthy start) is allowed, none after.
+    const seen: string[] = [];
+    const retries: ModelRetry[] = [];
+
+    const error = await fromAiSdk(openai().responses('gpt-5.4-mini'), { idleTimeoutMs: 500 })(
+      ask({ onText: () => seen.push('text'), onRetry: (retry) => (seen.push('retry'), retries.push(retry)) }),
+    ).catch((e: unknown) => e);
+
+    expect(StreamIdleError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ idleTimeoutMs: 500 });
+    expect(seen).toContain('text');
+    expect(seen.slice(seen.indexOf('text'))).not.toContain('retry');
+    expect(server.requests).toHaveLength(retries.length + 1);
   });
 });

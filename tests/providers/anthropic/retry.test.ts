@@ -2,7 +2,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgentConfigError, createAgent, RunFault } from '../../../src/entries/runtime.js';
 import type { RunEvent } from '../../../src/entries/runtime.js';
-import { AnthropicOptionsError, createAnthropicInvoker } from '../../../src/providers/anthropic/index.js';
+import { AnthropicOptionsError, createAnthropicInvoker, StreamIdleError } from '../../../src/providers/anthropic/index.js';
+import type { ModelRequest, ModelRetry } from '../../../src/runtime/contract/model.js';
 import { reply, startAnthropicServer, type AnthropicTestServer } from '../../../src/testing/index.js';
 
 let server: AnthropicTestServer;
@@ -108,5 +109,35 @@ describe('retrying a failed model call', () => {
     await expect(second.agent.submit('x')).rejects.toMatchObject({ kind: 'model_error' });
     expect(second.retries()).toEqual([]);
     expect(server.requests).toHaveLength(3);
+  });
+});
+
+const ask = (overrides: Partial<ModelRequest> = {}): ModelRequest => ({
+  model: 'claude-haiku-4-5',
+  messages: [{ role: 'user', blocks: [{ kind: 'text', text: 'hi' }] }],
+  tools: [],
+  maxOutputTokens: 500,
+  ...overrides,
+});
+
+describe('a stream that stalls', () => {
+  it('fails with StreamIdleError once it stalls after text reached onText, never retried: a retry would repeat that text', async () => {
+    // Every attempt streams a little text, then goes silent: a retry would stall after text too.
+    server.enqueue(
+      ...Array.from({ length: 3 }, () => reply.text('The answer is forty-two.', { interrupt: { afterFrames: 4, with: 'silence' } })),
+    );
+    // In order: a retry taken before any text (a loaded machine may stall a healthy start) is allowed, none after.
+    const seen: string[] = [];
+    const retries: ModelRetry[] = [];
+
+    const error = await createAnthropicInvoker(server.client({ maxRetries: 2 }), { idleTimeoutMs: 500 })(
+      ask({ onText: () => seen.push('text'), onRetry: (retry) => (seen.push('retry'), retries.push(retry)) }),
+    ).catch((e: unknown) => e);
+
+    expect(StreamIdleError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ idleTimeoutMs: 500 });
+    expect(seen).toContain('text');
+    expect(seen.slice(seen.indexOf('text'))).not.toContain('retry');
+    expect(server.requests).toHaveLength(retries.length + 1);
   });
 });

@@ -2,8 +2,8 @@
 // reasoning and refusals, cache writes, and failures that arrive inside a 200 stream.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgentConfigError, createAgent, ModelCallError, PromptTooLongError } from '../../../src/entries/runtime.js';
-import { createOpenAIInvoker, OpenAIOptionsError } from '../../../src/providers/openai/index.js';
-import type { ModelRequest } from '../../../src/runtime/contract/model.js';
+import { createOpenAIInvoker, OpenAIOptionsError, StreamIdleError } from '../../../src/providers/openai/index.js';
+import type { ModelRequest, ModelRetry } from '../../../src/runtime/contract/model.js';
 import { response, startOpenAIServer, type OpenAITestServer } from '../../support/openai-server.js';
 
 let server: OpenAITestServer;
@@ -195,5 +195,27 @@ describe('model controls', () => {
     await createOpenAIInvoker(server.client())(ask({ tools: [tool], temperature: 0.2, topP: 0.9, toolChoice: { tool: 'notes_list' } }));
 
     expect(server.requests[0].body).toMatchObject({ temperature: 0.2, top_p: 0.9, tool_choice: { type: 'function', name: 'notes_list' } });
+  });
+});
+
+describe('a stream that stalls', () => {
+  it('fails with StreamIdleError once it stalls after text reached onText, never retried: a retry would repeat that text', async () => {
+    // Every attempt streams a little text, then goes silent: a retry would stall after text too.
+    server.enqueue(
+      ...Array.from({ length: 3 }, () => response.text('The answer is forty-two.', { interrupt: { afterFrames: 5, with: 'silence' } })),
+    );
+    // In order: a retry taken before any text (a loaded machine may stall a healthy start) is allowed, none after.
+    const seen: string[] = [];
+    const retries: ModelRetry[] = [];
+
+    const error = await createOpenAIInvoker(server.client({ maxRetries: 2 }), { idleTimeoutMs: 500 })(
+      ask({ onText: () => seen.push('text'), onRetry: (retry) => (seen.push('retry'), retries.push(retry)) }),
+    ).catch((e: unknown) => e);
+
+    expect(StreamIdleError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ idleTimeoutMs: 500 });
+    expect(seen).toContain('text');
+    expect(seen.slice(seen.indexOf('text'))).not.toContain('retry');
+    expect(server.requests).toHaveLength(retries.length + 1);
   });
 });
