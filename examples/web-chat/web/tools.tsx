@@ -123,7 +123,9 @@ export function keepAgentParts(shown: ChatMessage[], fresh: ChatMessage[]): Chat
     for (const part of message.parts) {
       if (part.type !== 'data-agent') continue;
       const under = part.data.calls[0];
-      byCall.set(under, [...(byCall.get(under) ?? []), part]);
+      const kept = byCall.get(under);
+      if (kept === undefined) byCall.set(under, [part]);
+      else kept.push(part);
     }
   if (byCall.size === 0) return fresh;
   return fresh.map((message) => {
