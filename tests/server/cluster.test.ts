@@ -14,14 +14,14 @@ import type { AnthropicTestServer } from '../../src/testing/index.js';
 import {
   allEvents,
   Client,
-  FIXTURE_AGENT,
   killAll,
-  modelEnv,
+  serveOnDatabase,
   sseReader,
-  startCli,
+  startDatabaseWorker,
   startScriptedModel,
   storyWords,
   waitForEvent,
+  type SharedDatabase,
   type SseEvent,
 } from '../support/agent-server.js';
 import { freshSchema, postgresUrl, testPool } from '../support/postgres.js';
@@ -49,23 +49,9 @@ describe.skipIf(postgresUrl === undefined)(
     const random = (n: number) => Math.floor(Math.random() * n);
     const ledgerLines = async () => (await readFile(ledger, 'utf8').catch(() => '')).split('\n').filter((line) => line !== '');
 
+    let shared: SharedDatabase;
     async function startWorker(): Promise<void> {
-      const env = modelEnv(model, { INDUSAGI_TEST_LEDGER: ledger });
-      const args = [
-        'worker',
-        '--database',
-        postgresUrl!,
-        '--schema',
-        schema,
-        '--agent',
-        FIXTURE_AGENT,
-        '--lease-ms',
-        String(LEASE_MS),
-        '--concurrency',
-        '8',
-      ];
-      const started = await startCli(args, env, /indusagi worker (.+) \(model/);
-      workers.push({ child: started.child, id: started.match[1] });
+      workers.push(await startDatabaseWorker(shared, ledger, ['--lease-ms', String(LEASE_MS), '--concurrency', '8']));
     }
 
     beforeAll(async () => {
@@ -76,14 +62,10 @@ describe.skipIf(postgresUrl === undefined)(
       // What a deploy does once, before anything starts: nothing migrates by itself.
       await migrateServer(postgresUrl!, { schema });
       model = await startScriptedModel({ delayMs: 2 });
-      const serve = () =>
-        startCli(
-          ['serve', '--database', postgresUrl!, '--schema', schema, '--tokens', tokens, '--port', '0'],
-          modelEnv(model),
-          /indusagi server on (\S+)/,
-        );
+      shared = { database: postgresUrl!, schema, model };
+      const serve = () => serveOnDatabase(shared, tokens);
       const [a, b, c] = await Promise.all([serve(), serve(), serve(), startWorker(), startWorker(), startWorker()]);
-      apis = [a, b, c].map((started) => ({ url: (started as { match: RegExpExecArray }).match[1] }));
+      apis = [a, b, c].map((url) => ({ url: url as string }));
     }, 300_000);
 
     afterAll(async () => {
