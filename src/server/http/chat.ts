@@ -1,6 +1,6 @@
 import type { RunEvent } from '../../runtime/contract/events.js';
 import { ChunkTranslator, type UIMessageChunk } from '../../ui-message/chunks.js';
-import { ChatRequestError, readChatRequest, type ChatRequest } from '../../ui-message/request.js';
+import { readChatRequest } from '../../ui-message/request.js';
 import { loadReportProblems } from '../../runtime/store/index.js';
 import { loadSessionWithReport } from '../../runtime/store/load-session.js';
 import { uiMessagesFromTurns, type UIMessage, type UIMessagePart } from '../../ui-message/messages.js';
@@ -66,13 +66,8 @@ export function chatRoutes(deps: RouteDeps): RouteSpec[] {
         '409': { description: 'The thread runs something already.', schema: 'Error' },
       },
       async handle({ principal, body, request: { signal } }) {
-        let request: ChatRequest;
-        try {
-          request = readChatRequest(body);
-        } catch (error) {
-          if (ChatRequestError.isInstance(error)) throw new ServerRequestError(error.message);
-          throw error;
-        }
+        // A body useChat would not send is a ChatRequestError, which the app answers 400 like any bad input.
+        const request = readChatRequest(body);
         const threadId = threadIdOf(request.chatId);
         // A regenerate or an edit keeps what it replaces: the thread's leaf moves back first (a fork run,
         // so the session tree gains a branch), then the prompt is answered again, or the edit sent, there.
