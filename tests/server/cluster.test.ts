@@ -2,7 +2,8 @@
 // and three `indusagi worker` processes over one PostgreSQL database, the scripted model behind them.
 // 200 background runs (tool calls, approvals given through another instance than the one that asked)
 // while two workers are SIGKILLed; 30 clients that drop and reconnect to random instances; a cancel
-// sent to one instance stopping a run another worker executes; a takeover after a kill mid-tool.
+// sent to one instance stopping a run another worker executes; the runs a thread refuses; a takeover
+// after a kill mid-tool.
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,14 +15,14 @@ import type { AnthropicTestServer } from '../../src/testing/index.js';
 import {
   allEvents,
   Client,
-  FIXTURE_AGENT,
   killAll,
-  modelEnv,
+  serveOnDatabase,
   sseReader,
-  startCli,
+  startDatabaseWorker,
   startScriptedModel,
   storyWords,
   waitForEvent,
+  type SharedDatabase,
   type SseEvent,
 } from '../support/agent-server.js';
 import { freshSchema, postgresUrl, testPool } from '../support/postgres.js';
@@ -49,23 +50,9 @@ describe.skipIf(postgresUrl === undefined)(
     const random = (n: number) => Math.floor(Math.random() * n);
     const ledgerLines = async () => (await readFile(ledger, 'utf8').catch(() => '')).split('\n').filter((line) => line !== '');
 
+    let shared: SharedDatabase;
     async function startWorker(): Promise<void> {
-      const env = modelEnv(model, { INDUSAGI_TEST_LEDGER: ledger });
-      const args = [
-        'worker',
-        '--database',
-        postgresUrl!,
-        '--schema',
-        schema,
-        '--agent',
-        FIXTURE_AGENT,
-        '--lease-ms',
-        String(LEASE_MS),
-        '--concurrency',
-        '8',
-      ];
-      const started = await startCli(args, env, /indusagi worker (.+) \(model/);
-      workers.push({ child: started.child, id: started.match[1] });
+      workers.push(await startDatabaseWorker(shared, ledger, ['--lease-ms', String(LEASE_MS), '--concurrency', '8']));
     }
 
     beforeAll(async () => {
@@ -76,14 +63,10 @@ describe.skipIf(postgresUrl === undefined)(
       // What a deploy does once, before anything starts: nothing migrates by itself.
       await migrateServer(postgresUrl!, { schema });
       model = await startScriptedModel({ delayMs: 2 });
-      const serve = () =>
-        startCli(
-          ['serve', '--database', postgresUrl!, '--schema', schema, '--tokens', tokens, '--port', '0'],
-          modelEnv(model),
-          /indusagi server on (\S+)/,
-        );
+      shared = { database: postgresUrl!, schema, model };
+      const serve = () => serveOnDatabase(shared, tokens);
       const [a, b, c] = await Promise.all([serve(), serve(), serve(), startWorker(), startWorker(), startWorker()]);
-      apis = [a, b, c].map((started) => ({ url: (started as { match: RegExpExecArray }).match[1] }));
+      apis = [a, b, c].map((url) => ({ url: url as string }));
     }, 300_000);
 
     afterAll(async () => {
@@ -225,6 +208,33 @@ describe.skipIf(postgresUrl === undefined)(
       const waiting = (await ledgerLines()).filter((line) => line.startsWith('waiting '));
       const call = waiting.at(-1)!.slice('waiting '.length);
       expect(await ledgerLines()).toContain(`aborted ${call}`);
+    });
+
+    it('a thread refuses on the database what it refuses on one machine, whichever instance is asked', async () => {
+      const [a, b] = [client(0), client(1)];
+      const missing = await a.post('/threads/nowhere/runs', { prompt: 'hello' });
+      expect(missing.status).toBe(404);
+      expect((await missing.json()).error.kind).toBe('not_found');
+
+      await a.json('/threads', { id: 'refuses-waiting' }, 201);
+      const asked = await a.json('/threads/refuses-waiting/runs/wait', { prompt: 'wire 5' });
+      expect(asked.status).toBe('waiting');
+      const [pending] = asked.result.pendingApprovals;
+      const early = await b.post('/threads/refuses-waiting/runs', { prompt: 'something else' });
+      expect(early.status).toBe(409);
+      expect((await early.json()).error).toMatchObject({ kind: 'approvals_pending', pending: [pending.approvalId] });
+      const unknown = await b.post('/threads/refuses-waiting/runs', { decisions: [{ approvalId: 'toolu_nope', approved: true }] });
+      expect(unknown.status).toBe(409);
+      expect((await unknown.json()).error.kind).toBe('approval_not_pending');
+
+      // A `wait` run stays the thread's active run until it is canceled.
+      await a.json('/threads', { id: 'refuses-busy' }, 201);
+      const run = await a.json('/threads/refuses-busy/runs', { prompt: 'wait' }, 202);
+      const busy = await b.post('/threads/refuses-busy/runs', { prompt: 'hello' });
+      expect(busy.status).toBe(409);
+      expect((await busy.json()).error).toMatchObject({ kind: 'thread_busy', activeRunId: run.id });
+      expect((await a.post(`/runs/${run.id}/cancel`)).status).toBe(202);
+      expect(await b.read(`/runs/${run.id}/wait`)).toMatchObject({ status: 'canceled' });
     });
 
     it('a worker killed mid-tool: another takes the run over after its lease, answers the cut-off call as interrupted, and never runs it again', async () => {

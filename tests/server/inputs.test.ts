@@ -15,13 +15,13 @@ import agentOf from './fixtures/agent.js';
 import {
   allEvents,
   Client,
-  FIXTURE_AGENT,
   killAll,
-  modelEnv,
+  serveOnDatabase,
   sseReader,
-  startCli,
+  startDatabaseWorker,
   startScriptedModel,
   waitForEvent,
+  type SharedDatabase,
   type SseEvent,
 } from '../support/agent-server.js';
 import { freshSchema, postgresUrl, testPool } from '../support/postgres.js';
@@ -150,10 +150,9 @@ describe.skipIf(postgresUrl === undefined)(
     const workers: Array<{ child: ChildProcess; id: string }> = [];
     const client = (i: number, tenant = 0) => new Client(apis[i], TOKENS[tenant].token);
 
+    let shared: SharedDatabase;
     async function startWorker(): Promise<void> {
-      const args = ['worker', '--database', postgresUrl!, '--schema', schema, '--agent', FIXTURE_AGENT, '--lease-ms', String(LEASE_MS)];
-      const started = await startCli(args, modelEnv(model, { INDUSAGI_TEST_LEDGER: ledger }), /indusagi worker (.+) \(model/);
-      workers.push({ child: started.child, id: started.match[1] });
+      workers.push(await startDatabaseWorker(shared, ledger, ['--lease-ms', String(LEASE_MS)]));
     }
 
     beforeAll(async () => {
@@ -163,14 +162,9 @@ describe.skipIf(postgresUrl === undefined)(
       await writeFile(tokens, JSON.stringify(TOKENS));
       await migrateServer(postgresUrl!, { schema });
       model = await startScriptedModel({ delayMs: 2 });
-      const serve = () =>
-        startCli(
-          ['serve', '--database', postgresUrl!, '--schema', schema, '--tokens', tokens, '--port', '0'],
-          modelEnv(model),
-          /indusagi server on (\S+)/,
-        );
-      const started = await Promise.all([serve(), serve(), startWorker(), startWorker()]);
-      apis = started.slice(0, 2).map((s) => (s as { match: RegExpExecArray }).match[1]);
+      shared = { database: postgresUrl!, schema, model };
+      const started = await Promise.all([serveOnDatabase(shared, tokens), serveOnDatabase(shared, tokens), startWorker(), startWorker()]);
+      apis = started.slice(0, 2) as string[];
     }, 300_000);
 
     afterAll(async () => {

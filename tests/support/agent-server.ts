@@ -102,6 +102,26 @@ export function killAll(): void {
   for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 }
 
+/** Where `indusagi serve --database` and `indusagi worker` processes meet: one schema of one database, one scripted model. */
+export type SharedDatabase = { database: string; schema: string; model: AnthropicTestServer };
+
+/** `indusagi serve --database` taking the tokens in `tokensFile`; resolves with its URL once it listens. */
+export async function serveOnDatabase(shared: SharedDatabase, tokensFile: string): Promise<string> {
+  const args = ['serve', '--database', shared.database, '--schema', shared.schema, '--tokens', tokensFile, '--port', '0'];
+  return (await startCli(args, modelEnv(shared.model), /indusagi server on (\S+)/)).match[1];
+}
+
+/** `indusagi worker` running the fixture agent, its ledger at `ledger`; resolves with the process and its worker id once it is up. */
+export async function startDatabaseWorker(
+  shared: SharedDatabase,
+  ledger: string,
+  extraArgs: string[],
+): Promise<{ child: ChildProcess; id: string }> {
+  const args = ['worker', '--database', shared.database, '--schema', shared.schema, '--agent', FIXTURE_AGENT, ...extraArgs];
+  const started = await startCli(args, modelEnv(shared.model, { INDUSAGI_TEST_LEDGER: ledger }), /indusagi worker (.+) \(model/);
+  return { child: started.child, id: started.match[1] };
+}
+
 /** Requests to one server as one principal. */
 export class Client {
   constructor(

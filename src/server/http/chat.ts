@@ -1,14 +1,14 @@
 import type { RunEvent } from '../../runtime/contract/events.js';
 import { ChunkTranslator, type UIMessageChunk } from '../../ui-message/chunks.js';
-import { ChatRequestError, readChatRequest, type ChatRequest } from '../../ui-message/request.js';
+import { readChatRequest } from '../../ui-message/request.js';
 import { loadReportProblems } from '../../runtime/store/index.js';
 import { loadSessionWithReport } from '../../runtime/store/load-session.js';
 import { uiMessagesFromTurns, type UIMessage, type UIMessagePart } from '../../ui-message/messages.js';
 import { UI_MESSAGE_STREAM_HEADERS } from '../../ui-message/stream.js';
-import { ApprovalNotPendingError, NotFoundError, ServerRequestError } from '../errors.js';
+import { ApprovalNotPendingError, ServerRequestError } from '../errors.js';
 import type { RunInput, RunRecord, StoredEvent, ThreadRecord } from '../types.js';
 import { editFrom, regenerateFrom, threadMessagesOf, versionEnd, type ThreadMessage } from './chat-thread.js';
-import { json, threadIdOf, type RouteDeps, type RouteSpec } from './route.js';
+import { json, liveMessages, ownedThread, threadIdOf, type RouteDeps, type RouteSpec } from './route.js';
 import { streamRun, type StreamFormat } from './sse.js';
 import { forkThread, queueOptions } from './threads.js';
 import { inputOf } from './runs.js';
@@ -51,10 +51,6 @@ export function chatRoutes(deps: RouteDeps): RouteSpec[] {
       return [...messages.slice(0, -1), { ...end, parts: [...end.parts, part], metadata: { ...end.metadata, stopped: true } }];
     return [...messages, { id: `${last.id}-stopped`, role: 'assistant', parts: [part], metadata: { stopped: true } }];
   };
-  const threadMessages = async (thread: ThreadRecord) => {
-    const graph = await deps.sessions(thread.tenant).loadSession(thread.id);
-    return graph.leaf === null ? [] : graph.resume(graph.leaf);
-  };
   return [
     {
       method: 'post',
@@ -70,20 +66,13 @@ export function chatRoutes(deps: RouteDeps): RouteSpec[] {
         '409': { description: 'The thread runs something already.', schema: 'Error' },
       },
       async handle({ principal, body, request: { signal } }) {
-        let request: ChatRequest;
-        try {
-          request = readChatRequest(body);
-        } catch (error) {
-          if (ChatRequestError.isInstance(error)) throw new ServerRequestError(error.message);
-          throw error;
-        }
+        // A body useChat would not send is a ChatRequestError, which the app answers 400 like any bad input.
+        const request = readChatRequest(body);
         const threadId = threadIdOf(request.chatId);
         // A regenerate or an edit keeps what it replaces: the thread's leaf moves back first (a fork run,
         // so the session tree gains a branch), then the prompt is answered again, or the edit sent, there.
         if (request.kind === 'prompt' && (request.trigger === 'regenerate-message' || request.messageId !== undefined)) {
-          const thread = await backend.getThread(principal.tenant, threadId);
-          if (thread === undefined) throw new NotFoundError('thread', threadId);
-          const graph = await wholeGraph(thread);
+          const graph = await wholeGraph(await ownedThread(backend, principal.tenant, threadId));
           const regenerate = request.trigger === 'regenerate-message';
           const from = regenerate ? regenerateFrom(graph, request.messageId) : editFrom(graph, request.messageId!);
           await forkThread(deps, principal, threadId, from, signal);
@@ -120,7 +109,7 @@ export function chatRoutes(deps: RouteDeps): RouteSpec[] {
         if (run.input.kind !== 'decisions') return respond(run);
         // A continuation: the page's message is rebuilt first, as it stood when the decisions were made.
         const before = uiMessagesFromTurns({
-          messages: (await threadMessages(thread)).slice(0, run.base.length),
+          messages: (await liveMessages(deps, thread)).slice(0, run.base.length),
           pendingApprovals: thread.pendingApprovals,
         });
         const continued = before.findLast((message) => message.role === 'assistant');
@@ -150,7 +139,7 @@ export function chatRoutes(deps: RouteDeps): RouteSpec[] {
           const messages = await withStopped(thread, threadMessagesOf(graph, thread.pendingApprovals), request.signal);
           return json({ messages, problems: loadReportProblems(report) });
         }
-        const turns = await threadMessages(thread);
+        const turns = await liveMessages(deps, thread);
         const messages = uiMessagesFromTurns({ messages: turns.slice(0, run.base.length), pendingApprovals: thread.pendingApprovals });
         if (run.input.kind === 'prompt') messages.push(promptMessage(run.id, run.input.prompt));
         return json({ messages, problems: [] });
@@ -171,9 +160,8 @@ export function chatRoutes(deps: RouteDeps): RouteSpec[] {
         '409': { description: 'The thread runs something.', schema: 'Error' },
       },
       async handle({ principal, params, body, request }) {
-        const threadId = threadIdOf(params.threadId);
-        const thread = await backend.getThread(principal.tenant, threadId);
-        if (thread === undefined) throw new NotFoundError('thread', threadId);
+        const thread = await ownedThread(backend, principal.tenant, params.threadId);
+        const threadId = thread.id;
         const { messageId } = body as { messageId: string };
         await forkThread(deps, principal, threadId, versionEnd(await wholeGraph(thread), messageId), request.signal);
         const moved = (await backend.getThread(principal.tenant, threadId)) ?? thread;

@@ -3,7 +3,7 @@ import type { MemoryStore } from '../../memory/types.js';
 import type { SessionGraph } from '../../runtime/store/index.js';
 import type { SessionReader } from '../../runtime/store/load-session.js';
 import { sessionIdProblem } from '../../runtime/store/session-id.js';
-import { ServerRequestError } from '../errors.js';
+import { NotFoundError, ServerRequestError } from '../errors.js';
 import type { Principal, RunRecord, ThreadRecord } from '../types.js';
 import type { requestSchemas, responseSchemas } from './schemas.js';
 
@@ -63,6 +63,20 @@ export function threadIdOf(raw: string | undefined): string {
   const problem = sessionIdProblem(raw);
   if (problem !== null) throw new ServerRequestError(`${JSON.stringify(raw)} is not a thread id: ${problem}.`);
   return raw!;
+}
+
+/** The tenant's thread that `raw` (from the path or a body) names; a `NotFoundError` (404) when it has none. */
+export async function ownedThread(backend: ServerBackend, tenant: string, raw: string | undefined): Promise<ThreadRecord> {
+  const id = threadIdOf(raw);
+  const thread = await backend.getThread(tenant, id);
+  if (thread === undefined) throw new NotFoundError('thread', id);
+  return thread;
+}
+
+/** The thread's live path as the model will next see it (condensed where condensation ran); empty before its first turn. */
+export async function liveMessages(deps: RouteDeps, thread: ThreadRecord) {
+  const graph = await deps.sessions(thread.tenant).loadSession(thread.id);
+  return graph.leaf === null ? [] : graph.resume(graph.leaf);
 }
 
 /** `?limit=` from 1 to 100 (default 20). */

@@ -1,7 +1,7 @@
 import { EventsExpiredError, InputNotPendingError, NotFoundError, ServerRequestError } from '../errors.js';
 import { checkAnswer } from '../runs/inputs.js';
 import type { Decision, Principal, RunInput, RunRecord } from '../types.js';
-import { afterIdOf, json, limitOf, runView, threadIdOf, type RouteContext, type RouteDeps, type RouteSpec } from './route.js';
+import { afterIdOf, json, limitOf, ownedThread, runView, threadIdOf, type RouteContext, type RouteDeps, type RouteSpec } from './route.js';
 import { runEventsFormat, SSE_HEADERS, streamRun } from './sse.js';
 import { queueOptions } from './threads.js';
 import { waitForEnd } from './wait.js';
@@ -91,9 +91,8 @@ export function runRoutes(deps: RouteDeps): RouteSpec[] {
       params: [{ name: 'limit', in: 'query', description: 'At most this many (1-100, default 20).', schema: { type: 'integer' } }],
       responses: { '200': { description: 'The runs.', schema: 'RunList' }, '404': { description: 'No such thread.', schema: 'Error' } },
       async handle({ principal, params, query }) {
-        const threadId = threadIdOf(params.threadId);
-        if ((await backend.getThread(principal.tenant, threadId)) === undefined) throw new NotFoundError('thread', threadId);
-        return json({ runs: await Promise.all((await backend.listRuns(principal.tenant, threadId, limitOf(query))).map(view)) });
+        const thread = await ownedThread(backend, principal.tenant, params.threadId);
+        return json({ runs: await Promise.all((await backend.listRuns(principal.tenant, thread.id, limitOf(query))).map(view)) });
       },
     },
     {

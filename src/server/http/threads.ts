@@ -1,24 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { SessionGraph } from '../../runtime/store/index.js';
 import type { SessionNode } from '../../runtime/contract/session.js';
-import { NotFoundError, RunRefusedError, ServerRequestError } from '../errors.js';
+import { RunRefusedError, ServerRequestError } from '../errors.js';
 import type { Principal, ThreadRecord } from '../types.js';
-import { json, limitOf, threadIdOf, threadView, type RouteDeps, type RouteSpec } from './route.js';
+import { json, limitOf, liveMessages, ownedThread, threadIdOf, threadView, type RouteDeps, type RouteSpec } from './route.js';
 import { waitForEnd } from './wait.js';
 
 /** The thread routes: create, list, state, history, fork, metadata, delete. */
 export function threadRoutes(deps: RouteDeps): RouteSpec[] {
   const { backend } = deps;
-  const owned = async (principal: Principal, raw: string | undefined): Promise<ThreadRecord> => {
-    const id = threadIdOf(raw);
-    const thread = await backend.getThread(principal.tenant, id);
-    if (thread === undefined) throw new NotFoundError('thread', id);
-    return thread;
-  };
-  const state = async (principal: Principal, thread: ThreadRecord) => {
-    const graph = await deps.sessions(principal.tenant).loadSession(thread.id);
-    return { thread: threadView(thread), messages: graph.leaf === null ? [] : graph.resume(graph.leaf) };
-  };
+  const owned = (principal: Principal, raw: string | undefined) => ownedThread(backend, principal.tenant, raw);
+  const state = async (thread: ThreadRecord) => ({ thread: threadView(thread), messages: await liveMessages(deps, thread) });
   return [
     {
       method: 'post',
@@ -73,7 +65,7 @@ export function threadRoutes(deps: RouteDeps): RouteSpec[] {
         '404': { description: 'No such thread for this tenant.', schema: 'Error' },
       },
       async handle({ principal, params }) {
-        return json(await state(principal, await owned(principal, params.threadId)));
+        return json(await state(await owned(principal, params.threadId)));
       },
     },
     {
@@ -110,7 +102,7 @@ export function threadRoutes(deps: RouteDeps): RouteSpec[] {
         const thread = await owned(principal, params.threadId);
         const { nodeId } = body as { nodeId: string };
         await forkThread(deps, principal, thread.id, nodeId, request.signal);
-        return json(await state(principal, await owned(principal, thread.id)));
+        return json(await state(await owned(principal, thread.id)));
       },
     },
     {

@@ -1,14 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import {
-  ApprovalNotPendingError,
-  ThreadWaitingError,
-  NotFoundError,
-  QueueFullError,
-  RunFencedError,
-  ThreadBusyError,
-  ThreadExistsError,
-} from '../../errors.js';
+import { NotFoundError, QueueFullError, RunFencedError, ThreadBusyError, ThreadExistsError } from '../../errors.js';
 import { RunTails } from '../../events/tails.js';
 import type { ContextMark, Principal, RunInput, RunRecord, ServerRunEvent, StoredEvent, ThreadRecord } from '../../types.js';
 import { canceledBeforeStart } from '../canceled.js';
@@ -16,7 +8,7 @@ import type { InputRequest } from '../../../runtime/agent/input-requests.js';
 import { pendingInputsOf } from '../../runs/inputs.js';
 import type { Claim, CreateRunOptions, InputDelivery, RunOutcome, ServerBackend, WorkerIdentity } from '../types.js';
 import { FileWrites, readLines, readRecords, readTenantDirs, tenantFolder } from './files.js';
-import { newThread } from '../thread-record.js';
+import { newThread, runRefusal } from '../thread-record.js';
 import { mergeMetadata } from '../metadata.js';
 
 type LocalRun = RunRecord & { worker: string | null };
@@ -109,17 +101,8 @@ export class LocalBackend implements ServerBackend {
     let thread = this.threads.get(tenant)?.get(threadId);
     if (thread === undefined && opts.createThread) thread = this.addThread(principal, threadId, {});
     if (thread === undefined) throw new NotFoundError('thread', threadId);
-    if (thread.activeRunId !== null) throw new ThreadBusyError(threadId, thread.activeRunId);
-    if (input.kind === 'prompt' && thread.pendingApprovals.length > 0)
-      throw new ThreadWaitingError(
-        threadId,
-        thread.pendingApprovals.map((p) => p.approvalId),
-      );
-    if (input.kind === 'decisions') {
-      for (const d of input.decisions) {
-        if (!thread.pendingApprovals.some((p) => p.approvalId === d.approvalId)) throw new ApprovalNotPendingError(threadId, d.approvalId);
-      }
-    }
+    const refused = runRefusal(thread, input);
+    if (refused !== undefined) throw refused;
     let active = 0;
     for (const run of this.runs.values()) if (run.tenant === tenant && (run.status === 'queued' || run.status === 'running')) active++;
     if (active >= opts.maxQueued) throw new QueueFullError(opts.maxQueued, opts.retryAfterSeconds);

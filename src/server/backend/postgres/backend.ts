@@ -1,16 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { openPool, type PoolLike, type PostgresConnection, type PreparedQuery } from '../../../postgres/driver.js';
 import { PostgresDatabase } from '../../../postgres/database.js';
-import {
-  ApprovalNotPendingError,
-  ThreadWaitingError,
-  NotFoundError,
-  QueueFullError,
-  RunFencedError,
-  ServerOptionsError,
-  ThreadBusyError,
-  ThreadExistsError,
-} from '../../errors.js';
+import { NotFoundError, QueueFullError, RunFencedError, ServerOptionsError, ThreadBusyError, ThreadExistsError } from '../../errors.js';
 import { RunTails } from '../../events/tails.js';
 import type { Principal, RunInput, RunRecord, ServerRunEvent, StoredEvent, ThreadRecord, ContextMark } from '../../types.js';
 import type { InputRequest } from '../../../runtime/agent/input-requests.js';
@@ -21,6 +12,7 @@ import { runOf, threadOf, type RunRow, type ThreadRow } from './rows.js';
 import { RUN_TASK, serverSql, type ServerSql } from './sql.js';
 import { canceledBeforeStart } from '../canceled.js';
 import { mergeMetadata } from '../metadata.js';
+import { runRefusal } from '../thread-record.js';
 
 /** The schema version the server's tables arrived in (src/postgres/migrations.ts). */
 export const SERVER_TABLES_VERSION = 7;
@@ -176,15 +168,7 @@ export class PostgresBackend implements ServerBackend {
   /** Why a thread refuses `input`: missing, busy, waiting for decisions, or a decision for a call that is not waiting. */
   private async refusal(tenant: string, threadId: string, input: RunInput): Promise<Error | undefined> {
     const thread = await this.getThread(tenant, threadId);
-    if (thread === undefined) return new NotFoundError('thread', threadId);
-    if (thread.activeRunId !== null) return new ThreadBusyError(threadId, thread.activeRunId);
-    const waiting = thread.pendingApprovals.map((p) => p.approvalId);
-    if (input.kind === 'prompt' && waiting.length > 0) return new ThreadWaitingError(threadId, waiting);
-    if (input.kind === 'decisions') {
-      const stray = input.decisions.find((d) => !waiting.includes(d.approvalId));
-      if (stray !== undefined) return new ApprovalNotPendingError(threadId, stray.approvalId);
-    }
-    return undefined;
+    return thread === undefined ? new NotFoundError('thread', threadId) : runRefusal(thread, input);
   }
 
   async getRun(tenant: string, runId: string): Promise<RunRecord | undefined> {
