@@ -118,9 +118,9 @@ describe('approvals on a terminal', () => {
         'the interruption',
         (s) => s.all().includes('⏹ interrupted; the unfinished reply was not saved (Ctrl-C again to exit)') && idle(s),
       );
-      // SIGTERM went to the whole group; each process ends (within the SIGKILL grace at the latest).
+      // SIGTERM went to the whole group; each process ends (within the SIGKILL grace at the latest). The
+      // wait is the assertion: a process left running holds it until the test's limit fails the test.
       await Promise.all(pids.map(untilEnded));
-      for (const pid of pids) expect(alive(pid), `pid ${pid}`).toBe(false);
       cli.type('\x04');
       expect(await cli.finished).toBe(0);
     },
