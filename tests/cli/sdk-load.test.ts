@@ -7,21 +7,15 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeWorkspace } from './cli-process.js';
+import { describe, expect, it } from 'vitest';
+import { useWorkspace } from './cli-process.js';
 import { PtyCli } from './pty.js';
 import { idle } from './screen-helpers.js';
 
 const SLOW = 300_000;
 const HOOK = pathToFileURL(join(import.meta.dirname, '../entries/fixtures/register-vendor-imports.mjs')).href;
 
-let workspace: Awaited<ReturnType<typeof makeWorkspace>>;
-beforeAll(async () => {
-  workspace = await makeWorkspace();
-});
-afterAll(async () => {
-  await workspace.cleanup();
-});
+const workspace = useWorkspace();
 
 /** The vendor specifiers the command has imported so far (the hook writes each before the module loads). */
 async function vendorImports(log: string): Promise<string[]> {
