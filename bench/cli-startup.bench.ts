@@ -1,6 +1,7 @@
 // `npm start` on a terminal until the chat shows its first prompt, against a raw baseline measured in
 // the same run: `node -e` printing the same prompt under the same pseudo-terminal (util-linux `script`).
-// What the ratio shows is what the CLI adds (npm, tsx, the SDK, the demo model, the session store).
+// What the ratio shows is what the CLI adds (npm, tsx, the chat's modules, the demo model, the session store;
+// not `@anthropic-ai/sdk`, which the first model call loads: tests/cli/sdk-load.test.ts).
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

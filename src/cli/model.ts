@@ -1,7 +1,6 @@
-import type { ModelInvoker, ModelReply, ModelRequest } from '../runtime/contract/model.js';
+import type { ModelInvoker } from '../runtime/contract/model.js';
 import { createAnthropicInvoker } from '../providers/anthropic/invoker.js';
-import { ANTHROPIC, anthropicOptions } from '../providers/anthropic/cache.js';
-import { checkAnthropicControls } from '../providers/anthropic/check-controls.js';
+import { lazyAnthropicInvoker } from '../providers/anthropic/model.js';
 import { DEMO_MODEL_CARD, startDemoServer } from '../demo/index.js';
 import { knownModelCards } from '../runtime/models/index.js';
 import type { Choice } from './tui/select.js';
@@ -116,24 +115,9 @@ export function missingKey(env: NodeJS.ProcessEnv, flag: ModelFlag): string | un
 /**
  * Claude through `new Anthropic(options)`, with `@anthropic-ai/sdk` loaded on the first call, as the
  * runtime's own default model does (providers/anthropic/model.ts): the first prompt shows without it.
- * A failed load is tried again on the next call rather than remembered.
  */
 function claude(options: { apiKey: string; baseURL?: string }): ModelInvoker {
-  let loading: Promise<ModelInvoker> | undefined;
-  const load = (): Promise<ModelInvoker> => {
-    if (loading === undefined) {
-      const pending = import('@anthropic-ai/sdk').then(({ default: Anthropic }) => createAnthropicInvoker(new Anthropic(options)));
-      loading = pending;
-      pending.catch(() => {
-        if (loading === pending) loading = undefined;
-      });
-    }
-    return loading;
-  };
-  const invoke = async (request: ModelRequest): Promise<ModelReply> => (await load())(request);
-  return Object.assign(invoke, {
-    provider: ANTHROPIC,
-    checkOptions: (given: ModelRequest['providerOptions']) => void anthropicOptions(given),
-    checkControls: checkAnthropicControls,
-  });
+  return lazyAnthropicInvoker(() =>
+    import('@anthropic-ai/sdk').then(({ default: Anthropic }) => createAnthropicInvoker(new Anthropic(options))),
+  );
 }

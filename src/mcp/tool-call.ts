@@ -100,7 +100,7 @@ export async function runAgentCall(
   const fail = (reason: McpToolFailure, message: string, cause?: unknown): never => {
     throw new McpToolError(client.name, tool.name, reason, message, { cause });
   };
-  if (client.state === 'closed') fail('closed', `The MCP server "${client.name}" is not connected any more (its client was closed).`);
+  if (client.state === 'closed') fail('closed', callFailure(client.name, tool.name, 'closed', undefined));
   if (!offers(tool.name)) fail('protocol', `The MCP server "${client.name}" no longer offers the tool "${tool.name}".`);
   let result: McpToolResult;
   try {

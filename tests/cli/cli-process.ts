@@ -4,6 +4,8 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { SessionStore } from '../../src/runtime/store/index.js';
 import { MAIN, OutputWatch, TSX } from './output-watch.js';
 
 export type Finished = { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string };
@@ -70,6 +72,39 @@ export async function makeWorkspace(): Promise<{ dir: string; cleanup(): Promise
   await mkdir(join(dir, 'src'));
   await writeFile(join(dir, 'src', 'greeting.txt'), 'hello from the workspace\n');
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** A test file's scratch workspace (see `useWorkspace`). */
+export type FileWorkspace = {
+  /** The workspace folder; read it in a test or hook, once the file's `beforeAll` has made it. */
+  readonly dir: string;
+  /** A session store and memory file of the calling test's own, so "the latest session" is its: the flags, the folder, the store. */
+  storeArgs(): { args: string[]; dir: string; store: SessionStore };
+};
+
+/** A scratch workspace (`makeWorkspace`) made before the calling test file's tests and removed after them. */
+export function useWorkspace(): FileWorkspace {
+  let workspace: Awaited<ReturnType<typeof makeWorkspace>> | undefined;
+  let stores = 0;
+  beforeAll(async () => {
+    workspace = await makeWorkspace();
+  });
+  afterAll(async () => {
+    await workspace?.cleanup();
+  });
+  const dirOf = () => {
+    if (workspace === undefined) throw new Error('the workspace is made in beforeAll: read it in a test or hook');
+    return workspace.dir;
+  };
+  return {
+    get dir() {
+      return dirOf();
+    },
+    storeArgs: () => {
+      const dir = join(dirOf(), `store-${++stores}`);
+      return { args: ['--store', dir, '--memory', join(dir, 'memory.jsonl')], dir, store: new SessionStore(dir) };
+    },
+  };
 }
 
 /** The session id the chat announces in its first line. */

@@ -7,7 +7,7 @@ import { chatConfig } from '../../src/cli/chat/config.js';
 import { openMemoryFile } from '../../src/cli/memory-file.js';
 import { Workspace } from '../../src/cli/tools/index.js';
 import { DEMO_MODEL_CARD, startDemoModel, type DemoModel } from '../../src/demo/index.js';
-import { createAgent, SessionStore, type RunEvent } from '../../src/entries/runtime.js';
+import { createAgent, SessionStore, type Agent, type RunEvent } from '../../src/entries/runtime.js';
 
 let dir: string;
 let demo: DemoModel;
@@ -21,20 +21,23 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** An agent made as the chat makes one over the offline demo model, on session `sessionId` of a store in `dir`. */
+async function chatAgent(sessionId: string): Promise<{ agent: Agent; store: SessionStore }> {
+  const demoModel = {
+    model: DEMO_MODEL_CARD.id,
+    contextWindow: DEMO_MODEL_CARD.contextWindow,
+    maxOutputTokens: DEMO_MODEL_CARD.maxOutputTokens,
+    offline: true,
+  };
+  const config = chatConfig(demoModel, await Workspace.open(dir), await openMemoryFile(join(dir, 'memory.jsonl')));
+  const store = new SessionStore(join(dir, 'sessions'));
+  const agent = createAgent({ ...config, sessionId }, { store, client: new Anthropic({ baseURL: demo.baseURL, apiKey: 'offline-demo' }) });
+  return { agent, store };
+}
+
 describe('the chat configuration over the demo model', () => {
   it('condenses within a few turns of an ordinary demo conversation, and the chat goes on', async () => {
-    const demoModel = {
-      model: DEMO_MODEL_CARD.id,
-      contextWindow: DEMO_MODEL_CARD.contextWindow,
-      maxOutputTokens: DEMO_MODEL_CARD.maxOutputTokens,
-      offline: true,
-    };
-    const config = chatConfig(demoModel, await Workspace.open(dir), await openMemoryFile(join(dir, 'memory.jsonl')));
-    const store = new SessionStore(join(dir, 'sessions'));
-    const agent = createAgent(
-      { ...config, sessionId: 'demo' },
-      { store, client: new Anthropic({ baseURL: demo.baseURL, apiKey: 'offline-demo' }) },
-    );
+    const { agent, store } = await chatAgent('demo');
     const compactedAt: number[] = [];
     let turn = 0;
     agent.subscribe((event: RunEvent) => {
@@ -55,18 +58,7 @@ describe('the chat configuration over the demo model', () => {
   });
 
   it('never makes the context larger: /compact of a short chat changes nothing, a longer one shrinks it', async () => {
-    const demoModel = {
-      model: DEMO_MODEL_CARD.id,
-      contextWindow: DEMO_MODEL_CARD.contextWindow,
-      maxOutputTokens: DEMO_MODEL_CARD.maxOutputTokens,
-      offline: true,
-    };
-    const config = chatConfig(demoModel, await Workspace.open(dir), await openMemoryFile(join(dir, 'memory.jsonl')));
-    const store = new SessionStore(join(dir, 'sessions'));
-    const agent = createAgent(
-      { ...config, sessionId: 'short' },
-      { store, client: new Anthropic({ baseURL: demo.baseURL, apiKey: 'offline-demo' }) },
-    );
+    const { agent, store } = await chatAgent('short');
     // What the demo model counted for each call: the size of the context as sent.
     const inputs: number[] = [];
     agent.subscribe((event: RunEvent) => {

@@ -1,31 +1,22 @@
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SessionStore, SessionWriter } from '../../src/runtime/store/index.js';
 import type { Turn } from '../../src/runtime/contract/index.js';
-import { makeWorkspace, runCli } from './cli-process.js';
+import { runCli, useWorkspace } from './cli-process.js';
 
 // `indusagi -p` on a session a crash or an edit damaged: it says what the load left out, as the chat
 // does, and does not silently fork a session whose live leaf had to fall back to an older node.
 const SLOW = 300_000;
 const say = (role: Turn['role'], text: string): Turn => ({ role, blocks: [{ kind: 'text', text }] });
 
-let workspace: Awaited<ReturnType<typeof makeWorkspace>>;
-beforeAll(async () => {
-  workspace = await makeWorkspace();
-});
-afterAll(async () => {
-  await workspace.cleanup();
-});
-
-let stores = 0;
+const workspace = useWorkspace();
 /**
  * A session whose latest node is a summary that keeps its tail from a node that is not its ancestor
  * (its `firstKept` was damaged): the load skips it and the live leaf falls back to the answer before it.
  */
 async function damagedSession(): Promise<{ args: string[]; file: string; summary: string; fallback: string }> {
-  const dir = join(workspace.dir, `store-${++stores}`);
-  const sessions = new SessionStore(dir);
+  const { args, dir, store: sessions } = workspace.storeArgs();
   const session = await SessionWriter.open(sessions, 'hurt');
   let at = 1_700_000_000_000;
   session.append(say('user', 'first question'), at++);
@@ -39,7 +30,7 @@ async function damagedSession(): Promise<{ args: string[]; file: string; summary
   const file = join(dir, 'hurt.jsonl');
   await writeFile(file, (await readFile(file, 'utf8')).replace(`"firstKept":"${kept.id}"`, `"firstKept":"${'0'.repeat(64)}"`));
   return {
-    args: ['--session', 'hurt', '--store', dir, '--memory', join(dir, 'memory.jsonl')],
+    args: ['--session', 'hurt', ...args],
     file,
     summary: summary.id,
     fallback: answer.id,
@@ -95,14 +86,13 @@ describe('indusagi -p on a damaged session', () => {
   it(
     'a torn last line that leaves the live leaf where it was is reported and the run goes on (exit 0)',
     async () => {
-      const dir = join(workspace.dir, `store-${++stores}`);
-      const sessions = new SessionStore(dir);
-      const session = await SessionWriter.open(sessions, 'clean');
+      const store = workspace.storeArgs();
+      const session = await SessionWriter.open(store.store, 'clean');
       session.append(say('user', 'a question'), 1);
       session.append(say('assistant', 'an answer'), 2);
       await session.close();
-      await appendFile(join(dir, 'clean.jsonl'), '{"type":"node","node":{"id":"ab');
-      const args = ['--session', 'clean', '--store', dir, '--memory', join(dir, 'memory.jsonl')];
+      await appendFile(join(store.dir, 'clean.jsonl'), '{"type":"node","node":{"id":"ab');
+      const args = ['--session', 'clean', ...store.args];
       const run = await runCli(['-p', 'hi', ...args], workspace.dir);
       expect(run.code).toBe(0);
       expect(run.stderr).toBe('indusagi: session clean: the last line was cut short by a crash and was left out\n');

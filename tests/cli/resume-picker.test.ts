@@ -1,15 +1,9 @@
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeWorkspace, runCli } from './cli-process.js';
+import { describe, expect, it } from 'vitest';
+import { runCli, useWorkspace } from './cli-process.js';
 
 const SLOW = 300_000;
-let workspace: Awaited<ReturnType<typeof makeWorkspace>>;
-beforeAll(async () => {
-  workspace = await makeWorkspace();
-});
-afterAll(async () => {
-  await workspace.cleanup();
-});
+const workspace = useWorkspace();
 
 describe('/resume without an id', () => {
   it(

@@ -1,27 +1,14 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SessionStore } from '../../src/runtime/store/index.js';
+import { describe, expect, it } from 'vitest';
 import { reply, startAnthropicServer } from '../../src/testing/index.js';
-import { CliProcess, makeWorkspace, runCli, sessionIdOf } from './cli-process.js';
+import { CliProcess, runCli, sessionIdOf, useWorkspace } from './cli-process.js';
 
 // Each test spawns the command several times; on a loaded machine one spawn can take seconds.
 const SLOW = 300_000;
 
-let workspace: Awaited<ReturnType<typeof makeWorkspace>>;
-beforeAll(async () => {
-  workspace = await makeWorkspace();
-});
-afterAll(async () => {
-  await workspace.cleanup();
-});
-
-/** A store of its own per test, so "the latest session" is the test's. */
-let stores = 0;
-function storeArgs(): { args: string[]; store: SessionStore; dir: string } {
-  const dir = join(workspace.dir, `store-${++stores}`);
-  return { args: ['--store', dir, '--memory', join(dir, 'memory.jsonl')], store: new SessionStore(dir), dir };
-}
+const workspace = useWorkspace();
+const { storeArgs } = workspace;
 
 describe('indusagi --help', () => {
   it(

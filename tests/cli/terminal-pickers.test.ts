@@ -1,8 +1,7 @@
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SessionStore } from '../../src/runtime/store/index.js';
 import { reply, startAnthropicServer } from '../../src/testing/index.js';
-import { makeWorkspace, runCli } from './cli-process.js';
+import { runCli, useWorkspace } from './cli-process.js';
 import { PtyCli } from './pty.js';
 import { idle, modalRows, statusText } from './screen-helpers.js';
 
@@ -11,19 +10,8 @@ const SLOW = 300_000;
 const DOWN = '\x1b[B';
 const UP = '\x1b[A';
 
-let workspace: Awaited<ReturnType<typeof makeWorkspace>>;
-beforeAll(async () => {
-  workspace = await makeWorkspace();
-});
-afterAll(async () => {
-  await workspace.cleanup();
-});
-
-let stores = 0;
-function storeArgs(): { args: string[]; dir: string } {
-  const dir = join(workspace.dir, `store-${++stores}`);
-  return { args: ['--store', dir, '--memory', join(dir, 'memory.jsonl')], dir };
-}
+const workspace = useWorkspace();
+const { storeArgs } = workspace;
 
 /** The selected row of the open picker (marked `›`). */
 const selected = (rows: string[]) => rows.find((row) => row.startsWith('› '));

@@ -1,26 +1,14 @@
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SessionStore } from '../../src/runtime/store/index.js';
-import { makeWorkspace } from './cli-process.js';
+import { useWorkspace } from './cli-process.js';
 import { PtyCli } from './pty.js';
 import { idle, liveRows, statusText } from './screen-helpers.js';
 
 // The persistent screen after the terminal is resized, and the editor with wide characters.
 const SLOW = 300_000;
 
-let workspace: Awaited<ReturnType<typeof makeWorkspace>>;
-beforeAll(async () => {
-  workspace = await makeWorkspace();
-});
-afterAll(async () => {
-  await workspace.cleanup();
-});
-
-let stores = 0;
-function storeArgs(): { args: string[]; dir: string } {
-  const dir = join(workspace.dir, `store-${++stores}`);
-  return { args: ['--store', dir, '--memory', join(dir, 'memory.jsonl')], dir };
-}
+const workspace = useWorkspace();
+const { storeArgs } = workspace;
 
 const rule = (cols: number) => '─'.repeat(cols - 1);
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionStore } from '../../src/runtime/store/index.js';
 import { reply, startAnthropicServer, type AnthropicTestServer } from '../../src/testing/index.js';
 import type { VtScreen } from '../support/vt-screen.js';
-import { makeWorkspace, runCli } from './cli-process.js';
+import { runCli, useWorkspace } from './cli-process.js';
 import { HOSTILE, STEERING } from './hostile-text.js';
 import { PtyCli, SGR } from './pty.js';
 import { answers, idle, OUR_SEQUENCES, statusText } from './screen-helpers.js';
@@ -12,22 +12,15 @@ import { answers, idle, OUR_SEQUENCES, statusText } from './screen-helpers.js';
 // would draw the bytes the command wrote), and what it stores.
 const SLOW = 300_000;
 
-let workspace: Awaited<ReturnType<typeof makeWorkspace>>;
+const workspace = useWorkspace();
+const { storeArgs } = workspace;
 let server: AnthropicTestServer;
 beforeAll(async () => {
-  workspace = await makeWorkspace();
   server = await startAnthropicServer();
 });
 afterAll(async () => {
   await server.close();
-  await workspace.cleanup();
 });
-
-let stores = 0;
-function storeArgs(): { args: string[]; store: SessionStore } {
-  const dir = join(workspace.dir, `store-${++stores}`);
-  return { args: ['--store', dir, '--memory', join(dir, 'memory.jsonl')], store: new SessionStore(dir) };
-}
 
 /** The user turns of the only session in `store`, and how many nodes it has. */
 async function userTurns(store: SessionStore): Promise<{ texts: string[]; size: number }> {

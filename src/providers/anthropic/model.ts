@@ -44,10 +44,20 @@ export function lazyClaude(model: string, options: AnthropicModelOptions, remedy
     const missing = anthropicCredentials(process.env);
     if (missing !== null) throw new MissingApiKeyError(missing, remedy);
   }
+  const invoke = lazyAnthropicInvoker(() => import('./sdk-invoker.js').then((sdk) => sdk.sdkInvoker(client, { ...rest, model })));
+  return Object.assign(invoke, identity);
+}
+
+/**
+ * A Claude invoker that gets the real one from `load` on its first call (which is where a vendor SDK is
+ * imported), tagged as Anthropic's (`provider`, `checkOptions`, `checkControls`) so requests are checked
+ * before anything loads. The runtime's default model and the CLI's chat both build Claude this way.
+ */
+export function lazyAnthropicInvoker(load: () => Promise<ModelInvoker>): ModelInvoker {
   let loading: Promise<ModelInvoker> | undefined;
-  const load = (): Promise<ModelInvoker> => {
+  const loaded = (): Promise<ModelInvoker> => {
     if (loading === undefined) {
-      const pending = import('./sdk-invoker.js').then((sdk) => sdk.sdkInvoker(client, { ...rest, model }));
+      const pending = load();
       loading = pending;
       // A failed load is tried again on the next call rather than remembered.
       pending.catch(() => {
@@ -56,10 +66,9 @@ export function lazyClaude(model: string, options: AnthropicModelOptions, remedy
     }
     return loading;
   };
-  const invoke = async (request: ModelRequest): Promise<ModelReply> => (await load())(request);
+  const invoke = async (request: ModelRequest): Promise<ModelReply> => (await loaded())(request);
   return Object.assign(invoke, {
     provider: ANTHROPIC,
-    ...identity,
     checkOptions: (given: ModelRequest['providerOptions']) => void anthropicOptions(given),
     checkControls: checkAnthropicControls,
   });
