@@ -2,20 +2,8 @@
 // blocks and `instanceof`-free checks (`SomeError.isInstance(e)` works across copies of the package).
 // Each error also stays with its concern's entry; a provider's errors live in its own entry.
 export { IndusagiError } from '../errors/index.js';
-export {
-  AgentClosedError,
-  AgentConfigError,
-  ApprovalsPendingError,
-  BranchPointError,
-  ContextReplacementError,
-  InputUnavailableError,
-  InvalidInputAnswerError,
-  InvalidPromptError,
-  ModelControlsError,
-  OutputValidationError,
-  StepHookError,
-  UnknownInputRequestError,
-} from '../runtime/agent/index.js';
+export * from '../runtime/agent/errors.js';
+export { OutputValidationError } from '../runtime/agent/index.js';
 export {
   RunFault,
   ContextWindowExceededError,

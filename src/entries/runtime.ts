@@ -7,7 +7,7 @@ export * from '../runtime/contract/index.js';
 export { createAgent } from '../providers/anthropic/create-agent.js';
 export type { AgentDeps } from '../providers/anthropic/create-agent.js';
 export { MissingApiKeyError } from '../providers/anthropic/errors.js';
-export { createConductor, Run, DEFAULT_MAX_STEPS } from '../runtime/agent/index.js';
+export { createConductor, Run, DEFAULT_MAX_STEPS, OutputValidationError } from '../runtime/agent/index.js';
 export type {
   Agent,
   AgentConfig,
@@ -18,20 +18,7 @@ export type {
   OutputSnapshot,
   InputRequest,
 } from '../runtime/agent/index.js';
-export {
-  AgentClosedError,
-  AgentConfigError,
-  ApprovalsPendingError,
-  BranchPointError,
-  ContextReplacementError,
-  InputUnavailableError,
-  InvalidInputAnswerError,
-  InvalidPromptError,
-  ModelControlsError,
-  OutputValidationError,
-  StepHookError,
-  UnknownInputRequestError,
-} from '../runtime/agent/index.js';
+export * from '../runtime/agent/errors.js';
 export {
   RunFault,
   RunAbortedError,

@@ -3,14 +3,13 @@
 // waits for an approval or writes its session; each time a new process picks the tree up. After every
 // kill: no settled step of any agent was asked again, no tool that is not idempotent ran twice, and
 // everything that ran is in a session. At the end the last process finishes the run in flight.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleFixture, startLines, type LineChild } from '../support/child-process.js';
 import { SessionStore } from '../../src/runtime/index.js';
 import type { SessionGraph, Turn } from '../../src/runtime/index.js';
 
@@ -19,16 +18,8 @@ let bundle: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'indusagi-tree-crash-'));
-  bundle = join(dir, 'tree-crash-process.mjs');
   // Bundled once, so each of the many processes starts in tens of milliseconds, not a TypeScript compile.
-  await build({
-    entryPoints: [fileURLToPath(new URL('./fixtures/tree-crash-process.ts', import.meta.url))],
-    outfile: bundle,
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    logLevel: 'silent',
-  });
+  bundle = await bundleFixture(new URL('./fixtures/tree-crash-process.ts', import.meta.url), dir);
 });
 // A failed assertion leaves the process started ahead of its turn waiting for its word: end it before the folder goes.
 const spawned = new Set<ChildProcess>();
@@ -48,45 +39,15 @@ function seeded(seed: number): () => number {
   };
 }
 
-type Child = {
-  process: ChildProcess;
+type Child = LineChild & {
   /** Lets the process begin: it starts ahead of its turn, while the one before it runs, so its start-up costs no time. */
   go(): void;
-  waitFor(line: (l: string) => boolean): Promise<void>;
-  exited: Promise<void>;
-  stderr: () => string;
 };
 
 function start(args: Record<string, unknown>): Child {
-  const child = spawn(process.execPath, [bundle, JSON.stringify(args)], { stdio: ['pipe', 'pipe', 'pipe'], cwd: process.cwd() });
-  spawned.add(child);
-  const lines: string[] = [];
-  const waiters: Array<{ test: (l: string) => boolean; resolve: () => void }> = [];
-  let buffer = '';
-  let stderr = '';
-  child.stdout!.on('data', (chunk) => {
-    buffer += chunk;
-    const parts = buffer.split('\n');
-    buffer = parts.pop()!;
-    for (const line of parts) {
-      lines.push(line);
-      for (const waiter of waiters.filter((w) => w.test(line))) waiter.resolve();
-    }
-  });
-  child.stderr!.on('data', (chunk) => (stderr += chunk));
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  return {
-    process: child,
-    go: () => void child.stdin!.end('go\n'),
-    exited,
-    stderr: () => stderr,
-    waitFor: (test) =>
-      new Promise<void>((resolve, reject) => {
-        if (lines.some(test)) return resolve();
-        waiters.push({ test, resolve });
-        void exited.then(() => reject(new Error(`the process exited first: ${stderr}`)));
-      }),
-  };
+  const child = startLines(bundle, args, { stdin: 'pipe' });
+  spawned.add(child.process);
+  return { ...child, go: () => void child.process.stdin!.end('go\n') };
 }
 
 const lines = (file: string) =>

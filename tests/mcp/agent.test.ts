@@ -3,7 +3,6 @@
 // calls it; the call waits for approval, the process is killed, a new process resumes the session,
 // the catalog comes back loaded, the call is approved and writes the file. And progress notifications
 // of a long tool call as run events.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +14,7 @@ import type { ModelInvoker, RunEvent } from '../../src/runtime/index.js';
 import { reply, startAnthropicServer, type AnthropicTestServer } from '../../src/testing/index.js';
 import { everything, FILESYSTEM } from './reference-servers.js';
 import { bundleFixture } from './bundle.js';
+import { startLines, type LineChild } from '../support/child-process.js';
 
 let dir: string;
 let bundle: string;
@@ -24,40 +24,9 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-type Child = { process: ChildProcess; lines: string[]; waitFor(line: RegExp): Promise<string>; exited: Promise<number | null> };
+type Child = LineChild;
 
-function start(args: Record<string, unknown>): Child {
-  const child = spawn(process.execPath, [bundle, JSON.stringify(args)], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const lines: string[] = [];
-  const waiters: Array<{ line: RegExp; resolve: (line: string) => void }> = [];
-  let buffer = '';
-  let stderr = '';
-  child.stdout!.on('data', (chunk) => {
-    buffer += chunk;
-    const parts = buffer.split('\n');
-    buffer = parts.pop()!;
-    for (const line of parts) {
-      lines.push(line);
-      for (const waiter of waiters.filter((w) => w.line.test(line))) waiter.resolve(line);
-    }
-  });
-  child.stderr!.on('data', (chunk) => (stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return {
-    process: child,
-    lines,
-    exited,
-    waitFor: (line) =>
-      new Promise<string>((resolve, reject) => {
-        const seen = lines.find((l) => line.test(l));
-        if (seen !== undefined) return resolve(seen);
-        waiters.push({ line, resolve });
-        void exited.then(() =>
-          reject(new Error(`the child exited before printing ${line}. stdout: ${lines.join('\n')}\nstderr: ${stderr}`)),
-        );
-      }),
-  };
-}
+const start = (args: Record<string, unknown>): Child => startLines(bundle, args);
 
 const toolNames = (server: AnthropicTestServer, i: number) =>
   (server.requests[i].body.tools ?? []).map((tool: { name: string }) => tool.name);

@@ -13,17 +13,9 @@ export type {
 } from './types.js';
 export { OutputValidationError, OUTPUT_REPAIR_PREFIX } from './structured-output.js';
 export { DEFAULT_MAX_STEPS } from './settings.js';
-export { ModelControlsError } from './errors.js';
-export {
-  AgentClosedError,
-  AgentConfigError,
-  ApprovalsPendingError,
-  BranchPointError,
-  ContextReplacementError,
-  InvalidPromptError,
-} from './errors.js';
+// Every error class the conductor throws (a run's fault may carry `CheckpointError` as its cause).
+export * from './errors.js';
 export { Run } from './run.js';
-export { StepHookError, InputUnavailableError, UnknownInputRequestError, InvalidInputAnswerError } from './errors.js';
 export type { InputRequest } from './input-requests.js';
 export { AgentCaller, callerOf } from './caller.js';
 export type { CallerDeps, NestedEventBody } from './caller.js';

@@ -228,12 +228,16 @@ export async function openStoredSession(store: SessionStoreLike, id: string): Pr
   return session;
 }
 
-/** A session's `ModelView`, one for the tool names of the latest run. */
+/**
+ * A session's `ModelView`, one for the tool names of the latest run. Names are compared by what they
+ * say, not by identity: a context manager merges its sources' names into a new map every run, and an
+ * equal map must not make a long conversation convert again.
+ */
 class ViewSlot {
   private view: ModelView | undefined;
 
   for(names: ToolNameMap): ModelView {
-    if (this.view?.names !== names) this.view = new ModelView(names);
+    if (this.view === undefined || !sameRenames(this.view.names, names)) this.view = new ModelView(names);
     return this.view;
   }
 
@@ -241,6 +245,14 @@ class ViewSlot {
   reset(): void {
     this.view?.reset();
   }
+}
+
+/** True when both maps give every tool the same model name (all a `ModelView` reads of them). */
+function sameRenames(a: ToolNameMap, b: ToolNameMap): boolean {
+  if (a === b) return true;
+  if (a.toModel.size !== b.toModel.size) return false;
+  for (const [original, sanitized] of a.toModel) if (b.toModel.get(original) !== sanitized) return false;
+  return true;
 }
 
 /** The nodes of the model context at `leaf`, in context order: `[summary, ...kept tail, ...turns after it]`. */

@@ -1,10 +1,11 @@
 import type { LimitName, RunLimits } from '../contract/limits.js';
-import type { ModelCard, ModelInvoker, ModelRequest, ModelUsage } from '../contract/model.js';
+import type { ModelCard, ModelInvoker, ModelRequest, ModelTool, ModelUsage } from '../contract/model.js';
+import type { Turn } from '../contract/turn.js';
 import type { LoopBudget } from '../loop/types.js';
 import { BudgetExceededError } from '../loop/errors.js';
 import { modelCard } from '../models/index.js';
 import { estimateCost } from '../usage/cost.js';
-import { estimateContextTokens, estimateTextTokens, estimateToolsTokens } from '../compaction/estimate.js';
+import { estimateTextTokens, estimateToolsTokens, estimateTurnTokens } from '../compaction/estimate.js';
 import { UnpricedModelError } from './errors.js';
 
 /** What one call may add at most, in each unit a limit counts. */
@@ -123,12 +124,21 @@ export class RunBudget implements LoopBudget {
 
 /** The request's input as the footprint heuristic counts it: messages, tool definitions and both system texts. */
 export function estimateRequestTokens(request: ModelRequest): number {
-  return (
-    estimateContextTokens(request.messages) +
-    estimateToolsTokens(request.tools) +
-    estimateTextTokens(request.system ?? '') +
-    estimateTextTokens(request.volatileSystem ?? '')
-  );
+  let tokens = estimateTextTokens(request.system ?? '') + estimateTextTokens(request.volatileSystem ?? '');
+  for (const turn of request.messages) tokens += remembered(turnTokens, turn, estimateTurnTokens);
+  return tokens + remembered(toolsTokens, request.tools, estimateToolsTokens);
+}
+
+// Every call of a run sends every earlier turn and the same tool list again: each is estimated once
+// (a turn in the context is never changed in place; see `ModelView`), not on every call, which made
+// a long run's budget checks grow with the square of its length.
+const turnTokens = new WeakMap<Turn, number>();
+const toolsTokens = new WeakMap<readonly ModelTool[], number>();
+
+function remembered<K extends object>(memo: WeakMap<K, number>, key: K, estimate: (key: K) => number): number {
+  let tokens = memo.get(key);
+  if (tokens === undefined) memo.set(key, (tokens = estimate(key)));
+  return tokens;
 }
 
 /** The most a call can cost: `input` tokens at the dearest input rate (a cache write) and its whole output cap. */

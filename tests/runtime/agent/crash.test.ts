@@ -1,13 +1,11 @@
 // Crash-consistent runs: every settled step is durable as it settles, and a session a crash cut off
 // can always be picked up. Real processes killed with SIGKILL, real session files.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readFile, rm, stat, truncate } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleFixture, startLines, type LineChild } from '../../support/child-process.js';
 import { createConductor, INTERRUPTED_RESULT, SessionStore } from '../../../src/runtime/index.js';
 import { UnknownApprovalError } from '../../../src/tools/index.js';
 import type { ModelInvoker, ModelRequest, SessionGraph, SessionStoreLike, ToolDefinition, Turn } from '../../../src/runtime/index.js';
@@ -17,50 +15,14 @@ let bundle: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'indusagi-crash-'));
-  bundle = join(dir, 'crash-process.mjs');
   // Bundled once, so each of the many children starts in tens of milliseconds, not a TypeScript compile.
-  await build({
-    entryPoints: [fileURLToPath(new URL('./fixtures/crash-process.ts', import.meta.url))],
-    outfile: bundle,
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    logLevel: 'silent',
-  });
+  bundle = await bundleFixture(new URL('./fixtures/crash-process.ts', import.meta.url), dir);
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-type Child = { process: ChildProcess; lines: string[]; waitFor(line: RegExp): Promise<void>; exited: Promise<void> };
+type Child = LineChild;
 
-function start(args: Record<string, unknown>): Child {
-  const child = spawn(process.execPath, [bundle, JSON.stringify(args)], { stdio: ['pipe', 'pipe', 'pipe'] });
-  const lines: string[] = [];
-  const waiters: Array<{ line: RegExp; resolve: () => void }> = [];
-  let buffer = '';
-  let stderr = '';
-  child.stdout!.on('data', (chunk) => {
-    buffer += chunk;
-    const parts = buffer.split('\n');
-    buffer = parts.pop()!;
-    for (const line of parts) {
-      lines.push(line);
-      for (const waiter of waiters.filter((w) => w.line.test(line))) waiter.resolve();
-    }
-  });
-  child.stderr!.on('data', (chunk) => (stderr += chunk));
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  return {
-    process: child,
-    lines,
-    exited,
-    waitFor: (line) =>
-      new Promise<void>((resolve, reject) => {
-        if (lines.some((l) => line.test(l))) return resolve();
-        waiters.push({ line, resolve });
-        void exited.then(() => reject(new Error(`the child exited before printing ${line}: ${stderr}`)));
-      }),
-  };
-}
+const start = (args: Record<string, unknown>): Child => startLines(bundle, args, { stdin: 'pipe' });
 
 async function kill(child: Child): Promise<void> {
   child.process.kill('SIGKILL');
