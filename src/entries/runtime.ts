@@ -26,7 +26,9 @@ export {
   ModelCallError,
   PromptTooLongError,
   ContextWindowExceededError,
+  BudgetExceededError,
 } from '../runtime/loop/index.js';
+export { LimitsError, UnpricedModelError } from '../runtime/budget/index.js';
 export type { ApprovalDecision, RunControls } from '../runtime/loop/index.js';
 export { RunLedger, SnapshotAccumulator } from '../runtime/ledger/index.js';
 export type { RunEventHandler, RunLedgerOptions, SubscriberErrorHook } from '../runtime/ledger/index.js';
