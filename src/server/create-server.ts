@@ -88,6 +88,8 @@ export async function createServer(options: ServerOptions): Promise<AgentServer>
         pollIntervalMs: DEFAULTS.pollIntervalMs,
         log,
       }).catch(async (error: unknown) => {
+        // As createWorker does: the stores hold PostgreSQL leases and a memory pool of their own.
+        await stores.close();
         await pg.close();
         throw error;
       });
