@@ -30,8 +30,9 @@ the current folder.
 --model names the provider and model: anthropic:MODEL or openai:MODEL (a bare MODEL
 is Anthropic's). Claude needs ANTHROPIC_API_KEY (ANTHROPIC_BASE_URL for another
 Anthropic-compatible endpoint), OpenAI OPENAI_API_KEY (and OPENAI_BASE_URL); without
---model the chat uses whichever key is set, Anthropic's first. Without the key it
-needs, it talks to the offline demo model.
+--model the chat uses INDUSAGI_MODEL (same forms), else whichever key is set,
+Anthropic's first. --model demo (or INDUSAGI_MODEL=demo) is the offline demo model
+whatever keys are set; without the key it needs, a chat talks to the demo model too.
 
 in a chat:
 ${SLASH_HELP.map((line) => `  ${line}`).join('\n')}
@@ -45,7 +46,7 @@ const CHAT = `usage: indusagi chat [options]        a conversation on the termin
 options:
   --session ID     work on session ID; a new session is made under that name if none has it
   -c, --continue   work on the most recently changed session
-  --model M        provider:model (anthropic:… or openai:…; a bare id is Anthropic's)
+  --model M        provider:model (anthropic:… or openai:…; a bare id is Anthropic's), or demo
   --store DIR|URL  where sessions live: a folder (default ./${DEFAULT_STORE}) or a postgres:// URL
   --memory F|URL   the remembered facts: a file (default ./${DEFAULT_MEMORY}) or a postgres:// URL
   --mcp FILE       MCP servers to use, in the mcpServers format of Claude Desktop and Claude Code

@@ -98,7 +98,7 @@ export async function setUpChat(command: ChatCommand, env: NodeJS.ProcessEnv, cw
       return mcp === null ? agent : mcp.restoring(agent);
     },
     switchModel: async (flag) => {
-      const next = flag === null ? await offlineModel() : await chooseModel(env, flag);
+      const next = flag === null || flag.provider === 'demo' ? await offlineModel('chosen with /model') : await chooseModel(env, flag);
       const previous = model;
       model = next;
       await previous.close();
