@@ -77,7 +77,9 @@ export function serverSql(s: string, schema: string, jobs: string) {
     // The events that say which questions the run waits on (the event is JSON text: json, not jsonb, reads it).
     inputEvents: prepared(
       'input_events',
-      `SELECT event FROM ${s}.server_run_events WHERE run = $1 AND (event::json ->> 'kind') = ANY($2::text[]) ORDER BY seq`,
+      // A sub-agent's question or answer is a `nested` event carrying one (its kind under `event`).
+      `SELECT event FROM ${s}.server_run_events WHERE run = $1 AND ((event::json ->> 'kind') = ANY($2::text[])
+        OR ((event::json ->> 'kind') = 'nested' AND (event::json -> 'event' ->> 'kind') IN ('input_requested', 'input_answered'))) ORDER BY seq`,
     ),
     freeThread: `UPDATE ${s}.server_threads SET active_run = NULL, updated_at = now() WHERE tenant = $1 AND id = $2 AND active_run = $3`,
     insertEvent: `WITH added AS (INSERT INTO ${s}.server_run_events (run, seq, event) VALUES ($1, 1, $2) RETURNING seq)
