@@ -112,7 +112,11 @@ export function modelChoices(env: NodeJS.ProcessEnv): Array<Choice<ModelFlag>> {
       });
     }
   }
-  choices.push({ label: 'offline demo model', value: { provider: 'demo', given: 'demo' }, detail: 'a scripted stand-in, no key or network' });
+  choices.push({
+    label: 'offline demo model',
+    value: { provider: 'demo', given: 'demo' },
+    detail: 'a scripted stand-in, no key or network',
+  });
   return choices;
 }
 
