@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startDemoModel, type DemoModel } from '../../src/demo/index.js';
-import { startAnthropicServer } from '../../src/testing/index.js';
+import { reply, startAnthropicServer } from '../../src/testing/index.js';
 import { makeWorkspace, runCli } from './cli-process.js';
 import { response, startOpenAIServer, type OpenAITestServer } from '../support/openai-server.js';
 
@@ -130,6 +130,16 @@ describe('the offline demo model, chosen with a key set', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('(chosen by --model demo)');
     expect(endpoint.requests).toHaveLength(0);
+  });
+
+  it('--model names a real model over INDUSAGI_MODEL=demo: the agents the command makes call it', async () => {
+    endpoint.enqueue(reply.text('From the real endpoint.'));
+    const run = await runCli(['-p', 'hi', '--model', 'claude-haiku-4-5'], workspace.dir, [], { ...env, INDUSAGI_MODEL: 'demo' });
+
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('From the real endpoint.');
+    expect(endpoint.requests).toHaveLength(1);
+    endpoint.requests.length = 0;
   });
 
   it('/model demo switches to it and its message does not claim that no key is set', async () => {
