@@ -9,7 +9,7 @@ import { pendingInputsOf } from '../../runs/inputs.js';
 import type { Claim, CreateRunOptions, InputDelivery, RunOutcome, ServerBackend, WorkerIdentity } from '../types.js';
 import { FileWrites, readLines, readRecords, readTenantDirs, tenantFolder } from './files.js';
 import { newThread, runRefusal } from '../thread-record.js';
-import { mergeMetadata } from '../metadata.js';
+import { mergeMetadata, storableMetadata } from '../metadata.js';
 
 type LocalRun = RunRecord & { worker: string | null };
 
@@ -59,6 +59,7 @@ export class LocalBackend implements ServerBackend {
 
   async createThread(principal: Principal, id: string, metadata: Record<string, unknown>): Promise<ThreadRecord> {
     if (this.tenantThreads(principal.tenant).has(id)) throw new ThreadExistsError(id);
+    storableMetadata(metadata);
     return this.addThread(principal, id, metadata);
   }
 
@@ -75,7 +76,9 @@ export class LocalBackend implements ServerBackend {
   async updateThread(tenant: string, id: string, metadata: Record<string, unknown>): Promise<ThreadRecord> {
     const thread = this.threads.get(tenant)?.get(id);
     if (thread === undefined) throw new NotFoundError('thread', id);
-    thread.metadata = mergeMetadata(thread.metadata, metadata);
+    const merged = mergeMetadata(thread.metadata, metadata);
+    storableMetadata(merged);
+    thread.metadata = merged;
     thread.updatedAt = new Date().toISOString();
     await this.saveThread(thread);
     return thread;

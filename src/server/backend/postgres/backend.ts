@@ -11,7 +11,7 @@ import { PgListener } from './listener.js';
 import { runOf, threadOf, type RunRow, type ThreadRow } from './rows.js';
 import { RUN_TASK, serverSql, type ServerSql } from './sql.js';
 import { canceledBeforeStart } from '../canceled.js';
-import { mergeMetadata } from '../metadata.js';
+import { mergeMetadata, storableMetadata } from '../metadata.js';
 import { runRefusal } from '../thread-record.js';
 
 /** The schema version the server's tables arrived in (src/postgres/migrations.ts). */
@@ -94,7 +94,7 @@ export class PostgresBackend implements ServerBackend {
   }
 
   async createThread(principal: Principal, id: string, metadata: Record<string, unknown>): Promise<ThreadRecord> {
-    const rows = await this.db.query<ThreadRow>(this.sql.insertThread, [principal.tenant, id, principal.user, JSON.stringify(metadata)]);
+    const rows = await this.db.query<ThreadRow>(this.sql.insertThread, [principal.tenant, id, principal.user, storableMetadata(metadata)]);
     if (rows.length === 0) throw new ThreadExistsError(id);
     return threadOf(rows[0]);
   }
@@ -114,7 +114,7 @@ export class PostgresBackend implements ServerBackend {
       const [row] = (await client.query(this.sql.lockThread, [tenant, id])).rows as ThreadRow[];
       if (row === undefined) throw new NotFoundError('thread', id);
       const merged = mergeMetadata(JSON.parse(row.metadata) as Record<string, unknown>, metadata);
-      const [updated] = (await client.query(this.sql.updateThreadMetadata, [tenant, id, JSON.stringify(merged)])).rows as ThreadRow[];
+      const [updated] = (await client.query(this.sql.updateThreadMetadata, [tenant, id, storableMetadata(merged)])).rows as ThreadRow[];
       return threadOf(updated);
     });
   }
