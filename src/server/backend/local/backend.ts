@@ -101,14 +101,17 @@ export class LocalBackend implements ServerBackend {
 
   async createRun(principal: Principal, threadId: string, input: RunInput, opts: CreateRunOptions): Promise<RunRecord> {
     const { tenant, user } = principal;
-    let thread = this.threads.get(tenant)?.get(threadId);
-    if (thread === undefined && opts.createThread) thread = this.addThread(principal, threadId, {});
-    if (thread === undefined) throw new NotFoundError('thread', threadId);
+    const existing = this.threads.get(tenant)?.get(threadId);
+    if (existing === undefined && !opts.createThread) throw new NotFoundError('thread', threadId);
+    // A missing thread is kept only once its run is sure to be queued: a refused run (the tenant's
+    // queue full, say) must not leave an empty thread behind. Nothing below awaits before it is kept.
+    const thread = existing ?? newThread(principal, threadId, {});
     const refused = runRefusal(thread, input);
     if (refused !== undefined) throw refused;
     let active = 0;
     for (const run of this.runs.values()) if (run.tenant === tenant && (run.status === 'queued' || run.status === 'running')) active++;
     if (active >= opts.maxQueued) throw new QueueFullError(opts.maxQueued, opts.retryAfterSeconds);
+    if (existing === undefined) this.tenantThreads(tenant).set(threadId, thread);
     const now = new Date().toISOString();
     const run: LocalRun = {
       id: randomUUID(),

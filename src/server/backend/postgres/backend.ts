@@ -130,7 +130,19 @@ export class PostgresBackend implements ServerBackend {
 
   async createRun(principal: Principal, threadId: string, input: RunInput, opts: CreateRunOptions): Promise<RunRecord> {
     const { tenant, user } = principal;
-    if (opts.createThread) await this.db.query(this.sql.insertThread, [tenant, threadId, user, '{}']);
+    const made = opts.createThread && (await this.db.query(this.sql.insertThread, [tenant, threadId, user, '{}'])).length > 0;
+    try {
+      return await this.queueRun(principal, threadId, input, opts);
+    } catch (error) {
+      // A run refused (the tenant's queue full, say) must not leave behind the empty thread made for
+      // it; one that another request has used since (a run, metadata) is theirs and stays.
+      if (made) await this.db.query(this.sql.dropUnusedThread, [tenant, threadId]);
+      throw error;
+    }
+  }
+
+  private async queueRun(principal: Principal, threadId: string, input: RunInput, opts: CreateRunOptions): Promise<RunRecord> {
+    const { tenant, user } = principal;
     const decided = input.kind === 'decisions' ? input.decisions.map((d) => d.approvalId) : [];
     // A refusal read from a thread that changed since (its run just ended) is not a reason: try once more.
     for (let attempt = 0; ; attempt++) {
