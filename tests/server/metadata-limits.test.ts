@@ -59,7 +59,6 @@ for (const backend of backends) {
         ...(await backend.options(dir)),
         authenticate: bearerTokens([{ token: TOKEN, tenant: 'acme', user: 'ana' }]),
         agent: (context) => agentOf({ ...context, model: { invokeModel, model: 'claude-test', offline: false } }),
-        limits: { maxBodyBytes: 2 * MIB },
       } as Parameters<typeof createServer>[0]);
       api = new Client('http://server.test', TOKEN, server.fetch);
       await api.json('/threads', { id: 'kept', metadata: { title: 'kept' } }, 201);
