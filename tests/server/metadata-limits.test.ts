@@ -2,7 +2,7 @@
 // (under 1 MiB), or grown past the cap by many PATCHes. Each is refused with 400 and changes nothing:
 // no thread made or changed, no run left queued, no temp file left behind, the tenant's thread list
 // still answers.
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -121,3 +121,58 @@ for (const backend of backends) {
     });
   });
 }
+
+describe('a thread record that cannot be written (one machine)', { timeout: 120_000 }, () => {
+  let dir: string;
+  let model: AnthropicTestServer;
+  let server: AgentServer;
+  let api: Client;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'indusagi-metadata-unwritable-'));
+    process.env.INDUSAGI_TEST_LEDGER = join(dir, 'ledger.txt');
+    model = await startScriptedModel({ delayMs: 0 });
+    const invokeModel = createAnthropicInvoker(model.client());
+    server = await createServer({
+      dataDir: join(dir, 'data'),
+      authenticate: bearerTokens([{ token: TOKEN, tenant: 'acme', user: 'ana' }]),
+      agent: (context) => agentOf({ ...context, model: { invokeModel, model: 'claude-test', offline: false } }),
+      limits: { maxQueuedRunsPerTenant: 1 },
+    });
+    api = new Client('http://server.test', TOKEN, server.fetch);
+  });
+
+  afterAll(async () => {
+    await server?.close(1_000);
+    await model?.close();
+    delete process.env.INDUSAGI_TEST_LEDGER;
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('a PATCH or a run start that fails to write changes nothing: no run left queued, the thread and the queue slot free', async () => {
+    await api.json('/threads', { id: 'kept' }, 201);
+    // Answered once its record is written (after the create's own write).
+    await api.request('PATCH', '/threads/kept', { body: '{"metadata":{"title":"kept"}}', headers: { 'content-type': 'application/json' } });
+    // A folder where the record goes: every later write of it fails at the rename, as a full or broken disk would.
+    const record = join(dir, 'data', 'threads', 'acme', 'kept.json');
+    await rm(record);
+    await mkdir(join(record, 'blocked'), { recursive: true });
+
+    const patched = await api.request('PATCH', '/threads/kept', {
+      body: '{"metadata":{"title":"lost"}}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(patched.status).toBe(500);
+    expect((await api.read('/threads/kept')).thread.metadata).toEqual({ title: 'kept' });
+    const started = await api.post('/threads/kept/runs', { prompt: 'hello' });
+    expect(started.status).toBe(500);
+    expect(await api.read('/threads/kept/runs')).toEqual({ runs: [] });
+    expect((await api.read('/threads/kept')).thread).toMatchObject({ status: 'idle', activeRunId: null });
+
+    // Once the disk is fixed, the tenant's one queue slot is free for the next run.
+    await rm(record, { recursive: true });
+    expect(await api.json('/threads/kept/runs/wait', { prompt: 'hello' })).toMatchObject({ status: 'settled' });
+    await server.close(1_000);
+    expect(await tempFiles(dir)).toEqual([]);
+  });
+});

@@ -78,9 +78,16 @@ export class LocalBackend implements ServerBackend {
     if (thread === undefined) throw new NotFoundError('thread', id);
     const merged = mergeMetadata(thread.metadata, metadata);
     storableMetadata(merged);
+    const before = { metadata: thread.metadata, updatedAt: thread.updatedAt };
     thread.metadata = merged;
     thread.updatedAt = new Date().toISOString();
-    await this.saveThread(thread);
+    try {
+      await this.saveThread(thread);
+    } catch (error) {
+      // The file still holds the old record (writes replace it whole or not at all): so does memory.
+      Object.assign(thread, before);
+      throw error;
+    }
     return thread;
   }
 
@@ -132,12 +139,18 @@ export class LocalBackend implements ServerBackend {
       eventsExpired: false,
       worker: null,
     };
+    const before = { activeRunId: thread.activeRunId, status: thread.status, updatedAt: thread.updatedAt };
     this.runs.set(run.id, run);
     this.events.set(run.id, []);
     thread.activeRunId = run.id;
     thread.status = 'busy';
     thread.updatedAt = now;
-    await Promise.all([this.saveRun(run), this.saveThread(thread)]);
+    try {
+      await Promise.all([this.saveRun(run), this.saveThread(thread)]);
+    } catch (error) {
+      await this.forgetUnsaved(run, thread, before, existing === undefined);
+      throw error;
+    }
     // As queued: the worker may take it the moment it is dispatched.
     const queued = this.view(run);
     this.dispatcher?.(run.id);
@@ -288,6 +301,23 @@ export class LocalBackend implements ServerBackend {
       this.events.set(runId, stored);
     }
     return stored;
+  }
+
+  /**
+   * A run whose records could not both be written is never dispatched: it is forgotten, on disk too, and
+   * its thread is as it was, so the thread and the tenant's queue slot are free again instead of a run
+   * queued forever that nothing executes. The write's own error is what the caller gets; a cleanup
+   * write that fails too leaves at worst a run record that a restart finds and executes.
+   */
+  private async forgetUnsaved(run: LocalRun, thread: ThreadRecord, before: Partial<ThreadRecord>, made: boolean): Promise<void> {
+    this.runs.delete(run.id);
+    this.events.delete(run.id);
+    Object.assign(thread, before);
+    if (made) this.tenantThreads(thread.tenant).delete(thread.id);
+    await Promise.allSettled([
+      this.files.remove(this.runPath(run.id)),
+      made ? this.files.remove(this.threadPath(thread.tenant, thread.id)) : this.saveThread(thread),
+    ]);
   }
 
   private addThread(principal: Principal, id: string, metadata: Record<string, unknown>): ThreadRecord {
