@@ -149,11 +149,14 @@ describe('a thread record that cannot be written (one machine)', { timeout: 120_
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it('a PATCH or a run start that fails to write changes nothing: no run left queued, the thread and the queue slot free', async () => {
-    await api.json('/threads', { id: 'kept' }, 201);
-    // Answered once its record is written (after the create's own write).
-    await api.request('PATCH', '/threads/kept', { body: '{"metadata":{"title":"kept"}}', headers: { 'content-type': 'application/json' } });
-    // A folder where the record goes: every later write of it fails at the rename, as a full or broken disk would.
+  it('a create, a PATCH or a run start that fails to write changes nothing: no run left queued, the thread and the queue slot free', async () => {
+    await api.json('/threads', { id: 'kept', metadata: { title: 'kept' } }, 201);
+    // A folder where a record goes: every write of it fails at the rename, as a full or broken disk would.
+    const blocked = join(dir, 'data', 'threads', 'acme', 'never.json');
+    await mkdir(join(blocked, 'blocked'), { recursive: true });
+    const created = await api.request('POST', '/threads', { body: '{"id":"never"}', headers: { 'content-type': 'application/json' } });
+    expect(created.status).toBe(500);
+    expect((await api.get('/threads/never')).status).toBe(404);
     const record = join(dir, 'data', 'threads', 'acme', 'kept.json');
     await rm(record);
     await mkdir(join(record, 'blocked'), { recursive: true });
@@ -171,6 +174,7 @@ describe('a thread record that cannot be written (one machine)', { timeout: 120_
 
     // Once the disk is fixed, the tenant's one queue slot is free for the next run.
     await rm(record, { recursive: true });
+    await rm(blocked, { recursive: true });
     expect(await api.json('/threads/kept/runs/wait', { prompt: 'hello' })).toMatchObject({ status: 'settled' });
     await server.close(1_000);
     expect(await tempFiles(dir)).toEqual([]);

@@ -60,7 +60,18 @@ export class LocalBackend implements ServerBackend {
   async createThread(principal: Principal, id: string, metadata: Record<string, unknown>): Promise<ThreadRecord> {
     if (this.tenantThreads(principal.tenant).has(id)) throw new ThreadExistsError(id);
     storableMetadata(metadata);
-    return this.addThread(principal, id, metadata);
+    const thread = newThread(principal, id, metadata);
+    // Kept at once, so a second create of the id is refused while this one writes.
+    this.tenantThreads(principal.tenant).set(id, thread);
+    try {
+      await this.saveThread(thread);
+    } catch (error) {
+      // Not written: not made. Unless a run has taken it meanwhile (its own write then made the file).
+      if (thread.activeRunId === null && this.tenantThreads(principal.tenant).get(id) === thread)
+        this.tenantThreads(principal.tenant).delete(id);
+      throw error;
+    }
+    return thread;
   }
 
   async getThread(tenant: string, id: string): Promise<ThreadRecord | undefined> {
@@ -318,13 +329,6 @@ export class LocalBackend implements ServerBackend {
       this.files.remove(this.runPath(run.id)),
       made ? this.files.remove(this.threadPath(thread.tenant, thread.id)) : this.saveThread(thread),
     ]);
-  }
-
-  private addThread(principal: Principal, id: string, metadata: Record<string, unknown>): ThreadRecord {
-    const thread = newThread(principal, id, metadata);
-    this.tenantThreads(principal.tenant).set(id, thread);
-    void this.saveThread(thread);
-    return thread;
   }
 
   private tenantThreads(tenant: string): Map<string, ThreadRecord> {
