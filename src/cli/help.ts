@@ -87,7 +87,8 @@ options:
   --tokens FILE     serve: a JSON array of { "token", "tenant", "user", "readOnly"? }; else
                     INDUSAGI_SERVER_TOKEN; on one machine without either, a random token is printed
   --agent FILE      a module whose default export builds each run's agent (default: the chat's
-                    tools, with files in --workspace DIR/<tenant>, default ./.indusagi/workspace)
+                    file, clock and memory tools, no bash; files only in --workspace DIR/<tenant>,
+                    default ./.indusagi/workspace, kept apart from --data and --tokens)
   --model M         as for chat: provider:model with its key in the environment; the offline demo
                     model without one
   --concurrency N   runs executed at once (default 4)

@@ -27,6 +27,8 @@ export function serverSql(s: string, schema: string, jobs: string) {
       ON CONFLICT (tenant, id) DO NOTHING RETURNING *`,
     listThreads: `SELECT * FROM ${s}.server_threads WHERE tenant = $1 AND ($2::timestamptz IS NULL OR created_at < $2)
       ORDER BY created_at DESC, id LIMIT $3`,
+    dropUnusedThread: `DELETE FROM ${s}.server_threads WHERE tenant = $1 AND id = $2 AND active_run IS NULL AND metadata = '{}'
+      AND mark_length = 0 AND NOT EXISTS (SELECT 1 FROM ${s}.server_runs r WHERE r.tenant = $1 AND r.thread = $2)`,
     updateThreadMetadata: `UPDATE ${s}.server_threads SET metadata = $3, updated_at = now() WHERE tenant = $1 AND id = $2 RETURNING *`,
     lockThread: `SELECT * FROM ${s}.server_threads WHERE tenant = $1 AND id = $2 FOR UPDATE`,
     deleteThread: [
