@@ -7,6 +7,7 @@ import { IndusagiError, errorMessage } from '../errors/index.js';
 import { RunFault } from '../runtime/loop/errors.js';
 import { loadSession, SessionWriter, type SessionStoreLike } from '../runtime/store/index.js';
 import { sessionCost, zeroUsage, addUsage } from '../runtime/usage/index.js';
+import { inCase } from './case-context.js';
 import { loadCases } from './data.js';
 import { EvalOptionsError, ReplayMissError } from './errors.js';
 import { summarize } from './summary.js';
@@ -67,7 +68,9 @@ export async function evaluate<E = unknown>(options: EvaluateOptions<E>): Promis
           error: { kind: 'budget_exceeded', message: "the evaluation's limits were spent before this case" },
         };
       } else {
-        results[index] = await runCase(options, agent, scorers, c, base, budget);
+        results[index] = await inCase({ caseId: base.id, sessionId: base.sessionId }, () =>
+          runCase(options, agent, scorers, c, base, budget),
+        );
         // The run stopped at what was left of the evaluation's budget: nothing more is started.
         if (options.limits !== undefined && results[index].error?.kind === 'budget_exceeded') limited = true;
         spent.tokens += tokensOf(results[index].usage);

@@ -8,6 +8,10 @@ export type { ToolExpectation, TrajectoryMode, TrajectoryOptions } from './traje
 export { modelJudge } from './judge.js';
 export type { ModelJudgeOptions } from './judge.js';
 export { percentile } from './summary.js';
+export { recordModel, replayModel, requestKey, loadRecordings } from './record-replay.js';
+export type { RecordedReply, ReplayOptions } from './record-replay.js';
+export { currentCase } from './case-context.js';
+export type { CaseContext } from './case-context.js';
 export { EvalOptionsError, EvalDataError, ReplayMissError, RecordingFileError, JudgeReplyError } from './errors.js';
 export type {
   CaseInput,
