@@ -11,6 +11,8 @@ export { percentile } from './summary.js';
 export { recordModel, replayModel, requestKey, loadRecordings } from './record-replay.js';
 export type { RecordedReply, ReplayOptions } from './record-replay.js';
 export { currentCase } from './case-context.js';
+export { compare, signTest } from './compare.js';
+export type { Comparison, CompareOptions, CaseComparison, Delta, ScorerComparison } from './compare.js';
 export type { CaseContext } from './case-context.js';
 export { EvalOptionsError, EvalDataError, ReplayMissError, RecordingFileError, JudgeReplyError } from './errors.js';
 export type {
