@@ -12,6 +12,9 @@ export { recordModel, replayModel, requestKey, loadRecordings } from './record-r
 export type { RecordedReply, ReplayOptions } from './record-replay.js';
 export { currentCase } from './case-context.js';
 export { compare, signTest } from './compare.js';
+export { htmlReport, textSummary } from './report.js';
+export { defineEval } from './define.js';
+export type { EvalContext, EvalDefinition } from './define.js';
 export type { Comparison, CompareOptions, CaseComparison, Delta, ScorerComparison } from './compare.js';
 export type { CaseContext } from './case-context.js';
 export { EvalOptionsError, EvalDataError, ReplayMissError, RecordingFileError, JudgeReplyError } from './errors.js';

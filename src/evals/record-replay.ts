@@ -10,7 +10,8 @@ import { currentCase } from './case-context.js';
 import { RecordingFileError, ReplayMissError } from './errors.js';
 
 /** One line of a recordings file. */
-export type RecordedReply = { key: string; case?: string; reply: ModelReply };
+/** One line of a recordings file; `model` is the id the request named (what a replay must ask for again). */
+export type RecordedReply = { key: string; case?: string; model: string; reply: ModelReply };
 
 /**
  * The key of a request: a sha256 of what reaches the model (messages, system texts, tools, controls,
@@ -33,7 +34,7 @@ export function recordModel(invoker: ModelInvoker, file: string): ModelInvoker &
   const recording = async (request: ModelRequest): Promise<ModelReply> => {
     const key = requestKey(request);
     const reply = await invoker(request);
-    const line: RecordedReply = { key, case: currentCase()?.caseId, reply };
+    const line: RecordedReply = { key, case: currentCase()?.caseId, model: request.model, reply };
     // One line per append, one append at a time: concurrent cases never interleave their lines.
     const write = writes.then(() => appendFile(file, `${JSON.stringify(line)}\n`));
     writes = write.catch(() => undefined);
