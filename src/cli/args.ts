@@ -27,6 +27,21 @@ export type ChatCommand = {
   locations: Locations;
 };
 
+/** `indusagi eval FILE` (see cli/eval). */
+export type EvalCommand = {
+  name: 'eval';
+  /** The module, resolved. */
+  file: string;
+  model?: ModelFlag;
+  record?: string;
+  replay?: string;
+  concurrency?: number;
+  json: boolean;
+  html?: string;
+  baseline?: string;
+  store: string;
+};
+
 export type Command =
   | { name: 'help'; topic: string[] }
   | { name: 'version' }
@@ -40,7 +55,8 @@ export type Command =
   | { name: 'db'; action: 'migrate'; database: string | undefined; schema: string | undefined }
   | { name: 'mcp'; action: 'serve'; port?: number; host?: string; memory: string }
   | ServeCommand
-  | WorkerCommand;
+  | WorkerCommand
+  | EvalCommand;
 
 /** `--resource` and `--session` of the memory commands: the owner whose records they touch. */
 export type MemoryOwner = { resource?: string; session?: string };
@@ -92,6 +108,7 @@ export function parseCommand(argv: string[], cwd: string, env: NodeJS.ProcessEnv
   if (first === 'db') return parseDb(rest);
   if (first === 'mcp') return parseMcp(rest, cwd);
   if (first === 'serve' || first === 'worker') return parseServe(first, rest, cwd, env);
+  if (first === 'eval') return parseEval(rest, cwd);
   throw new CliUsageError(`unknown command "${first}"; try "indusagi help"`);
 }
 
@@ -206,6 +223,44 @@ function parseMcp(argv: string[], cwd: string): Command {
     command.host = host;
   }
   return command;
+}
+
+const EVAL_OPTIONS = {
+  store: { type: 'string' },
+  model: { type: 'string' },
+  record: { type: 'string' },
+  replay: { type: 'string' },
+  concurrency: { type: 'string' },
+  json: { type: 'boolean' },
+  html: { type: 'string' },
+  baseline: { type: 'string' },
+} as const;
+
+function parseEval(argv: string[], cwd: string): EvalCommand {
+  const { values, positionals } = parse(argv, EVAL_OPTIONS, 1, 'eval', 'the evaluation module FILE');
+  const record = nonEmpty(values.record, '--record');
+  const replay = nonEmpty(values.replay, '--replay');
+  if (record !== undefined && replay !== undefined)
+    throw new CliUsageError('eval: --record and --replay cannot go together (a replay makes no model calls to record)');
+  let concurrency: number | undefined;
+  if (values.concurrency !== undefined) {
+    concurrency = Number(values.concurrency);
+    if (!/^\d+$/.test(values.concurrency) || concurrency < 1)
+      throw new CliUsageError(`--concurrency must be a whole number >= 1, not "${values.concurrency}"`);
+  }
+  const path = (value: string | undefined, flag: string) => (nonEmpty(value, flag) === undefined ? undefined : resolve(cwd, value!));
+  return {
+    name: 'eval',
+    file: resolve(cwd, positionals[0]),
+    model: values.model === undefined ? undefined : parseModelFlag(nonEmpty(values.model, '--model')!),
+    record: path(record, '--record'),
+    replay: path(replay, '--replay'),
+    concurrency,
+    json: values.json === true,
+    html: path(values.html, '--html'),
+    baseline: path(values.baseline, '--baseline'),
+    store: storeLocation(values.store, cwd),
+  };
 }
 
 /** A PostgreSQL URL stays as given; anything else is the sessions folder, relative to `cwd`. */

@@ -21,6 +21,7 @@ usage:
   indusagi mcp serve [--port N [--host H]] [--memory FILE|URL]
   indusagi serve [--port N] [--host H] [--data DIR | --database URL [--worker]] [--tokens FILE] [--agent FILE] [--model M]
   indusagi worker --database URL [--agent FILE] [--model M] [--concurrency N]
+  indusagi eval FILE [--model M] [--record F | --replay F] [--concurrency N] [--json] [--html F] [--baseline F] [--store DIR|URL]
   indusagi help [COMMAND] | COMMAND --help | --version
 
 Sessions live in --store (default ./${DEFAULT_STORE}), remembered facts in --memory
@@ -97,6 +98,27 @@ options:
 SIGINT or SIGTERM stops taking runs, waits up to 30 s for those under way, and exits 0.
 `;
 
+const EVAL = `usage: indusagi eval FILE [options]     run an evaluation module (docs/evals.md)
+
+FILE default-exports defineEval(({ model, modelId, store }) => ({ agent, data, scorers })) of
+indusagi/evals; each case runs in its own session of --store.
+
+options:
+  --model M         as for chat: provider:model with its key in the environment; the offline demo
+                    model without one
+  --record F        keep every model reply in F (JSONL), keyed by its request
+  --replay F        answer every model request from F: no network, no cost; a request F does not
+                    hold fails that case (replay_miss) instead of calling a model
+  --concurrency N   cases run at once (default: the module's, else 4)
+  --json            print the results as JSON instead of the summary
+  --html F          write a self-contained HTML report to F
+  --baseline F      compare with an earlier run's --json output: wins, losses, ties, p-values
+  --store DIR|URL   where the cases' sessions go (default ./${DEFAULT_STORE})
+
+Exit 0 when every case ran and was scored, 1 when a case faulted or missed its recording, 2 for
+a command line or module refused before any case ran.
+`;
+
 const SESSIONS: Record<string, string> = {
   ls: 'indusagi sessions ls [--store DIR|URL]\n  every stored session, most recently changed first: id, time, nodes, live leaf, first prompt',
   show: "indusagi sessions show ID [--store DIR|URL]\n  the live branch as a transcript, then the session's billed tokens and estimated cost",
@@ -115,6 +137,7 @@ export function helpFor(topic: string[]): string {
   if (command === undefined) return USAGE;
   if (command === 'chat') return CHAT;
   if (command === 'serve' || command === 'worker') return SERVE;
+  if (command === 'eval') return EVAL;
   if (command === 'sessions') {
     if (action !== undefined && SESSIONS[action] !== undefined) return `usage: ${SESSIONS[action]}\n`;
     return `usage:\n${Object.values(SESSIONS)

@@ -54,6 +54,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
         return await (await import('./serve/index.js')).runServe(command, io);
       case 'worker':
         return await (await import('./serve/index.js')).runWorker(command, io);
+      case 'eval':
+        return await (await import('./eval/index.js')).runEval(command, io);
       case 'chat': {
         // Decided before the chat (the SDK, the demo server) is even loaded.
         const store = openSessionStore(command.locations.store);
