@@ -54,9 +54,13 @@ export type Command =
   | { name: 'memory'; action: 'edit'; id: string; text: string; owner: MemoryOwner; memory: string }
   | { name: 'db'; action: 'migrate'; database: string | undefined; schema: string | undefined }
   | { name: 'mcp'; action: 'serve'; port?: number; host?: string; memory: string }
+  | TrustCommand
   | ServeCommand
   | WorkerCommand
   | EvalCommand;
+
+/** `indusagi trust [DIR] [--revoke | --list]`: record that the user trusts (or no longer trusts) a workspace. */
+export type TrustCommand = { name: 'trust'; action: 'grant' | 'revoke' | 'list'; dir: string };
 
 /** `--resource` and `--session` of the memory commands: the owner whose records they touch. */
 export type MemoryOwner = { resource?: string; session?: string };
@@ -107,6 +111,7 @@ export function parseCommand(argv: string[], cwd: string, env: NodeJS.ProcessEnv
   if (first === 'memory') return parseMemory(rest, cwd);
   if (first === 'db') return parseDb(rest);
   if (first === 'mcp') return parseMcp(rest, cwd);
+  if (first === 'trust') return parseTrust(rest, cwd);
   if (first === 'serve' || first === 'worker') return parseServe(first, rest, cwd, env);
   if (first === 'eval') return parseEval(rest, cwd);
   throw new CliUsageError(`unknown command "${first}"; try "indusagi help"`);
@@ -203,6 +208,27 @@ function parseDb(argv: string[]): Command {
   if (action !== 'migrate') throw new CliUsageError(`unknown db action "${action}"; use migrate`);
   const { values } = parse(rest, { database: { type: 'string' }, schema: { type: 'string' } }, 0, 'db migrate');
   return { name: 'db', action, database: nonEmpty(values.database, '--database'), schema: nonEmpty(values.schema, '--schema') };
+}
+
+function parseTrust(argv: string[], cwd: string): TrustCommand {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: { revoke: { type: 'boolean' }, list: { type: 'boolean' } },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    throw new CliUsageError(`trust: ${String((error as Error).message).split('. ')[0]}`);
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length > 1) throw new CliUsageError(`trust: unexpected argument "${positionals[1]}"`);
+  if (values.revoke === true && values.list === true) throw new CliUsageError('trust: --revoke and --list do different things; give one');
+  if (values.list === true && positionals.length > 0) throw new CliUsageError('trust --list lists every folder; it takes no DIR');
+  const dir = positionals[0] ?? '.';
+  if (dir.trim() === '') throw new CliUsageError('trust: DIR must not be empty');
+  return { name: 'trust', action: values.list === true ? 'list' : values.revoke === true ? 'revoke' : 'grant', dir: resolve(cwd, dir) };
 }
 
 function parseMcp(argv: string[], cwd: string): Command {

@@ -19,6 +19,7 @@ usage:
   indusagi memory edit ID TEXT [--memory FILE|URL] [--resource R] [--session S]
   indusagi db migrate [--database URL] [--schema NAME]
   indusagi mcp serve [--port N [--host H]] [--memory FILE|URL]
+  indusagi trust [DIR] [--revoke] | indusagi trust --list
   indusagi serve [--port N] [--host H] [--data DIR | --database URL [--worker]] [--tokens FILE] [--agent FILE] [--model M]
   indusagi worker --database URL [--agent FILE] [--model M] [--concurrency N]
   indusagi eval FILE [--model M] [--record F | --replay F] [--concurrency N] [--json] [--html F] [--baseline F] [--store DIR|URL]
@@ -63,7 +64,8 @@ context used of the window, the session's tokens and estimated cost), redrawn in
 runs stream above. Enter sends, Alt-Enter or Ctrl-J starts a new line, a paste is one prompt
 whatever lines it holds, Up/Down recall earlier prompts of this folder, @ completes a path,
 Ctrl-O shows tool results whole. A call that needs approval asks: y yes, n no, a always for
-that tool in this session (rules in .indusagi/settings.json approve some without asking).
+that tool in this session (rules in your ~/.config/indusagi/settings.json, and in a folder
+you trusted its .indusagi/settings.json, approve some without asking; see "indusagi help trust").
 /resume, /tree and /model open pickers for the arrow keys. Markdown is rendered, code
 highlighted and wrapped to the terminal width; piped output, or NO_COLOR set, stays plain.
 
@@ -119,6 +121,19 @@ Exit 0 when every case ran and was scored, 1 when a case faulted or missed its r
 a command line or module refused before any case ran.
 `;
 
+const TRUST = `usage: indusagi trust [DIR]            trust the folder DIR (default: this one)
+       indusagi trust --revoke [DIR]   take that back
+       indusagi trust --list           every folder trusted or refused
+
+A folder's own files cannot approve anything until you trust it: a cloned repository can ship any
+file. Its .indusagi/settings.json (approval rules) and .indusagi/mcp-consent.json (kept answers
+about its .mcp.json) apply only once you trusted it, here or at the question an interactive chat
+asks. Decisions are kept by the folder's real path in $XDG_CONFIG_HOME/indusagi/trust.json (else
+~/.config/indusagi/trust.json), next to your own rules (settings.json, every folder) and your
+answers about .mcp.json files (mcp-consent.json). -p in a folder not trusted leaves its files
+unused and says so on stderr.
+`;
+
 const SESSIONS: Record<string, string> = {
   ls: 'indusagi sessions ls [--store DIR|URL]\n  every stored session, most recently changed first: id, time, nodes, live leaf, first prompt',
   show: "indusagi sessions show ID [--store DIR|URL]\n  the live branch as a transcript, then the session's billed tokens and estimated cost",
@@ -138,6 +153,7 @@ export function helpFor(topic: string[]): string {
   if (command === 'chat') return CHAT;
   if (command === 'serve' || command === 'worker') return SERVE;
   if (command === 'eval') return EVAL;
+  if (command === 'trust') return TRUST;
   if (command === 'sessions') {
     if (action !== undefined && SESSIONS[action] !== undefined) return `usage: ${SESSIONS[action]}\n`;
     return `usage:\n${Object.values(SESSIONS)

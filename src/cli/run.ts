@@ -7,6 +7,7 @@ import { chooseSession } from './session-choice.js';
 import { runSessions } from './sessions/index.js';
 import { runMemory } from './memory/index.js';
 import { runDb } from './db/index.js';
+import { runTrust } from './trust-command.js';
 import { openSessionStore } from './session-store.js';
 import { paintFor } from './style.js';
 import { terminalText } from './safe-text.js';
@@ -49,6 +50,9 @@ export async function run(argv: string[], io: Io): Promise<number> {
         return EXIT.ok;
       case 'mcp':
         await (await import('./mcp/serve.js')).serveBuiltInTools(command, io);
+        return EXIT.ok;
+      case 'trust':
+        await runTrust(command, io.env, (text) => io.stdout.write(text));
         return EXIT.ok;
       case 'serve':
         return await (await import('./serve/index.js')).runServe(command, io);

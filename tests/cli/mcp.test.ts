@@ -1,7 +1,9 @@
 // The command with MCP: `chat --mcp FILE` (the mcpServers format), the workspace's .mcp.json asked
 // about once, `/mcp`, and `indusagi mcp serve` used by an MCP client. Real processes throughout: the
 // command through tsx, servers spawned by it, Claude as a loopback server through the real SDK.
-import { readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { connectMcp } from '../../src/mcp/index.js';
@@ -86,18 +88,21 @@ describe('indusagi chat --mcp FILE', () => {
 describe("the workspace's .mcp.json", () => {
   it('is asked about once, on a terminal, before any server starts; the answer is kept for that version of the file', async () => {
     const { dir, cleanup } = await makeWorkspace();
+    const config = await mkdtemp(join(tmpdir(), 'indusagi-config-'));
+    const userConfig = join(config, 'indusagi');
+    const user = { XDG_CONFIG_HOME: config };
     try {
       await writeFile(join(dir, '.mcp.json'), JSON.stringify(servers({ project: { TOOL_COUNT: '2', LIST_ONLY: '1' } })));
       // Piped, nobody can answer: the servers are left out, and the chat says how to allow them.
-      const piped = await runCli(['chat'], dir, ['/mcp']);
+      const piped = await runCli(['chat'], dir, ['/mcp'], user);
       expect(piped.stdout).toContain(
         'the MCP servers of .mcp.json are not started: allow them once in an interactive chat, or pass --mcp .mcp.json',
       );
       expect(piped.stdout).toContain('no MCP servers');
 
-      const first = new PtyCli(['chat'], dir);
+      const first = new PtyCli(['chat'], dir, user);
       await first.waitFor(/Start them\? \[y\/N\] /);
-      expect(screenLines(first.output).join('\n')).toContain(`project: ${process.execPath}`);
+      expect(screenLines(first.output).join('\n')).toContain(`project: runs ${process.execPath}`);
       first.type('y\r');
       await first.waitFor(/you › /);
       const at = first.output.length;
@@ -107,11 +112,15 @@ describe("the workspace's .mcp.json", () => {
       expect(await first.finished).toBe(0);
 
       // Asked once: the second chat starts the servers without a question.
-      const second = await runCli(['chat'], dir, ['/mcp']);
+      const second = await runCli(['chat'], dir, ['/mcp'], user);
       expect(second.stdout).toContain('project  connected over stdio, 2 tools');
       expect(second.stdout).not.toContain('Start them?');
-      expect(Object.values(JSON.parse(await readFile(join(dir, '.indusagi/mcp-consent.json'), 'utf8')) as object)).toEqual([true]);
+      // Kept in the user's config folder, never in the folder a clone fills.
+      expect(existsSync(join(dir, '.indusagi/mcp-consent.json'))).toBe(false);
+      const kept = JSON.parse(await readFile(join(userConfig, 'mcp-consent.json'), 'utf8')) as Record<string, object>;
+      expect(Object.values(kept[await realpath(dir)])).toEqual([true]);
     } finally {
+      await rm(config, { recursive: true, force: true });
       await cleanup();
     }
   });

@@ -88,7 +88,7 @@ export async function runChat(command: ChatCommand, session: ChosenSession, io: 
     for (const note of setup.memoryNotes) view.line(paint('yellow', note));
     if (history !== null && history.skipped > 0)
       view.line(paint('yellow', `prompt history: ${history.skipped} unreadable line(s) skipped (a write cut short)`));
-    if (setup.rules.size > 0) view.line(paint('dim', `${setup.rules.size} approval rule(s) from .indusagi/settings.json`));
+    if (setup.rules.size > 0) view.line(paint('dim', `${setup.rules.size} approval rule(s) in force (settings.json)`));
     // The Markdown parser loads while the first prompt is being typed, not before it is shown. A failure
     // is not lost: the view loads it again before it shows text, and says so when that fails too.
     if (ui !== null && colour) void loadMarkdown().catch(() => undefined);
