@@ -57,6 +57,22 @@ describe('indusagi chat --mcp FILE', () => {
     expect(run.stdout).toMatch(/loaded: tools\.invoices_1/);
   });
 
+  it('exits with the error when a server’s tool would reach the model under a built-in’s name, in -p and a chat', async () => {
+    const file = join(workspace.dir, 'colliding.json');
+    await writeFile(file, JSON.stringify(servers({ files: { TOOL_NAMES: 'write', LIST_ONLY: '1' } })));
+    const message =
+      'indusagi: MCP tool "files.write" becomes "files_write" for the model, the name of the tool "files.write" it already has;';
+    for (const args of [
+      ['-p', 'hello', '--mcp', 'colliding.json'],
+      ['chat', '--mcp', 'colliding.json'],
+    ]) {
+      const run = await runCli(args, workspace.dir, ['hello'], claude());
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.stderr).toContain(message);
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('reports a server that does not start and goes on without it', async () => {
     const file = join(workspace.dir, 'broken.json');
     await writeFile(file, JSON.stringify({ mcpServers: { broken: { command: 'indusagi-no-such-command' } } }));
