@@ -53,7 +53,17 @@ export type Command =
   | { name: 'memory'; action: 'rm'; id: string; owner: MemoryOwner; memory: string }
   | { name: 'memory'; action: 'edit'; id: string; text: string; owner: MemoryOwner; memory: string }
   | { name: 'db'; action: 'migrate'; database: string | undefined; schema: string | undefined }
-  | { name: 'mcp'; action: 'serve'; port?: number; host?: string; memory: string }
+  | {
+      name: 'mcp';
+      action: 'serve';
+      port?: number;
+      host?: string;
+      memory: string;
+      /** `--allow-bash`: serve the shell tool too (it runs any command the client's user allows). */
+      allowBash: boolean;
+      /** `--token-file FILE`: the HTTP transport's bearer token is read from it, instead of made up at start. */
+      tokenFile?: string;
+    }
   | TrustCommand
   | ServeCommand
   | WorkerCommand
@@ -235,8 +245,24 @@ function parseMcp(argv: string[], cwd: string): Command {
   const [action, ...rest] = argv;
   if (action === undefined) throw new CliUsageError('mcp needs an action: serve');
   if (action !== 'serve') throw new CliUsageError(`unknown mcp action "${action}"; use serve`);
-  const { values } = parse(rest, { port: { type: 'string' }, host: { type: 'string' }, memory: { type: 'string' } }, 0, 'mcp serve');
-  const command: Command = { name: 'mcp', action, memory: memoryLocation(values.memory, cwd) };
+  const { values } = parse(
+    rest,
+    {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      memory: { type: 'string' },
+      'allow-bash': { type: 'boolean' },
+      'token-file': { type: 'string' },
+    },
+    0,
+    'mcp serve',
+  );
+  const command: Command & { name: 'mcp' } = {
+    name: 'mcp',
+    action,
+    memory: memoryLocation(values.memory, cwd),
+    allowBash: values['allow-bash'] === true,
+  };
   if (values.port !== undefined) {
     const port = Number(values.port);
     if (!/^\d+$/.test(values.port) || port > 65535)
@@ -247,6 +273,12 @@ function parseMcp(argv: string[], cwd: string): Command {
   if (host !== undefined) {
     if (command.port === undefined) throw new CliUsageError('--host goes with --port (without it the server speaks over stdio)');
     command.host = host;
+  }
+  const tokenFile = nonEmpty(values['token-file'], '--token-file');
+  if (tokenFile !== undefined) {
+    if (command.port === undefined)
+      throw new CliUsageError('--token-file goes with --port (over stdio the client that spawned the server is the only one)');
+    command.tokenFile = resolve(cwd, tokenFile);
   }
   return command;
 }

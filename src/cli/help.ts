@@ -18,7 +18,7 @@ usage:
   indusagi memory rm ID [--memory FILE|URL] [--resource R] [--session S]
   indusagi memory edit ID TEXT [--memory FILE|URL] [--resource R] [--session S]
   indusagi db migrate [--database URL] [--schema NAME]
-  indusagi mcp serve [--port N [--host H]] [--memory FILE|URL]
+  indusagi mcp serve [--port N [--host H] [--token-file F]] [--allow-bash] [--memory FILE|URL]
   indusagi trust [DIR] [--revoke] | indusagi trust --list
   indusagi serve [--port N] [--host H] [--data DIR | --database URL [--worker]] [--tokens FILE] [--agent FILE] [--model M]
   indusagi worker --database URL [--agent FILE] [--model M] [--concurrency N]

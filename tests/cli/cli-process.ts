@@ -43,10 +43,10 @@ export class CliProcess {
     return this.finished;
   }
 
-  /** Resolves once stdout matches `pattern` (checked as output arrives; rejects if the process ends first). */
-  waitFor(pattern: RegExp): Promise<RegExpMatchArray> {
+  /** Resolves once stdout (or `stream`) matches `pattern` (checked as output arrives; rejects if the process ends first). */
+  waitFor(pattern: RegExp, stream: 'stdout' | 'stderr' = 'stdout'): Promise<RegExpMatchArray> {
     return this.watch.waitFor(
-      () => this.stdout,
+      () => this[stream],
       pattern,
       this.finished,
       () => `process ended without printing ${pattern}:\n${this.stdout}\n${this.stderr}`,

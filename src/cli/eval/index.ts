@@ -37,7 +37,12 @@ export async function runEval(command: EvalCommand, io: Io): Promise<number> {
     let card: EvalContext['card'];
     let offline = true;
     if (command.replay !== undefined) {
-      modelId = command.model?.model ?? (await recordedModel(command.replay));
+      modelId =
+        command.model === undefined
+          ? await recordedModel(command.replay)
+          : command.model.provider === 'demo'
+            ? DEMO_MODEL_CARD.id
+            : command.model.model;
       card = modelId === DEMO_MODEL_CARD.id ? DEMO_MODEL_CARD : undefined;
       model = replayModel(command.replay, card === undefined ? { modelId } : { modelId, card: DEMO_MODEL_CARD });
     } else {

@@ -2,7 +2,15 @@ import type { Agent } from '../../runtime/agent/index.js';
 import type { RunSnapshot } from '../../runtime/contract/events.js';
 import type { ToolDefinition } from '../../runtime/contract/tool.js';
 import { createContextManager, type ContextManager } from '../../context/index.js';
-import { connectMcpServers, mcpToolSource, type McpServers, type McpServerConfig, type McpToolSource } from '../../mcp/index.js';
+import {
+  connectMcpServers,
+  mcpToolSource,
+  McpToolCollisionError,
+  type McpServers,
+  type McpServerConfig,
+  type McpToolSource,
+} from '../../mcp/index.js';
+import { sanitizeToolName } from '../../runtime/tools/index.js';
 import { DEFAULT_TRIGGER_RATIO } from '../../runtime/compaction/index.js';
 import { terminalText } from '../safe-text.js';
 import type { TrustStore } from '../trust.js';
@@ -73,6 +81,16 @@ export async function openChatMcp(
   if (Object.keys(servers).length === 0) return { mcp: null, notes };
 
   const connected = await connectMcpServers(servers, { onServerError: 'report' });
+  // A server tool the model would see under a built-in's name makes the agent's tool list unusable:
+  // stop here, servers closed, rather than leave the chat or -p with no agent and live child processes.
+  const builtInNames = new Map(builtIn.map((tool) => [sanitizeToolName(tool.name), tool.name]));
+  for (const tool of connected.tools()) {
+    const builtInName = builtInNames.get(sanitizeToolName(tool.name));
+    if (builtInName !== undefined) {
+      await connected.close();
+      throw new McpToolCollisionError(builtInName, tool.name, sanitizeToolName(tool.name), { firstIsOwn: true });
+    }
+  }
   for (const status of connected.status()) {
     if (status.state === 'failed') notes.push(`MCP server "${status.name}" did not start: ${status.error}`);
     for (const refused of status.refused) notes.push(`MCP server "${status.name}": tool "${refused.name}" left out, ${refused.reason}`);
