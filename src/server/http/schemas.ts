@@ -261,8 +261,9 @@ export const responseSchemas = {
     type: 'object',
     required: ['ok'],
     properties: {
-      ok: { const: true },
+      ok: { type: 'boolean' },
       mode: { enum: ['local', 'postgres'] },
+      database: { enum: ['reachable', 'unreachable'] },
       worker: { type: 'boolean' },
       runsExecuting: { type: 'integer' },
       runsFollowed: { type: 'integer' },

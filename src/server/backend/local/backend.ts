@@ -255,6 +255,11 @@ export class LocalBackend implements ServerBackend {
     }
   }
 
+  /** Files on this machine: there is no connection to lose. */
+  async reachable(): Promise<boolean> {
+    return true;
+  }
+
   async close(): Promise<void> {
     await this.files.settled();
   }

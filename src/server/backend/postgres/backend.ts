@@ -280,6 +280,24 @@ export class PostgresBackend implements ServerBackend {
     return this.db.query<T>(sql, values);
   }
 
+  /**
+   * One round trip within `timeoutMs`: a database that refuses connections fails at once, one that
+   * does not answer (a network partition) would hang a health probe past the prober's own timeout.
+   */
+  async reachable(timeoutMs = 2_000): Promise<boolean> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+    const answered = this.pool.query('SELECT 1').then(
+      () => true,
+      () => false,
+    );
+    try {
+      return await Promise.race([answered, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   async close(): Promise<void> {
     await this.listener?.close();
     await this.db.close();
