@@ -65,13 +65,15 @@ export function newNode(
 }
 
 /**
- * The turn's canonical JSON and the copy parsed from it: serialized once for both the copy and the id
- * (a copy with its keys sorted, which JSON does not care about).
+ * The turn's JSON copy, in the caller's key order (a resumed run must send a tool's arguments byte for
+ * byte as the live run did: prompt caches and the terminal's display depend on it), and the canonical
+ * text its id is hashed from, written from the copy (plain JSON by then, so the cheap path of
+ * `canonicalJson`).
  */
 function jsonCopy(turn: Turn): { text: string; copy: unknown } {
   try {
-    const text = canonicalJson(turn) ?? 'null';
-    return { text, copy: JSON.parse(text) };
+    const copy: unknown = JSON.parse(JSON.stringify(turn) ?? 'null');
+    return { text: canonicalJson(copy) ?? 'null', copy };
   } catch (error) {
     throw new InvalidTurnError('the turn is not representable as JSON', { cause: error });
   }

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import stableStringify from 'fast-json-stable-stringify';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, hashNode } from '../../../src/runtime/store/hash.js';
+import { nodeIdentity } from '../../../src/runtime/store/new-node.js';
 import type { Turn } from '../../../src/runtime/contract/index.js';
 
 // A small deterministic generator, so a failure names a seed that reproduces it.
@@ -91,5 +92,18 @@ describe('hashNode', () => {
     }
     // Fields JSON has no text for are left out, as the library left them out.
     expect(hashNode({ parent: undefined, turn, at: 1 } as never)).toBe(old({ turn, at: 1 }));
+  });
+});
+
+describe('nodeIdentity', () => {
+  it('keeps the turn in the caller’s key order, so a resumed run sends a tool’s arguments as the live run did, and hashes it as hashNode does', () => {
+    const turn: Turn = {
+      role: 'assistant',
+      blocks: [{ kind: 'tool_call', id: 'c1', name: 'files_write', input: { path: 'notes/plan.txt', content: 'first draft' } }],
+    };
+    const { id, turn: copy } = nodeIdentity('p', turn, 7);
+    expect(JSON.stringify(copy)).toBe(JSON.stringify(turn));
+    expect(copy).not.toBe(turn);
+    expect(id).toBe(hashNode({ parent: 'p', turn, at: 7 }));
   });
 });
