@@ -154,8 +154,11 @@ export type EvaluateOptions<Expected = any> = {
   output?: SchemaLike;
   onProgress?: (progress: EvalProgress) => void;
   /**
-   * A file that records each finished case as a line: run again with the same journal, an evaluation
-   * that was killed picks up where it stopped, and no finished case runs (or is billed) again.
+   * A file that records each finished case as a line, on disk (fsync) before the case counts as done.
+   * Run again with the same journal, an evaluation that was killed picks up where it stopped: it keeps
+   * the journal's run id (so its sessions' ids), takes the finished cases as they were, and goes on with
+   * a case cut off mid-run from its stored session, so no stored model reply is asked for again. Needs
+   * `store`. A case cancelled by `signal` is not journaled: the next run picks it up.
    */
   journal?: string;
 };
