@@ -91,9 +91,12 @@ export async function evaluate<E = unknown>(options: EvaluateOptions<E>): Promis
           error: { kind: 'budget_exceeded', message: "the evaluation's limits were spent before this case" },
         };
       } else {
-        const result = await inCase({ caseId: base.id, sessionId: base.sessionId }, () =>
-          runCase(options, agent, scorers, c, base, budget, opened?.resumed === true),
-        );
+        const run = () =>
+          inCase({ caseId: base.id, sessionId: base.sessionId }, () =>
+            runCase(options, agent, scorers, c, base, budget, opened?.resumed === true),
+          );
+        const info = { evaluation: name, runId, caseId: base.id, sessionId: base.sessionId };
+        const result = await (options.telemetry === undefined ? run() : options.telemetry.evalCase(info, run));
         // A case cut short by the signal did not finish: left out of the journal, the next run picks its session up.
         if (opened !== undefined && !options.signal?.aborted) await opened.journal.record(result);
         results[index] = result;
@@ -145,6 +148,8 @@ function checkOptions<E>(options: EvaluateOptions<E>): { agent: EvaluateOptions<
   for (const [key, value] of Object.entries(options.limits ?? {})) {
     if (!(typeof value === 'number' && value > 0)) throw new EvalOptionsError(`limits.${key} must be a number > 0`);
   }
+  if (options.telemetry !== undefined && typeof options.telemetry?.evalCase !== 'function')
+    throw new EvalOptionsError('`telemetry` must be what createTelemetry() of indusagi/telemetry returns (it has no evalCase)');
   if (options.journal !== undefined && (typeof options.journal !== 'string' || options.journal === ''))
     throw new EvalOptionsError('`journal` must be the path of a file');
   if (options.journal !== undefined && options.store === undefined)

@@ -30,6 +30,7 @@ export type {
   EvalSummary,
   EvaluableAgent,
   EvaluateOptions,
+  EvalTelemetry,
   Scorer,
   ScorerInput,
   ScoreResult,
