@@ -81,6 +81,21 @@ describe('a server that hangs', () => {
     }
   });
 
+  it('is cancelled after maxTotalTimeoutMs even while progress keeps arriving faster than timeoutMs', async () => {
+    const chatty = await connectMcp('chatty', { ...hostile(), needsApproval: false, timeoutMs: 200, maxTotalTimeoutMs: 600 });
+    try {
+      let progress = 0;
+      const pulse = chatty.tools().find((t) => t.name === 'chatty.pulse')!;
+      const error = await failure(pulse.execute({}, ctx({ progress: () => progress++ })) as Promise<unknown>);
+      expect(error.reason).toBe('timeout');
+      expect(progress).toBeGreaterThan(0);
+      const seen = JSON.parse((await chatty.callTool('cancelled')).text) as unknown[];
+      expect(seen).toHaveLength(1);
+    } finally {
+      await chatty.close();
+    }
+  });
+
   it('is cancelled when the run aborts: the call fails as cancelled and the server is told', async () => {
     const before = (JSON.parse((await client.callTool('cancelled')).text) as unknown[]).length;
     const abort = new AbortController();
