@@ -108,6 +108,15 @@ describe('a server that hangs', () => {
   });
 });
 
+describe('a server that answers a call with a result that is not an object', () => {
+  it('fails that call at once as a protocol error, not after timeoutMs', async () => {
+    const error = await failure(run('scalar'));
+    expect(error.reason).toBe('protocol');
+    expect(error.message).toContain('a number where a result object belongs');
+    expect(await run('echo', { text: 'after' })).toBe('after');
+  });
+});
+
 describe('a server that dies mid-call', () => {
   it('fails that call as a tool error; the next call starts the server again and works', async () => {
     const mortal = await connectMcp('mortal', { ...hostile(), needsApproval: false });
