@@ -4,10 +4,13 @@
 // unreachable and 200 once it is back, and every run ends after the outage (the ones whose attempt died
 // with it are taken over), and new runs execute. The cluster is this file's own: killing the shared one
 // would take every other test file down with it.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelInvoker, ModelRequest } from '../../src/runtime/contract/model.js';
 import { bearerTokens, createServer, migrateServer, type AgentServer } from '../../src/server/index.js';
-import { Client } from '../support/agent-server.js';
+import { Client, killAll, startDatabaseWorker, startScriptedModel, sseReader, waitForEvent } from '../support/agent-server.js';
 import { findBinaries, startCluster, type RunningCluster } from '../support/postgres-cluster.js';
 
 const TOKEN = 'acme-outage-token-0123456789ab';
@@ -146,5 +149,84 @@ describe.skipIf('missing' in found)('agent server: the database restarts under r
     });
     expect(after).toMatchObject({ status: 'settled', result: { text: 'ok: after' } });
     expect(crashes).toEqual([]);
+  });
+});
+
+describe.skipIf('missing' in found)('indusagi worker: the database restarts under a streaming run', { timeout: 300_000 }, () => {
+  let cluster: RunningCluster;
+  let server: AgentServer;
+  let api: Client;
+  let dir: string;
+  let model: Awaited<ReturnType<typeof startScriptedModel>>;
+
+  beforeAll(async () => {
+    if ('missing' in found) return;
+    cluster = await startCluster(found, { crashSafe: true });
+    await migrateServer(cluster.url, { schema: 'outage' });
+    dir = await mkdtemp(join(tmpdir(), 'indusagi-outage-'));
+    // A word every 20 ms: the run is still streaming (its events failing to be stored) through the outage.
+    model = await startScriptedModel({ delayMs: 20 });
+    server = await createServer({
+      database: cluster.url,
+      schema: 'outage',
+      authenticate: bearerTokens([{ token: TOKEN, tenant: 'acme', user: 'ana' }]),
+      log: () => undefined,
+    });
+    api = new Client('http://server.test', TOKEN, server.fetch);
+  });
+
+  afterAll(async () => {
+    killAll();
+    await server?.close(1_000);
+    await model?.close();
+    await cluster?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('the worker process stays up and every run ends after the database is back', async () => {
+    const worker = await startDatabaseWorker({ database: cluster.url, schema: 'outage', model }, join(dir, 'ledger.txt'), [
+      '--lease-ms',
+      '2000',
+    ]);
+    let output = '';
+    worker.child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
+    let exited: number | string | null = null;
+    // The worker dying fails the test at once, with what it printed, rather than at the timeout.
+    const died = new Promise<never>((_, reject) =>
+      worker.child.on('exit', (code, signal) => {
+        exited = code ?? signal;
+        reject(new Error(`indusagi worker exited (${exited}):\n${output}`));
+      }),
+    );
+    const unlessDied = <T>(waiting: Promise<T>) => Promise.race([waiting, died]);
+
+    await api.json('/threads', { id: 'story' }, 201);
+    const run = await api.json('/threads/story/runs', { prompt: 'story 150' }, 202);
+    const reader = sseReader(await api.get(`/runs/${run.id}/stream`));
+    await waitForEvent(reader, (event) => event.data.kind === 'text_delta');
+    await reader.cancel();
+
+    await cluster.crash();
+    // Down past the lease: the worker logs each failed heartbeat and sweep.
+    await unlessDied(until(async () => ((output.match(/worker upkeep failed/g) ?? []).length >= 10 ? true : undefined)));
+    await cluster.restart();
+    await until(async () => ((await api.get('/health')).status === 200 ? true : undefined));
+
+    const ended = await unlessDied(
+      until(async () => {
+        const state = await api.read<{ status: string; attempt: number }>(`/runs/${run.id}`);
+        return ['queued', 'running'].includes(state.status) ? undefined : state;
+      }),
+    );
+    expect(ended.status).toBe('settled');
+    const next = (await api.json('/threads/story/runs', { prompt: 'after' }, 202)).id as string;
+    const after = await unlessDied(
+      until(async () => {
+        const state = await api.read<{ status: string; result: { text: string } | null }>(`/runs/${next}`);
+        return ['queued', 'running'].includes(state.status) ? undefined : state;
+      }),
+    );
+    expect(after).toMatchObject({ status: 'settled', result: { text: 'ok: after' } });
+    expect(exited).toBe(null);
   });
 });
