@@ -196,6 +196,27 @@ describe('agent server: chat branches', () => {
     expect(texts(after)[1].startsWith('w1 w2 ')).toBe(true);
   });
 
+  it('a canceled run’s result is its own partial text, not the answer of the run before it', async () => {
+    const earlier = await chat(acme, 'slow-result', 'hello');
+    const answered = texts(earlier)[1];
+    expect(answered.length).toBeGreaterThan(0);
+    const response = await acme.post('/chat', {
+      id: 'slow-result',
+      messages: [{ role: 'user', parts: [{ type: 'text', text: 'story 5000' }] }],
+    });
+    const run = response.headers.get('x-run-id')!;
+    const stream = sseReader(await acme.get(`/runs/${run}/stream`));
+    await waitForEvent(stream, (e) => e.data.kind === 'text_delta' && e.data.delta.includes('w3 '));
+    await response.body!.cancel();
+    expect((await acme.post(`/runs/${run}/cancel`)).status).toBe(202);
+    const ended = await acme.read(`/runs/${run}/wait`);
+    await stream.cancel();
+    expect(ended.status).toBe('canceled');
+    expect(ended.result.text.startsWith('w1 w2 w3 ')).toBe(true);
+    expect(ended.result.text).not.toContain(answered);
+    expect((await acme.read(`/runs/${run}`)).result.text).toBe(ended.result.text);
+  });
+
   it('says what the session store could not read back: a damaged line is skipped and named', async () => {
     await chat(acme, 'damaged', 'one');
     await chat(acme, 'damaged', 'two');

@@ -125,8 +125,11 @@ async function drive(
   signal: AbortSignal,
 ): Promise<RunOutcome> {
   let last = standing;
+  // The text of the newest reply this run streamed: a canceled run's own words, which the snapshot
+  // (the context's last answer, as far as it was stored) cannot tell from an earlier run's.
+  const streamed = { text: '', replyEnded: false };
   for (const step of steps) {
-    if (signal.aborted) return faulted(run, 'aborted', 'The run was canceled.', last, signal);
+    if (signal.aborted) return faulted(run, 'aborted', 'The run was canceled.', last, signal, streamed.text);
     if (step.kind === 'fork') {
       last = await agent.branchFrom(step.nodeId);
       continue;
@@ -136,12 +139,17 @@ async function drive(
       for await (const event of running) {
         // A step's own end is not the run's: the run's one terminal event is written when it ends.
         if (event.kind === 'settled' || event.kind === 'faulted' || event.kind === 'snapshot') continue;
+        if (event.kind === 'text_delta') {
+          if (streamed.replyEnded) streamed.text = '';
+          streamed.replyEnded = false;
+          streamed.text += event.delta;
+        } else if (event.kind === 'tool_started') streamed.replyEnded = true;
         writer.push({ ...event, runId: run.id });
       }
       last = await running;
     } catch (error) {
       if (!RunFault.isInstance(error)) throw error;
-      return faulted(run, error.kind, error.message, error.snapshot, signal);
+      return faulted(run, error.kind, error.message, error.snapshot, signal, streamed.text);
     }
   }
   const result = resultOf(last);
@@ -167,11 +175,14 @@ function start(agent: Agent, step: Exclude<Step, { kind: 'fork' }>, signal: Abor
   }
 }
 
-function faulted(run: RunRecord, kind: string, message: string, snapshot: RunSnapshot, signal: AbortSignal): RunOutcome {
+function faulted(run: RunRecord, kind: string, message: string, snapshot: RunSnapshot, signal: AbortSignal, streamed: string): RunOutcome {
   const error = { kind, message };
+  const canceled = kind === 'aborted' && signal.aborted;
   const result = resultOf(snapshot);
+  // A canceled run answers with what it said before it was stopped, even nothing: never an earlier run's answer.
+  if (canceled) result.text = streamed;
   return {
-    status: kind === 'aborted' && signal.aborted ? 'canceled' : 'faulted',
+    status: canceled ? 'canceled' : 'faulted',
     terminal: { kind: 'faulted', error, snapshot: result, runId: run.id },
     result,
     error,
