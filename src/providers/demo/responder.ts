@@ -60,7 +60,20 @@ function converse(request: DemoRequest): DemoReplyBlock[] {
   if (last.role !== 'user') throw new DemoRequestError('messages: the last message must come from the user');
   const results = last.content.filter((b): b is Extract<WireBlock, { type: 'tool_result' }> => b.type === 'tool_result');
   if (results.length > 0) return [text(answerResults(request, results))];
-  return answerPrompt(request, messageText(last).trim());
+  return answerPrompt(request, newestPrompt(last));
+}
+
+/**
+ * The prompt to answer: the last text of the last message. A run stopped before its answer leaves its
+ * prompt unanswered, and the wire merges it with the next one into one message; the newest is the
+ * one being asked (a whole message's text would let the stopped prompt's phrase win).
+ */
+function newestPrompt(message: DemoRequest['messages'][number]): string {
+  for (let i = message.content.length - 1; i >= 0; i--) {
+    const block = message.content[i];
+    if (block.type === 'text' && block.text.trim() !== '') return block.text.trim();
+  }
+  return messageText(message).trim();
 }
 
 function answerPrompt(request: DemoRequest, prompt: string): DemoReplyBlock[] {

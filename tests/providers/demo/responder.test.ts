@@ -117,6 +117,24 @@ describe('demo responder: answers', () => {
     expect(textOf(ask('hello'))).toContain('offline demo model, a scripted stand-in');
   });
 
+  it('answers the newest prompt when a stopped one is merged into the same message before it', () => {
+    const merged = respond({
+      model: 'demo',
+      max_tokens: 2_000,
+      tools,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'tell me a long story' },
+            { type: 'text', text: 'help' },
+          ],
+        },
+      ],
+    });
+    expect(textOf(merged)).toContain('Phrases I act on');
+  });
+
   it('gives a long answer for trying interruption, cut at max_tokens like the real API', () => {
     const full = ask('tell me a long story');
     expect(textOf(full).length).toBeGreaterThan(3_000);
