@@ -39,6 +39,8 @@ export type EvalCommand = {
   json: boolean;
   html?: string;
   baseline?: string;
+  /** The journal that makes the evaluation resumable: a second run with it goes on where the first stopped. */
+  journal?: string;
   store: string;
 };
 
@@ -292,6 +294,7 @@ const EVAL_OPTIONS = {
   json: { type: 'boolean' },
   html: { type: 'string' },
   baseline: { type: 'string' },
+  journal: { type: 'string' },
 } as const;
 
 function parseEval(argv: string[], cwd: string): EvalCommand {
@@ -317,6 +320,7 @@ function parseEval(argv: string[], cwd: string): EvalCommand {
     json: values.json === true,
     html: path(values.html, '--html'),
     baseline: path(values.baseline, '--baseline'),
+    journal: path(values.journal, '--journal'),
     store: storeLocation(values.store, cwd),
   };
 }

@@ -22,7 +22,7 @@ usage:
   indusagi trust [DIR] [--revoke] | indusagi trust --list
   indusagi serve [--port N] [--host H] [--data DIR | --database URL [--worker]] [--tokens FILE] [--agent FILE] [--model M]
   indusagi worker --database URL [--agent FILE] [--model M] [--concurrency N]
-  indusagi eval FILE [--model M] [--record F | --replay F] [--concurrency N] [--json] [--html F] [--baseline F] [--store DIR|URL]
+  indusagi eval FILE [--model M] [--record F | --replay F] [--concurrency N] [--json] [--html F] [--baseline F] [--journal F] [--store DIR|URL]
   indusagi help [COMMAND] | COMMAND --help | --version
 
 Sessions live in --store (default ./${DEFAULT_STORE}), remembered facts in --memory
@@ -115,6 +115,8 @@ options:
   --json            print the results as JSON instead of the summary
   --html F          write a self-contained HTML report to F
   --baseline F      compare with an earlier run's --json output: wins, losses, ties, p-values
+  --journal F       make the evaluation resumable: run it again with the same F after a kill and it
+                    goes on where it stopped, no finished case run or billed again
   --store DIR|URL   where the cases' sessions go (default ./${DEFAULT_STORE})
 
 Exit 0 when every case ran and was scored, 1 when a case faulted or missed its recording, 2 for

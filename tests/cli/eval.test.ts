@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -112,6 +112,33 @@ describe('indusagi eval', () => {
       } finally {
         await browser.close();
       }
+    },
+    SLOW,
+  );
+
+  it(
+    'with --journal, a second run goes on from the first: same run id, no case run again, no model request',
+    async () => {
+      const dir = workspace.dir;
+      const store = join(dir, 'journal-sessions');
+      const first = await runCli(['eval', MODULE, '--journal', 'clock.journal', '--json', '--store', store], dir);
+      expect(first).toMatchObject({ code: 0, stderr: '' });
+      const done = JSON.parse(first.stdout) as EvalResult;
+      const endpoint = await startAnthropicServer();
+      try {
+        // A key and an endpoint: whatever the second run asked a model would reach it.
+        const env = { ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: endpoint.baseURL };
+        const again = await runCli(['eval', MODULE, '--journal', 'clock.journal', '--json', '--store', store], dir, [], env);
+        expect(again).toMatchObject({ code: 0, stderr: '' });
+        const resumed = JSON.parse(again.stdout) as EvalResult;
+        expect(resumed.runId).toBe(done.runId);
+        expect(resumed.cases.map((c) => [c.id, c.status, c.output])).toEqual(done.cases.map((c) => [c.id, c.status, c.output]));
+        expect(endpoint.requests).toHaveLength(0);
+      } finally {
+        await endpoint.close();
+      }
+      const journal = (await readFile(join(dir, 'clock.journal'), 'utf8')).trimEnd().split('\n');
+      expect(journal).toHaveLength(1 + done.cases.length);
     },
     SLOW,
   );

@@ -62,6 +62,7 @@ export async function runEval(command: EvalCommand, io: Io): Promise<number> {
       ...options,
       store: options.store ?? store,
       concurrency: command.concurrency ?? options.concurrency,
+      journal: command.journal ?? options.journal,
       onProgress: (progress) => {
         bar?.(progress.done, progress.total);
         options.onProgress?.(progress);
