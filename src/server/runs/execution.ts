@@ -57,7 +57,13 @@ export async function executeClaimed(
     });
     const conductor = createConductor(
       { ...served.config, sessionId: run.threadId },
-      { invokeModel: served.invokeModel, store: deps.sessions(run.tenant) },
+      {
+        invokeModel: served.invokeModel,
+        store: deps.sessions(run.tenant),
+        // A call that would not run again after a takeover: its start is in the run's log before it runs,
+        // so a stream read after this worker dies never shows it finishing without having started.
+        beforeToolRuns: (started) => writer.startStored(started.callId),
+      },
     );
     agent = conductor;
     opened?.(conductor);
