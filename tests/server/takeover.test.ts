@@ -80,4 +80,15 @@ describe.skipIf(postgresUrl === undefined)('a run taken over after its worker di
     const ran = (await readFile(ledger, 'utf8')).split('\n').filter((line) => line === `charge ${callId}`);
     expect(ran).toHaveLength(1);
   });
+
+  it("the run's usage and the usage events' running total include the dead attempt's model call", async () => {
+    const { ended, events } = await runThatKillsItsWorker('bills-both-attempts');
+    expect(ended).toMatchObject({ status: 'settled', attempt: 2 });
+    // The dead attempt's reply (the call, billed 50 input tokens) and the takeover's answer (10): both billed.
+    const billed: ModelUsage = { inputTokens: 60, outputTokens: 10, cacheWriteTokens: 0, cacheReadTokens: 0 };
+    expect(ended.result.usage).toEqual(billed);
+    const usage = events.filter((e) => e.data.kind === 'usage');
+    expect(usage.at(-1)!.data.total).toEqual(billed);
+    expect(events.at(-1)!.data).toMatchObject({ kind: 'settled', snapshot: { usage: billed } });
+  });
 });
