@@ -13,7 +13,8 @@ type WireBlock = { type: string; text?: string; content?: unknown };
 /**
  * The model every server test talks to, answering by what the last user message says:
  * - `charge N` calls `ledger.charge` (not idempotent); `charge slowly N` makes the call hang until its
- *   worker dies or the run is canceled;
+ *   worker dies or the run is canceled; `charge and die N` makes the call SIGKILL its own worker the
+ *   moment it has charged (a worker dying as a tool starts), in a reply billed 50 input tokens;
  * - `wire N` calls `wire.send`, which waits for approval;
  * - `wait` calls `slow.wait`, which runs until the run is aborted;
  * - `ask` calls `ask.person`, which asks the person how many (`ToolContext.ask`) and returns the answer;
@@ -41,6 +42,11 @@ function answer(body: { messages: Array<{ role: string; content: string | WireBl
     return reply.text(`done: ${results.join(' | ')}`, { chunks: ['done: ', results.join(' | ')], frameDelayMs: delayMs });
   }
   let m: RegExpMatchArray | null;
+  if ((m = /^charge and die (\d+)/.exec(prompt)))
+    return reply.tools([{ name: 'ledger_charge', input: { amount: Number(m[1]), die: true } }], {
+      text: 'Charging.',
+      usage: { input_tokens: 50, output_tokens: 5 },
+    });
   if ((m = /^charge slowly (\d+)/.exec(prompt)))
     return reply.tools([{ name: 'ledger_charge', input: { amount: Number(m[1]), hang: true } }], { text: 'Charging.' });
   if ((m = /^charge (\d+)/.exec(prompt)))

@@ -13,7 +13,7 @@ import type { SessionSlot } from './session-slot.js';
 import type { OutputRequest } from './structured-output.js';
 import type { CallerDeps } from './caller.js';
 import type { Handoffs } from './handoffs.js';
-import type { AgentConfig } from './types.js';
+import type { AgentConfig, ConductorDeps } from './types.js';
 
 /** What the runs of one agent share: its settings, its session and what carries over from run to run. */
 export type AgentCore = {
@@ -24,6 +24,8 @@ export type AgentCore = {
   readonly tools: LoopTools;
   readonly invoke: ModelInvoker;
   readonly ledger: RunLedger;
+  /** See `ConductorDeps.beforeToolRuns`. */
+  readonly beforeToolRuns: ConductorDeps['beforeToolRuns'];
   readonly sessions: SessionSlot;
   /** Behind `condense()`; asked before every call too when `automatic`. */
   readonly condensation: CondensationStep;

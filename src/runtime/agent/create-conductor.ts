@@ -85,6 +85,7 @@ function conduct(config: AgentConfig, deps: ConductorDeps, origin: ConductorDeps
     tools,
     invoke,
     ledger,
+    beforeToolRuns: deps.beforeToolRuns,
     sessions,
     condensation: condensationStep({
       card,

@@ -71,6 +71,7 @@ export async function executeRun(core: AgentCore, scope: RunScope, plan: RunPlan
     budget,
     caller,
     checkCalls: guard?.checkCalls,
+    beforeToolRuns: core.beforeToolRuns,
     previous: core.carried.previous,
     ask: (callId, name, question) => scope.inputs.ask(callId, name, question),
     append: (turn, reply) =>

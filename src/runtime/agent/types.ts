@@ -87,6 +87,9 @@ export type Handoff = {
   readonly invokeModel?: ModelInvoker;
 };
 
+/** A call's start, as `ConductorDeps.beforeToolRuns` is given it. */
+export type ToolStartedEvent = Extract<RunEvent, { kind: 'tool_started' }>;
+
 /** What the conductor is built from, all optional: the conductor knows no vendor. */
 export type ConductorDeps = {
   /**
@@ -103,6 +106,14 @@ export type ConductorDeps = {
    */
   messages?: readonly Turn[];
   ledger?: RunLedger;
+  /**
+   * Awaited after a call's `tool_started` is published and before its tool runs, for every call a crash
+   * would leave interrupted rather than run again (its tool neither idempotent nor resumable): how a host
+   * that stores events behind the run (the agent server) makes that start durable first, so a stream
+   * read after a crash never shows such a call finishing without having shown it start. A rejection
+   * keeps the call from running and ends the run with it. Absent, tools start at once.
+   */
+  beforeToolRuns?: (started: ToolStartedEvent) => Promise<void>;
   /**
    * Traces and measures the agent from outside (`createTelemetry()` of `indusagi/telemetry`): the
    * conductor hands it the config and deps to decorate and builds the agent through it. Absent, nothing

@@ -109,7 +109,13 @@ export async function settleBatch(calls: ToolCallBlock[], input: LoopInput, fres
     const runOne = async (i: number) => {
       if (closed) return;
       const call = calls[i];
-      emit({ kind: 'tool_started', name: call.name, callId: call.id, input: call.input, runId });
+      const started = { kind: 'tool_started', name: call.name, callId: call.id, input: call.input, runId } as const;
+      emit(started);
+      // A call that will not run again after a crash: its start is stored (where the host keeps events) before it runs.
+      if (input.beforeToolRuns !== undefined && !tools.idempotent(call.name) && tools.resumable(call.name) === undefined) {
+        await input.beforeToolRuns(started);
+        if (closed) return;
+      }
       // Progress after the call's answer is written down (a late notification) would follow its `tool_finished`.
       const progress = (update: ToolProgress): void => {
         if (!closed && outcomes[i] === undefined)

@@ -111,6 +111,11 @@ export type LoopInput = {
    * run there (a guardrail tripped), and then every call of the batch is answered as aborted.
    */
   checkCalls?: (calls: CheckedCall[]) => Promise<void>;
+  /**
+   * Awaited after a call's `tool_started` is emitted and before it runs, for calls a crash would leave
+   * interrupted (tool neither idempotent nor resumable); see `ConductorDeps.beforeToolRuns`.
+   */
+  beforeToolRuns?: (started: Extract<LoopEvent, { kind: 'tool_started' }>) => Promise<void>;
   emit(event: LoopEvent): void;
 };
 

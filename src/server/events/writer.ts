@@ -22,6 +22,9 @@ export class EventWriter {
   private soon = false;
   private failure: unknown;
   private idle: Array<{ resolve: () => void; reject: (error: unknown) => void }> = [];
+  // Calls whose `tool_started` is stored, and who waits to hear of one (see `startStored`).
+  private readonly startsStored = new Set<string>();
+  private startWaiters = new Map<string, Array<{ resolve: () => void; reject: (error: unknown) => void }>>();
 
   constructor(
     private readonly store: StoreEvents,
@@ -42,6 +45,21 @@ export class EventWriter {
       this.pending.push(event);
     }
     this.schedule(event.kind !== 'text_delta');
+  }
+
+  /**
+   * Resolves once the `tool_started` of call `callId` is stored (pushed before or after this is asked);
+   * rejects with what stopped the writer. How a call that must not run twice waits for its start to be
+   * durable: the rest of the events keep travelling behind the run.
+   */
+  startStored(callId: string): Promise<void> {
+    if (this.startsStored.has(callId)) return Promise.resolve();
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => {
+      const waiting = this.startWaiters.get(callId);
+      if (waiting === undefined) this.startWaiters.set(callId, [{ resolve, reject }]);
+      else waiting.push({ resolve, reject });
+    });
   }
 
   /** Resolves once everything pushed is stored; rejects with what stopped the writer. */
@@ -79,6 +97,7 @@ export class EventWriter {
     this.writing = this.storeWithRetries(batch).then(
       () => {
         this.writing = undefined;
+        this.noteStarts(batch);
         if (this.pending.length === 0) return this.settleIdle();
         this.schedule(this.pending.some((event) => event.kind !== 'text_delta') || this.idle.length > 0);
       },
@@ -87,8 +106,22 @@ export class EventWriter {
         this.failure = error;
         this.pending = [];
         this.settleIdle();
+        const waiting = this.startWaiters;
+        this.startWaiters = new Map();
+        for (const waiters of waiting.values()) for (const waiter of waiters) waiter.reject(error);
       },
     );
+  }
+
+  private noteStarts(batch: ServerRunEvent[]): void {
+    for (const event of batch) {
+      if (event.kind !== 'tool_started') continue;
+      this.startsStored.add(event.callId);
+      const waiting = this.startWaiters.get(event.callId);
+      if (waiting === undefined) continue;
+      this.startWaiters.delete(event.callId);
+      for (const waiter of waiting) waiter.resolve();
+    }
   }
 
   private async storeWithRetries(batch: ServerRunEvent[]): Promise<void> {

@@ -5,13 +5,15 @@ import { RunFault } from '../../runtime/loop/index.js';
 import { SessionLeaseLostError, type SessionStoreLike } from '../../runtime/store/index.js';
 import type { MemoryStore } from '../../memory/types.js';
 import { IndusagiError } from '../../errors/index.js';
-import { zeroUsage } from '../../runtime/usage/sum.js';
+import type { ModelUsage } from '../../runtime/contract/model.js';
+import { sumUsage, zeroUsage } from '../../runtime/usage/sum.js';
 import type { Run } from '../../runtime/agent/run.js';
 import type { Claim, RunOutcome, ServerBackend } from '../backend/types.js';
 import { RunFencedError } from '../errors.js';
 import { EventWriter } from '../events/writer.js';
 import type { AgentFactory, RunRecord, RunResult } from '../types.js';
 import { contextMark, sameMark } from './context-mark.js';
+import { earlierAttemptsUsage } from './earlier-usage.js';
 import { openThread } from './open-thread.js';
 import { planRun, type Step } from './plan.js';
 
@@ -57,7 +59,13 @@ export async function executeClaimed(
     });
     const conductor = createConductor(
       { ...served.config, sessionId: run.threadId },
-      { invokeModel: served.invokeModel, store: deps.sessions(run.tenant) },
+      {
+        invokeModel: served.invokeModel,
+        store: deps.sessions(run.tenant),
+        // A call that would not run again after a takeover: its start is in the run's log before it runs,
+        // so a stream read after this worker dies never shows it finishing without having started.
+        beforeToolRuns: (started) => writer.startStored(started.callId),
+      },
     );
     agent = conductor;
     opened?.(conductor);
@@ -68,7 +76,9 @@ export async function executeClaimed(
       const mark = contextMark(standing.messages);
       if (!sameMark(mark, run.base)) await deps.backend.rebaseRun(claim, mark);
     }
-    outcome = await drive(conductor, run, planRun(run, attempt, standing), standing, writer, signal);
+    // A takeover's bill starts with what the dead attempts' settled steps were billed.
+    const carried = attempt > 1 && run.input.kind !== 'fork' ? await billedBefore(deps, run) : zeroUsage();
+    outcome = await drive(conductor, run, planRun(run, attempt, standing), standing, writer, signal, carried);
   } catch (error) {
     outcome = failed(run, error, signal, deps.log);
   }
@@ -115,7 +125,24 @@ async function letSessionGo(agent: Agent, run: RunRecord, log: ExecutionDeps['lo
   }
 }
 
-/** Runs the steps one after another; the first fault ends the run. */
+/**
+ * What the earlier attempts of a run taken over were billed (see `earlierAttemptsUsage`). A session
+ * that does not show where the run started is logged, and the run bills only what it calls from now.
+ */
+async function billedBefore(deps: ExecutionDeps, run: RunRecord): Promise<ModelUsage> {
+  const billed = await earlierAttemptsUsage(deps.sessions(run.tenant), run.threadId, run.base);
+  if (billed !== undefined) return billed;
+  deps.log(
+    `run ${run.id}: its thread's session does not show where the run started; its usage leaves out the earlier attempts' model calls`,
+    undefined,
+  );
+  return zeroUsage();
+}
+
+/**
+ * Runs the steps one after another; the first fault ends the run. `carried` (what earlier attempts
+ * were billed) is added to the run's usage: its result's and the running total of its usage events.
+ */
 async function drive(
   agent: Agent,
   run: RunRecord,
@@ -123,13 +150,14 @@ async function drive(
   standing: RunSnapshot,
   writer: EventWriter,
   signal: AbortSignal,
+  carried: ModelUsage,
 ): Promise<RunOutcome> {
   let last = standing;
   // The text of the newest reply this run streamed: a canceled run's own words, which the snapshot
   // (the context's last answer, as far as it was stored) cannot tell from an earlier run's.
   const streamed = { text: '', replyEnded: false };
   for (const step of steps) {
-    if (signal.aborted) return faulted(run, 'aborted', 'The run was canceled.', last, signal, streamed.text);
+    if (signal.aborted) return faulted(run, 'aborted', 'The run was canceled.', last, signal, carried, streamed.text);
     if (step.kind === 'fork') {
       last = await agent.branchFrom(step.nodeId);
       continue;
@@ -144,15 +172,16 @@ async function drive(
           streamed.replyEnded = false;
           streamed.text += event.delta;
         } else if (event.kind === 'tool_started') streamed.replyEnded = true;
-        writer.push({ ...event, runId: run.id });
+        if (event.kind === 'usage') writer.push({ ...event, total: plus(carried, event.total), runId: run.id });
+        else writer.push({ ...event, runId: run.id });
       }
       last = await running;
     } catch (error) {
       if (!RunFault.isInstance(error)) throw error;
-      return faulted(run, error.kind, error.message, error.snapshot, signal, streamed.text);
+      return faulted(run, error.kind, error.message, error.snapshot, signal, carried, streamed.text);
     }
   }
-  const result = resultOf(last);
+  const result = resultOf(last, carried);
   return {
     status: last.status === 'waiting' ? 'waiting' : 'settled',
     terminal: { kind: 'settled', snapshot: result, runId: run.id },
@@ -175,10 +204,18 @@ function start(agent: Agent, step: Exclude<Step, { kind: 'fork' }>, signal: Abor
   }
 }
 
-function faulted(run: RunRecord, kind: string, message: string, snapshot: RunSnapshot, signal: AbortSignal, streamed: string): RunOutcome {
+function faulted(
+  run: RunRecord,
+  kind: string,
+  message: string,
+  snapshot: RunSnapshot,
+  signal: AbortSignal,
+  carried: ModelUsage,
+  streamed: string,
+): RunOutcome {
   const error = { kind, message };
   const canceled = kind === 'aborted' && signal.aborted;
-  const result = resultOf(snapshot);
+  const result = resultOf(snapshot, carried);
   // A canceled run answers with what it said before it was stopped, even nothing: never an earlier run's answer.
   if (canceled) result.text = streamed;
   return {
@@ -209,14 +246,21 @@ function failed(run: RunRecord, cause: unknown, signal: AbortSignal, log: Execut
   };
 }
 
-/** A snapshot as the run's result and terminal event carry it: everything but the messages (the thread has those). */
-function resultOf(snapshot: RunSnapshot): RunResult {
+/**
+ * A snapshot as the run's result and terminal event carry it: everything but the messages (the thread
+ * has those), its usage with what earlier attempts were billed (`carried`).
+ */
+function resultOf(snapshot: RunSnapshot, carried: ModelUsage): RunResult {
   const result: RunResult = {
     status: snapshot.status,
     text: snapshot.text,
     pendingApprovals: snapshot.pendingApprovals,
-    usage: snapshot.usage,
+    usage: plus(carried, snapshot.usage),
   };
   if (snapshot.output !== undefined) result.output = snapshot.output;
   return result;
+}
+
+function plus(a: ModelUsage, b: ModelUsage): ModelUsage {
+  return sumUsage([a, b]);
 }
