@@ -137,6 +137,8 @@ describe.skipIf(!haveChromium('web-chat page'))('the web chat page, on files', (
 
   it('an empty conversation offers example prompts; one click sends it', async () => {
     await expect.poll(() => page.getByRole('heading', { name: 'What can I help with?' }).isVisible()).toBe(true);
+    // The tab has an icon of its own, inline: no request for a /favicon.ico the server does not have.
+    expect(await page.locator('link[rel="icon"]').getAttribute('href')).toMatch(/^data:image\/svg\+xml,/);
     await shoot(page, 'empty-desktop-light');
     await page.getByRole('button', { name: /List the files/ }).click();
     await page.locator('[data-tool="files.list"][data-state="done"]').waitFor();
@@ -310,8 +312,18 @@ describe.skipIf(!haveChromium('web-chat page'))('the web chat page, on files', (
     expect(await read.count()).toBe(1);
     const topCards = replies(page).last().locator(':scope > .tool');
     expect(await topCards.evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-tool')))).toEqual(['researcher']);
+    // The agent's result ({ sessionId, answer }) is not shown as its JSON: the answer is the run's last text.
+    expect(await asked.locator(':scope > .tool-output').count()).toBe(0);
+    expect(await asked.innerText()).not.toContain('sessionId');
     expect(await seriousViolations(page)).toEqual([]);
     await shoot(page, 'subagent-desktop-light');
+    // Reloaded, the researcher's run is gone from the page; its answer shows in the card as text.
+    await page.reload();
+    await messageBox(page).waitFor();
+    const reread = replies(page).last().locator('[data-tool="researcher"]');
+    await reread.locator('.tool-answer').waitFor();
+    expect(await reread.locator('.tool-answer').innerText()).toContain('plan.md reads:');
+    expect(await reread.innerText()).not.toContain('sessionId');
   });
 
   it('the keyboard reaches the controls, and focus shows', async () => {

@@ -37,7 +37,11 @@ export function ToolCard({
 }) {
   const denied = part.state === 'approval-responded' && part.approval.approved === false;
   const { state, label } = denied ? { state: 'rejected', label: 'Rejected' } : STATES[part.state];
-  const Body = CARDS[part.toolName] ?? GenericCard;
+  const answer = agentAnswer(part);
+  const Body = answer !== null ? AgentCard : (CARDS[part.toolName] ?? GenericCard);
+  // Live, the sub-agent's answer is the last text of its run inside the card; read back, that run is
+  // gone (see keepAgentParts), and the card shows the answer itself.
+  const shown = nested.some((one) => sameCalls(one.calls, calls));
   return (
     <div className={`tool ${state}`} data-tool={part.toolName} data-call={part.toolCallId} data-state={state}>
       <div className="tool-head">
@@ -48,6 +52,11 @@ export function ToolCard({
         </span>
       </div>
       <Body part={part} busy={busy} decide={decide} />
+      {answer !== null && !shown && (
+        <div className="tool-answer">
+          <MarkdownText text={answer} />
+        </div>
+      )}
       <AgentRun name={part.toolName} calls={calls} nested={nested} busy={busy} decide={decide} />
     </div>
   );
@@ -218,20 +227,49 @@ function ReadCard({ part }: CardProps) {
   );
 }
 
-function GenericCard({ part }: CardProps) {
+/**
+ * A sub-agent's answer (an `agentTool` result is `{ sessionId, answer }`), from the value live or the
+ * text the model was sent after a reload: shown as the text it is, not as that object's JSON.
+ */
+function agentAnswer(part: DynamicToolUIPart): string | null {
+  if (part.state !== 'output-available') return null;
+  let output: unknown = part.output;
+  if (typeof output === 'string' && output.startsWith('{')) {
+    try {
+      output = JSON.parse(output);
+    } catch {
+      return null; // Text that only looks like JSON: the tool's own output, shown as it is.
+    }
+  }
+  if (typeof output !== 'object' || output === null) return null;
+  const { sessionId, answer } = output as { sessionId?: unknown; answer?: unknown };
+  return typeof sessionId === 'string' && typeof answer === 'string' ? answer : null;
+}
+
+/** A sub-agent's call: what it was asked; its answer shows below (see ToolCard), never as raw JSON. */
+function AgentCard({ part }: CardProps) {
+  return <Fields part={part} />;
+}
+
+function Fields({ part }: { part: DynamicToolUIPart }) {
   const fields = Object.entries((part.input ?? {}) as Record<string, unknown>);
+  if (fields.length === 0) return null;
+  return (
+    <dl className="tool-input">
+      {fields.map(([name, value]) => (
+        <div key={name}>
+          <dt>{name}</dt>
+          <dd>{typeof value === 'string' ? value : JSON.stringify(value)}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+function GenericCard({ part }: CardProps) {
   return (
     <>
-      {fields.length > 0 && (
-        <dl className="tool-input">
-          {fields.map(([name, value]) => (
-            <div key={name}>
-              <dt>{name}</dt>
-              <dd>{typeof value === 'string' ? value : JSON.stringify(value)}</dd>
-            </div>
-          ))}
-        </dl>
-      )}
+      <Fields part={part} />
       <Output part={part} open />
     </>
   );
