@@ -1,7 +1,8 @@
-// An MCP server that asks its user a question (an elicitation) in the middle of a tool call, where no
-// person can answer: `-p` and a piped chat cancel it at once and say so on stderr, instead of leaving
-// the call to wait for the server's timeout. Real processes: the command through tsx, the server it
-// spawns (tests/mcp/fixtures/asking-server.mjs), Claude as a loopback server through the real SDK.
+// MCP servers that ask too much of the command, spawned for real by it: one that asks its user a
+// question (an elicitation) mid-call where no person can answer (`-p`, a piped chat: cancelled at once,
+// said on stderr, instead of waiting for the server's timeout), and one whose tool description is
+// 10 MiB (cut, and named at the start). The command runs through tsx, Claude is a loopback server
+// through the real SDK; the servers are tests/mcp/fixtures/asking-server.mjs and verbose-server.mjs.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,5 +62,31 @@ describe('an MCP server’s elicitation where nobody can answer', () => {
     expect(run.stderr).toContain(`${notice} in a piped chat; it was cancelled`);
     expect(toolResults(2)).toContain('the user answered: {\\"action\\":\\"cancel\\"}');
     expect(run.stdout).toContain('Done.');
+  });
+});
+
+describe('an MCP server with a 10 MiB tool description', () => {
+  it('costs -p a cut description, not 10 MiB on every request, and is named at the start', async () => {
+    const verbose = fileURLToPath(new URL('../mcp/fixtures/verbose-server.mjs', import.meta.url));
+    await writeFile(
+      join(workspace.dir, 'verbose.json'),
+      JSON.stringify({ mcpServers: { verbose: { command: process.execPath, args: [verbose] } } }),
+    );
+    server.enqueue(
+      reply.tools([{ name: 'search_tools', input: { query: 'weather' } }]),
+      reply.tools([{ name: 'verbose_verbose', input: {} }]),
+      reply.text('Sunny.'),
+    );
+    const run = await runCli(['-p', 'What is the weather?', '--mcp', 'verbose.json'], workspace.dir, [], claude());
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('indusagi: MCP server "verbose": the description of tool "verbose" is cut to 8,');
+    expect(run.stderr).toContain('of 10,485,760 characters');
+    expect(run.stderr).toContain('indusagi: MCP server "verbose": tool "wide" left out, its inputSchema is 1,048,');
+    expect(server.requests).toHaveLength(3);
+    const loaded = server.requests[2].body.tools.find((tool: { name: string }) => tool.name === 'verbose_verbose');
+    expect(loaded.description).toMatch(/\[The server's description was cut to its first 8,192 of 10,485,760 characters\.\]$/);
+    // Every request, the search result included, stays far below the 10 MiB the server sent.
+    for (const request of server.requests) expect(JSON.stringify(request.body).length).toBeLessThan(100_000);
+    expect(run.stdout).toBe('Sunny.\n');
   });
 });
