@@ -9,6 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { reply, startAnthropicServer, type AnthropicTestServer } from '../../src/testing/index.js';
 import { makeWorkspace, runCli } from './cli-process.js';
+import { PtyCli } from './pty.js';
+import { idle, modalRows } from './screen-helpers.js';
 
 const ASKING = fileURLToPath(new URL('../mcp/fixtures/asking-server.mjs', import.meta.url));
 
@@ -62,6 +64,29 @@ describe('an MCP server’s elicitation where nobody can answer', () => {
     expect(run.stderr).toContain(`${notice} in a piped chat; it was cancelled`);
     expect(toolResults(2)).toContain('the user answered: {\\"action\\":\\"cancel\\"}');
     expect(run.stdout).toContain('Done.');
+  });
+});
+
+describe('an MCP server’s elicitation on a terminal', () => {
+  it('is shown as a form; what the person types goes back to the server, and the call goes on', async () => {
+    script();
+    const cli = new PtyCli(['chat', '--mcp', 'asking.json'], workspace.dir, { NO_COLOR: '1', ...claude() });
+    await cli.waitForScreen('the first prompt', idle);
+    cli.type('Make the report\r');
+    await cli.waitForScreen('the question', (s) => modalRows(s).some((line) => line.startsWith('  colour: ')));
+    expect(modalRows(cli.screen)).toEqual([
+      '? MCP server "asker" asks: Which colour should the report use?',
+      '  colour: ▏',
+      'Enter send · Ctrl-N decline · Esc cancel',
+    ]);
+    // Required: an empty answer is not sent, it is asked again.
+    cli.type('\r');
+    await cli.waitForScreen('the field asked again', (s) => modalRows(s).includes('  colour is required'));
+    cli.type('blue\r');
+    await cli.waitForScreen('the answer', (s) => s.all().includes('Done.') && idle(s));
+    expect(toolResults(2)).toContain('the user answered: {\\"action\\":\\"accept\\",\\"content\\":{\\"colour\\":\\"blue\\"}}');
+    cli.type('\x04');
+    expect(await cli.finished).toBe(0);
   });
 });
 

@@ -1,7 +1,10 @@
 import type { Agent } from '../../runtime/agent/index.js';
-import { UnknownInputRequestError } from '../../runtime/agent/index.js';
+import { InvalidInputAnswerError, UnknownInputRequestError } from '../../runtime/agent/index.js';
 import type { RunEvent } from '../../runtime/contract/events.js';
 import { oneLine } from '../output.js';
+import { terminalText } from '../safe-text.js';
+import type { Paint } from '../style.js';
+import type { QuestionField, TerminalControls } from './view.js';
 
 type Question = Extract<RunEvent, { kind: 'input_requested' }>;
 
@@ -35,4 +38,50 @@ export function refuseQuestion(agent: Agent, question: Question, mode: string, n
       if (!UnknownInputRequestError.isInstance(error)) note(`the question of ${who} could not be cancelled: ${oneLine(error)}`);
     }
   });
+}
+
+/**
+ * On a terminal, a question is put to the person as a form (`TerminalControls.ask`) and the answer
+ * goes back to the tool that asked. An answer the question's schema refuses is shown and asked again,
+ * so nothing typed is taken as something else.
+ */
+export async function askOnTerminal(
+  agent: Agent,
+  question: Question,
+  terminal: TerminalControls,
+  paint: Paint,
+  fail: (error: unknown) => void,
+): Promise<void> {
+  const who = question.from !== undefined ? `MCP server "${question.from}"` : `tool "${question.name}"`;
+  const lines = [`${paint('bold', '?')} ${terminalText(who)} asks: ${terminalText(question.message)}`];
+  const fields = fieldsOf(question.schema);
+  for (;;) {
+    const answer = await terminal.ask(lines, fields);
+    try {
+      agent.answer(question.requestId, answer);
+      return;
+    } catch (error) {
+      // The run ended (aborted) meanwhile: nothing waits for the answer any more.
+      if (UnknownInputRequestError.isInstance(error)) return;
+      if (!InvalidInputAnswerError.isInstance(error)) return fail(error);
+      lines.splice(1, lines.length - 1, paint('red', `  ${oneLine(error)}`));
+    }
+  }
+}
+
+/** The fields of a flat form (MCP's elicitation schemas are: strings, numbers, booleans); null for any other. */
+export function fieldsOf(schema: object): QuestionField[] | null {
+  const properties = (schema as { properties?: unknown }).properties ?? {};
+  if (typeof properties !== 'object' || properties === null) return null;
+  const required = new Set(Array.isArray((schema as { required?: unknown }).required) ? (schema as { required: unknown[] }).required : []);
+  const fields: QuestionField[] = [];
+  for (const [key, raw] of Object.entries(properties as Record<string, unknown>)) {
+    const property = (typeof raw === 'object' && raw !== null ? raw : {}) as { type?: unknown; title?: unknown; enum?: unknown };
+    const kind = property.type;
+    if (kind !== 'string' && kind !== 'number' && kind !== 'integer' && kind !== 'boolean') return null;
+    const title = typeof property.title === 'string' ? property.title : key;
+    const choices = Array.isArray(property.enum) ? ` (${property.enum.map(String).join(' / ')})` : '';
+    fields.push({ key, label: terminalText(`${title}${choices}`), kind, required: required.has(key) });
+  }
+  return fields;
 }
