@@ -4,7 +4,7 @@ import { ContextInputError, ContextSourceError } from './errors.js';
 
 const OPS = new Set(['recalled', 'loaded', 'saved']);
 
-export function checkBudget(budget: ContextManagerOptions['budget'] | undefined): Budget {
+export function checkBudget(budget: ContextManagerOptions['budget'] | undefined): Required<Budget> {
   if (typeof budget !== 'object' || budget === null)
     throw new ContextInputError('budget must be an object: { maxTokens, reserve?, count }.');
   const { maxTokens, count } = budget;
@@ -19,7 +19,13 @@ export function checkBudget(budget: ContextManagerOptions['budget'] | undefined)
   }
   if (typeof count !== 'function')
     throw new ContextInputError('budget.count must be a function (text) => tokens; core ships no tokenizer.');
-  return { maxTokens, reserve, count };
+  const maxToolTokens = budget.maxToolTokens ?? Math.floor((maxTokens - reserve) / 2);
+  if (typeof maxToolTokens !== 'number' || !Number.isFinite(maxToolTokens) || maxToolTokens < 0 || maxToolTokens > maxTokens - reserve) {
+    throw new ContextInputError(
+      `budget.maxToolTokens must be a number from 0 up to maxTokens - reserve (${maxTokens - reserve}), got ${String(budget.maxToolTokens)}.`,
+    );
+  }
+  return { maxTokens, reserve, count, maxToolTokens };
 }
 
 export function checkSources(sources: unknown): ContextSource[] {

@@ -21,9 +21,9 @@ export function toolsetSource(toolset: LazyToolset): ContextSource {
     system: () => toolset.menu,
     metaTools: () => [SEARCH_TOOLS],
     nameMap: () => toolset.nameMap,
-    handle(name, input) {
+    handle(name, input, _turn, budget) {
       if (!toolset.isMetaTool(name)) return undefined;
-      const result = toolset.handle(input);
+      const result = toolset.handle(input, budget);
       if (result.found.length === 0) return { result };
       return { result, event: { op: 'loaded', tools: result.found.map((tool) => toolset.nameMap.get(tool.name)!) } };
     },

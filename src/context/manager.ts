@@ -2,6 +2,7 @@ import type { Turn } from '../runtime/contract/turn.js';
 import type { AgentContextPart } from '../parts/types.js';
 import type { ModelTool } from '../runtime/contract/model.js';
 import { ToolNameCollisionError } from '../runtime/tools/names.js';
+import { definitionTokens } from '../tools/lazy-toolset.js';
 import type { ContextManager, ContextManagerOptions, HandledCall, PreparedContext, SkippedSelection, SourceEvent } from './types.js';
 import { ContextInputError, ContextSourceError } from './errors.js';
 import { checkBudget, checkEvent, checkHistory, checkSources, checkStrings, checkTools, checkTurn } from './checks.js';
@@ -128,7 +129,13 @@ export function createContextManager(opts: ContextManagerOptions): ContextManage
       if (typeof name !== 'string') throw new ContextInputError('handle takes the tool name the model called.');
       for (const source of sources) {
         if (!source.handle) continue;
-        const answer = await source.handle(name, input, turn);
+        // What loaded tools may still add: their definitions go out with every later model call.
+        const listed = collectTools().tools;
+        const inList = listed === null ? 0 : listed.reduce((sum, tool) => sum + definitionTokens(tool, budget.count), 0);
+        const answer = await source.handle(name, input, turn, {
+          remaining: Math.max(0, budget.maxToolTokens - inList),
+          count: budget.count,
+        });
         if (answer === undefined) continue;
         if (typeof answer !== 'object' || answer === null || !('result' in answer)) {
           throw new ContextSourceError(`Source "${source.name}" handle must return { result, event? } or undefined.`);

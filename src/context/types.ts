@@ -3,7 +3,7 @@ import type { ModelTool } from '../runtime/contract/model.js';
 import type { CompletedTurn, ContextManagerLike, ContextTurn, HandledCallLike, PreparedContextLike } from '../runtime/contract/context.js';
 import type { MemoryRecord, RecallOptions } from '../memory/types.js';
 import type { AgentContextPart } from '../parts/types.js';
-import type { LazyToolsetOptions } from '../tools/lazy-toolset.js';
+import type { LazyToolsetOptions, ToolBudget } from '../tools/lazy-toolset.js';
 
 // The turn types are the runtime's: the conductor hands them to the manager.
 export type { ContextTurn, CompletedTurn };
@@ -15,6 +15,12 @@ export interface Budget {
   reserve: number;
   /** Your token counter (core ships no tokenizer). Must return a finite number >= 0. */
   count: (text: string) => number;
+  /**
+   * The most the tool list's definitions may take (each tool's JSON, as `count` measures it) when a
+   * meta-tool call loads tools: a search loads no tool past it. Default half of `maxTokens - reserve`,
+   * leaving the rest to the conversation.
+   */
+  maxToolTokens?: number;
 }
 
 /** What a source reports; the manager turns it into an `AgentContextPart` named after the source. */
@@ -61,8 +67,16 @@ export interface ContextSource {
   nameMap?(): ReadonlyMap<string, string>;
   /** Content for this turn; `null` for none. `remaining` is what is left of the budget when asked. */
   select?(turn: ContextTurn, budget: { remaining: number; count: (text: string) => number }): Promise<Loaded | null> | Loaded | null;
-  /** Answers a meta-tool call, or returns `undefined` to let the next source try. */
-  handle?(name: string, input: unknown, turn?: ContextTurn): Promise<SourceAnswer | undefined> | SourceAnswer | undefined;
+  /**
+   * Answers a meta-tool call, or returns `undefined` to let the next source try. `budget.remaining` is
+   * what the tools it loads may add: `maxToolTokens` less the definitions of the tool list now.
+   */
+  handle?(
+    name: string,
+    input: unknown,
+    turn?: ContextTurn,
+    budget?: ToolBudget,
+  ): Promise<SourceAnswer | undefined> | SourceAnswer | undefined;
   /** Runs after the turn (write-backs); `null` when it did nothing worth reporting. */
   commit?(turn: CompletedTurn): Promise<SourceEvent | null> | SourceEvent | null;
 }

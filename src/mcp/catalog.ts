@@ -111,10 +111,10 @@ export function mcpToolSource(from: McpServers | McpClient | readonly McpClient[
     },
     metaTools: () => [SEARCH_TOOLS],
     nameMap: () => current().nameMap,
-    handle(name, input) {
+    handle(name, input, _turn, budget) {
       const lazy = current();
       if (!lazy.isMetaTool(name)) return undefined;
-      const result = lazy.handle(input);
+      const result = lazy.handle(input, budget);
       if (result.found.length === 0) return { result };
       return { result, event: { op: 'loaded', tools: result.found.map((tool) => lazy.nameMap.get(tool.name)!) } };
     },

@@ -49,6 +49,8 @@ export type McpToolInfo = {
   inputSchema: object;
   outputSchema?: object;
   annotations?: McpToolAnnotations;
+  /** How long the server's description was, when it was longer than `maxDescriptionChars` and was cut. */
+  descriptionCutFrom?: number;
 };
 
 /** The hints a server gives about a tool (hints only: a server may say anything). */
@@ -80,6 +82,11 @@ export type McpToolOptions = {
   maxTotalTimeoutMs?: number;
   /** The most characters of one result the model gets; the rest is cut off with a note. Default 100,000. */
   maxResultChars?: number;
+  /**
+   * The most characters of a tool's description (and title) the model gets: a description is sent with
+   * every model call once its tool is loaded, so a longer one is cut, with a note saying so. Default 8,192.
+   */
+  maxDescriptionChars?: number;
 };
 
 /** One server: where it is, and how its tools are taken. */
@@ -89,6 +96,9 @@ export const DEFAULT_TIMEOUT_MS = 60_000;
 /** `maxTotalTimeoutMs` when a server's config gives none: this many times its `timeoutMs`. */
 export const DEFAULT_MAX_TOTAL_FACTOR = 10;
 export const DEFAULT_MAX_RESULT_CHARS = 100_000;
+export const DEFAULT_MAX_DESCRIPTION_CHARS = 8_192;
+/** The longest input schema (as JSON) a tool may have: it goes to the model with every call, and cannot be cut. */
+export const MAX_INPUT_SCHEMA_CHARS = 65_536;
 export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 // The dot separates the server from the tool in a namespaced name, so a server name has none.
@@ -154,6 +164,7 @@ export function checkServerConfig(name: unknown, config: unknown): McpServerConf
   checkPositive(c.timeoutMs, `${where}: timeoutMs`);
   checkPositive(c.maxTotalTimeoutMs, `${where}: maxTotalTimeoutMs`);
   checkPositive(c.maxResultChars, `${where}: maxResultChars`);
+  checkPositive(c.maxDescriptionChars, `${where}: maxDescriptionChars`);
   return config as McpServerConfig;
 }
 

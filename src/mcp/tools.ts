@@ -3,7 +3,13 @@ import { compileJsonSchema, type JsonSchemaCheck } from '../schema/index.js';
 import { sanitizeToolName } from '../runtime/tools/names.js';
 import { compileToolInput } from '../runtime/tools/tool-input.js';
 import { errorMessage } from '../errors/index.js';
-import type { McpToolAnnotations, McpToolInfo, McpToolOptions } from './config.js';
+import {
+  DEFAULT_MAX_DESCRIPTION_CHARS,
+  MAX_INPUT_SCHEMA_CHARS,
+  type McpToolAnnotations,
+  type McpToolInfo,
+  type McpToolOptions,
+} from './config.js';
 import { McpToolCollisionError } from './errors.js';
 
 /**
@@ -49,7 +55,7 @@ export function acceptTools(
       continue;
     }
     seen.add(name);
-    const made = toolInfo(server, name, tool!);
+    const made = toolInfo(server, name, tool!, options.maxDescriptionChars ?? DEFAULT_MAX_DESCRIPTION_CHARS);
     if (typeof made === 'string') refused.push({ server, name, reason: made });
     else if (keeps(options.tools, made.info)) accepted.push(made);
   }
@@ -61,20 +67,32 @@ function keeps(filter: McpToolOptions['tools'], info: McpToolInfo): boolean {
   return typeof filter === 'function' ? filter(info) === true : filter.includes(info.name);
 }
 
-function toolInfo(server: string, name: string, tool: Record<string, unknown>): AcceptedTool | string {
+function toolInfo(server: string, name: string, tool: Record<string, unknown>, maxDescription: number): AcceptedTool | string {
   const modelName = sanitizeToolName(`${server}.${name}`);
   if (modelName.length > MAX_MODEL_NAME)
     return `"${server}.${name}" is longer than the ${MAX_MODEL_NAME} characters models accept in a tool name; give the server a shorter name`;
   const inputSchema = tool.inputSchema;
   if (typeof inputSchema !== 'object' || inputSchema === null || Array.isArray(inputSchema)) return 'its inputSchema is not an object';
   if ((inputSchema as { type?: unknown }).type !== 'object') return 'its inputSchema does not describe an object (type "object")';
+  // A schema cut short would describe other input, so one too long to send with every call is refused.
+  let schemaChars: number;
+  try {
+    schemaChars = JSON.stringify(inputSchema).length;
+  } catch (error) {
+    return `its inputSchema cannot be written as JSON (${errorMessage(error)})`;
+  }
+  if (schemaChars > MAX_INPUT_SCHEMA_CHARS)
+    return `its inputSchema is ${schemaChars.toLocaleString('en-US')} characters of JSON, past the ${MAX_INPUT_SCHEMA_CHARS.toLocaleString('en-US')} a tool may send the model`;
   try {
     compileToolInput({ name: `${server}.${name}`, inputSchema });
   } catch (error) {
     return errorMessage(error);
   }
-  const info: McpToolInfo = { server, name, description: typeof tool.description === 'string' ? tool.description : '', inputSchema };
-  const title = typeof tool.title === 'string' ? tool.title : undefined;
+  const description = cut(typeof tool.description === 'string' ? tool.description : '', maxDescription, 'description');
+  const info: McpToolInfo = { server, name, description: description.text, inputSchema };
+  if (description.from !== undefined) info.descriptionCutFrom = description.from;
+  // A title stands in for a missing description, so it is held to the same length.
+  const title = typeof tool.title === 'string' ? cut(tool.title, maxDescription, 'title').text : undefined;
   if (title !== undefined) info.title = title;
   const annotations = annotationsOf(tool.annotations);
   if (annotations !== undefined) info.annotations = annotations;
@@ -88,6 +106,20 @@ function toolInfo(server: string, name: string, tool: Record<string, unknown>): 
   } catch (error) {
     return errorMessage(error);
   }
+}
+
+/**
+ * `text` cut to `max` characters (never half a surrogate pair) with a note the model reads, so it knows
+ * the description is incomplete; `from` is the length the server sent, when it was cut. Cut rather than
+ * refused: a tool with a long description still works, and the note says where to look for the rest.
+ */
+function cut(text: string, max: number, what: string): { text: string; from?: number } {
+  if (text.length <= max) return { text };
+  let end = max;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  const note = `[The server's ${what} was cut to its first ${end.toLocaleString('en-US')} of ${text.length.toLocaleString('en-US')} characters.]`;
+  return { text: `${text.slice(0, end)}\n\n${note}`, from: text.length };
 }
 
 // Only the hints of the right type: a server may send anything.

@@ -7,8 +7,8 @@ export { toToolset, UnknownToolError, DuplicateCallIdError } from './toolset.js'
 export { DuplicateToolError, UnknownApprovalError } from '../runtime/tools/index.js';
 export type { Toolset, AnthropicToolSpec } from './toolset.js';
 export { mergeToolsets, InvalidToolsetError } from './merge.js';
-export { lazyToolset, LazyToolsetInputError, SEARCH_TOOLS } from './lazy-toolset.js';
-export type { LazyToolset, LazyToolsetOptions, SearchToolsResult, FoundTool } from './lazy-toolset.js';
+export { lazyToolset, LazyToolsetInputError, SEARCH_TOOLS, definitionTokens } from './lazy-toolset.js';
+export type { LazyToolset, LazyToolsetOptions, SearchToolsResult, FoundTool, SkippedTool, ToolBudget } from './lazy-toolset.js';
 export { tool, defineTool } from './define-tool.js';
 export type { StandardTool, JsonSchemaTool } from './define-tool.js';
 export { ToolInputError, compileToolInput, checkToolInput } from '../runtime/tools/tool-input.js';

@@ -21,8 +21,20 @@ export type LazyToolsetOptions = {
 
 export type FoundTool = { name: string; description: string };
 
-/** What `search_tools` returns to the model. `name` is the callable (sanitized) name. */
-export type SearchToolsResult = { found: FoundTool[]; note: string };
+/** A tool a search matched but left unloaded: its definition (`tokens`, as the budget counts) did not fit. */
+export type SkippedTool = { name: string; tokens: number };
+
+/**
+ * What `search_tools` returns to the model. `name` is the callable (sanitized) name. `skipped` (only
+ * when some were) lists matches left unloaded for the budget.
+ */
+export type SearchToolsResult = { found: FoundTool[]; note: string; skipped?: SkippedTool[] };
+
+/**
+ * How much more a search may load: `remaining` tokens of tool definitions (each one's JSON, as the
+ * model is sent it, measured by `count`). A context manager hands it to its sources' `handle`.
+ */
+export type ToolBudget = { remaining: number; count: (text: string) => number };
 
 export interface LazyToolset {
   /** The tools for the next model call (`ModelTool`s, names sanitized): `search_tools`, then pinned, then loaded ones. */
@@ -37,10 +49,14 @@ export interface LazyToolset {
   loaded(): string[];
   /** Whether `name` (as the model called it) is the `search_tools` meta-tool. */
   isMetaTool(name: string): boolean;
-  /** Searches names and descriptions, loads the best unloaded, unpinned matches and reports them. */
-  search(query: string): SearchToolsResult;
+  /**
+   * Searches names and descriptions, loads the best unloaded, unpinned matches and reports them. With a
+   * `budget`, a match whose definition would take more than is left of it is not loaded, and is listed
+   * in `skipped` (the note tells the model).
+   */
+  search(query: string, budget?: ToolBudget): SearchToolsResult;
   /** Runs a model's `search_tools` call; input that is not `{ query: string }` throws a `ToolInputError` (a `ToolError`) for the model. */
-  handle(input: unknown): SearchToolsResult;
+  handle(input: unknown, budget?: ToolBudget): SearchToolsResult;
   /** Unloads every tool searches loaded (pinned tools stay). */
   reset(): void;
 }
@@ -108,15 +124,31 @@ export function lazyToolset(tools: unknown[], opts?: LazyToolsetOptions): LazyTo
   const loaded = new Set<number>();
   const notLoaded = (doc: number) => !loaded.has(toolOfDoc[doc]);
 
-  const search = (query: string): SearchToolsResult => {
+  const search = (query: string, budget?: ToolBudget): SearchToolsResult => {
     if (typeof query !== 'string') throw new LazyToolsetInputError(`search query must be a string, got ${typeof query}.`);
     const hits = index.search(tokenize(query), { k, accept: notLoaded });
-    const found = hits.map(({ doc }) => {
+    const found: FoundTool[] = [];
+    const skipped: SkippedTool[] = [];
+    let left = budget?.remaining ?? Infinity;
+    for (const { doc } of hits) {
       const i = toolOfDoc[doc];
+      if (budget !== undefined) {
+        const tokens = definitionTokens(forModel[i], budget.count);
+        // Loaded, a definition goes out with every later model call: one that does not fit stays unloaded.
+        if (tokens > left) {
+          skipped.push({ name: forModel[i].name, tokens });
+          continue;
+        }
+        left -= tokens;
+      }
       loaded.add(i);
-      return { name: forModel[i].name, description: forModel[i].description };
-    });
-    return { found, note: noteFor(query, found, deferred.length - loaded.size) };
+      found.push({ name: forModel[i].name, description: forModel[i].description });
+    }
+    const note =
+      found.length === 0 && skipped.length > 0
+        ? skippedNote(skipped, budget).trim()
+        : noteFor(query, found, deferred.length - loaded.size) + skippedNote(skipped, budget);
+    return skipped.length === 0 ? { found, note } : { found, note, skipped };
   };
 
   return {
@@ -130,13 +162,27 @@ export function lazyToolset(tools: unknown[], opts?: LazyToolsetOptions): LazyTo
     loaded: () => [...loaded].map((i) => specs[i].name),
     isMetaTool: (name) => name === SEARCH_TOOLS,
     search,
-    handle(input) {
+    handle(input, budget) {
       const issues = searchToolsIssues(input);
       if (issues.length > 0) throw new ToolInputError(SEARCH_TOOLS, issues);
-      return search((input as { query: string }).query);
+      return search((input as { query: string }).query, budget);
     },
     reset: () => loaded.clear(),
   };
+}
+
+/** What one tool's definition costs the context, as `count` measures its JSON. */
+export function definitionTokens(tool: ModelTool, count: (text: string) => number): number {
+  const tokens = count(JSON.stringify({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema }));
+  if (typeof tokens !== 'number' || !Number.isFinite(tokens) || tokens < 0)
+    throw new LazyToolsetInputError(`the budget's count returned ${String(tokens)}; it must return a finite number >= 0.`);
+  return tokens;
+}
+
+function skippedNote(skipped: SkippedTool[], budget: ToolBudget | undefined): string {
+  if (skipped.length === 0 || budget === undefined) return '';
+  const listed = skipped.map((tool) => `${tool.name} (${tool.tokens.toLocaleString('en-US')} tokens)`).join(', ');
+  return ` Not loaded, as their definitions would not fit the ${Math.max(0, budget.remaining).toLocaleString('en-US')} tokens left for tools in the context: ${listed}.`;
 }
 
 function noteFor(query: string, found: FoundTool[], remaining: number): string {

@@ -5,6 +5,7 @@ import { RunFault } from '../../runtime/loop/index.js';
 import { oneLine } from '../output.js';
 import type { ChatDeps } from './deps.js';
 import { lastCallUsage, statusLine } from './status.js';
+import { askOnTerminal, questionOf, refuseQuestion } from './questions.js';
 
 /**
  * What one chat is at, shared by the controller, its slash commands, session switching and the runs:
@@ -110,6 +111,12 @@ export class ChatState {
         this.updateStatus();
       }
       this.deps.view.handle(event);
+      // A tool's or an MCP server's question: asked on a terminal; piped, nobody reads the transcript to answer it.
+      const question = questionOf(event);
+      if (question === undefined) return;
+      const terminal = this.deps.view.terminal;
+      if (terminal === undefined) refuseQuestion(this.agent, question, 'a piped chat', (text) => this.deps.warn(text));
+      else void askOnTerminal(this.agent, question, terminal, this.deps.paint, (error) => this.fail(error));
     });
   }
 }

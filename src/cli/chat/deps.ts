@@ -15,6 +15,8 @@ export type ChatDeps = {
   makeAgent(sessionId: string): Agent;
   view: ChatView;
   paint: Paint;
+  /** One line on stderr, for what a piped chat's reader must see apart from the transcript. */
+  warn(text: string): void;
   /** Which waiting calls are approved without asking; `a` at an approval prompt adds to it. */
   rules: ApprovalRules;
   /** What a waiting call would do, for the approval prompt (a terminal's). */

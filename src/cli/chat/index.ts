@@ -8,6 +8,7 @@ import type { ModelFlag } from '../model-flag.js';
 import type { Io } from '../run.js';
 import type { ChosenSession } from '../session-choice.js';
 import { paintFor, paintsColour } from '../style.js';
+import { terminalText } from '../safe-text.js';
 import { approvalLines } from './approval-lines.js';
 import { ChatController } from './controller.js';
 import { LineSource } from './lines.js';
@@ -80,7 +81,7 @@ export async function runChat(command: ChatCommand, session: ChosenSession, io: 
   const input = { next: () => (ui !== null ? ui.next() : lines!.next()), close: () => (ui !== null ? ui.close() : lines!.close()) };
   let chat: ChatController;
   try {
-    chat = new ChatController(chatDeps(setup, view, io.env, paint), session.id);
+    chat = new ChatController(chatDeps(setup, view, io, paint), session.id);
   } catch (error) {
     // The terminal's raw mode, stdin and the servers' processes would keep the command alive after the error was printed.
     input.close();
@@ -122,13 +123,16 @@ export async function runChat(command: ChatCommand, session: ChosenSession, io: 
   return ui === null && chat.failures > 0 ? EXIT.failed : EXIT.ok;
 }
 
-function chatDeps(setup: ChatSetup, view: ChatView, env: NodeJS.ProcessEnv, paint: ReturnType<typeof paintFor>) {
+function chatDeps(setup: ChatSetup, view: ChatView, io: Io, paint: ReturnType<typeof paintFor>) {
+  const env = io.env;
+  const errorPaint = paintFor(io.stderr, env);
   return {
     store: setup.store,
     makeAgent: setup.makeAgent,
     mcpStatus: setup.mcpStatus,
     view,
     paint,
+    warn: (text: string) => void io.stderr.write(`${errorPaint('yellow', 'indusagi:')} ${terminalText(text)}\n`),
     rules: setup.rules,
     describeApproval: (call: Parameters<typeof approvalLines>[1]) => approvalLines(setup.workspace, call, paint),
     model: () => ({

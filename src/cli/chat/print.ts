@@ -11,12 +11,13 @@ import type { ChosenSession } from '../session-choice.js';
 import { approveAllowed } from '../approvals.js';
 import { setUpChat, type ChatSetup } from './setup.js';
 import { retryNotice } from './status.js';
+import { questionOf, refuseQuestion } from './questions.js';
 
 /**
  * `indusagi -p PROMPT`: one run on the chosen session. Stdout gets the final answer, or with `--json`
  * every run event as one JSON line (steering characters `\u`-escaped, so a terminal is safe either
  * way); stderr gets what a person watching should know (retries, a call waiting for approval, a
- * failure). The exit code says how the run ended: see `EXIT`.
+ * failure, a question that nobody can answer here and was cancelled). The exit code says how the run ended: see `EXIT`.
  */
 export async function runPrint(command: ChatCommand, given: string, session: ChosenSession, io: Io): Promise<number> {
   const prompt = given === '-' ? await readAll(io.stdin) : given;
@@ -33,6 +34,9 @@ export async function runPrint(command: ChatCommand, given: string, session: Cho
   const note = (text: string) => void io.stderr.write(`indusagi: ${terminalText(text)}\n`);
   for (const line of setup.memoryNotes) note(line);
   const unsubscribe = agent.subscribe((event) => {
+    // Nobody reads a question in -p (a script runs it): a tool's or an MCP server's is cancelled at once.
+    const question = questionOf(event);
+    if (question !== undefined) refuseQuestion(agent, question, '-p mode', note);
     if (command.json) io.stdout.write(`${terminalJson(JSON.stringify(event))}\n`);
     else if (event.kind !== 'approval_requested' || setup.rules.allows(session.id, event) === undefined) describe(event, note);
   });

@@ -1,5 +1,9 @@
 import type { RunEvent } from '../../runtime/contract/events.js';
 import type { Choice } from '../tui/index.js';
+import type { InputAnswer } from '../../runtime/contract/tool.js';
+
+/** One field of a question's form, as the terminal asks it: typed text, read as `kind` on Enter. */
+export type QuestionField = { key: string; label: string; kind: 'string' | 'number' | 'integer' | 'boolean'; required: boolean };
 
 /** A decision at an approval prompt; null: decide later. */
 export type ApprovalAnswer = 'yes' | 'no' | 'always' | null;
@@ -28,6 +32,8 @@ export interface TerminalControls {
   pick<T>(title: string, choices: ReadonlyArray<Choice<T>>, initial?: number): Promise<T | null>;
   /** An approval prompt for a call of `tool`, described by `lines` (painted). */
   approve(lines: string[], tool: string): Promise<ApprovalAnswer>;
+  /** A question a tool or an MCP server asks (`lines`, painted and safe), its form as `fields` (null: one it cannot fill). */
+  ask(lines: string[], fields: QuestionField[] | null): Promise<InputAnswer>;
   /** The line under the editor. */
   setStatus(text: string): void;
 }

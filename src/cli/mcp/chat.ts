@@ -95,6 +95,11 @@ export async function openChatMcp(
     if (status.state === 'failed') notes.push(`MCP server "${status.name}" did not start: ${status.error}`);
     for (const refused of status.refused) notes.push(`MCP server "${status.name}": tool "${refused.name}" left out, ${refused.reason}`);
   }
+  for (const tool of connected.tools())
+    if (tool.mcp.descriptionCutFrom !== undefined)
+      notes.push(
+        `MCP server "${tool.mcp.server}": the description of tool "${tool.mcp.name}" is cut to ${tool.mcp.description.length.toLocaleString('en-US')} of ${tool.mcp.descriptionCutFrom.toLocaleString('en-US')} characters`,
+      );
   const catalog = mcpToolSource(connected, { tools: builtIn });
   const mcp: ChatMcp = {
     servers: connected,

@@ -38,6 +38,7 @@ export class TerminalView implements ChatView {
     this.terminal = {
       pick: (title, choices, initial) => ui.pick(title, choices, initial),
       approve: (lines, tool) => ui.approve(lines, tool),
+      ask: (lines, fields) => ui.ask(lines, fields),
       setStatus: (text) => ui.setStatus(text),
     };
   }

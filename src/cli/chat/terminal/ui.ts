@@ -4,9 +4,10 @@ import { Screen, type Frame, type Printable, SelectList, type Choice, type Selec
 import { captureConsole } from './console-capture.js';
 import { PromptEditor, type Key } from './editor.js';
 import { liveFrame, promptLines } from './layout.js';
-import { approvalPrompt, ModalSlot, picker } from './modals.js';
+import { approvalPrompt, ModalSlot, picker, questionPrompt } from './modals.js';
+import type { InputAnswer } from '../../../runtime/contract/tool.js';
 import { PathCompletion } from './path-completion.js';
-import type { ApprovalAnswer } from '../view.js';
+import type { ApprovalAnswer, QuestionField } from '../view.js';
 
 const SPINNER_MS = 80;
 
@@ -155,6 +156,11 @@ export class TerminalUi {
    */
   approve(lines: string[], tool: string): Promise<ApprovalAnswer> {
     return this.modals.open<ApprovalAnswer>(null, approvalPrompt(lines, tool, this.options.paint));
+  }
+
+  /** A question a tool or an MCP server asks, its form filled in field by field (see `questionPrompt`); Escape cancels. */
+  ask(lines: string[], fields: QuestionField[] | null): Promise<InputAnswer> {
+    return this.modals.open<InputAnswer>({ action: 'cancel' }, questionPrompt(lines, fields, this.options.paint));
   }
 
   /** Lets go of the terminal: raw mode off, paste mode off, the live region erased. */
