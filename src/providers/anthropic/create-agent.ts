@@ -28,7 +28,8 @@ const MISSING_KEY_REMEDY =
  * so importing it costs no SDK.
  *
  * With `INDUSAGI_MODEL=demo` in the environment every agent talks to the offline demo model instead
- * (`demoModel()`, in process: no key, no network), whatever model its config or deps name.
+ * (`demoModel()`, in process: no key, no network), whatever model its config names, unless its deps
+ * bring their own (`client`, `invokeModel`).
  *
  * Throws `MissingApiKeyError` (an `AgentConfigError`) when Claude would be called through
  * `new Anthropic()` and the environment holds no Anthropic credentials, and `AgentConfigError` for
@@ -39,9 +40,12 @@ const MISSING_KEY_REMEDY =
 export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
   const { client, ...rest } = deps ?? {};
   refuseMovedOptions(config);
-  if (demoChosen(process.env)) {
-    // The one switch that points any agent at the offline demo model: whatever model it names.
-    return createConductor({ ...config, model: lazyDemoModel() }, { ...rest, invokeModel: undefined });
+  if (demoChosen(process.env) && client === undefined && rest.invokeModel === undefined) {
+    // The one switch that points any agent at the offline demo model, whatever model its config names.
+    // A `deps.client` or `deps.invokeModel` is a transport the program chose for itself (a scripted test
+    // server, `startAnthropicServer().client()`), so it is kept: the switch is for trying code without a
+    // key, and a program that brought its own model needs none.
+    return createConductor({ ...config, model: lazyDemoModel() }, rest);
   }
   const model = config?.model;
   if (typeof model !== 'string' || rest.invokeModel !== undefined) {
