@@ -53,6 +53,8 @@ const SETUP: Record<string, PageSetup> = {
   // The content prompt sends a chart the reader has.
   'docs/agent.md': { files: { 'chart.png': Buffer.from(pngBase64(640, 480), 'base64') } },
   'docs/context.md': { atLeast: 6 },
+  // Five cases, recorded, replayed and compared, each block reading what the one before wrote.
+  'docs/evals.md': { atLeast: 4 },
   'docs/guardrails.md': { atLeast: 3 },
   // Its blocks start MCP servers the reader installed, by their path under node_modules.
   'docs/mcp.md': { atLeast: 3 },
