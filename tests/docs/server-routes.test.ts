@@ -6,7 +6,10 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoModel } from '../../src/entries/testing.js';
 import { bearerTokens, createServer, type AgentServer } from '../../src/server/index.js';
+
+const DEMO = demoModel();
 
 type Schema = {
   $ref?: string;
@@ -82,7 +85,8 @@ beforeAll(async () => {
   server = await createServer({
     dataDir: join(dir, 'data'),
     authenticate: bearerTokens([{ token: 'a-long-secret-token-of-ana', tenant: 'acme', user: 'ana' }]),
-    agent: () => ({ config: { model: 'demo' } }),
+    // No run is started: the document is all this test reads.
+    agent: () => ({ config: { model: DEMO.modelId! }, invokeModel: DEMO }),
   });
   document = (await (await server.fetch(new Request('http://localhost/openapi.json'))).json()) as Document;
 });
