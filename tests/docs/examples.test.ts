@@ -8,7 +8,7 @@
 // API key and no database URL in the environment, only `INDUSAGI_MODEL=demo` as the README says.
 //
 // DOCS_PAGE=docs/agent.md narrows a run to one page (or a comma-separated few) while writing one.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -32,16 +32,19 @@ type PageSetup = {
    * Only a page that says what it needs, as its blocks' readers must be told, gets any.
    */
   env?: () => Promise<Record<string, string> | undefined>;
-  /** What else the page's blocks must leave behind, checked in the folder they ran in. */
-  check?: (run: PageRun, cwd: string) => Promise<string[]>;
+  /** With `env`: what the page says before its first block, so that a reader knows what to set. */
+  says?: RegExp;
+  /** What else the page's blocks must leave behind, checked in the folder each ran in (`folderOf(i)`: block i's). */
+  check?: (run: PageRun, folderOf: (block: number) => string) => Promise<string[]>;
 };
 
 const SETUP: Record<string, PageSetup> = {
   'README.md': {
     atLeast: 2,
     // The first example's tool reports the time; its session file is written and its lock released.
-    check: async (run, cwd) => {
+    check: async (run, folderOf) => {
       const problems: string[] = [];
+      const cwd = folderOf(0);
       if (!run.blocks[0]?.printed.some((line) => /^\[clock\.now\] \d{4}-\d{2}-\d{2}T/.test(line)))
         problems.push('README.md: no [clock.now] line');
       const files = await readdir(join(cwd, '.indusagi/sessions')).catch(() => []);
@@ -63,7 +66,9 @@ const SETUP: Record<string, PageSetup> = {
   'docs/subagents.md': { atLeast: 3 },
   'docs/postgres.md': {
     atLeast: 2,
-    // A database of its own on the run's server, named by INDUSAGI_DATABASE_URL as the page says.
+    // The one page whose blocks need more than the demo model, as its first lines tell the reader (with
+    // how to get a server): a database of its own on the run's server, named by INDUSAGI_DATABASE_URL.
+    says: /needs a PostgreSQL server, named by `INDUSAGI_DATABASE_URL`[\s\S]*docker run/,
     env: async () => {
       if (postgresUrl === undefined) return undefined;
       const name = freshSchema('docs');
@@ -125,16 +130,24 @@ async function runPage(page: string): Promise<Outcome> {
   const setup = SETUP[page] ?? {};
   const extra = setup.env ? await setup.env() : {};
   if (extra === undefined) return { skipped: true };
-  // A fresh folder of the reader's project per page: nothing an earlier page wrote is there.
+  // A fresh folder of the reader's project per block (issue 41): nothing an earlier page or an earlier
+  // block of this page wrote is there, so a block that only works after another one fails.
   const cwd = mkdtempSync(join(tmpdir(), 'indusagi-docs-'));
+  const blockDir = (fence: DocFence) => join(cwd, `L${fence.line}`);
   try {
-    writeFileSync(join(cwd, 'package.json'), JSON.stringify({ name: 'docs-reader', private: true, type: 'module' }));
-    symlinkSync(join(project, 'node_modules'), join(cwd, 'node_modules'), 'dir');
-    for (const [name, content] of Object.entries(setup.files ?? {})) writeFileSync(join(cwd, name), content);
     const fences = FENCES.get(page)!;
-    const run = await runDocPage(scratch.dir, fences, { cwd, env: offlineEnv(extra), installed: true });
+    // The blocks' files are in `cwd/.blocks`, so their imports resolve from here.
+    symlinkSync(join(project, 'node_modules'), join(cwd, 'node_modules'), 'dir');
+    for (const fence of fences.filter((each) => each.runnable)) {
+      const dir = blockDir(fence);
+      mkdirSync(dir);
+      writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'docs-reader', private: true, type: 'module' }));
+      symlinkSync(join(project, 'node_modules'), join(dir, 'node_modules'), 'dir');
+      for (const [name, content] of Object.entries(setup.files ?? {})) writeFileSync(join(dir, name), content);
+    }
+    const run = await runDocPage(scratch.dir, fences, { cwd, env: offlineEnv(extra), installed: true, blockDir });
     const problems = runProblems(run);
-    if (setup.check) problems.push(...(await setup.check(run, cwd)));
+    if (setup.check) problems.push(...(await setup.check(run, (block) => blockDir(run.blocks[block].fence))));
     return { skipped: false, problems, blocks: run.blocks.length };
   } finally {
     rmSync(cwd, { recursive: true, force: true });
@@ -178,6 +191,16 @@ describe('docs examples', () => {
   it('every TypeScript block typechecks (a fragment may use names its page defines around it)', async () => {
     const { problems } = await typecheck;
     expect(problems).toEqual([]);
+  });
+
+  it('a page whose blocks need more than the demo model says what, and how to get it, before its first block', () => {
+    for (const [page, setup] of Object.entries(SETUP)) {
+      if (setup.env === undefined || !PAGES.includes(page)) continue;
+      expect(setup.says, `${page}: SETUP gives it variables, so it must say what a reader sets`).toBeDefined();
+      const lines = readFileSync(join(repo, page), 'utf8').split('\n');
+      const first = FENCES.get(page)!.find((fence) => fence.runnable)!.line;
+      expect(lines.slice(0, first - 1).join('\n')).toMatch(setup.says!);
+    }
   });
 
   for (const page of PAGES) {

@@ -132,7 +132,13 @@ const DONE = '@@doc-done';
 export async function runDocPage(
   scratch: string,
   fences: DocFence[],
-  options: { cwd: string; env: NodeJS.ProcessEnv; installed?: boolean },
+  options: {
+    cwd: string;
+    env: NodeJS.ProcessEnv;
+    installed?: boolean;
+    /** The folder each block runs in (made by the caller): a block then finds nothing another block left. */
+    blockDir?: (fence: DocFence) => string;
+  },
 ): Promise<PageRun> {
   const runnable = fences.filter((fence) => fence.runnable);
   const page = runnable[0]?.page ?? '(no page)';
@@ -160,12 +166,13 @@ export async function runDocPage(
     runner,
     [
       "import { inspect } from 'node:util';",
-      `const blocks = ${JSON.stringify(runnable.map((fence, i) => [fence.line, files[i]]))};`,
+      `const blocks = ${JSON.stringify(runnable.map((fence, i) => [fence.line, files[i], options.blockDir?.(fence) ?? null]))};`,
       'let failed = false;',
       '// Markers start a line of their own on both streams: a block may end its output without a newline.',
       'const mark = (text) => { process.stdout.write(`\\n${text}\\n`); process.stderr.write(`\\n${text}\\n`); };',
-      'for (const [line, file] of blocks) {',
+      'for (const [line, file, dir] of blocks) {',
       `  mark('${BLOCK} ' + line);`,
+      '  if (dir !== null) process.chdir(dir);',
       '  try {',
       '    await import(file);',
       '  } catch (error) {',
