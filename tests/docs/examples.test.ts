@@ -1,43 +1,50 @@
 // Every TypeScript block of the README and docs/*.md, as docs/README.md promises: each ```ts block runs
 // as written, offline, and prints what its `// -> text` comments say; every block, fragments included,
 // typechecks. Pages are found, not listed: a new page is covered the moment it lands. A page that needs
-// more than a scratch folder and the offline models says so in SETUP below.
+// more than a fresh folder and the offline demo model says so in SETUP below.
+//
+// The blocks run as a reader runs them (issue 41): each page in a fresh folder outside the checkout, in
+// a project that installed the packed tarball (the run's one pack, tests/support/packed.ts), with no
+// API key and no database URL in the environment, only `INDUSAGI_MODEL=demo` as the README says.
 //
 // DOCS_PAGE=docs/agent.md narrows a run to one page (or a comma-separated few) while writing one.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDemoModel } from '../../src/demo/index.js';
-import type { DemoModel } from '../../src/demo/index.js';
-import { docScratch, readFences, runDocPage, runProblems, typecheckDocs } from '../support/doc-examples.js';
+import { docScratch, packagesUsed, readFences, runDocPage, runProblems, typecheckDocs } from '../support/doc-examples.js';
 import type { DocFence, PageRun } from '../support/doc-examples.js';
 import { pngBase64 } from '../support/media.js';
+import { installTarball, packedTarball } from '../support/packed.js';
 import { freshSchema, postgresUrl } from '../support/postgres.js';
 
 const repo = resolve(import.meta.dirname, '../..');
 
 type PageSetup = {
-  /** Where the blocks run: a fresh scratch folder (the default), or the repo for blocks that name its files. */
-  cwd?: 'scratch' | 'repo';
   /** Files the blocks open as a reader's project would hold them, written into the scratch folder first. */
   files?: Record<string, string | Buffer>;
   /** Fewer runnable blocks than this means some were fenced away or lost. */
   atLeast?: number;
-  /** Variables the page's blocks read, made before it runs; `undefined` skips the page (outside CI only). */
+  /**
+   * Variables the page's blocks read, made before it runs; `undefined` skips the page (outside CI only).
+   * Only a page that says what it needs, as its blocks' readers must be told, gets any.
+   */
   env?: () => Promise<Record<string, string> | undefined>;
-  /** What else the page's blocks must leave behind, checked in the folder they ran in. */
-  check?: (run: PageRun, cwd: string) => Promise<string[]>;
+  /** With `env`: what the page says before its first block, so that a reader knows what to set. */
+  says?: RegExp;
+  /** What else the page's blocks must leave behind, checked in the folder each ran in (`folderOf(i)`: block i's). */
+  check?: (run: PageRun, folderOf: (block: number) => string) => Promise<string[]>;
 };
 
 const SETUP: Record<string, PageSetup> = {
   'README.md': {
     atLeast: 2,
     // The first example's tool reports the time; its session file is written and its lock released.
-    check: async (run, cwd) => {
+    check: async (run, folderOf) => {
       const problems: string[] = [];
+      const cwd = folderOf(0);
       if (!run.blocks[0]?.printed.some((line) => /^\[clock\.now\] \d{4}-\d{2}-\d{2}T/.test(line)))
         problems.push('README.md: no [clock.now] line');
       const files = await readdir(join(cwd, '.indusagi/sessions')).catch(() => []);
@@ -52,14 +59,16 @@ const SETUP: Record<string, PageSetup> = {
   // Five cases, recorded, replayed and compared, each block reading what the one before wrote.
   'docs/evals.md': { atLeast: 4 },
   'docs/guardrails.md': { atLeast: 3 },
-  // Its blocks start MCP servers from the repo's node_modules, by relative path.
-  'docs/mcp.md': { cwd: 'repo', atLeast: 3 },
+  // Its blocks start MCP servers the reader installed, by their path under node_modules.
+  'docs/mcp.md': { atLeast: 3 },
   'docs/memory.md': { atLeast: 7 },
   // The researcher/writer tree, the handoff and the budget, each on the demo model.
   'docs/subagents.md': { atLeast: 3 },
   'docs/postgres.md': {
     atLeast: 2,
-    // A database of its own on the run's server, named by INDUSAGI_DATABASE_URL as the page says.
+    // The one page whose blocks need more than the demo model, as its first lines tell the reader (with
+    // how to get a server): a database of its own on the run's server, named by INDUSAGI_DATABASE_URL.
+    says: /needs a PostgreSQL server, named by `INDUSAGI_DATABASE_URL`[\s\S]*docker run/,
     env: async () => {
       if (postgresUrl === undefined) return undefined;
       const name = freshSchema('docs');
@@ -84,25 +93,19 @@ const PAGES = [
 ].filter((page) => only === undefined || only.includes(page));
 const FENCES = new Map(PAGES.map((page) => [page, readFences(readFileSync(join(repo, page), 'utf8'), page)]));
 
-// Whatever a developer's shell holds, the blocks reach no real model: Claude by id is the offline demo
-// model (ANTHROPIC_BASE_URL), and OpenAI clients get a key and an address where nothing listens.
-const CREDENTIALS = /^(ANTHROPIC|OPENAI|GOOGLE_GENERATIVE_AI|AZURE|AWS|MISTRAL|GROQ|XAI|DEEPSEEK|INDUSAGI)_/;
-function offlineEnv(demo: DemoModel, extra: Record<string, string>): NodeJS.ProcessEnv {
+// Whatever a developer's shell holds, the blocks see no key, no base URL and no database: what they
+// need to run offline is the one switch the README gives readers.
+const CREDENTIALS = /^(ANTHROPIC|OPENAI|GOOGLE_GENERATIVE_AI|AZURE|AWS|MISTRAL|GROQ|XAI|DEEPSEEK|INDUSAGI|PG[A-Z]*|DATABASE)_?/;
+function offlineEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !CREDENTIALS.test(name)));
-  return {
-    ...env,
-    ANTHROPIC_BASE_URL: demo.baseURL,
-    ANTHROPIC_API_KEY: 'offline-demo',
-    OPENAI_API_KEY: 'offline',
-    OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
-    ...extra,
-  };
+  return { ...env, INDUSAGI_MODEL: 'demo', ...extra };
 }
 
 type Outcome = { skipped: true } | { skipped: false; problems: string[]; blocks: number };
 
-let demo: DemoModel;
 let scratch: ReturnType<typeof docScratch>;
+// The reader's project: the tarball installed, with the packages the blocks import.
+let project: string;
 const outcomes = new Map<string, Promise<Outcome>>();
 let typecheck: Promise<{ problems: string[] }>;
 
@@ -127,23 +130,46 @@ async function runPage(page: string): Promise<Outcome> {
   const setup = SETUP[page] ?? {};
   const extra = setup.env ? await setup.env() : {};
   if (extra === undefined) return { skipped: true };
-  const cwd = setup.cwd === 'repo' ? repo : mkdtempSync(join(tmpdir(), 'indusagi-docs-'));
+  // A fresh folder of the reader's project per block (issue 41): nothing an earlier page or an earlier
+  // block of this page wrote is there, so a block that only works after another one fails.
+  const cwd = mkdtempSync(join(tmpdir(), 'indusagi-docs-'));
+  const blockDir = (fence: DocFence) => join(cwd, `L${fence.line}`);
   try {
-    for (const [name, content] of Object.entries(setup.files ?? {})) writeFileSync(join(cwd, name), content);
     const fences = FENCES.get(page)!;
-    const run = await runDocPage(scratch.dir, fences, { cwd, env: offlineEnv(demo, extra) });
+    // The blocks' files are in `cwd/.blocks`, so their imports resolve from here.
+    symlinkSync(join(project, 'node_modules'), join(cwd, 'node_modules'), 'dir');
+    for (const fence of fences.filter((each) => each.runnable)) {
+      const dir = blockDir(fence);
+      mkdirSync(dir);
+      writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'docs-reader', private: true, type: 'module' }));
+      symlinkSync(join(project, 'node_modules'), join(dir, 'node_modules'), 'dir');
+      for (const [name, content] of Object.entries(setup.files ?? {})) writeFileSync(join(dir, name), content);
+    }
+    const run = await runDocPage(scratch.dir, fences, { cwd, env: offlineEnv(extra), installed: true, blockDir });
     const problems = runProblems(run);
-    if (setup.check) problems.push(...(await setup.check(run, cwd)));
+    if (setup.check) problems.push(...(await setup.check(run, (block) => blockDir(run.blocks[block].fence))));
     return { skipped: false, problems, blocks: run.blocks.length };
   } finally {
-    if (cwd !== repo) rmSync(cwd, { recursive: true, force: true });
+    rmSync(cwd, { recursive: true, force: true });
   }
 }
 
 beforeAll(async () => {
-  demo = await startDemoModel({ chunkDelayMs: 0 });
   scratch = docScratch();
   const slot = pool(2);
+  project = mkdtempSync(join(tmpdir(), 'indusagi-docs-app-'));
+  const used = [...FENCES.values()]
+    .flat()
+    .filter((fence) => fence.runnable)
+    .flatMap((fence) => packagesUsed(fence.code));
+  const installed = packedTarball().then(({ tarball }) =>
+    installTarball(tarball, project, (pkg) => ({
+      // What the package needs, and what the blocks tell the reader to install beside it.
+      required: [...Object.keys(pkg.dependencies ?? {}), ...used.filter((name) => name !== 'indusagi')],
+      optional: Object.keys(pkg.peerDependencies ?? {}),
+    })),
+  );
+  installed.catch(() => undefined);
   const settle = <T>(promise: Promise<T>) => (promise.catch(() => undefined), promise);
   typecheck = settle(
     slot(async () => {
@@ -151,19 +177,30 @@ beforeAll(async () => {
       return { problems: [...errors.map((e) => `${e.page}:${e.line}: TS${e.code} ${e.message}`), ...other] };
     }),
   );
-  for (const [page, fences] of FENCES) if (fences.some((fence) => fence.runnable)) outcomes.set(page, settle(slot(() => runPage(page))));
+  for (const [page, fences] of FENCES)
+    if (fences.some((fence) => fence.runnable)) outcomes.set(page, settle(installed.then(() => slot(() => runPage(page)))));
 });
 
 afterAll(async () => {
   await Promise.allSettled([typecheck, ...outcomes.values()]);
   scratch?.remove();
-  await demo?.close();
+  if (project) rmSync(project, { recursive: true, force: true });
 });
 
 describe('docs examples', () => {
   it('every TypeScript block typechecks (a fragment may use names its page defines around it)', async () => {
     const { problems } = await typecheck;
     expect(problems).toEqual([]);
+  });
+
+  it('a page whose blocks need more than the demo model says what, and how to get it, before its first block', () => {
+    for (const [page, setup] of Object.entries(SETUP)) {
+      if (setup.env === undefined || !PAGES.includes(page)) continue;
+      expect(setup.says, `${page}: SETUP gives it variables, so it must say what a reader sets`).toBeDefined();
+      const lines = readFileSync(join(repo, page), 'utf8').split('\n');
+      const first = FENCES.get(page)!.find((fence) => fence.runnable)!.line;
+      expect(lines.slice(0, first - 1).join('\n')).toMatch(setup.says!);
+    }
   });
 
   for (const page of PAGES) {

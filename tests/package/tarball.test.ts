@@ -1,12 +1,14 @@
 import { execFile } from 'node:child_process';
-import { chmod, cp, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { promisify } from 'node:util';
 import { transform } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectations, extractBlocks, missing } from '../support/doc-examples.js';
+import { installTarball, packedTarball } from '../support/packed.js';
+import type { Manifest, PackedFile } from '../support/packed.js';
 
 // What a user gets from `npm install indusagi`: the repo is packed the way `npm publish` packs it
 // (prepack builds), the tarball is installed into a scratch consumer project, and that project
@@ -119,15 +121,6 @@ const RESOLUTIONS = {
 } as const;
 type Mode = keyof typeof RESOLUTIONS;
 
-type PackedFile = { path: string; size: number };
-type Manifest = {
-  version: string;
-  bin: Record<string, string>;
-  exports: Record<string, string | Record<string, string>>;
-  dependencies?: Record<string, string>;
-  peerDependencies?: Record<string, string>;
-};
-
 let scratch: string;
 let consumer: string;
 let installed: string;
@@ -141,42 +134,22 @@ const codeEntries = () => Object.keys(manifest.exports).filter((key) => key !== 
 
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'indusagi-tarball-'));
-
-  // Pack a copy of the working tree, so the prepack build cannot disturb the repo's own dist/.
-  // Generated state is left behind, then planted back: a stale build output that the prepack
-  // build must remove, and a session directory that must not ship.
-  const source = join(scratch, 'source');
-  await cp(repo, source, {
-    recursive: true,
-    filter: (path) => {
-      const parts = relative(repo, path).split(sep);
-      return !parts.includes('node_modules') && !parts.includes('.git') && !['dist', '.indusagi', 'coverage'].includes(parts[0]);
-    },
-  });
-  await symlink(join(repo, 'node_modules'), join(source, 'node_modules'), 'dir');
-  await mkdir(join(source, 'dist'));
-  await writeFile(join(source, 'dist/stale-from-an-old-build.js'), 'export {};\n');
-  await mkdir(join(source, '.indusagi/sessions'), { recursive: true });
-  await writeFile(join(source, '.indusagi/sessions/planted.jsonl'), '{}\n');
-  const { stdout } = await run('npm', ['pack', '--json', '--ignore-scripts=false', '--pack-destination', scratch], {
-    cwd: source,
-    maxBuffer: 16 * 1024 * 1024,
-  });
-  const [result] = JSON.parse(stdout) as Array<{ filename: string; files: PackedFile[] }>;
+  // The run's one pack (tests/support/packed.ts), shared with the docs test.
+  const result = await packedTarball();
   packed = result.files;
-  tarball = join(scratch, result.filename);
+  tarball = result.tarball;
   if (!packed.some((file) => file.path.startsWith('dist/'))) throw new Error('npm pack shipped no dist/: the prepack script must build it');
 
   // The consumer installs the package with every peer (to load every entry point) and the @types a
   // TypeScript project adds; a bare project installs it alone, as a user who needs no peer would.
   consumer = join(scratch, 'consumer');
   installed = join(consumer, 'node_modules/indusagi');
-  manifest = await install(join(scratch, result.filename), consumer, (pkg) => {
+  manifest = await install(tarball, consumer, (pkg) => {
     const wanted = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})];
     return { required: wanted, optional: [...wanted.map(typesPackage), '@types/node'] };
   });
   bare = join(scratch, 'bare');
-  await install(join(scratch, result.filename), bare, (pkg) => ({ required: Object.keys(pkg.dependencies ?? {}), optional: [] }));
+  await install(tarball, bare, (pkg) => ({ required: Object.keys(pkg.dependencies ?? {}), optional: [] }));
 
   await cp(fixtures, consumer, { recursive: true });
   // One import per entry point, so every entry's declarations resolve under every mode.
@@ -204,40 +177,7 @@ async function typecheck(mode: Mode): Promise<string> {
   );
 }
 
-/**
- * Installs the tarball into `project` as npm installs it: unpacked into node_modules/indusagi, bins
- * linked and made executable. The packages `select` names are linked from this repo's node_modules,
- * which makes the install offline and fast (`npm install --offline` would need registry metadata that
- * `npm ci` never caches); anything the package imports without declaring it is still missing, since
- * nothing else is on the installed package's resolution path.
- */
-async function install(
-  tarball: string,
-  project: string,
-  select: (pkg: Manifest) => { required: string[]; optional: string[] },
-): Promise<Manifest> {
-  const target = join(project, 'node_modules/indusagi');
-  await mkdir(target, { recursive: true });
-  await run('tar', ['-xzf', tarball, '-C', target, '--strip-components=1']);
-  const pkg = JSON.parse(await readFile(join(target, 'package.json'), 'utf8')) as Manifest;
-  const { required, optional } = select(pkg);
-  for (const name of new Set([...required, ...optional])) {
-    const source = join(repo, 'node_modules', name);
-    if (!existsSync(source)) {
-      if (required.includes(name)) throw new Error(`${name} is not in node_modules: run npm install`);
-      continue;
-    }
-    await mkdir(dirname(join(project, 'node_modules', name)), { recursive: true });
-    await symlink(source, join(project, 'node_modules', name), 'dir');
-  }
-  await mkdir(join(project, 'node_modules/.bin'));
-  for (const [name, path] of Object.entries(pkg.bin)) {
-    await chmod(join(target, path), 0o755);
-    await symlink(join('..', 'indusagi', path), join(project, 'node_modules/.bin', name));
-  }
-  await writeFile(join(project, 'package.json'), JSON.stringify({ name: basename(project), private: true, type: 'module' }));
-  return pkg;
-}
+const install = installTarball;
 
 function typesPackage(name: string): string {
   return `@types/${name.startsWith('@') ? name.slice(1).replace('/', '__') : name}`;

@@ -63,6 +63,18 @@ export function readFences(markdown: string, page = 'markdown'): DocFence[] {
   return fences;
 }
 
+/** The packages a block imports by bare name, or runs by a `node_modules/<package>/...` path. */
+export function packagesUsed(code: string): string[] {
+  const names = new Set<string>();
+  for (const [, specifier] of code.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)['"]([^'"./][^'"]*)['"]/g)) {
+    if (specifier.startsWith('node:')) continue;
+    const parts = specifier.split('/');
+    names.add(specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]);
+  }
+  for (const [, name] of code.matchAll(/node_modules\/((?:@[\w.-]+\/)?[\w.-]+)/g)) names.add(name);
+  return [...names];
+}
+
 /** The runnable ```ts blocks of a page, as text. */
 export function extractBlocks(markdown: string): string[] {
   return readFences(markdown)
@@ -117,22 +129,36 @@ const DONE = '@@doc-done';
  * When every block returned, the process must end by itself, as the program would for a reader: one
  * still running a minute later holds something open, and says what before it is stopped.
  */
-export async function runDocPage(scratch: string, fences: DocFence[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<PageRun> {
+export async function runDocPage(
+  scratch: string,
+  fences: DocFence[],
+  options: {
+    cwd: string;
+    env: NodeJS.ProcessEnv;
+    installed?: boolean;
+    /** The folder each block runs in (made by the caller): a block then finds nothing another block left. */
+    blockDir?: (fence: DocFence) => string;
+  },
+): Promise<PageRun> {
   const runnable = fences.filter((fence) => fence.runnable);
   const page = runnable[0]?.page ?? '(no page)';
-  const dir = join(scratch, 'run');
+  // Installed: the blocks are files of the reader's project (`cwd`), importing the package it installed.
+  const dir = options.installed ? join(options.cwd, '.blocks') : join(scratch, 'run');
   const files = runnable.map((fence) =>
     writeBlock(
       dir,
       fence,
-      // Every `indusagi` import must be rewritten: left alone, Node would load the package itself from dist/, maybe stale.
-      fence.code.replace(
-        /(from\s+|import\s*\(\s*|import\s+)(['"])(indusagi(?:\/[^'"]*)?)\2/g,
-        (_whole, lead: string, _quote, entry: string) => {
-          if (!(entry in ENTRIES)) throw new DocFenceError(`${page}:${fence.line} imports ${entry}, which package.json does not export`);
-          return `${lead}${JSON.stringify(join(repo, ENTRIES[entry]))}`;
-        },
-      ),
+      options.installed
+        ? fence.code
+        : // Every `indusagi` import must be rewritten: left alone, Node would load the package itself from dist/, maybe stale.
+          fence.code.replace(
+            /(from\s+|import\s*\(\s*|import\s+)(['"])(indusagi(?:\/[^'"]*)?)\2/g,
+            (_whole, lead: string, _quote, entry: string) => {
+              if (!(entry in ENTRIES))
+                throw new DocFenceError(`${page}:${fence.line} imports ${entry}, which package.json does not export`);
+              return `${lead}${JSON.stringify(join(repo, ENTRIES[entry]))}`;
+            },
+          ),
     ),
   );
   const runner = join(dir, page, 'run.mts');
@@ -140,12 +166,13 @@ export async function runDocPage(scratch: string, fences: DocFence[], options: {
     runner,
     [
       "import { inspect } from 'node:util';",
-      `const blocks = ${JSON.stringify(runnable.map((fence, i) => [fence.line, files[i]]))};`,
+      `const blocks = ${JSON.stringify(runnable.map((fence, i) => [fence.line, files[i], options.blockDir?.(fence) ?? null]))};`,
       'let failed = false;',
       '// Markers start a line of their own on both streams: a block may end its output without a newline.',
       'const mark = (text) => { process.stdout.write(`\\n${text}\\n`); process.stderr.write(`\\n${text}\\n`); };',
-      'for (const [line, file] of blocks) {',
+      'for (const [line, file, dir] of blocks) {',
       `  mark('${BLOCK} ' + line);`,
+      '  if (dir !== null) process.chdir(dir);',
       '  try {',
       '    await import(file);',
       '  } catch (error) {',

@@ -5,8 +5,9 @@ import type { Agent, AgentConfig, ConductorDeps } from '../../runtime/agent/type
 import { IndusagiError, errorMessage } from '../../errors/index.js';
 import type { AnthropicClientLike } from './client.js';
 import { DEMO_MODEL_CARD, DEMO_MODEL_ID } from '../demo/index.js';
-import { lazyAnthropicInvoker, lazyClaude } from './model.js';
 import { ANTHROPIC } from './cache.js';
+import { demoChosen } from './demo-switch.js';
+import { lazyAnthropicInvoker, lazyClaude } from './model.js';
 
 /** The conductor's deps, and the Anthropic client for the default model. */
 export type AgentDeps = ConductorDeps & {
@@ -28,7 +29,8 @@ const MISSING_KEY_REMEDY =
  * so importing it costs no SDK.
  *
  * With `INDUSAGI_MODEL=demo` in the environment every agent talks to the offline demo model instead
- * (`demoModel()`, in process: no key, no network), whatever model its config or deps name.
+ * (`demoModel()`, in process: no key, no network), whatever model its config names, unless its deps
+ * bring their own (`client`, `invokeModel`) or its model is the demo model already (its `modelId`).
  *
  * Throws `MissingApiKeyError` (an `AgentConfigError`) when Claude would be called through
  * `new Anthropic()` and the environment holds no Anthropic credentials, and `AgentConfigError` for
@@ -39,9 +41,14 @@ const MISSING_KEY_REMEDY =
 export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
   const { client, ...rest } = deps ?? {};
   refuseMovedOptions(config);
-  if (demoChosen(process.env)) {
-    // The one switch that points any agent at the offline demo model: whatever model it names.
-    return createConductor({ ...config, model: lazyDemoModel() }, { ...rest, invokeModel: undefined });
+  if (demoChosen(process.env) && client === undefined && rest.invokeModel === undefined && !onDemoModel(config)) {
+    // The one switch that points any agent at the offline demo model, whatever model its config names.
+    // A `deps.client` or `deps.invokeModel` is a transport the program chose for itself (a scripted test
+    // server, `startAnthropicServer().client()`), so it is kept: the switch is for trying code without a
+    // key, and a program that brought its own model needs none. So is a model that is the demo model
+    // already, wrapped as the program needs (recorded, replayed, counted): replacing it would drop the
+    // wrapper, and the program's output with it.
+    return createConductor({ ...config, model: lazyDemoModel() }, rest);
   }
   const model = config?.model;
   if (typeof model !== 'string' || rest.invokeModel !== undefined) {
@@ -55,17 +62,10 @@ export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
   return createConductor(config, { ...rest, invokeModel: defaultModel(model, client) });
 }
 
-/** The variable that points every agent `createAgent` makes at the offline demo model: `INDUSAGI_MODEL=demo`. */
-export const MODEL_VARIABLE = 'INDUSAGI_MODEL';
-
-/**
- * True when `INDUSAGI_MODEL` is `demo` (or `offline`). Its other values (`openai:gpt-5.4`...) are the
- * command's (`indusagi chat`, `serve`, `worker`), which makes the model itself; a library agent's model
- * is the one its config gives.
- */
-export function demoChosen(env: NodeJS.ProcessEnv): boolean {
-  const value = env[MODEL_VARIABLE]?.trim().toLowerCase();
-  return value === 'demo' || value === 'offline';
+/** True when the config's model is the demo model, by its id: `demoModel()` and the invokers made over it carry it. */
+function onDemoModel(config: AgentConfig): boolean {
+  const model = config?.model;
+  return (typeof model === 'string' ? model : model?.modelId) === DEMO_MODEL_ID;
 }
 
 /** Claude, model `model`, through `client` or the `new Anthropic()` made on its first call. */
@@ -92,10 +92,10 @@ function refuseMovedOptions(config: AgentConfig): void {
 }
 
 /**
- * `demoModel()`, loaded on its first call: it reaches the request body through the Anthropic invoker's
+ * `demoModel()`, loaded on its first call (the demo switch's model, for `createAgent` and `runAgent`): it reaches the request body through the Anthropic invoker's
  * code, which imports a piece of the SDK, and creating an agent loads no SDK (tests/entries/vendor-free).
  */
-function lazyDemoModel(): ModelInvoker {
+export function lazyDemoModel(): ModelInvoker {
   const invoke = lazyAnthropicInvoker(() => import('./demo-model.js').then((demo) => demo.demoModel()));
   return Object.assign(invoke, { provider: ANTHROPIC, modelId: DEMO_MODEL_ID, card: DEMO_MODEL_CARD });
 }

@@ -7,6 +7,7 @@ import type { ModelInvoker, ModelRequest, ModelReply } from '../../runtime/contr
 import { boundModel } from '../../runtime/models/resolve.js';
 import { ANTHROPIC, anthropicOptions, checkAnthropicOptions } from './cache.js';
 import { checkAnthropicControls } from './check-controls.js';
+import { demoChosen } from './demo-switch.js';
 import type { AnthropicClientLike } from './client.js';
 import { MissingApiKeyError } from './errors.js';
 import type { AnthropicInvokerOptions } from './invoker.js';
@@ -25,7 +26,8 @@ export type AnthropicModelOptions = Omit<AnthropicInvokerOptions, 'model'> & {
  * options are `createAnthropicInvoker`'s (`cache`, `cacheTtl`, `maxRetries`, `maxRetryDelayMs`, `card`)
  * and the `client`. `@anthropic-ai/sdk` and the streaming invoker are loaded on the first call, not
  * before. Throws at once: `MissingApiKeyError` when no `client` is given and the environment holds no
- * Anthropic credentials (see `anthropicCredentials`), `CacheSettingsError`/`AnthropicOptionsError` for
+ * Anthropic credentials (see `anthropicCredentials`; with `INDUSAGI_MODEL=demo` on its first call instead,
+ * since an agent then calls the demo model), `CacheSettingsError`/`AnthropicOptionsError` for
  * options that cannot work, `ModelChoiceError` for an empty model id, `ModelCardError` for a bad card.
  */
 export function anthropic(model: string, options: AnthropicModelOptions = {}): ModelInvoker {
@@ -40,11 +42,15 @@ export function lazyClaude(model: string, options: AnthropicModelOptions, remedy
   const { client, ...rest } = options ?? {};
   checkAnthropicOptions(rest);
   const identity = boundModel({ model, card: rest.card }, 'anthropic');
-  if (client === undefined) {
-    const missing = anthropicCredentials(process.env);
+  const missing = client === undefined ? anthropicCredentials(process.env) : null;
+  // Under the demo switch the agent that takes this model talks to the demo model instead, so a missing
+  // key is no reason to refuse making it (the docs' `createAgent({ model: anthropic(...) })` runs as
+  // written). It is still no reason to call Claude without one: a call refuses the same way.
+  if (missing !== null && !demoChosen(process.env)) throw new MissingApiKeyError(missing, remedy);
+  const invoke = lazyAnthropicInvoker(async () => {
     if (missing !== null) throw new MissingApiKeyError(missing, remedy);
-  }
-  const invoke = lazyAnthropicInvoker(() => import('./sdk-invoker.js').then((sdk) => sdk.sdkInvoker(client, { ...rest, model })));
+    return import('./sdk-invoker.js').then((sdk) => sdk.sdkInvoker(client, { ...rest, model }));
+  });
   return Object.assign(invoke, identity);
 }
 

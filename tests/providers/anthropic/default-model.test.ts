@@ -7,8 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AgentConfigError, createAgent, MissingApiKeyError } from '../../../src/entries/runtime.js';
-import { anthropic, anthropicCredentials } from '../../../src/providers/anthropic/index.js';
+import { anthropic, anthropicCredentials, runAgent } from '../../../src/providers/anthropic/index.js';
+import { demoModel } from '../../../src/entries/testing.js';
 import { reply, startAnthropicServer, type AnthropicTestServer } from '../../../src/testing/index.js';
+import type { ModelInvoker } from '../../../src/runtime/contract/model.js';
 
 const CREDENTIAL_VARIABLES = [
   'ANTHROPIC_API_KEY',
@@ -130,5 +132,62 @@ describe('INDUSAGI_MODEL=demo', () => {
     expect((await real.submit('hello')).text).toBe('real');
     expect(calls).toBe(1);
     await Promise.all([demo.close(), real.close()]);
+  });
+
+  it('lets anthropic() be made with no key for an agent, which runs on the demo model; a direct call still refuses', async () => {
+    vi.stubEnv('INDUSAGI_MODEL', 'demo');
+    const claude = anthropic('claude-sonnet-5-5', { cacheTtl: '1h' });
+    const agent = createAgent({ model: claude });
+    expect((await agent.submit('hello')).text).toMatch(/^\(offline demo model\)/);
+    await agent.close();
+    // Called by the program itself, it is still Claude with no key: the same typed error, on the call.
+    const request = {
+      model: 'claude-sonnet-5-5',
+      messages: [{ role: 'user' as const, blocks: [{ kind: 'text' as const, text: 'hi' }] }],
+      tools: [],
+      maxOutputTokens: 16,
+    };
+    await expect(claude(request)).rejects.toThrow(MissingApiKeyError);
+  });
+
+  it('keeps a client or an invoker the program brought (a scripted server): the switch is for code without a model of its own', async () => {
+    vi.stubEnv('INDUSAGI_MODEL', 'demo');
+    const server = await startAnthropicServer();
+    try {
+      server.enqueue(reply.text('through the client'));
+      const agent = createAgent({ model: 'claude-sonnet-5-5' }, { client: server.client() });
+      expect((await agent.submit('hi')).text).toBe('through the client');
+      await agent.close();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('keeps a model that is the demo model already, wrapped as the program needs (a counter, a recording)', async () => {
+    vi.stubEnv('INDUSAGI_MODEL', 'demo');
+    const demo = demoModel();
+    let calls = 0;
+    const counted: ModelInvoker = Object.assign((request: Parameters<ModelInvoker>[0]) => (calls++, demo(request)), {
+      modelId: demo.modelId,
+      card: demo.card,
+    });
+    const agent = createAgent({ model: counted });
+    expect((await agent.submit('hello')).text).toMatch(/^\(offline demo model\)/);
+    expect(calls).toBe(1);
+    await agent.close();
+  });
+
+  it("points runAgent's loop at the demo model in place of its client, which is never called", async () => {
+    vi.stubEnv('INDUSAGI_MODEL', 'demo');
+    const server = await startAnthropicServer();
+    try {
+      const parts: string[] = [];
+      for await (const part of runAgent({ client: server.client(), model: 'claude-sonnet-5-5', prompt: 'hello' }))
+        if (part.type === 'text') parts.push(part.text);
+      expect(parts.join('')).toMatch(/^\(offline demo model\)/);
+      expect(server.requests).toHaveLength(0);
+    } finally {
+      await server.close();
+    }
   });
 });
