@@ -45,15 +45,27 @@ export class ApprovalRules {
 
   /** The rules of `root`'s settings file; none when it does not exist. A malformed file is a `SettingsFileError`. */
   static async load(root: string): Promise<ApprovalRules> {
-    const path = join(root, SETTINGS_FILE);
-    let raw: string;
-    try {
-      raw = await readFile(path, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new ApprovalRules([], root);
-      throw new SettingsFileError(path, `cannot be read (${(error as Error).message})`);
+    return ApprovalRules.read(root, [join(root, SETTINGS_FILE)]);
+  }
+
+  /**
+   * The rules of the settings files `paths`, in order, for calls in the workspace `root`: the user's own
+   * (in the user's config folder) and, once the user trusted the workspace, the workspace's. A missing
+   * file holds none; a malformed one is a `SettingsFileError`.
+   */
+  static async read(root: string, paths: readonly string[]): Promise<ApprovalRules> {
+    const rules: Rule[] = [];
+    for (const path of paths) {
+      let raw: string;
+      try {
+        raw = await readFile(path, 'utf8');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        throw new SettingsFileError(path, `cannot be read (${(error as Error).message})`);
+      }
+      rules.push(...parseSettings(path, raw));
     }
-    return new ApprovalRules(parseSettings(path, raw), root);
+    return new ApprovalRules(rules, root);
   }
 
   /** The rules given as strings (tests, embedders); each is checked as a settings file's would be. */
@@ -61,9 +73,14 @@ export class ApprovalRules {
     return new ApprovalRules(parseSettings('rules', JSON.stringify({ allow })), root);
   }
 
-  /** How many rules the settings file holds. */
+  /** How many rules the settings files hold. */
   get size(): number {
     return this.rules.length;
+  }
+
+  /** The rules as written (`bash(npm test)`), for a question about them. */
+  texts(): string[] {
+    return this.rules.map((rule) => rule.text);
   }
 
   /** What approves this call without asking (`rule bash(npm test)`, `always for bash in this session`), or undefined. */

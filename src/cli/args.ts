@@ -27,6 +27,21 @@ export type ChatCommand = {
   locations: Locations;
 };
 
+/** `indusagi eval FILE` (see cli/eval). */
+export type EvalCommand = {
+  name: 'eval';
+  /** The module, resolved. */
+  file: string;
+  model?: ModelFlag;
+  record?: string;
+  replay?: string;
+  concurrency?: number;
+  json: boolean;
+  html?: string;
+  baseline?: string;
+  store: string;
+};
+
 export type Command =
   | { name: 'help'; topic: string[] }
   | { name: 'version' }
@@ -38,9 +53,24 @@ export type Command =
   | { name: 'memory'; action: 'rm'; id: string; owner: MemoryOwner; memory: string }
   | { name: 'memory'; action: 'edit'; id: string; text: string; owner: MemoryOwner; memory: string }
   | { name: 'db'; action: 'migrate'; database: string | undefined; schema: string | undefined }
-  | { name: 'mcp'; action: 'serve'; port?: number; host?: string; memory: string }
+  | {
+      name: 'mcp';
+      action: 'serve';
+      port?: number;
+      host?: string;
+      memory: string;
+      /** `--allow-bash`: serve the shell tool too (it runs any command the client's user allows). */
+      allowBash: boolean;
+      /** `--token-file FILE`: the HTTP transport's bearer token is read from it, instead of made up at start. */
+      tokenFile?: string;
+    }
+  | TrustCommand
   | ServeCommand
-  | WorkerCommand;
+  | WorkerCommand
+  | EvalCommand;
+
+/** `indusagi trust [DIR] [--revoke | --list]`: record that the user trusts (or no longer trusts) a workspace. */
+export type TrustCommand = { name: 'trust'; action: 'grant' | 'revoke' | 'list'; dir: string };
 
 /** `--resource` and `--session` of the memory commands: the owner whose records they touch. */
 export type MemoryOwner = { resource?: string; session?: string };
@@ -91,7 +121,9 @@ export function parseCommand(argv: string[], cwd: string, env: NodeJS.ProcessEnv
   if (first === 'memory') return parseMemory(rest, cwd);
   if (first === 'db') return parseDb(rest);
   if (first === 'mcp') return parseMcp(rest, cwd);
+  if (first === 'trust') return parseTrust(rest, cwd);
   if (first === 'serve' || first === 'worker') return parseServe(first, rest, cwd, env);
+  if (first === 'eval') return parseEval(rest, cwd);
   throw new CliUsageError(`unknown command "${first}"; try "indusagi help"`);
 }
 
@@ -188,12 +220,49 @@ function parseDb(argv: string[]): Command {
   return { name: 'db', action, database: nonEmpty(values.database, '--database'), schema: nonEmpty(values.schema, '--schema') };
 }
 
+function parseTrust(argv: string[], cwd: string): TrustCommand {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: { revoke: { type: 'boolean' }, list: { type: 'boolean' } },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    throw new CliUsageError(`trust: ${String((error as Error).message).split('. ')[0]}`);
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length > 1) throw new CliUsageError(`trust: unexpected argument "${positionals[1]}"`);
+  if (values.revoke === true && values.list === true) throw new CliUsageError('trust: --revoke and --list do different things; give one');
+  if (values.list === true && positionals.length > 0) throw new CliUsageError('trust --list lists every folder; it takes no DIR');
+  const dir = positionals[0] ?? '.';
+  if (dir.trim() === '') throw new CliUsageError('trust: DIR must not be empty');
+  return { name: 'trust', action: values.list === true ? 'list' : values.revoke === true ? 'revoke' : 'grant', dir: resolve(cwd, dir) };
+}
+
 function parseMcp(argv: string[], cwd: string): Command {
   const [action, ...rest] = argv;
   if (action === undefined) throw new CliUsageError('mcp needs an action: serve');
   if (action !== 'serve') throw new CliUsageError(`unknown mcp action "${action}"; use serve`);
-  const { values } = parse(rest, { port: { type: 'string' }, host: { type: 'string' }, memory: { type: 'string' } }, 0, 'mcp serve');
-  const command: Command = { name: 'mcp', action, memory: memoryLocation(values.memory, cwd) };
+  const { values } = parse(
+    rest,
+    {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      memory: { type: 'string' },
+      'allow-bash': { type: 'boolean' },
+      'token-file': { type: 'string' },
+    },
+    0,
+    'mcp serve',
+  );
+  const command: Command & { name: 'mcp' } = {
+    name: 'mcp',
+    action,
+    memory: memoryLocation(values.memory, cwd),
+    allowBash: values['allow-bash'] === true,
+  };
   if (values.port !== undefined) {
     const port = Number(values.port);
     if (!/^\d+$/.test(values.port) || port > 65535)
@@ -205,7 +274,51 @@ function parseMcp(argv: string[], cwd: string): Command {
     if (command.port === undefined) throw new CliUsageError('--host goes with --port (without it the server speaks over stdio)');
     command.host = host;
   }
+  const tokenFile = nonEmpty(values['token-file'], '--token-file');
+  if (tokenFile !== undefined) {
+    if (command.port === undefined)
+      throw new CliUsageError('--token-file goes with --port (over stdio the client that spawned the server is the only one)');
+    command.tokenFile = resolve(cwd, tokenFile);
+  }
   return command;
+}
+
+const EVAL_OPTIONS = {
+  store: { type: 'string' },
+  model: { type: 'string' },
+  record: { type: 'string' },
+  replay: { type: 'string' },
+  concurrency: { type: 'string' },
+  json: { type: 'boolean' },
+  html: { type: 'string' },
+  baseline: { type: 'string' },
+} as const;
+
+function parseEval(argv: string[], cwd: string): EvalCommand {
+  const { values, positionals } = parse(argv, EVAL_OPTIONS, 1, 'eval', 'the evaluation module FILE');
+  const record = nonEmpty(values.record, '--record');
+  const replay = nonEmpty(values.replay, '--replay');
+  if (record !== undefined && replay !== undefined)
+    throw new CliUsageError('eval: --record and --replay cannot go together (a replay makes no model calls to record)');
+  let concurrency: number | undefined;
+  if (values.concurrency !== undefined) {
+    concurrency = Number(values.concurrency);
+    if (!/^\d+$/.test(values.concurrency) || concurrency < 1)
+      throw new CliUsageError(`--concurrency must be a whole number >= 1, not "${values.concurrency}"`);
+  }
+  const path = (value: string | undefined, flag: string) => (nonEmpty(value, flag) === undefined ? undefined : resolve(cwd, value!));
+  return {
+    name: 'eval',
+    file: resolve(cwd, positionals[0]),
+    model: values.model === undefined ? undefined : parseModelFlag(nonEmpty(values.model, '--model')!),
+    record: path(record, '--record'),
+    replay: path(replay, '--replay'),
+    concurrency,
+    json: values.json === true,
+    html: path(values.html, '--html'),
+    baseline: path(values.baseline, '--baseline'),
+    store: storeLocation(values.store, cwd),
+  };
 }
 
 /** A PostgreSQL URL stays as given; anything else is the sessions folder, relative to `cwd`. */

@@ -18,9 +18,11 @@ usage:
   indusagi memory rm ID [--memory FILE|URL] [--resource R] [--session S]
   indusagi memory edit ID TEXT [--memory FILE|URL] [--resource R] [--session S]
   indusagi db migrate [--database URL] [--schema NAME]
-  indusagi mcp serve [--port N [--host H]] [--memory FILE|URL]
+  indusagi mcp serve [--port N [--host H] [--token-file F]] [--allow-bash] [--memory FILE|URL]
+  indusagi trust [DIR] [--revoke] | indusagi trust --list
   indusagi serve [--port N] [--host H] [--data DIR | --database URL [--worker]] [--tokens FILE] [--agent FILE] [--model M]
   indusagi worker --database URL [--agent FILE] [--model M] [--concurrency N]
+  indusagi eval FILE [--model M] [--record F | --replay F] [--concurrency N] [--json] [--html F] [--baseline F] [--store DIR|URL]
   indusagi help [COMMAND] | COMMAND --help | --version
 
 Sessions live in --store (default ./${DEFAULT_STORE}), remembered facts in --memory
@@ -30,8 +32,9 @@ the current folder.
 --model names the provider and model: anthropic:MODEL or openai:MODEL (a bare MODEL
 is Anthropic's). Claude needs ANTHROPIC_API_KEY (ANTHROPIC_BASE_URL for another
 Anthropic-compatible endpoint), OpenAI OPENAI_API_KEY (and OPENAI_BASE_URL); without
---model the chat uses whichever key is set, Anthropic's first. Without the key it
-needs, it talks to the offline demo model.
+--model the chat uses INDUSAGI_MODEL (same forms), else whichever key is set,
+Anthropic's first. --model demo (or INDUSAGI_MODEL=demo) is the offline demo model
+whatever keys are set; without the key it needs, a chat talks to the demo model too.
 
 in a chat:
 ${SLASH_HELP.map((line) => `  ${line}`).join('\n')}
@@ -45,7 +48,7 @@ const CHAT = `usage: indusagi chat [options]        a conversation on the termin
 options:
   --session ID     work on session ID; a new session is made under that name if none has it
   -c, --continue   work on the most recently changed session
-  --model M        provider:model (anthropic:… or openai:…; a bare id is Anthropic's)
+  --model M        provider:model (anthropic:… or openai:…; a bare id is Anthropic's), or demo
   --store DIR|URL  where sessions live: a folder (default ./${DEFAULT_STORE}) or a postgres:// URL
   --memory F|URL   the remembered facts: a file (default ./${DEFAULT_MEMORY}) or a postgres:// URL
   --mcp FILE       MCP servers to use, in the mcpServers format of Claude Desktop and Claude Code
@@ -61,7 +64,8 @@ context used of the window, the session's tokens and estimated cost), redrawn in
 runs stream above. Enter sends, Alt-Enter or Ctrl-J starts a new line, a paste is one prompt
 whatever lines it holds, Up/Down recall earlier prompts of this folder, @ completes a path,
 Ctrl-O shows tool results whole. A call that needs approval asks: y yes, n no, a always for
-that tool in this session (rules in .indusagi/settings.json approve some without asking).
+that tool in this session (rules in your ~/.config/indusagi/settings.json, and in a folder
+you trusted its .indusagi/settings.json, approve some without asking; see "indusagi help trust").
 /resume, /tree and /model open pickers for the arrow keys. Markdown is rendered, code
 highlighted and wrapped to the terminal width; piped output, or NO_COLOR set, stays plain.
 
@@ -86,13 +90,48 @@ options:
   --tokens FILE     serve: a JSON array of { "token", "tenant", "user", "readOnly"? }; else
                     INDUSAGI_SERVER_TOKEN; on one machine without either, a random token is printed
   --agent FILE      a module whose default export builds each run's agent (default: the chat's
-                    tools, with files in --workspace DIR/<tenant>, default ./.indusagi/workspace)
+                    file, clock and memory tools, no bash; files only in --workspace DIR/<tenant>,
+                    default ./.indusagi/workspace, kept apart from --data and --tokens)
   --model M         as for chat: provider:model with its key in the environment; the offline demo
                     model without one
   --concurrency N   runs executed at once (default 4)
   --lease-ms N      a worker silent this long is dead and its runs are taken over (default 30000)
 
 SIGINT or SIGTERM stops taking runs, waits up to 30 s for those under way, and exits 0.
+`;
+
+const EVAL = `usage: indusagi eval FILE [options]     run an evaluation module (docs/evals.md)
+
+FILE default-exports defineEval(({ model, modelId, store }) => ({ agent, data, scorers })) of
+indusagi/evals; each case runs in its own session of --store.
+
+options:
+  --model M         as for chat: provider:model with its key in the environment; the offline demo
+                    model without one
+  --record F        keep every model reply in F (JSONL), keyed by its request
+  --replay F        answer every model request from F: no network, no cost; a request F does not
+                    hold fails that case (replay_miss) instead of calling a model
+  --concurrency N   cases run at once (default: the module's, else 4)
+  --json            print the results as JSON instead of the summary
+  --html F          write a self-contained HTML report to F
+  --baseline F      compare with an earlier run's --json output: wins, losses, ties, p-values
+  --store DIR|URL   where the cases' sessions go (default ./${DEFAULT_STORE})
+
+Exit 0 when every case ran and was scored, 1 when a case faulted or missed its recording, 2 for
+a command line or module refused before any case ran.
+`;
+
+const TRUST = `usage: indusagi trust [DIR]            trust the folder DIR (default: this one)
+       indusagi trust --revoke [DIR]   take that back
+       indusagi trust --list           every folder trusted or refused
+
+A folder's own files cannot approve anything until you trust it: a cloned repository can ship any
+file. Its .indusagi/settings.json (approval rules) and .indusagi/mcp-consent.json (kept answers
+about its .mcp.json) apply only once you trusted it, here or at the question an interactive chat
+asks. Decisions are kept by the folder's real path in $XDG_CONFIG_HOME/indusagi/trust.json (else
+~/.config/indusagi/trust.json), next to your own rules (settings.json, every folder) and your
+answers about .mcp.json files (mcp-consent.json). -p in a folder not trusted leaves its files
+unused and says so on stderr.
 `;
 
 const SESSIONS: Record<string, string> = {
@@ -113,6 +152,8 @@ export function helpFor(topic: string[]): string {
   if (command === undefined) return USAGE;
   if (command === 'chat') return CHAT;
   if (command === 'serve' || command === 'worker') return SERVE;
+  if (command === 'eval') return EVAL;
+  if (command === 'trust') return TRUST;
   if (command === 'sessions') {
     if (action !== undefined && SESSIONS[action] !== undefined) return `usage: ${SESSIONS[action]}\n`;
     return `usage:\n${Object.values(SESSIONS)

@@ -9,10 +9,16 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   process.exit(process.exitCode ?? 0);
 });
 
+// The command chooses its model itself (`chooseModel` reads INDUSAGI_MODEL from `env`, `--model`
+// winning over it) and gives the agents it makes that model; so `createAgent`'s own reading of the
+// variable (which would point them at the demo model whatever `--model` says) must not see it.
+const env = { ...process.env };
+delete process.env.INDUSAGI_MODEL;
+
 process.exitCode = await run(process.argv.slice(2), {
   stdin: process.stdin,
   stdout: process.stdout,
   stderr: process.stderr,
-  env: process.env,
+  env,
   cwd: process.cwd(),
 });

@@ -3,16 +3,23 @@ import { CliUsageError } from './errors.js';
 /** The providers `--model` can name. */
 export type ModelProvider = 'anthropic' | 'openai';
 
-/** What `--model` names: a provider, a model id, and the flag as given (for messages). */
-export type ModelFlag = { provider: ModelProvider; model: string; given: string };
+/**
+ * What `--model` names: a provider, a model id, and the flag as given (for messages); or the offline
+ * demo model (`--model demo`), which needs no key and is chosen even when a key is set.
+ */
+export type ModelFlag = { provider: ModelProvider; model: string; given: string } | { provider: 'demo'; given: string };
+
+/** The words that name the offline demo model, in `--model`, `/model` and `INDUSAGI_MODEL`. */
+export const DEMO_WORDS: readonly string[] = ['demo', 'offline'];
 
 const PROVIDERS: readonly ModelProvider[] = ['anthropic', 'openai'];
 
 /**
  * `--model provider:model-id` (`openai:gpt-5.4`, `anthropic:claude-opus-5-5`); a bare id is Anthropic's,
- * as before providers could be named. An unknown provider or an empty id is a `CliUsageError`.
+ * as before providers could be named; `demo` (or `offline`) is the offline demo model. An unknown provider or an empty id is a `CliUsageError`.
  */
 export function parseModelFlag(given: string): ModelFlag {
+  if (DEMO_WORDS.includes(given.trim())) return { provider: 'demo', given };
   const colon = given.indexOf(':');
   if (colon < 0) return { provider: 'anthropic', model: given, given };
   const provider = given.slice(0, colon);

@@ -5,7 +5,7 @@ import { DEMO_MODEL_CARD, startDemoServer } from '../demo/index.js';
 import { knownModelCards } from '../runtime/models/index.js';
 import type { Choice } from './tui/select.js';
 import { CliUsageError } from './errors.js';
-import type { ModelFlag, ModelProvider } from './model-flag.js';
+import { parseModelFlag, type ModelFlag, type ModelProvider } from './model-flag.js';
 
 /** The model a chat talks to, and how to let go of it. */
 export type ModelChoice = {
@@ -26,13 +26,21 @@ const PROVIDERS: Record<ModelProvider, { key: string; baseUrl: string; defaultMo
   openai: { key: 'OPENAI_API_KEY', baseUrl: 'OPENAI_BASE_URL', defaultModel: 'gpt-5.4-mini', host: 'api.openai.com' },
 };
 
+/** The variable that chooses the model when no `--model` is given: `INDUSAGI_MODEL=demo`, `openai:gpt-5.4`... */
+export const MODEL_VARIABLE = 'INDUSAGI_MODEL';
+
 /**
- * The model `--model` names, through its provider's key variable (and base URL variable, when set);
- * without `--model`, Claude when `ANTHROPIC_API_KEY` is set, else OpenAI's default model when
- * `OPENAI_API_KEY` is. Without the key it needs: the offline demo model, started here on a loopback
- * port and stopped by `close`.
+ * The model `--model` names, else the one `INDUSAGI_MODEL` names, through its provider's key variable
+ * (and base URL variable, when set); with neither, Claude when `ANTHROPIC_API_KEY` is set, else OpenAI's
+ * default model when `OPENAI_API_KEY` is. `demo` names the offline demo model whatever keys are set;
+ * a provider without the key it needs gets the demo model too, with the reason in its description. The
+ * demo model is started here on a loopback port and stopped by `close`.
  */
-export async function chooseModel(env: NodeJS.ProcessEnv, wanted: ModelFlag | undefined): Promise<ModelChoice> {
+export async function chooseModel(env: NodeJS.ProcessEnv, flag: ModelFlag | undefined): Promise<ModelChoice> {
+  const fromEnv = flag === undefined && env[MODEL_VARIABLE]?.trim() ? parseModelFlag(env[MODEL_VARIABLE]!.trim()) : undefined;
+  const wanted = flag ?? fromEnv;
+  if (wanted?.provider === 'demo')
+    return offlineModel(flag !== undefined ? `chosen by --model ${flag.given}` : `chosen by ${MODEL_VARIABLE}`);
   const provider: ModelProvider | undefined =
     wanted?.provider ?? (env.ANTHROPIC_API_KEY ? 'anthropic' : env.OPENAI_API_KEY ? 'openai' : undefined);
   const settings = provider === undefined ? undefined : PROVIDERS[provider];
@@ -48,11 +56,13 @@ export async function chooseModel(env: NodeJS.ProcessEnv, wanted: ModelFlag | un
       close: async () => {},
     };
   }
-  return offlineModel(wanted === undefined ? '' : ` (--model ${wanted.given} ignored: it needs ${PROVIDERS[wanted.provider].key})`);
+  if (wanted === undefined) return offlineModel('no ANTHROPIC_API_KEY or OPENAI_API_KEY is set');
+  const source = flag !== undefined ? `--model ${wanted.given}` : `${MODEL_VARIABLE}=${wanted.given}`;
+  return offlineModel(`${source} ignored: it needs ${PROVIDERS[wanted.provider].key}`);
 }
 
-/** The offline demo model, started on a loopback port; `note` ends the banner's description. */
-export async function offlineModel(note = ''): Promise<ModelChoice> {
+/** The offline demo model, started on a loopback port; `why` says in the banner why it was chosen. */
+export async function offlineModel(why: string): Promise<ModelChoice> {
   const demo = await startDemoServer();
   return {
     invokeModel: claude({ baseURL: demo.baseURL, apiKey: 'offline-demo' }),
@@ -60,7 +70,7 @@ export async function offlineModel(note = ''): Promise<ModelChoice> {
     contextWindow: DEMO_MODEL_CARD.contextWindow,
     maxOutputTokens: DEMO_MODEL_CARD.maxOutputTokens,
     offline: true,
-    describe: `the offline demo model, a scripted stand-in for Claude (no ANTHROPIC_API_KEY or OPENAI_API_KEY is set)${note}`,
+    describe: `the offline demo model, a scripted stand-in for Claude (${why})`,
     close: () => demo.close(),
   };
 }
@@ -88,8 +98,8 @@ export function providerOf(model: string): ModelProvider {
  * The models `/model` offers: every model a card describes, by provider, those whose provider has no
  * key in `env` shown but not choosable (saying which key they need), and the offline demo model last.
  */
-export function modelChoices(env: NodeJS.ProcessEnv): Array<Choice<ModelFlag | 'demo'>> {
-  const choices: Array<Choice<ModelFlag | 'demo'>> = [];
+export function modelChoices(env: NodeJS.ProcessEnv): Array<Choice<ModelFlag>> {
+  const choices: Array<Choice<ModelFlag>> = [];
   for (const provider of ['anthropic', 'openai'] as const) {
     const key = PROVIDERS[provider].key;
     for (const card of knownModelCards().filter((c) => providerOf(c.id) === provider)) {
@@ -102,12 +112,17 @@ export function modelChoices(env: NodeJS.ProcessEnv): Array<Choice<ModelFlag | '
       });
     }
   }
-  choices.push({ label: 'offline demo model', value: 'demo', detail: 'a scripted stand-in, no key or network' });
+  choices.push({
+    label: 'offline demo model',
+    value: { provider: 'demo', given: 'demo' },
+    detail: 'a scripted stand-in, no key or network',
+  });
   return choices;
 }
 
 /** The key variable `flag`'s provider reads, when `env` lacks it. */
 export function missingKey(env: NodeJS.ProcessEnv, flag: ModelFlag): string | undefined {
+  if (flag.provider === 'demo') return undefined;
   const key = PROVIDERS[flag.provider].key;
   return env[key] ? undefined : key;
 }

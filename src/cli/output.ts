@@ -5,6 +5,7 @@ import { terminalText } from './safe-text.js';
 import { MemoryConflictError, MemoryInputError } from '../memory/index.js';
 import { PostgresOptionsError } from '../postgres/index.js';
 import { SettingsFileError } from './approvals.js';
+import { UserConfigError } from './trust.js';
 
 /** Bad input, as opposed to a failure while working: the user can fix it by changing what they typed. */
 export function isBadInput(error: unknown): boolean {
@@ -15,7 +16,8 @@ export function isBadInput(error: unknown): boolean {
     MemoryInputError.isInstance(error) ||
     MemoryConflictError.isInstance(error) ||
     PostgresOptionsError.isInstance(error) ||
-    SettingsFileError.isInstance(error)
+    SettingsFileError.isInstance(error) ||
+    UserConfigError.isInstance(error)
   );
 }
 

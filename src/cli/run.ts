@@ -7,6 +7,7 @@ import { chooseSession } from './session-choice.js';
 import { runSessions } from './sessions/index.js';
 import { runMemory } from './memory/index.js';
 import { runDb } from './db/index.js';
+import { runTrust } from './trust-command.js';
 import { openSessionStore } from './session-store.js';
 import { paintFor } from './style.js';
 import { terminalText } from './safe-text.js';
@@ -50,10 +51,15 @@ export async function run(argv: string[], io: Io): Promise<number> {
       case 'mcp':
         await (await import('./mcp/serve.js')).serveBuiltInTools(command, io);
         return EXIT.ok;
+      case 'trust':
+        await runTrust(command, io.env, (text) => io.stdout.write(text));
+        return EXIT.ok;
       case 'serve':
         return await (await import('./serve/index.js')).runServe(command, io);
       case 'worker':
         return await (await import('./serve/index.js')).runWorker(command, io);
+      case 'eval':
+        return await (await import('./eval/index.js')).runEval(command, io);
       case 'chat': {
         // Decided before the chat (the SDK, the demo server) is even loaded.
         const store = openSessionStore(command.locations.store);

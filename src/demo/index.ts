@@ -1,8 +1,7 @@
-// The offline demo model: a scripted, Anthropic-compatible endpoint that needs no network or key.
+// The offline demo model: a scripted, Anthropic-compatible endpoint that needs no network or key (its
+// responder is providers/demo; `demoModel()` answers in process, with no server).
 export { startDemoModel, startDemoServer } from './server.js';
 export type { DemoModel, DemoModelOptions } from './server.js';
-export { respond } from './responder.js';
-export type { DemoReply, DemoReplyBlock, DemoStopReason } from './responder.js';
-export { DEMO_MODEL_CARD, DEMO_MODEL_ID, DEMO_BANNER } from './card.js';
-export { DEMO_TOOLS } from './vocabulary.js';
-export { DemoRequestError } from './errors.js';
+export { respond, DEMO_MODEL_CARD, DEMO_MODEL_ID, DEMO_BANNER, DEMO_TOOLS, DemoRequestError } from '../providers/demo/index.js';
+export type { DemoReply, DemoReplyBlock, DemoStopReason } from '../providers/demo/index.js';
+export { demoModel } from '../providers/anthropic/demo-model.js';

@@ -1,8 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { reply, type Script, type ScriptBlock } from '../testing/index.js';
 import { startScriptedServer } from '../testing/anthropic-server.js';
-import { DemoRequestError } from './errors.js';
-import { respond, type DemoReply, type DemoReplyBlock } from './responder.js';
+import { DemoRequestError, respond, type DemoReply, type DemoReplyBlock } from '../providers/demo/index.js';
 
 export type DemoModelOptions = {
   /** Pause between streamed frames so streaming is visible in a terminal. Default 15 ms; 0 streams flat out. */

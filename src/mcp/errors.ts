@@ -40,10 +40,14 @@ export class McpToolCollisionError extends IndusagiError {
     readonly first: string,
     readonly second: string,
     readonly modelName: string,
+    /** `first` is one of the app's own tools, not an MCP server's. */
+    options: { firstIsOwn?: boolean } = {},
   ) {
     super(
       'mcp_tool_collision',
-      `MCP tools "${first}" and "${second}" both become "${modelName}" for the model; rename a server, or leave one tool out with its server's \`tools\` filter.`,
+      options.firstIsOwn === true
+        ? `MCP tool "${second}" becomes "${modelName}" for the model, the name of the tool "${first}" it already has; rename the server, or leave the tool out with its server's \`tools\` filter.`
+        : `MCP tools "${first}" and "${second}" both become "${modelName}" for the model; rename a server, or leave one tool out with its server's \`tools\` filter.`,
     );
   }
 }

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -18,20 +18,35 @@ export type McpServing = {
   close(): Promise<void>;
 };
 
+/** Where and how Streamable HTTP is served. */
+export type McpHttpTransport = {
+  port: number;
+  host?: string;
+  path?: string;
+  /**
+   * A bearer token every request must carry (`Authorization: Bearer <token>`); any other request gets
+   * 401 before it reaches a session. Without it anyone who can reach the port can call the tools.
+   */
+  token?: string;
+};
+
+// A token goes into a header as it is: visible ASCII, no spaces.
+const TOKEN = /^[\x21-\x7e]+$/;
+
 /**
  * Streamable HTTP at `http://host:port/path`: a session (an SDK server and transport) per client that
  * initializes, requests of a session routed to it. Bound to a loopback address, it refuses requests
- * whose Host or Origin is not local, so a web page cannot reach it through DNS rebinding.
+ * whose Host or Origin is not local, so a web page cannot reach it through DNS rebinding; with a
+ * token, it refuses requests without it, so another local process cannot either.
  */
-export async function serveHttp(
-  sdk: ServerSdk,
-  makeServer: () => Server,
-  at: { port: number; host?: string; path?: string },
-): Promise<McpServing> {
+export async function serveHttp(sdk: ServerSdk, makeServer: () => Server, at: McpHttpTransport): Promise<McpServing> {
   const host = at.host ?? '127.0.0.1';
   const path = at.path ?? '/mcp';
   if (!Number.isInteger(at.port) || at.port < 0 || at.port > 65535)
     throw new McpConfigError('serveMcp: port must be a whole number from 0 to 65535.');
+  if (at.token !== undefined && (typeof at.token !== 'string' || !TOKEN.test(at.token)))
+    throw new McpConfigError('serveMcp: token must be a non-empty string of visible ASCII characters, without spaces.');
+  const expected = at.token === undefined ? undefined : digest(at.token);
   const loopback = isLoopback(host);
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: Server }>();
 
@@ -41,6 +56,11 @@ export async function serveHttp(
     // A page on another site must not reach a local server through a name that resolves to 127.0.0.1.
     if (loopback && !(localName(req.headers.host) && (req.headers.origin === undefined || localOrigin(req.headers.origin))))
       return reply(res, 403, 'Forbidden: this server only answers requests addressed to localhost.');
+    // Checked before any session is looked up, so a request without the token reaches nothing.
+    if (expected !== undefined && !authorized(req.headers.authorization, expected))
+      return reply(res, 401, 'Unauthorized: send the server’s token as "Authorization: Bearer <token>".', {
+        'www-authenticate': 'Bearer realm="indusagi-mcp"',
+      });
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
       const session = sessions.get(sessionId);
@@ -88,8 +108,8 @@ export async function serveHttp(
   };
 }
 
-function reply(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
+function reply(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
 
@@ -106,6 +126,14 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
   } catch {
     return undefined;
   }
+}
+
+const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+
+/** Compares digests, of equal length whatever was sent, in constant time: the answer's timing says nothing about the token. */
+function authorized(header: string | undefined, expected: Buffer): boolean {
+  const match = header === undefined ? null : /^Bearer +(\S+) *$/i.exec(header);
+  return timingSafeEqual(digest(match === null ? '' : match[1]), expected) && match !== null;
 }
 
 function isLoopback(host: string): boolean {

@@ -15,9 +15,9 @@ import { DuplicateToolError } from '../runtime/tools/index.js';
 import { toMcpContent, type McpContent } from './content.js';
 import { McpConfigError } from './errors.js';
 import { loadServerSdk } from './sdk.js';
-import { serveHttp, type McpServing } from './serve-http.js';
+import { serveHttp, type McpHttpTransport, type McpServing } from './serve-http.js';
 
-export type { McpServing };
+export type { McpHttpTransport, McpServing };
 import { PACKAGE_VERSION } from './version.js';
 
 /** An agent served as one tool, `ask_<name>`: each call is a run, in a new session or (with `sessionId`) an earlier one. */
@@ -42,9 +42,10 @@ export type ServeMcpOptions = {
   agents?: readonly ServedAgent[];
   /**
    * `'stdio'` (default): this process's stdin and stdout (or the streams given). `{ port }`: Streamable
-   * HTTP at `http://host:port/path` (host default `127.0.0.1`, path default `/mcp`, port 0 picks a free one).
+   * HTTP at `http://host:port/path` (host default `127.0.0.1`, path default `/mcp`, port 0 picks a free one),
+   * with `token`: only requests carrying `Authorization: Bearer <token>` are answered (401 otherwise).
    */
-  transport?: 'stdio' | { stdin: Readable; stdout: Writable } | { port: number; host?: string; path?: string };
+  transport?: 'stdio' | { stdin: Readable; stdout: Writable } | McpHttpTransport;
 };
 
 /** What a tool returns to be served as MCP content rather than as text (images, audio, resources, structured content). */

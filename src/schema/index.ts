@@ -2,7 +2,7 @@
 // once into the JSON Schema a model is sent and a check that names every problem.
 export { compileSchema, plainJsonSchema } from './compile.js';
 export type { CompiledSchema, JsonSchema, SchemaCheck, SchemaLike } from './compile.js';
-export { compileJsonSchema, jsonSchemaCodegen } from './json-validator.js';
+export { compileJsonSchema, jsonSchemaCodegen, validatorLoading } from './json-validator.js';
 export { NATIVE_PATTERN_INPUT } from './patterns.js';
 export type { JsonSchemaCheck } from './json-validator.js';
 export { formatIssues, pointerOf } from './issues.js';

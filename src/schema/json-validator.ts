@@ -27,6 +27,16 @@ function loadCodegen(): Promise<void> {
 }
 
 /**
+ * The load of the compiled validator while it is in flight; undefined before any JSON Schema was
+ * compiled and once it has settled. A caller about to check a value can wait for it once, so that a
+ * program whose every await resolves at once (an in-process model) still gets the fast validator
+ * from its first check: the import needs the event loop, which such a program would never give it.
+ */
+export function validatorLoading(): Promise<void> | undefined {
+  return codegen === undefined ? loading : undefined;
+}
+
+/**
  * Resolves once the JSON Schema validator is settled: true when schemas compile to JavaScript (Ajv),
  * false where code generation is refused and @cfworker/json-schema interprets them.
  */

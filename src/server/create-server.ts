@@ -133,7 +133,13 @@ export async function createServer(options: ServerOptions): Promise<AgentServer>
     keepAliveMs,
     authenticate: options.authenticate,
     log,
-    health: () => ({ mode, worker: wantsWorker !== false, runsExecuting: executing(), runsFollowed: backend.tails.followed }),
+    health: async () => ({
+      mode,
+      ...(mode === 'postgres' ? { database: (await backend.reachable()) ? 'reachable' : 'unreachable' } : {}),
+      worker: wantsWorker !== false,
+      runsExecuting: executing(),
+      runsFollowed: backend.tails.followed,
+    }),
   });
   const listeners: Listening[] = [];
   let closed: Promise<void> | undefined;

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { SessionStore } from '../../src/runtime/store/index.js';
-import { MAIN, OutputWatch, TSX } from './output-watch.js';
+import { MAIN, OutputWatch, TSX, withUserConfig } from './output-watch.js';
 
 export type Finished = { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string };
 
@@ -25,7 +25,7 @@ export class CliProcess {
     delete base.ANTHROPIC_BASE_URL;
     delete base.OPENAI_API_KEY;
     delete base.OPENAI_BASE_URL;
-    this.child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], { cwd, env: { ...base, ...env } });
+    this.child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], { cwd, env: withUserConfig(base, env) });
     this.child.stdout.setEncoding('utf8').on('data', (chunk: string) => this.grow('stdout', chunk));
     this.child.stderr.setEncoding('utf8').on('data', (chunk: string) => this.grow('stderr', chunk));
     this.finished = new Promise((resolve, reject) => {
@@ -43,10 +43,10 @@ export class CliProcess {
     return this.finished;
   }
 
-  /** Resolves once stdout matches `pattern` (checked as output arrives; rejects if the process ends first). */
-  waitFor(pattern: RegExp): Promise<RegExpMatchArray> {
+  /** Resolves once stdout (or `stream`) matches `pattern` (checked as output arrives; rejects if the process ends first). */
+  waitFor(pattern: RegExp, stream: 'stdout' | 'stderr' = 'stdout'): Promise<RegExpMatchArray> {
     return this.watch.waitFor(
-      () => this.stdout,
+      () => this[stream],
       pattern,
       this.finished,
       () => `process ended without printing ${pattern}:\n${this.stdout}\n${this.stderr}`,

@@ -71,6 +71,8 @@ describe('the chat configuration over the demo model', () => {
     expect((await agent.condense()).compacted).toBeNull();
     expect((await store.loadSession('short')).size).toBe(sizeBefore);
 
+    // Two turns more, so the summary replaces more than the one reply the next call adds (help's is long).
+    await agent.submit('list files');
     await agent.submit('help');
     const before = inputs.at(-1)!;
     const { compacted } = await agent.condense();

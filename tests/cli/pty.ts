@@ -5,7 +5,7 @@ import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:c
 import { readFileSync, readlinkSync } from 'node:fs';
 import { onTestFailed } from 'vitest';
 import { VtScreen } from '../support/vt-screen.js';
-import { MAIN, OutputWatch, TSX } from './output-watch.js';
+import { MAIN, OutputWatch, TSX, withUserConfig } from './output-watch.js';
 
 const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
 
@@ -34,7 +34,7 @@ export class PtyCli {
     const command = [process.execPath, '--import', TSX, MAIN, ...args].map(quote).join(' ');
     this.child = spawn('script', ['-qfec', `stty cols ${size.cols} rows ${size.rows} && exec ${command}`, '/dev/null'], {
       cwd,
-      env: { ...base, TERM: 'xterm-256color', ...env },
+      env: withUserConfig(base, { TERM: 'xterm-256color', ...env }),
     });
     this.child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       this.output += chunk;

@@ -119,28 +119,28 @@ describe('approvals on a terminal', () => {
 
 describe('approval rules in .indusagi/settings.json', () => {
   it(
-    'approve a matching command without asking, in a chat and with -p; a compound command still asks (-p: exit 3)',
+    'approve a matching command without asking once the folder is trusted, in a chat and with -p; a compound command still asks (-p: exit 3)',
     async () => {
       const ruled = await makeWorkspace();
       try {
         await mkdir(join(ruled.dir, '.indusagi'));
         await writeFile(join(ruled.dir, '.indusagi', 'settings.json'), JSON.stringify({ allow: ['bash(echo *)'] }));
         const args = ['--store', join(ruled.dir, 'store'), '--memory', join(ruled.dir, 'memory.jsonl')];
+        // The folder's own rules count only once the user trusted it (tests/cli/workspace-trust.test.ts).
+        const user = { XDG_CONFIG_HOME: join(ruled.dir, 'user-config') };
+        expect((await runCli(['trust'], ruled.dir, [], user)).code).toBe(0);
 
-        const print = await runCli(['-p', 'run echo by-rule', ...args], ruled.dir);
+        const print = await runCli(['-p', 'run echo by-rule', ...args], ruled.dir, [], user);
         expect(print.code).toBe(0);
         expect(print.stdout).toBe('(offline demo model) The command printed:\nby-rule\n');
         expect(print.stderr).toBe('indusagi: bash {"command":"echo by-rule"} allowed (rule bash(echo *))\n');
 
-        const compound = await runCli(['-p', 'run echo a; touch b', ...args], ruled.dir);
+        const compound = await runCli(['-p', 'run echo a; touch b', ...args], ruled.dir, [], user);
         expect(compound.code).toBe(3);
         await expect(readFile(join(ruled.dir, 'b'))).rejects.toThrow();
 
-        const cli = new PtyCli(['chat', ...args], ruled.dir, { NO_COLOR: '1' });
-        await cli.waitForScreen(
-          'the note on the rules',
-          (s) => s.all().includes('1 approval rule(s) from .indusagi/settings.json') && idle(s),
-        );
+        const cli = new PtyCli(['chat', ...args], ruled.dir, { NO_COLOR: '1', ...user });
+        await cli.waitForScreen('the note on the rules', (s) => s.all().includes('1 approval rule(s) in force (settings.json)') && idle(s));
         cli.type('run echo in-chat\r');
         await cli.waitForScreen('the call', (s) => s.all().includes('  ✓ bash: in-chat') && idle(s));
         expect(cli.screen.all()).toContain('  ✓ bash allowed (rule bash(echo *))');
@@ -149,7 +149,7 @@ describe('approval rules in .indusagi/settings.json', () => {
         expect(await cli.finished).toBe(0);
 
         await writeFile(join(ruled.dir, '.indusagi', 'settings.json'), '{"allow": ["bash(echo *"]}');
-        const refused = await runCli(['chat', ...args], ruled.dir);
+        const refused = await runCli(['chat', ...args], ruled.dir, [], user);
         expect(refused.code).toBe(2);
         expect(refused.stderr).toBe(
           `indusagi: ${join(ruled.dir, '.indusagi', 'settings.json')}: rule "bash(echo *": write TOOL or TOOL(PATTERN)\n`,

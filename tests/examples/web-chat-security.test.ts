@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http';
+import { Readable } from 'node:stream';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -381,6 +382,53 @@ describe('what a page can name in a request', () => {
       JSON.parse((await send('GET', '/api/threads', { headers: fromPage(cookie) })).body) as { threads: Array<{ metadata: unknown }> }
     ).threads;
     expect(kept.metadata).toEqual({ title: 'fine' });
+  });
+});
+
+describe('a chunked naming body past the 16 KB cap', () => {
+  it('is refused with 413 once the cap is passed, not after reading all of it', async () => {
+    const { cookie } = await newBrowser();
+    // Chunked (no content-length to refuse up front), produced only as fast as the server reads it:
+    // what the client had to produce by the time the answer came is what the server read, plus what
+    // the sockets buffer between them.
+    const TOTAL = 256 * 1024 * 1024;
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    let produced = 0;
+    let answered = false;
+    const body = new Readable({
+      read() {
+        if (answered || produced >= TOTAL) return void this.push(null);
+        produced += chunk.length;
+        this.push(chunk);
+      },
+    });
+    const reply = await new Promise<{ status: number; body: string; producedThen: number }>((resolve, reject) => {
+      const req = httpRequest(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'PATCH',
+          path: '/api/threads/web-big',
+          headers: { ...fromPage(cookie), 'transfer-encoding': 'chunked' },
+        },
+        (res) => {
+          answered = true;
+          const producedThen = produced;
+          let text = '';
+          res.setEncoding('utf8').on('data', (part: string) => (text += part));
+          res.on('end', () => {
+            req.destroy();
+            resolve({ status: res.statusCode!, body: text, producedThen });
+          });
+        },
+      );
+      // Once answered, the server may close the connection on the rest of the body.
+      req.on('error', (error) => (answered ? undefined : reject(error)));
+      req.write('{"metadata":{"title":"');
+      body.pipe(req);
+    });
+    expect([reply.status, JSON.parse(reply.body).error.kind]).toEqual([413, 'body_too_large']);
+    expect(reply.producedThen).toBeLessThan(TOTAL / 8);
   });
 });
 

@@ -11,7 +11,7 @@ import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoModel } from '../../src/demo/index.js';
 import type { DemoModel } from '../../src/demo/index.js';
-import { longStory } from '../../src/demo/story.js';
+import { longStory } from '../../src/providers/demo/story.js';
 import { haveChromium, launchChromium } from '../support/chromium.js';
 import { events, startExampleChat } from '../support/web-chat-api.js';
 import type { WebChat } from '../../examples/web-chat/server/app.js';

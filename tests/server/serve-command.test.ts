@@ -63,6 +63,23 @@ describe('indusagi serve (one machine)', { timeout: 300_000 }, () => {
     expect(await second.exited).toBe(0);
   });
 
+  it('serves the offline demo model with --model demo even with a key set, and says so', async () => {
+    const before = model.requests.length;
+    const args = ['serve', '--port', '0', '--data', join(dir, 'demo-data'), '--model', 'demo'];
+    const served = await startCli(args, modelEnv(model), READY);
+    const [line, url, token] = served.match;
+    expect(line).toContain('model: the offline demo model, a scripted stand-in for Claude (chosen by --model demo)');
+    const api = new Client(url, token);
+    await api.json('/threads', { id: 'demo' }, 201);
+    const run = await api.json('/threads/demo/runs', { prompt: 'hello' }, 202);
+    const ended = await api.read(`/runs/${run.id}/wait`);
+    expect(ended.status).toBe('settled');
+    expect(ended.result.text).toMatch(/demo/i);
+    expect(model.requests.length).toBe(before);
+    served.child.kill('SIGTERM');
+    expect(await served.exited).toBe(0);
+  });
+
   it('refuses command lines that cannot work, before anything starts', async () => {
     const cases: Array<[string[], NodeJS.ProcessEnv, RegExp]> = [
       [['worker'], {}, /worker needs --database/],

@@ -49,6 +49,8 @@ function answer(body: { messages: Array<{ role: string; content: string | WireBl
     return reply.tools([{ name: 'wire_send', input: { amount: Number(m[1]) } }], { text: 'Wiring.', frameDelayMs: delayMs });
   if (/^wait/.test(prompt)) return reply.tools([{ name: 'slow_wait', input: {} }], { text: 'Waiting.' });
   if (/^ask/.test(prompt)) return reply.tools([{ name: 'ask_person', input: {} }], { text: 'Asking.' });
+  // `delegate TASK`: the agent's sub-agent tool (`helper`) gets TASK as its prompt.
+  if ((m = /^delegate (.+)$/.exec(prompt))) return reply.tools([{ name: 'helper', input: { prompt: m[1] } }], { text: 'Delegating.' });
   if ((m = /^story (\d+)/.exec(prompt))) {
     const words = storyWords(Number(m[1]));
     return reply.text(words.join(''), { chunks: words, frameDelayMs: delayMs });

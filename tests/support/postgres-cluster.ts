@@ -18,6 +18,10 @@ export type RunningCluster = {
   version: string;
   source: string;
   stop(): Promise<void>;
+  /** SIGKILLs the postmaster, as a crashed machine or an OOM kill would: no shutdown, clients cut off. */
+  crash(): Promise<void>;
+  /** Starts the server again on the same data folder and port (after `crash`); resolves once it accepts connections. */
+  restart(): Promise<void>;
 };
 
 const DEBIAN_ROOT = '/usr/lib/postgresql';
@@ -102,8 +106,8 @@ async function reachable(binaries: PostgresBinaries, account: Account, dir: stri
   return { initdb: at(binaries.initdb), postgres: at(binaries.postgres), source: `${binaries.source} (copied)` };
 }
 
-/** Starts a fresh cluster; reject with the server's own words when it cannot. */
-export async function startCluster(found: PostgresBinaries): Promise<RunningCluster> {
+/** Starts a fresh cluster (`crashSafe`: committed means kept across `crash()`); reject with the server's own words when it cannot. */
+export async function startCluster(found: PostgresBinaries, options: { crashSafe?: boolean } = {}): Promise<RunningCluster> {
   const account = unprivileged();
   const dir = await mkdtemp(join(tmpdir(), 'indusagi-pg-'));
   const remove = () => rm(dir, { recursive: true, force: true });
@@ -116,10 +120,8 @@ export async function startCluster(found: PostgresBinaries): Promise<RunningClus
     );
     if (init.code !== 0) throw new Error(`initdb failed (${binaries.source}):\n${init.output}`);
     const version = (await finished(launch(binaries.postgres, ['--version'], account, dir))).output.trim();
-    // A port can be taken between probing and binding; a few tries make that race harmless.
-    for (let attempt = 1; ; attempt++) {
-      const port = await freePort();
-      const server = launch(
+    const serve = (port: number) =>
+      launch(
         binaries.postgres,
         [
           '-D',
@@ -133,8 +135,9 @@ export async function startCluster(found: PostgresBinaries): Promise<RunningClus
           // A throwaway cluster: durability settings off, the whole suite's connections allowed.
           '-c',
           'fsync=off',
-          '-c',
-          'synchronous_commit=off',
+          // Off, a commit can be lost to a crash (`crash()`) after the client heard it succeed, which no
+          // real deployment allows; fsync off is harmless there, the kernel keeps what was written.
+          ...(options.crashSafe === true ? [] : ['-c', 'synchronous_commit=off']),
           '-c',
           'full_page_writes=off',
           '-c',
@@ -143,9 +146,13 @@ export async function startCluster(found: PostgresBinaries): Promise<RunningClus
         account,
         dir,
       );
+    // A port can be taken between probing and binding; a few tries make that race harmless.
+    for (let attempt = 1; ; attempt++) {
+      const port = await freePort();
+      let server = serve(port);
       const ready = await untilReady(server);
       if (ready.ok) {
-        const exited = finished(server);
+        let exited = finished(server);
         return {
           url: `postgresql://postgres@127.0.0.1:${port}/postgres`,
           version,
@@ -154,6 +161,25 @@ export async function startCluster(found: PostgresBinaries): Promise<RunningClus
             server.kill('SIGINT'); // fast shutdown: roll back open transactions, close clients
             await exited;
             await remove();
+          },
+          async crash() {
+            server.kill('SIGKILL');
+            await exited;
+          },
+          async restart() {
+            // The killed postmaster's backends notice its death and exit on their own; until the last one
+            // has, the new postmaster refuses the data folder ("pre-existing shared memory block is still
+            // in use"). Each refusal is an exit, so trying again waits on events, not on the clock.
+            for (let tries = 1; ; tries++) {
+              server = serve(port);
+              const again = await untilReady(server);
+              if (again.ok) {
+                exited = finished(server);
+                return;
+              }
+              if (tries >= 200 || !/shared memory block is still in use|lock file .* already exists/.test(again.log))
+                throw new Error(`PostgreSQL did not start again (${binaries.source}):\n${again.log}`);
+            }
           },
         };
       }

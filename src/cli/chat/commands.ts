@@ -90,13 +90,14 @@ async function model(chat: ChatState, arg: string | null): Promise<void> {
   const terminal = deps.view.terminal;
   let flag: ModelFlag | null;
   if (arg !== null) {
-    flag = arg === 'demo' || arg === 'offline' ? null : parseModelFlag(arg);
+    const parsed = parseModelFlag(arg);
+    flag = parsed.provider === 'demo' ? null : parsed;
   } else if (terminal !== undefined) {
     const model = deps.model();
-    const at = choices.findIndex((c) => (c.value === 'demo' ? model.offline : c.value.model === model.id));
+    const at = choices.findIndex((c) => (c.value.provider === 'demo' ? model.offline : c.value.model === model.id));
     const chosen = await terminal.pick('switch to which model?', choices, Math.max(0, at));
     if (chosen === null) return;
-    flag = chosen === 'demo' ? null : chosen;
+    flag = chosen.provider === 'demo' ? null : chosen;
   } else {
     const { paint } = deps;
     deps.view.write(

@@ -8,11 +8,12 @@ export function chatConfig(
   model: Pick<ModelChoice, 'model' | 'contextWindow' | 'maxOutputTokens' | 'offline'>,
   workspace: Workspace,
   memory: MemoryStore,
+  opts: { bash?: false } = {},
 ): AgentConfig {
   return {
     model: model.model,
     system: systemPrompt(workspace.root),
-    tools: builtInTools({ workspace, memory, maxReadChars: Math.min(16_000, model.contextWindow ?? 16_000) }),
+    tools: builtInTools({ workspace, memory, maxReadChars: Math.min(16_000, model.contextWindow ?? 16_000), bash: opts.bash }),
     contextWindow: model.contextWindow,
     maxOutputTokens: model.maxOutputTokens,
     // The demo's window is tiny: keeping fewer turns verbatim lets a summary make real room.

@@ -23,7 +23,7 @@ export type ChatDeps = {
   model(): { id: string; contextWindow: number; describe: string; offline: boolean };
   /** `/model`: what it offers, the key a model would need and lacks, and switching (null: the offline demo model). */
   models: {
-    choices(): Array<Choice<ModelFlag | 'demo'>>;
+    choices(): Array<Choice<ModelFlag>>;
     missingKey(flag: ModelFlag): string | undefined;
     switchTo(flag: ModelFlag | null): Promise<void>;
   };

@@ -78,7 +78,15 @@ export async function runChat(command: ChatCommand, session: ChosenSession, io: 
     ui !== null ? new TerminalView(ui, paint, colour ? 'rich' : 'plain') : new RunRenderer((text) => void io.stdout.write(text), paint);
   const lines = ui !== null ? null : new LineSource(io.stdin);
   const input = { next: () => (ui !== null ? ui.next() : lines!.next()), close: () => (ui !== null ? ui.close() : lines!.close()) };
-  const chat = new ChatController(chatDeps(setup, view, io.env, paint), session.id);
+  let chat: ChatController;
+  try {
+    chat = new ChatController(chatDeps(setup, view, io.env, paint), session.id);
+  } catch (error) {
+    // The terminal's raw mode, stdin and the servers' processes would keep the command alive after the error was printed.
+    input.close();
+    await setup.close();
+    throw error;
+  }
   // A terminal in raw mode sends Ctrl-C as a key (the editor's); a signal still comes from `kill -INT` or a pipe's shell.
   process.on('SIGINT', onInterrupt);
 
@@ -88,7 +96,7 @@ export async function runChat(command: ChatCommand, session: ChosenSession, io: 
     for (const note of setup.memoryNotes) view.line(paint('yellow', note));
     if (history !== null && history.skipped > 0)
       view.line(paint('yellow', `prompt history: ${history.skipped} unreadable line(s) skipped (a write cut short)`));
-    if (setup.rules.size > 0) view.line(paint('dim', `${setup.rules.size} approval rule(s) from .indusagi/settings.json`));
+    if (setup.rules.size > 0) view.line(paint('dim', `${setup.rules.size} approval rule(s) in force (settings.json)`));
     // The Markdown parser loads while the first prompt is being typed, not before it is shown. A failure
     // is not lost: the view loads it again before it shows text, and says so when that fails too.
     if (ui !== null && colour) void loadMarkdown().catch(() => undefined);

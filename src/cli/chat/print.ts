@@ -9,7 +9,7 @@ import type { Io } from '../run.js';
 import { terminalJson, terminalText } from '../safe-text.js';
 import type { ChosenSession } from '../session-choice.js';
 import { approveAllowed } from '../approvals.js';
-import { setUpChat } from './setup.js';
+import { setUpChat, type ChatSetup } from './setup.js';
 import { retryNotice } from './status.js';
 
 /**
@@ -22,7 +22,14 @@ export async function runPrint(command: ChatCommand, given: string, session: Cho
   const prompt = given === '-' ? await readAll(io.stdin) : given;
   if (prompt.trim() === '') throw new CliUsageError('-p: the prompt is empty');
   const setup = await setUpChat(command, io.env, io.cwd);
-  const agent = setup.makeAgent(session.id);
+  let agent: ReturnType<ChatSetup['makeAgent']>;
+  try {
+    agent = setup.makeAgent(session.id);
+  } catch (error) {
+    // Its servers' processes would keep the command alive after the error was printed.
+    await setup.close();
+    throw error;
+  }
   const note = (text: string) => void io.stderr.write(`indusagi: ${terminalText(text)}\n`);
   for (const line of setup.memoryNotes) note(line);
   const unsubscribe = agent.subscribe((event) => {

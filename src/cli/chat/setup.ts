@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createAgent } from '../../providers/anthropic/index.js';
 import type { Agent } from '../../runtime/agent/index.js';
-import { ApprovalRules } from '../approvals.js';
+import type { ApprovalRules } from '../approvals.js';
+import { settleTrust, type WorkspaceTrust } from '../workspace-trust.js';
 import type { ChatCommand } from '../args.js';
 import { openMemory } from '../memory/index.js';
 import { openSessionStore, type CliSessionStore } from '../session-store.js';
@@ -20,7 +21,7 @@ export type ChatSetup = {
   /** The model agents are made with now (`switchModel` changes it). */
   readonly model: ModelChoice;
   workspace: Workspace;
-  /** Which waiting calls are approved without asking (the workspace's settings file). */
+  /** Which waiting calls are approved without asking (the user's settings file, and a trusted workspace's). */
   rules: ApprovalRules;
   /** Notes about the memory file (lines it could not read) and the MCP servers (those that failed), for the user. */
   memoryNotes: string[];
@@ -38,8 +39,9 @@ export type ChatSetup = {
 
 /**
  * Opens the memory (a file or a PostgreSQL URL), the workspace and its settings, and the MCP servers
- * before the model starts; `close()` lets go of all of it. `ask` puts the `.mcp.json` question to the
- * person (none: not asked).
+ * before the model starts; `close()` lets go of all of it. `ask` puts the questions about trusting the
+ * workspace and starting its `.mcp.json` to the person (none: not asked, and the workspace's own
+ * approval rules and answers are left unused unless it was trusted before).
  */
 export async function setUpChat(command: ChatCommand, env: NodeJS.ProcessEnv, cwd: string, ask?: Ask): Promise<ChatSetup> {
   const store = openSessionStore(command.locations.store);
@@ -53,21 +55,23 @@ export async function setUpChat(command: ChatCommand, env: NodeJS.ProcessEnv, cw
   let model: ModelChoice;
   let workspace: Workspace;
   let rules: ApprovalRules;
+  let trust: WorkspaceTrust;
   try {
     workspace = await Workspace.open(cwd);
-    rules = await ApprovalRules.load(workspace.root);
+    trust = await settleTrust(workspace.root, env, ask);
+    rules = trust.rules;
     model = await chooseModel(env, command.model);
   } catch (error) {
     await Promise.all([memory.close(), store.close()]);
     throw error;
   }
   let mcp: ChatMcp | null = null;
-  const notes = [...memory.notes];
+  const notes = [...memory.notes, ...trust.notes];
   // MCP is loaded only for a chat that may have servers to start.
-  if (command.mcp.length > 0 || existsSync(join(cwd, PROJECT_FILE))) {
+  if (command.mcp.length > 0 || existsSync(join(workspace.root, PROJECT_FILE))) {
     try {
       const own = chatConfig(model, workspace, memory.store).tools ?? [];
-      const opened = await (await import('../mcp/chat.js')).openChatMcp(command.mcp, cwd, env, own, ask);
+      const opened = await (await import('../mcp/chat.js')).openChatMcp(command.mcp, workspace.root, env, own, trust, ask);
       mcp = opened.mcp;
       notes.push(...opened.notes);
     } catch (error) {
@@ -98,7 +102,7 @@ export async function setUpChat(command: ChatCommand, env: NodeJS.ProcessEnv, cw
       return mcp === null ? agent : mcp.restoring(agent);
     },
     switchModel: async (flag) => {
-      const next = flag === null ? await offlineModel() : await chooseModel(env, flag);
+      const next = flag === null || flag.provider === 'demo' ? await offlineModel('chosen with /model') : await chooseModel(env, flag);
       const previous = model;
       model = next;
       await previous.close();

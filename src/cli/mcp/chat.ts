@@ -2,10 +2,19 @@ import type { Agent } from '../../runtime/agent/index.js';
 import type { RunSnapshot } from '../../runtime/contract/events.js';
 import type { ToolDefinition } from '../../runtime/contract/tool.js';
 import { createContextManager, type ContextManager } from '../../context/index.js';
-import { connectMcpServers, mcpToolSource, type McpServers, type McpServerConfig, type McpToolSource } from '../../mcp/index.js';
+import {
+  connectMcpServers,
+  mcpToolSource,
+  McpToolCollisionError,
+  type McpServers,
+  type McpServerConfig,
+  type McpToolSource,
+} from '../../mcp/index.js';
+import { sanitizeToolName } from '../../runtime/tools/index.js';
 import { DEFAULT_TRIGGER_RATIO } from '../../runtime/compaction/index.js';
 import { terminalText } from '../safe-text.js';
-import { consentFor, describeServers, readProjectFile, readServersFile, recordConsent, PROJECT_FILE } from './config-files.js';
+import type { TrustStore } from '../trust.js';
+import { describeEntries, readProjectFile, readServersFile, workspaceConsentFor, PROJECT_FILE } from './config-files.js';
 
 /** Asks the person at the terminal a yes/no question; absent where nobody can answer (piped, `-p`). */
 export type Ask = (question: string) => Promise<boolean>;
@@ -26,18 +35,20 @@ export type ChatMcp = {
 };
 
 /**
- * Starts the chat's MCP servers: those of the `--mcp` files, and those of the workspace's `.mcp.json`
- * when the person allowed it. The `.mcp.json` question is asked once per version of the file, before
- * anything is spawned; a run with nobody to ask (`-p`, piped) starts its servers only if they were
- * allowed before. A server that fails is reported and the chat goes on without it. `mcp` is null when
+ * Starts the chat's MCP servers: those of the `--mcp` files, and those of the workspace `root`'s
+ * `.mcp.json` when the person allowed it. The `.mcp.json` question shows everything each server runs
+ * with and is asked once per version of the file, before anything is spawned; the answer is kept in
+ * the user's config folder (`trust.store`), never in the workspace, which a cloned repository fills.
+ * A run with nobody to ask (`-p`, piped) starts its servers only if they were allowed before. A server that fails is reported and the chat goes on without it. `mcp` is null when
  * no server is to start. `notes` are lines for the chat to show first (servers that failed, a
  * `.mcp.json` left out).
  */
 export async function openChatMcp(
   files: readonly string[],
-  cwd: string,
+  root: string,
   env: NodeJS.ProcessEnv,
   builtIn: readonly ToolDefinition[],
+  trust: { store: TrustStore; trusted: boolean },
   ask?: Ask,
 ): Promise<{ mcp: ChatMcp | null; notes: string[] }> {
   const notes: string[] = [];
@@ -50,13 +61,16 @@ export async function openChatMcp(
     }
   };
   for (const file of files) add((await readServersFile(file, env)).servers, file);
-  const project = await readProjectFile(cwd, env);
+  const project = await readProjectFile(root, env);
   if (project !== null && !files.includes(project.path) && Object.keys(project.servers).length > 0) {
-    let allowed = await consentFor(cwd, project);
+    // The user's own answer first; a workspace's kept answer only in a workspace the user trusted.
+    let allowed = await trust.store.consentFor(root, project.digest);
+    if (allowed === undefined && trust.trusted) allowed = await workspaceConsentFor(root, project);
     if (allowed === undefined && ask !== undefined) {
-      const lines = describeServers(project.servers).map((line) => `  ${terminalText(line)}`);
+      const lines = describeEntries(project.json).map((line) => `  ${terminalText(line)}`);
       allowed = await ask([`${PROJECT_FILE} in this folder starts these MCP servers:`, ...lines, 'Start them? [y/N] '].join('\n'));
-      await recordConsent(cwd, project, allowed);
+      if (trust.store.dir === null) notes.push(`the answer about ${PROJECT_FILE} is not kept: neither XDG_CONFIG_HOME nor HOME is set`);
+      else await trust.store.recordConsent(root, project.digest, allowed);
     }
     if (allowed === true) add(project.servers, PROJECT_FILE);
     else if (allowed === undefined)
@@ -67,6 +81,16 @@ export async function openChatMcp(
   if (Object.keys(servers).length === 0) return { mcp: null, notes };
 
   const connected = await connectMcpServers(servers, { onServerError: 'report' });
+  // A server tool the model would see under a built-in's name makes the agent's tool list unusable:
+  // stop here, servers closed, rather than leave the chat or -p with no agent and live child processes.
+  const builtInNames = new Map(builtIn.map((tool) => [sanitizeToolName(tool.name), tool.name]));
+  for (const tool of connected.tools()) {
+    const builtInName = builtInNames.get(sanitizeToolName(tool.name));
+    if (builtInName !== undefined) {
+      await connected.close();
+      throw new McpToolCollisionError(builtInName, tool.name, sanitizeToolName(tool.name), { firstIsOwn: true });
+    }
+  }
   for (const status of connected.status()) {
     if (status.state === 'failed') notes.push(`MCP server "${status.name}" did not start: ${status.error}`);
     for (const refused of status.refused) notes.push(`MCP server "${status.name}": tool "${refused.name}" left out, ${refused.reason}`);

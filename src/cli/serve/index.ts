@@ -23,7 +23,10 @@ export async function runServe(command: ServeCommand, io: Io): Promise<number> {
   const authenticate = bearerTokens(tokens);
   const model = await chooseModel(io.env, command.model);
   try {
-    const agent = await agentFactory(command.agent, model, command.workspace);
+    const agent = await agentFactory(command.agent, model, command.workspace, {
+      data: command.database === undefined ? command.data : undefined,
+      tokens: command.tokens,
+    });
     const shared = command.database !== undefined;
     const server = await createServer({
       authenticate,

@@ -17,8 +17,11 @@ export type BuiltInToolOptions = {
   workspace: Workspace;
   memory: MemoryStore;
   maxReadChars: number;
-  /** Timeouts and the output cap of `bash` (its defaults otherwise). */
-  bash?: { timeoutMs?: number; maxTimeoutMs?: number; maxOutputChars?: number };
+  /**
+   * Timeouts and the output cap of `bash` (its defaults otherwise); `false` leaves `bash` out, for
+   * agents that must not run commands on the host at all (the agent `indusagi serve` gives every tenant).
+   */
+  bash?: { timeoutMs?: number; maxTimeoutMs?: number; maxOutputChars?: number } | false;
 };
 
 export function builtInTools({ workspace, memory, maxReadChars, bash }: BuiltInToolOptions): ToolDefinition[] {
@@ -27,7 +30,9 @@ export function builtInTools({ workspace, memory, maxReadChars, bash }: BuiltInT
     readTool(workspace, maxReadChars),
     writeTool(workspace),
     editTool(workspace),
-    bashTool({ ...bash, workspace, maxOutputChars: bash?.maxOutputChars ?? Math.min(30_000, maxReadChars * 2) }),
+    ...(bash === false
+      ? []
+      : [bashTool({ ...bash, workspace, maxOutputChars: bash?.maxOutputChars ?? Math.min(30_000, maxReadChars * 2) })]),
     clockTool(),
     rememberTool(memory),
     recallTool(memory),

@@ -4,7 +4,9 @@ import { AgentConfigError } from '../../runtime/agent/errors.js';
 import type { Agent, AgentConfig, ConductorDeps } from '../../runtime/agent/types.js';
 import { IndusagiError, errorMessage } from '../../errors/index.js';
 import type { AnthropicClientLike } from './client.js';
-import { lazyClaude } from './model.js';
+import { DEMO_MODEL_CARD, DEMO_MODEL_ID } from '../demo/index.js';
+import { lazyAnthropicInvoker, lazyClaude } from './model.js';
+import { ANTHROPIC } from './cache.js';
 
 /** The conductor's deps, and the Anthropic client for the default model. */
 export type AgentDeps = ConductorDeps & {
@@ -25,6 +27,9 @@ const MISSING_KEY_REMEDY =
  * where the package wires the vendor in, and it loads `@anthropic-ai/sdk` only on Claude's first call,
  * so importing it costs no SDK.
  *
+ * With `INDUSAGI_MODEL=demo` in the environment every agent talks to the offline demo model instead
+ * (`demoModel()`, in process: no key, no network), whatever model its config or deps name.
+ *
  * Throws `MissingApiKeyError` (an `AgentConfigError`) when Claude would be called through
  * `new Anthropic()` and the environment holds no Anthropic credentials, and `AgentConfigError` for
  * `deps.client` beside another model, for the `cache`/`cacheTtl` shorthands (options of the Anthropic
@@ -34,6 +39,10 @@ const MISSING_KEY_REMEDY =
 export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
   const { client, ...rest } = deps ?? {};
   refuseMovedOptions(config);
+  if (demoChosen(process.env)) {
+    // The one switch that points any agent at the offline demo model: whatever model it names.
+    return createConductor({ ...config, model: lazyDemoModel() }, { ...rest, invokeModel: undefined });
+  }
   const model = config?.model;
   if (typeof model !== 'string' || rest.invokeModel !== undefined) {
     if (client !== undefined) {
@@ -44,6 +53,19 @@ export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
     return createConductor(config, rest);
   }
   return createConductor(config, { ...rest, invokeModel: defaultModel(model, client) });
+}
+
+/** The variable that points every agent `createAgent` makes at the offline demo model: `INDUSAGI_MODEL=demo`. */
+export const MODEL_VARIABLE = 'INDUSAGI_MODEL';
+
+/**
+ * True when `INDUSAGI_MODEL` is `demo` (or `offline`). Its other values (`openai:gpt-5.4`...) are the
+ * command's (`indusagi chat`, `serve`, `worker`), which makes the model itself; a library agent's model
+ * is the one its config gives.
+ */
+export function demoChosen(env: NodeJS.ProcessEnv): boolean {
+  const value = env[MODEL_VARIABLE]?.trim().toLowerCase();
+  return value === 'demo' || value === 'offline';
 }
 
 /** Claude, model `model`, through `client` or the `new Anthropic()` made on its first call. */
@@ -67,4 +89,13 @@ function refuseMovedOptions(config: AgentConfig): void {
         `from indusagi/anthropic, or providerOptions: { anthropic: { ${key}: ${JSON.stringify(value)} } }.`,
     );
   }
+}
+
+/**
+ * `demoModel()`, loaded on its first call: it reaches the request body through the Anthropic invoker's
+ * code, which imports a piece of the SDK, and creating an agent loads no SDK (tests/entries/vendor-free).
+ */
+function lazyDemoModel(): ModelInvoker {
+  const invoke = lazyAnthropicInvoker(() => import('./demo-model.js').then((demo) => demo.demoModel()));
+  return Object.assign(invoke, { provider: ANTHROPIC, modelId: DEMO_MODEL_ID, card: DEMO_MODEL_CARD });
 }

@@ -28,7 +28,7 @@ export type AgentConfig = ModelControls & {
   /** The agent's name: what handoffs and telemetry call it, and what the session records as speaking. Default `main`. */
   name?: string;
   system?: string;
-  tools?: ToolDefinition[];
+  tools?: readonly ToolDefinition[];
   /** Model calls allowed in one run before it faults with `max_steps`. Default 64. */
   maxSteps?: number;
   maxOutputTokens?: number;

@@ -6,6 +6,7 @@ import {
   type CompiledSchema,
   type SchemaCheck,
   type SchemaIssue,
+  validatorLoading,
 } from '../../schema/index.js';
 import { ToolError } from './tool-error.js';
 
@@ -45,6 +46,10 @@ export function compileToolInput(definition: Pick<ToolDefinition, 'name' | 'inpu
 
 /** Checks one call's input: the value `execute` gets (a Standard Schema's output), or the `ToolInputError` to answer with. */
 export function checkToolInput(toolName: string, compiled: CompiledSchema, input: unknown): ToolInputCheck | Promise<ToolInputCheck> {
+  // The compiled validator loads on the first compile; a call that comes while it is still loading
+  // waits for it (once per process), so a run checks with what every later run will use.
+  const loading = validatorLoading();
+  if (loading !== undefined) return loading.then(() => checkToolInput(toolName, compiled, input));
   const checked = compiled.check(input);
   return checked instanceof Promise ? checked.then((result) => toToolCheck(toolName, result)) : toToolCheck(toolName, checked);
 }

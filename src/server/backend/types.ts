@@ -89,5 +89,7 @@ export interface ServerBackend {
   /** Calls `handler` with every answer someone gave (on any server instance) to a question of a running run. */
   onInput(handler: (delivery: InputDelivery) => void): () => void;
 
+  /** Whether the store answers now (for /health): false while its database is unreachable. */
+  reachable(): Promise<boolean>;
   close(): Promise<void>;
 }

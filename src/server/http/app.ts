@@ -31,8 +31,15 @@ export function allRoutes(deps: AppDeps): RouteSpec[] {
       tag: 'server',
       summary: 'Whether the server is up (no credentials needed)',
       open: true,
-      responses: { '200': { description: 'Up.', schema: 'Health' } },
-      handle: async () => json({ ok: true, ...deps.health() }),
+      responses: {
+        '200': { description: 'Up.', schema: 'Health' },
+        '503': { description: 'Up, but its database is unreachable (runs resume once it is back).', schema: 'Health' },
+      },
+      handle: async () => {
+        const state = await deps.health();
+        // A load balancer sends no requests to an instance that cannot reach the database meanwhile.
+        return state.database === 'unreachable' ? json({ ok: false, ...state }, 503) : json({ ok: true, ...state });
+      },
     },
     {
       method: 'get',

@@ -1,12 +1,20 @@
 import { compileJsonSchema, type JsonSchema, type JsonSchemaCheck } from '../../schema/index.js';
 import { BodyTooLargeError, ServerRequestError, UnsupportedMediaTypeError } from '../errors.js';
+import { nestedDeeperThan } from '../json-depth.js';
+
+/**
+ * How deep any request body may nest. Far beyond what a route takes (a UI message with a tool's input
+ * is a dozen levels), and far below what would overflow the stack of what reads it after.
+ */
+export const MAX_BODY_DEPTH = 100;
 
 const checks = new WeakMap<object, JsonSchemaCheck>();
 
 /**
  * The request's JSON body, checked against `schema` before anything looks at it: not JSON typed (415),
  * over `limit` bytes (413, refused from `content-length` before reading, and cut off while reading
- * when the header lies or is absent), not UTF-8 or not JSON (400), or not what the route takes (400,
+ * when the header lies or is absent), not UTF-8 or not JSON (400), nested deeper than `MAX_BODY_DEPTH`
+ * (400), or not what the route takes (400,
  * every problem listed with its JSON pointer).
  */
 export async function readJsonBody<T>(request: Request, limit: number, schema: JsonSchema): Promise<T> {
@@ -27,6 +35,8 @@ export async function readJsonBody<T>(request: Request, limit: number, schema: J
   } catch (error) {
     throw new ServerRequestError(`The body is not JSON: ${(error as Error).message}`);
   }
+  if (nestedDeeperThan(value, MAX_BODY_DEPTH))
+    throw new ServerRequestError(`The body nests more than ${MAX_BODY_DEPTH} levels deep; no route takes that.`);
   const issues = checkOf(schema)(value);
   if (issues.length > 0)
     throw new ServerRequestError(

@@ -17,7 +17,8 @@ export type RouteDeps = {
   removeSession(tenant: string, id: string): Promise<void>;
   limits: { maxBodyBytes: number; maxQueuedRunsPerTenant: number; maxPromptChars: number };
   keepAliveMs: number;
-  health(): Record<string, unknown>;
+  /** What /health tells; `database: 'unreachable'` makes it a 503. */
+  health(): Promise<Record<string, unknown>>;
 };
 
 export type RouteContext = {

@@ -24,7 +24,7 @@ export const requestSchemas = {
     additionalProperties: false,
     properties: {
       id: { ...id, description: 'The thread id (also its session id); a random UUID when absent.' },
-      metadata: { ...object, description: 'Anything you want kept with the thread.' },
+      metadata: { ...object, description: 'Anything you want kept with the thread: at most 64 KiB as JSON, nested at most 32 levels.' },
     },
   },
   RunCreate: {
@@ -48,7 +48,13 @@ export const requestSchemas = {
     type: 'object',
     additionalProperties: false,
     required: ['metadata'],
-    properties: { metadata: { ...object, description: 'Keys to set (null: remove the key); the others stay as they are.' } },
+    properties: {
+      metadata: {
+        ...object,
+        description:
+          'Keys to set (null: remove the key); the others stay as they are. The merged metadata is held to the same limits as on create (64 KiB as JSON, 32 levels).',
+      },
+    },
   },
   ChatVersion: {
     type: 'object',
@@ -255,8 +261,9 @@ export const responseSchemas = {
     type: 'object',
     required: ['ok'],
     properties: {
-      ok: { const: true },
+      ok: { type: 'boolean' },
       mode: { enum: ['local', 'postgres'] },
+      database: { enum: ['reachable', 'unreachable'] },
       worker: { type: 'boolean' },
       runsExecuting: { type: 'integer' },
       runsFollowed: { type: 'integer' },

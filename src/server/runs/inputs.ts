@@ -15,9 +15,11 @@ export const MAX_ANSWER_BYTES = 6_000;
 
 /**
  * The questions a running run's tools wait on, from its stored events: each `input_requested` without
- * its `input_answered`. A question does not survive its worker: a takeover (`run_taken_over`) starts
- * the list afresh, since the new worker's conductor answers the cut-off call as interrupted (or runs an
- * idempotent one again, which then asks anew).
+ * its `input_answered`, the run's own and its sub-agents' at any depth (a `nested` event carrying one;
+ * the request gets the event's `path`, and the run's conductor hands the answer down). A question does
+ * not survive its worker: a takeover (the run's own `run_taken_over`) starts the list afresh, since the
+ * new worker's conductor answers the cut-off call as interrupted (or runs an idempotent one again,
+ * which then asks anew).
  */
 export function pendingInputsOf(events: Iterable<ServerRunEvent>): InputRequest[] {
   const waiting = new Map<string, InputRequest>();
@@ -27,6 +29,13 @@ export function pendingInputsOf(events: Iterable<ServerRunEvent>): InputRequest[
       const { kind: _kind, runId: _runId, ...request } = event as typeof event & { path?: string[] };
       waiting.set(request.requestId, request);
     } else if (event.kind === 'input_answered') waiting.delete(event.requestId);
+    else if (event.kind === 'nested') {
+      const inner = event.event;
+      if (inner.kind === 'input_requested') {
+        const { kind: _kind, runId: _runId, ...request } = inner;
+        waiting.set(request.requestId, { ...request, path: [...event.path] });
+      } else if (inner.kind === 'input_answered') waiting.delete(inner.requestId);
+    }
   }
   return [...waiting.values()];
 }

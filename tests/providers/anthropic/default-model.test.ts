@@ -96,3 +96,39 @@ describe('any credential new Anthropic() would use is enough', () => {
     expect(anthropicCredentials(process.env)).toBeNull();
   });
 });
+
+// The one switch for trying any agent with no key: INDUSAGI_MODEL=demo points every agent createAgent
+// makes at the offline demo model, in process (no server, no network), whatever model it names.
+describe('INDUSAGI_MODEL=demo', () => {
+  it('runs the default model’s agent on the demo model with no credentials, its tools included', async () => {
+    vi.stubEnv('INDUSAGI_MODEL', 'demo');
+    const agent = createAgent({
+      model: 'claude-sonnet-5-5',
+      tools: [{ name: 'clock.now', description: 'The time.', inputSchema: { type: 'object', properties: {} }, execute: () => '12:00' }],
+    });
+    const result = await agent.submit('what time is it?');
+    expect(result.status).toBe('settled');
+    expect(result.text).toBe('(offline demo model) The clock tool says it is 12:00.');
+    await agent.close();
+  });
+
+  it('replaces a model given as an invoker, which is never called; other values leave the model be', async () => {
+    let calls = 0;
+    const invoker = Object.assign(
+      async () => {
+        calls++;
+        return { turn: { role: 'assistant' as const, blocks: [{ kind: 'text' as const, text: 'real' }] }, stopReason: 'end_turn' };
+      },
+      { modelId: 'gpt-real' },
+    );
+    vi.stubEnv('INDUSAGI_MODEL', 'offline');
+    const demo = createAgent({ model: invoker });
+    expect((await demo.submit('hello')).text).toMatch(/^\(offline demo model\)/);
+    expect(calls).toBe(0);
+    vi.stubEnv('INDUSAGI_MODEL', 'openai:gpt-5.4');
+    const real = createAgent({ model: invoker });
+    expect((await real.submit('hello')).text).toBe('real');
+    expect(calls).toBe(1);
+    await Promise.all([demo.close(), real.close()]);
+  });
+});

@@ -9,7 +9,7 @@ import { pendingInputsOf } from '../../runs/inputs.js';
 import type { Claim, CreateRunOptions, InputDelivery, RunOutcome, ServerBackend, WorkerIdentity } from '../types.js';
 import { FileWrites, readLines, readRecords, readTenantDirs, tenantFolder } from './files.js';
 import { newThread, runRefusal } from '../thread-record.js';
-import { mergeMetadata } from '../metadata.js';
+import { mergeMetadata, storableMetadata } from '../metadata.js';
 
 type LocalRun = RunRecord & { worker: string | null };
 
@@ -59,7 +59,19 @@ export class LocalBackend implements ServerBackend {
 
   async createThread(principal: Principal, id: string, metadata: Record<string, unknown>): Promise<ThreadRecord> {
     if (this.tenantThreads(principal.tenant).has(id)) throw new ThreadExistsError(id);
-    return this.addThread(principal, id, metadata);
+    storableMetadata(metadata);
+    const thread = newThread(principal, id, metadata);
+    // Kept at once, so a second create of the id is refused while this one writes.
+    this.tenantThreads(principal.tenant).set(id, thread);
+    try {
+      await this.saveThread(thread);
+    } catch (error) {
+      // Not written: not made. Unless a run has taken it meanwhile (its own write then made the file).
+      if (thread.activeRunId === null && this.tenantThreads(principal.tenant).get(id) === thread)
+        this.tenantThreads(principal.tenant).delete(id);
+      throw error;
+    }
+    return thread;
   }
 
   async getThread(tenant: string, id: string): Promise<ThreadRecord | undefined> {
@@ -75,9 +87,18 @@ export class LocalBackend implements ServerBackend {
   async updateThread(tenant: string, id: string, metadata: Record<string, unknown>): Promise<ThreadRecord> {
     const thread = this.threads.get(tenant)?.get(id);
     if (thread === undefined) throw new NotFoundError('thread', id);
-    thread.metadata = mergeMetadata(thread.metadata, metadata);
+    const merged = mergeMetadata(thread.metadata, metadata);
+    storableMetadata(merged);
+    const before = { metadata: thread.metadata, updatedAt: thread.updatedAt };
+    thread.metadata = merged;
     thread.updatedAt = new Date().toISOString();
-    await this.saveThread(thread);
+    try {
+      await this.saveThread(thread);
+    } catch (error) {
+      // The file still holds the old record (writes replace it whole or not at all): so does memory.
+      Object.assign(thread, before);
+      throw error;
+    }
     return thread;
   }
 
@@ -98,14 +119,17 @@ export class LocalBackend implements ServerBackend {
 
   async createRun(principal: Principal, threadId: string, input: RunInput, opts: CreateRunOptions): Promise<RunRecord> {
     const { tenant, user } = principal;
-    let thread = this.threads.get(tenant)?.get(threadId);
-    if (thread === undefined && opts.createThread) thread = this.addThread(principal, threadId, {});
-    if (thread === undefined) throw new NotFoundError('thread', threadId);
+    const existing = this.threads.get(tenant)?.get(threadId);
+    if (existing === undefined && !opts.createThread) throw new NotFoundError('thread', threadId);
+    // A missing thread is kept only once its run is sure to be queued: a refused run (the tenant's
+    // queue full, say) must not leave an empty thread behind. Nothing below awaits before it is kept.
+    const thread = existing ?? newThread(principal, threadId, {});
     const refused = runRefusal(thread, input);
     if (refused !== undefined) throw refused;
     let active = 0;
     for (const run of this.runs.values()) if (run.tenant === tenant && (run.status === 'queued' || run.status === 'running')) active++;
     if (active >= opts.maxQueued) throw new QueueFullError(opts.maxQueued, opts.retryAfterSeconds);
+    if (existing === undefined) this.tenantThreads(tenant).set(threadId, thread);
     const now = new Date().toISOString();
     const run: LocalRun = {
       id: randomUUID(),
@@ -126,12 +150,18 @@ export class LocalBackend implements ServerBackend {
       eventsExpired: false,
       worker: null,
     };
+    const before = { activeRunId: thread.activeRunId, status: thread.status, updatedAt: thread.updatedAt };
     this.runs.set(run.id, run);
     this.events.set(run.id, []);
     thread.activeRunId = run.id;
     thread.status = 'busy';
     thread.updatedAt = now;
-    await Promise.all([this.saveRun(run), this.saveThread(thread)]);
+    try {
+      await Promise.all([this.saveRun(run), this.saveThread(thread)]);
+    } catch (error) {
+      await this.forgetUnsaved(run, thread, before, existing === undefined);
+      throw error;
+    }
     // As queued: the worker may take it the moment it is dispatched.
     const queued = this.view(run);
     this.dispatcher?.(run.id);
@@ -225,6 +255,11 @@ export class LocalBackend implements ServerBackend {
     }
   }
 
+  /** Files on this machine: there is no connection to lose. */
+  async reachable(): Promise<boolean> {
+    return true;
+  }
+
   async close(): Promise<void> {
     await this.files.settled();
   }
@@ -284,11 +319,21 @@ export class LocalBackend implements ServerBackend {
     return stored;
   }
 
-  private addThread(principal: Principal, id: string, metadata: Record<string, unknown>): ThreadRecord {
-    const thread = newThread(principal, id, metadata);
-    this.tenantThreads(principal.tenant).set(id, thread);
-    void this.saveThread(thread);
-    return thread;
+  /**
+   * A run whose records could not both be written is never dispatched: it is forgotten, on disk too, and
+   * its thread is as it was, so the thread and the tenant's queue slot are free again instead of a run
+   * queued forever that nothing executes. The write's own error is what the caller gets; a cleanup
+   * write that fails too leaves at worst a run record that a restart finds and executes.
+   */
+  private async forgetUnsaved(run: LocalRun, thread: ThreadRecord, before: Partial<ThreadRecord>, made: boolean): Promise<void> {
+    this.runs.delete(run.id);
+    this.events.delete(run.id);
+    Object.assign(thread, before);
+    if (made) this.tenantThreads(thread.tenant).delete(thread.id);
+    await Promise.allSettled([
+      this.files.remove(this.runPath(run.id)),
+      made ? this.files.remove(this.threadPath(thread.tenant, thread.id)) : this.saveThread(thread),
+    ]);
   }
 
   private tenantThreads(tenant: string): Map<string, ThreadRecord> {

@@ -13,16 +13,24 @@ export class FileWrites {
   /** Replaces `path` with `value` as JSON. */
   writeJson(path: string, value: unknown): Promise<void> {
     return this.queued(path, async () => {
+      // Serialized before any file is made: a value that cannot be leaves nothing behind.
+      const text = `${JSON.stringify(value)}\n`;
       await mkdir(dirname(path), { recursive: true });
       const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-      const handle = await open(temp, 'w');
       try {
-        await handle.writeFile(`${JSON.stringify(value)}\n`);
-        await handle.sync();
-      } finally {
-        await handle.close();
+        const handle = await open(temp, 'w');
+        try {
+          await handle.writeFile(text);
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+        await rename(temp, path);
+      } catch (error) {
+        // A write that failed (a full disk, say) must not leave its temp file to pile up.
+        await rm(temp, { force: true });
+        throw error;
       }
-      await rename(temp, path);
     });
   }
 

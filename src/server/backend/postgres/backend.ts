@@ -11,7 +11,7 @@ import { PgListener } from './listener.js';
 import { runOf, threadOf, type RunRow, type ThreadRow } from './rows.js';
 import { RUN_TASK, serverSql, type ServerSql } from './sql.js';
 import { canceledBeforeStart } from '../canceled.js';
-import { mergeMetadata } from '../metadata.js';
+import { mergeMetadata, storableMetadata } from '../metadata.js';
 import { runRefusal } from '../thread-record.js';
 
 /** The schema version the server's tables arrived in (src/postgres/migrations.ts). */
@@ -94,7 +94,7 @@ export class PostgresBackend implements ServerBackend {
   }
 
   async createThread(principal: Principal, id: string, metadata: Record<string, unknown>): Promise<ThreadRecord> {
-    const rows = await this.db.query<ThreadRow>(this.sql.insertThread, [principal.tenant, id, principal.user, JSON.stringify(metadata)]);
+    const rows = await this.db.query<ThreadRow>(this.sql.insertThread, [principal.tenant, id, principal.user, storableMetadata(metadata)]);
     if (rows.length === 0) throw new ThreadExistsError(id);
     return threadOf(rows[0]);
   }
@@ -114,7 +114,7 @@ export class PostgresBackend implements ServerBackend {
       const [row] = (await client.query(this.sql.lockThread, [tenant, id])).rows as ThreadRow[];
       if (row === undefined) throw new NotFoundError('thread', id);
       const merged = mergeMetadata(JSON.parse(row.metadata) as Record<string, unknown>, metadata);
-      const [updated] = (await client.query(this.sql.updateThreadMetadata, [tenant, id, JSON.stringify(merged)])).rows as ThreadRow[];
+      const [updated] = (await client.query(this.sql.updateThreadMetadata, [tenant, id, storableMetadata(merged)])).rows as ThreadRow[];
       return threadOf(updated);
     });
   }
@@ -130,7 +130,19 @@ export class PostgresBackend implements ServerBackend {
 
   async createRun(principal: Principal, threadId: string, input: RunInput, opts: CreateRunOptions): Promise<RunRecord> {
     const { tenant, user } = principal;
-    if (opts.createThread) await this.db.query(this.sql.insertThread, [tenant, threadId, user, '{}']);
+    const made = opts.createThread && (await this.db.query(this.sql.insertThread, [tenant, threadId, user, '{}'])).length > 0;
+    try {
+      return await this.queueRun(principal, threadId, input, opts);
+    } catch (error) {
+      // A run refused (the tenant's queue full, say) must not leave behind the empty thread made for
+      // it; one that another request has used since (a run, metadata) is theirs and stays.
+      if (made) await this.db.query(this.sql.dropUnusedThread, [tenant, threadId]);
+      throw error;
+    }
+  }
+
+  private async queueRun(principal: Principal, threadId: string, input: RunInput, opts: CreateRunOptions): Promise<RunRecord> {
+    const { tenant, user } = principal;
     const decided = input.kind === 'decisions' ? input.decisions.map((d) => d.approvalId) : [];
     // A refusal read from a thread that changed since (its run just ended) is not a reason: try once more.
     for (let attempt = 0; ; attempt++) {
@@ -266,6 +278,24 @@ export class PostgresBackend implements ServerBackend {
   /** Runs one statement on a connection of the backend's pool (the worker's heartbeat and sweeps). */
   query<T = any>(sql: string | PreparedQuery, values?: unknown[]): Promise<T[]> {
     return this.db.query<T>(sql, values);
+  }
+
+  /**
+   * One round trip within `timeoutMs`: a database that refuses connections fails at once, one that
+   * does not answer (a network partition) would hang a health probe past the prober's own timeout.
+   */
+  async reachable(timeoutMs = 2_000): Promise<boolean> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+    const answered = this.pool.query('SELECT 1').then(
+      () => true,
+      () => false,
+    );
+    try {
+      return await Promise.race([answered, late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async close(): Promise<void> {

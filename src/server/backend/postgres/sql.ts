@@ -27,6 +27,8 @@ export function serverSql(s: string, schema: string, jobs: string) {
       ON CONFLICT (tenant, id) DO NOTHING RETURNING *`,
     listThreads: `SELECT * FROM ${s}.server_threads WHERE tenant = $1 AND ($2::timestamptz IS NULL OR created_at < $2)
       ORDER BY created_at DESC, id LIMIT $3`,
+    dropUnusedThread: `DELETE FROM ${s}.server_threads WHERE tenant = $1 AND id = $2 AND active_run IS NULL AND metadata = '{}'
+      AND mark_length = 0 AND NOT EXISTS (SELECT 1 FROM ${s}.server_runs r WHERE r.tenant = $1 AND r.thread = $2)`,
     updateThreadMetadata: `UPDATE ${s}.server_threads SET metadata = $3, updated_at = now() WHERE tenant = $1 AND id = $2 RETURNING *`,
     lockThread: `SELECT * FROM ${s}.server_threads WHERE tenant = $1 AND id = $2 FOR UPDATE`,
     deleteThread: [
@@ -77,7 +79,9 @@ export function serverSql(s: string, schema: string, jobs: string) {
     // The events that say which questions the run waits on (the event is JSON text: json, not jsonb, reads it).
     inputEvents: prepared(
       'input_events',
-      `SELECT event FROM ${s}.server_run_events WHERE run = $1 AND (event::json ->> 'kind') = ANY($2::text[]) ORDER BY seq`,
+      // A sub-agent's question or answer is a `nested` event carrying one (its kind under `event`).
+      `SELECT event FROM ${s}.server_run_events WHERE run = $1 AND ((event::json ->> 'kind') = ANY($2::text[])
+        OR ((event::json ->> 'kind') = 'nested' AND (event::json -> 'event' ->> 'kind') IN ('input_requested', 'input_answered'))) ORDER BY seq`,
     ),
     freeThread: `UPDATE ${s}.server_threads SET active_run = NULL, updated_at = now() WHERE tenant = $1 AND id = $2 AND active_run = $3`,
     insertEvent: `WITH added AS (INSERT INTO ${s}.server_run_events (run, seq, event) VALUES ($1, 1, $2) RETURNING seq)

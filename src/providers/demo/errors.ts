@@ -1,4 +1,4 @@
-import { IndusagiError } from '../errors/index.js';
+import { IndusagiError } from '../../errors/index.js';
 
 /** A request body the demo model cannot answer; the server turns it into an HTTP 400. */
 export class DemoRequestError extends IndusagiError {

@@ -10,8 +10,8 @@ export type DemoRequest = {
 };
 
 export type WireMessage = { role: 'user' | 'assistant'; content: WireBlock[] };
-/** A tool on offer; the demo calls tools by name only. */
-export type WireTool = { name: string };
+/** A tool on offer: its name, and its input schema (which the demo reads to fill in a `call X with Y`). */
+export type WireTool = { name: string; inputSchema?: Record<string, unknown> };
 
 /** Content blocks as they travel; kinds the demo does not act on are kept as `other`. */
 export type WireBlock =
@@ -104,7 +104,10 @@ function resultContent(content: unknown, where: string): string {
 function parseTool(raw: unknown, where: string): WireTool {
   const tool = asRecord(raw, where);
   if (typeof tool.name !== 'string' || tool.name === '') throw new DemoRequestError(`${where}.name: a non-empty string is required`);
-  return { name: tool.name };
+  const schema = tool.input_schema;
+  return typeof schema === 'object' && schema !== null && !Array.isArray(schema)
+    ? { name: tool.name, inputSchema: schema as Record<string, unknown> }
+    : { name: tool.name };
 }
 
 function textOfBlock(raw: unknown, where: string): string {

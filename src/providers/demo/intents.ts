@@ -7,6 +7,10 @@ export type Intent =
   | { kind: 'delegate'; tasks: Array<{ agent: string; task: string }> }
   /** "hand me over to the writer": call its `transfer_to_writer` tool. */
   | { kind: 'handoff'; agent: string }
+  /** "search tools for echo": call `search_tools` (a lazy catalog's, MCP's) with that query. */
+  | { kind: 'search'; query: string }
+  /** "call echo with hi": call the tool of that name (or ending `_echo`, as an MCP server's), `hi` as its input. */
+  | { kind: 'call'; tool: string; argument: string }
   | { kind: 'long' }
   | { kind: 'help' }
   | { kind: 'chat' };
@@ -18,6 +22,14 @@ const ASK = /^\s*(?:please\s+)?ask\s+(?:the\s+)?([\w.-]+?)\s+to\s+(.+)$/is;
 // Order matters: "remember that I read novels" is a memory request, not a read; "run ls" runs, whatever it says;
 // "ask the reader to read x" is a task for the reader.
 const RULES: Rule[] = [
+  {
+    pattern: /^\s*(?:please\s+)?(?:search|find)\s+(?:the\s+)?tools?\s+(?:for|about|that)\s+(.+)$/is,
+    intent: (m) => ({ kind: 'search', query: unquote(m[1].trim()).replace(/[?.!]+$/, '') }),
+  },
+  {
+    pattern: /^\s*(?:please\s+)?(?:call|use)\s+(?:the\s+)?([\w.-]+?)(?:\s+tool)?\s+with\s+(.+)$/is,
+    intent: (m) => ({ kind: 'call', tool: m[1], argument: unquote(m[2].trim()) }),
+  },
   { pattern: ASK, intent: (m) => ({ kind: 'delegate', tasks: tasksOf(m.input ?? '') }) },
   {
     pattern:

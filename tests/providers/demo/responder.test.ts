@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { DEMO_BANNER, DEMO_TOOLS, DemoRequestError, respond, type DemoReply } from '../../src/demo/index.js';
-import { IndusagiError } from '../../src/errors/index.js';
-import { buildSummaryRequest } from '../../src/runtime/compaction/index.js';
-import type { Turn } from '../../src/runtime/contract/index.js';
+import { DEMO_BANNER, DEMO_TOOLS, DemoRequestError, respond, type DemoReply } from '../../../src/providers/demo/index.js';
+import { IndusagiError } from '../../../src/errors/index.js';
+import { buildSummaryRequest } from '../../../src/runtime/compaction/index.js';
+import type { Turn } from '../../../src/runtime/contract/index.js';
 
 const tools = Object.values(DEMO_TOOLS).map((name) => ({ name, description: name, input_schema: { type: 'object' } }));
 

@@ -33,6 +33,12 @@ const PHRASES = [
   'tell me a long story',
 ];
 
+// With a tool catalog or MCP servers (docs/mcp.md): listed by `help`.
+const CATALOG_PHRASES = ['search tools for echo', 'call echo with hi'];
+
+/** The meta-tool a lazy tool catalog (and MCP's) offers: `search_tools` (tools/lazy-toolset.ts). */
+const SEARCH_TOOLS = 'search_tools';
+
 // With agents (docs/subagents.md): listed by `help`, not in the short answer to anything else.
 const AGENT_PHRASES = ['ask the researcher to read notes.md', 'hand me to the writer'];
 
@@ -66,12 +72,16 @@ function answerPrompt(request: DemoRequest, prompt: string): DemoReplyBlock[] {
       return delegate(request, intent.tasks);
     case 'handoff':
       return handOff(request, intent.agent);
+    case 'search':
+      return searchTools(request, intent.query);
+    case 'call':
+      return callNamed(request, intent.tool, intent.argument);
     case 'long':
       return [text(`${DEMO_BANNER} A long answer, streamed slowly so you can interrupt it (Ctrl-C in the terminal).\n\n${longStory()}`)];
     case 'help':
       return [
         text(
-          `${DEMO_BANNER} I am a scripted stand-in for Claude; no network and no API key needed. Phrases I act on:\n${[...PHRASES, ...AGENT_PHRASES].map((p) => `- ${p}`).join('\n')}`,
+          `${DEMO_BANNER} I am a scripted stand-in for Claude; no network and no API key needed. Phrases I act on:\n${[...PHRASES, ...AGENT_PHRASES, ...CATALOG_PHRASES].map((p) => `- ${p}`).join('\n')}`,
         ),
       ];
     case 'chat':
@@ -104,6 +114,61 @@ function delegate(request: DemoRequest, tasks: Array<{ agent: string; task: stri
     text(`${DEMO_BANNER} Asking ${tasks.map((t) => t.agent).join(' and ')}.`),
     ...tasks.map((t, i): DemoReplyBlock => ({ type: 'tool_use', id: `toolu_demo_${id}_${i}`, name: t.agent, input: { prompt: t.task } })),
   ];
+}
+
+/** Calls `search_tools` with `query`, so the tools it finds are offered on the next request. */
+function searchTools(request: DemoRequest, query: string): DemoReplyBlock[] {
+  if (!request.tools.some((t) => t.name === SEARCH_TOOLS)) {
+    return [
+      text(`${DEMO_BANNER} I would search the tool catalog for "${clip(query, 80)}", but this conversation has no ${SEARCH_TOOLS} tool.`),
+    ];
+  }
+  return [
+    text(`${DEMO_BANNER} Searching the tools for "${clip(query, 80)}".`),
+    { type: 'tool_use', id: `toolu_demo_${digest(request).slice(0, 24)}`, name: SEARCH_TOOLS, input: { query } },
+  ];
+}
+
+/**
+ * Calls the offered tool named `wanted` (or, failing that, the one whose name ends in `_wanted`, as an
+ * MCP server's tools are named `server_tool`), with `argument` as its input: a JSON object as it is,
+ * else the text as the first string property its schema requires (or lists).
+ */
+function callNamed(request: DemoRequest, wanted: string, argument: string): DemoReplyBlock[] {
+  const plain = wanted.replace(/[^a-zA-Z0-9_-]/g, '_');
+  const tool =
+    request.tools.find((t) => t.name === plain) ?? request.tools.find((t) => t.name !== SEARCH_TOOLS && t.name.endsWith(`_${plain}`));
+  if (tool === undefined) {
+    const hint = request.tools.some((t) => t.name === SEARCH_TOOLS) ? ` Try "search tools for ${wanted}" first.` : '';
+    return [text(`${DEMO_BANNER} I would call ${wanted}, but this conversation offers no such tool.${hint}`)];
+  }
+  const input = toolInput(tool.inputSchema, argument);
+  if (input === undefined) {
+    return [
+      text(
+        `${DEMO_BANNER} I would call ${tool.name}, but its input has no text field to put "${clip(argument, 40)}" in; give the input as a JSON object.`,
+      ),
+    ];
+  }
+  return [
+    text(`${DEMO_BANNER} Calling ${tool.name}.`),
+    { type: 'tool_use', id: `toolu_demo_${digest(request).slice(0, 24)}`, name: tool.name, input },
+  ];
+}
+
+function toolInput(schema: Record<string, unknown> | undefined, argument: string): Record<string, unknown> | undefined {
+  if (argument.startsWith('{')) {
+    try {
+      const parsed: unknown = JSON.parse(argument);
+      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    } catch {
+      // Not JSON after all: the text goes in a string field, as any other text does.
+    }
+  }
+  const properties = (schema?.properties ?? {}) as Record<string, { type?: unknown }>;
+  const required = Array.isArray(schema?.required) ? (schema.required as unknown[]).filter((n): n is string => typeof n === 'string') : [];
+  const field = [...required, ...Object.keys(properties)].find((name) => properties[name]?.type === 'string');
+  return field === undefined ? undefined : { [field]: argument };
 }
 
 /** Calls `transfer_to_<agent>`, the tool a handoff gives. */

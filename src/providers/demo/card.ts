@@ -1,4 +1,4 @@
-import type { ModelCard } from '../runtime/contract/model.js';
+import type { ModelCard } from '../../runtime/contract/model.js';
 
 export const DEMO_MODEL_ID = 'indusagi-offline-demo';
 

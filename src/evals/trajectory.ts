@@ -1,0 +1,62 @@
+import type { RunEvent } from '../runtime/contract/events.js';
+import type { ModelUsage } from '../runtime/contract/model.js';
+import { addUsage, zeroUsage } from '../runtime/usage/index.js';
+import type { TrajectoryStep } from './types.js';
+
+/**
+ * Follows one case's run events: the tool calls in the order they started (results filled in as they
+ * finish, a sub-agent's calls under the agent tool that ran it), the tokens of every model call of the
+ * tree, and the sub-agents' sessions (whose stored replies price the case).
+ */
+export class TrajectoryRecorder {
+  readonly steps: TrajectoryStep[] = [];
+  readonly usage: ModelUsage = zeroUsage();
+  readonly sessions = new Set<string>();
+  readonly #byPath = new Map<string, TrajectoryStep>();
+
+  see(event: RunEvent): void {
+    this.#see(event, []);
+  }
+
+  #see(event: RunEvent, calls: readonly string[], sessionId?: string): void {
+    switch (event.kind) {
+      case 'nested':
+        this.sessions.add(event.sessionId);
+        this.#see(event.event, [...calls, ...event.calls], event.sessionId);
+        return;
+      case 'usage':
+        addUsage(this.usage, event.usage);
+        return;
+      case 'tool_started': {
+        const key = [...calls, event.callId].join('/');
+        if (this.#byPath.has(key)) return;
+        const step: TrajectoryStep = { name: event.name, callId: event.callId, input: event.input };
+        this.#byPath.set(key, step);
+        this.#siblingsAt(calls, sessionId).push(step);
+        return;
+      }
+      case 'tool_finished': {
+        const key = [...calls, event.callId].join('/');
+        let step = this.#byPath.get(key);
+        // A call refused before it ran (unknown tool, invalid input) finishes without starting.
+        if (step === undefined) {
+          step = { name: event.name, callId: event.callId, input: event.input };
+          this.#byPath.set(key, step);
+          this.#siblingsAt(calls, sessionId).push(step);
+        }
+        step.result = event.result;
+        step.isError = event.isError;
+        return;
+      }
+    }
+  }
+
+  /** The list a call under the agent-tool calls `calls` belongs in. */
+  #siblingsAt(calls: readonly string[], sessionId: string | undefined): TrajectoryStep[] {
+    if (calls.length === 0) return this.steps;
+    const parent = this.#byPath.get(calls.join('/'));
+    if (parent === undefined) return this.steps;
+    if (sessionId !== undefined) parent.sessionId = sessionId;
+    return (parent.children ??= []);
+  }
+}
