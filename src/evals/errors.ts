@@ -49,3 +49,11 @@ export class JudgeReplyError extends IndusagiError {
     super('judge_reply', message);
   }
 }
+
+/** An evaluation journal that cannot be read, written, or is another evaluation's (or another dataset's). */
+export class EvalJournalError extends IndusagiError {
+  static override readonly errorName: string = 'EvalJournalError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('eval_journal', message, options);
+  }
+}

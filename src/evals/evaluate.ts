@@ -12,7 +12,18 @@ import { loadCases } from './data.js';
 import { EvalOptionsError, ReplayMissError } from './errors.js';
 import { summarize } from './summary.js';
 import { TrajectoryRecorder } from './trajectory.js';
-import type { CaseInput, CaseResult, CaseScore, EvalCase, EvalResult, EvaluateOptions, Scorer, ScorerInput } from './types.js';
+import { EvalJournal } from './journal.js';
+import type {
+  CaseInput,
+  CaseResult,
+  CaseScore,
+  EvalCase,
+  EvalResult,
+  EvaluateOptions,
+  Scorer,
+  ScorerInput,
+  TrajectoryStep,
+} from './types.js';
 
 const NAME = /^[A-Za-z0-9_.-]{1,80}$/;
 
@@ -29,14 +40,25 @@ export async function evaluate<E = unknown>(options: EvaluateOptions<E>): Promis
   const cases = await loadCases(options.data);
   const name = options.name ?? 'eval';
   const ids = caseIds(cases);
-  const runId = randomUUID().slice(0, 8);
   const concurrency = options.concurrency ?? 4;
-  const startedAt = new Date();
   const began = performance.now();
+  const fresh = { runId: randomUUID().slice(0, 8), startedAt: new Date().toISOString() };
+  // With a journal the run id is the journal's, so a resumed evaluation reopens the same sessions.
+  const opened = options.journal === undefined ? undefined : await EvalJournal.open(options.journal, name, ids, fresh);
+  const { runId, startedAt } = opened ?? fresh;
   const spent = { tokens: 0, costUsd: 0 };
   const results: CaseResult[] = new Array(cases.length);
   let limited = false;
   let done = 0;
+  // What an earlier process finished is taken as it was (and counts against the limits); it is not run again.
+  for (const [index, id] of ids.entries()) {
+    const finished = opened?.finished.get(id);
+    if (finished === undefined) continue;
+    results[index] = { ...finished, index };
+    spent.tokens += tokensOf(finished.usage);
+    spent.costUsd += finished.costUsd ?? 0;
+    done++;
+  }
 
   // Tokens and cost are checked between cases (a case in flight finishes, so the overshoot is at most
   // the cases running at once): handing them to each run would not do, as the runtime's own check
@@ -55,6 +77,7 @@ export async function evaluate<E = unknown>(options: EvaluateOptions<E>): Promis
   const worker = async (): Promise<void> => {
     while (next < cases.length) {
       const index = next++;
+      if (results[index] !== undefined) continue;
       const c = cases[index];
       const sessionId = `${name}-${runId}-${ids[index]}`;
       const base = baseResult(c, index, ids[index], sessionId);
@@ -68,24 +91,34 @@ export async function evaluate<E = unknown>(options: EvaluateOptions<E>): Promis
           error: { kind: 'budget_exceeded', message: "the evaluation's limits were spent before this case" },
         };
       } else {
-        results[index] = await inCase({ caseId: base.id, sessionId: base.sessionId }, () =>
-          runCase(options, agent, scorers, c, base, budget),
-        );
+        const run = () =>
+          inCase({ caseId: base.id, sessionId: base.sessionId }, () =>
+            runCase(options, agent, scorers, c, base, budget, opened?.resumed === true),
+          );
+        const info = { evaluation: name, runId, caseId: base.id, sessionId: base.sessionId };
+        const result = await (options.telemetry === undefined ? run() : options.telemetry.evalCase(info, run));
+        // A case cut short by the signal did not finish: left out of the journal, the next run picks its session up.
+        if (opened !== undefined && !options.signal?.aborted) await opened.journal.record(result);
+        results[index] = result;
         // The run stopped at what was left of the evaluation's budget: nothing more is started.
-        if (options.limits !== undefined && results[index].error?.kind === 'budget_exceeded') limited = true;
-        spent.tokens += tokensOf(results[index].usage);
-        spent.costUsd += results[index].costUsd ?? 0;
+        if (options.limits !== undefined && result.error?.kind === 'budget_exceeded') limited = true;
+        spent.tokens += tokensOf(result.usage);
+        spent.costUsd += result.costUsd ?? 0;
       }
       done++;
       options.onProgress?.({ done, total: cases.length, last: results[index] });
     }
   };
-  await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(cases.length, 1)) }, worker));
+  try {
+    await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(cases.length, 1)) }, worker));
+  } finally {
+    await opened?.journal.close();
+  }
 
   return {
     name,
     runId,
-    startedAt: startedAt.toISOString(),
+    startedAt,
     status: options.signal?.aborted ? 'cancelled' : limited ? 'limited' : 'done',
     cases: results,
     summary: summarize(
@@ -115,6 +148,12 @@ function checkOptions<E>(options: EvaluateOptions<E>): { agent: EvaluateOptions<
   for (const [key, value] of Object.entries(options.limits ?? {})) {
     if (!(typeof value === 'number' && value > 0)) throw new EvalOptionsError(`limits.${key} must be a number > 0`);
   }
+  if (options.telemetry !== undefined && typeof options.telemetry?.evalCase !== 'function')
+    throw new EvalOptionsError('`telemetry` must be what createTelemetry() of indusagi/telemetry returns (it has no evalCase)');
+  if (options.journal !== undefined && (typeof options.journal !== 'string' || options.journal === ''))
+    throw new EvalOptionsError('`journal` must be the path of a file');
+  if (options.journal !== undefined && options.store === undefined)
+    throw new EvalOptionsError('`journal` needs `store`: a case cut off by a kill is picked up from its stored session');
   if (options.limits?.maxCostUsd !== undefined && options.store === undefined) {
     throw new EvalOptionsError('limits.maxCostUsd needs `store`: the cost of a case is read from its stored session');
   }
@@ -157,21 +196,28 @@ async function runCase<E>(
   c: EvalCase<E>,
   base: CaseResult,
   limits: RunLimits,
+  resuming: boolean,
 ): Promise<CaseResult> {
   const result: CaseResult = { ...base };
   const recorder = new TrajectoryRecorder();
   const started = performance.now();
   let snapshot: RunSnapshot | undefined;
+  let before: { steps: TrajectoryStep[]; usage: ModelUsage } | undefined;
   try {
-    const prompt = await promptOf(c.input, options.store, base.sessionId);
+    const stored = resuming ? await storedRun(options.store!, base.sessionId, c.input) : undefined;
+    const prompt = stored?.steps === undefined ? await promptOf(c.input, options.store, base.sessionId, stored?.turns ?? 0) : undefined;
     const agent = definition.open({ sessionId: base.sessionId });
     const unsubscribe = agent.subscribe((event) => recorder.see(event));
     try {
-      snapshot = await agent.submit(prompt, {
-        signal: options.signal,
-        limits,
-        ...(options.output === undefined ? {} : { output: options.output }),
-      });
+      const runOptions = { signal: options.signal, limits, ...(options.output === undefined ? {} : { output: options.output }) };
+      if (prompt !== undefined) snapshot = await agent.submit(prompt, runOptions);
+      else {
+        // Killed mid-case: the session holds the prompt and every step that settled before the kill.
+        // The run goes on from there, so no stored model reply is asked (or billed) again.
+        await agent.resume(base.sessionId);
+        before = { steps: stored!.steps!, usage: await agent.sessionUsage() };
+        snapshot = await agent.continue(runOptions);
+      }
     } finally {
       unsubscribe();
       await agent.close();
@@ -185,8 +231,9 @@ async function runCase<E>(
   result.latencyMs = performance.now() - started;
   result.output = snapshot?.text ?? '';
   if (snapshot?.output !== undefined) result.structured = snapshot.output;
-  result.trajectory = recorder.steps;
-  result.usage = recorder.usage;
+  result.trajectory = before === undefined ? recorder.steps : [...before.steps, ...recorder.steps];
+  if (before !== undefined) addUsage(before.usage, recorder.usage);
+  result.usage = before?.usage ?? recorder.usage;
   if (options.store !== undefined) result.costUsd = await costOf(options.store, [base.sessionId, ...recorder.sessions]);
   if (result.status === 'settled') await score(result, scorers);
   else
@@ -199,14 +246,55 @@ async function runCase<E>(
   return result;
 }
 
+/**
+ * What a killed run left in this case's session: how many turns, and when it holds more than the
+ * conversation the case was given (its prompt, at least), the tool calls of what it stored, in order
+ * (`steps` undefined: the case starts as new). The calls a sub-agent made before the kill are in the
+ * sub-agent's session, not the case's, so they are not nested here.
+ */
+async function storedRun(
+  store: SessionStoreLike,
+  sessionId: string,
+  input: CaseInput,
+): Promise<{ turns: number; steps?: TrajectoryStep[] }> {
+  const graph = await loadSession(store, sessionId);
+  const path = graph.leaf === null ? [] : graph.nodesTo(graph.leaf);
+  const given = typeof input === 'object' && !Array.isArray(input) ? input.messages.length - 1 : 0;
+  if (path.length <= given) return { turns: path.length };
+  const steps: TrajectoryStep[] = [];
+  const byId = new Map<string, TrajectoryStep>();
+  for (const node of path.slice(given)) {
+    for (const block of node.turn.blocks) {
+      if (block.kind === 'tool_call') {
+        const step: TrajectoryStep = { name: block.name, callId: block.id, input: block.input };
+        byId.set(block.id, step);
+        steps.push(step);
+      } else if (block.kind === 'tool_result') {
+        const step = byId.get(block.callId);
+        if (step !== undefined) {
+          step.result = block.content;
+          step.isError = block.isError === true;
+        }
+      }
+    }
+  }
+  return { turns: path.length, steps };
+}
+
 /** The prompt to submit; a conversation's earlier turns are written to the case's session first, so the agent resumes them. */
-async function promptOf(input: CaseInput, store: SessionStoreLike | undefined, sessionId: string): Promise<string | PromptBlock[]> {
+async function promptOf(
+  input: CaseInput,
+  store: SessionStoreLike | undefined,
+  sessionId: string,
+  stored: number,
+): Promise<string | PromptBlock[]> {
   if (typeof input === 'string' || Array.isArray(input)) return input;
   const turns: Turn[] = input.messages;
   const last = turns.at(-1);
   if (last === undefined || last.role !== 'user')
     throw new EvalOptionsError('a case given as messages must end with the user turn to answer');
-  if (turns.length > 1) {
+  // `stored`: a killed run wrote the earlier turns already (one persist: all of them or none).
+  if (turns.length > 1 && stored === 0) {
     if (store === undefined)
       throw new EvalOptionsError('a case given as a conversation needs `store` (its earlier turns are written to the case session)');
     const writer = await SessionWriter.open(store, sessionId);

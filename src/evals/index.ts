@@ -17,7 +17,7 @@ export { defineEval } from './define.js';
 export type { EvalContext, EvalDefinition } from './define.js';
 export type { Comparison, CompareOptions, CaseComparison, Delta, ScorerComparison } from './compare.js';
 export type { CaseContext } from './case-context.js';
-export { EvalOptionsError, EvalDataError, ReplayMissError, RecordingFileError, JudgeReplyError } from './errors.js';
+export { EvalOptionsError, EvalDataError, EvalJournalError, ReplayMissError, RecordingFileError, JudgeReplyError } from './errors.js';
 export type {
   CaseInput,
   CaseResult,
@@ -30,6 +30,7 @@ export type {
   EvalSummary,
   EvaluableAgent,
   EvaluateOptions,
+  EvalTelemetry,
   Scorer,
   ScorerInput,
   ScoreResult,

@@ -134,6 +134,17 @@ export type EvalLimits = Pick<RunLimits, 'maxCostUsd' | 'maxTokens' | 'maxDurati
 /** Progress after each case, for a progress bar. */
 export type EvalProgress = { done: number; total: number; last: CaseResult };
 
+/**
+ * Traces each case: `createTelemetry()` of indusagi/telemetry is one. `evalCase` runs the case inside a
+ * span (`evaluate_case`), under which the case's agent runs nest when the agent is traced too.
+ */
+export type EvalTelemetry = {
+  evalCase<R extends CaseResult>(
+    info: { evaluation: string; runId: string; caseId: string; sessionId: string },
+    work: () => Promise<R>,
+  ): Promise<R>;
+};
+
 export type EvaluateOptions<Expected = any> = {
   /** Names the evaluation, its sessions (`<name>-<case id>`) and its journal. Default `eval`. */
   name?: string;
@@ -153,9 +164,14 @@ export type EvaluateOptions<Expected = any> = {
   /** A schema for the answer (`submit`'s `output`): each case runs with structured output and the scorers get `structured`. */
   output?: SchemaLike;
   onProgress?: (progress: EvalProgress) => void;
+  /** Every case a span in the OpenTelemetry traces: `createTelemetry()` (the one the agent has, or another). */
+  telemetry?: EvalTelemetry;
   /**
-   * A file that records each finished case as a line: run again with the same journal, an evaluation
-   * that was killed picks up where it stopped, and no finished case runs (or is billed) again.
+   * A file that records each finished case as a line, on disk (fsync) before the case counts as done.
+   * Run again with the same journal, an evaluation that was killed picks up where it stopped: it keeps
+   * the journal's run id (so its sessions' ids), takes the finished cases as they were, and goes on with
+   * a case cut off mid-run from its stored session, so no stored model reply is asked for again. Needs
+   * `store`. A case cancelled by `signal` is not journaled: the next run picks it up.
    */
   journal?: string;
 };

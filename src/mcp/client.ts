@@ -15,7 +15,14 @@ import type {
   McpServerInfo,
   McpToolResult,
 } from './client-types.js';
-import { checkServerConfig, DEFAULT_TIMEOUT_MS, type McpHttpServer, type McpServerConfig, type McpToolInfo } from './config.js';
+import {
+  checkServerConfig,
+  DEFAULT_MAX_TOTAL_FACTOR,
+  DEFAULT_TIMEOUT_MS,
+  type McpHttpServer,
+  type McpServerConfig,
+  type McpToolInfo,
+} from './config.js';
 import { emptyInfo, isConnectionLoss, openConnection, shut, type Connection } from './connection.js';
 import type { McpResourceContents } from './content.js';
 import type { InFlightCall } from './elicitation.js';
@@ -168,7 +175,9 @@ class McpConnection implements McpClient {
     this.inFlight.set(id, { tool: name, callId: options.callId, ask: options.ask });
     let raw: CallToolResult;
     try {
-      raw = await requestToolCall(this.sdk, client, name, args, options, options.timeoutMs ?? this.config.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+      const timeout = options.timeoutMs ?? this.config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+      const maxTotal = Math.max(timeout, this.config.maxTotalTimeoutMs ?? timeout * DEFAULT_MAX_TOTAL_FACTOR);
+      raw = await requestToolCall(this.sdk, client, name, args, options, timeout, maxTotal);
     } finally {
       this.inFlight.delete(id);
     }

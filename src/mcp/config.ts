@@ -72,6 +72,12 @@ export type McpToolOptions = {
   needsApproval?: boolean | Readonly<Record<string, boolean>> | ((tool: McpToolInfo) => boolean | undefined);
   /** How long one call may take, in milliseconds, before it is cancelled; progress from the server restarts the clock. Default 60,000. */
   timeoutMs?: number;
+  /**
+   * The longest one call may take in all, in milliseconds, however much progress the server reports (the
+   * MCP spec asks clients for such a cap: a server that reports progress forever would otherwise hold the
+   * call forever). Default ten times `timeoutMs`.
+   */
+  maxTotalTimeoutMs?: number;
   /** The most characters of one result the model gets; the rest is cut off with a note. Default 100,000. */
   maxResultChars?: number;
 };
@@ -80,6 +86,8 @@ export type McpToolOptions = {
 export type McpServerConfig = (McpStdioServer | McpHttpServer) & McpToolOptions;
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
+/** `maxTotalTimeoutMs` when a server's config gives none: this many times its `timeoutMs`. */
+export const DEFAULT_MAX_TOTAL_FACTOR = 10;
 export const DEFAULT_MAX_RESULT_CHARS = 100_000;
 export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
@@ -144,6 +152,7 @@ export function checkServerConfig(name: unknown, config: unknown): McpServerConf
       throw new McpConfigError(`${where}: needsApproval must be a boolean, a record of tool name -> boolean, or a function.`);
   }
   checkPositive(c.timeoutMs, `${where}: timeoutMs`);
+  checkPositive(c.maxTotalTimeoutMs, `${where}: maxTotalTimeoutMs`);
   checkPositive(c.maxResultChars, `${where}: maxResultChars`);
   return config as McpServerConfig;
 }

@@ -116,8 +116,12 @@ export class StdioTransport implements Transport {
     try {
       message = this.options.parse(line);
     } catch (error) {
-      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
-      return;
+      const answer = malformedAnswer(line);
+      if (answer === undefined) {
+        this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+        return;
+      }
+      message = answer;
     }
     this.inbox.push(message);
     if (this.inbox.length === 1) setImmediate(this.drain);
@@ -133,6 +137,26 @@ export class StdioTransport implements Transport {
     if (this.inbox.length > 0) setImmediate(this.drain);
     this.onmessage?.(message);
   };
+}
+
+/**
+ * A response to one of our requests whose result is not an object (`"result": 42`) fails the schema, and
+ * skipping it like garbage left its request waiting for its whole timeout: it becomes an error response
+ * for that request, so the call fails at once as a protocol error.
+ */
+function malformedAnswer(line: string): JSONRPCMessage | undefined {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (raw === null || typeof raw !== 'object') return undefined;
+  const { id, result } = raw as { id?: unknown; result?: unknown };
+  if ((typeof id !== 'string' && typeof id !== 'number') || !('result' in raw)) return undefined;
+  if (result !== null && typeof result === 'object' && !Array.isArray(result)) return undefined;
+  const kind = Array.isArray(result) ? 'an array' : result === null ? 'null' : `a ${typeof result}`;
+  return { jsonrpc: '2.0', id, error: { code: -32603, message: `The server answered with ${kind} where a result object belongs.` } };
 }
 
 async function within(promise: Promise<void>, ms: number): Promise<boolean> {

@@ -18,6 +18,7 @@ export async function requestToolCall(
   args: Record<string, unknown>,
   options: McpCallOptions,
   timeout: number,
+  maxTotalTimeout: number,
 ): Promise<CallToolResult> {
   const params: { name: string; arguments: Record<string, unknown>; _meta?: Record<string, unknown> } = { name, arguments: args };
   if (options.meta !== undefined && Object.keys(options.meta).length > 0) params._meta = { ...options.meta };
@@ -28,6 +29,13 @@ export async function requestToolCall(
   const forward = () => cancel.abort(options.signal?.reason);
   if (options.signal?.aborted) forward();
   else options.signal?.addEventListener('abort', forward, { once: true });
+  // The cap on the call's whole time, however much progress comes. Not the SDK's `maxTotalTimeout`: that
+  // one fails the call without telling the server, which goes on working; aborting sends
+  // notifications/cancelled. The reason carries the SDK's timeout code, so the call fails as a timeout.
+  const cap = setTimeout(
+    () => cancel.abort(Object.assign(new Error(`the call took longer than its maximum of ${maxTotalTimeout} ms in all`), { code: -32001 })),
+    maxTotalTimeout,
+  );
   try {
     return (await client.request({ method: 'tools/call', params }, sdk.types.CallToolResultSchema, {
       signal: cancel.signal,
@@ -45,6 +53,7 @@ export async function requestToolCall(
             },
     })) as CallToolResult;
   } finally {
+    clearTimeout(cap);
     options.signal?.removeEventListener('abort', forward);
   }
 }

@@ -98,3 +98,12 @@ export const METRIC_EXECUTE_TOOL_DURATION = 'gen_ai.execute_tool.duration';
 export const TOKEN_BUCKETS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864];
 export const SECONDS_BUCKETS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92];
 export const AGENT_SECONDS_BUCKETS = [0.1, 0.2, 0.4, 0.8, 1.6, 3.2, 6.4, 12.8, 25.6, 51.2, 102.4, 204.8, 409.6];
+
+// An evaluation case (`evaluate({ telemetry })` of indusagi/evals): one INTERNAL span per case, its runs under it.
+export const OP_EVALUATE_CASE = 'evaluate_case';
+export const ATTR_EVAL_NAME = 'indusagi.eval.name';
+export const ATTR_EVAL_RUN_ID = 'indusagi.eval.run_id';
+export const ATTR_EVAL_CASE_ID = 'indusagi.eval.case_id';
+export const ATTR_EVAL_CASE_STATUS = 'indusagi.eval.case_status';
+/** Followed by the scorer's name: `indusagi.eval.score.contains`. */
+export const ATTR_EVAL_SCORE_PREFIX = 'indusagi.eval.score.';

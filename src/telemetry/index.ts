@@ -5,5 +5,6 @@ export { createTelemetry } from './telemetry.js';
 export type { Telemetry } from './telemetry.js';
 export type { TelemetryOptions } from './instrumentation.js';
 export type { MemoryStoreTelemetryOptions } from './memory-store.js';
+export type { EvalCaseInfo, EvalCaseOutcome } from './eval-case.js';
 export { TelemetryOptionsError } from './errors.js';
 export * as conventions from './conventions.js';

@@ -2,6 +2,7 @@ import type { Agent, AgentConfig, AgentTelemetry, ConductorDeps } from '../runti
 import { RunLedger } from '../runtime/ledger/index.js';
 import type { GovernedMemoryStore, MemoryStore } from '../memory/types.js';
 import { traceAgent } from './agent.js';
+import { traceEvalCase, type EvalCaseInfo, type EvalCaseOutcome } from './eval-case.js';
 import { resolveInstrumentation, type TelemetryOptions } from './instrumentation.js';
 import { traceInvoker } from './invoker.js';
 import { TappedLedger } from './ledger-tap.js';
@@ -20,6 +21,12 @@ export interface Telemetry extends AgentTelemetry {
    */
   memoryStore(store: GovernedMemoryStore, options?: MemoryStoreTelemetryOptions): GovernedMemoryStore;
   memoryStore(store: MemoryStore, options?: MemoryStoreTelemetryOptions): MemoryStore;
+  /**
+   * Runs one evaluation case inside an `evaluate_case` span (what `evaluate({ telemetry })` of
+   * indusagi/evals calls for each case): the case's agent runs nest under it, and it records the case's
+   * status and scores.
+   */
+  evalCase<R extends EvalCaseOutcome>(info: EvalCaseInfo, work: () => Promise<R>): Promise<R>;
 }
 
 /**
@@ -57,5 +64,6 @@ export function createTelemetry(options: TelemetryOptions = {}): Telemetry {
     },
     memoryStore: ((store: MemoryStore, memoryOptions?: MemoryStoreTelemetryOptions) =>
       traceMemoryStore(store, inst, memoryOptions)) as Telemetry['memoryStore'],
+    evalCase: (info, work) => traceEvalCase(inst, info, work),
   };
 }

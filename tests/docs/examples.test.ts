@@ -49,6 +49,8 @@ const SETUP: Record<string, PageSetup> = {
   // The content prompt sends a chart the reader has.
   'docs/agent.md': { files: { 'chart.png': Buffer.from(pngBase64(640, 480), 'base64') } },
   'docs/context.md': { atLeast: 6 },
+  // Five cases, recorded, replayed and compared, each block reading what the one before wrote.
+  'docs/evals.md': { atLeast: 4 },
   'docs/guardrails.md': { atLeast: 3 },
   // Its blocks start MCP servers from the repo's node_modules, by relative path.
   'docs/mcp.md': { cwd: 'repo', atLeast: 3 },

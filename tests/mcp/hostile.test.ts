@@ -81,6 +81,21 @@ describe('a server that hangs', () => {
     }
   });
 
+  it('is cancelled after maxTotalTimeoutMs even while progress keeps arriving faster than timeoutMs', async () => {
+    const chatty = await connectMcp('chatty', { ...hostile(), needsApproval: false, timeoutMs: 200, maxTotalTimeoutMs: 600 });
+    try {
+      let progress = 0;
+      const pulse = chatty.tools().find((t) => t.name === 'chatty.pulse')!;
+      const error = await failure(pulse.execute({}, ctx({ progress: () => progress++ })) as Promise<unknown>);
+      expect(error.reason).toBe('timeout');
+      expect(progress).toBeGreaterThan(0);
+      const seen = JSON.parse((await chatty.callTool('cancelled')).text) as unknown[];
+      expect(seen).toHaveLength(1);
+    } finally {
+      await chatty.close();
+    }
+  });
+
   it('is cancelled when the run aborts: the call fails as cancelled and the server is told', async () => {
     const before = (JSON.parse((await client.callTool('cancelled')).text) as unknown[]).length;
     const abort = new AbortController();
@@ -90,6 +105,15 @@ describe('a server that hangs', () => {
     expect([error.reason, error.message]).toEqual(['aborted', 'The call to "hang" was cancelled.']);
     const after = JSON.parse((await client.callTool('cancelled')).text) as unknown[];
     expect(after).toHaveLength(before + 1);
+  });
+});
+
+describe('a server that answers a call with a result that is not an object', () => {
+  it('fails that call at once as a protocol error, not after timeoutMs', async () => {
+    const error = await failure(run('scalar'));
+    expect(error.reason).toBe('protocol');
+    expect(error.message).toContain('a number where a result object belongs');
+    expect(await run('echo', { text: 'after' })).toBe('after');
   });
 });
 

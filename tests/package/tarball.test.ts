@@ -101,6 +101,7 @@ const CONTRACT: Record<string, string[]> = {
     'modelJudge',
     'scorer',
   ],
+  'indusagi/evals/vitest': ['describeEval'],
   'indusagi/agents': ['agentTool', 'handoff', 'BudgetExceededError'],
   'indusagi/testing': ['startAnthropicServer', 'reply', 'encodeFrame', 'startDemoModel', 'DEMO_MODEL_CARD', 'DEMO_TOOLS'],
   'indusagi/mcp': ['connectMcp', 'connectMcpServers', 'mcpToolSource', 'mcpResourceSource', 'serveMcp', 'McpSdkMissingError'],

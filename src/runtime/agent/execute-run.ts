@@ -166,6 +166,8 @@ export async function executeRun(core: AgentCore, scope: RunScope, plan: RunPlan
     }
   } catch (error) {
     failure = (await guard?.failureOf()) ?? failureOf(error);
+  } finally {
+    durability?.dispose();
   }
   return finishRun(core, scope, session, failure, answer);
 }

@@ -1,4 +1,5 @@
 import type { RunSnapshot, RunStatus } from '../contract/events.js';
+import { AbortRace } from '../loop/abort.js';
 import { RunAbortedError } from '../loop/errors.js';
 import type { LoopDurability } from '../loop/types.js';
 import { errorMessage } from '../../errors/index.js';
@@ -25,12 +26,14 @@ export async function openForRun(core: AgentCore, scope: RunScope, prompt: strin
 }
 
 /** How the loop makes each settled step durable (see `LoopDurability`); undefined for a session that records nothing. */
-export function durabilityOf(session: AgentSession, signal: AbortSignal): LoopDurability | undefined {
+export function durabilityOf(session: AgentSession, signal: AbortSignal): RunDurability | undefined {
   if (!session.durable) return undefined;
+  // One abort listener for the run's checkpoints, not one added and removed per step.
+  const race = new AbortRace(signal);
   return {
     async checkpoint() {
       try {
-        await untilAborted(session.persist(), signal);
+        await race.race(session.persist());
       } catch (error) {
         if (RunAbortedError.isInstance(error)) throw error;
         throw new CheckpointError(session.id, { cause: error });
@@ -38,8 +41,12 @@ export function durabilityOf(session: AgentSession, signal: AbortSignal): LoopDu
     },
     markStarted: (callIds) => session.markStarted(callIds),
     startsOf: (callId) => session.startsOf(callId),
+    dispose: () => race.dispose(),
   };
 }
+
+/** The loop's durability for one run, and `dispose` for when the run ends (it lets go of the signal). */
+export type RunDurability = LoopDurability & { dispose(): void };
 
 /** Persists what the run recorded, then settles it (`settled` or `waiting`) or faults it. */
 export async function finishRun(

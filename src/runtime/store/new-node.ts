@@ -3,7 +3,7 @@ import type { ModelUsage } from '../contract/model.js';
 import type { SessionNode } from '../contract/session.js';
 import { assertUsage } from '../usage/check.js';
 import { BrokenCondensationError, InvalidTurnError } from './errors.js';
-import { hashNode } from './hash.js';
+import { canonicalJson, hashNode, nodeId } from './hash.js';
 import { turnProblem } from './records.js';
 
 /** Marks a condensation summary node: the verbatim tail it keeps starts at `firstKept` (null: keeps none). */
@@ -19,11 +19,14 @@ export type AppendExtra = { condenses?: CondensationMarker; usage?: ModelUsage; 
  */
 export function nodeIdentity(parent: string | null, turn: Turn, at: number): { id: string; turn: Turn } {
   if (typeof at !== 'number' || !Number.isFinite(at)) throw new InvalidTurnError(`"at" must be a finite number, got ${String(at)}`);
-  const raw = jsonCopy(turn);
+  const { text, copy: raw } = jsonCopy(turn);
   const problem = turnProblem(raw);
   if (problem !== null) throw new InvalidTurnError(problem);
   const copy = raw as Turn;
-  return { id: hashNode({ parent, turn: copy, at }), turn: copy };
+  return {
+    id: typeof parent === 'string' || parent === null ? nodeId(parent, text, at) : hashNode({ parent, turn: copy, at }),
+    turn: copy,
+  };
 }
 
 /**
@@ -61,9 +64,16 @@ export function newNode(
   return node;
 }
 
-function jsonCopy(turn: Turn): unknown {
+/**
+ * The turn's JSON copy, in the caller's key order (a resumed run must send a tool's arguments byte for
+ * byte as the live run did: prompt caches and the terminal's display depend on it), and the canonical
+ * text its id is hashed from, written from the copy (plain JSON by then, so the cheap path of
+ * `canonicalJson`).
+ */
+function jsonCopy(turn: Turn): { text: string; copy: unknown } {
   try {
-    return JSON.parse(JSON.stringify(turn) ?? 'null');
+    const copy: unknown = JSON.parse(JSON.stringify(turn) ?? 'null');
+    return { text: canonicalJson(copy) ?? 'null', copy };
   } catch (error) {
     throw new InvalidTurnError('the turn is not representable as JSON', { cause: error });
   }

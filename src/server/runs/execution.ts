@@ -2,7 +2,7 @@ import { createConductor } from '../../runtime/agent/index.js';
 import type { Agent } from '../../runtime/agent/types.js';
 import type { RunSnapshot } from '../../runtime/contract/events.js';
 import { RunFault } from '../../runtime/loop/index.js';
-import type { SessionStoreLike } from '../../runtime/store/index.js';
+import { SessionLeaseLostError, type SessionStoreLike } from '../../runtime/store/index.js';
 import type { MemoryStore } from '../../memory/types.js';
 import { IndusagiError } from '../../errors/index.js';
 import { zeroUsage } from '../../runtime/usage/sum.js';
@@ -77,11 +77,7 @@ export async function executeClaimed(
   } catch (error) {
     if (!RunFencedError.isInstance(error)) deps.log(`run ${run.id}: storing its events failed`, error);
   }
-  try {
-    await agent?.close();
-  } catch (error) {
-    deps.log(`run ${run.id}: letting its thread's session go failed`, error);
-  }
+  if (agent !== undefined) await letSessionGo(agent, run, deps.log);
   if (writer.stopped !== undefined) {
     if (RunFencedError.isInstance(writer.stopped)) return;
     // Events were lost to a failing database: fail the job so the engine tries it again (a takeover that picks it up).
@@ -91,6 +87,31 @@ export async function executeClaimed(
     await deps.backend.finishRun(claim, outcome);
   } catch (error) {
     if (!RunFencedError.isInstance(error)) throw error;
+  }
+}
+
+const FIRST_CLOSE_RETRY_MS = 200;
+const MAX_CLOSE_RETRY_MS = 30_000;
+
+/**
+ * Closes the run's agent, trying again (with backoff) for as long as that fails: a session whose close
+ * failed (its database down) keeps its lease, renewed by this process once the database is back, so
+ * the run's next attempt (here or on another worker) would wait on that lease forever. Closing again
+ * stores what the session still holds and hands the lease back. A lease lost meanwhile is gone anyway.
+ */
+async function letSessionGo(agent: Agent, run: RunRecord, log: ExecutionDeps['log']): Promise<void> {
+  for (let wait = FIRST_CLOSE_RETRY_MS; ; wait = Math.min(wait * 2, MAX_CLOSE_RETRY_MS)) {
+    try {
+      await agent.close();
+      return;
+    } catch (error) {
+      if (SessionLeaseLostError.isInstance(error)) {
+        log(`run ${run.id}: its thread's session was taken over before it was let go`, error);
+        return;
+      }
+      log(`run ${run.id}: letting its thread's session go failed; trying again in ${wait} ms`, error);
+    }
+    await new Promise((resolve) => setTimeout(resolve, wait));
   }
 }
 

@@ -28,6 +28,11 @@ export class RunExecutor {
     return this.active.size;
   }
 
+  /** The runs this process is executing (or claiming) now. */
+  executing(): string[] {
+    return [...this.active.keys()];
+  }
+
   /**
    * Claims and executes run `runId` for the job held by `holder` (the job engine's lock holder). Does
    * nothing when the run is finished, canceled, executing here already, or held by another live worker.

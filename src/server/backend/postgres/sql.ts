@@ -136,14 +136,22 @@ export function serverSql(s: string, schema: string, jobs: string) {
     // worker's job for hours, and replacing a locked job's key retires it (it never runs again). So does
     // a run still queued whose job was locked longer than the lease ago: a worker took the job and died
     // before it claimed the run (a live one claims at once; were it only slow, the claim still lets one
-    // attempt through).
+    // attempt through). And so does a run left running under the sweeping worker itself ($3) that it no
+    // longer executes ($4 lists what it does): its attempt died with the database (storing its end
+    // failed, and so did failing its job, whose lock the job engine keeps for hours), and nothing else
+    // would ever take it up. Its job, if any, must be locked longer than the lease ago (a run just
+    // claimed here has a fresh lock) and not waiting for a retry of its own.
     sweep: `WITH dead AS (DELETE FROM ${s}.server_workers WHERE heartbeat_at < now() - make_interval(secs => $1 / 1000.0) RETURNING id),
       orphans AS (SELECT r.id FROM ${s}.server_runs r WHERE r.status = 'running' AND (r.worker IN (SELECT id FROM dead)
         OR NOT EXISTS (SELECT 1 FROM ${s}.server_workers w WHERE w.id = r.worker))
         UNION
         SELECT r.id FROM ${jobs}.jobs j JOIN ${s}.server_runs r ON r.id = substr(j.key, 5)
         WHERE j.task_identifier = $2 AND j.key LIKE 'run:%' AND j.locked_at < now() - make_interval(secs => $1 / 1000.0)
-          AND r.status = 'queued')
+          AND r.status = 'queued'
+        UNION
+        SELECT r.id FROM ${s}.server_runs r WHERE r.status = 'running' AND r.worker = $3 AND NOT (r.id = ANY($4::text[]))
+          AND NOT EXISTS (SELECT 1 FROM ${jobs}.jobs j WHERE j.key = 'run:' || r.id
+            AND (j.locked_at IS NULL OR j.locked_at >= now() - make_interval(secs => $1 / 1000.0))))
       SELECT (SELECT count(*) FROM dead)::int AS dead,
         (SELECT count(*) FROM orphans o, LATERAL ${jobs}.add_job($2, json_build_object('runId', o.id), max_attempts := 25,
           job_key := 'run:' || o.id) j)::int AS requeued`,

@@ -77,6 +77,12 @@ export class PostgresWorker {
       noHandleSignals: true,
       logger: quietLogger(this.graphile, log),
       parsedCronItems: [],
+      // Unbatched, a job's completion or failure that meets a database outage is a promise nobody
+      // awaits inside graphile-worker: its rejection (ECONNREFUSED) killed the process. Batched (even
+      // with no delay) they are retried with backoff for minutes, and past that the queue stops, which
+      // `ended` below answers by starting it again; a failed run's job is then retried, and its run
+      // taken up again under this worker (see `claim` in sql.ts).
+      preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
       taskList: {
         [RUN_TASK]: async (payload: { runId?: unknown }, helpers: { job: { locked_by: string | null } }) => {
           if (typeof payload?.runId !== 'string') return;
@@ -88,11 +94,15 @@ export class PostgresWorker {
     this.restartMs = FIRST_RESTART_MS;
     const ended = (error?: unknown) => {
       if (this.stopping || this.runner !== runner) return;
-      // graphile-worker stops itself when any schema of this database announces a breaking migration of
-      // its tables (the announcement names no schema), and sets the process's exit code: this worker
-      // keeps going. Its own schema moved past this release: starting again fails, and says why.
+      // graphile-worker stops itself when completing or failing a job fails for minutes (the database
+      // is down), or when any schema of this database announces a breaking migration of its tables (the
+      // announcement names no schema), and sets the process's exit code: this worker keeps going. Its
+      // own schema moved past this release: starting again fails, and says why.
       process.exitCode = exitCode;
-      log('the job queue stopped by itself (graphile-worker saw a migration in this database); starting it again', error);
+      log(
+        'the job queue stopped by itself (its database connection failed, or a migration was announced in this database); starting it again',
+        error,
+      );
       this.restart();
     };
     void runner.promise.then(() => ended(), ended);
@@ -106,7 +116,8 @@ export class PostgresWorker {
         if (!this.stopping) this.restart();
       });
     }, this.restartMs);
-    timer.unref();
+    // Held, not unref'd: while the queue is down (the database with it) nothing else may keep an
+    // `indusagi worker` process alive, and it would exit (code 13, its top-level await unsettled).
     this.timers.push(timer);
   }
 
@@ -149,7 +160,7 @@ export class PostgresWorker {
 
   private async sweep(): Promise<void> {
     const { backend, leaseMs, retentionMs } = this.options;
-    await backend.query(backend.sql.sweep, [leaseMs, RUN_TASK]);
+    await backend.query(backend.sql.sweep, [leaseMs, RUN_TASK, this.id, this.executor.executing()]);
     if (Date.now() - this.lastExpiry >= Math.min(EXPIRE_EVERY_MS, retentionMs)) {
       this.lastExpiry = Date.now();
       await backend.query(backend.sql.expireEvents, [retentionMs]);

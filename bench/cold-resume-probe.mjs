@@ -1,0 +1,31 @@
+// Child process of cold-resume.bench.ts, run by plain node (no tsx): in a fresh process, either resumes
+// a session as `indusagi chat --session` does (import the built store, load the session, rebuild its
+// live context) or reads and parses its file (the floor). Prints the milliseconds from this module's
+// first line to the context in hand: loading our code is part of a cold resume, so it is inside.
+import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+
+const [mode, dir, id, built] = process.argv.slice(2);
+const t0 = performance.now();
+let turns = 0;
+if (mode === 'resume') {
+  const { SessionStore } = await import(pathToFileURL(`${built}/runtime/store/index.js`).href);
+  const graph = await new SessionStore(dir).loadSession(id);
+  turns = graph.resume(graph.leaf).length;
+} else {
+  // As bench/full-parse.ts: every line decoded and parsed once, nothing kept.
+  const bytes = readFileSync(`${dir}/${id}.jsonl`);
+  for (let start = 0; start < bytes.length;) {
+    let end = bytes.indexOf(0x0a, start);
+    if (end < 0) end = bytes.length;
+    if (end > start) {
+      JSON.parse(bytes.toString('utf8', start, end));
+      turns++;
+    }
+    start = end + 1;
+  }
+}
+const ms = performance.now() - t0;
+if (turns === 0) throw new Error(`${mode}: an empty context`);
+process.stdout.write(JSON.stringify({ ms, turns }));

@@ -1,0 +1,74 @@
+// A cold resume: a fresh process resuming a session whose live context is 10,000 turns, as every
+// `indusagi chat --session` and every served run on a new worker does, against a fresh process reading
+// and parsing the same file (the floor: every byte read once, every line parsed once). The store is
+// compiled first (tsc, as the package ships it, to a temp dir) and both children are plain node, each
+// timing itself from its first line: process start-up is outside both figures, importing our store
+// (what users load) inside the resume's. Interleaved rounds, median. Target (issue 40.3): <= 1.5x.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { SessionStore, SessionWriter } from '../src/runtime/store/index.js';
+import { median, report } from './stats.js';
+import { run } from './session-turns.js';
+
+const TURNS = 10_000;
+const ROUNDS = 9;
+const probe = fileURLToPath(new URL('./cold-resume-probe.mjs', import.meta.url));
+const root = fileURLToPath(new URL('..', import.meta.url));
+const base = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
+const dir = mkdtempSync(join(base, 'indusagi-cold-resume-'));
+const built = join(dir, 'dist');
+
+function child(mode: 'resume' | 'parse'): { ms: number; turns: number } {
+  const result = spawnSync(process.execPath, [probe, mode, dir, 'live', built], { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`${mode} probe failed: ${result.stderr}`);
+  return JSON.parse(result.stdout) as { ms: number; turns: number };
+}
+
+try {
+  const tsc = spawnSync(
+    process.execPath,
+    [
+      join(root, 'node_modules/typescript/bin/tsc'),
+      '-p',
+      join(root, 'tsconfig.build.json'),
+      '--outDir',
+      built,
+      '--declaration',
+      'false',
+      '--declarationMap',
+      'false',
+      '--sourceMap',
+      'false',
+    ],
+    { encoding: 'utf8' },
+  );
+  if (tsc.status !== 0) throw new Error(`tsc failed: ${tsc.stdout}${tsc.stderr}`);
+  // Written as an agent writes: runs of four turns, each persisted, so the file holds its checkpoints.
+  const writer = await SessionWriter.open(new SessionStore(dir), 'live');
+  let at = 1_700_000_000_000;
+  for (let i = 0; i < TURNS / 4; i++) {
+    for (const turn of run(i)) writer.append(turn, at++);
+    await writer.persist();
+  }
+  await writer.close();
+
+  // One discarded round each: the file and the compiled code are in the page cache from here on.
+  child('resume');
+  child('parse');
+  const resume: number[] = [];
+  const parse: number[] = [];
+  let turns = 0;
+  for (let round = 0; round < ROUNDS; round++) {
+    const r = child('resume');
+    turns = r.turns;
+    resume.push(r.ms);
+    parse.push(child('parse').ms);
+  }
+  console.log(`cold resume of a ${turns}-turn live context in a fresh process vs reading and parsing its file there, median of ${ROUNDS}`);
+  report('  cold resume', median(resume), median(parse), 'ms', 1.5);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

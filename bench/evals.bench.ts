@@ -1,0 +1,120 @@
+// Evaluation overhead per case: the same cases run by `evaluate` (a fresh session per case, the
+// trajectory recorded, two scorers, each case's cost read back from its stored session) against the
+// agent alone (the same definition opened in the same kind of session, the prompt submitted, the agent
+// closed). One case at a time on both sides, on a file store, with an in-process model that calls a
+// tool and then answers, so what differs is what the evaluation adds. Target: <= 1.1x. The journal
+// (an fsynced line per case) is timed apart, as its cost is the disk's; so is an evaluation given no
+// store, which prices nothing: reading each case's session back for its cost is most of the overhead.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createAgent } from '../src/entries/runtime.js';
+import { SessionStore } from '../src/runtime/store/index.js';
+import { contains, evaluate, trajectoryMatch, type EvalCase, type EvaluableAgent } from '../src/evals/index.js';
+import type { ModelInvoker, ModelReply, ToolDefinition } from '../src/entries/runtime.js';
+import { fmt, median, report } from './stats.js';
+
+const CASES = 200;
+const SAMPLES = 7;
+const WARMUP = 2;
+
+const usage = { inputTokens: 100, outputTokens: 20, cacheReadTokens: 0, cacheWriteTokens: 0 };
+const model: ModelInvoker = async (request) => {
+  const last = request.messages.at(-1)!;
+  const result = last.blocks.find((b) => b.kind === 'tool_result');
+  if (result !== undefined)
+    return { turn: { role: 'assistant', blocks: [{ kind: 'text', text: `It is ${result.content}.` }] }, stopReason: 'end_turn', usage };
+  const text = last.blocks.flatMap((b) => (b.kind === 'text' ? [b.text] : [])).join('');
+  const [, a, b] = /add (\d+) and (\d+)/.exec(text)!;
+  const reply: ModelReply = {
+    turn: {
+      role: 'assistant',
+      blocks: [{ kind: 'tool_call', id: `call_${a}`, name: 'calculator', input: { a: Number(a), b: Number(b) } }],
+    },
+    stopReason: 'tool_use',
+    usage,
+  };
+  return reply;
+};
+const calculator: ToolDefinition = {
+  name: 'calculator',
+  description: 'Adds two numbers',
+  inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+  execute: ({ a, b }: { a: number; b: number }) => String(a + b),
+};
+
+const data: EvalCase[] = Array.from({ length: CASES }, (_, i) => ({
+  id: `c${i}`,
+  input: `add ${i} and ${i}`,
+  expected: { output: String(2 * i), trajectory: ['calculator'] },
+}));
+
+const definitionIn = (store: SessionStore): EvaluableAgent => ({
+  open: (o) => createAgent({ model: 'claude-haiku-5-5', tools: [calculator], sessionId: o?.sessionId }, { invokeModel: model, store }),
+});
+
+let round = 0;
+async function inStore<T>(work: (store: SessionStore, dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), 'indusagi-bench-evals-'));
+  try {
+    return await work(new SessionStore(join(dir, 'sessions')), dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function agentAlone(): Promise<number> {
+  return inStore(async (store) => {
+    const definition = definitionIn(store);
+    const started = performance.now();
+    round++;
+    for (const c of data) {
+      const agent = definition.open({ sessionId: `alone-${round}-${c.id}` });
+      await agent.submit(c.input as string);
+      await agent.close();
+    }
+    return performance.now() - started;
+  });
+}
+
+async function evaluated(journal: boolean, priced = true): Promise<number> {
+  return inStore(async (store, dir) => {
+    const started = performance.now();
+    const result = await evaluate({
+      name: 'bench',
+      agent: definitionIn(store),
+      ...(priced ? { store } : {}),
+      data,
+      concurrency: 1,
+      scorers: [contains(), trajectoryMatch({ mode: 'strict' })],
+      ...(journal ? { journal: join(dir, 'bench.journal') } : {}),
+    });
+    const elapsed = performance.now() - started;
+    if (result.summary.statuses.settled !== CASES || result.summary.scorers.some((s) => s.passRate !== 1))
+      throw new Error(`the bench evaluation did not pass every case: ${JSON.stringify(result.summary)}`);
+    return elapsed;
+  });
+}
+
+async function main(): Promise<void> {
+  const sides = [
+    { name: 'alone', run: agentAlone, times: [] as number[] },
+    { name: 'evaluate', run: () => evaluated(false), times: [] as number[] },
+    { name: 'journal', run: () => evaluated(true), times: [] as number[] },
+    { name: 'unpriced', run: () => evaluated(false, false), times: [] as number[] },
+  ];
+  for (let i = 0; i < WARMUP; i++) for (const side of sides) await side.run();
+  // Interleaved, so a change of load on a shared machine falls on every side alike.
+  for (let i = 0; i < SAMPLES; i++) for (const side of sides) side.times.push(await side.run());
+  const [alone, plain, journaled, unpriced] = sides.map((side) => median(side.times));
+  console.log(`evals: ${CASES} cases of one tool call and an answer, one at a time, file store; median of ${SAMPLES}`);
+  console.log(`  agent alone   ${fmt((alone * 1000) / CASES)} us/case`);
+  console.log(`  evaluate      ${fmt((plain * 1000) / CASES)} us/case`);
+  console.log(`  with journal  ${fmt((journaled * 1000) / CASES)} us/case`);
+  console.log(`  no store      ${fmt((unpriced * 1000) / CASES)} us/case (no cost read back)`);
+  report('evals: evaluate against the agent alone, per case', plain / CASES, alone / CASES, 'ms', 1.1);
+  report('evals: evaluate with a journal (fsync per case) against the agent alone', journaled / CASES, alone / CASES, 'ms');
+  report('evals: evaluate with no store (nothing priced) against the agent alone', unpriced / CASES, alone / CASES, 'ms');
+}
+
+await main();

@@ -1,0 +1,109 @@
+// A node id is sha256 of the canonical JSON of { parent, turn, at }: every id already stored depends on
+// that text staying byte for byte what fast-json-stable-stringify wrote when the ids were made.
+import { createHash } from 'node:crypto';
+import stableStringify from 'fast-json-stable-stringify';
+import { describe, expect, it } from 'vitest';
+import { canonicalJson, hashNode } from '../../../src/runtime/store/hash.js';
+import { nodeIdentity } from '../../../src/runtime/store/new-node.js';
+import type { Turn } from '../../../src/runtime/contract/index.js';
+
+// A small deterministic generator, so a failure names a seed that reproduces it.
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+const STRINGS = ['', 'a', 'B', 'é', '10', '9', '__proto__', 'line\nbreak', 'quote"', '\u2028', '\ud83d\ude00', 'constructor', ' '];
+const NUMBERS = [0, -0, 1, -1, 1.5, 1e21, 1e-7, 2 ** 53, Number.MAX_VALUE, NaN, Infinity, -Infinity];
+
+function value(next: () => number, depth: number): unknown {
+  const pick = Math.floor(next() * (depth > 3 ? 6 : 9));
+  switch (pick) {
+    case 0:
+      return null;
+    case 1:
+      return next() < 0.5;
+    case 2:
+      return NUMBERS[Math.floor(next() * NUMBERS.length)];
+    case 3:
+      return STRINGS[Math.floor(next() * STRINGS.length)];
+    case 4:
+      return undefined;
+    case 5:
+      return new Date(Math.floor(next() * 2 ** 40));
+    case 6:
+      return Array.from({ length: Math.floor(next() * 4) }, () => value(next, depth + 1));
+    default: {
+      const object: Record<string, unknown> = {};
+      for (let i = Math.floor(next() * 5); i > 0; i--) {
+        // As JSON.parse makes them: own keys, "__proto__" among them.
+        const key = STRINGS[Math.floor(next() * STRINGS.length)];
+        Object.defineProperty(object, key, { value: value(next, depth + 1), enumerable: true, writable: true, configurable: true });
+      }
+      if (next() < 0.1) object.fn = () => 1;
+      return object;
+    }
+  }
+}
+
+describe('canonicalJson', () => {
+  it('writes what fast-json-stable-stringify writes, for 5,000 generated values', () => {
+    for (let seed = 1; seed <= 5_000; seed++) {
+      const v = value(random(seed), 0);
+      expect(canonicalJson(v), `seed ${seed}`).toBe(stableStringify(v));
+    }
+  });
+
+  it('sorts keys, integer-like ones as strings, and honours toJSON, undefined and functions as JSON does', () => {
+    expect(canonicalJson({ b: 1, a: [undefined, () => 0], 10: 'x', 9: 'y', skip: undefined, at: { toJSON: () => 'then' } })).toBe(
+      '{"10":"x","9":"y","a":[null,null],"at":"then","b":1}',
+    );
+  });
+
+  it('refuses a cycle with a TypeError, as JSON.stringify does', () => {
+    const loop: Record<string, unknown> = {};
+    loop.self = loop;
+    expect(() => canonicalJson(loop)).toThrow(TypeError);
+    // A value seen twice side by side is not a cycle.
+    const shared = { x: 1 };
+    expect(canonicalJson([shared, shared])).toBe('[{"x":1},{"x":1}]');
+  });
+});
+
+describe('hashNode', () => {
+  const old = (identity: object) => createHash('sha256').update(stableStringify(identity)).digest('hex');
+
+  it('gives every node the id it had before: sha256 of the sorted JSON of exactly { parent, turn, at }', () => {
+    const turn: Turn = {
+      role: 'assistant',
+      blocks: [{ kind: 'tool_call', id: 'c1', name: 'counter_bump', input: { n: 1, b: [true, null] } }],
+    };
+    for (const parent of [null, 'f'.repeat(64)]) {
+      expect(hashNode({ parent, turn, at: 1_700_000_000_123 })).toBe(old({ parent, turn, at: 1_700_000_000_123 }));
+      // Anything else on a node (its stored id, usage) is not part of the identity.
+      expect(hashNode({ parent, turn, at: 5, id: 'x', usage: {} } as never)).toBe(old({ parent, turn, at: 5 }));
+    }
+    for (let seed = 1; seed <= 500; seed++) {
+      const turn = { role: 'user', blocks: [{ kind: 'text', text: 'hi', extra: value(random(seed), 1) }] } as unknown as Turn;
+      expect(hashNode({ parent: 'p', turn, at: seed }), `seed ${seed}`).toBe(old({ parent: 'p', turn, at: seed }));
+    }
+    // Fields JSON has no text for are left out, as the library left them out.
+    expect(hashNode({ parent: undefined, turn, at: 1 } as never)).toBe(old({ turn, at: 1 }));
+  });
+});
+
+describe('nodeIdentity', () => {
+  it('keeps the turn in the caller’s key order, so a resumed run sends a tool’s arguments as the live run did, and hashes it as hashNode does', () => {
+    const turn: Turn = {
+      role: 'assistant',
+      blocks: [{ kind: 'tool_call', id: 'c1', name: 'files_write', input: { path: 'notes/plan.txt', content: 'first draft' } }],
+    };
+    const { id, turn: copy } = nodeIdentity('p', turn, 7);
+    expect(JSON.stringify(copy)).toBe(JSON.stringify(turn));
+    expect(copy).not.toBe(turn);
+    expect(id).toBe(hashNode({ parent: 'p', turn, at: 7 }));
+  });
+});
