@@ -166,10 +166,15 @@ export function createMemoryStore(seed?: MemoryRecord[], options: MemoryStoreOpt
       };
       const hit = (entry: Entry, score: number) => ({ ...copyRecord(entry.record), score });
       const byWords = (depth: number, min: number) =>
-        index.search(terms, { k: depth, minScore: min, accept: (doc) => accept(byDoc[doc]!) }).map((h) => ({ entry: byDoc[h.doc]!, score: h.score }));
+        index
+          .search(terms, { k: depth, minScore: min, accept: (doc) => accept(byDoc[doc]!) })
+          .map((h) => ({ entry: byDoc[h.doc]!, score: h.score }));
       if (embedder === undefined || ranking === 'words') return byWords(k, minScore).map((h) => hit(h.entry, h.score));
       const vector = (await embedOne(query, signal))!;
-      if (ranking === 'vector') return nearest(vector, k, accept).map((e) => hit(e, dot(vector, e.vector!))).filter((h) => h.score > minScore);
+      if (ranking === 'vector')
+        return nearest(vector, k, accept)
+          .map((e) => hit(e, dot(vector, e.vector!)))
+          .filter((h) => h.score > minScore);
       const depth = fusionDepth(k);
       const fused = fuseRankings(
         byWords(depth, 0).map((h) => h.entry),

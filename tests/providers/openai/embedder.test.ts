@@ -23,7 +23,11 @@ describe('openAIEmbedder', () => {
     await store.save('the cat sat on the mat');
     await store.save('stock prices fell sharply');
     await store.save('a kitten purrs');
-    expect(server.requests.map((r) => r.body.input)).toEqual([['the cat sat on the mat'], ['stock prices fell sharply'], ['a kitten purrs']]);
+    expect(server.requests.map((r) => r.body.input)).toEqual([
+      ['the cat sat on the mat'],
+      ['stock prices fell sharply'],
+      ['a kitten purrs'],
+    ]);
     expect(server.requests[0].body).toMatchObject({ model: 'local-model', encoding_format: 'float' });
     expect(server.requests[0].body.dimensions).toBeUndefined();
     const vectors = await embedder.embed(['one', 'two', 'three'], {});
@@ -32,7 +36,10 @@ describe('openAIEmbedder', () => {
 
   it('knows the sizes of OpenAI models, sends dimensions to text-embedding-3 only when asked, and refuses an unknown size', () => {
     expect(openAIEmbedder(client(), 'text-embedding-3-small').dimensions).toBe(1536);
-    expect(openAIEmbedder(client(), 'text-embedding-3-large', { dimensions: 256 })).toMatchObject({ dimensions: 256, id: 'openai:text-embedding-3-large@256' });
+    expect(openAIEmbedder(client(), 'text-embedding-3-large', { dimensions: 256 })).toMatchObject({
+      dimensions: 256,
+      id: 'openai:text-embedding-3-large@256',
+    });
     expect(() => openAIEmbedder(client(), 'nomic-embed-text')).toThrow(EmbedderConfigError);
     expect(() => openAIEmbedder({} as never, 'text-embedding-3-small')).toThrow(EmbedderConfigError);
   });
@@ -45,7 +52,15 @@ describe('openAIEmbedder', () => {
     expect(await store.all()).toEqual([]);
     server.enqueue({ raw: { object: 'list', data: [] } });
     await expect(embedder.embed(['x'], {})).rejects.toThrow(EmbedderOutputError);
-    server.enqueue({ raw: { object: 'list', data: [{ index: 0, embedding: [1] }, { index: 0, embedding: [1] }] } });
+    server.enqueue({
+      raw: {
+        object: 'list',
+        data: [
+          { index: 0, embedding: [1] },
+          { index: 0, embedding: [1] },
+        ],
+      },
+    });
     await expect(embedder.embed(['x', 'y'], {})).rejects.toThrow(EmbedderOutputError);
     server.enqueue({ status: 401, message: 'Incorrect API key provided' });
     await expect(store.save('a fact')).rejects.toThrow(/Incorrect API key/);
