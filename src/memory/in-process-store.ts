@@ -5,8 +5,20 @@ import { MemoryInputError } from './errors.js';
 import { checkEdit, checkScope, checkText, encodeMeta, resolveList, resolveOwner, resolveSearch, checkSave } from './options.js';
 import { copyRecord, fingerprint, newRecord, ownedBy, scopeOf, visibleTo } from './governance.js';
 import { chooseTargets } from './supersede.js';
+import { checkEmbedder, dot, embedTexts, type Embedder } from './embedder.js';
+import { fuseRankings, fusionDepth } from './fusion.js';
+import { TopK } from '../search/top-k.js';
 
-type Entry = { record: MemoryRecord; doc: number; fingerprint: string };
+/** A record as the store holds it; `vector` is its text's embedding once the embedder has made one. */
+type Entry = { record: MemoryRecord; doc: number; fingerprint: string; vector?: Float32Array };
+
+export type MemoryStoreOptions = {
+  /**
+   * Keeps a vector per record and ranks by meaning as well as by words (fused, see docs/memory.md).
+   * Records that have none yet (a seed) are embedded before the first search or save that follows.
+   */
+  embedder?: Embedder;
+};
 
 /** Current records grouped by a slot (key, or restated text), so a save finds what it retires without a scan. */
 class SlotIndex {
@@ -39,10 +51,13 @@ const printSlot = (scope: MemoryScope, kind: string | undefined, print: string) 
 /**
  * A dependency-free `MemoryStore` kept in process memory and ranked with BM25 over an incremental
  * inverted index, so rare words outweigh common ones and a search costs the postings of its own terms,
- * not a scan of every record. Records are lost when the process exits; `seed` preloads some (their ids,
- * `createdAt` and governance fields are kept).
+ * not a scan of every record. With `embedder` it also keeps each record's vector and fuses an exact
+ * cosine ranking with the words ranking. Records are lost when the process exits; `seed` preloads some
+ * (their ids, `createdAt` and governance fields are kept).
  */
-export function createMemoryStore(seed?: MemoryRecord[]): GovernedMemoryStore {
+export function createMemoryStore(seed?: MemoryRecord[], options: MemoryStoreOptions = {}): GovernedMemoryStore {
+  if (typeof options !== 'object' || options === null) throw new MemoryInputError('options must be an object: { embedder? }.');
+  const embedder = options.embedder === undefined ? undefined : checkEmbedder(options.embedder);
   const index = new Bm25Index();
   // Insertion order is save order: an edit re-indexes a record but keeps its place here.
   const entries = new Map<string, Entry>();
@@ -68,9 +83,54 @@ export function createMemoryStore(seed?: MemoryRecord[]): GovernedMemoryStore {
 
   for (const record of checkSeed(seed)) insert({ record, doc: -1, fingerprint: fingerprint(record.text) });
 
+  // Embeds every record that has no vector yet (seeded ones), one backfill at a time; a failure
+  // leaves those records without vectors, to be tried again by the next call.
+  let backfill: Promise<void> | undefined;
+  const backfilled = async (signal?: AbortSignal): Promise<void> => {
+    if (embedder === undefined) return;
+    while (backfill !== undefined) await backfill;
+    const missing = [...entries.values()].filter((e) => e.vector === undefined);
+    if (missing.length === 0) return;
+    backfill = embedTexts(
+      embedder,
+      missing.map((e) => e.record.text),
+      signal,
+    ).then(
+      (vectors) => {
+        missing.forEach((e, i) => (e.vector ??= vectors[i]));
+        backfill = undefined;
+      },
+      (error: unknown) => {
+        backfill = undefined;
+        throw error;
+      },
+    );
+    await backfill;
+  };
+  const embedOne = async (text: string, signal?: AbortSignal): Promise<Float32Array | undefined> => {
+    if (embedder === undefined) return undefined;
+    await backfilled(signal);
+    return (await embedTexts(embedder, [text], signal))[0];
+  };
+
+  /** The best `depth` records by cosine to `query` among those `accept` lets through. */
+  const nearest = (query: Float32Array, depth: number, accept: (entry: Entry) => boolean): Entry[] => {
+    const top = new TopK(depth);
+    const pool: Entry[] = [];
+    for (const entry of entries.values()) {
+      if (entry.vector === undefined || !accept(entry)) continue;
+      const score = dot(query, entry.vector);
+      if (score > 0 && top.wouldAccept(pool.length, score)) top.offer(pool.length, score);
+      pool.push(entry);
+    }
+    return top.drain().map(({ doc }) => pool[doc]);
+  };
+
   return {
     async save(text, opts) {
       const save = checkSave(text, opts);
+      // Embedded before anything changes: an embedder failure saves nothing.
+      const vector = await embedOne(text);
       const print = fingerprint(text);
       const named = new Map(save.supersedes.flatMap((id) => (entries.has(id) ? [[id, entries.get(id)!] as const] : [])));
       const sameKey = save.key === undefined ? [] : byKey.get(keySlot(save.scope, save.key));
@@ -84,22 +144,44 @@ export function createMemoryStore(seed?: MemoryRecord[]): GovernedMemoryStore {
         target.record.supersededBy = record.id;
         target.record.supersededAt = now;
       }
-      insert({ record, doc: -1, fingerprint: print });
+      insert({ record, doc: -1, fingerprint: print, vector });
       return copyRecord(record);
     },
     async search(query, opts) {
-      const { k, kind, minScore, scope, includeSuperseded } = resolveSearch(query, opts);
+      const { k, kind, minScore, scope, includeSuperseded, since, until, ranking, signal } = resolveSearch(query, opts);
+      if (ranking === 'vector' && embedder === undefined)
+        throw new MemoryInputError("ranking 'vector' needs a store made with an embedder.");
       const terms = tokenize(query);
       if (k === 0 || terms.length === 0) return [];
-      const accept = (doc: number) => {
-        const record = byDoc[doc]!.record;
+      // Every filter applies before ranking: what a reader may not see never takes a place in the top k.
+      const accept = ({ record }: Entry) => {
+        const at = record.provenance!.at;
         return (
           (includeSuperseded || record.supersededBy === undefined) &&
           (kind === undefined || record.kind === kind) &&
+          at >= since &&
+          at < until &&
           visibleTo(scope, scopeOf(record))
         );
       };
-      return index.search(terms, { k, minScore, accept }).map(({ doc, score }) => ({ ...copyRecord(byDoc[doc]!.record), score }));
+      const hit = (entry: Entry, score: number) => ({ ...copyRecord(entry.record), score });
+      const byWords = (depth: number, min: number) =>
+        index
+          .search(terms, { k: depth, minScore: min, accept: (doc) => accept(byDoc[doc]!) })
+          .map((h) => ({ entry: byDoc[h.doc]!, score: h.score }));
+      if (embedder === undefined || ranking === 'words') return byWords(k, minScore).map((h) => hit(h.entry, h.score));
+      const vector = (await embedOne(query, signal))!;
+      if (ranking === 'vector')
+        return nearest(vector, k, accept)
+          .map((e) => hit(e, dot(vector, e.vector!)))
+          .filter((h) => h.score > minScore);
+      const depth = fusionDepth(k);
+      const fused = fuseRankings(
+        byWords(depth, 0).map((h) => h.entry),
+        nearest(vector, depth, accept),
+        k,
+      );
+      return fused.filter((f) => f.score > minScore).map((f) => hit(f.key, f.score));
     },
     async forget(id, opts) {
       const { scope } = resolveOwner(id, opts);
@@ -133,6 +215,9 @@ export function createMemoryStore(seed?: MemoryRecord[]): GovernedMemoryStore {
     async update(id, edit, opts) {
       const { scope } = resolveOwner(id, opts);
       const change = checkEdit(edit);
+      if (owned(id, scope) === undefined) return undefined;
+      const vector = change.text === undefined ? undefined : await embedOne(change.text);
+      // Looked up again: the record may have gone while the new text was being embedded.
       const entry = owned(id, scope);
       if (entry === undefined) return undefined;
       const { record } = entry;
@@ -145,6 +230,7 @@ export function createMemoryStore(seed?: MemoryRecord[]): GovernedMemoryStore {
       if (change.text !== undefined && change.text !== record.text) {
         record.text = change.text;
         entry.fingerprint = fingerprint(change.text);
+        entry.vector = vector;
         index.remove(entry.doc);
         byDoc[entry.doc] = undefined;
         indexText(entry);

@@ -15,6 +15,10 @@ export type {
   MemoryProvenance,
 } from './types.js';
 export { createMemoryStore } from './in-process-store.js';
+export type { MemoryStoreOptions } from './in-process-store.js';
+export { EmbedderConfigError, EmbedderOutputError } from './embedder.js';
+export type { Embedder } from './embedder.js';
+export { offlineEmbedder, OFFLINE_EMBEDDER_PACKAGES } from './offline-embedder.js';
 export { recallMemory } from './recall.js';
 export { rememberFacts } from './remember.js';
 export { formatMemoryBlock, MEMORY_BLOCK_HEADER } from './format.js';

@@ -1,7 +1,18 @@
 import { MemoryInputError } from './errors.js';
 import type { ListOptions, MemoryEdit, MemoryScope, OwnerOptions, SaveOptions, SearchOptions } from './types.js';
 
-export type ResolvedSearch = { k: number; kind: string | undefined; minScore: number; scope: MemoryScope; includeSuperseded: boolean };
+export type ResolvedSearch = {
+  k: number;
+  kind: string | undefined;
+  minScore: number;
+  scope: MemoryScope;
+  includeSuperseded: boolean;
+  /** `provenance.at` bounds, [since, until); -Infinity / Infinity when unset. */
+  since: number;
+  until: number;
+  ranking: 'hybrid' | 'words' | 'vector';
+  signal: AbortSignal | undefined;
+};
 export type ResolvedSave = {
   kind: string | undefined;
   meta: string | undefined;
@@ -110,7 +121,31 @@ export function resolveSearch(query: unknown, opts: SearchOptions | undefined): 
   if (typeof minScore !== 'number' || Number.isNaN(minScore))
     throw new MemoryInputError(`minScore must be a number, got ${describe(minScore)}.`);
   const kind = optionalString(opts?.kind, 'kind');
-  return { k, kind, minScore, scope: checkScope(opts?.scope), includeSuperseded: flag(opts?.includeSuperseded, 'includeSuperseded') };
+  const since = time(opts?.since, 'since') ?? -Infinity;
+  const until = time(opts?.until, 'until') ?? Infinity;
+  const ranking = opts?.ranking ?? 'hybrid';
+  if (ranking !== 'hybrid' && ranking !== 'words' && ranking !== 'vector')
+    throw new MemoryInputError(`ranking must be 'hybrid', 'words' or 'vector', got ${describe(ranking)}.`);
+  const signal = opts?.signal;
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new MemoryInputError('signal must be an AbortSignal.');
+  return {
+    k,
+    kind,
+    minScore,
+    scope: checkScope(opts?.scope),
+    includeSuperseded: flag(opts?.includeSuperseded, 'includeSuperseded'),
+    since,
+    until,
+    ranking,
+    signal,
+  };
+}
+
+function time(value: unknown, what: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value))
+    throw new MemoryInputError(`${what} must be a finite number (epoch ms), got ${describe(value)}.`);
+  return value;
 }
 
 export function resolveList(opts: ListOptions | undefined): { kind: string | undefined; scope: MemoryScope; includeSuperseded: boolean } {

@@ -59,6 +59,18 @@ export interface SearchOptions {
   scope?: MemoryScope;
   /** Also return superseded records. Default false. */
   includeSuperseded?: boolean;
+  /** Only records said at or after this time (epoch ms, `provenance.at`): the turn's time, not the save's. */
+  since?: number;
+  /** Only records said before this time (epoch ms, `provenance.at`). */
+  until?: number;
+  /**
+   * Which ranking orders the hits when the store has an embedder: `hybrid` (default) fuses the words
+   * and the vector rankings, `words` and `vector` use one alone. A store without an embedder ranks by
+   * words whatever this says, except `vector`, which it refuses.
+   */
+  ranking?: 'hybrid' | 'words' | 'vector';
+  /** Cancels the query's embedding. */
+  signal?: AbortSignal;
 }
 
 /** Options for `recallMemory` (and the `search` it performs). */

@@ -17,3 +17,5 @@ export {
 } from '../shared/index.js';
 export type { CappedFetchOptions, StreamLimits } from '../shared/index.js';
 export { ModelCallError, PromptTooLongError, RunAbortedError } from '../../runtime/loop/errors.js';
+export { fromAiSdkEmbedding } from './embedder.js';
+export type { AiSdkEmbeddingModel } from './embedder.js';

@@ -17,3 +17,5 @@ export {
 } from '../shared/index.js';
 export type { StreamLimits } from '../shared/index.js';
 export { ModelCallError, PromptTooLongError, RunAbortedError } from '../../runtime/loop/errors.js';
+export { openAIEmbedder } from './embedder.js';
+export type { OpenAIEmbeddingsClientLike, OpenAIEmbedderOptions } from './embedder.js';
