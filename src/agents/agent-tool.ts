@@ -7,7 +7,7 @@ import { judge, outputRequest, type OutputRequest } from '../runtime/agent/struc
 import type { Agent, AgentConfig, SubmitOptions } from '../runtime/agent/types.js';
 import type { Run } from '../runtime/agent/run.js';
 import type { ApprovalDecision } from '../runtime/loop/types.js';
-import { BudgetExceededError, RunFault } from '../runtime/loop/errors.js';
+import { AgentDepthError, BudgetExceededError, RunFault } from '../runtime/loop/errors.js';
 import { MemorySessionStore } from '../runtime/store/memory-store.js';
 import type { SessionStoreLike } from '../runtime/store/types.js';
 import { IndusagiError } from '../errors/index.js';
@@ -20,6 +20,13 @@ import { firstPrompt } from './turns.js';
 
 /** How many calls of one agent tool run their sub-agents at once within one run, unless `concurrency` says otherwise. */
 export const DEFAULT_AGENT_CONCURRENCY = 4;
+
+/**
+ * How deep a call of an agent tool may start its sub-agent, unless `maxDepth` says otherwise: the top
+ * agent is depth 0, the agents it calls 1. An agent whose tools reach itself (a config listing its own
+ * `agentTool`) would otherwise nest without end; eight levels is well past any tree made on purpose.
+ */
+export const DEFAULT_AGENT_DEPTH = 8;
 
 export type AgentToolOptions = {
   /** The tool's name: what the model calls, and the sub-agent's step in the `path` of nested events and approvals. */
@@ -41,6 +48,12 @@ export type AgentToolOptions = {
   concurrency?: number;
   /** When true, every call waits for approval before its sub-agent starts. */
   needsApproval?: boolean;
+  /**
+   * The deepest this tool starts its sub-agent (the top agent is depth 0, the agents it calls 1);
+   * default 8. A call past it starts nothing and stops every run up the tree with an `AgentDepthError`
+   * (fault `depth_exceeded`).
+   */
+  maxDepth?: number;
 };
 
 /** The tool result of a sub-agent call: the session it ran in, and its final answer (the `output` value, with `output`). */
@@ -71,6 +84,7 @@ export function agentTool(agent: AgentConfig | Agent, options: AgentToolOptions)
   const { name, description } = checkOptions(agent, options);
   const output = options.output === undefined ? undefined : outputRequest(options.output);
   const concurrency = options.concurrency ?? DEFAULT_AGENT_CONCURRENCY;
+  const maxDepth = options.maxDepth ?? DEFAULT_AGENT_DEPTH;
   const promptOf = (input: any): string =>
     options.prompt !== undefined ? options.prompt(input) : options.input === undefined ? input.prompt : JSON.stringify(input, null, 2);
   // One run's sub-agents share its slots; the map forgets a run once its slots are idle.
@@ -96,6 +110,8 @@ export function agentTool(agent: AgentConfig | Agent, options: AgentToolOptions)
   async function execute(input: unknown, ctx: ToolContext): Promise<AgentToolResult | WaitingCall> {
     const caller = callerOf(ctx.caller);
     if (caller === undefined) throw new ToolError(`The ${name} agent runs only as a tool of an agent (its call has no caller).`);
+    // Checked before anything is opened or spent, so a runaway recursion ends where it is found.
+    if (caller.depth + 1 > maxDepth) throw new AgentDepthError(name, caller.depth + 1, maxDepth);
     const sessionId = childSessionId(caller.sessionId, ctx.callId);
     const prompt = promptOf(input);
     let runSlots = slots.get(caller.runId);
@@ -243,13 +259,15 @@ async function answerOf(snapshot: RunSnapshot, output: OutputRequest | undefined
 
 /**
  * What a sub-agent's failure is to the calling run. A limit of a run above the sub-agent stops the
- * calling run too (the `BudgetExceededError` passes through); an abort of the calling run passes
+ * calling run too (the `BudgetExceededError` passes through), and so does a tree nested too deep (the
+ * `AgentDepthError`: the calling agent would only call again); an abort of the calling run passes
  * through; any other fault (the sub-agent's own limits among them) is the call's error result, naming
  * the session so it can be looked into.
  */
 function stopped(error: unknown, caller: AgentCaller, name: string, sessionId: string, signal: AbortSignal): unknown {
   const cause = RunFault.isInstance(error) ? error.cause : error;
   if (BudgetExceededError.isInstance(cause) && caller.budget?.covers(cause.budget)) return cause;
+  if (AgentDepthError.isInstance(cause)) return cause;
   if (signal.aborted || ToolError.isInstance(error)) return error;
   if (RunFault.isInstance(error))
     return new ToolError(`The ${name} agent stopped (${error.kind}): ${error.message} Its session: ${sessionId}.`, { cause: error });
@@ -267,12 +285,15 @@ function checkOptions(agent: AgentConfig | Agent, options: AgentToolOptions): { 
   if (!isAgent(agent) && typeof model !== 'function' && (typeof model !== 'string' || model.trim() === '')) {
     throw new AgentToolError('agentTool: the agent config needs a `model` (an id or an invoker).');
   }
-  const { name, description, concurrency } = options ?? ({} as AgentToolOptions);
+  const { name, description, concurrency, maxDepth } = options ?? ({} as AgentToolOptions);
   if (typeof name !== 'string' || name === '') throw new AgentToolError('agentTool: `name` must be a non-empty string.');
   if (typeof description !== 'string' || description.trim() === '')
     throw new AgentToolError(`agentTool ${name}: \`description\` must be a non-empty string.`);
   if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency >= 1)) {
     throw new AgentToolError(`agentTool ${name}: \`concurrency\` must be a positive integer, got ${String(concurrency)}.`);
+  }
+  if (maxDepth !== undefined && !(Number.isInteger(maxDepth) && maxDepth >= 1)) {
+    throw new AgentToolError(`agentTool ${name}: \`maxDepth\` must be a positive integer, got ${String(maxDepth)}.`);
   }
   if (options.prompt !== undefined && typeof options.prompt !== 'function')
     throw new AgentToolError(`agentTool ${name}: \`prompt\` must be a function.`);

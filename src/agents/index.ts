@@ -1,6 +1,6 @@
 // Agents made of agents: an agent as a tool (`agentTool`), durable and nested in one stream, and
 // handoffs of the conversation between agents (`handoff`). One budget, a run's `limits`, covers them all.
-export { agentTool, DEFAULT_AGENT_CONCURRENCY } from './agent-tool.js';
+export { agentTool, DEFAULT_AGENT_CONCURRENCY, DEFAULT_AGENT_DEPTH } from './agent-tool.js';
 export type { AgentToolOptions, AgentToolResult } from './agent-tool.js';
 export { handoff } from './handoff.js';
 export { speakers } from './speakers.js';
@@ -9,7 +9,7 @@ export { childSessionId } from './session-id.js';
 export { AgentToolError } from './errors.js';
 export type { Handoff } from '../runtime/agent/types.js';
 export { MAIN_AGENT, transferToolName } from '../runtime/agent/handoffs.js';
-export { BudgetExceededError } from '../runtime/loop/errors.js';
+export { AgentDepthError, BudgetExceededError } from '../runtime/loop/errors.js';
 export { LimitsError, UnpricedModelError, RunBudget } from '../runtime/budget/index.js';
 export type { RunLimits } from '../runtime/contract/limits.js';
 export { WaitingCall } from '../runtime/contract/tool.js';

@@ -3,6 +3,7 @@ import { join, posix, relative, resolve, sep } from 'node:path';
 import { IndusagiError } from '../errors/index.js';
 import type { Agent } from '../runtime/agent/index.js';
 import type { PendingApproval, RunSnapshot } from '../runtime/contract/events.js';
+import { reachBeyond } from './command-reach.js';
 
 /** Where a workspace keeps the rules, relative to its folder. */
 export const SETTINGS_FILE = join('.indusagi', 'settings.json');
@@ -33,7 +34,8 @@ type Rule = { text: string; tool: string; pattern: RegExp | null };
  * answered `a` (always) for in a session. A rule is `TOOL` (every call of it) or `TOOL(PATTERN)`:
  * PATTERN, where `*` stands for any run of characters, must match the whole command (bash) or the
  * workspace-relative path (files.write, files.edit). A pattern never approves a command that chains,
- * pipes, redirects or substitutes.
+ * pipes, redirects or substitutes, nor one that may reach past what the rule's writer meant
+ * (`reachBeyond`: `git diff --output=~/.bashrc`, `git diff --no-index /etc/shadow`, `$HOME`, globs).
  */
 export class ApprovalRules {
   private readonly always = new Set<string>();
@@ -91,7 +93,7 @@ export class ApprovalRules {
       if (rule.tool !== call.name) continue;
       if (rule.pattern === null) return `rule ${rule.text}`;
       if (subject === undefined) continue;
-      if (SUBJECTS[rule.tool] === 'command' && SHELL_CONTROL.test(subject)) continue;
+      if (SUBJECTS[rule.tool] === 'command' && (SHELL_CONTROL.test(subject) || reachBeyond(subject, this.root) !== undefined)) continue;
       if (rule.pattern.test(subject)) return `rule ${rule.text}`;
     }
     return undefined;

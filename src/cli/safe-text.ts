@@ -16,7 +16,22 @@ const hex = (char: string, digits: number) => char.charCodeAt(0).toString(16).pa
  * For anything a model, a tool or a stored session produced.
  */
 export function terminalText(text: string): string {
-  return text.replace(/\r\n/g, '\n').replace(EVERY_CONTROL, (c) => (c.charCodeAt(0) < 0x100 ? `\\x${hex(c, 2)}` : `\\u${hex(c, 4)}`));
+  return text.replace(/\r\n/g, '\n').replace(EVERY_CONTROL, escaped);
+}
+
+const NAME_CONTROL = new RegExp(`${CONTROL_CHARS.source}|[\\n\\t]`, 'gu');
+
+/**
+ * A name (a file's, a path) as a terminal should show it on one line: every steering character written
+ * out as `terminalText` writes it, and newlines and tabs too (`\n`, `\t`), since a name with a line
+ * break in it would draw a line of its own in a list of names (`x\n  ✓ fake.txt`).
+ */
+export function terminalName(name: string): string {
+  return name.replace(NAME_CONTROL, (c) => (c === '\n' ? '\\n' : c === '\t' ? '\\t' : escaped(c)));
+}
+
+function escaped(c: string): string {
+  return c.charCodeAt(0) < 0x100 ? `\\x${hex(c, 2)}` : `\\u${hex(c, 4)}`;
 }
 
 /**

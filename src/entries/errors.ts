@@ -12,6 +12,7 @@ export {
   PromptTooLongError,
   RunAbortedError,
   BudgetExceededError,
+  AgentDepthError,
 } from '../runtime/loop/index.js';
 export * from '../runtime/budget/errors.js';
 export { AgentToolError } from '../agents/errors.js';

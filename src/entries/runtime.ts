@@ -27,6 +27,7 @@ export {
   PromptTooLongError,
   ContextWindowExceededError,
   BudgetExceededError,
+  AgentDepthError,
 } from '../runtime/loop/index.js';
 export { LimitsError, UnpricedModelError } from '../runtime/budget/index.js';
 export type { ApprovalDecision, RunControls } from '../runtime/loop/index.js';

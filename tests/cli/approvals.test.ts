@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -41,6 +41,46 @@ describe('approval rules', () => {
     ])
       expect(rules.allows('s', bash(hidden)), hidden).toBeUndefined();
     expect(rules.allows('s', edit('a.md'))).toBeUndefined();
+  });
+
+  it('never approve a command whose options or arguments write a file or reach outside the workspace (36.13)', async () => {
+    await mkdir(join(root, 'src'));
+    await writeFile(join(root, 'src', 'a.ts'), 'a');
+    await symlink('/etc', join(root, 'etc-link'));
+    const rules = ApprovalRules.of(root, ['bash(git diff *)']);
+    for (const fine of [
+      'git diff src/a.ts',
+      'git diff --stat HEAD~1',
+      'git diff --output-indicator-new=+ src/a.ts',
+      `git diff --no-index src/a.ts ${join(root, 'src', 'a.ts')}`,
+      'git diff -U5 -- src/../src/a.ts',
+      "git diff 'src/a.ts'",
+    ])
+      expect(rules.allows('s', bash(fine)), fine).toBe('rule bash(git diff *)');
+    for (const reaching of [
+      'git diff --output=/home/u/.bashrc',
+      'git diff --output /home/u/.bashrc',
+      'git diff --output=.git/hooks/pre-commit',
+      'git diff -o out.txt',
+      'git diff --no-index /etc/shadow src/a.ts',
+      'git diff --no-index ../../etc/shadow src/a.ts',
+      'git diff --no-index "/etc/shadow" src/a.ts',
+      'git diff --no-index /et\c/shadow src/a.ts',
+      'git diff --no-index etc-link/shadow src/a.ts',
+      'git diff --no-index ~/.ssh/id_rsa src/a.ts',
+      'git diff --no-index $HOME/.ssh/id_rsa src/a.ts',
+      'git diff --no-index "${HOME}/.ssh/id_rsa" src/a.ts',
+      'git diff --no-index {src/a.ts,/etc/shadow}',
+      'git diff --no-index /e*/shadow src/a.ts',
+      'git diff -O/etc/shadow',
+      'git diff --relative=..',
+      "git diff 'unterminated",
+    ])
+      expect(rules.allows('s', bash(reaching)), reaching).toBeUndefined();
+    const prefixed = ApprovalRules.of(root, ['bash(* git diff)']);
+    expect(prefixed.allows('s', bash('GIT_EXTERNAL_DIFF=./x.sh git diff'))).toBeUndefined();
+    // A bare rule is the user's word for every command; it is not second-guessed.
+    expect(ApprovalRules.of(root, ['bash']).allows('s', bash('git diff --output=/tmp/x'))).toBe('rule bash');
   });
 
   it('match paths as the workspace resolves them; a bare tool name allows every call of it', async () => {

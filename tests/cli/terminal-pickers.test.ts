@@ -1,7 +1,9 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SessionStore } from '../../src/runtime/store/index.js';
 import { reply, startAnthropicServer } from '../../src/testing/index.js';
-import { runCli, useWorkspace } from './cli-process.js';
+import { makeWorkspace, runCli, useWorkspace } from './cli-process.js';
 import { PtyCli } from './pty.js';
 import { idle, modalRows, statusText } from './screen-helpers.js';
 
@@ -162,6 +164,43 @@ describe('@ completion on a terminal', () => {
       expect(cli.screen.all()).toContain('hello from the workspace');
       cli.type('\x04');
       expect(await cli.finished).toBe(0);
+    },
+    SLOW,
+  );
+
+  it(
+    'shows file names that carry terminal escapes as text, one row each (36.12)',
+    async () => {
+      // A cloned repository names its files: an OSC 52 clipboard write, a device status request (the
+      // terminal would type its answer into the prompt), a C1 CSI, a right-to-left override, a line break.
+      const hostile = await makeWorkspace();
+      try {
+        const names = ['osc\u001b]52;c;aGk=\u0007.txt', 'csi\u001b[6n\u009b2K.txt', 'bidi\u202etxt.exe', 'nl\n  ✓ fake.txt'];
+        for (const name of names) await writeFile(join(hostile.dir, name), '');
+        const { args } = storeArgs();
+        const cli = new PtyCli(['chat', ...args], hostile.dir, { NO_COLOR: '1' });
+        await cli.waitForScreen('the first prompt', idle);
+        const drawn = cli.output.length;
+        cli.type('read @');
+        await cli.waitForScreen('the completions', (s) => s.lines().some((l) => l.includes('nl\\n  ✓ fake.txt')));
+        const rows = cli.screen.lines();
+        for (const shown of ['osc\\x1b]52;c;aGk=\\x07.txt', 'csi\\x1b[6n\\x9b2K.txt', 'bidi\\u202etxt.exe', 'nl\\n  ✓ fake.txt'])
+          expect(
+            rows.some((row) => row.endsWith(shown)),
+            shown,
+          ).toBe(true);
+        expect(rows.some((row) => row.trimStart().startsWith('✓ fake.txt'))).toBe(false);
+        const written = cli.output.slice(drawn);
+        for (const raw of ['\u001b]52', '\u001b[6n', '\u009b', '\u202e', 'nl\n', 'nl\r\n'])
+          expect(written, JSON.stringify(raw)).not.toContain(raw);
+        // Ctrl-U empties the prompt (the list goes with its @), then Ctrl-D ends the chat.
+        cli.type('\x15');
+        await cli.waitForScreen('the list closed', (s) => !s.lines().some((l) => l.includes('fake.txt')));
+        cli.type('\x04');
+        expect(await cli.finished).toBe(0);
+      } finally {
+        await hostile.cleanup();
+      }
     },
     SLOW,
   );

@@ -28,6 +28,8 @@ export class AgentCaller implements CallerRun {
     /** The decisions the run applies, by approval id: a decision on a sub-agent's call travels down to it. */
     readonly decisions: ReadonlyMap<string, ApprovalDecision> | undefined,
     private readonly scope: RunScope | undefined,
+    /** How deep the run is in its tree of agents: 0 for a top run, its sub-agents' 1, theirs 2. */
+    readonly depth: number = 0,
   ) {}
 
   /** Puts an event of a sub-agent's run into the calling run: its `Run` stream and the agent's subscribers. */

@@ -42,5 +42,6 @@ export function runDelegation(
   if (parent !== undefined) scope.inputs.within(() => parent.listened);
   const above = parent?.budget;
   const budget = plan.limits === undefined && above === undefined ? undefined : new RunBudget(plan.limits ?? {}, above);
-  return { budget, caller: new AgentCaller(session.id, scope.runId, origin, budget, decisions, scope) };
+  const depth = parent === undefined ? 0 : parent.depth + 1;
+  return { budget, caller: new AgentCaller(session.id, scope.runId, origin, budget, decisions, scope, depth) };
 }

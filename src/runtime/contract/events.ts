@@ -67,6 +67,8 @@ export type FaultKind =
   | 'budget_exceeded'
   /** A guardrail tripped (or threw): the run stopped and was taken back; the snapshot's `tripped` says why. */
   | 'guardrail_tripped'
+  /** A tool call would have started an agent nested deeper than its tree allows (`agentTool`'s `maxDepth`): not made, and every run up the tree stopped. */
+  | 'depth_exceeded'
   | 'internal';
 
 export type RunError = { kind: FaultKind; message: string };

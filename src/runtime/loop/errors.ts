@@ -14,6 +14,7 @@ const FAULT_KINDS: ReadonlySet<string> = new Set<FaultKind>([
   'invalid_output',
   'budget_exceeded',
   'guardrail_tripped',
+  'depth_exceeded',
   'internal',
 ]);
 
@@ -67,6 +68,26 @@ export class BudgetExceededError extends IndusagiError {
     readonly budget: object,
   ) {
     super('budget_exceeded', `The run stopped before a call that would cross its ${limit} of ${max} (${describe(limit, spent, needed)}).`);
+  }
+}
+
+/**
+ * A call of the agent tool `tool` would have started a sub-agent at `depth` (the top agent is 0, the
+ * agents it calls 1), past the `maxDepth` its tree allows. The sub-agent was not started and every run
+ * up the tree stops with fault `depth_exceeded`: an agent that calls itself would otherwise nest agents
+ * until memory runs out, and answering the deepest call with an error only lets the one above call again.
+ */
+export class AgentDepthError extends IndusagiError {
+  static override readonly errorName: string = 'AgentDepthError';
+  constructor(
+    readonly tool: string,
+    readonly depth: number,
+    readonly maxDepth: number,
+  ) {
+    super(
+      'depth_exceeded',
+      `The ${tool} agent was not started: it would run ${depth} agents deep, past the most its tree allows (maxDepth ${maxDepth}); every run up the tree stopped.`,
+    );
   }
 }
 

@@ -19,6 +19,7 @@ export {
   PromptTooLongError,
   ContextWindowExceededError,
   BudgetExceededError,
+  AgentDepthError,
   faultKindOf,
 } from './errors.js';
 export { ABORTED_RESULT, INTERNAL_ERROR, INTERRUPTED_RESULT } from './tool-call.js';

@@ -11,8 +11,8 @@ import {
   executeCall,
   type Admission,
   type CallOutcome,
+  type RunStop,
 } from './tool-call.js';
-import type { BudgetExceededError } from './errors.js';
 import type { LoopInput } from './types.js';
 
 /**
@@ -105,7 +105,7 @@ export async function settleBatch(calls: ToolCallBlock[], input: LoopInput, fres
   if (runnable.length > 0) {
     // Once the run is aborted, late finishers must not touch the answers already written down.
     let closed = false;
-    const stops: BudgetExceededError[] = [];
+    const stops: RunStop[] = [];
     const runOne = async (i: number) => {
       if (closed) return;
       const call = calls[i];

@@ -3,7 +3,7 @@ import { ToolError } from '../tools/tool-error.js';
 import { errorMessage } from '../../errors/base.js';
 import { WaitingCall, type ToolContext } from '../contract/tool.js';
 import type { PendingApproval } from '../contract/events.js';
-import { BudgetExceededError } from './errors.js';
+import { AgentDepthError, BudgetExceededError } from './errors.js';
 import type { InputCheck, LoopTools } from './types.js';
 
 /** What a call produced: the block for the model, and the raw value for events and parts. */
@@ -12,9 +12,13 @@ export type CallOutcome = { block: ToolResultBlock; result: unknown; isError: bo
 /**
  * How a call that ran ended: with a result; waiting on approvals of its own (a resumable call's
  * `WaitingCall`, no result yet); or stopped by the run's budget (a sub-agent that met the limits of a
- * run above it), which stops the run once the rest of the batch has settled.
+ * run above it) or by its tree's depth (an agent nested past `maxDepth`), which stops the run once the
+ * rest of the batch has settled.
  */
-export type CallEnd = CallOutcome | { waiting: readonly PendingApproval[] } | { stop: BudgetExceededError };
+export type CallEnd = CallOutcome | { waiting: readonly PendingApproval[] } | { stop: RunStop };
+
+/** An error raised inside a call that stops the whole run rather than being the call's result. */
+export type RunStop = BudgetExceededError | AgentDepthError;
 
 export const INTERNAL_ERROR = 'Internal error';
 export const ABORTED_RESULT = 'Aborted: the run was stopped before this tool call finished.';
@@ -87,7 +91,7 @@ export async function executeCall(call: ToolCallBlock, input: unknown, tools: Lo
   try {
     value = await tools.execute(call.name, input, ctx);
   } catch (error) {
-    if (BudgetExceededError.isInstance(error)) return { stop: error };
+    if (BudgetExceededError.isInstance(error) || AgentDepthError.isInstance(error)) return { stop: error };
     if (ToolError.isInstance(error)) return errorOutcome(call, error.message);
     console.error(`[indusagi] tool "${call.name}" (call ${call.id}) threw:`, error);
     return errorOutcome(call, INTERNAL_ERROR);

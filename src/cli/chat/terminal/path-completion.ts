@@ -1,3 +1,4 @@
+import { terminalName } from '../../safe-text.js';
 import type { Paint } from '../../style.js';
 import { SelectList, type Printable, type SelectStyle } from '../../tui/index.js';
 import { atToken, rankPaths } from './completion.js';
@@ -92,7 +93,8 @@ export class PathCompletion {
     const { paint } = this.options;
     const found = rankPaths(completion.query, this.paths, COMPLETIONS);
     completion.list = new SelectList(
-      found.map((path) => ({ label: paint(path.endsWith('/') ? 'blue' : [], path), value: path })),
+      // A file name is the workspace's, which a cloned repository chooses: one row each, nothing in it obeyed.
+      found.map((path) => ({ label: paint(path.endsWith('/') ? 'blue' : [], terminalName(path)), value: path })),
       COMPLETIONS,
     );
   }
