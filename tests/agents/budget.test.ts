@@ -225,24 +225,27 @@ describe('limits', () => {
   });
 
   it('maxDurationMs: no call starts after it', async () => {
-    let clockMoved!: () => void;
-    const moved = new Promise<void>((resolve) => (clockMoved = resolve));
     const started = performance.now();
+    let calls = 0;
     const agent = createConductor(
       { model: 'm', tools: [note] },
       {
         invokeModel: async (request) => {
+          calls++;
           // Time passes inside the first call until the limit is behind it.
           while (performance.now() - started < 5) await new Promise((resolve) => setImmediate(resolve));
-          clockMoved();
           return planned(() => 'call', usage)(request);
         },
       },
     );
     const fault = await faultOf(agent.submit('Note.', { limits: { maxDurationMs: 2 } }));
-    await moved;
     expect((fault.cause as BudgetExceededError).limit).toBe('maxDurationMs');
-    expect(fault.snapshot.messages.at(-1)!.blocks.every((b) => b.kind === 'tool_result' && b.isError === true)).toBe(true);
+    // On a busy machine the limit can pass before the first call starts; either way none starts after it,
+    // and the calls the one reply asked for are answered as errors, never run.
+    expect(calls).toBeLessThanOrEqual(1);
+    if (calls === 1) {
+      expect(fault.snapshot.messages.at(-1)!.blocks.every((b) => b.kind === 'tool_result' && b.isError === true)).toBe(true);
+    }
   });
 
   it('refuses limits that cannot work before the run queues, and maxCostUsd for a model without prices', async () => {
