@@ -9,19 +9,23 @@ export type NodeIdentity = { parent: string | null; turn: Turn; at: number };
  * Extra properties on the argument are ignored, so a whole `SessionNode` can be passed to re-check it.
  */
 export function hashNode({ parent, turn, at }: NodeIdentity): string {
-  // `{ at, parent, turn }` in key order, written out: the object itself is never built or sorted.
-  const fields = [field('at', at), field('parent', parent), field('turn', turn)].filter((text) => text !== undefined);
-  // The one-shot hash: a third of createHash().update().digest() for a step's few hundred bytes.
+  return hashIdentity(parent, canonicalJson(turn), at);
+}
+
+/**
+ * `hashNode` for a turn whose canonical JSON is already written (`turnJson`; undefined for a turn JSON
+ * has no text for): the one place the identity's text is put together, `{ at, parent, turn }` in key
+ * order, without building or sorting the object. Hashed one-shot: a third of
+ * createHash().update().digest() for a step's few hundred bytes.
+ */
+export function hashIdentity(parent: unknown, turnJson: string | undefined, at: unknown): string {
+  const fields = [field('at', canonicalJson(at)), field('parent', canonicalJson(parent)), field('turn', turnJson)].filter(
+    (text) => text !== undefined,
+  );
   return hash('sha256', `{${fields.join(',')}}`, 'hex');
 }
 
-/** `hashNode` for a new node whose turn is already canonical JSON (`turnJson`) and whose fields are checked. */
-export function nodeId(parent: string | null, turnJson: string, at: number): string {
-  return hash('sha256', `{"at":${String(at)},"parent":${parent === null ? 'null' : JSON.stringify(parent)},"turn":${turnJson}}`, 'hex');
-}
-
-function field(key: string, value: unknown): string | undefined {
-  const text = canonicalJson(value);
+function field(key: string, text: string | undefined): string | undefined {
   return text === undefined ? undefined : `"${key}":${text}`;
 }
 

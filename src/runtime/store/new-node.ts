@@ -3,7 +3,7 @@ import type { ModelUsage } from '../contract/model.js';
 import type { SessionNode } from '../contract/session.js';
 import { assertUsage } from '../usage/check.js';
 import { BrokenCondensationError, InvalidTurnError } from './errors.js';
-import { canonicalJson, hashNode, nodeId } from './hash.js';
+import { canonicalJson, hashIdentity } from './hash.js';
 import { turnProblem } from './records.js';
 
 /** Marks a condensation summary node: the verbatim tail it keeps starts at `firstKept` (null: keeps none). */
@@ -23,10 +23,7 @@ export function nodeIdentity(parent: string | null, turn: Turn, at: number): { i
   const problem = turnProblem(raw);
   if (problem !== null) throw new InvalidTurnError(problem);
   const copy = raw as Turn;
-  return {
-    id: typeof parent === 'string' || parent === null ? nodeId(parent, text, at) : hashNode({ parent, turn: copy, at }),
-    turn: copy,
-  };
+  return { id: hashIdentity(parent, text, at), turn: copy };
 }
 
 /**
