@@ -81,23 +81,35 @@ export function createMemoryStore(seed?: MemoryRecord[], options: MemoryStoreOpt
     byPrint.add(entry);
   };
 
-  for (const record of checkSeed(seed)) insert({ record, doc: -1, fingerprint: fingerprint(record.text) });
+  // The records with no vector yet: only seeded ones (a save or an edit embeds its text before it
+  // changes anything), kept apart so a save or search does not scan every record to find them.
+  const unembedded = new Set<Entry>();
+  for (const record of checkSeed(seed)) {
+    const entry: Entry = { record, doc: -1, fingerprint: fingerprint(record.text) };
+    insert(entry);
+    if (embedder !== undefined) unembedded.add(entry);
+  }
 
-  // Embeds every record that has no vector yet (seeded ones), one backfill at a time; a failure
-  // leaves those records without vectors, to be tried again by the next call.
+  // Embeds every record that has no vector yet, one backfill at a time; a failure leaves those records
+  // without vectors, to be tried again by the next call.
   let backfill: Promise<void> | undefined;
   const backfilled = async (signal?: AbortSignal): Promise<void> => {
     if (embedder === undefined) return;
     while (backfill !== undefined) await backfill;
-    const missing = [...entries.values()].filter((e) => e.vector === undefined);
-    if (missing.length === 0) return;
+    // A record forgotten or re-embedded (edited) meanwhile is no longer waiting for a vector.
+    for (const e of unembedded) if (e.vector !== undefined || entries.get(e.record.id) !== e) unembedded.delete(e);
+    if (unembedded.size === 0) return;
+    const missing = [...unembedded];
     backfill = embedTexts(
       embedder,
       missing.map((e) => e.record.text),
       signal,
     ).then(
       (vectors) => {
-        missing.forEach((e, i) => (e.vector ??= vectors[i]));
+        missing.forEach((e, i) => {
+          e.vector ??= vectors[i];
+          unembedded.delete(e);
+        });
         backfill = undefined;
       },
       (error: unknown) => {
@@ -116,14 +128,13 @@ export function createMemoryStore(seed?: MemoryRecord[], options: MemoryStoreOpt
   /** The best `depth` records by cosine to `query` among those `accept` lets through. */
   const nearest = (query: Float32Array, depth: number, accept: (entry: Entry) => boolean): Entry[] => {
     const top = new TopK(depth);
-    const pool: Entry[] = [];
     for (const entry of entries.values()) {
       if (entry.vector === undefined || !accept(entry)) continue;
       const score = dot(query, entry.vector);
-      if (score > 0 && top.wouldAccept(pool.length, score)) top.offer(pool.length, score);
-      pool.push(entry);
+      // Keyed by the entry's words document, which finds it again (`byDoc`) without a list of every candidate.
+      if (score > 0 && top.wouldAccept(entry.doc, score)) top.offer(entry.doc, score);
     }
-    return top.drain().map(({ doc }) => pool[doc]);
+    return top.drain().map(({ doc }) => byDoc[doc]!);
   };
 
   return {
