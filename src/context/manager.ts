@@ -127,15 +127,17 @@ export function createContextManager(opts: ContextManagerOptions): ContextManage
 
     async handle(name, input, turn): Promise<HandledCall | null> {
       if (typeof name !== 'string') throw new ContextInputError('handle takes the tool name the model called.');
+      // What loaded tools may still add: their definitions go out with every later model call. Measured
+      // once: a source that passes the call on (answers undefined) loaded nothing.
+      let toolBudget: { remaining: number; count: (text: string) => number } | undefined;
       for (const source of sources) {
         if (!source.handle) continue;
-        // What loaded tools may still add: their definitions go out with every later model call.
-        const listed = collectTools().tools;
-        const inList = listed === null ? 0 : listed.reduce((sum, tool) => sum + definitionTokens(tool, budget.count), 0);
-        const answer = await source.handle(name, input, turn, {
-          remaining: Math.max(0, budget.maxToolTokens - inList),
-          count: budget.count,
-        });
+        if (toolBudget === undefined) {
+          const listed = collectTools().tools;
+          const inList = listed === null ? 0 : listed.reduce((sum, tool) => sum + definitionTokens(tool, budget.count), 0);
+          toolBudget = { remaining: Math.max(0, budget.maxToolTokens - inList), count: budget.count };
+        }
+        const answer = await source.handle(name, input, turn, toolBudget);
         if (answer === undefined) continue;
         if (typeof answer !== 'object' || answer === null || !('result' in answer)) {
           throw new ContextSourceError(`Source "${source.name}" handle must return { result, event? } or undefined.`);
