@@ -89,12 +89,16 @@ export class ApprovalRules {
   allows(sessionId: string, call: Pick<PendingApproval, 'name' | 'input'>): string | undefined {
     if (this.always.has(`${sessionId}\0${call.name}`)) return `always for ${call.name} in this session`;
     const subject = this.subjectOf(call);
+    // Whether a pattern may approve this command at all, asked once and only when a pattern matches it
+    // (`reachBeyond` looks at the disk for where paths lead).
+    let bounded: boolean | undefined;
+    const patternMay = (command: string) => (bounded ??= !SHELL_CONTROL.test(command) && reachBeyond(command, this.root) === undefined);
     for (const rule of this.rules) {
       if (rule.tool !== call.name) continue;
       if (rule.pattern === null) return `rule ${rule.text}`;
-      if (subject === undefined) continue;
-      if (SUBJECTS[rule.tool] === 'command' && (SHELL_CONTROL.test(subject) || reachBeyond(subject, this.root) !== undefined)) continue;
-      if (rule.pattern.test(subject)) return `rule ${rule.text}`;
+      if (subject === undefined || !rule.pattern.test(subject)) continue;
+      if (SUBJECTS[rule.tool] === 'command' && !patternMay(subject)) continue;
+      return `rule ${rule.text}`;
     }
     return undefined;
   }
