@@ -4,7 +4,7 @@ import { DemoRequestError } from './errors.js';
 import { readIntent, type Intent } from './intents.js';
 import { longStory } from './story.js';
 import { isSummaryRequest, summarize } from './summary.js';
-import { messageText, parseDemoRequest, type DemoRequest, type WireBlock } from './request.js';
+import { parseDemoRequest, type DemoRequest, type WireBlock } from './request.js';
 import { DEMO_TOOLS, type DemoToolKey } from './vocabulary.js';
 
 export type DemoReplyBlock =
@@ -73,7 +73,7 @@ function newestPrompt(message: DemoRequest['messages'][number]): string {
     const block = message.content[i];
     if (block.type === 'text' && block.text.trim() !== '') return block.text.trim();
   }
-  return messageText(message).trim();
+  return '';
 }
 
 function answerPrompt(request: DemoRequest, prompt: string): DemoReplyBlock[] {
