@@ -11,8 +11,9 @@ import { join } from 'node:path';
 import { createAgent } from '../src/entries/runtime.js';
 import { SessionStore } from '../src/runtime/store/index.js';
 import { contains, evaluate, trajectoryMatch, type EvalCase, type EvaluableAgent } from '../src/evals/index.js';
-import type { ModelInvoker, ModelReply, ToolDefinition } from '../src/entries/runtime.js';
+import type { ModelInvoker, ModelReply } from '../src/entries/runtime.js';
 import { fmt, median, report } from './stats.js';
+import { calculator } from '../tests/evals/scripted.js';
 
 const CASES = 200;
 const SAMPLES = 7;
@@ -36,13 +37,6 @@ const model: ModelInvoker = async (request) => {
   };
   return reply;
 };
-const calculator: ToolDefinition = {
-  name: 'calculator',
-  description: 'Adds two numbers',
-  inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
-  execute: ({ a, b }: { a: number; b: number }) => String(a + b),
-};
-
 const data: EvalCase[] = Array.from({ length: CASES }, (_, i) => ({
   id: `c${i}`,
   input: `add ${i} and ${i}`,
