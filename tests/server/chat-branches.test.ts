@@ -71,6 +71,22 @@ async function messages(client: Client, thread: string): Promise<Message[]> {
   return (await client.read<{ messages: Message[] }>(`/chat/${thread}/messages`)).messages;
 }
 
+/**
+ * Asks acme's thread for a long story, and once `word` has streamed stops it as a page does: the chat
+ * response dropped, then `POST /runs/{id}/cancel`. Answers the cancel's status and the run as it ended.
+ */
+async function stopStory(thread: string, word: string): Promise<{ run: string; canceled: number; ended: any }> {
+  const response = await acme.post('/chat', { id: thread, messages: [{ role: 'user', parts: [{ type: 'text', text: 'story 5000' }] }] });
+  const run = response.headers.get('x-run-id')!;
+  const stream = sseReader(await acme.get(`/runs/${run}/stream`));
+  await waitForEvent(stream, (e) => e.data.kind === 'text_delta' && e.data.delta.includes(word));
+  await response.body!.cancel();
+  const canceled = (await acme.post(`/runs/${run}/cancel`)).status;
+  const ended = await acme.read(`/runs/${run}/wait`);
+  await stream.cancel();
+  return { run, canceled, ended };
+}
+
 const texts = (list: Message[]) => list.map((m) => m.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join(''));
 
 describe('agent server: chat branches', () => {
@@ -159,17 +175,9 @@ describe('agent server: chat branches', () => {
   });
 
   it('a reply canceled mid-text stays in the thread as far as it went, marked stopped; a regenerate answers the prompt again', async () => {
-    const response = await acme.post('/chat', {
-      id: 'slow-stop',
-      messages: [{ role: 'user', parts: [{ type: 'text', text: 'story 5000' }] }],
-    });
-    const run = response.headers.get('x-run-id')!;
-    const stream = sseReader(await acme.get(`/runs/${run}/stream`));
-    await waitForEvent(stream, (e) => e.data.kind === 'text_delta' && e.data.delta.includes('w5 '));
-    await response.body!.cancel();
-    expect((await acme.post(`/runs/${run}/cancel`)).status).toBe(202);
-    expect((await acme.read(`/runs/${run}/wait`)).status).toBe('canceled');
-    await stream.cancel();
+    const { canceled, ended } = await stopStory('slow-stop', 'w5 ');
+    expect(canceled).toBe(202);
+    expect(ended.status).toBe('canceled');
     const stopped = await messages(acme, 'slow-stop');
     expect(stopped.map((m) => m.role)).toEqual(['user', 'assistant']);
     expect(stopped[1].metadata).toEqual({ stopped: true });
@@ -200,17 +208,8 @@ describe('agent server: chat branches', () => {
     const earlier = await chat(acme, 'slow-result', 'hello');
     const answered = texts(earlier)[1];
     expect(answered.length).toBeGreaterThan(0);
-    const response = await acme.post('/chat', {
-      id: 'slow-result',
-      messages: [{ role: 'user', parts: [{ type: 'text', text: 'story 5000' }] }],
-    });
-    const run = response.headers.get('x-run-id')!;
-    const stream = sseReader(await acme.get(`/runs/${run}/stream`));
-    await waitForEvent(stream, (e) => e.data.kind === 'text_delta' && e.data.delta.includes('w3 '));
-    await response.body!.cancel();
-    expect((await acme.post(`/runs/${run}/cancel`)).status).toBe(202);
-    const ended = await acme.read(`/runs/${run}/wait`);
-    await stream.cancel();
+    const { run, canceled, ended } = await stopStory('slow-result', 'w3 ');
+    expect(canceled).toBe(202);
     expect(ended.status).toBe('canceled');
     expect(ended.result.text.startsWith('w1 w2 w3 ')).toBe(true);
     expect(ended.result.text).not.toContain(answered);
