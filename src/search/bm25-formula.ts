@@ -1,8 +1,10 @@
 // The one BM25 formula every memory store ranks with, so the same records score the same in each.
 
-// The usual Okapi constants: term frequency saturates around k1, and b weighs length normalisation.
-export const K1 = 1.2;
-export const B = 0.75;
+// Term frequency saturates around k1, and b weighs length normalisation. Not the usual 1.2 / 0.75: memory
+// records are short turns, where length says little about relevance; measured on LoCoMo's dev half (words
+// recall@10 61.5% -> 63.5%, every question category up), 0.9 / 0.3 beats the Okapi defaults.
+export const K1 = 0.9;
+export const B = 0.3;
 
 /** A term's most possible contribution: idf (Lucene's, never negative) times k1 + 1. */
 export function termWeight(docs: number, df: number): number {

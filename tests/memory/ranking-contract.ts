@@ -7,7 +7,7 @@ import type { StoreFactory } from './store-contract.js';
 
 type Doc = { id: string; terms: string[]; kind?: string; order: number; current: boolean };
 
-/** Okapi BM25 (k1 1.2, b 0.75, Lucene's idf) over every stored record, scored one by one. */
+/** Okapi BM25 (k1 0.9, b 0.3, Lucene's idf) over every stored record, scored one by one. */
 function exhaustive(docs: Doc[], query: string, opts: { k: number; kind?: string; minScore?: number }) {
   const n = docs.length;
   const avgdl = Math.max(docs.reduce((sum, d) => sum + d.terms.length, 0) / n, 1);
@@ -21,7 +21,7 @@ function exhaustive(docs: Doc[], query: string, opts: { k: number; kind?: string
         const tf = d.terms.filter((x) => x === t).length;
         if (tf === 0) continue;
         const idf = Math.log(1 + (n - df(t) + 0.5) / (df(t) + 0.5));
-        score += (idf * tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * d.terms.length) / avgdl));
+        score += (idf * tf * 1.9) / (tf + 0.9 * (0.7 + (0.3 * d.terms.length) / avgdl));
       }
       return { d, score };
     })

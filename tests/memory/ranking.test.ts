@@ -102,7 +102,7 @@ describe('Bm25Index', () => {
               const tf = tfs[doc].get(term) ?? 0;
               if (tf === 0) continue;
               const idf = Math.log(1 + (docs.length - df.get(term)! + 0.5) / (df.get(term)! + 0.5));
-              score += (idf * tf * 2.2) / (tf + 1.2 * (1 - 0.75 + (0.75 * terms.length) / avgdl));
+              score += (idf * tf * 1.9) / (tf + 0.9 * (1 - 0.3 + (0.3 * terms.length) / avgdl));
             }
             return { doc, score };
           })
