@@ -4,33 +4,27 @@
 // and before a merge `npm test` stays the whole suite; this config never decides what CI runs.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { defineConfig, mergeConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import base from './vitest.config.js';
 
 // What makes a file heavy is what it imports or does, read from the file itself, so a new PostgreSQL
 // or browser test is left out of the quick run without anyone updating a list here.
-const heavyMarks: [RegExp, string][] = [
-  [/support\/postgres(-cluster)?\.js'/, 'PostgreSQL'],
-  [/support\/chromium\.js'/, 'Chromium'],
-  [/support\/packed\.js'/, 'the packed tarball'],
-  [/conformance/i, 'the MCP conformance suite'],
-  [/SIGKILL/, 'kills a real process'],
+const heavyMarks: RegExp[] = [
+  /support\/postgres(-cluster)?\.js'/, // PostgreSQL
+  /support\/chromium\.js'/, // Chromium
+  /support\/packed\.js'/, // the packed tarball
+  /tools\/mcp-conformance/, // the MCP conformance suite
+  /SIGKILL/, // kills a real process
 ];
 
-function testFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return testFiles(path);
-    return /\.test\.tsx?$/.test(entry.name) ? [path] : [];
+export const heavyFiles: string[] = readdirSync('tests', { recursive: true, encoding: 'utf8' })
+  .filter((path) => /\.test\.tsx?$/.test(path))
+  .map((path) => join('tests', path))
+  .filter((file) => {
+    if (/crash/.test(file)) return true;
+    const source = readFileSync(file, 'utf8');
+    return heavyMarks.some((mark) => mark.test(source));
   });
-}
 
-export const heavyFiles: string[] = testFiles('tests').filter((file) => {
-  const source = readFileSync(file, 'utf8');
-  return /crash/.test(file) || heavyMarks.some(([mark]) => mark.test(source));
-});
-
-export default mergeConfig(
-  { ...base, test: { ...base.test, globalSetup: [] } },
-  defineConfig({ test: { exclude: ['**/node_modules/**', ...heavyFiles] } }),
-);
+// No globalSetup: the quick run starts no PostgreSQL cluster and packs no tarball.
+export default defineConfig({ ...base, test: { ...base.test, globalSetup: [], exclude: [...configDefaults.exclude, ...heavyFiles] } });

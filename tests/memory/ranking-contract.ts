@@ -5,9 +5,12 @@ import { tokenize } from '../../src/search/index.js';
 import type { GovernedMemoryStore } from '../../src/memory/index.js';
 import type { StoreFactory } from './store-contract.js';
 
+/** The ranking's constants, stated once for both oracles here (ranking.test.ts scores with them too). */
+export const OKAPI = { k1: 0.9, b: 0.3 };
+
 type Doc = { id: string; terms: string[]; kind?: string; order: number; current: boolean };
 
-/** Okapi BM25 (k1 0.9, b 0.3, Lucene's idf) over every stored record, scored one by one. */
+/** Okapi BM25 (OKAPI's k1 and b, Lucene's idf) over every stored record, scored one by one. */
 function exhaustive(docs: Doc[], query: string, opts: { k: number; kind?: string; minScore?: number }) {
   const n = docs.length;
   const avgdl = Math.max(docs.reduce((sum, d) => sum + d.terms.length, 0) / n, 1);
@@ -21,7 +24,7 @@ function exhaustive(docs: Doc[], query: string, opts: { k: number; kind?: string
         const tf = d.terms.filter((x) => x === t).length;
         if (tf === 0) continue;
         const idf = Math.log(1 + (n - df(t) + 0.5) / (df(t) + 0.5));
-        score += (idf * tf * 1.9) / (tf + 0.9 * (0.7 + (0.3 * d.terms.length) / avgdl));
+        score += (idf * tf * (OKAPI.k1 + 1)) / (tf + OKAPI.k1 * (1 - OKAPI.b + (OKAPI.b * d.terms.length) / avgdl));
       }
       return { d, score };
     })

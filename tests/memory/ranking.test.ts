@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Bm25Index, tokenize } from '../../src/search/index.js';
+import { OKAPI } from './ranking-contract.js';
 
 describe('tokenize', () => {
   it('folds case and Latin accents, so "Café" and "cafe" are one word', () => {
@@ -102,7 +103,7 @@ describe('Bm25Index', () => {
               const tf = tfs[doc].get(term) ?? 0;
               if (tf === 0) continue;
               const idf = Math.log(1 + (docs.length - df.get(term)! + 0.5) / (df.get(term)! + 0.5));
-              score += (idf * tf * 1.9) / (tf + 0.9 * (1 - 0.3 + (0.3 * terms.length) / avgdl));
+              score += (idf * tf * (OKAPI.k1 + 1)) / (tf + OKAPI.k1 * (1 - OKAPI.b + (OKAPI.b * terms.length) / avgdl));
             }
             return { doc, score };
           })
