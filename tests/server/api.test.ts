@@ -12,7 +12,7 @@ import { createAnthropicInvoker } from '../../src/providers/anthropic/invoker.js
 import { bearerTokens, createServer, type AgentServer } from '../../src/server/index.js';
 import type { AnthropicTestServer } from '../../src/testing/index.js';
 import agentOf from './fixtures/agent.js';
-import { allEvents, Client, sseReader, startScriptedModel, storyWords, waitForEvent } from '../support/agent-server.js';
+import { allEvents, Client, sseReader, startScriptedModel, storyWords, untilLedgerHas, waitForEvent } from '../support/agent-server.js';
 
 const TOKEN = 'token-of-ana-at-acme-0123456789';
 let dir: string;
@@ -157,7 +157,8 @@ describe('agent server API (one machine)', () => {
     const thread = await newThread();
     const run = await api.json(`/threads/${thread}/runs`, { prompt: 'wait' }, 202);
     const reader = sseReader(await api.get(`/runs/${run.id}/stream`));
-    await waitForEvent(reader, (e) => e.data.kind === 'tool_started');
+    const started = await waitForEvent(reader, (e) => e.data.kind === 'tool_started');
+    await untilLedgerHas(join(dir, 'ledger.txt'), `waiting ${started.data.callId}`);
     const busy = await api.post(`/threads/${thread}/runs`, { prompt: 'hello' });
     expect(busy.status).toBe(409);
     expect((await busy.json()).error).toMatchObject({ kind: 'thread_busy', activeRunId: run.id });
@@ -167,9 +168,7 @@ describe('agent server API (one machine)', () => {
     expect(end.data.error.kind).toBe('aborted');
     expect(await reader.next()).toBeUndefined();
     expect(await api.read(`/runs/${run.id}`)).toMatchObject({ status: 'canceled', cancelRequested: true, error: { kind: 'aborted' } });
-    const lines = (await ledger()).split('\n');
-    const call = lines.find((line) => line.startsWith('waiting '))!.slice('waiting '.length);
-    expect(lines).toContain(`aborted ${call}`);
+    expect((await ledger()).split('\n')).toContain(`aborted ${started.data.callId}`);
     // Nothing settled is lost: the cut-off call has a result in the thread, and the thread takes prompts again.
     expect(JSON.stringify((await api.read(`/threads/${thread}`)).messages)).toContain('Aborted');
     expect((await api.json(`/threads/${thread}/runs/wait`, { prompt: 'after' })).status).toBe('settled');

@@ -24,6 +24,7 @@ import {
   waitForEvent,
   type SharedDatabase,
   type SseEvent,
+  untilLedgerHas,
 } from '../support/agent-server.js';
 import { freshSchema, postgresUrl, testPool } from '../support/postgres.js';
 import { expectLinear } from '../support/web-chat-api.js';
@@ -49,6 +50,7 @@ describe.skipIf(postgresUrl === undefined)(
     const client = (i: number, tenant = 0) => new Client(apis[i % apis.length].url, TOKENS[tenant].token);
     const random = (n: number) => Math.floor(Math.random() * n);
     const ledgerLines = async () => (await readFile(ledger, 'utf8').catch(() => '')).split('\n').filter((line) => line !== '');
+    const ledgerHas = (line: string) => untilLedgerHas(ledger, line);
 
     let shared: SharedDatabase;
     async function startWorker(): Promise<void> {
@@ -200,14 +202,13 @@ describe.skipIf(postgresUrl === undefined)(
       await a.json('/threads', { id: 'to-cancel' }, 201);
       const run = await a.json('/threads/to-cancel/runs', { prompt: 'wait' }, 202);
       const reader = sseReader(await a.get(`/runs/${run.id}/stream`));
-      await waitForEvent(reader, (e) => e.data.kind === 'tool_started');
+      const started = await waitForEvent(reader, (e) => e.data.kind === 'tool_started');
+      await ledgerHas(`waiting ${started.data.callId}`);
       expect((await b.post(`/runs/${run.id}/cancel`)).status).toBe(202);
       const end = await waitForEvent(reader, (e) => e.data.kind === 'faulted');
       expect(end.data.error.kind).toBe('aborted');
       expect(await client(2).read(`/runs/${run.id}`)).toMatchObject({ status: 'canceled', cancelRequested: true });
-      const waiting = (await ledgerLines()).filter((line) => line.startsWith('waiting '));
-      const call = waiting.at(-1)!.slice('waiting '.length);
-      expect(await ledgerLines()).toContain(`aborted ${call}`);
+      expect(await ledgerLines()).toContain(`aborted ${started.data.callId}`);
     });
 
     it('a thread refuses on the database what it refuses on one machine, whichever instance is asked', async () => {
@@ -243,6 +244,7 @@ describe.skipIf(postgresUrl === undefined)(
       const run = await api.json('/threads/takeover/runs', { prompt: 'charge slowly 5' }, 202);
       const reader = sseReader(await api.get(`/runs/${run.id}/stream`));
       const started = await waitForEvent(reader, (e) => e.data.kind === 'tool_started');
+      await ledgerHas(`charge ${started.data.callId}`);
       const victim = await workerOf(run.id);
       victim.child.kill('SIGKILL');
       const rest = [started];

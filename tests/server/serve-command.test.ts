@@ -15,6 +15,7 @@ import {
   sseReader,
   startCli,
   startScriptedModel,
+  untilLedgerHas,
   waitForEvent,
 } from '../support/agent-server.js';
 
@@ -46,6 +47,7 @@ describe('indusagi serve (one machine)', { timeout: 300_000 }, () => {
     await api.json('/threads', { id: 'cut' }, 201);
     const run = await api.json('/threads/cut/runs', { prompt: 'charge slowly 3' }, 202);
     const started = await waitForEvent(sseReader(await api.get(`/runs/${run.id}/stream`)), (e) => e.data.kind === 'tool_started');
+    await untilLedgerHas(join(dir, 'ledger.txt'), `charge ${started.data.callId}`);
     first.child.kill('SIGKILL');
     await first.exited;
 

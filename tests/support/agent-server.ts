@@ -2,6 +2,7 @@
 // format through the real SDK), `indusagi serve` / `indusagi worker` as real processes, an HTTP client
 // with a token, and an SSE reader that keeps every event id.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { reply, startAnthropicServer, type AnthropicTestServer, type Script } from '../../src/testing/index.js';
 
@@ -224,5 +225,18 @@ export async function waitForEvent(reader: ReturnType<typeof sseReader>, matches
     const event = await reader.next();
     if (event === undefined) throw new Error('the stream ended before the awaited event');
     if (matches(event)) return event;
+  }
+}
+
+/**
+ * Resolves once the fixture agent's ledger file holds `line`. `tool_started` is published before the
+ * tool's body runs, so a test that kills or cancels "mid-tool" first waits for the tool's own write
+ * (the test's timeout bounds the wait).
+ */
+export async function untilLedgerHas(path: string, line: string): Promise<void> {
+  for (;;) {
+    const text = await readFile(path, 'utf8').catch(() => '');
+    if (text.split('\n').includes(line)) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
