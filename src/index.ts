@@ -2,10 +2,10 @@
 // context layer (memory, lazy tools). Everything else lives in an entry named for its concern (Hono's
 // model): indusagi/runtime, /store, /condensation, /models, /tools, /context, /guardrails, /parts,
 // /transport, /ui-message, /schema, /errors, /workspace, and the providers' own entries.
-export { createAgent } from './providers/anthropic/create-agent.js';
+export { createAgent, defineAgent } from './providers/anthropic/create-agent.js';
 export type { AgentDeps } from './providers/anthropic/create-agent.js';
 export { Run } from './runtime/agent/index.js';
-export type { Agent, AgentConfig } from './runtime/agent/index.js';
+export type { Agent, AgentConfig, AgentDefinition } from './runtime/agent/index.js';
 export type {
   Turn,
   Block,

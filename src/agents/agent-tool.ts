@@ -1,10 +1,10 @@
 import type { PendingApproval, RunEvent, RunSnapshot } from '../runtime/contract/events.js';
 import type { ModelInvoker } from '../runtime/contract/model.js';
 import { WaitingCall, type CallerRun, type ToolContext, type ToolDefinition } from '../runtime/contract/tool.js';
-import { createConductor } from '../runtime/agent/create-conductor.js';
-import { callerOf, type AgentCaller } from '../runtime/agent/caller.js';
+import { defineConductor } from '../runtime/agent/definition.js';
+import { callerOf, type AgentCaller, type CallerDeps } from '../runtime/agent/caller.js';
 import { judge, outputRequest, type OutputRequest } from '../runtime/agent/structured-output.js';
-import type { Agent, AgentConfig, SubmitOptions } from '../runtime/agent/types.js';
+import type { Agent, AgentConfig, AgentDefinition, SubmitOptions } from '../runtime/agent/types.js';
 import type { Run } from '../runtime/agent/run.js';
 import type { ApprovalDecision } from '../runtime/loop/types.js';
 import { AgentDepthError, BudgetExceededError, RunFault } from '../runtime/loop/errors.js';
@@ -91,19 +91,30 @@ export function agentTool(agent: AgentConfig | Agent, options: AgentToolOptions)
   const slots = new Map<string, Slots>();
   // Without a store of the caller's, sub-agent sessions live here, for as long as the process.
   let memory: MemorySessionStore | undefined;
+  // The sub-agent defined once per calling agent's definition (whose model, store and telemetry it
+  // uses): each call only opens a conversation of it.
+  const definitions = new WeakMap<CallerDeps, AgentDefinition>();
+  const definitionFor = (config: AgentConfig, deps: CallerDeps): AgentDefinition => {
+    let definition = definitions.get(deps);
+    if (definition === undefined) {
+      const store: SessionStoreLike = deps.store ?? (memory ??= new MemorySessionStore());
+      // Named for the tool unless it has a name of its own: telemetry calls its spans `invoke_agent <name>`.
+      definition = defineConductor(
+        { name, ...config },
+        // A config whose `model` is an invoker brings its own; an id is asked of the caller's invoker.
+        {
+          invokeModel: options.invokeModel ?? (typeof config.model === 'function' ? undefined : deps.invokeModel),
+          store,
+          telemetry: deps.telemetry,
+        },
+      );
+      definitions.set(deps, definition);
+    }
+    return definition;
+  };
   const open = (caller: AgentCaller, sessionId: string): Promise<Opened> => {
     if (isAgent(agent)) return openShared(agent);
-    const store: SessionStoreLike = caller.deps.store ?? (memory ??= new MemorySessionStore());
-    // Named for the tool unless it has a name of its own: telemetry calls its spans `invoke_agent <name>`.
-    const child = createConductor(
-      { name, ...agent, sessionId },
-      // A config whose `model` is an invoker brings its own; an id is asked of the caller's invoker.
-      {
-        invokeModel: options.invokeModel ?? (typeof agent.model === 'function' ? undefined : caller.deps.invokeModel),
-        store,
-        telemetry: caller.deps.telemetry,
-      },
-    );
+    const child = definitionFor(agent, caller.deps).open({ sessionId });
     return Promise.resolve({ agent: child, release: () => child.close() });
   };
 

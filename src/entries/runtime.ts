@@ -4,14 +4,18 @@
 // Each concern beyond the conductor has an entry of its own: indusagi/store, /condensation, /models,
 // /guardrails, /tools, /errors.
 export * from '../runtime/contract/index.js';
-export { createAgent } from '../providers/anthropic/create-agent.js';
+export { createAgent, defineAgent } from '../providers/anthropic/create-agent.js';
 export type { AgentDeps } from '../providers/anthropic/create-agent.js';
 export { MissingApiKeyError } from '../providers/anthropic/errors.js';
-export { createConductor, Run, DEFAULT_MAX_STEPS, OutputValidationError } from '../runtime/agent/index.js';
+export { createConductor, defineConductor, Run, DEFAULT_MAX_STEPS, OutputValidationError } from '../runtime/agent/index.js';
 export type {
   Agent,
   AgentConfig,
+  AgentDefinition,
+  OpenOptions,
+  RunOnceOptions,
   AgentTelemetry,
+  InstrumentedAgent,
   ConductorDeps,
   SubmitOptions,
   CondenseOutcome,

@@ -1,5 +1,4 @@
-import type { Agent, AgentConfig, AgentTelemetry, ConductorDeps } from '../runtime/agent/index.js';
-import { RunLedger } from '../runtime/ledger/index.js';
+import type { AgentConfig, AgentTelemetry, ConductorDeps, InstrumentedAgent } from '../runtime/agent/index.js';
 import type { GovernedMemoryStore, MemoryStore } from '../memory/types.js';
 import { traceAgent } from './agent.js';
 import { traceEvalCase, type EvalCaseInfo, type EvalCaseOutcome } from './eval-case.js';
@@ -40,27 +39,28 @@ export interface Telemetry extends AgentTelemetry {
 export function createTelemetry(options: TelemetryOptions = {}): Telemetry {
   const inst = resolveInstrumentation(options);
   return {
-    instrument(config: AgentConfig, deps: ConductorDeps, build: (config: AgentConfig, deps: ConductorDeps) => Agent): Agent {
+    instrument(config: AgentConfig, deps: ConductorDeps): InstrumentedAgent {
       const invokeModel = deps.invokeModel;
-      // Whatever is not what it should be goes to `build` untouched, for the conductor to refuse.
+      // Whatever is not what it should be goes back untouched, for the conductor to refuse.
       // The conductor hands its config over with `model` as the id (an invoker given as `model` is `invokeModel` by then).
       if (typeof invokeModel !== 'function' || typeof config !== 'object' || config === null || typeof config.model !== 'string')
-        return build(config, deps);
+        return { config, deps, conversation: (ledger) => ({ ledger, agent: (conductor) => conductor }) };
       const tools = Array.isArray(config.tools) ? config.tools : [];
       const name = typeof config.name === 'string' ? config.name : inst.agentName;
+      // One trace state per definition: every conversation opened from it reports under the same agent.
       const agent = new AgentTrace(inst, config.model, invokeModel.provider ?? inst.providerName, config.system, tools, name);
-      const traced: ConductorDeps = {
-        ...deps,
-        invokeModel: traceInvoker(invokeModel, agent),
-        ledger: new TappedLedger(deps.ledger ?? new RunLedger(), agent),
-      };
+      const traced: ConductorDeps = { ...deps, invokeModel: traceInvoker(invokeModel, agent) };
       if (deps.store !== undefined) traced.store = traceSessionStore(deps.store, inst);
       const tracedConfig = { ...config };
       if (Array.isArray(config.tools)) tracedConfig.tools = config.tools.map((tool) => traceTool(tool, agent));
       if (Array.isArray(config.inputGuardrails)) tracedConfig.inputGuardrails = config.inputGuardrails.map((g) => traceGuardrail(g, agent));
       if (Array.isArray(config.outputGuardrails))
         tracedConfig.outputGuardrails = config.outputGuardrails.map((g) => traceGuardrail(g, agent));
-      return traceAgent(build(tracedConfig, traced), agent);
+      return {
+        config: tracedConfig,
+        deps: traced,
+        conversation: (ledger) => ({ ledger: new TappedLedger(ledger, agent), agent: (conductor) => traceAgent(conductor, agent) }),
+      };
     },
     memoryStore: ((store: MemoryStore, memoryOptions?: MemoryStoreTelemetryOptions) =>
       traceMemoryStore(store, inst, memoryOptions)) as Telemetry['memoryStore'],

@@ -58,12 +58,30 @@ export async function agentFactory(
     }
     return opened;
   };
-  return async (context) => {
-    const workspace = await workspaceOf(context.tenant);
-    const config = chatConfig(model, workspace, userMemory(context.memory, context.user), { bash: false });
-    return { config: { ...config, system: SYSTEM }, invokeModel: model.invokeModel };
+  // One served agent per tenant and user, the same object on every run: the server defines it once (its
+  // tools compiled once) and each run only opens a conversation of it. The most recent ones are kept.
+  const served = new Map<string, { memory: MemoryStore | undefined; agent: Promise<ServedAgent> }>();
+  return (context) => {
+    const key = `${context.tenant}\u0000${context.user}`;
+    const kept = served.get(key);
+    if (kept !== undefined && kept.memory === context.memory) {
+      served.delete(key);
+      served.set(key, kept);
+      return kept.agent;
+    }
+    const agent = workspaceOf(context.tenant).then((workspace) => {
+      const config = chatConfig(model, workspace, userMemory(context.memory, context.user), { bash: false });
+      return { config: { ...config, system: SYSTEM }, invokeModel: model.invokeModel };
+    });
+    served.set(key, { memory: context.memory, agent });
+    agent.catch(() => served.delete(key));
+    if (served.size > SERVED_AGENTS_KEPT) served.delete(served.keys().next().value!);
+    return agent;
   };
 }
+
+/** How many tenant-and-user agents the built-in factory keeps defined. */
+const SERVED_AGENTS_KEPT = 256;
 
 const SYSTEM = [
   'You are an assistant served by the indusagi agent server.',

@@ -1,7 +1,7 @@
 import type { ModelInvoker } from '../../runtime/contract/model.js';
-import { createConductor } from '../../runtime/agent/create-conductor.js';
+import { defineConductor } from '../../runtime/agent/definition.js';
 import { AgentConfigError } from '../../runtime/agent/errors.js';
-import type { Agent, AgentConfig, ConductorDeps } from '../../runtime/agent/types.js';
+import type { Agent, AgentConfig, AgentDefinition, ConductorDeps } from '../../runtime/agent/types.js';
 import { IndusagiError, errorMessage } from '../../errors/index.js';
 import type { AnthropicClientLike } from './client.js';
 import { DEMO_MODEL_CARD, DEMO_MODEL_ID } from '../demo/index.js';
@@ -21,7 +21,7 @@ const MISSING_KEY_REMEDY =
   'from indusagi/ai-sdk (any AI SDK provider, with its own key variable).';
 
 /**
- * The agent (`createConductor`) with Claude as the default model: `config.model` is an invoker of any
+ * An agent defined once (`defineConductor`, see `AgentDefinition`) with Claude as the default model: `config.model` is an invoker of any
  * provider (`fromAiSdk(...)`, `createOpenAIInvoker(client, { model })`, `anthropic(...)`,
  * `fallbackModels([...])`), or an id, called through `deps.invokeModel` when given and else as Claude,
  * through `deps.client` or `new Anthropic()` (`ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`). This file is
@@ -36,9 +36,9 @@ const MISSING_KEY_REMEDY =
  * `new Anthropic()` and the environment holds no Anthropic credentials, and `AgentConfigError` for
  * `deps.client` beside another model, for the `cache`/`cacheTtl` shorthands (options of the Anthropic
  * model now: `anthropic(model, { cacheTtl })` or `providerOptions.anthropic`), and for whatever
- * `createConductor` refuses.
+ * `defineConductor` refuses. Open a conversation with `.open({ sessionId })`, or run one prompt with `.run(prompt)`.
  */
-export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
+export function defineAgent(config: AgentConfig, deps: AgentDeps = {}): AgentDefinition {
   const { client, ...rest } = deps ?? {};
   refuseMovedOptions(config);
   if (demoChosen(process.env) && client === undefined && rest.invokeModel === undefined && !onDemoModel(config)) {
@@ -48,7 +48,7 @@ export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
     // key, and a program that brought its own model needs none. So is a model that is the demo model
     // already, wrapped as the program needs (recorded, replayed, counted): replacing it would drop the
     // wrapper, and the program's output with it.
-    return createConductor({ ...config, model: lazyDemoModel() }, rest);
+    return defineConductor({ ...config, model: lazyDemoModel() }, rest);
   }
   const model = config?.model;
   if (typeof model !== 'string' || rest.invokeModel !== undefined) {
@@ -57,9 +57,17 @@ export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
         '`deps.client` is for Claude, the default model, but the agent has another model (an invoker as `model` or `deps.invokeModel`); drop one.',
       );
     }
-    return createConductor(config, rest);
+    return defineConductor(config, rest);
   }
-  return createConductor(config, { ...rest, invokeModel: defaultModel(model, client) });
+  return defineConductor(config, { ...rest, invokeModel: defaultModel(model, client) });
+}
+
+/**
+ * One conversation of the agent `defineAgent(config, deps)` defines: `defineAgent(config, deps).open()`.
+ * Throws what `defineAgent` throws.
+ */
+export function createAgent(config: AgentConfig, deps: AgentDeps = {}): Agent {
+  return defineAgent(config, deps).open();
 }
 
 /** True when the config's model is the demo model, by its id: `demoModel()` and the invokers made over it carry it. */

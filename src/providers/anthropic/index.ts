@@ -1,6 +1,6 @@
 // The public face of `indusagi/anthropic`: Claude as the conductor's model (`createAgent`, `anthropic(model)`),
 // the streaming invoker, and `runAgent`, the conductor as a stream of parts.
-export { createAgent } from './create-agent.js';
+export { createAgent, defineAgent } from './create-agent.js';
 export type { AgentDeps } from './create-agent.js';
 export { anthropic, anthropicCredentials } from './model.js';
 export type { AnthropicModelOptions } from './model.js';

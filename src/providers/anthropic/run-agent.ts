@@ -1,4 +1,4 @@
-import { createConductor } from '../../runtime/agent/create-conductor.js';
+import { createConductor } from '../../runtime/agent/definition.js';
 import { ModelCallError, RunFault } from '../../runtime/loop/errors.js';
 import { contextFromOptions } from '../../context/from-options.js';
 import { agentRunParts } from '../../parts/agent-run.js';

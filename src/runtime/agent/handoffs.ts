@@ -37,54 +37,78 @@ type Profile = {
 };
 
 /**
- * The agents of one conversation (the agent's own config, and every agent its `handoffs` reach) and
- * which of them has it. The loop runs the tools of `tools`, a view of the agent that has the
- * conversation plus its `transfer_to_<name>` tools; a transfer call records the handoff, and the next
- * model call (`step`) is the new agent's: its system prompt, model, output cap and controls. The
- * session records every handoff as the transfer call and its result, so the agent that has a session
- * is read back from it (`restore`): a run picked up in another process comes back to that agent.
+ * The agents one definition's conversations may be handed between (the agent's own config, and every
+ * agent its `handoffs` reach), resolved once: their settings, tools and transfer tools, and one name map
+ * for all of them. Each conversation opens its own `Handoffs` from it.
  */
-export class Handoffs {
-  readonly tools: LoopTools;
-  #active: Profile;
-  #next: { to: Profile; callId: string } | undefined;
-  readonly #root: Profile;
-  readonly #profiles: Map<string, Profile>;
+export class HandoffPlan {
   /** Every transfer tool, by name: the agent it hands to. */
-  readonly #targets = new Map<string, string>();
+  readonly targets = new Map<string, string>();
+  /** One name map for every agent: the loop maps the names of a whole run with it, handoffs included. */
+  readonly names: LoopTools['names'];
 
-  constructor(profiles: Map<string, Profile>, root: Profile) {
-    this.#profiles = profiles;
-    this.#root = root;
-    this.#active = root;
+  constructor(
+    readonly profiles: ReadonlyMap<string, Profile>,
+    readonly root: Profile,
+  ) {
     const names = new Set<string>();
     for (const profile of profiles.values()) {
       for (const name of profile.tools.names.toModel.keys()) names.add(name);
       for (const [name, to] of profile.transfers) {
         names.add(name);
-        this.#targets.set(name, to);
+        this.targets.set(name, to);
       }
     }
-    // One name map for every agent: the loop maps the names of a whole run with it, handoffs included.
-    const union = buildToolNameMap(names);
+    this.names = buildToolNameMap(names);
+  }
+
+  /** The handoffs of one conversation; `bind` gives each agent's tools what is this conversation's (its history). */
+  open(bind: (tools: LoopTools) => LoopTools): Handoffs {
+    return new Handoffs(this, bind);
+  }
+}
+
+/**
+ * The agents of one conversation and which of them has it. The loop runs the tools of `tools`, a view
+ * of the agent that has the conversation plus its `transfer_to_<name>` tools; a transfer call records
+ * the handoff, and the next model call (`step`) is the new agent's: its system prompt, model, output cap
+ * and controls. The session records every handoff as the transfer call and its result, so the agent
+ * that has a session is read back from it (`restore`): a run picked up in another process comes back
+ * to that agent.
+ */
+export class Handoffs {
+  readonly tools: LoopTools;
+  #active: Profile;
+  #next: { to: Profile; callId: string } | undefined;
+  readonly #plan: HandoffPlan;
+  /** Each agent's tools as this conversation runs them. */
+  readonly #bound = new Map<Profile, LoopTools>();
+
+  constructor(plan: HandoffPlan, bind: (tools: LoopTools) => LoopTools) {
+    this.#plan = plan;
+    this.#active = plan.root;
+    for (const profile of plan.profiles.values()) this.#bound.set(profile, bind(profile.tools));
     let cached: { of: ModelTool[]; active: Profile; specs: ModelTool[] } | undefined;
     const active = (): Profile => this.#active;
+    const toolsOf = (profile: Profile): LoopTools => this.#bound.get(profile)!;
     this.tools = {
       get specs() {
         const profile = active();
+        const specs = toolsOf(profile).specs;
         // The same array while nothing changes, so what a call sends is counted once.
-        if (cached?.of !== profile.tools.specs || cached.active !== profile) {
-          cached = { of: profile.tools.specs, active: profile, specs: [...profile.tools.specs, ...profile.transferSpecs] };
+        if (cached?.of !== specs || cached.active !== profile) {
+          cached = { of: specs, active: profile, specs: [...specs, ...profile.transferSpecs] };
         }
         return cached.specs;
       },
-      names: union,
-      has: (name) => active().transfers.has(name) || active().tools.has(name),
-      needsApproval: (name) => !active().transfers.has(name) && active().tools.needsApproval(name),
-      idempotent: (name) => active().transfers.has(name) || active().tools.idempotent(name),
-      resumable: (name) => (active().transfers.has(name) ? undefined : active().tools.resumable(name)),
-      check: (name, input) => (active().transfers.has(name) ? { ok: true, input } : active().tools.check(name, input)),
-      execute: (name, input, ctx) => (active().transfers.has(name) ? this.#transfer(name, ctx) : active().tools.execute(name, input, ctx)),
+      names: plan.names,
+      has: (name) => active().transfers.has(name) || toolsOf(active()).has(name),
+      needsApproval: (name) => !active().transfers.has(name) && toolsOf(active()).needsApproval(name),
+      idempotent: (name) => active().transfers.has(name) || toolsOf(active()).idempotent(name),
+      resumable: (name) => (active().transfers.has(name) ? undefined : toolsOf(active()).resumable(name)),
+      check: (name, input) => (active().transfers.has(name) ? { ok: true, input } : toolsOf(active()).check(name, input)),
+      execute: (name, input, ctx) =>
+        active().transfers.has(name) ? this.#transfer(name, ctx) : toolsOf(active()).execute(name, input, ctx),
     };
   }
 
@@ -121,19 +145,20 @@ export class Handoffs {
    */
   async restore(session: AgentSession): Promise<void> {
     this.#next = undefined;
-    let name = lastHandoff(session.context, this.#targets);
+    const { targets, profiles, root } = this.#plan;
+    let name = lastHandoff(session.context, targets);
     const first = session.context[0];
     if (name === undefined && first !== undefined && isSummaryTurn(first)) {
       name = lastHandoff(
         (await session.condensedAway()).map((node) => node.turn),
-        this.#targets,
+        targets,
       );
     }
-    this.#active = (name === undefined ? undefined : this.#profiles.get(name)) ?? this.#root;
+    this.#active = (name === undefined ? undefined : profiles.get(name)) ?? root;
   }
 
   #transfer(name: string, ctx: ToolContext): string {
-    const to = this.#profiles.get(this.#active.transfers.get(name)!)!;
+    const to = this.#plan.profiles.get(this.#active.transfers.get(name)!)!;
     if (this.#next !== undefined && this.#next.to !== to) {
       throw new ToolError(`The conversation is already being handed to ${this.#next.to.name}; one handoff per reply.`);
     }
@@ -144,9 +169,9 @@ export class Handoffs {
 }
 
 /**
- * The agents of `config`'s conversation, or undefined when it has no handoffs. `rootTools` are the
- * conductor's own tools (history recall gated); every other agent's come from its config and
- * `builtIn`, gated by `gate` the same way. Throws `AgentConfigError` for a handoff without a name, two
+ * The agents of `config`'s conversations, or undefined when it has no handoffs. `rootTools` are the
+ * conductor's own tools; every other agent's come from its config and `builtIn` (each conversation
+ * binds them to its history when it opens). Throws `AgentConfigError` for a handoff without a name, two
  * agents under one name, or an agent's config that cannot work.
  */
 export function buildHandoffs(
@@ -154,8 +179,7 @@ export function buildHandoffs(
   rootTools: LoopTools,
   invoke: ModelInvoker,
   builtIn: readonly ToolDefinition[],
-  gate: (tools: LoopTools) => LoopTools,
-): Handoffs | undefined {
+): HandoffPlan | undefined {
   if (config.handoffs === undefined) return undefined;
   if (!Array.isArray(config.handoffs)) throw new AgentConfigError('`handoffs` must be an array of handoff(config) values.');
   if (config.handoffs.length === 0) return undefined;
@@ -173,7 +197,7 @@ export function buildHandoffs(
       }
       let to = profiles.get(name);
       if (to === undefined) {
-        to = profileOf(name, target, handoff, invoke, builtIn, gate);
+        to = profileOf(name, target, handoff, invoke, builtIn);
         profiles.set(name, to);
         queue.push(to);
       } else if (to.config !== target && to !== root) {
@@ -191,7 +215,7 @@ export function buildHandoffs(
       });
     }
   }
-  return new Handoffs(profiles, root);
+  return new HandoffPlan(profiles, root);
 }
 
 function configOf(handoff: Handoff, from: string): AgentConfig {
@@ -203,14 +227,7 @@ function configOf(handoff: Handoff, from: string): AgentConfig {
   return config;
 }
 
-function profileOf(
-  name: string,
-  config: AgentConfig,
-  handoff: Handoff,
-  invoke: ModelInvoker,
-  builtIn: readonly ToolDefinition[],
-  gate: (tools: LoopTools) => LoopTools,
-): Profile {
+function profileOf(name: string, config: AgentConfig, handoff: Handoff, invoke: ModelInvoker, builtIn: readonly ToolDefinition[]): Profile {
   let model: ModelInvoker;
   let settings: { card: ModelCard; tools: LoopTools; controls: RunControls };
   try {
@@ -233,7 +250,7 @@ function profileOf(
     maxOutputTokens: settings.card.maxOutputTokens,
     ...settings.controls,
   };
-  return { name, config, tools: gate(settings.tools), transfers: new Map(), transferSpecs: [], overrides, model: model.modelId };
+  return { name, config, tools: settings.tools, transfers: new Map(), transferSpecs: [], overrides, model: model.modelId };
 }
 
 /** `invoke` asked for model `id`: the loop sends the id of a step's model, so a handed-to agent's calls name its own. */

@@ -1,8 +1,13 @@
-// The conductor: `createConductor` (vendor-free; `createAgent` adds the default model at the package
-// edge) and what its callers configure, call and catch.
-export { createConductor } from './create-conductor.js';
+// The conductor: an agent defined once (`defineConductor`) and opened per conversation; `createConductor`
+// is one conversation of a definition (vendor-free; `defineAgent`/`createAgent` add the default model at
+// the package edge). And what its callers configure, call and catch.
+export { createConductor, defineConductor } from './definition.js';
 export type {
   Agent,
+  AgentDefinition,
+  OpenOptions,
+  RunOnceOptions,
+  InstrumentedAgent,
   AgentConfig,
   Handoff,
   AgentTelemetry,

@@ -123,12 +123,63 @@ export type ConductorDeps = {
 };
 
 /**
- * Decorates an agent from outside its core: given the config and deps (the model invoker resolved), it
- * calls `build` with decorated ones (invoker, tools, store, ledger subscribers) and may wrap the agent
- * `build` returns. The runtime knows nothing else about it; `indusagi/telemetry` implements it.
+ * Decorates an agent from outside its core, once per definition: given the config and deps (the model
+ * invoker resolved), it returns decorated ones (invoker, tools, guardrails, store), and as each
+ * conversation opens it taps that conversation's ledger and wraps its conductor. The runtime knows
+ * nothing else about it; `indusagi/telemetry` implements it.
  */
 export interface AgentTelemetry {
-  instrument(config: AgentConfig, deps: ConductorDeps, build: (config: AgentConfig, deps: ConductorDeps) => Agent): Agent;
+  instrument(config: AgentConfig, deps: ConductorDeps): InstrumentedAgent;
+}
+
+/** What `AgentTelemetry.instrument` makes of a definition. */
+export type InstrumentedAgent = {
+  config: AgentConfig;
+  deps: ConductorDeps;
+  /** Called as a conversation opens: the ledger its events are published to, and its conductor as the user gets it. */
+  conversation(ledger: RunLedger): { ledger: RunLedger; agent(conductor: Agent): Agent };
+};
+
+/** What one conversation is opened with (`AgentDefinition.open`); each one given overrides the deps' own. */
+export type OpenOptions = {
+  /**
+   * The session: resumed from the store when it holds it (on the first run, or `resume`), else started
+   * under this id. Default the config's `sessionId`, else a new id.
+   */
+  sessionId?: string;
+  /** Instead of a store: the conversation so far, kept by you (see `ConductorDeps.messages`). */
+  messages?: readonly Turn[];
+  /** Where the conversation's events are published; default a ledger of its own. */
+  ledger?: RunLedger;
+  /** See `ConductorDeps.beforeToolRuns`. */
+  beforeToolRuns?: (started: ToolStartedEvent) => Promise<void>;
+};
+
+/** `AgentDefinition.run`'s options: a run's, and the session it runs in (default a new one). */
+export type RunOnceOptions = SubmitOptions & { sessionId?: string };
+
+/**
+ * An agent defined once: its model and card, its tools compiled with their validators, guardrails,
+ * handoffs, limits and telemetry, resolved and checked when it is defined. Immutable and cheap to
+ * share; each conversation is opened from it (`open`), which costs a session slot and a run queue.
+ * `createAgent(config, deps)` is `defineAgent(config, deps).open()`. See docs/agent.md.
+ */
+export interface AgentDefinition {
+  /** The agent's name (`config.name`, default `main`). */
+  readonly name: string;
+  /** The id of its model. */
+  readonly model: string;
+  /** A conductor over one conversation (the seeds' `Agent`): `submit`, `subscribe`, `resume`, `approve`, `close`... */
+  open(options?: OpenOptions): Agent;
+  /**
+   * One run in a conversation of its own: opens it, submits `prompt`, closes it, and resolves with the
+   * settled (or waiting) snapshot; rejects with the run's fault, after closing. For scripts and evaluations.
+   */
+  run<Schema extends StandardSchemaV1>(
+    prompt: string | PromptBlock[],
+    options: RunOnceOptions & { output: Schema },
+  ): Promise<OutputSnapshot<StandardSchemaV1.InferOutput<Schema>>>;
+  run(prompt: string | PromptBlock[], options?: RunOnceOptions): Promise<RunSnapshot>;
 }
 
 /** Per run: the model controls given here override the config's for this run only. */

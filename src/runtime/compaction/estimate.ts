@@ -34,9 +34,20 @@ export function estimateContextTokens(messages: readonly Turn[]): number {
   return total;
 }
 
+// A tool list is counted once: an agent's list is one array for every conversation opened from its
+// definition (each conversation's condensation counts it as it opens), and a list the loop sends is read
+// as the immutable value its `readonly` type says it is.
+const toolTokens = new WeakMap<readonly ModelTool[], number>();
+
 /** Tool definitions travel with every request; their schemas count like any other text. */
 export function estimateToolsTokens(tools: readonly ModelTool[]): number {
-  return tools.length === 0 ? 0 : Math.ceil(jsonLength(tools, 'tool definitions') / CHARS_PER_TOKEN);
+  if (tools.length === 0) return 0;
+  let tokens = toolTokens.get(tools);
+  if (tokens === undefined) {
+    tokens = Math.ceil(jsonLength(tools, 'tool definitions') / CHARS_PER_TOKEN);
+    if (typeof tools === 'object' && tools !== null) toolTokens.set(tools, tokens);
+  }
+  return tokens;
 }
 
 function blockChars(block: Block): number {

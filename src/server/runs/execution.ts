@@ -1,5 +1,5 @@
-import { createConductor } from '../../runtime/agent/index.js';
-import type { Agent } from '../../runtime/agent/types.js';
+import { defineConductor } from '../../runtime/agent/index.js';
+import type { Agent, AgentDefinition } from '../../runtime/agent/types.js';
 import type { RunSnapshot } from '../../runtime/contract/events.js';
 import { RunFault } from '../../runtime/loop/index.js';
 import { SessionLeaseLostError, type SessionStoreLike } from '../../runtime/store/index.js';
@@ -11,7 +11,7 @@ import type { Run } from '../../runtime/agent/run.js';
 import type { Claim, RunOutcome, ServerBackend } from '../backend/types.js';
 import { RunFencedError } from '../errors.js';
 import { EventWriter } from '../events/writer.js';
-import type { AgentFactory, RunRecord, RunResult } from '../types.js';
+import type { AgentFactory, RunRecord, RunResult, ServedAgent } from '../types.js';
 import { contextMark, sameMark } from './context-mark.js';
 import { earlierAttemptsUsage } from './earlier-usage.js';
 import { openThread } from './open-thread.js';
@@ -57,16 +57,12 @@ export async function executeClaimed(
       runId: run.id,
       memory: deps.memory(run.tenant),
     });
-    const conductor = createConductor(
-      { ...served.config, sessionId: run.threadId },
-      {
-        invokeModel: served.invokeModel,
-        store: deps.sessions(run.tenant),
-        // A call that would not run again after a takeover: its start is in the run's log before it runs,
-        // so a stream read after this worker dies never shows it finishing without having started.
-        beforeToolRuns: (started) => writer.startStored(started.callId),
-      },
-    );
+    const conductor = definitionOf(served, deps.sessions(run.tenant)).open({
+      sessionId: run.threadId,
+      // A call that would not run again after a takeover: its start is in the run's log before it runs,
+      // so a stream read after this worker dies never shows it finishing without having started.
+      beforeToolRuns: (started) => writer.startStored(started.callId),
+    });
     agent = conductor;
     opened?.(conductor);
     // approve and reject take no signal: a cancel stops whatever the agent runs.
@@ -98,6 +94,27 @@ export async function executeClaimed(
   } catch (error) {
     if (!RunFencedError.isInstance(error)) throw error;
   }
+}
+
+// The definitions made of served agents, by the config the factory returned and the tenant's store:
+// a factory that hands back the same config (the built-in agent does, per tenant and user) has its
+// agent defined once, its tools compiled once, and each run only opens a conversation of it.
+const definitions = new WeakMap<
+  object,
+  WeakMap<SessionStoreLike, { invokeModel: ServedAgent['invokeModel']; definition: AgentDefinition }>
+>();
+
+/** The definition of `served` over `store`, made on its first run (a run opens its thread as the session, whatever the config says). */
+function definitionOf(served: ServedAgent, store: SessionStoreLike): AgentDefinition {
+  const config = served.config;
+  if (typeof config !== 'object' || config === null) return defineConductor(config, { invokeModel: served.invokeModel, store });
+  let byStore = definitions.get(config);
+  if (byStore === undefined) definitions.set(config, (byStore = new WeakMap()));
+  const made = byStore.get(store);
+  if (made !== undefined && made.invokeModel === served.invokeModel) return made.definition;
+  const definition = defineConductor(config, { invokeModel: served.invokeModel, store });
+  byStore.set(store, { invokeModel: served.invokeModel, definition });
+  return definition;
 }
 
 const FIRST_CLOSE_RETRY_MS = 200;
