@@ -66,6 +66,22 @@ export function ToolCard({
 export const agentParts = (message: ChatMessage): AgentDataPart[] =>
   message.parts.flatMap((part) => (part.type === 'data-agent' ? [part.data] : []));
 
+/**
+ * One sub-agent's parts with each run of consecutive text parts joined into one: the stream sends its
+ * text a delta a part (at most `NESTED_TEXT_CAP` chars each), and markdown cut between two parts must
+ * render whole. Its calls stay as they are, in order.
+ */
+function joinText(parts: readonly AgentDataPart[]): AgentDataPart[] {
+  const out: AgentDataPart[] = [];
+  for (const one of parts) {
+    const last = out.at(-1);
+    if (one.part.type === 'text' && last !== undefined && last.part.type === 'text')
+      out[out.length - 1] = { ...last, part: { type: 'text', text: last.part.text + one.part.text } };
+    else out.push(one);
+  }
+  return out;
+}
+
 const sameCalls = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((id, i) => id === b[i]);
 
 /**
@@ -86,7 +102,7 @@ function AgentRun({
   busy: boolean;
   decide: Decide;
 }) {
-  const own = nested.filter((part) => sameCalls(part.calls, calls));
+  const own = joinText(nested.filter((part) => sameCalls(part.calls, calls)));
   if (own.length === 0) return null;
   return (
     <div className="tool-agent" role="group" aria-label={`What ${name} did`}>
