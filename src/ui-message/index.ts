@@ -14,4 +14,5 @@ export type { ChatAgent, UIMessageChunkSource, UIMessageStreamOptions, UIMessage
 export { NESTED_TEXT_CAP } from './chunks.js';
 export type { UIMessageChunk, AgentDataPart } from './chunks.js';
 export { uiMessagesFromTurns } from './messages.js';
+export { withAgentParts } from './agent-history.js';
 export type { UIMessage, UIMessagePart } from './messages.js';

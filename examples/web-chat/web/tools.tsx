@@ -39,8 +39,8 @@ export function ToolCard({
   const { state, label } = denied ? { state: 'rejected', label: 'Rejected' } : STATES[part.state];
   const answer = agentAnswer(part);
   const Body = answer !== null ? AgentCard : (CARDS[part.toolName] ?? GenericCard);
-  // Live, the sub-agent's answer is the last text of its run inside the card; read back, that run is
-  // gone (see keepAgentParts), and the card shows the answer itself.
+  // The sub-agent's answer is the last text of its run inside the card; a call whose run the server
+  // could not rebuild (its session lives elsewhere) shows the answer itself.
   const shown = nested.some((one) => sameCalls(one.calls, calls));
   return (
     <div className={`tool ${state}`} data-tool={part.toolName} data-call={part.toolCallId} data-state={state}>
@@ -138,9 +138,9 @@ function nestedCall(part: Extract<AgentDataPart['part'], { type: 'tool' }>, call
 }
 
 /**
- * The thread read back from the server (after a turn) has no sub-agent parts: the server rebuilds a
- * reply from the session, where a sub-agent's work is its own session. The parts shown live stay with
- * the call they belong to, so a reply does not lose them the moment it ends; a reload does.
+ * The thread read back from the server (after a turn) has the sub-agent parts it rebuilt from each
+ * sub-agent's own session; a call whose session it could not find has none. The parts shown live stay
+ * with the call they belong to then, so a reply does not lose them the moment it ends.
  */
 export function keepAgentParts(shown: ChatMessage[], fresh: ChatMessage[]): ChatMessage[] {
   const byCall = new Map<string, ChatMessage['parts']>();
