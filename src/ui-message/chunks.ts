@@ -10,6 +10,22 @@ import type { AgentOwnPart } from '../parts/types.js';
  */
 export type AgentDataPart = { path: string[]; calls: string[]; part: AgentOwnPart };
 
+/** The most chars of a sub-agent's text one `data-agent` part carries (a longer delta is cut into parts). */
+export const NESTED_TEXT_CAP = 1024;
+
+/** `text` in pieces of at most `cap` UTF-16 units, never cutting a surrogate pair in two. */
+function pieces(text: string, cap: number): string[] {
+  const out: string[] = [];
+  for (let at = 0; at < text.length;) {
+    let end = Math.min(at + cap, text.length);
+    const code = text.charCodeAt(end - 1);
+    if (end < text.length && end - at > 1 && code >= 0xd800 && code <= 0xdbff) end -= 1;
+    out.push(text.slice(at, end));
+    at = end;
+  }
+  return out;
+}
+
 /**
  * The chunks of the AI SDK's UI message stream protocol (v1, the `x-vercel-ai-ui-message-stream`
  * header) that an indusagi run produces: what `useChat` from `@ai-sdk/react` reads. Tool parts are
@@ -30,8 +46,9 @@ export type UIMessageChunk =
   | { type: 'tool-output-denied'; toolCallId: string }
   /**
    * A sub-agent's progress: `useChat` keeps one part per `id` and replaces its data as it changes, so
-   * each nested tool call is one part (input, then output), and each run of a sub-agent's text one
-   * part holding the text so far.
+   * each nested tool call is one part (input, then output). A sub-agent's text comes as parts of its
+   * own, each a delta of at most `NESTED_TEXT_CAP` chars, never replaced: a page joins consecutive
+   * text parts of the same `calls` into the run of text they make.
    */
   | { type: 'data-agent'; id: string; data: AgentDataPart }
   /** The answer's JSON so far (`submit(prompt, { output })`): one data part, id `output`, replaced as it grows. */
@@ -54,8 +71,6 @@ export class ChunkTranslator {
   private textId: string | null = null;
   private texts = 0;
   private toolsInStep = false;
-  // Per sub-agent (its calls, joined): the id and text of the part its streaming text goes into.
-  private readonly nestedText = new Map<string, { id: string; text: string }>();
   private nestedTexts = 0;
   private readonly announced: Set<string>;
   private readonly denied: Set<string>;
@@ -130,14 +145,18 @@ export class ChunkTranslator {
     const { path, calls } = event;
     const where = calls.join('/');
     if (part.part.type === 'text') {
-      let segment = this.nestedText.get(where);
-      if (segment === undefined)
-        this.nestedText.set(where, (segment = { id: `${this.messageId}-agent-text-${++this.nestedTexts}`, text: '' }));
-      segment.text += part.part.text;
-      return [{ type: 'data-agent', id: segment.id, data: { path, calls, part: { type: 'text', text: segment.text } } }];
+      // `useChat` replaces a data part whole, so a part holding the text so far would resend it with
+      // each delta (bytes growing with the square of the text). Each delta is a part of its own
+      // instead, cut at NESTED_TEXT_CAP chars: the page joins a sub-agent's consecutive text parts.
+      const out: UIMessageChunk[] = [];
+      for (const text of pieces(part.part.text, NESTED_TEXT_CAP))
+        out.push({
+          type: 'data-agent',
+          id: `${this.messageId}-agent-text-${++this.nestedTexts}`,
+          data: { path, calls, part: { type: 'text', text } },
+        });
+      return out;
     }
-    // Anything else of that sub-agent ends its run of text: more text starts a new part.
-    this.nestedText.delete(where);
     const id = part.part.type === 'tool' ? `${where}/${part.part.callId}` : `${this.messageId}-agent-${++this.nestedTexts}`;
     const out: UIMessageChunk[] = [{ type: 'data-agent', id, data: { path, calls, part: part.part } }];
     if (event.event.kind === 'approval_requested') {

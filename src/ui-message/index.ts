@@ -11,6 +11,8 @@ export {
   UI_MESSAGE_STREAM_HEADERS,
 } from './stream.js';
 export type { ChatAgent, UIMessageChunkSource, UIMessageStreamOptions, UIMessageResponseOptions } from './stream.js';
+export { NESTED_TEXT_CAP } from './chunks.js';
 export type { UIMessageChunk, AgentDataPart } from './chunks.js';
 export { uiMessagesFromTurns } from './messages.js';
+export { withAgentParts } from './agent-history.js';
 export type { UIMessage, UIMessagePart } from './messages.js';

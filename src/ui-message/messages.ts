@@ -1,6 +1,7 @@
 import { itemsFromTurns } from '../chat/turns.js';
 import type { AgentPart } from '../parts/types.js';
 import type { PendingApproval, RunSnapshot } from '../runtime/contract/events.js';
+import type { AgentDataPart } from './chunks.js';
 
 /** A part of a `UIMessage` as `useChat` renders it: text, or a dynamic tool in the state it reached. */
 export type UIMessagePart =
@@ -8,7 +9,9 @@ export type UIMessagePart =
   | { type: 'dynamic-tool'; toolName: string; toolCallId: string; state: 'input-available'; input: unknown }
   | { type: 'dynamic-tool'; toolName: string; toolCallId: string; state: 'approval-requested'; input: unknown; approval: { id: string } }
   | { type: 'dynamic-tool'; toolName: string; toolCallId: string; state: 'output-available'; input: unknown; output: unknown }
-  | { type: 'dynamic-tool'; toolName: string; toolCallId: string; state: 'output-error'; input: unknown; errorText: string };
+  | { type: 'dynamic-tool'; toolName: string; toolCallId: string; state: 'output-error'; input: unknown; errorText: string }
+  /** What a sub-agent call did (`withAgentParts`), as the live stream's `data-agent` parts. */
+  | { type: 'data-agent'; id: string; data: AgentDataPart };
 
 /** The `UIMessage` shape of the AI SDK (`ai`), as far as indusagi fills it. */
 export type UIMessage = { id: string; role: 'user' | 'assistant'; parts: UIMessagePart[] };

@@ -154,7 +154,9 @@ describe('a sub-agent in the AI SDK UI message stream', () => {
     expect(second.parts.find((p) => p.type === 'dynamic-tool')).toMatchObject({ toolName: 'research', state: 'output-available' });
     const nestedWrite = second.parts.filter((p) => p.type === 'data-agent').map((p) => (p as { data: { part: AgentPart } }).data.part);
     expect(nestedWrite).toContainEqual(expect.objectContaining({ type: 'tool', name: 'write', result: 'written' }));
-    expect(nestedWrite).toContainEqual({ type: 'text', text: 'research heard: written' });
+    // Its text comes a delta a part (never resent whole); joined, it is what the sub-agent said.
+    const said = nestedWrite.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
+    expect(said).toBe('research heard: written');
     await agent.close();
   });
 

@@ -289,7 +289,7 @@ describe.skipIf(!haveChromium('web-chat page'))('the web chat page, on files', (
     await expect.poll(() => nav.getByRole('link').allTextContents()).toEqual(['Plans and files']);
   });
 
-  it("a sub-agent's own calls and text show inside the card of the call that asked it, and stay there once the reply ends", async () => {
+  it("a sub-agent's own calls and text show inside the card of the call that asked it, stay there once the reply ends, and after a reload", async () => {
     await say(page, 'ask the researcher to read plan.md');
     const asked = replies(page).last().locator('[data-tool="researcher"]');
     // The researcher's read, as a card of its own inside the researcher's card, done with the file's text.
@@ -317,12 +317,24 @@ describe.skipIf(!haveChromium('web-chat page'))('the web chat page, on files', (
     expect(await asked.innerText()).not.toContain('sessionId');
     expect(await seriousViolations(page)).toEqual([]);
     await shoot(page, 'subagent-desktop-light');
-    // Reloaded, the researcher's run is gone from the page; its answer shows in the card as text.
+    // As rendered (an empty style attribute a checkbox got while live set aside).
+    const html = async (group: typeof work) => (await group.innerHTML()).replaceAll(' style=""', '');
+    const live = await html(work);
+    // Reloaded, the researcher's run is rebuilt from its own session: the same card, its work in the
+    // same order, rendered the same (its read's output is the text the model was sent, the same here).
     await page.reload();
     await messageBox(page).waitFor();
     const reread = replies(page).last().locator('[data-tool="researcher"]');
-    await reread.locator('.tool-answer').waitFor();
-    expect(await reread.locator('.tool-answer').innerText()).toContain('plan.md reads:');
+    const rebuilt = reread.getByRole('group', { name: 'What researcher did' });
+    await rebuilt.waitFor();
+    expect(await rebuilt.locator(':scope > *').evaluateAll((nodes) => nodes.map((node) => node.className))).toEqual([
+      'text',
+      'tool done',
+      'text',
+    ]);
+    expect(await html(rebuilt)).toBe(live);
+    expect(await reread.locator('[data-tool="files.read"] .tool-output pre').textContent()).toContain('| design | Ana | yes |');
+    expect(await reread.locator('.tool-answer').count()).toBe(0);
     expect(await reread.innerText()).not.toContain('sessionId');
   });
 

@@ -13,7 +13,7 @@ import type { AgentDataPart } from 'indusagi/ui-message';
  */
 export type MessageInfo = { node?: string; versions?: { index: number; ids: string[] }; stopped?: boolean };
 
-/** A sub-agent's progress arrives as `data-agent` parts (one per nested call or run of text, replaced as it changes). */
+/** A sub-agent's progress arrives as `data-agent` parts (one per nested call, replaced as it changes; one per delta of its text, joined for showing). */
 export type ChatMessage = UIMessage<MessageInfo, { agent: AgentDataPart }>;
 
 /** A conversation: its id (the server's thread id), its live path as messages, and what the session store could not read. */

@@ -39,8 +39,8 @@ export function ToolCard({
   const { state, label } = denied ? { state: 'rejected', label: 'Rejected' } : STATES[part.state];
   const answer = agentAnswer(part);
   const Body = answer !== null ? AgentCard : (CARDS[part.toolName] ?? GenericCard);
-  // Live, the sub-agent's answer is the last text of its run inside the card; read back, that run is
-  // gone (see keepAgentParts), and the card shows the answer itself.
+  // The sub-agent's answer is the last text of its run inside the card; a call whose run the server
+  // could not rebuild (its session lives elsewhere) shows the answer itself.
   const shown = nested.some((one) => sameCalls(one.calls, calls));
   return (
     <div className={`tool ${state}`} data-tool={part.toolName} data-call={part.toolCallId} data-state={state}>
@@ -66,6 +66,22 @@ export function ToolCard({
 export const agentParts = (message: ChatMessage): AgentDataPart[] =>
   message.parts.flatMap((part) => (part.type === 'data-agent' ? [part.data] : []));
 
+/**
+ * One sub-agent's parts with each run of consecutive text parts joined into one: the stream sends its
+ * text a delta a part (at most `NESTED_TEXT_CAP` chars each), and markdown cut between two parts must
+ * render whole. Its calls stay as they are, in order.
+ */
+function joinText(parts: readonly AgentDataPart[]): AgentDataPart[] {
+  const out: AgentDataPart[] = [];
+  for (const one of parts) {
+    const last = out.at(-1);
+    if (one.part.type === 'text' && last !== undefined && last.part.type === 'text')
+      out[out.length - 1] = { ...last, part: { type: 'text', text: last.part.text + one.part.text } };
+    else out.push(one);
+  }
+  return out;
+}
+
 const sameCalls = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((id, i) => id === b[i]);
 
 /**
@@ -86,7 +102,7 @@ function AgentRun({
   busy: boolean;
   decide: Decide;
 }) {
-  const own = nested.filter((part) => sameCalls(part.calls, calls));
+  const own = joinText(nested.filter((part) => sameCalls(part.calls, calls)));
   if (own.length === 0) return null;
   return (
     <div className="tool-agent" role="group" aria-label={`What ${name} did`}>
@@ -122,9 +138,9 @@ function nestedCall(part: Extract<AgentDataPart['part'], { type: 'tool' }>, call
 }
 
 /**
- * The thread read back from the server (after a turn) has no sub-agent parts: the server rebuilds a
- * reply from the session, where a sub-agent's work is its own session. The parts shown live stay with
- * the call they belong to, so a reply does not lose them the moment it ends; a reload does.
+ * The thread read back from the server (after a turn) has the sub-agent parts it rebuilt from each
+ * sub-agent's own session; a call whose session it could not find has none. The parts shown live stay
+ * with the call they belong to then, so a reply does not lose them the moment it ends.
  */
 export function keepAgentParts(shown: ChatMessage[], fresh: ChatMessage[]): ChatMessage[] {
   const byCall = new Map<string, ChatMessage['parts']>();

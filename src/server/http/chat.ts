@@ -4,6 +4,7 @@ import { readChatRequest } from '../../ui-message/request.js';
 import { loadReportProblems } from '../../runtime/store/index.js';
 import { loadSessionWithReport } from '../../runtime/store/load-session.js';
 import { uiMessagesFromTurns, type UIMessage, type UIMessagePart } from '../../ui-message/messages.js';
+import { withAgentParts } from '../../ui-message/agent-history.js';
 import { UI_MESSAGE_STREAM_HEADERS } from '../../ui-message/stream.js';
 import { ApprovalNotPendingError, ServerRequestError } from '../errors.js';
 import type { RunInput, RunRecord, StoredEvent, ThreadRecord } from '../types.js';
@@ -30,6 +31,9 @@ export function chatRoutes(deps: RouteDeps): RouteSpec[] {
     });
   const wholeGraph = async (thread: ThreadRecord) => (await loaded(thread)).graph;
   // Every branch (a message's versions are siblings), with what the store could not read back.
+  // A sub-agent's work lives in its own session (of the same tenant): rebuilt, a reload shows its card as it was live.
+  const agentParts = <M extends UIMessage>(thread: ThreadRecord, messages: M[]) =>
+    withAgentParts(messages, deps.sessions(thread.tenant), thread.id);
   const loaded = (thread: ThreadRecord) => loadSessionWithReport(deps.sessions(thread.tenant), thread.id, { whole: true });
   /**
    * The thread's messages with the reply a canceled run was streaming when it stopped: the conductor
@@ -108,10 +112,13 @@ export function chatRoutes(deps: RouteDeps): RouteSpec[] {
         if (thread === undefined || run === undefined) return new Response(null, { status: 204 });
         if (run.input.kind !== 'decisions') return respond(run);
         // A continuation: the page's message is rebuilt first, as it stood when the decisions were made.
-        const before = uiMessagesFromTurns({
-          messages: (await liveMessages(deps, thread)).slice(0, run.base.length),
-          pendingApprovals: thread.pendingApprovals,
-        });
+        const before = await agentParts(
+          thread,
+          uiMessagesFromTurns({
+            messages: (await liveMessages(deps, thread)).slice(0, run.base.length),
+            pendingApprovals: thread.pendingApprovals,
+          }),
+        );
         const continued = before.findLast((message) => message.role === 'assistant');
         return respond(run, continued);
       },
@@ -136,11 +143,18 @@ export function chatRoutes(deps: RouteDeps): RouteSpec[] {
         const run = thread.activeRunId === null ? undefined : await backend.getRun(principal.tenant, thread.activeRunId);
         if (run === undefined) {
           const { graph, report } = await loaded(thread);
-          const messages = await withStopped(thread, threadMessagesOf(graph, thread.pendingApprovals), request.signal);
+          const messages = await withStopped(
+            thread,
+            await agentParts(thread, threadMessagesOf(graph, thread.pendingApprovals)),
+            request.signal,
+          );
           return json({ messages, problems: loadReportProblems(report) });
         }
         const turns = await liveMessages(deps, thread);
-        const messages = uiMessagesFromTurns({ messages: turns.slice(0, run.base.length), pendingApprovals: thread.pendingApprovals });
+        const messages = await agentParts(
+          thread,
+          uiMessagesFromTurns({ messages: turns.slice(0, run.base.length), pendingApprovals: thread.pendingApprovals }),
+        );
         if (run.input.kind === 'prompt') messages.push(promptMessage(run.id, run.input.prompt));
         return json({ messages, problems: [] });
       },
@@ -167,7 +181,8 @@ export function chatRoutes(deps: RouteDeps): RouteSpec[] {
         const moved = (await backend.getThread(principal.tenant, threadId)) ?? thread;
         // As GET /chat/{id}/messages answers: a page swaps its messages for these, problems and all.
         const { graph, report } = await loaded(moved);
-        return json({ messages: threadMessagesOf(graph, moved.pendingApprovals), problems: loadReportProblems(report) });
+        const messages = await agentParts(moved, threadMessagesOf(graph, moved.pendingApprovals));
+        return json({ messages, problems: loadReportProblems(report) });
       },
     },
   ];
@@ -220,6 +235,7 @@ function partChunks(part: UIMessagePart, textId: string): UIMessageChunk[] {
       { type: 'text-delta', id: textId, delta: part.text },
       { type: 'text-end', id: textId },
     ];
+  if (part.type === 'data-agent') return [part];
   const input: UIMessageChunk = {
     type: 'tool-input-available',
     toolCallId: part.toolCallId,
