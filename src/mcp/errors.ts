@@ -118,3 +118,22 @@ export class McpToolError extends ToolError {
 
 /** Why an MCP tool call failed: see `McpToolError`. */
 export type McpToolFailure = 'tool_error' | 'timeout' | 'disconnected' | 'protocol' | 'output_schema' | 'aborted' | 'closed';
+
+/**
+ * A tool served by `serveMcp` asked the client for something it did not declare it can do: sampling
+ * its model (`ctx.sample`) or asking its user (`ctx.ask`). A `ToolError`, so the call's error result
+ * says so unless the tool catches it.
+ */
+export class McpClientCapabilityError extends ToolError {
+  static override readonly errorName: string = 'McpClientCapabilityError';
+  constructor(
+    readonly tool: string,
+    readonly capability: 'sampling' | 'elicitation',
+  ) {
+    super(
+      capability === 'sampling'
+        ? `The tool "${tool}" asked the client's model for a completion, but this client does not support sampling.`
+        : `The tool "${tool}" asked the client's user for input, but this client does not support elicitation.`,
+    );
+  }
+}

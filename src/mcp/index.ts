@@ -26,7 +26,19 @@ export type { McpToolSource, McpToolSourceOptions } from './catalog.js';
 export { mcpResourceSource } from './resource-source.js';
 export type { McpResourceRef, McpResourceSource, McpResourceSourceOptions } from './resource-source.js';
 export { serveMcp, mcpResult } from './serve.js';
-export type { McpHttpTransport, McpServedResult, McpServing, ServeMcpOptions, ServedAgent } from './serve.js';
+export type {
+  McpHttpTransport,
+  McpServedResult,
+  McpServing,
+  ServeMcpOptions,
+  ServedAgent,
+  ServedCompleter,
+  ServedPrompt,
+  ServedPromptMessage,
+  ServedResource,
+  ServedResourceContents,
+  ServedResourceTemplate,
+} from './serve.js';
 export { parseMcpServers, checkServerConfig } from './config.js';
 export type { McpHttpServer, McpServerConfig, McpStdioServer, McpToolAnnotations, McpToolInfo, McpToolOptions } from './config.js';
 export type { McpAudioBlock, McpContent, McpResourceBlock, McpResourceContents, McpResourceLinkBlock } from './content.js';
@@ -36,6 +48,7 @@ export {
   McpConfigError,
   McpConnectionError,
   McpElicitationInputError,
+  McpClientCapabilityError,
   McpElicitationUnavailableError,
   McpRequestError,
   McpSdkMissingError,

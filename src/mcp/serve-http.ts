@@ -10,8 +10,8 @@ import type { ServerSdk } from './sdk.js';
 const MAX_BODY = 4 * 1024 * 1024;
 const EVENTS_KEPT = 1000;
 
-/** A running server: its URL over HTTP, and how to stop it. */
-export type McpServing = {
+/** A listening server: its URL over HTTP, and how to stop it. */
+export type McpListening = {
   /** The endpoint, over HTTP. */
   url?: string;
   /** Stops serving: closes every session and, over HTTP, the listening socket. */
@@ -39,7 +39,7 @@ const TOKEN = /^[\x21-\x7e]+$/;
  * whose Host or Origin is not local, so a web page cannot reach it through DNS rebinding; with a
  * token, it refuses requests without it, so another local process cannot either.
  */
-export async function serveHttp(sdk: ServerSdk, makeServer: () => Server, at: McpHttpTransport): Promise<McpServing> {
+export async function serveHttp(sdk: ServerSdk, makeServer: () => Server, at: McpHttpTransport): Promise<McpListening> {
   const host = at.host ?? '127.0.0.1';
   const path = at.path ?? '/mcp';
   if (!Number.isInteger(at.port) || at.port < 0 || at.port > 65535)

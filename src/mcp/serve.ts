@@ -4,7 +4,15 @@ import type { CallToolResult, ContentBlock, ServerNotification, ServerRequest } 
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Agent } from '../runtime/agent/types.js';
 import type { PendingApproval, RunEvent, RunSnapshot } from '../runtime/contract/events.js';
-import type { ToolDefinition, ToolProgress } from '../runtime/contract/tool.js';
+import type {
+  InputAnswer,
+  InputQuestion,
+  SampleRequest,
+  SampleResult,
+  ToolDefinition,
+  ToolLogLevel,
+  ToolProgress,
+} from '../runtime/contract/tool.js';
 import { toolResultContent, type DocumentBlock } from '../runtime/contract/turn.js';
 import { errorMessage, IndusagiError } from '../errors/index.js';
 import type { CompiledSchema } from '../schema/index.js';
@@ -13,11 +21,39 @@ import { checkToolInput, compileToolInput } from '../runtime/tools/tool-input.js
 import { sanitizeToolName } from '../runtime/tools/names.js';
 import { DuplicateToolError } from '../runtime/tools/index.js';
 import { toMcpContent, type McpContent } from './content.js';
-import { McpConfigError } from './errors.js';
+import { McpClientCapabilityError, McpConfigError } from './errors.js';
+import {
+  featureCapabilities,
+  installFeatures,
+  logs,
+  servedFeatures,
+  type ServedFeatures,
+  type ServedPrompt,
+  type ServedResource,
+  type ServedResourceTemplate,
+  type SessionState,
+} from './serve-features.js';
 import { loadServerSdk } from './sdk.js';
-import { serveHttp, type McpHttpTransport, type McpServing } from './serve-http.js';
+import { serveHttp, type McpHttpTransport, type McpListening } from './serve-http.js';
 
-export type { McpHttpTransport, McpServing };
+export type { McpHttpTransport };
+export type {
+  ServedCompleter,
+  ServedPrompt,
+  ServedPromptMessage,
+  ServedResource,
+  ServedResourceContents,
+  ServedResourceTemplate,
+} from './serve-features.js';
+
+/** A running server: its URL over HTTP, how to tell subscribers a resource changed, and how to stop it. */
+export type McpServing = McpListening & {
+  /**
+   * Tells every client subscribed to `uri` (`resources/subscribe`) that it changed
+   * (`notifications/resources/updated`); they read it again if they care.
+   */
+  resourceUpdated(uri: string): Promise<void>;
+};
 import { PACKAGE_VERSION } from './version.js';
 
 /** An agent served as one tool, `ask_<name>`: each call is a run, in a new session or (with `sessionId`) an earlier one. */
@@ -40,6 +76,12 @@ export type ServeMcpOptions = {
   tools?: readonly ToolDefinition[];
   /** Agents to serve, each as an `ask_<name>` tool. */
   agents?: readonly ServedAgent[];
+  /** Resources at fixed URIs (`resources/list`, `resources/read`); clients may subscribe to them. */
+  resources?: readonly ServedResource[];
+  /** Resources whose URIs follow a template (`resources/templates/list`), read with the URI's variables. */
+  resourceTemplates?: readonly ServedResourceTemplate[];
+  /** Prompt templates (`prompts/list`, `prompts/get`), their arguments completed by `complete`. */
+  prompts?: readonly ServedPrompt[];
   /**
    * `'stdio'` (default): this process's stdin and stdout (or the streams given). `{ port }`: Streamable
    * HTTP at `http://host:port/path` (host default `127.0.0.1`, path default `/mcp`, port 0 picks a free one),
@@ -76,7 +118,7 @@ const AGENT_NAME = /^[A-Za-z0-9_-]{1,60}$/;
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 type Served = {
   listed: { name: string; description: string; inputSchema: object; outputSchema?: object; annotations: Record<string, boolean> };
-  run(args: unknown, extra: Extra, server: Server): Promise<CallToolResult>;
+  run(args: unknown, extra: Extra, state: SessionState): Promise<CallToolResult>;
 };
 
 /**
@@ -88,31 +130,46 @@ type Served = {
  * loopback address refuses requests whose Host or Origin is not local (DNS rebinding).
  */
 export async function serveMcp(options: ServeMcpOptions): Promise<McpServing> {
-  const served = serveList(options);
+  if (typeof options !== 'object' || options === null)
+    throw new McpConfigError('serveMcp needs { tools }, { agents }, { resources } or { prompts }.');
+  const features: ServedFeatures = servedFeatures(options);
+  const served = serveList(options, features);
   const sdk = await loadServerSdk();
   const info = { name: options.name ?? 'indusagi', version: options.version ?? PACKAGE_VERSION };
+  // Every live session (one over stdio, one per client over HTTP): whom `resourceUpdated` tells.
+  const sessions = new Set<SessionState>();
   const makeServer = (): Server => {
-    const server = new sdk.Server(info, { capabilities: { tools: {}, logging: {} }, instructions: options.instructions });
+    const server = new sdk.Server(info, { capabilities: featureCapabilities(features), instructions: options.instructions });
+    const state: SessionState = { server, subscribed: new Set() };
+    sessions.add(state);
+    server.onclose = () => sessions.delete(state);
+    installFeatures(sdk, state, features);
     server.setRequestHandler(sdk.types.ListToolsRequestSchema, () => ({ tools: [...served.values()].map((tool) => tool.listed) }));
     server.setRequestHandler(sdk.types.CallToolRequestSchema, async (request, extra) => {
       const tool = served.get(request.params.name);
       if (tool === undefined) throw new sdk.types.McpError(sdk.types.ErrorCode.InvalidParams, `Unknown tool "${request.params.name}".`);
-      return tool.run(request.params.arguments ?? {}, extra, server);
+      return tool.run(request.params.arguments ?? {}, extra, state);
     });
     return server;
+  };
+  const resourceUpdated = async (uri: string): Promise<void> => {
+    if (typeof uri !== 'string') throw new McpConfigError('serveMcp: resourceUpdated needs the URI of the resource that changed.');
+    const told = [...sessions]
+      .filter((state) => state.subscribed.has(uri))
+      .map((state) => state.server.sendResourceUpdated({ uri }).catch(() => {}));
+    await Promise.all(told);
   };
   const transport = options.transport ?? 'stdio';
   if (transport === 'stdio' || 'stdin' in transport) {
     const server = makeServer();
     const stdio = transport === 'stdio' ? new sdk.StdioServerTransport() : new sdk.StdioServerTransport(transport.stdin, transport.stdout);
     await server.connect(stdio);
-    return { close: () => server.close() };
+    return { close: () => server.close(), resourceUpdated };
   }
-  return serveHttp(sdk, makeServer, transport);
+  return { ...(await serveHttp(sdk, makeServer, transport)), resourceUpdated };
 }
 
-function serveList(options: ServeMcpOptions): Map<string, Served> {
-  if (typeof options !== 'object' || options === null) throw new McpConfigError('serveMcp needs { tools } or { agents }.');
+function serveList(options: ServeMcpOptions, features: ServedFeatures): Map<string, Served> {
   const served = new Map<string, Served>();
   const add = (name: string, tool: Served) => {
     if (served.has(name)) throw new DuplicateToolError(name);
@@ -134,7 +191,8 @@ function serveList(options: ServeMcpOptions): Map<string, Served> {
       throw new McpConfigError('serveMcp: an agent needs a name (letters, digits, "_", "-"), a description and create().');
     add(`ask_${agent.name}`, servedAgent(agent));
   }
-  if (served.size === 0) throw new McpConfigError('serveMcp needs at least one tool or agent to serve.');
+  if (served.size === 0 && features.resources.length === 0 && features.templates.length === 0 && features.prompts.size === 0)
+    throw new McpConfigError('serveMcp needs at least one tool, agent, resource or prompt to serve.');
   return served;
 }
 
@@ -143,7 +201,8 @@ function servedTool(name: string, definition: ToolDefinition, input: CompiledSch
   if (definition.idempotent === true) annotations.idempotentHint = true;
   return {
     listed: { name, description: definition.description, inputSchema: input.jsonSchema, annotations },
-    async run(args, extra, server) {
+    async run(args, extra, state) {
+      const { server } = state;
       const checked = await checkToolInput(name, input, args);
       if (!checked.ok) return errorResult(checked.error.message);
       if (definition.needsApproval === true) {
@@ -159,6 +218,9 @@ function servedTool(name: string, definition: ToolDefinition, input: CompiledSch
           signal: extra.signal,
           callId: String(extra.requestId),
           progress: progressOf(extra),
+          ask: (question) => ask(name, server, extra, question),
+          log: (level, data) => log(name, state, extra, level, data),
+          sample: (request) => sample(name, server, extra, request),
         });
         return resultOf(value);
       } catch (error) {
@@ -194,7 +256,7 @@ function servedAgent(spec: ServedAgent): Served {
   const input = compileToolInput({ name, inputSchema: ASK_INPUT });
   return {
     listed: { name, description: spec.description, inputSchema: ASK_INPUT, outputSchema: ASK_OUTPUT, annotations: { readOnlyHint: false } },
-    async run(args, extra, server) {
+    async run(args, extra, { server }) {
       const checked = await checkToolInput(name, input, args);
       if (!checked.ok) return errorResult(checked.error.message);
       const { prompt, sessionId } = checked.input as { prompt: string; sessionId?: string };
@@ -267,6 +329,50 @@ async function askApproval(server: Server, extra: Extra, message: string): Promi
   } catch (error) {
     return `This tool call needs approval, and asking for it failed: ${errorMessage(error)}`;
   }
+}
+
+/** `ctx.ask` of a served tool: the question put to the client's user (`elicitation/create`), on the call's own stream. */
+async function ask(tool: string, server: Server, extra: Extra, question: InputQuestion): Promise<InputAnswer> {
+  if (typeof question?.message !== 'string' || typeof question.schema !== 'object' || question.schema === null)
+    throw new ToolError(`The tool "${tool}" asked for input without a message and a schema.`);
+  if (server.getClientCapabilities()?.elicitation === undefined) throw new McpClientCapabilityError(tool, 'elicitation');
+  const sdk = await loadServerSdk();
+  const answer = await extra.sendRequest(
+    { method: 'elicitation/create', params: { message: question.message, requestedSchema: question.schema as never } },
+    sdk.types.ElicitResultSchema,
+    { signal: extra.signal },
+  );
+  if (answer.action === 'accept') return { action: 'accept', content: (answer.content ?? {}) as Record<string, unknown> };
+  return { action: answer.action };
+}
+
+/** `ctx.log` of a served tool: `notifications/message` on the call's stream, unless below the session's level. */
+function log(tool: string, state: SessionState, extra: Extra, level: ToolLogLevel, data: unknown): void {
+  if (!logs(level, state.level)) return;
+  void extra.sendNotification({ method: 'notifications/message', params: { level, logger: tool, data } }).catch(() => {});
+}
+
+/** `ctx.sample` of a served tool: the client's model asked through `sampling/createMessage`. */
+async function sample(tool: string, server: Server, extra: Extra, request: SampleRequest): Promise<SampleResult> {
+  if (!Array.isArray(request?.messages) || !Number.isInteger(request.maxTokens) || request.maxTokens < 1)
+    throw new ToolError(`The tool "${tool}" asked for a completion without messages and a whole maxTokens of 1 or more.`);
+  if (server.getClientCapabilities()?.sampling === undefined) throw new McpClientCapabilityError(tool, 'sampling');
+  const sdk = await loadServerSdk();
+  const params: Record<string, unknown> = {
+    messages: request.messages.map((message) => ({ role: message.role, content: { type: 'text', text: message.text } })),
+    maxTokens: request.maxTokens,
+  };
+  if (request.systemPrompt !== undefined) params.systemPrompt = request.systemPrompt;
+  if (request.temperature !== undefined) params.temperature = request.temperature;
+  const result = await extra.sendRequest(
+    { method: 'sampling/createMessage', params: params as never },
+    sdk.types.CreateMessageResultSchema,
+    { signal: extra.signal },
+  );
+  const content = result.content as { type: string; text?: string };
+  const answer: SampleResult = { text: content.type === 'text' ? (content.text ?? '') : '', model: result.model };
+  if (result.stopReason !== undefined) answer.stopReason = result.stopReason;
+  return answer;
 }
 
 function progressOf(extra: Extra): ((update: ToolProgress) => void) | undefined {

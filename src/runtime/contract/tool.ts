@@ -29,7 +29,31 @@ export type ToolContext = {
    * headless run), and with `RunAbortedError` when the run is aborted meanwhile.
    */
   ask?: (question: InputQuestion) => Promise<InputAnswer>;
+  /**
+   * Sends a log message to whoever runs the tool, at a syslog level: set by `serveMcp`, where it is
+   * the client's `notifications/message` (dropped below the level the client asked for).
+   */
+  log?: (level: ToolLogLevel, data: unknown) => void;
+  /**
+   * Asks the model of whoever runs the tool for a completion: set by `serveMcp`, where it is the
+   * client's `sampling/createMessage`. Rejects with a `ToolError` when the client cannot sample.
+   */
+  sample?: (request: SampleRequest) => Promise<SampleResult>;
 };
+
+/** The syslog levels MCP logging uses, least severe first. */
+export type ToolLogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
+
+/** What a tool asks another model: a conversation of text turns, and at most how many tokens to answer with. */
+export type SampleRequest = {
+  messages: readonly { role: 'user' | 'assistant'; text: string }[];
+  maxTokens: number;
+  systemPrompt?: string;
+  temperature?: number;
+};
+
+/** The model's answer: its text (empty when it answered with something else), which model, and why it stopped. */
+export type SampleResult = { text: string; model: string; stopReason?: string };
 
 /** What a tool call knows of the agent run that made it. */
 export interface CallerRun {
