@@ -5,7 +5,7 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { Agent } from '../runtime/agent/types.js';
 import type { PendingApproval, RunEvent, RunSnapshot } from '../runtime/contract/events.js';
 import type { ToolDefinition, ToolProgress } from '../runtime/contract/tool.js';
-import { toolResultContent, type DocumentBlock } from '../runtime/contract/turn.js';
+import { toolResultContent } from '../runtime/contract/turn.js';
 import { errorMessage, IndusagiError } from '../errors/index.js';
 import type { CompiledSchema } from '../schema/index.js';
 import { ToolError } from '../runtime/tools/tool-error.js';
