@@ -15,5 +15,8 @@ export default defineConfig({
     hookTimeout: 300_000,
     // Crash and multi-process tests spawn real children; two cores are all CI has.
     maxWorkers: 2,
+    // The public types inference carries (tests/types/*.test-d.ts), checked by tsc in the same run: a
+    // wrong inference, or a `@ts-expect-error` that is no longer an error, fails `npm test`.
+    typecheck: { enabled: true, include: ['tests/types/**/*.test-d.ts'], tsconfig: 'tsconfig.json' },
   },
 });

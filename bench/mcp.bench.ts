@@ -194,7 +194,7 @@ try {
     3_000,
   );
   const search = (query: string) => {
-    source.handle!('search_tools', { query });
+    void source.handle!('search_tools', { query });
     source.toolset.reset();
   };
   const times = (list: string[], run: (q: string) => unknown) =>

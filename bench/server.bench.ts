@@ -17,7 +17,6 @@ import type { ModelInvoker, ModelReply } from '../src/runtime/index.js';
 import {
   bearerTokens,
   createServer,
-  createWorker,
   migrateServer,
   type AgentFactory,
   type AgentServer,

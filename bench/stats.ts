@@ -4,7 +4,7 @@ export function now(): number {
 }
 
 /** Runs `fn` `times` times and returns each run's duration in milliseconds. */
-export async function sample(times: number, fn: () => unknown | Promise<unknown>): Promise<number[]> {
+export async function sample(times: number, fn: () => unknown): Promise<number[]> {
   const out: number[] = [];
   for (let i = 0; i < times; i++) {
     const t0 = now();

@@ -7,7 +7,7 @@ import type { Scorer, ScorerInput, TrajectoryStep } from './types.js';
  * One expected call: a tool name, or a name with a matcher of its input (a function, or a value whose
  * fields the input must have with equal values).
  */
-export type ToolExpectation = string | { name: string; input?: unknown | ((input: unknown) => boolean) };
+export type ToolExpectation = string | { name: string; input?: unknown };
 
 /**
  * `strict`: exactly the expected calls, in that order. `unordered`: exactly the expected calls, in any

@@ -1,5 +1,4 @@
 import type { Attributes } from '@opentelemetry/api';
-import type { LoadReport } from '../runtime/contract/index.js';
 import type { AppendReport, SessionStoreLike, StoredSession } from '../runtime/store/index.js';
 import {
   ATTR_CONVERSATION_ID,

@@ -1,5 +1,4 @@
 import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { reply, startAnthropicServer } from '../../src/testing/index.js';
 import { CliProcess, runCli, sessionIdOf, useWorkspace } from './cli-process.js';

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionStore } from '../../src/runtime/store/index.js';
 import { reply, startAnthropicServer, type AnthropicTestServer } from '../../src/testing/index.js';

@@ -13,7 +13,7 @@ import { startDemoModel } from '../../src/demo/index.js';
 import type { DemoModel } from '../../src/demo/index.js';
 import { longStory } from '../../src/providers/demo/story.js';
 import { haveChromium, launchChromium } from '../support/chromium.js';
-import { events, startExampleChat } from '../support/web-chat-api.js';
+import { startExampleChat } from '../support/web-chat-api.js';
 import type { WebChat } from '../../examples/web-chat/server/app.js';
 
 // The example end to end: the Vite-built React page (useChat) in headless Chromium, the agent server

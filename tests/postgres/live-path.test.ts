@@ -3,10 +3,10 @@
 // branches crowd the windows. Each shape is checked against a whole read of the same session, and the
 // statements the store ran say which way it went. The window statements' plans are checked on a table
 // PostgreSQL has no statistics for in live-path-plan.test.ts.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { Turn } from '../../src/runtime/contract/index.js';
 import { SessionWriter, type SessionGraph } from '../../src/runtime/store/index.js';
-import { migratePostgres, PostgresSessionStore } from '../../src/postgres/index.js';
+import { PostgresSessionStore } from '../../src/postgres/index.js';
 import type { ClientLike, PoolLike, PreparedQuery } from '../../src/postgres/driver.js';
 import { freshSchema, postgresUrl, testPool } from '../support/postgres.js';
 

@@ -51,7 +51,6 @@ export function App() {
     setDrawer(false);
     location.hash = `c=${id}`;
   };
-  const fail = (error: unknown) => setListError((error as Error).message);
   const startNew = () => open(newConversationId());
   const current = thread !== null && !('error' in thread) ? thread.conversation : null;
   const listed =

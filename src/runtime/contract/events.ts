@@ -87,12 +87,10 @@ export type RunEventBody =
   | { kind: 'session_opened'; sessionId: string; report: LoadReport }
   | { kind: 'text_delta'; delta: string }
   | { kind: 'tool_started'; name: string; callId: string; input: unknown }
-  /** A running call reported how far it has got (see `ToolContext.progress`); between its `tool_started` and `tool_finished`. */
+  /** A running call reported how far it has got (`ToolContext.progress`, an MCP server's progress notifications); between its `tool_started` and `tool_finished`. */
   | { kind: 'tool_progress'; name: string; callId: string; progress: number; total?: number; message?: string }
   /** Every call ends with one, whether it ran or not (unknown tool, invalid input, rejected, aborted); `input` as the model gave it. */
   | { kind: 'tool_finished'; name: string; callId: string; input: unknown; result: unknown; isError: boolean }
-  /** A running tool reported progress (`ToolContext.progress`, an MCP server's progress notifications). */
-  | { kind: 'tool_progress'; name: string; callId: string; progress: number; total?: number; message?: string }
   | { kind: 'approval_requested'; approvalId: string; name: string; callId: string; input: unknown }
   /** A running tool asks the person for input (`ToolContext.ask`); answer with `agent.answer(requestId, answer)`. */
   | { kind: 'input_requested'; requestId: string; callId: string; name: string; message: string; schema: object; from?: string }

@@ -5,7 +5,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent, InvalidPromptError, RunFault, SessionStore, type PromptBlock } from '../../../src/entries/runtime.js';
+import { createAgent, InvalidPromptError, SessionStore, type PromptBlock } from '../../../src/entries/runtime.js';
 import { registerModelCard, UnsupportedContentError } from '../../../src/runtime/models/index.js';
 import { reply, startAnthropicServer, type AnthropicTestServer } from '../../../src/testing/index.js';
 import { pdfBase64, pngBase64 } from '../../support/media.js';

@@ -3,7 +3,7 @@
 // mode takes the schema), and what a model's card refuses or asks for instead.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createAgent, RunFault, type PromptBlock } from '../../../src/entries/runtime.js';
+import { createAgent, type PromptBlock } from '../../../src/entries/runtime.js';
 import { registerModelCard } from '../../../src/runtime/models/index.js';
 import { createOpenAIInvoker } from '../../../src/providers/openai/index.js';
 import { strictFit, UnsupportedContentError } from '../../../src/providers/shared/index.js';
