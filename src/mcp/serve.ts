@@ -13,7 +13,7 @@ import type {
   ToolLogLevel,
   ToolProgress,
 } from '../runtime/contract/tool.js';
-import { toolResultContent, type DocumentBlock } from '../runtime/contract/turn.js';
+import { toolResultContent } from '../runtime/contract/turn.js';
 import { errorMessage, IndusagiError } from '../errors/index.js';
 import type { CompiledSchema } from '../schema/index.js';
 import { ToolError } from '../runtime/tools/tool-error.js';
