@@ -5,7 +5,8 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import * as v from 'valibot';
-import type { Agent, RunEvent, RunSnapshot } from 'indusagi';
+import { createAgent, type Agent, type RunEvent, type RunSnapshot } from 'indusagi';
+import type { McpClient } from 'indusagi/mcp';
 import { agentTool, type AgentToolResult } from 'indusagi/agents';
 import { defineTool, tool } from 'indusagi/tools';
 import type { ToolContext, ToolDefinition } from 'indusagi/tools';
@@ -129,5 +130,22 @@ describe('agentTool', () => {
     agentTool(agent, { description: 'Researches.' });
     // @ts-expect-error and a description to know when to
     agentTool(agent, { name: 'researcher' });
+  });
+});
+
+describe('tools an agent takes', () => {
+  it('takes an MCP client’s readonly tool list as it is, alone or beside its own tools (issue 41.3)', () => {
+    const everything = {} as McpClient;
+    expectTypeOf(everything.tools()).toExtend<readonly unknown[]>();
+    // `createAgent({ tools: everything.tools() })` as docs/mcp.md writes it: no copy, no cast.
+    expectTypeOf(createAgent({ model: 'claude-sonnet-5-5', tools: everything.tools() })).toEqualTypeOf<Agent>();
+    expectTypeOf(
+      createAgent({
+        model: 'claude-sonnet-5-5',
+        tools: [...everything.tools(), defineTool({ name: 't', description: 'd', inputSchema: z.object({}), execute: () => 'ok' })],
+      }),
+    ).toEqualTypeOf<Agent>();
+    const frozen: readonly ToolDefinition[] = Object.freeze([]);
+    expectTypeOf(createAgent({ model: 'claude-sonnet-5-5', tools: frozen })).toEqualTypeOf<Agent>();
   });
 });
