@@ -1,10 +1,11 @@
 // `indusagi serve` on one machine as a real process: never open (a token made up and printed), a run
 // killed with its process (SIGKILL mid-tool) picked up by the next process on the same folder with
 // continue() semantics; and the command lines `serve` and `worker` refuse before doing anything.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrateServer } from '../../src/server/index.js';
 import type { AnthropicTestServer } from '../../src/testing/index.js';
 import { runCli } from '../cli/cli-process.js';
 import {
@@ -18,6 +19,7 @@ import {
   untilLedgerHas,
   waitForEvent,
 } from '../support/agent-server.js';
+import { freshSchema, postgresUrl } from '../support/postgres.js';
 
 let dir: string;
 let model: AnthropicTestServer;
@@ -82,6 +84,24 @@ describe('indusagi serve (one machine)', { timeout: 300_000 }, () => {
     expect(await served.exited).toBe(0);
   });
 
+  it('serves the offline demo model with INDUSAGI_MODEL=demo even with a key set, and says so', async () => {
+    const before = model.requests.length;
+    const args = ['serve', '--port', '0', '--data', join(dir, 'env-demo-data')];
+    const served = await startCli(args, modelEnv(model, { INDUSAGI_MODEL: 'demo' }), READY);
+    const [line, url, token] = served.match;
+    expect(line).toContain('model: the offline demo model, a scripted stand-in for Claude (chosen by INDUSAGI_MODEL)');
+    expect(line).not.toContain('api.anthropic.com');
+    const api = new Client(url, token);
+    await api.json('/threads', { id: 'env-demo' }, 201);
+    const run = await api.json('/threads/env-demo/runs', { prompt: 'hello' }, 202);
+    const ended = await api.read(`/runs/${run.id}/wait`);
+    expect(ended.status).toBe('settled');
+    expect(ended.result.text).toMatch(/demo/i);
+    expect(model.requests.length).toBe(before);
+    served.child.kill('SIGTERM');
+    expect(await served.exited).toBe(0);
+  });
+
   it('refuses command lines that cannot work, before anything starts', async () => {
     const cases: Array<[string[], NodeJS.ProcessEnv, RegExp]> = [
       [['worker'], {}, /worker needs --database/],
@@ -100,5 +120,36 @@ describe('indusagi serve (one machine)', { timeout: 300_000 }, () => {
     const help = await runCli(['serve', '--help'], dir);
     expect(help.stdout).toMatch(/^usage: indusagi serve/);
     expect(help.stdout).toContain('--database URL');
+  });
+});
+
+// `worker` takes the same switch as `serve`: with a key set, `INDUSAGI_MODEL=demo` and `--model demo`
+// each make a worker that runs the offline demo model, and the real endpoint hears nothing (issue 41.1).
+describe.skipIf(postgresUrl === undefined)('indusagi worker on the offline demo model', { timeout: 300_000 }, () => {
+  it('runs served runs on the demo model, chosen by INDUSAGI_MODEL or by --model demo, with a key set', async () => {
+    const schema = freshSchema('wdemo');
+    await migrateServer(postgresUrl!, { schema });
+    const tokens = join(dir, 'worker-tokens.json');
+    const token = 'worker-demo-token-0123456789ab';
+    await writeFile(tokens, JSON.stringify([{ token, tenant: 'acme', user: 'ana' }]));
+    const before = model.requests.length;
+    const database = ['--database', postgresUrl!, '--schema', schema, '--workspace', join(dir, 'worker-workspace')];
+    const served = await startCli(['serve', ...database, '--tokens', tokens, '--port', '0'], modelEnv(model), /indusagi server on (\S+)/);
+    const byEnv = await startCli(['worker', ...database], modelEnv(model, { INDUSAGI_MODEL: 'demo' }), /indusagi worker .*\n/);
+    const byFlag = await startCli(['worker', ...database, '--model', 'demo'], modelEnv(model), /indusagi worker .*\n/);
+    expect(byEnv.match[0]).toContain('(model: the offline demo model, a scripted stand-in for Claude (chosen by INDUSAGI_MODEL))');
+    expect(byFlag.match[0]).toContain('(model: the offline demo model, a scripted stand-in for Claude (chosen by --model demo))');
+    const api = new Client(served.match[1], token);
+    await api.json('/threads', { id: 'w' }, 201);
+    // Runs on one thread go one at a time, so each is waited for before the next: either worker may take either.
+    for (const prompt of ['hello', 'what time is it?']) {
+      const run = await api.json('/threads/w/runs', { prompt }, 202);
+      const ended = await api.read(`/runs/${run.id}/wait`);
+      expect(ended.status, JSON.stringify(ended)).toBe('settled');
+      expect(ended.result.text).toMatch(/demo/i);
+    }
+    expect(model.requests.length).toBe(before);
+    for (const each of [byEnv, byFlag, served]) each.child.kill('SIGTERM');
+    expect(await Promise.all([byEnv.exited, byFlag.exited, served.exited])).toEqual([0, 0, 0]);
   });
 });
