@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { promisify } from 'node:util';
@@ -266,17 +266,18 @@ describe('the packed package', () => {
   });
 
   it('installs with `npm install <tarball>` exactly as the README says, and the installed package and bin work', async () => {
-    // The README's install line for today, before the first release: real npm, real registry for the
-    // dependencies (the cache `npm ci` filled serves their tarballs), no links from this repo.
+    // The README's install lines for today, before the first release, as written from `cd ../your-app`
+    // on (the tarball's path aside): real npm, real registry for the dependencies (the cache `npm ci`
+    // filled serves their tarballs), no links from this repo. A project they make must run a file with
+    // top-level `await`, as the README's examples are (issue 41.5: `npm init -y` alone makes CommonJS).
     const project = join(scratch, 'npm-install');
     await mkdir(project);
-    await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'npm-install-check', private: true, type: 'module' }));
-    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], { cwd: project, maxBuffer: 16 * 1024 * 1024 });
-    const loaded = await run(
-      process.execPath,
-      ['--input-type=module', '-e', "const m = await import('indusagi'); console.log(typeof m.createAgent, typeof m.tool)"],
-      { cwd: project },
-    );
+    const install = readmeInstallLines().replaceAll('../indusagi/indusagi-0.1.0.tgz', tarball);
+    expect(install).toContain('npm install ');
+    const env = { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_prefer_offline: 'true' };
+    await run('bash', ['-euc', install], { cwd: project, env, maxBuffer: 16 * 1024 * 1024 });
+    await writeFile(join(project, 'main.js'), "const m = await import('indusagi');\nconsole.log(typeof m.createAgent, typeof m.tool);\n");
+    const loaded = await run(process.execPath, ['main.js'], { cwd: project });
     expect(loaded.stdout.trim()).toBe('function function');
     const { stdout: version } = await run(join(project, 'node_modules/.bin/indusagi'), ['--version'], { cwd: project });
     expect(version.trim()).toBe(manifest.version);
@@ -325,3 +326,14 @@ describe('the packed package', () => {
     }
   });
 });
+
+/** The README's install block from its `cd ../your-app` on: the commands a reader runs in their project. */
+function readmeInstallLines(): string {
+  const readme = readFileSync(join(repo, 'README.md'), 'utf8');
+  const block = readme.slice(readme.indexOf('## Install')).match(/^```sh\n([\s\S]*?)^```$/m);
+  if (!block) throw new Error('README.md: no ```sh block under "## Install"');
+  const lines = block[1].split('\n');
+  const at = lines.findIndex((line) => line.includes('cd ../your-app'));
+  if (at < 0) throw new Error('README.md: the install block never enters ../your-app');
+  return lines.slice(at + 1).join('\n');
+}
