@@ -115,6 +115,14 @@ describe('the offline demo model, chosen with a key set', () => {
     expect(endpoint.requests).toHaveLength(0);
   });
 
+  it('-p with INDUSAGI_MODEL=demo answers offline, the key notwithstanding', async () => {
+    const run = await runCli(['-p', 'read src/greeting.txt'], workspace.dir, [], { ...env, INDUSAGI_MODEL: 'demo' });
+
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('hello from the workspace');
+    expect(endpoint.requests).toHaveLength(0);
+  });
+
   it('a chat with INDUSAGI_MODEL=demo names the demo model and why in its banner', async () => {
     const run = await runCli(['chat'], workspace.dir, ['list files in src'], { ...env, INDUSAGI_MODEL: 'demo' });
 
