@@ -215,6 +215,21 @@ export const MIGRATIONS: readonly Migration[] = [
       `COMMENT ON TABLE ${s}.server_workers IS 'live worker processes; a row whose heartbeat is older than the lease is a dead worker, whose runs others take over'`,
     ],
   },
+  {
+    version: 8,
+    name: 'agent server: answers to the questions of running runs',
+    statements: (s) => [
+      `CREATE TABLE ${s}.server_run_answers (
+        tenant text NOT NULL,
+        run text NOT NULL,
+        request_id text NOT NULL,
+        answer text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (tenant, run, request_id)
+      )`,
+      `COMMENT ON TABLE ${s}.server_run_answers IS 'one answer per question a running run''s tool asked; the NOTIFY that follows only wakes the worker executing the run, which reads it here, and reads again whenever its LISTEN connection comes back (a notification sent while it was down is lost)'`,
+    ],
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

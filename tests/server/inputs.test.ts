@@ -1,15 +1,25 @@
 // A served run whose tool asks the person (`ToolContext.ask`): the question is in the run's state and
 // stream, and POST /runs/{runId}/inputs/{requestId} answers it, checked against the question's schema,
-// tenant-scoped, and delivered to the worker executing the run: in process on one machine, through the
-// database (NOTIFY) from another API instance on many. A question does not outlive its worker: a
+// tenant-scoped, one answer per question, and delivered to the worker executing the run: in process on
+// one machine, through the database (a row, and NOTIFY to wake the worker) from another API instance on
+// many, even while the worker's LISTEN connection is down. A question does not outlive its worker: a
 // takeover answers the cut-off call as interrupted.
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { connect, createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAnthropicInvoker } from '../../src/providers/anthropic/invoker.js';
-import { bearerTokens, createServer, migrateServer, type AgentServer } from '../../src/server/index.js';
+import {
+  bearerTokens,
+  createServer,
+  createWorker,
+  migrateServer,
+  type AgentContext,
+  type AgentServer,
+  type AgentWorker,
+} from '../../src/server/index.js';
 import type { AnthropicTestServer } from '../../src/testing/index.js';
 import agentOf from './fixtures/agent.js';
 import {
@@ -57,7 +67,7 @@ async function expectRefused(api: Client, runId: string, requestId: string): Pro
   expect(wrong.issues.map((i: { path: string }) => i.path)).toContain('/count');
   const extra = (await (await api.post(path, { action: 'accept', content: { count: 2, admin: true } })).json()).error;
   expect(extra.kind).toBe('invalid_answer');
-  // An answer travels as one notification: past 6,000 bytes of JSON it is refused, not cut.
+  // An answer is a small form: past 6,000 bytes of JSON it is refused, not cut.
   const huge = await api.post(path, { action: 'accept', content: { count: 2, note: 'x'.repeat(7_000) } });
   expect(huge.status).toBe(400);
   expect((await huge.json()).error).toMatchObject({ kind: 'invalid_answer', message: expect.stringMatching(/at most 6000/) });
@@ -126,6 +136,19 @@ describe('answering a tool’s question on one machine (embedded)', () => {
     const again = await acme.post(`/runs/${runId}/inputs/${asked.requestId}`, { action: 'decline' });
     expect(again.status).toBe(409);
     expect((await again.json()).error.kind).toBe('input_not_pending');
+  });
+
+  it('two answers racing to one question: the first is taken, the other answers 409', async () => {
+    const { runId, reader, asked } = await askRun(acme, acme, 'races');
+    const path = `/runs/${runId}/inputs/${asked.requestId}`;
+    const [first, second] = await Promise.all([
+      acme.post(path, { action: 'accept', content: { count: 1 } }),
+      acme.post(path, { action: 'accept', content: { count: 2 } }),
+    ]);
+    expect([first.status, second.status]).toEqual([202, 409]);
+    expect((await second.json()).error.kind).toBe('input_not_pending');
+    expect((await rest(reader)).at(-1)!.data.kind).toBe('settled');
+    expect((await acme.read(`/runs/${runId}`)).result.text).toBe('done: answer {"action":"accept","content":{"count":1}}');
   });
 
   it('a decline reaches the tool as a decline', async () => {
@@ -212,6 +235,153 @@ describe.skipIf(postgresUrl === undefined)(
       expect(late.status).toBe(409);
       // The stream any instance replays is the same.
       expect((await allEvents(await client(1).get(`/runs/${runId}/stream`))).slice(after[0].id! - 1)).toEqual(after);
+    });
+  },
+);
+
+/**
+ * A TCP relay to PostgreSQL that can hold back the LISTEN of the server's channels: while held, a
+ * connection whose client sends `LISTEN "indusagi_run_...` has that and all it sends after held until
+ * `release`, so a process connecting through it cannot listen again (on a new connection or one its
+ * pool had idle) until the test says so. It knows the local ports of its connections to the server:
+ * what `pg_stat_activity` shows as their `client_port`.
+ */
+async function tcpGate(url: string) {
+  const target = new URL(url);
+  const ports = new Set<number>();
+  const sockets = new Set<Socket>();
+  const LISTEN = Buffer.from('LISTEN "indusagi_run_');
+  let held: Array<() => void> | undefined;
+  const server = createTcpServer((down) => {
+    const up = connect(Number(target.port || 5432), target.hostname);
+    sockets.add(down).add(up);
+    up.once('connect', () => ports.add(up.localPort!));
+    const end = () => {
+      up.destroy();
+      down.destroy();
+    };
+    for (const socket of [up, down]) socket.on('error', end).on('close', end);
+    up.pipe(down);
+    let tail = Buffer.alloc(0);
+    let stopped: Buffer[] | undefined;
+    down.on('data', (chunk: Buffer) => {
+      if (stopped !== undefined) return void stopped.push(chunk);
+      // With the last bytes of the previous chunk: a statement split across two is still seen.
+      const seen = Buffer.concat([tail, chunk]);
+      tail = seen.subarray(Math.max(0, seen.length - LISTEN.length));
+      if (held !== undefined && seen.includes(LISTEN)) {
+        stopped = [chunk];
+        held.push(() => {
+          for (const part of stopped!) up.write(part);
+          stopped = undefined;
+        });
+      } else up.write(chunk);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const via = new URL(url);
+  via.hostname = '127.0.0.1';
+  via.port = String((server.address() as AddressInfo).port);
+  return {
+    url: via.toString(),
+    ports: () => [...ports],
+    hold: () => (held = []),
+    release: () => {
+      const waiting = held ?? [];
+      held = undefined;
+      for (const go of waiting) go();
+    },
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe.skipIf(postgresUrl === undefined)(
+  'answering a tool’s question while the worker’s LISTEN connection is down',
+  { timeout: 120_000 },
+  () => {
+    const pool = testPool();
+    const schema = freshSchema('deaf');
+    let model: AnthropicTestServer;
+    let server: AgentServer;
+    let worker: AgentWorker;
+    let gate: Awaited<ReturnType<typeof tcpGate>>;
+    let api: Client;
+    const logged: string[] = [];
+    const waiters: Array<() => void> = [];
+    /** Resolves once the worker logged a message matching `pattern`. */
+    const untilLogged = (pattern: RegExp) =>
+      new Promise<void>((resolve) => {
+        const check = () => (logged.some((m) => pattern.test(m)) ? resolve() : waiters.push(check));
+        check();
+      });
+
+    beforeAll(async () => {
+      await migrateServer(postgresUrl!, { schema });
+      model = await startScriptedModel({ delayMs: 0 });
+      const invokeModel = createAnthropicInvoker(model.client());
+      const agent = (context: AgentContext) => agentOf({ ...context, model: { invokeModel, model: 'claude-test', offline: false } });
+      gate = await tcpGate(postgresUrl!);
+      // The API instance on the database directly; the worker through the gate, in this process.
+      server = await createServer({ database: postgresUrl!, schema, authenticate: bearerTokens(TOKENS), agent });
+      worker = await createWorker({
+        database: gate.url,
+        schema,
+        agent,
+        log: (message) => {
+          logged.push(message);
+          for (const wake of waiters.splice(0)) wake();
+        },
+      });
+      api = new Client('http://server.test', TOKENS[0].token, server.fetch);
+    }, 120_000);
+
+    afterAll(async () => {
+      gate?.release();
+      await worker?.stop(1_000);
+      await server?.close(1_000);
+      await gate?.close();
+      await model?.close();
+    });
+
+    it('the answer is kept, a second one answers 409, and the worker takes the first once it listens again', async () => {
+      const { runId, reader, asked } = await askRun(api, api, 'asks-while-deaf');
+      // The worker's LISTEN connection: through the gate, its last statement the LISTEN of the answers' channel.
+      const { rows } = await pool.query<{ pid: number }>(
+        `SELECT pid FROM pg_stat_activity WHERE client_port = ANY($1::int[]) AND query LIKE 'LISTEN "indusagi_run_input_%'`,
+        [gate.ports()],
+      );
+      expect(rows).toHaveLength(1);
+      gate.hold();
+      const dropped = untilLogged(/LISTEN connection dropped/);
+      // Waits until that backend is gone: from here on, a NOTIFY reaches nobody in the worker.
+      expect((await pool.query('SELECT pg_terminate_backend($1, 10000) AS gone', [rows[0].pid])).rows[0].gone).toBe(true);
+      await dropped;
+
+      const path = `/runs/${runId}/inputs/${asked.requestId}`;
+      expect(await api.json(path, { action: 'accept', content: { count: 5 } }, 202)).toEqual({
+        runId,
+        requestId: asked.requestId,
+        action: 'accept',
+      });
+      const second = await api.post(path, { action: 'accept', content: { count: 6 } });
+      expect(second.status).toBe(409);
+      expect((await second.json()).error.kind).toBe('input_not_pending');
+      // The worker heard nothing yet: the tool still waits on the question.
+      expect(await api.read(`/runs/${runId}`)).toMatchObject({ status: 'running', pendingInputs: [{ requestId: asked.requestId }] });
+
+      gate.release();
+      const after = await rest(reader);
+      expect(after[0].data).toMatchObject({ kind: 'input_answered', requestId: asked.requestId, action: 'accept' });
+      expect(after.at(-1)!.data.kind).toBe('settled');
+      const ended = await api.read(`/runs/${runId}`);
+      expect(ended).toMatchObject({ status: 'settled', attempt: 1, pendingInputs: [] });
+      expect(ended.result.text).toBe('done: answer {"action":"accept","content":{"count":5}}');
+      // The run's answers went with its end; a late one finds the run ended.
+      expect((await pool.query(`SELECT count(*)::int AS n FROM "${schema}".server_run_answers WHERE run = $1`, [runId])).rows[0].n).toBe(0);
+      expect((await api.post(path, { action: 'decline' })).status).toBe(409);
     });
   },
 );

@@ -70,8 +70,9 @@ export interface ServerBackend {
   /** The questions run `runId` (a running run, already found for its tenant) waits on, from its stored events. */
   pendingInputs(runId: string): Promise<InputRequest[]>;
   /**
-   * Hands an answer (checked already) to the worker executing the run, on whichever machine: false when
-   * the tenant has no such run running. Delivered at most once; the run's `input_answered` event says it was taken.
+   * Keeps an answer (checked already) for the worker executing the run, on whichever machine, and wakes
+   * it (`onInput`): false when the tenant has no such run running, or the question has an answer
+   * already (one per question: the first kept wins). The run's `input_answered` event says it was taken.
    */
   answerInput(tenant: string, runId: string, answer: InputDelivery): Promise<boolean>;
 
@@ -86,8 +87,14 @@ export interface ServerBackend {
   finishRun(claim: Claim, outcome: RunOutcome): Promise<void>;
   /** Calls `handler` with the id of every run someone asked to cancel (from any server instance). */
   onCancel(handler: (runId: string) => void): () => void;
-  /** Calls `handler` with every answer someone gave (on any server instance) to a question of a running run. */
-  onInput(handler: (delivery: InputDelivery) => void): () => void;
+  /** The answers kept for those of `requestIds` (questions of run `runId`, of `tenant`) that have one. */
+  storedAnswers(tenant: string, runId: string, requestIds: string[]): Promise<InputDelivery[]>;
+  /**
+   * Calls `handler` with the id of a running run someone answered (on any server instance), for the
+   * worker executing it to read `storedAnswers`; with undefined when wake-ups may have been missed (a
+   * dropped LISTEN connection is back), for every run executing here to read them.
+   */
+  onInput(handler: (runId: string | undefined) => void): () => void;
 
   /** Whether the store answers now (for /health): false while its database is unreachable. */
   reachable(): Promise<boolean>;

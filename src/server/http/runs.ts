@@ -177,10 +177,10 @@ export function runRoutes(deps: RouteDeps): RouteSpec[] {
       tag: 'runs',
       summary: "Answer a question a run's tool asks (`input_requested`), on whichever worker runs it",
       description:
-        "The question is in the run's `pendingInputs` and its stream (`input_requested`: `requestId`, `message`, `schema`). An `accept` carries `content` matching the question's schema; `decline` and `cancel` carry nothing. The answer is checked here and handed to the worker executing the run; the run's `input_answered` event says the tool got it. Any server instance takes it.",
+        "The question is in the run's `pendingInputs` and its stream (`input_requested`: `requestId`, `message`, `schema`). An `accept` carries `content` matching the question's schema; `decline` and `cancel` carry nothing. The answer is checked here and kept for the worker executing the run (one answer per question: a second is refused, even before the tool took the first); the run's `input_answered` event says the tool got it. Any server instance takes it.",
       body: 'InputAnswer',
       responses: {
-        '202': { description: 'Handed to the worker executing the run.', schema: 'InputAnswered' },
+        '202': { description: 'Kept for the worker executing the run, which is woken to take it.', schema: 'InputAnswered' },
         '400': {
           description: 'The answer does not fit the question (`invalid_answer`, with its `issues`); the tool goes on waiting.',
           schema: 'Error',

@@ -2,7 +2,7 @@ import type { Agent } from '../../runtime/agent/types.js';
 import type { InputDelivery, WorkerIdentity } from '../backend/types.js';
 import { executeClaimed, type ExecutionDeps } from './execution.js';
 
-type Active = { cancel: AbortController; done: Promise<void>; agent?: Agent };
+type Active = { cancel: AbortController; done: Promise<void>; tenant?: string; agent?: Agent };
 
 /**
  * The runs one process executes: each is claimed (one attempt at a time across every worker), executed,
@@ -20,7 +20,9 @@ export class RunExecutor {
     private readonly workerId: () => string,
   ) {
     this.offCancel = deps.backend.onCancel((runId) => this.active.get(runId)?.cancel.abort());
-    this.offInput = deps.backend.onInput((delivery) => this.answer(delivery));
+    this.offInput = deps.backend.onInput((runId) => {
+      for (const id of runId === undefined ? this.active.keys() : [runId]) void this.collect(id);
+    });
   }
 
   /** How many runs this process is executing. */
@@ -51,6 +53,7 @@ export class RunExecutor {
       const claim = await this.deps.backend.claimRun(runId, identity);
       if (claim === undefined) return;
       if (claim.run.cancelRequested) cancel.abort();
+      entry.tenant = claim.run.tenant;
       await executeClaimed(this.deps, claim, cancel.signal, (agent) => (entry.agent = agent));
     } finally {
       this.active.delete(runId);
@@ -69,18 +72,33 @@ export class RunExecutor {
   }
 
   /**
-   * An answer for a run: taken when the run executes here (every process hears every answer). The
-   * server checked it against the question before sending; the conductor refuses it only when the
-   * question is gone meanwhile (answered through another instance first, or its run ended), which no
-   * client waits to hear of (the run's `input_answered` event tells which answer was taken).
+   * Someone answered a question of run `runId` (every process hears of every answer): when the run
+   * executes here, the answers kept for the questions its tools wait on are read and given to them.
+   * The server checked each against its question and kept one per question; the conductor refuses one
+   * only when its question is gone meanwhile (the run ended), which no client waits to hear of (the
+   * run's `input_answered` event tells which answer was taken).
    */
-  private answer({ runId, requestId, answer }: InputDelivery): void {
-    const agent = this.active.get(runId)?.agent;
-    if (agent === undefined) return;
+  private async collect(runId: string): Promise<void> {
+    const entry = this.active.get(runId);
+    const agent = entry?.agent;
+    if (entry?.tenant === undefined || agent === undefined) return;
+    const waiting = agent.pendingInputs().map((request) => request.requestId);
+    if (waiting.length === 0) return;
+    let answers: InputDelivery[];
     try {
-      agent.answer(requestId, answer);
+      answers = await this.deps.backend.storedAnswers(entry.tenant, runId, waiting);
     } catch (error) {
-      this.deps.log(`run ${runId}: the answer to input request ${requestId} was not taken`, error);
+      this.deps.log(`run ${runId}: reading the answers to its tools' questions failed (read again at the next answer or reconnect)`, error);
+      return;
+    }
+    for (const { requestId, answer } of answers) {
+      // Two wake-ups close together read the same answer: the first gives it, the second finds it taken.
+      if (!agent.pendingInputs().some((request) => request.requestId === requestId)) continue;
+      try {
+        agent.answer(requestId, answer);
+      } catch (error) {
+        this.deps.log(`run ${runId}: the answer to input request ${requestId} was not taken`, error);
+      }
     }
   }
 }

@@ -8,8 +8,8 @@ import type { ServerRunEvent } from '../types.js';
 export const INPUT_EVENT_KINDS = ['input_requested', 'input_answered', 'run_taken_over'] as const;
 
 /**
- * An answer travels to the worker as one notification (PostgreSQL's NOTIFY takes under 8,000 bytes):
- * a question's answer is a small form, so the server takes this many bytes of its JSON.
+ * A question's answer is a small form, kept until its run ends (a row on PostgreSQL): the server takes
+ * this many bytes of its JSON.
  */
 export const MAX_ANSWER_BYTES = 6_000;
 

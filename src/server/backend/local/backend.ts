@@ -26,7 +26,9 @@ export class LocalBackend implements ServerBackend {
   /** Events of runs this process has written or read; others are read from their file. */
   private readonly events = new Map<string, StoredEvent[]>();
   private readonly cancelHandlers = new Set<(runId: string) => void>();
-  private readonly inputHandlers = new Set<(delivery: InputDelivery) => void>();
+  private readonly inputHandlers = new Set<(runId: string | undefined) => void>();
+  /** The answers to the questions of running runs, by run and request id: one per question, gone when the run ends. */
+  private readonly answers = new Map<string, Map<string, InputDelivery>>();
   private readonly files = new FileWrites();
   private dispatcher: ((runId: string) => void) | undefined;
 
@@ -201,8 +203,20 @@ export class LocalBackend implements ServerBackend {
   async answerInput(tenant: string, runId: string, delivery: InputDelivery): Promise<boolean> {
     const run = this.runs.get(runId);
     if (run === undefined || run.tenant !== tenant || run.status !== 'running') return false;
-    for (const handler of this.inputHandlers) handler(delivery);
+    let kept = this.answers.get(runId);
+    if (kept === undefined) this.answers.set(runId, (kept = new Map()));
+    // A second answer to the question is refused as on PostgreSQL, even before the run's
+    // `input_answered` event (which ends the question's listing) is stored.
+    if (kept.has(delivery.requestId)) return false;
+    kept.set(delivery.requestId, delivery);
+    for (const handler of this.inputHandlers) handler(runId);
     return true;
+  }
+
+  async storedAnswers(tenant: string, runId: string, requestIds: string[]): Promise<InputDelivery[]> {
+    const kept = this.runs.get(runId)?.tenant === tenant ? this.answers.get(runId) : undefined;
+    if (kept === undefined) return [];
+    return requestIds.flatMap((id) => kept.get(id) ?? []);
   }
 
   async claimRun(runId: string, worker: WorkerIdentity): Promise<Claim | undefined> {
@@ -239,7 +253,7 @@ export class LocalBackend implements ServerBackend {
     return () => this.cancelHandlers.delete(handler);
   }
 
-  onInput(handler: (delivery: InputDelivery) => void): () => void {
+  onInput(handler: (runId: string | undefined) => void): () => void {
     this.inputHandlers.add(handler);
     return () => this.inputHandlers.delete(handler);
   }
@@ -291,6 +305,7 @@ export class LocalBackend implements ServerBackend {
    */
   private async end(run: LocalRun, outcome: RunOutcome): Promise<void> {
     run.status = outcome.status;
+    this.answers.delete(run.id);
     run.result = outcome.result;
     run.error = outcome.error;
     run.finishedAt = new Date().toISOString();

@@ -15,7 +15,7 @@ import { mergeMetadata, storableMetadata } from '../metadata.js';
 import { runRefusal } from '../thread-record.js';
 
 /** The schema version the server's tables arrived in (src/postgres/migrations.ts). */
-export const SERVER_TABLES_VERSION = 7;
+export const SERVER_TABLES_VERSION = 8;
 const EVENTS_PAGE = 500;
 
 export type PostgresBackendOptions = {
@@ -31,14 +31,16 @@ export type PostgresBackendOptions = {
  * Threads, runs and run events in PostgreSQL, shared by every API server and worker on the database:
  * runs are queued as graphile-worker jobs in the same transaction that records them, events are rows
  * told to every process by NOTIFY, a cancel is a flag and a NOTIFY to whichever worker runs it, an
- * answer to a tool's question a NOTIFY that only the worker executing the run acts on.
+ * answer to a tool's question a row (one per question) and a NOTIFY that wakes the worker executing
+ * the run to read it. A notification missed while a LISTEN connection was down is made good when it
+ * is back: tails read again, cancels and answers re-read from their rows.
  */
 export class PostgresBackend implements ServerBackend {
   readonly tails: RunTails;
   readonly sql: ServerSql;
   readonly db: PostgresDatabase;
   private readonly cancelHandlers = new Set<(runId: string) => void>();
-  private readonly inputHandlers = new Set<(delivery: InputDelivery) => void>();
+  private readonly inputHandlers = new Set<(runId: string | undefined) => void>();
   private listener: PgListener | undefined;
   private owned = false;
 
@@ -217,8 +219,14 @@ export class PostgresBackend implements ServerBackend {
   }
 
   async answerInput(tenant: string, runId: string, delivery: InputDelivery): Promise<boolean> {
-    const rows = await this.db.query(this.sql.answerInput, [tenant, runId, JSON.stringify(delivery)]);
+    const rows = await this.db.query(this.sql.answerInput, [tenant, runId, delivery.requestId, JSON.stringify(delivery.answer)]);
     return rows.length > 0;
+  }
+
+  async storedAnswers(tenant: string, runId: string, requestIds: string[]): Promise<InputDelivery[]> {
+    if (requestIds.length === 0) return [];
+    const rows = await this.db.query<{ request_id: string; answer: string }>(this.sql.storedAnswers, [tenant, runId, requestIds]);
+    return rows.map((row) => ({ runId, requestId: row.request_id, answer: JSON.parse(row.answer) as InputDelivery['answer'] }));
   }
 
   async claimRun(runId: string, worker: WorkerIdentity): Promise<Claim | undefined> {
@@ -270,7 +278,7 @@ export class PostgresBackend implements ServerBackend {
     return () => this.cancelHandlers.delete(handler);
   }
 
-  onInput(handler: (delivery: InputDelivery) => void): () => void {
+  onInput(handler: (runId: string | undefined) => void): () => void {
     this.inputHandlers.add(handler);
     return () => this.inputHandlers.delete(handler);
   }
@@ -315,21 +323,18 @@ export class PostgresBackend implements ServerBackend {
       this.tails.notify(payload.slice(0, space), Number(payload.slice(space + 1)));
     } else if (channel === this.sql.channels.cancels) {
       for (const handler of this.cancelHandlers) handler(payload);
-    } else if (channel === this.sql.channels.inputs && this.inputHandlers.size > 0) {
-      let delivery: InputDelivery;
-      try {
-        delivery = JSON.parse(payload) as InputDelivery;
-      } catch (error) {
-        this.options.log('an input answer notification is not JSON', error);
-        return;
-      }
-      for (const handler of this.inputHandlers) handler(delivery);
+    } else if (channel === this.sql.channels.inputs) {
+      for (const handler of this.inputHandlers) handler(payload);
     }
   }
 
-  /** Notifications may have been missed while the connection was down: read every tail again, re-ask every cancel. */
+  /**
+   * Notifications may have been missed while the connection was down: read every tail again, re-ask
+   * every cancel, and have the runs executing here read the answers stored for them meanwhile.
+   */
   private reconnected(): void {
     this.tails.refreshAll();
+    for (const handler of this.inputHandlers) handler(undefined);
     if (this.cancelHandlers.size === 0) return;
     this.db
       .query<{ id: string }>(`SELECT id FROM ${this.db.s}.server_runs WHERE status = 'running' AND cancel_requested`)

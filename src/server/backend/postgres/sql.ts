@@ -32,6 +32,7 @@ export function serverSql(s: string, schema: string, jobs: string) {
     updateThreadMetadata: `UPDATE ${s}.server_threads SET metadata = $3, updated_at = now() WHERE tenant = $1 AND id = $2 RETURNING *`,
     lockThread: `SELECT * FROM ${s}.server_threads WHERE tenant = $1 AND id = $2 FOR UPDATE`,
     deleteThread: [
+      `DELETE FROM ${s}.server_run_answers WHERE tenant = $1 AND run IN (SELECT id FROM ${s}.server_runs WHERE tenant = $1 AND thread = $2)`,
       `DELETE FROM ${s}.server_run_events WHERE run IN (SELECT id FROM ${s}.server_runs WHERE tenant = $1 AND thread = $2)`,
       `DELETE FROM ${s}.server_runs WHERE tenant = $1 AND thread = $2`,
       `DELETE FROM ${s}.server_threads WHERE tenant = $1 AND id = $2`,
@@ -74,8 +75,17 @@ export function serverSql(s: string, schema: string, jobs: string) {
     cancelRunning: `WITH flagged AS (UPDATE ${s}.server_runs SET cancel_requested = true
       WHERE tenant = $1 AND id = $2 AND status = 'running' RETURNING id)
       SELECT pg_notify('${cancels}', id) FROM flagged`,
-    // An answer for a running run of the tenant, told to every process (the one executing the run takes it).
-    answerInput: `SELECT pg_notify('${inputs}', $3) FROM ${s}.server_runs WHERE tenant = $1 AND id = $2 AND status = 'running'`,
+    // An answer for a running run of the tenant, stored (one per question: a second finds the key taken
+    // and stores nothing), and the run's id told to every process: the one executing the run reads it
+    // (storedAnswers). A worker that was not listening then reads it when its LISTEN comes back.
+    answerInput: `WITH stored AS (INSERT INTO ${s}.server_run_answers (tenant, run, request_id, answer)
+        SELECT tenant, id, $3, $4 FROM ${s}.server_runs WHERE tenant = $1 AND id = $2 AND status = 'running'
+        ON CONFLICT (tenant, run, request_id) DO NOTHING RETURNING run)
+      SELECT pg_notify('${inputs}', run) FROM stored`,
+    storedAnswers: prepared(
+      'stored_answers',
+      `SELECT request_id, answer FROM ${s}.server_run_answers WHERE tenant = $1 AND run = $2 AND request_id = ANY($3::text[])`,
+    ),
     // The events that say which questions the run waits on (the event is JSON text: json, not jsonb, reads it).
     inputEvents: prepared(
       'input_events',
@@ -108,7 +118,8 @@ export function serverSql(s: string, schema: string, jobs: string) {
       SELECT (SELECT count(*) FROM holder)::int AS held,
         (SELECT pg_notify('${events}', $1 || ' ' || max(seq)) FROM added HAVING count(*) > 0) AS told`,
     ),
-    // The run's end, its terminal event, the thread's new state and the notification, all in one commit.
+    // The run's end, its terminal event, the thread's new state and the notification, all in one commit;
+    // the answers to its questions go (an ended run takes none: a late one finds it not running).
     finish: prepared(
       'finish',
       `WITH done AS (UPDATE ${s}.server_runs SET status = $3, result = $4, error = $5, finished_at = now()
@@ -119,7 +130,8 @@ export function serverSql(s: string, schema: string, jobs: string) {
           pending = coalesce($8, t.pending), mark_length = coalesce($9, t.mark_length),
           mark_last = CASE WHEN $9::int IS NULL THEN t.mark_last ELSE $10 END
         FROM done WHERE t.tenant = done.tenant AND t.id = done.thread AND t.active_run = $1 RETURNING 1),
-      slot AS (UPDATE ${s}.server_tenants st SET active = st.active - 1 FROM done WHERE st.tenant = done.tenant RETURNING 1)
+      slot AS (UPDATE ${s}.server_tenants st SET active = st.active - 1 FROM done WHERE st.tenant = done.tenant RETURNING 1),
+      answers AS (DELETE FROM ${s}.server_run_answers a USING done WHERE a.tenant = done.tenant AND a.run = $1 RETURNING 1)
       SELECT (SELECT count(*) FROM done)::int AS finished, (SELECT count(*) FROM freed)::int AS freed, (SELECT count(*) FROM slot)::int AS slot,
         (SELECT pg_notify('${events}', $1 || ' ' || $6) FROM done) AS told`,
     ),
