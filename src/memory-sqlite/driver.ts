@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { SqliteMemoryFileError, SqliteMemoryIoError, SqliteUnavailableError } from './errors.js';
+import { SqliteMemoryFileError, SqliteMemoryIoError, SqliteUnavailableError, SqliteVecUnavailableError } from './errors.js';
 
 export type Database = BetterSqlite3.Database;
 type DatabaseConstructor = typeof BetterSqlite3;
@@ -25,6 +25,25 @@ export async function openDatabase(path: string): Promise<Database> {
   } catch (error) {
     if (BROKEN_BINDING.test((error as Error).message ?? '')) throw new SqliteUnavailableError({ cause: error });
     throw error;
+  }
+}
+
+/**
+ * Loads the sqlite-vec extension (its `vec0` tables hold the vectors) into `db`. Imported only when a
+ * store is given an embedder, so a store without one never needs the package.
+ */
+export async function loadVectorExtension(db: Database): Promise<void> {
+  let sqliteVec: typeof import('sqlite-vec');
+  try {
+    sqliteVec = await import('sqlite-vec');
+  } catch (error) {
+    throw new SqliteVecUnavailableError({ cause: error });
+  }
+  try {
+    sqliteVec.load(db);
+  } catch (error) {
+    // The package is present but its platform build is missing or does not load into this SQLite.
+    throw new SqliteVecUnavailableError({ cause: error });
   }
 }
 

@@ -12,6 +12,18 @@ export class SqliteUnavailableError extends IndusagiError {
   }
 }
 
+/** `sqlite-vec` (an optional peer dependency) is not installed or its extension does not load into SQLite. */
+export class SqliteVecUnavailableError extends IndusagiError {
+  static override readonly errorName: string = 'SqliteVecUnavailableError';
+  constructor(options?: { cause?: unknown }) {
+    super(
+      'sqlite_vec_unavailable',
+      'The SQLite memory store keeps vectors with the optional peer dependency sqlite-vec (0.1.9), which could not be loaded. Install it with `npm install sqlite-vec@0.1.9`, or open the store without an embedder.',
+      options,
+    );
+  }
+}
+
 /** The database file cannot be opened as a memory store, or holds rows this version cannot read. */
 export class SqliteMemoryFileError extends IndusagiError {
   static override readonly errorName: string = 'SqliteMemoryFileError';

@@ -2,4 +2,10 @@
 // dependency, loaded only when a store is opened).
 export { openSqliteMemoryStore } from './store.js';
 export type { SqliteMemoryStore } from './store.js';
-export { SqliteUnavailableError, SqliteMemoryFileError, SqliteMemoryIoError, MemoryStoreClosedError } from './errors.js';
+export {
+  SqliteUnavailableError,
+  SqliteVecUnavailableError,
+  SqliteMemoryFileError,
+  SqliteMemoryIoError,
+  MemoryStoreClosedError,
+} from './errors.js';

@@ -21,6 +21,8 @@ export type { Embedder } from './embedder.js';
 export { offlineEmbedder, OFFLINE_EMBEDDER_PACKAGES } from './offline-embedder.js';
 export { recallMemory } from './recall.js';
 export { rememberFacts } from './remember.js';
+export { learnFacts, FactExtractionError, FACT_SCHEMA } from './learn.js';
+export type { LearnOptions } from './learn.js';
 export { formatMemoryBlock, MEMORY_BLOCK_HEADER } from './format.js';
 export { MemoryInputError, MemoryConflictError, MemoryStoreClosedError } from './errors.js';
 export { MAX_TEXT_LENGTH } from './options.js';
