@@ -196,6 +196,7 @@ function openConversation(config: AgentConfig, deps: ConductorDeps, resolved: Re
       try {
         return await work(scope);
       } finally {
+        scope.release();
         if (current === scope) current = undefined;
       }
     });
