@@ -6,6 +6,12 @@ import { ModelControlsError } from './errors.js';
 
 const KEYS = ['temperature', 'topP', 'stopSequences', 'toolChoice', 'thinking'] as const;
 
+/** Whether `override` sets any control: a run that sets none uses the agent's, checked once. */
+export function overridesControls(override: ModelControls): boolean {
+  for (const key of KEYS) if (override[key] !== undefined) return true;
+  return false;
+}
+
 /**
  * The controls a run uses: the config's, each overridden by the `submit`'s when given there, checked
  * (`ModelControlsError`) by the rules every model shares and then by the invoker's own

@@ -6,7 +6,7 @@ import type { ApprovalDecision } from '../loop/types.js';
 import { isSummaryTurn } from '../compaction/summary-turn.js';
 import { HISTORY_NOTE, historyTools, type HistoryOptions } from '../history/index.js';
 import { UnknownApprovalError } from '../tools/index.js';
-import { condensationStep } from './condensation-step.js';
+import { condensationStep, type CondensationStep } from './condensation-step.js';
 import { ApprovalsPendingError, UnknownInputRequestError } from './errors.js';
 import type { AgentCore, RunOptions, RunPlan } from './agent-core.js';
 import { condenseRun } from './condense-run.js';
@@ -22,7 +22,7 @@ import { RunQueue } from './run-queue.js';
 import { RunScope } from './run-scope.js';
 import { SessionSlot } from './session-slot.js';
 import { bindModel, checkMessages, resolveSettings, type AgentSettings } from './settings.js';
-import { resolveControls } from './controls.js';
+import { overridesControls, resolveControls } from './controls.js';
 import { outputRequest } from './structured-output.js';
 import { resolveModel } from '../models/resolve.js';
 import { checkContent } from '../models/content.js';
@@ -154,11 +154,14 @@ function openConversation(config: AgentConfig, deps: ConductorDeps, resolved: Re
   const conversation = () => (made ??= make());
   function make(): { tools: LoopTools; handoffs: Handoffs | undefined; core: AgentCore } {
     // The history tools show only once the context starts with a summary: before that there is nothing to search.
-    const history = recall ? historyTools(() => sessions.history, resolved.historyOptions) : [];
-    const bind = (all: LoopTools): LoopTools =>
-      recall ? conversationTools(all, history, () => isFirstSummary(sessions.current?.context)) : all;
+    const history = () => historyTools(() => sessions.history, resolved.historyOptions);
+    const shown = () => isFirstSummary(sessions.current?.context);
+    const bind = (all: LoopTools): LoopTools => (recall ? conversationTools(all, history, shown) : all);
     const handoffs = plan?.open(bind);
     const tools: LoopTools = handoffs?.tools ?? bind(settings.tools);
+    // Made on first use: a conversation without `compaction` that is never asked to `condense()` (a
+    // sub-agent call's, most often) never needs its condenser.
+    let condensation: CondensationStep | undefined;
     const core: AgentCore = {
       config,
       card,
@@ -168,18 +171,20 @@ function openConversation(config: AgentConfig, deps: ConductorDeps, resolved: Re
       ledger,
       beforeToolRuns: options.beforeToolRuns ?? deps.beforeToolRuns,
       sessions,
-      condensation: condensationStep({
-        card,
-        policy: config.compaction ?? {},
-        invokeModel: invoke,
-        system: config.system,
-        // Every tool the model may see, history tools included: counted before they show is counted safe.
-        tools: settings.tools.specs,
-        maxOutputTokens: card.maxOutputTokens,
-        summaryNote: recall ? HISTORY_NOTE : undefined,
-        // A summary not used (it would not have shrunk the context) was still billed: to the run that asked for it.
-        onDiscarded: (usage) => current?.spend(usage),
-      }),
+      get condensation() {
+        return (condensation ??= condensationStep({
+          card,
+          policy: config.compaction ?? {},
+          invokeModel: invoke,
+          system: config.system,
+          // Every tool the model may see, history tools included: counted before they show is counted safe.
+          tools: settings.tools.specs,
+          maxOutputTokens: card.maxOutputTokens,
+          summaryNote: recall ? HISTORY_NOTE : undefined,
+          // A summary not used (it would not have shrunk the context) was still billed: to the run that asked for it.
+          onDiscarded: (usage) => current?.spend(usage),
+        }));
+      },
       automatic: config.compaction !== undefined,
       carried: {},
       origin,
@@ -196,6 +201,7 @@ function openConversation(config: AgentConfig, deps: ConductorDeps, resolved: Re
       try {
         return await work(scope);
       } finally {
+        scope.release();
         if (current === scope) current = undefined;
       }
     });
@@ -217,8 +223,11 @@ function openConversation(config: AgentConfig, deps: ConductorDeps, resolved: Re
       const model = opts?.model === undefined ? undefined : resolveModel(opts.model, invoke);
       const checks = model ?? { invoker: invoke, card };
       options = {
+        // The agent's controls, checked once, unless the run brings controls or a model of its own.
         controls:
-          opts === undefined ? controls : resolveControls(config, opts, conversation().tools, checks.invoker, checks.card.maxOutputTokens),
+          model === undefined && (opts === undefined || !overridesControls(opts))
+            ? controls
+            : resolveControls(config, opts, conversation().tools, checks.invoker, checks.card.maxOutputTokens),
         limits: runLimits(config.limits, opts?.limits),
         parent: opts?.parent,
       };
@@ -263,41 +272,64 @@ function openConversation(config: AgentConfig, deps: ConductorDeps, resolved: Re
     });
   }
 
+  // Methods, not arrow properties: under a loader that keeps function names (tsx), each arrow costs a
+  // `defineProperty` call, and a sub-agent call opens a conversation each time. None reads `this`, so
+  // `const { submit } = agent` still works.
   const agent: Agent = {
     get sessionId() {
       return sessions.id;
     },
     // One implementation behind both overloads: with `output`, a settled snapshot carries it.
     submit: submit as Agent['submit'],
-    subscribe: (handler) => ledger.subscribe(handler),
-    resume: (id) =>
-      queued(async (scope) => {
+    subscribe(handler) {
+      return ledger.subscribe(handler);
+    },
+    resume(id) {
+      return queued(async (scope) => {
         conversation().core.carried.previous = undefined;
         return stand(scope, await sessions.resume(id));
-      }).outcome,
+      }).outcome;
+    },
     abort() {
       current?.abort();
     },
-    approve: (approvalId, opts) => startPlan(opts, () => ({ prompt: null, admit: decide(approvalId, { approved: true }) })),
-    reject: (approvalId, reason, opts) => startPlan(opts, () => ({ prompt: null, admit: decide(approvalId, { approved: false, reason }) })),
-    continue: (opts) => startPlan(opts, () => ({ prompt: null, admit: () => undefined })),
-    condense: (opts) => queued((scope) => condenseRun(conversation().core, scope), opts?.signal).outcome,
-    branchFrom: (nodeId) =>
-      queued(async (scope) => {
+    approve(approvalId, opts) {
+      return startPlan(opts, () => ({ prompt: null, admit: decide(approvalId, { approved: true }) }));
+    },
+    reject(approvalId, reason, opts) {
+      return startPlan(opts, () => ({ prompt: null, admit: decide(approvalId, { approved: false, reason }) }));
+    },
+    continue(opts) {
+      return startPlan(opts, () => ({ prompt: null, admit: admitAll }));
+    },
+    condense(opts) {
+      return queued((scope) => condenseRun(conversation().core, scope), opts?.signal).outcome;
+    },
+    branchFrom(nodeId) {
+      return queued(async (scope) => {
         const session = await sessions.branchFrom(nodeId);
         await conversation().handoffs?.restore(session);
         conversation().core.carried.previous = undefined;
         await session.persist();
         return stand(scope, session);
-      }).outcome,
-    pendingApprovals: () => (sessions.current === undefined ? [] : standingOf(sessions.current, conversation().tools).pending),
+      }).outcome;
+    },
+    pendingApprovals() {
+      return sessions.current === undefined ? [] : standingOf(sessions.current, conversation().tools).pending;
+    },
     answer(requestId, answer) {
       if (current === undefined) throw new UnknownInputRequestError(requestId);
       current.inputs.answer(requestId, answer);
     },
-    pendingInputs: () => current?.inputs.pending() ?? [],
-    sessionUsage: () => queue.run(async () => (await sessions.open()).usageTotal()),
-    close: () => queue.run(() => sessions.close()),
+    pendingInputs() {
+      return current?.inputs.pending() ?? [];
+    },
+    sessionUsage() {
+      return queue.run(async () => (await sessions.open()).usageTotal());
+    },
+    close() {
+      return queue.run(() => sessions.close());
+    },
   };
   return traced === undefined ? agent : traced.agent(agent);
 }
@@ -311,6 +343,10 @@ function checkOpenOptions(options: OpenOptions, deps: ConductorDeps): void {
   if (options.beforeToolRuns !== undefined && typeof options.beforeToolRuns !== 'function')
     throw new AgentConfigError('`beforeToolRuns` must be a function.');
   if (messages !== undefined) checkMessages({ store: deps.store, messages });
+}
+
+function admitAll(): undefined {
+  return undefined;
 }
 
 function isFirstSummary(context: readonly Turn[] | undefined): boolean {

@@ -15,6 +15,8 @@ export class RunScope {
   readonly usage: ModelUsage = zeroUsage();
   readonly #controller = new AbortController();
   readonly signal: AbortSignal;
+  // The caller's signal this run follows until `release`; undefined without one (or once released).
+  #follows: AbortSignal | undefined;
 
   /** What this run's tools ask the person, waiting for `agent.answer`. */
   readonly inputs: InputRequests;
@@ -25,7 +27,16 @@ export class RunScope {
     callerSignal?: AbortSignal,
   ) {
     this.log = new RunLog(runId);
-    this.signal = callerSignal === undefined ? this.#controller.signal : AbortSignal.any([this.#controller.signal, callerSignal]);
+    this.signal = this.#controller.signal;
+    // One listener on the caller's signal, taken off when the run is over: `AbortSignal.any` would cost
+    // a dependent signal, weak references and a finalizer per run (a sub-agent call is one run each).
+    if (callerSignal !== undefined) {
+      if (callerSignal.aborted) this.#controller.abort(callerSignal.reason);
+      else {
+        this.#follows = callerSignal;
+        callerSignal.addEventListener('abort', this.#follow, { once: true });
+      }
+    }
     this.inputs = new InputRequests(
       runId,
       this.signal,
@@ -37,6 +48,16 @@ export class RunScope {
   abort(): void {
     this.#controller.abort();
   }
+
+  /** The run is over: the caller's signal no longer reaches it (nor holds on to it). */
+  release(): void {
+    this.#follows?.removeEventListener('abort', this.#follow);
+    this.#follows = undefined;
+  }
+
+  readonly #follow = (): void => {
+    this.#controller.abort(this.#follows?.reason);
+  };
 
   publish(event: RunEvent): void {
     this.log.push(event);

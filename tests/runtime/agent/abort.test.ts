@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent, MemorySessionStore, SessionStore, RunFault } from '../../../src/entries/runtime.js';
 import { ABORTED_RESULT } from '../../../src/runtime/loop/index.js';
@@ -92,6 +93,20 @@ describe('abort', () => {
     });
     await expect(agent.submit('one', { signal: controller.signal })).rejects.toMatchObject({ kind: 'aborted' });
     await expect(agent.submit('two', { signal: AbortSignal.abort() })).rejects.toMatchObject({ kind: 'aborted' });
+  });
+
+  it('a signal shared by many runs (a lead run signal, given to each sub-agent run) keeps nothing of the settled ones, and still stops the next', async () => {
+    const agent = createAgent({ model: 'm' }, { invokeModel: scriptedModel(say('one'), say('two'), say('three')).invoke });
+    const controller = new AbortController();
+    for (const text of ['one', 'two', 'three']) {
+      await expect(agent.submit('hi', { signal: controller.signal })).resolves.toMatchObject({ status: 'settled', text });
+      expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    }
+    const stopped = createAgent({ model: 'm' }, { invokeModel: streamsUntilAborted });
+    stopped.subscribe((e) => {
+      if (e.kind === 'text_delta') controller.abort();
+    });
+    await expect(stopped.submit('four', { signal: controller.signal })).rejects.toMatchObject({ kind: 'aborted' });
   });
 
   it('abort with no run in progress does nothing to the next run', async () => {
