@@ -9,6 +9,8 @@ import type { ServerSdk } from './sdk.js';
 
 const MAX_BODY = 4 * 1024 * 1024;
 const EVENTS_KEPT = 1000;
+/** How long a client waits before reconnecting to a closed SSE stream (the `retry:` of each priming event). */
+export const SSE_RETRY_MS = 1000;
 
 /** A listening server: its URL over HTTP, and how to stop it. */
 export type McpListening = {
@@ -75,6 +77,9 @@ export async function serveHttp(sdk: ServerSdk, makeServer: () => Server, at: Mc
     const transport: StreamableHTTPServerTransport = new sdk.StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       eventStore: eventStore(),
+      // The SSE priming event says when to come back: a client whose stream the server closed (polling,
+      // SEP-1699) reconnects with Last-Event-ID after a second, not after its own default.
+      retryInterval: SSE_RETRY_MS,
       onsessioninitialized: (id) => void sessions.set(id, { transport, server }),
     });
     transport.onclose = () => {

@@ -158,6 +158,33 @@ describe('tools served over Streamable HTTP', () => {
     });
     expect(status).toBe(403);
   });
+
+  it('tell a client when to reconnect to a closed stream: the priming event carries retry: 1000', async () => {
+    const response = await fetch(serving.url!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      }),
+    });
+    expect(response.headers.get('content-type')).toMatch(/text\/event-stream/);
+    // Read up to the initialize result: the priming event (an id, the retry, empty data) comes first.
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    while (!text.includes('"result"')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+    await reader.cancel();
+    const [priming] = text.split('\n\n');
+    expect(priming).toMatch(/^id: \S+\nretry: 1000\ndata: $/);
+    expect(text).toContain('"result"');
+  });
 });
 
 describe('an agent served as a tool', () => {
