@@ -90,7 +90,8 @@ export async function loadLocomo(path: string): Promise<LocomoData> {
   }
   const seen = new Set<string>();
   for (const c of conversations) {
-    if (seen.has(c.name)) throw new LocomoDataError(c.file, 'sample_id', `"${c.name}" names two conversations; their cases would share ids`);
+    if (seen.has(c.name))
+      throw new LocomoDataError(c.file, 'sample_id', `"${c.name}" names two conversations; their cases would share ids`);
     seen.add(c.name);
   }
   return { source: path, conversations };
@@ -136,7 +137,14 @@ function readSample(sample: unknown, file: string, where: string, fallbackName: 
       if (turn.blip_caption !== undefined && typeof turn.blip_caption !== 'string') throw bad(`${field}.blip_caption`, 'must be a string');
       // A shared photo is part of what was said: its caption is all the text the turn has about it.
       const photo = typeof turn.blip_caption === 'string' && turn.blip_caption !== '' ? ` [shares a photo: ${turn.blip_caption}]` : '';
-      turns.push({ id: turn.dia_id as string, session: n, speaker: turn.speaker as string, text: `${turn.text as string}${photo}`, at, date });
+      turns.push({
+        id: turn.dia_id as string,
+        session: n,
+        speaker: turn.speaker as string,
+        text: `${turn.text as string}${photo}`,
+        at,
+        date,
+      });
     });
   }
 

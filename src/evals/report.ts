@@ -21,7 +21,9 @@ export function textSummary(result: EvalResult, comparison?: Comparison): string
   if (s.groups !== undefined && s.groups.length > 0) {
     // One line per group, each scorer's mean in the order above: a table a terminal lines up.
     const label = Math.max(5, ...s.groups.map((g) => g.group.length));
-    lines.push(`  ${'group'.padEnd(label)}  ${'n'.padStart(5)}  ${s.scorers.map((x) => x.name.padStart(Math.max(6, x.name.length))).join('  ')}`);
+    lines.push(
+      `  ${'group'.padEnd(label)}  ${'n'.padStart(5)}  ${s.scorers.map((x) => x.name.padStart(Math.max(6, x.name.length))).join('  ')}`,
+    );
     for (const g of s.groups) {
       const means = g.scorers.map((x) => x.mean.toFixed(3).padStart(Math.max(6, x.name.length)));
       lines.push(`  ${g.group.padEnd(label)}  ${String(g.cases).padStart(5)}  ${means.join('  ')}`);
@@ -80,7 +82,14 @@ ul.tree{margin:.2rem 0 .2rem 1rem;padding-left:.5rem}
     .map(([k, n]) => `${n} ${k}`)
     .join(', ')})${result.status === 'done' ? '' : `, <strong>${esc(result.status)}</strong>`}.</p>
 <table><tr><th>scorer</th><th>mean</th><th>pass rate</th><th>scored</th></tr>${rows}</table>
-${s.groups === undefined || s.groups.length === 0 ? '' : groupsTable(s.groups, s.scorers.map((x) => x.name))}
+${
+  s.groups === undefined || s.groups.length === 0
+    ? ''
+    : groupsTable(
+        s.groups,
+        s.scorers.map((x) => x.name),
+      )
+}
 <p>Tokens ${s.usage.inputTokens} in, ${s.usage.outputTokens} out; cost $${s.costUsd.toFixed(4)}${s.unpriced > 0 ? ` (${s.unpriced} cases unpriced)` : ''}; judges $${s.judgeCostUsd.toFixed(4)}. Latency p50 ${Math.round(s.latencyMs.p50)} ms, p95 ${Math.round(s.latencyMs.p95)} ms.</p>
 <h2>Score distribution</h2><div class="plots">${histograms}</div>
 ${comparison === undefined ? '' : comparisonSection(comparison)}

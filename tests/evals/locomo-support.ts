@@ -6,7 +6,13 @@ import type { MemoryRecord, MemoryStore } from '../../src/memory/index.js';
 
 export const TINY = join(import.meta.dirname, 'fixtures/locomo-tiny.json');
 
-const words = (text: string) => new Set(text.toLowerCase().split(/\W+/).filter((w) => w.length >= 4));
+const words = (text: string) =>
+  new Set(
+    text
+      .toLowerCase()
+      .split(/\W+/)
+      .filter((w) => w.length >= 4),
+  );
 
 export function wordCountStore(): MemoryStore & { records: MemoryRecord[]; searches: string[] } {
   const records: MemoryRecord[] = [];

@@ -95,8 +95,16 @@ describe('loadLocomo', () => {
         sample((s) => (s.conversation.session_2_date_time = 'yesterday')),
         /date\.json: \[0\]\.conversation\.session_2_date_time is not a date like "1:56 pm on 8 May, 2023": "yesterday"/,
       ],
-      ['no-date.json', sample((s) => delete s.conversation.session_1_date_time), /\[0\]\.conversation\.session_1_date_time must be the date/],
-      ['turn.json', sample((s) => delete s.conversation.session_2[1].dia_id), /\[0\]\.conversation\.session_2\[1\]\.dia_id must be a string/],
+      [
+        'no-date.json',
+        sample((s) => delete s.conversation.session_1_date_time),
+        /\[0\]\.conversation\.session_1_date_time must be the date/,
+      ],
+      [
+        'turn.json',
+        sample((s) => delete s.conversation.session_2[1].dia_id),
+        /\[0\]\.conversation\.session_2\[1\]\.dia_id must be a string/,
+      ],
       ['speaker.json', sample((s) => delete s.conversation.speaker_b), /\[0\]\.conversation\.speaker_b must be a speaker name/],
       ['sessions.json', sample((s) => (s.conversation.session_1 = {})), /\[0\]\.conversation\.session_1 must be a list of turns/],
       ['scalar.json', [42], /scalar\.json: \[0\]\. must be a conversation object/],
@@ -133,7 +141,11 @@ describe('locomoCases', () => {
     expect(locomoCases(data, { conversations: ['tiny2'] }).map((c) => c.id)).toEqual(['tiny2-q001']);
     // Adversarial questions only when asked for: their right answer is that the conversation does not say.
     const [adversarial] = locomoCases(data, { categories: [5] });
-    expect(adversarial).toMatchObject({ id: 'tiny-q005', expected: 'The conversation does not say.', metadata: { adversarialAnswer: 'Biscuit' } });
+    expect(adversarial).toMatchObject({
+      id: 'tiny-q005',
+      expected: 'The conversation does not say.',
+      metadata: { adversarialAnswer: 'Biscuit' },
+    });
   });
 
   it('refuses a category or a conversation the data does not have', async () => {

@@ -50,7 +50,11 @@ describe('memoryRecallEval', () => {
       reason: '1 of 2 evidence turns in the top 1 (D1:2); missing D2:1',
     });
     expect(score('tiny-q002', 'recall@2')).toMatchObject({ score: 1, passed: true });
-    expect(score('tiny-q006', 'hit@1')).toMatchObject({ score: 0, passed: false, reason: '0 of 1 evidence turns in the top 1; missing D1:3' });
+    expect(score('tiny-q006', 'hit@1')).toMatchObject({
+      score: 0,
+      passed: false,
+      reason: '0 of 1 evidence turns in the top 1; missing D1:3',
+    });
     expect(result.cases.find((c) => c.id === 'tiny-q006')!.output).toBe(
       'D2:3 Ben: Maybe we should visit your sister next month.\nD1:3 Ana: My sister lives in Lisbon.',
     );
@@ -126,9 +130,9 @@ describe('memoryRecallEval', () => {
     await expect(memoryRecallEval({ data, store, k: 0 })).rejects.toThrow(/`k` must be a whole number >= 1/);
     await expect(memoryRecallEval({ data, store, k: [] })).rejects.toThrow(/`k` must be/);
     await expect(memoryRecallEval({ data, store: undefined as never })).rejects.toThrow(/`store` must be a function/);
-    await expect(
-      memoryRecallEval({ data, store: (() => ({})) as unknown as (c: LocomoConversation) => MemoryStore }),
-    ).rejects.toThrow(/gave no memory store for conversation "tiny"/);
+    await expect(memoryRecallEval({ data, store: (() => ({})) as unknown as (c: LocomoConversation) => MemoryStore })).rejects.toThrow(
+      /gave no memory store for conversation "tiny"/,
+    );
     await expect(memoryRecallEval({ data, store, categories: [9] })).rejects.toThrow(/names no LoCoMo category: 9/);
   });
 
