@@ -1,14 +1,11 @@
 // LoCoMo question answering as an evaluation: an answering agent whose memory holds the conversation
 // (every turn saved, recalled into its context by the question) answers each question, and a model
 // judge grades the answer against the gold one. Two model calls per question: the answer and the verdict.
-import { createContextManager } from '../context/manager.js';
-import { memorySource } from '../context/memory-source.js';
-import { createMemoryStore } from '../memory/in-process-store.js';
-import type { MemoryStore } from '../memory/types.js';
-import { defineConductor } from '../runtime/agent/definition.js';
-import type { AgentDefinition } from '../runtime/agent/types.js';
-import type { ModelInvoker } from '../runtime/contract/model.js';
-import type { SessionStoreLike } from '../runtime/store/types.js';
+import { createContextManager, memorySource } from '../context/index.js';
+import { createMemoryStore, type MemoryStore } from '../memory/index.js';
+import { defineConductor, type AgentDefinition } from '../runtime/agent/index.js';
+import type { ModelInvoker } from '../runtime/contract/index.js';
+import type { SessionStoreLike } from '../runtime/store/index.js';
 import { currentCase } from './case-context.js';
 import { EvalOptionsError } from './errors.js';
 import { modelJudge } from './judge.js';

@@ -2,7 +2,7 @@
 // every question searched once, and scored by how many of its annotated evidence turns come back in
 // the top k. No model is called: it measures the store's ranking alone, per question category.
 import { randomUUID } from 'node:crypto';
-import type { MemoryStore, SearchOptions } from '../memory/types.js';
+import type { MemoryStore, SearchOptions } from '../memory/index.js';
 import { zeroUsage } from '../runtime/usage/index.js';
 import { EvalOptionsError } from './errors.js';
 import { locomoCases, locomoCategory, locomoTurnText, type LocomoConversation, type LocomoData, type LocomoTurn } from './locomo.js';
