@@ -42,7 +42,10 @@ function standIn(reply: (request: ModelRequest) => string): ModelInvoker & { cal
 }
 
 const answerer = standIn((request) => {
-  const question = request.messages.at(-1)!.blocks.flatMap((b) => (b.kind === 'text' ? [b.text] : [])).join('');
+  const question = request.messages
+    .at(-1)!
+    .blocks.flatMap((b) => (b.kind === 'text' ? [b.text] : []))
+    .join('');
   return gold.get(question) ?? 'I do not know.';
 });
 const judge = standIn(() =>
