@@ -84,7 +84,7 @@ export async function loadLocomo(path: string): Promise<LocomoData> {
     const samples = Array.isArray(raw) ? raw : [raw];
     const stem = basename(file).replace(/\.json$/, '');
     samples.forEach((sample, i) => {
-      const where = Array.isArray(raw) ? `[${i}].` : '';
+      const where = Array.isArray(raw) ? `[${i}]` : '';
       conversations.push(readSample(sample, file, where, Array.isArray(raw) ? `${stem}-${i + 1}` : stem));
     });
   }
@@ -98,7 +98,7 @@ export async function loadLocomo(path: string): Promise<LocomoData> {
 }
 
 function readSample(sample: unknown, file: string, where: string, fallbackName: string): LocomoConversation {
-  const bad = (field: string, message: string) => new LocomoDataError(file, `${where}${field}`, message);
+  const bad = (field: string, message: string) => new LocomoDataError(file, [where, field].filter((p) => p !== '').join('.'), message);
   if (!isRecord(sample)) throw bad('', 'must be a conversation object');
   // The published file nests the conversation under `conversation`; the per-conversation files are flat.
   const conversation = sample.conversation === undefined ? sample : sample.conversation;

@@ -107,7 +107,7 @@ describe('loadLocomo', () => {
       ],
       ['speaker.json', sample((s) => delete s.conversation.speaker_b), /\[0\]\.conversation\.speaker_b must be a speaker name/],
       ['sessions.json', sample((s) => (s.conversation.session_1 = {})), /\[0\]\.conversation\.session_1 must be a list of turns/],
-      ['scalar.json', [42], /scalar\.json: \[0\]\. must be a conversation object/],
+      ['scalar.json', [42], /scalar\.json: \[0\] must be a conversation object/],
       ['twice.json', [published[0], published[0]], /twice\.json: sample_id "tiny" names two conversations/],
     ];
     for (const [name, value, message] of cases) {
