@@ -61,6 +61,16 @@ async function checksIn(out: string): Promise<Map<string, Check[]>> {
   return found;
 }
 
+/** The client's stdout and stderr in a client scenario (the suite keeps them beside its checks). */
+async function clientOutput(out: string, scenario: string): Promise<string> {
+  const folder = (await readdir(out, { recursive: true })).find(
+    (entry) => entry.endsWith('checks.json') && dirname(entry).replace(/-\d{4}-\d{2}-\d{2}T[\d-]+Z$/, '') === scenario,
+  );
+  if (folder === undefined) return '';
+  const read = (name: string) => readFile(join(out, dirname(folder), name), 'utf8').catch(() => '');
+  return `stdout:\n${(await read('stdout.txt')).slice(-2000)}\nstderr:\n${(await read('stderr.txt')).slice(-4000)}`;
+}
+
 // The suite counts a warning against a scenario as it does a failure.
 const failed = (checks: Check[]) => checks.filter((check) => check.status === 'FAILURE' || check.status === 'WARNING');
 
@@ -101,7 +111,9 @@ describe.skipIf(!installed)('the conformance suite', () => {
     // Every scenario ran (a forced one the suite renamed or dropped left no results).
     expect([...scenarios.keys()].sort()).toEqual([...new Set(names)].sort());
     for (const [scenario, checks] of scenarios) {
-      expect(failed(checks), scenario).toEqual([]);
+      // What our client printed there, so that a failure says why it did not do what was asked.
+      const said = await clientOutput(out, scenario);
+      expect(failed(checks), `${scenario}\n${said}`).toEqual([]);
       expect(
         checks.some((check) => check.status === 'SUCCESS'),
         scenario,
