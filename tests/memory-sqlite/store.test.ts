@@ -126,7 +126,7 @@ describe('openSqliteMemoryStore errors', () => {
     expect((error as Error).message).toContain(path);
   });
 
-  it('upgrades a version 1 file (text-indexed, before governance) in place, keeping every record', async () => {
+  it('upgrades a version 1 file (text-indexed, before governance) in place through every step, keeping every record', async () => {
     const path = freshPath();
     const db = new Database(path);
     db.exec(`
@@ -155,7 +155,7 @@ describe('openSqliteMemoryStore errors', () => {
     expect(fresh.supersedes).toEqual(['r2']);
     store.close();
     const check = new Database(path);
-    expect(check.pragma('user_version', { simple: true })).toBe(2);
+    expect(check.pragma('user_version', { simple: true })).toBe(3);
     check.close();
   });
 
