@@ -208,10 +208,10 @@ export async function openSqliteMemoryStore(path: string, options: SqliteMemoryS
   // Both rankings read in one transaction, so they see the same records.
   const searchVectors = db.transaction(
     (terms: string[], filter: SearchFilter, query: Float32Array, k: number, minScore: number, ranking: 'hybrid' | 'vector') => {
-      const depth = ranking === 'vector' ? k : Math.min(fusionDepth(k), MAX_VECTOR_K);
+      const depth = ranking === 'vector' ? k : fusionDepth(k);
       // Cosine distance to cosine; a record pointing away from the query is no evidence for it, as in every store.
       const near = v!.nearest
-        .all({ ...filter, query, k: depth })
+        .all({ ...filter, query, k: Math.min(depth, MAX_VECTOR_K) })
         .map(({ seq, distance }) => ({ seq, score: 1 - distance }))
         .filter((h) => h.score > 0)
         .sort((a, b) => b.score - a.score || a.seq - b.seq);
