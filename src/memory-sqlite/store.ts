@@ -48,6 +48,9 @@ export type SqliteMemoryStoreOptions = {
 
 // sqlite-vec's most neighbours one KNN query returns.
 const MAX_VECTOR_K = 4096;
+// The share of records a filter must let through for the vector ranking to read the nearest of all
+// and filter them after; below it, vec0 ranks only the records that pass.
+const UNFILTERED_KNN_SHARE = 0.25;
 // Records embedded per backfill step, each step one transaction: progress survives a crash and other
 // writers wait for one batch, not for the whole file.
 const BACKFILL_BATCH = 256;
@@ -205,13 +208,29 @@ export async function openSqliteMemoryStore(path: string, options: SqliteMemoryS
     rankWords(terms, filter, k, minScore).map(({ ref, score }) => hit(ref, score)),
   );
 
+  /**
+   * The `k` nearest records among those `filter` lets through, exactly. When most records pass, the
+   * nearest of all read a little deeper and then filtered is cheaper than building the constraint
+   * (measured in bench memory-stores-sqlite-vectors); when that keeps fewer than `k`, or few records
+   * pass, vec0 ranks only the passing ones.
+   */
+  const nearestPassing = (filter: SearchFilter, query: Float32Array, k: number) => {
+    const passing = v!.passing.get(filter)!.n;
+    const share = passing / Math.max(q.stats.get()!.docs, 1);
+    if (passing > k && share >= UNFILTERED_KNN_SHARE) {
+      const deeper = Math.min(Math.ceil((2 * k) / share), MAX_VECTOR_K);
+      const found = v!.nearestThenFilter.all({ ...filter, query, k: deeper });
+      if (found.length >= k) return found.slice(0, k);
+    }
+    return v!.nearest.all({ ...filter, query, k });
+  };
+
   // Both rankings read in one transaction, so they see the same records.
   const searchVectors = db.transaction(
     (terms: string[], filter: SearchFilter, query: Float32Array, k: number, minScore: number, ranking: 'hybrid' | 'vector') => {
       const depth = ranking === 'vector' ? k : fusionDepth(k);
       // Cosine distance to cosine; a record pointing away from the query is no evidence for it, as in every store.
-      const near = v!.nearest
-        .all({ ...filter, query, k: Math.min(depth, MAX_VECTOR_K) })
+      const near = nearestPassing(filter, query, Math.min(depth, MAX_VECTOR_K))
         .map(({ seq, distance }) => ({ seq, score: 1 - distance }))
         .filter((h) => h.score > 0)
         .sort((a, b) => b.score - a.score || a.seq - b.seq);

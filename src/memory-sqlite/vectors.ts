@@ -77,6 +77,8 @@ export type VectorStatements = {
   remove: Statement<[bigint]>;
   insert: Statement<[bigint, Float32Array]>;
   nearest: Statement<Record<string, unknown>, { seq: number; distance: number }>;
+  nearestThenFilter: Statement<Record<string, unknown>, { seq: number; distance: number }>;
+  passing: Statement<Record<string, unknown>, { n: number }>;
   unembedded: Statement<[number], { seq: number; text: string }>;
   markEmbedded: Statement<[number, string]>;
 };
@@ -88,13 +90,19 @@ export function prepareVectors(db: Database): VectorStatements {
     remove: db.prepare<[bigint]>('DELETE FROM memory_vectors WHERE rowid = ?'),
     insert: db.prepare<[bigint, Float32Array]>('INSERT INTO memory_vectors (rowid, embedding) VALUES (?, ?)'),
     // Filter first, then rank: vec0 takes the filtered seqs as a rowid constraint and ranks only those,
-    // exactly. Measured on 100,000 vectors of 512 dimensions, this costs less than a KNN over every
-    // vector, whatever the share the filter lets through, so a deeper unfiltered KNN cut afterwards
-    // (which can come back short) is never needed.
-    nearest: db.prepare<Record<string, unknown>, { seq: number; distance: number }>(
+    // exactly, however few they are. Measured on 100,000 vectors of 512 dimensions, this costs less than
+    // a KNN over every vector even when half pass (the constraint is built from the records each time).
+    nearest: db.prepare(
       `SELECT v.rowid AS seq, v.distance FROM memory_vectors v WHERE v.embedding MATCH @query AND k = @k
         AND v.rowid IN (SELECT r.seq FROM memory_records r WHERE r.embedded = 1 AND ${FILTERED})`,
     ),
+    // When most records pass: the @k nearest of all, then the filter. Exact whenever it keeps enough:
+    // a passing record outside those @k is farther than every one inside.
+    nearestThenFilter: db.prepare(
+      `SELECT n.seq, n.distance FROM (SELECT rowid AS seq, distance FROM memory_vectors WHERE embedding MATCH @query AND k = @k) n
+        JOIN memory_records r ON r.seq = n.seq WHERE r.embedded = 1 AND ${FILTERED} ORDER BY n.distance`,
+    ),
+    passing: db.prepare(`SELECT count(*) AS n FROM memory_records r WHERE r.embedded = 1 AND ${FILTERED}`),
     unembedded: db.prepare<[number], { seq: number; text: string }>(
       'SELECT seq, text FROM memory_records WHERE embedded = 0 ORDER BY seq LIMIT ?',
     ),

@@ -252,6 +252,19 @@ describe('openSqliteMemoryStore with an embedder: filters before ranking', () =>
     }
   });
 
+  it('fills k when most records pass the filter but the nearest ones do not', async () => {
+    const store = await open(freshPath(), { embedder: hashedEmbedder() });
+    // Half the records are the reader's and far from the query, half another resource's and near it:
+    // the nearest few hundred of all hold none the reader may see.
+    for (let i = 0; i < 600; i++) await store.save(`garden roses bloom ${i}`, { scope: { resource: 'other' } });
+    for (let i = 0; i < 600; i++) await store.save(`invoice number ${i} paid`);
+    await store.save('roses in the invoice');
+    const hits = await store.search('garden roses bloom', { k: 5, ranking: 'vector' });
+    expect(hits).toHaveLength(5);
+    expect(hits[0].text).toBe('roses in the invoice');
+    for (const hit of hits) expect(hit.scope).toBeUndefined();
+  });
+
   it('the words ranking honours since and until in a store without an embedder', async () => {
     const store = await open();
     await store.save('met Ana at the conference', { provenance: { at: 1000 } });
