@@ -2,6 +2,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { SqliteMemoryFileError, SqliteMemoryIoError, SqliteUnavailableError, SqliteVecUnavailableError } from './errors.js';
 
 export type Database = BetterSqlite3.Database;
+export type Statement<P extends unknown[] | object = unknown[], R = unknown> = BetterSqlite3.Statement<P, R>;
 type DatabaseConstructor = typeof BetterSqlite3;
 
 // Signs that the package is present but its native addon cannot load on this platform or Node version.

@@ -24,6 +24,31 @@ export class SqliteVecUnavailableError extends IndusagiError {
   }
 }
 
+/** An embedder as a memory file records it: what its vectors came from. */
+export type EmbedderIdentity = { id: string; dimensions: number };
+
+/**
+ * The file keeps vectors from one embedder and the store was opened with another (a different id or
+ * size): comparing vectors of two models ranks nonsense, so the store refuses to open unless told to
+ * re-embed every record (`{ reembed: true }`).
+ */
+export class SqliteEmbedderMismatchError extends IndusagiError {
+  static override readonly errorName: string = 'SqliteEmbedderMismatchError';
+  constructor(
+    path: string,
+    /** The embedder the file's vectors came from. */
+    readonly recorded: EmbedderIdentity,
+    /** The embedder the store was opened with. */
+    readonly given: EmbedderIdentity,
+  ) {
+    super(
+      'sqlite_embedder_mismatch',
+      `${path} keeps vectors from embedder "${recorded.id}" (${recorded.dimensions} dimensions), not "${given.id}" (${given.dimensions} dimensions). ` +
+        `Open it with "${recorded.id}", or pass { reembed: true } to replace every vector with one from "${given.id}".`,
+    );
+  }
+}
+
 /** The database file cannot be opened as a memory store, or holds rows this version cannot read. */
 export class SqliteMemoryFileError extends IndusagiError {
   static override readonly errorName: string = 'SqliteMemoryFileError';

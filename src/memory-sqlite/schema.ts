@@ -2,9 +2,7 @@ import type { Database } from './driver.js';
 import { SqliteMemoryFileError } from './errors.js';
 import { fingerprint, termString } from '../memory/governance.js';
 
-// Bumped whenever the tables change; an older version is upgraded in place, a newer one refused.
-const SCHEMA_VERSION = 2;
-
+// The version 2 layout, which every fresh file starts from before the later STEPS.
 // FTS5 indexes the index terms indusagi's tokenizer made (`terms`), not the raw text, so it matches
 // exactly what the other stores match. Its tokenizer only has to split on the spaces between terms:
 // every letter, mark and digit is a token character.
@@ -45,29 +43,71 @@ const CREATE = `
   INSERT INTO memory_stats VALUES (1, 0, 0, 1);
 `;
 
+/** One schema change: `apply` takes a file at `version - 1` to `version`. */
+type Step = { version: number; apply: (db: Database) => void };
+
+// Applied in order, each at most once, all in the open's one transaction: a file at version n gets every
+// step after n. Version 2 is the base a fresh file is created at (CREATE); a step for version 4 goes
+// after step 3 and must not assume more than the tables steps up to 3 made.
+const STEPS: readonly Step[] = [
+  { version: 2, apply: upgradeFromV1 },
+  { version: 3, apply: addVectorBookkeeping },
+];
+
+/** The version a file reaches once every step has been applied; a newer one is refused. */
+export const SCHEMA_VERSION = STEPS[STEPS.length - 1].version;
+
 /**
- * Creates the tables on a fresh file, accepts a file at this version, upgrades a version 1 file (the
- * text-indexed layout) in one transaction, refuses anything else. A local file is upgraded on open:
- * only one machine reaches it, unlike a shared PostgreSQL schema.
+ * Creates the tables on a fresh file, accepts a file at this version, upgrades an older one (version
+ * 1, the text-indexed layout, or 2, before vectors) through STEPS in one transaction, refuses anything
+ * else. A local file is upgraded on open: only one machine reaches it, unlike a shared PostgreSQL schema.
  */
 export function ensureSchema(db: Database, path: string): void {
   // WAL lets readers in other processes proceed while one process writes.
   db.pragma('journal_mode = WAL');
   db.transaction(() => {
-    const version = db.pragma('user_version', { simple: true }) as number;
+    let version = db.pragma('user_version', { simple: true }) as number;
     if (version === SCHEMA_VERSION) return;
-    if (version === 1) return upgradeFromV1(db);
-    if (version !== 0) {
+    if (version > SCHEMA_VERSION || version < 0) {
       throw new SqliteMemoryFileError(
         `${path} holds memory schema version ${version}; this version of indusagi reads versions up to ${SCHEMA_VERSION}.`,
       );
     }
-    const existing = db.prepare("SELECT name FROM sqlite_master WHERE name IN ('memory_records', 'memory_fts', 'memory_terms_fts')").all();
-    if (existing.length > 0)
-      throw new SqliteMemoryFileError(`${path} already has memory tables without a schema version; refusing to guess their layout.`);
-    db.exec(CREATE);
+    if (version === 0) {
+      const existing = db
+        .prepare("SELECT name FROM sqlite_master WHERE name IN ('memory_records', 'memory_fts', 'memory_terms_fts')")
+        .all();
+      if (existing.length > 0)
+        throw new SqliteMemoryFileError(`${path} already has memory tables without a schema version; refusing to guess their layout.`);
+      db.exec(CREATE);
+      version = 2;
+    }
+    for (const step of STEPS) {
+      if (step.version <= version) continue;
+      step.apply(db);
+      version = step.version;
+    }
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
+}
+
+/**
+ * Version 3: each record says whether `memory_vectors` holds the vector of its current text
+ * (`embedded`), and `memory_embedder` names the embedder those vectors came from. The vec0 table itself
+ * is made by the first store opened with an embedder (`ensureVectors`): its size is the embedder's, and
+ * a file used without one never needs sqlite-vec.
+ */
+function addVectorBookkeeping(db: Database): void {
+  db.exec(`
+    ALTER TABLE memory_records ADD COLUMN embedded INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX memory_records_unembedded ON memory_records(seq) WHERE embedded = 0;
+    CREATE TABLE memory_embedder (
+      one INTEGER PRIMARY KEY CHECK (one = 1),
+      id TEXT NOT NULL,
+      dimensions INTEGER NOT NULL,
+      stale INTEGER NOT NULL DEFAULT 0
+    );
+  `);
 }
 
 type V1Row = { id: string; text: string; kind: string | null; meta: string | null; created_at: number };
@@ -76,6 +116,7 @@ type V1Row = { id: string; text: string; kind: string | null; meta: string | nul
 function upgradeFromV1(db: Database): void {
   const old = db.prepare<[], V1Row>('SELECT id, text, kind, meta, created_at FROM memory_records ORDER BY seq').all();
   db.exec('DROP TABLE memory_fts; DROP TABLE memory_records;');
+  // CREATE is the version 2 layout, which is what this step leaves.
   db.exec(CREATE);
   const insert = db.prepare(`INSERT INTO memory_records (id, ord, text, kind, meta, observed_at, created_at, fingerprint, terms)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
@@ -98,7 +139,6 @@ function upgradeFromV1(db: Database): void {
     count(terms, 1);
   });
   db.prepare('UPDATE memory_stats SET next_ord = ?').run(old.length + 1);
-  db.pragma(`user_version = ${SCHEMA_VERSION}`);
 }
 
 /** Keeps the BM25 statistics in step with a record's terms coming (+1) or going (-1). */

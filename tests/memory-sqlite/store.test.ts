@@ -126,7 +126,7 @@ describe('openSqliteMemoryStore errors', () => {
     expect((error as Error).message).toContain(path);
   });
 
-  it('upgrades a version 1 file (text-indexed, before governance) in place, keeping every record', async () => {
+  it('upgrades a version 1 file (text-indexed, before governance) in place through every step, keeping every record', async () => {
     const path = freshPath();
     const db = new Database(path);
     db.exec(`
@@ -155,7 +155,7 @@ describe('openSqliteMemoryStore errors', () => {
     expect(fresh.supersedes).toEqual(['r2']);
     store.close();
     const check = new Database(path);
-    expect(check.pragma('user_version', { simple: true })).toBe(2);
+    expect(check.pragma('user_version', { simple: true })).toBe(3);
     check.close();
   });
 
@@ -212,5 +212,40 @@ describe('openSqliteMemoryStore errors', () => {
     const outcome = JSON.parse(child.stdout);
     expect(outcome).toMatchObject({ hits: 1, unavailable: true, kind: 'sqlite_unavailable' });
     expect(outcome.message).toContain('npm install better-sqlite3');
+  });
+
+  it('without sqlite-vec installed: a store with an embedder rejects with SqliteVecUnavailableError, one without it opens the same file', async () => {
+    const hook = join(root, 'no-sqlite-vec-hook.mjs');
+    writeFileSync(
+      hook,
+      `import { register } from 'node:module';
+       register('data:text/javascript,' + encodeURIComponent(\`
+         export async function resolve(specifier, context, next) {
+           if (specifier === 'sqlite-vec') {
+             const error = new Error("Cannot find package 'sqlite-vec'");
+             error.code = 'ERR_MODULE_NOT_FOUND';
+             throw error;
+           }
+           return next(specifier, context);
+         }\`));`,
+    );
+    const path = freshPath();
+    const child = await runChild(
+      `
+      import { openSqliteMemoryStore, SqliteVecUnavailableError } from ${JSON.stringify(storeModule)};
+      const embedder = { id: 'unit', dimensions: 2, embed: async (texts) => texts.map(() => [1, 0]) };
+      const error = await openSqliteMemoryStore(${JSON.stringify(path)}, { embedder }).catch((e) => e);
+      const plain = await openSqliteMemoryStore(${JSON.stringify(path)});
+      await plain.save('still works by words');
+      const hits = (await plain.search('words')).length;
+      plain.close();
+      console.log(JSON.stringify({ unavailable: SqliteVecUnavailableError.isInstance(error), kind: error.kind, message: error.message, hits }));
+    `,
+      { imports: [hook] },
+    );
+    expect(child.stderr).toBe('');
+    const outcome = JSON.parse(child.stdout);
+    expect(outcome).toMatchObject({ unavailable: true, kind: 'sqlite_vec_unavailable', hits: 1 });
+    expect(outcome.message).toContain('npm install sqlite-vec@0.1.9');
   });
 });

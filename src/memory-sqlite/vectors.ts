@@ -1,0 +1,113 @@
+// The SQLite store's vectors: a sqlite-vec `vec0` table (`memory_vectors`, cosine distance, keyed by
+// the record's seq) beside the records, the embedder they came from in `memory_embedder`, and an
+// `embedded` flag per record saying its vector is the one of its current text. Only a store opened with
+// an embedder reads or writes them (a connection without sqlite-vec cannot even touch a vec0 table), so
+// a store without one only clears `embedded` and marks the table `stale`, and the next store with the
+// embedder removes what no record owns any more.
+import type { Embedder } from '../memory/index.js';
+import type { Database, Statement } from './driver.js';
+import { SqliteEmbedderMismatchError, type EmbedderIdentity } from './errors.js';
+
+/** The records that pass a search's filters, as named parameters of `FILTERED`. */
+export type SearchFilter = {
+  kind: string | null;
+  /** The reader's scope parts, '' when unset. */
+  r: string;
+  s: string;
+  /** 1: superseded records too. */
+  all: number;
+  /** `provenance.at` bounds [since, until); null when unset. */
+  since: number | null;
+  until: number | null;
+};
+
+/**
+ * Every filter a search applies, as SQL over `memory_records r`: the same for the words and the vector
+ * ranking, so neither ranks a record the other could not return.
+ */
+export const FILTERED = `r.scope_resource IN ('', @r) AND r.scope_session IN ('', @s)
+  AND (@all = 1 OR r.superseded_by IS NULL) AND (@kind IS NULL OR r.kind = @kind)
+  AND (@since IS NULL OR r.observed_at >= @since) AND (@until IS NULL OR r.observed_at < @until)`;
+
+/**
+ * Readies the file's vectors for `embedder`, in one transaction: creates `memory_vectors` on the first
+ * open with an embedder; refuses another embedder than the recorded one with
+ * `SqliteEmbedderMismatchError` unless `reembed`, which drops every vector and marks every record for
+ * re-embedding (done lazily, like any backfill); removes the vectors a store without the embedder left
+ * without an owner.
+ */
+export function ensureVectors(db: Database, path: string, embedder: Embedder, reembed: boolean): void {
+  const given: EmbedderIdentity = { id: embedder.id, dimensions: embedder.dimensions };
+  db.transaction(() => {
+    const recorded = db
+      .prepare<[], EmbedderIdentity & { stale: number }>('SELECT id, dimensions, stale FROM memory_embedder WHERE one = 1')
+      .get();
+    const create = () => {
+      db.exec(`CREATE VIRTUAL TABLE memory_vectors USING vec0(embedding float[${given.dimensions}] distance_metric=cosine)`);
+      db.prepare('INSERT OR REPLACE INTO memory_embedder (one, id, dimensions, stale) VALUES (1, ?, ?, 0)').run(given.id, given.dimensions);
+    };
+    if (recorded === undefined) {
+      // Flags a store without the extension could not have set are cleared too (there were no vectors).
+      db.exec('UPDATE memory_records SET embedded = 0 WHERE embedded = 1');
+      return create();
+    }
+    if (recorded.id !== given.id || recorded.dimensions !== given.dimensions) {
+      if (!reembed) throw new SqliteEmbedderMismatchError(path, { id: recorded.id, dimensions: recorded.dimensions }, given);
+      db.exec('DROP TABLE memory_vectors');
+      db.exec('UPDATE memory_records SET embedded = 0 WHERE embedded = 1');
+      return create();
+    }
+    if (reembed) {
+      // The same embedder, asked to re-embed anyway (say, its model changed under the same id).
+      db.exec('DELETE FROM memory_vectors');
+      db.exec('UPDATE memory_records SET embedded = 0 WHERE embedded = 1');
+    } else if (recorded.stale === 1) {
+      db.exec('DELETE FROM memory_vectors WHERE rowid NOT IN (SELECT seq FROM memory_records WHERE embedded = 1)');
+    }
+    db.exec('UPDATE memory_embedder SET stale = 0');
+  }).immediate();
+}
+
+/** Whether the file keeps vectors (some store was opened on it with an embedder). */
+export function keepsVectors(db: Database): boolean {
+  return db.prepare('SELECT 1 FROM memory_embedder WHERE one = 1').get() !== undefined;
+}
+
+export type VectorStatements = {
+  remove: Statement<[bigint]>;
+  insert: Statement<[bigint, Float32Array]>;
+  nearest: Statement<Record<string, unknown>, { seq: number; distance: number }>;
+  nearestThenFilter: Statement<Record<string, unknown>, { seq: number; distance: number }>;
+  passing: Statement<Record<string, unknown>, { n: number }>;
+  unembedded: Statement<[number], { seq: number; text: string }>;
+  markEmbedded: Statement<[number, string]>;
+};
+
+/** The statements a store with an embedder uses on `memory_vectors`; compiling them needs sqlite-vec loaded. */
+export function prepareVectors(db: Database): VectorStatements {
+  return {
+    // A seq freed by a forget in a store without the embedder may come back with its old vector still there.
+    remove: db.prepare<[bigint]>('DELETE FROM memory_vectors WHERE rowid = ?'),
+    insert: db.prepare<[bigint, Float32Array]>('INSERT INTO memory_vectors (rowid, embedding) VALUES (?, ?)'),
+    // Filter first, then rank: vec0 takes the filtered seqs as a rowid constraint and ranks only those,
+    // exactly, however few they are. On 100,000 vectors of 512 dimensions (bench
+    // memory-stores-sqlite-vectors) it costs less than a KNN over every vector when few records pass,
+    // and about 1.5 times as much when all do (the constraint is built from the records each time).
+    nearest: db.prepare(
+      `SELECT v.rowid AS seq, v.distance FROM memory_vectors v WHERE v.embedding MATCH @query AND k = @k
+        AND v.rowid IN (SELECT r.seq FROM memory_records r WHERE r.embedded = 1 AND ${FILTERED})`,
+    ),
+    // When most records pass: the @k nearest of all, then the filter. Exact whenever it keeps enough:
+    // a passing record outside those @k is farther than every one inside.
+    nearestThenFilter: db.prepare(
+      `SELECT n.seq, n.distance FROM (SELECT rowid AS seq, distance FROM memory_vectors WHERE embedding MATCH @query AND k = @k) n
+        JOIN memory_records r ON r.seq = n.seq WHERE r.embedded = 1 AND ${FILTERED} ORDER BY n.distance`,
+    ),
+    passing: db.prepare(`SELECT count(*) AS n FROM memory_records r WHERE r.embedded = 1 AND ${FILTERED}`),
+    unembedded: db.prepare<[number], { seq: number; text: string }>(
+      'SELECT seq, text FROM memory_records WHERE embedded = 0 ORDER BY seq LIMIT ?',
+    ),
+    // A backfilled vector is kept only if the record still holds the text it was made from.
+    markEmbedded: db.prepare<[number, string]>('UPDATE memory_records SET embedded = 1 WHERE seq = ? AND embedded = 0 AND text = ?'),
+  };
+}
