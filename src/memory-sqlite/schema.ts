@@ -2,9 +2,6 @@ import type { Database } from './driver.js';
 import { SqliteMemoryFileError } from './errors.js';
 import { fingerprint, termString } from '../memory/governance.js';
 
-// Bumped whenever the tables change; an older version is upgraded in place, a newer one refused.
-const SCHEMA_VERSION = 2;
-
 // FTS5 indexes the index terms indusagi's tokenizer made (`terms`), not the raw text, so it matches
 // exactly what the other stores match. Its tokenizer only has to split on the spaces between terms:
 // every letter, mark and digit is a token character.
@@ -45,29 +42,71 @@ const CREATE = `
   INSERT INTO memory_stats VALUES (1, 0, 0, 1);
 `;
 
+/** One change of the layout: `apply` takes a file at the version before it (the step listed before) to `version`. */
+type Step = { version: number; apply: (db: Database) => void };
+
 /**
- * Creates the tables on a fresh file, accepts a file at this version, upgrades a version 1 file (the
- * text-indexed layout) in one transaction, refuses anything else. A local file is upgraded on open:
- * only one machine reaches it, unlike a shared PostgreSQL schema.
+ * Every change since version 1, in order. A file is brought through each step it lacks in one
+ * transaction, `user_version` raised to the last, so a step is written once and applies to files of
+ * any earlier version. A fresh file gets `CREATE` (the version 2 layout) and then the later steps.
+ */
+const STEPS: readonly Step[] = [
+  { version: 2, apply: upgradeFromV1 },
+  { version: 4, apply: addWorkingMemory },
+];
+
+// Raised by each step; an older file is upgraded in place, a newer one refused.
+const SCHEMA_VERSION = STEPS[STEPS.length - 1].version;
+// What `CREATE` makes: the layout before any later step.
+const CREATED_VERSION = 2;
+
+/**
+ * Creates the tables on a fresh file, accepts a file at this version, upgrades an older one (from
+ * version 1, the text-indexed layout, on) in one transaction, refuses anything else. A local file is
+ * upgraded on open: only one machine reaches it, unlike a shared PostgreSQL schema.
  */
 export function ensureSchema(db: Database, path: string): void {
   // WAL lets readers in other processes proceed while one process writes.
   db.pragma('journal_mode = WAL');
   db.transaction(() => {
-    const version = db.pragma('user_version', { simple: true }) as number;
+    let version = db.pragma('user_version', { simple: true }) as number;
     if (version === SCHEMA_VERSION) return;
-    if (version === 1) return upgradeFromV1(db);
-    if (version !== 0) {
+    if (version > SCHEMA_VERSION || version < 0) {
       throw new SqliteMemoryFileError(
         `${path} holds memory schema version ${version}; this version of indusagi reads versions up to ${SCHEMA_VERSION}.`,
       );
     }
-    const existing = db.prepare("SELECT name FROM sqlite_master WHERE name IN ('memory_records', 'memory_fts', 'memory_terms_fts')").all();
-    if (existing.length > 0)
-      throw new SqliteMemoryFileError(`${path} already has memory tables without a schema version; refusing to guess their layout.`);
-    db.exec(CREATE);
-    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    if (version === 0) {
+      const existing = db
+        .prepare("SELECT name FROM sqlite_master WHERE name IN ('memory_records', 'memory_fts', 'memory_terms_fts')")
+        .all();
+      if (existing.length > 0)
+        throw new SqliteMemoryFileError(`${path} already has memory tables without a schema version; refusing to guess their layout.`);
+      db.exec(CREATE);
+      version = CREATED_VERSION;
+    }
+    for (const step of STEPS) {
+      if (step.version <= version) continue;
+      step.apply(db);
+      version = step.version;
+    }
+    db.pragma(`user_version = ${version}`);
   }).immediate();
+}
+
+/**
+ * Version 4: working memory, one block per exact scope. A forgotten block keeps its row with no
+ * content, so the version it reached is never handed out again.
+ */
+function addWorkingMemory(db: Database): void {
+  db.exec(`CREATE TABLE working_memory (
+    scope_resource TEXT NOT NULL,
+    scope_session TEXT NOT NULL,
+    content TEXT,
+    version INTEGER NOT NULL,
+    updated_at REAL NOT NULL,
+    PRIMARY KEY (scope_resource, scope_session)
+  ) WITHOUT ROWID`);
 }
 
 type V1Row = { id: string; text: string; kind: string | null; meta: string | null; created_at: number };
@@ -98,7 +137,6 @@ function upgradeFromV1(db: Database): void {
     count(terms, 1);
   });
   db.prepare('UPDATE memory_stats SET next_ord = ?').run(old.length + 1);
-  db.pragma(`user_version = ${SCHEMA_VERSION}`);
 }
 
 /** Keeps the BM25 statistics in step with a record's terms coming (+1) or going (-1). */

@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { MemoryStoreClosedError, openSqliteMemoryStore, SqliteMemoryFileError } from '../../src/memory-sqlite/index.js';
 import type { SqliteMemoryStore } from '../../src/memory-sqlite/index.js';
 import { memoryStoreContract } from '../memory/store-contract.js';
+import { workingMemoryContract } from '../memory/working-contract.js';
 
 const root = mkdtempSync(join(tmpdir(), 'indusagi-sqlite-memory-'));
 const opened: SqliteMemoryStore[] = [];
@@ -47,6 +48,11 @@ function runChild(source: string, opts: { imports?: string[]; onLine?: (line: st
 }
 
 memoryStoreContract('openSqliteMemoryStore', () => open());
+// Two connections on one file, as two processes would have.
+workingMemoryContract('openSqliteMemoryStore', async () => {
+  const path = freshPath();
+  return { store: await open(path), peer: await open(path) };
+});
 
 describe('openSqliteMemoryStore durability', () => {
   it('keeps what another process saved (and forgot) once each promise resolved, even when that process is then killed', async () => {
@@ -155,8 +161,42 @@ describe('openSqliteMemoryStore errors', () => {
     expect(fresh.supersedes).toEqual(['r2']);
     store.close();
     const check = new Database(path);
-    expect(check.pragma('user_version', { simple: true })).toBe(2);
+    expect(check.pragma('user_version', { simple: true })).toBe(4);
     check.close();
+  });
+
+  it('upgrades a version 2 file (before working memory) in place: its records kept, working memory usable and kept', async () => {
+    const path = freshPath();
+    const before = await open(path);
+    const kept = await before.save('The user prefers metric units', { key: 'units', scope: { resource: 'ana' } });
+    before.close();
+    // A version 2 file is today's layout without the working memory table.
+    const db = new Database(path);
+    db.exec('DROP TABLE working_memory; PRAGMA user_version = 2;');
+    db.close();
+    const store = await open(path);
+    expect(await store.all()).toEqual([kept]);
+    expect(await store.getWorking({ resource: 'ana' })).toBeUndefined();
+    await store.setWorking({ resource: 'ana' }, { units: 'metric' }, { expectedVersion: 0 });
+    store.close();
+    const check = new Database(path);
+    expect(check.pragma('user_version', { simple: true })).toBe(4);
+    check.close();
+    const again = await open(path);
+    expect(await again.getWorking({ resource: 'ana' })).toEqual({ content: { units: 'metric' }, version: 1 });
+    expect((await again.search('units', { scope: { resource: 'ana' } })).map((r) => r.id)).toEqual([kept.id]);
+  });
+
+  it('reports a working memory block that is not JSON (a file edited by hand) as a SqliteMemoryFileError', async () => {
+    const path = freshPath();
+    const store = await open(path);
+    await store.setWorking({ resource: 'ana' }, { ok: true }, { expectedVersion: 0 });
+    const db = new Database(path);
+    db.prepare("UPDATE working_memory SET content = '{broken'").run();
+    db.close();
+    const error = await store.getWorking({ resource: 'ana' }).catch((e: unknown) => e);
+    expect(SqliteMemoryFileError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain(path);
   });
 
   it('refuses a memory file from an unknown schema version rather than misreading it', async () => {
