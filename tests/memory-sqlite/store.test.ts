@@ -102,6 +102,40 @@ describe('openSqliteMemoryStore durability', () => {
     expect(await store.search('entry', { kind: 'left', k: 100 })).toHaveLength(40);
   });
 
+  it('lets two processes update one working memory block at once without losing an update', async () => {
+    const path = freshPath();
+    const setup = await open(path);
+    await setup.setWorking({ resource: 'ana' }, { count: 0 }, { expectedVersion: 0 });
+    setup.close();
+    // Each adds 1 three hundred times by read, add, write at the version read, reading again after a conflict.
+    // Both start counting once both are open (each says so with a record), so their writes interleave.
+    const counter = (tag: string) => `
+      import { openSqliteMemoryStore } from ${JSON.stringify(storeModule)};
+      import { WorkingMemoryConflictError } from ${JSON.stringify(join(repo, 'src/memory/index.ts'))};
+      const store = await openSqliteMemoryStore(${JSON.stringify(path)});
+      await store.save('ready ${tag}', { kind: 'ready' });
+      while ((await store.list({ kind: 'ready' })).length < 2) await new Promise((go) => setImmediate(go));
+      let conflicts = 0;
+      for (let done = 0; done < 300; ) {
+        const { content, version } = await store.getWorking({ resource: 'ana' });
+        try {
+          await store.setWorking({ resource: 'ana' }, { count: content.count + 1 }, { expectedVersion: version });
+          done++;
+        } catch (error) {
+          if (!WorkingMemoryConflictError.isInstance(error)) throw error;
+          conflicts++;
+        }
+      }
+      console.log('conflicts ' + conflicts);
+      store.close();
+    `;
+    const results = await Promise.all([runChild(counter('left')), runChild(counter('right'))]);
+    for (const result of results) expect(result.stderr).toBe('');
+    for (const result of results) expect(result.stdout).toMatch(/^conflicts \d+\n$/);
+    const store = await open(path);
+    expect(await store.getWorking({ resource: 'ana' })).toEqual({ content: { count: 600 }, version: 601 });
+  });
+
   it('reopens the same file in one process with everything in it', async () => {
     const path = freshPath();
     const first = await open(path);
