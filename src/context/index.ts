@@ -2,7 +2,9 @@
 export { createContextManager } from './manager.js';
 export { memorySource } from './memory-source.js';
 export { lazyToolSource } from './lazy-tool-source.js';
-export { ContextInputError, ContextSourceError } from './errors.js';
+export { workingMemory } from './working-memory.js';
+export type { WorkingMemoryParts } from './working-memory.js';
+export { ContextInputError, ContextSourceError, WorkingMemoryUpdateError } from './errors.js';
 export type {
   Budget,
   ContextTurn,
@@ -19,4 +21,5 @@ export type {
   SkippedSelection,
   MemorySourceOptions,
   LazyToolSourceOptions,
+  WorkingMemoryOptions,
 } from './types.js';

@@ -1,7 +1,8 @@
 import type { Turn } from '../runtime/contract/turn.js';
 import type { ModelTool } from '../runtime/contract/model.js';
 import type { CompletedTurn, ContextManagerLike, ContextTurn, HandledCallLike, PreparedContextLike } from '../runtime/contract/context.js';
-import type { MemoryRecord, RecallOptions } from '../memory/types.js';
+import type { MemoryRecord, MemoryScope, RecallOptions } from '../memory/types.js';
+import type { SchemaLike } from '../schema/index.js';
 import type { AgentContextPart } from '../parts/types.js';
 import type { LazyToolsetOptions, ToolBudget } from '../tools/lazy-toolset.js';
 
@@ -154,3 +155,14 @@ export interface MemorySourceOptions {
 }
 
 export type LazyToolSourceOptions = LazyToolsetOptions;
+
+export interface WorkingMemoryOptions {
+  /** Whose block: `{ resource }` for a user, `{ resource, session }` for one thread, `{}` for one shared by all. */
+  scope: MemoryScope;
+  /** What the content must match (a JSON Schema or a Standard Schema); the model is shown it as JSON Schema. */
+  schema?: SchemaLike;
+  /** Most characters of JSON the block may hold. Default 4,000. */
+  maxChars?: number;
+  /** Names the source and the tool (`update_<name>`), so one agent can keep a user's and a thread's block. Default `working_memory`. */
+  name?: string;
+}

@@ -52,6 +52,7 @@ type Step = { version: number; apply: (db: Database) => void };
 const STEPS: readonly Step[] = [
   { version: 2, apply: upgradeFromV1 },
   { version: 3, apply: addVectorBookkeeping },
+  { version: 4, apply: addWorkingMemory },
 ];
 
 /** The version a file reaches once every step has been applied; a newer one is refused. */
@@ -59,7 +60,7 @@ export const SCHEMA_VERSION = STEPS[STEPS.length - 1].version;
 
 /**
  * Creates the tables on a fresh file, accepts a file at this version, upgrades an older one (version
- * 1, the text-indexed layout, or 2, before vectors) through STEPS in one transaction, refuses anything
+ * 1, the text-indexed layout, 2, before vectors, or 3, before working memory) through STEPS in one transaction, refuses anything
  * else. A local file is upgraded on open: only one machine reaches it, unlike a shared PostgreSQL schema.
  */
 export function ensureSchema(db: Database, path: string): void {
@@ -108,6 +109,21 @@ function addVectorBookkeeping(db: Database): void {
       stale INTEGER NOT NULL DEFAULT 0
     );
   `);
+}
+
+/**
+ * Version 4: working memory, one block per exact scope. A forgotten block keeps its row with no
+ * content, so the version it reached is never handed out again.
+ */
+function addWorkingMemory(db: Database): void {
+  db.exec(`CREATE TABLE working_memory (
+    scope_resource TEXT NOT NULL,
+    scope_session TEXT NOT NULL,
+    content TEXT,
+    version INTEGER NOT NULL,
+    updated_at REAL NOT NULL,
+    PRIMARY KEY (scope_resource, scope_session)
+  ) WITHOUT ROWID`);
 }
 
 type V1Row = { id: string; text: string; kind: string | null; meta: string | null; created_at: number };

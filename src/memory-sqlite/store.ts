@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { searchTermSourceSync, tokenize, type TermCandidate } from '../search/index.js';
-import type { GovernedMemoryStore, MemoryRecord, MemoryScope } from '../memory/types.js';
+import type { GovernedMemoryStore, MemoryRecord, MemoryScope, WorkingMemoryStore } from '../memory/types.js';
 import { MemoryInputError } from '../memory/errors.js';
 import { checkEdit, checkSave, describe, resolveList, resolveOwner, resolveSearch } from '../memory/options.js';
 import { fingerprint, newRecord, sameScope } from '../memory/governance.js';
@@ -10,6 +10,7 @@ import type { Embedder } from '../memory/index.js';
 // The seam's checks and the fusion rule every store shares; internal to memory, not public API.
 import { checkEmbedder, embedTexts } from '../memory/embedder.js';
 import { fuseRankings, fusionDepth } from '../memory/fusion.js';
+import { checkExpectedVersion, checkWorkingScope, encodeWorking, nextVersion, scopeKey, workingFromRow } from '../memory/working/index.js';
 import { loadVectorExtension, openDatabase, sqliteFailure } from './driver.js';
 import type { Database } from './driver.js';
 import { ensureSchema, prepareCounts } from './schema.js';
@@ -22,8 +23,8 @@ import {
   SqliteVecUnavailableError,
 } from './errors.js';
 
-/** A durable `MemoryStore`: every method of the interface, the optional ones included, plus `close`. */
-export interface SqliteMemoryStore extends GovernedMemoryStore {
+/** A durable `MemoryStore`: every method of the interface, the optional ones included, working memory, plus `close`. */
+export interface SqliteMemoryStore extends GovernedMemoryStore, WorkingMemoryStore {
   readonly path: string;
   /** Closes the database; later calls throw `MemoryStoreClosedError`. Safe to call twice. */
   close(): void;
@@ -204,6 +205,16 @@ export async function openSqliteMemoryStore(path: string, options: SqliteMemoryS
     );
   const hit = (seq: number, score: number) => ({ ...read(q.bySeq.get(seq)!), score });
 
+  // Read and written in one immediate transaction: a writer in another process waits for the file's
+  // write lock, then reads the version this one wrote, so exactly one of two writers at a version wins.
+  const setWorking = db.transaction((scope: MemoryScope, expected: number, text: string) => {
+    const { resource: r, session: s } = scopeKey(scope);
+    const stored = q.working.get({ r, s });
+    const version = nextVersion(stored && { version: stored.version, live: stored.content !== null }, expected);
+    q.putWorking.run({ r, s, content: text, version, at: Date.now() });
+    return { content: text, version };
+  });
+
   const searchWords = db.transaction((terms: string[], filter: SearchFilter, k: number, minScore: number) =>
     rankWords(terms, filter, k, minScore).map(({ ref, score }) => hit(ref, score)),
   );
@@ -338,6 +349,20 @@ export async function openSqliteMemoryStore(path: string, options: SqliteMemoryS
       // Edited as found then: if the text changed meanwhile, its vector is cleared and backfilled.
       return guarded(() => update.immediate(id, change, scope, vector));
     },
+    async getWorking(scope) {
+      const { resource: r, session: s } = scopeKey(checkWorkingScope(scope));
+      return guarded(() => workingFromRow(readWorking(q.working.get({ r, s }), path)));
+    },
+    async setWorking(scope, content, opts) {
+      const checked = checkWorkingScope(scope);
+      const expected = checkExpectedVersion(opts);
+      const text = encodeWorking(content);
+      return guarded(() => workingFromRow(setWorking.immediate(checked, expected, text))!);
+    },
+    async forgetWorking(scope) {
+      const { resource: r, session: s } = scopeKey(checkWorkingScope(scope));
+      return guarded(() => q.forgetWorking.run({ r, s, at: Date.now() }).changes > 0);
+    },
     close() {
       if (db.open) db.close();
     },
@@ -417,11 +442,31 @@ function prepare(db: Database) {
     df: db.prepare<[string], { term: string; df: number }>(
       'SELECT term, df FROM memory_terms WHERE term IN (SELECT value FROM json_each(?))',
     ),
+    working: db.prepare<{ r: string; s: string }, { content: string | null; version: number }>(
+      'SELECT content, version FROM working_memory WHERE scope_resource = @r AND scope_session = @s',
+    ),
+    putWorking: db.prepare(`INSERT INTO working_memory (scope_resource, scope_session, content, version, updated_at)
+      VALUES (@r, @s, @content, @version, @at)
+      ON CONFLICT (scope_resource, scope_session) DO UPDATE SET content = excluded.content, version = excluded.version, updated_at = excluded.updated_at`),
+    forgetWorking: db.prepare(
+      'UPDATE working_memory SET content = NULL, updated_at = @at WHERE scope_resource = @r AND scope_session = @s AND content IS NOT NULL',
+    ),
     // A reader sees shared records and those of its own scope (@r, @s: '' when the reader has none).
     containing: db.prepare<Record<string, unknown>, TermCandidate>(`SELECT r.seq AS ref, r.ord AS "order", r.terms FROM memory_terms_fts f
       JOIN memory_records r ON r.seq = f.rowid
       WHERE memory_terms_fts MATCH @match AND ${FILTERED}`),
   };
+}
+
+/** A block's row, its JSON checked: a file edited by hand must fail as the file's fault, not as a parse error. */
+function readWorking<T extends { content: string | null }>(row: T | undefined, path: string): T | undefined {
+  if (row?.content == null) return row;
+  try {
+    JSON.parse(row.content);
+  } catch (error) {
+    throw new SqliteMemoryFileError(`A working memory block in ${path} is not readable JSON.`, { cause: error });
+  }
+  return row;
 }
 
 function toRecord(row: Row, path: string): MemoryRecord {

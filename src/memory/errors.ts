@@ -26,3 +26,22 @@ export class MemoryStoreClosedError extends IndusagiError {
     super('memory_store_closed', 'This memory store is closed.');
   }
 }
+
+/**
+ * A `setWorking` whose `expectedVersion` is not the block's version now: another writer changed (or
+ * forgot) the block since this one read it. Nothing was changed; read the block again and retry.
+ */
+export class WorkingMemoryConflictError extends IndusagiError {
+  static override readonly errorName: string = 'WorkingMemoryConflictError';
+  constructor(
+    /** The version the writer expected. */
+    readonly expectedVersion: number,
+    /** The block's version now; 0 when the scope has no block. */
+    readonly currentVersion: number,
+  ) {
+    super(
+      'working_memory_conflict',
+      `The working memory block changed: the write expected version ${expectedVersion}, the block is at ${currentVersion === 0 ? 'no version (it has no block)' : `version ${currentVersion}`}. Nothing was written; read it again and retry.`,
+    );
+  }
+}

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Bm25Index, tokenize } from '../search/index.js';
-import type { GovernedMemoryStore, MemoryRecord, MemoryScope } from './types.js';
+import type { GovernedMemoryStore, MemoryRecord, MemoryScope, WorkingMemoryStore } from './types.js';
 import { MemoryInputError } from './errors.js';
 import { checkEdit, checkScope, checkText, encodeMeta, resolveList, resolveOwner, resolveSearch, checkSave } from './options.js';
 import { copyRecord, fingerprint, newRecord, ownedBy, scopeOf, visibleTo } from './governance.js';
@@ -8,6 +8,7 @@ import { chooseTargets } from './supersede.js';
 import { checkEmbedder, dot, embedTexts, type Embedder } from './embedder.js';
 import { fuseRankings, fusionDepth } from './fusion.js';
 import { TopK } from '../search/top-k.js';
+import { checkExpectedVersion, checkWorkingScope, encodeWorking, nextVersion, workingFromRow } from './working/index.js';
 
 /** A record as the store holds it; `vector` is its text's embedding once the embedder has made one. */
 type Entry = { record: MemoryRecord; doc: number; fingerprint: string; vector?: Float32Array };
@@ -53,9 +54,9 @@ const printSlot = (scope: MemoryScope, kind: string | undefined, print: string) 
  * inverted index, so rare words outweigh common ones and a search costs the postings of its own terms,
  * not a scan of every record. With `embedder` it also keeps each record's vector and fuses an exact
  * cosine ranking with the words ranking. Records are lost when the process exits; `seed` preloads some
- * (their ids, `createdAt` and governance fields are kept).
+ * (their ids, `createdAt` and governance fields are kept). It keeps working memory too, one block per scope.
  */
-export function createMemoryStore(seed?: MemoryRecord[], options: MemoryStoreOptions = {}): GovernedMemoryStore {
+export function createMemoryStore(seed?: MemoryRecord[], options: MemoryStoreOptions = {}): GovernedMemoryStore & WorkingMemoryStore {
   if (typeof options !== 'object' || options === null) throw new MemoryInputError('options must be an object: { embedder? }.');
   const embedder = options.embedder === undefined ? undefined : checkEmbedder(options.embedder);
   const index = new Bm25Index();
@@ -137,7 +138,29 @@ export function createMemoryStore(seed?: MemoryRecord[], options: MemoryStoreOpt
     return top.drain().map(({ doc }) => byDoc[doc]!);
   };
 
+  // Working memory by exact scope: the block's JSON text (null once forgotten) and the version it reached.
+  const working = new Map<string, { content: string | null; version: number }>();
+
   return {
+    async getWorking(scope) {
+      return workingFromRow(working.get(scopeSlot(checkWorkingScope(scope))));
+    },
+    async setWorking(scope, content, opts) {
+      const slot = scopeSlot(checkWorkingScope(scope));
+      const expected = checkExpectedVersion(opts);
+      const text = encodeWorking(content);
+      // Checked and written with no await between: one write at a time wins, as in the SQL stores.
+      const stored = working.get(slot);
+      const version = nextVersion(stored && { version: stored.version, live: stored.content !== null }, expected);
+      working.set(slot, { content: text, version });
+      return workingFromRow({ content: text, version })!;
+    },
+    async forgetWorking(scope) {
+      const stored = working.get(scopeSlot(checkWorkingScope(scope)));
+      if (stored === undefined || stored.content === null) return false;
+      stored.content = null;
+      return true;
+    },
     async save(text, opts) {
       const save = checkSave(text, opts);
       // Embedded before anything changes: an embedder failure saves nothing.

@@ -13,6 +13,9 @@ export type {
   MemoryEdit,
   MemoryScope,
   MemoryProvenance,
+  WorkingMemory,
+  WorkingMemoryStore,
+  SetWorkingOptions,
 } from './types.js';
 export { createMemoryStore } from './in-process-store.js';
 export type { MemoryStoreOptions } from './in-process-store.js';
@@ -24,5 +27,6 @@ export { rememberFacts } from './remember.js';
 export { learnFacts, FactExtractionError, FACT_SCHEMA } from './learn.js';
 export type { LearnOptions } from './learn.js';
 export { formatMemoryBlock, MEMORY_BLOCK_HEADER } from './format.js';
-export { MemoryInputError, MemoryConflictError, MemoryStoreClosedError } from './errors.js';
+export { MemoryInputError, MemoryConflictError, MemoryStoreClosedError, WorkingMemoryConflictError } from './errors.js';
+export { MAX_WORKING_LENGTH } from './working/index.js';
 export { MAX_TEXT_LENGTH } from './options.js';

@@ -124,3 +124,39 @@ export interface GovernedMemoryStore extends MemoryStore {
   list(opts?: ListOptions): Promise<MemoryRecord[]>;
   update(id: string, edit: MemoryEdit, opts?: OwnerOptions): Promise<MemoryRecord | undefined>;
 }
+
+/**
+ * A working-memory block: one small JSON value per scope (a user's profile, a thread's task state) that
+ * the agent sees every turn and rewrites as it learns, unlike records, which accumulate and are searched.
+ * `version` is raised by every write of the scope's block; a write names the version it read.
+ */
+export interface WorkingMemory {
+  /** Any JSON value: an object, an array, a string, a number, true/false or null. */
+  content: unknown;
+  /** 1 for the first write; raised by one on every later write (also after a forget: versions never repeat). */
+  version: number;
+}
+
+/** Options for `setWorking`. */
+export interface SetWorkingOptions {
+  /**
+   * The version the writer read (`getWorking(scope)?.version`), 0 when there was no block. The write
+   * succeeds only if the block is still at that version; otherwise it throws `WorkingMemoryConflictError`
+   * and nothing changes.
+   */
+  expectedVersion: number;
+}
+
+/**
+ * Working memory, one block per exact scope (`{ resource }` for a user, `{ resource, session }` for one
+ * thread of that user, `{}` for a block shared by all): a scope reads and writes only its own block,
+ * never a broader or narrower one. Implemented by every indusagi memory store.
+ */
+export interface WorkingMemoryStore {
+  /** The scope's block; undefined when it has none (never written, or forgotten). */
+  getWorking(scope: MemoryScope): Promise<WorkingMemory | undefined>;
+  /** Replaces the scope's block if it is still at `expectedVersion`; resolves to the new block. */
+  setWorking(scope: MemoryScope, content: unknown, opts: SetWorkingOptions): Promise<WorkingMemory>;
+  /** Deletes the scope's block; false when it had none. The next write expects version 0. */
+  forgetWorking(scope: MemoryScope): Promise<boolean>;
+}

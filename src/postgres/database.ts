@@ -80,6 +80,8 @@ export class PostgresDatabase {
   readonly s: string;
   private pool: Promise<{ pool: PoolLike; owned: boolean }> | undefined;
   private checked: Promise<void> | undefined;
+  // Versions past `neededVersion` that a part of the store (working memory) needs, each checked once.
+  private readonly extra = new Map<number, Promise<void>>();
   private closed = false;
 
   // What each transaction begins with: the limits again, for a pool the store does not own.
@@ -117,9 +119,26 @@ export class PostgresDatabase {
     return pool;
   }
 
-  private async checkVersion(pool: PoolLike): Promise<void> {
+  private async checkVersion(pool: PoolLike, needed = this.neededVersion): Promise<void> {
     const found = await currentVersion(pool, this.s, this.schema);
-    if (found < this.neededVersion) throw new PostgresSchemaBehindError(this.schema, found, this.neededVersion);
+    if (found < needed) throw new PostgresSchemaBehindError(this.schema, found, needed);
+  }
+
+  /**
+   * Fails with `PostgresSchemaBehindError` unless the schema is at `version` or later: for a part of a
+   * store that needs a newer migration than the rest, which keeps working on a schema not yet there.
+   */
+  async requireVersion(version: number): Promise<void> {
+    const pool = await this.ready();
+    let check = this.extra.get(version);
+    if (check === undefined) {
+      check = this.checkVersion(pool, version).catch((error: unknown) => {
+        this.extra.delete(version); // checked again next time: someone may migrate in between
+        throw error;
+      });
+      this.extra.set(version, check);
+    }
+    await check;
   }
 
   /** One statement; a `{ name, text }` statement is prepared once per connection and reused. */
@@ -192,6 +211,7 @@ export class PostgresDatabase {
       throw storeError(error);
     });
     this.checked = undefined;
+    this.extra.clear();
     return result;
   }
 

@@ -2,10 +2,14 @@ import type {
   GovernedMemoryStore,
   MemoryEdit,
   MemoryRecord,
+  MemoryScope,
   ListOptions,
   OwnerOptions,
   SaveOptions,
   SearchOptions,
+  SetWorkingOptions,
+  WorkingMemory,
+  WorkingMemoryStore,
 } from '../memory/types.js';
 import { resolveList, resolveOwner } from '../memory/options.js';
 import { checkConnection, type PostgresConnection } from './driver.js';
@@ -16,8 +20,9 @@ import { MemoryReplica } from './memory-replica.js';
 import { COLUMNS, ownerFilter, toRecord, type MemoryTables, type Row } from './memory-rows.js';
 import { searchMemories } from './memory-search.js';
 import { forgetMemory, saveMemory, updateMemory } from './memory-writes.js';
+import { forgetWorking, getWorking, setWorking } from './working-memory.js';
 
-/** The schema version the memory tables need: 1 added them, 5 the change log replicas read. */
+/** The schema version the memory tables need: 1 added them, 5 the change log replicas read (working memory needs 10). */
 const MEMORY_VERSION = 5;
 
 export type PostgresStoreOptions = {
@@ -42,9 +47,10 @@ export type PostgresStoreOptions = {
  * same BM25, from per-tenant term statistics kept in step with every write. The tables come from
  * `migrate()`, never from first use; a store whose schema is behind rejects every call with
  * `PostgresSchemaBehindError`. Each write is one transaction, retried when a concurrent writer
- * deadlocks it or takes the same key slot first.
+ * deadlocks it or takes the same key slot first. Working memory (one block per tenant and scope) needs
+ * schema version 10; on an older schema only its calls are refused.
  */
-export class PostgresMemoryStore implements GovernedMemoryStore {
+export class PostgresMemoryStore implements GovernedMemoryStore, WorkingMemoryStore {
   readonly schema: string;
   readonly tenant: string | undefined;
   private readonly tables: MemoryTables;
@@ -116,5 +122,17 @@ export class PostgresMemoryStore implements GovernedMemoryStore {
 
   update(id: string, edit: MemoryEdit, opts?: OwnerOptions): Promise<MemoryRecord | undefined> {
     return updateMemory(this.tables, id, edit, opts);
+  }
+
+  getWorking(scope: MemoryScope): Promise<WorkingMemory | undefined> {
+    return getWorking(this.tables.db, this.tables.t, scope);
+  }
+
+  setWorking(scope: MemoryScope, content: unknown, opts: SetWorkingOptions): Promise<WorkingMemory> {
+    return setWorking(this.tables.db, this.tables.t, scope, content, opts);
+  }
+
+  forgetWorking(scope: MemoryScope): Promise<boolean> {
+    return forgetWorking(this.tables.db, this.tables.t, scope);
   }
 }

@@ -230,6 +230,23 @@ export const MIGRATIONS: readonly Migration[] = [
       `COMMENT ON TABLE ${s}.server_run_answers IS 'one answer per question a running run''s tool asked; the NOTIFY that follows only wakes the worker executing the run, which reads it here, and reads again whenever its LISTEN connection comes back (a notification sent while it was down is lost)'`,
     ],
   },
+  {
+    version: 10,
+    name: 'memory: working memory, one block per scope',
+    statements: (s) => [
+      `CREATE TABLE ${s}.working_memory (
+        tenant text NOT NULL,
+        scope_resource text NOT NULL,
+        scope_session text NOT NULL,
+        content text,
+        version bigint NOT NULL,
+        updated_at double precision NOT NULL,
+        PRIMARY KEY (tenant, scope_resource, scope_session)
+      )`,
+      `COMMENT ON COLUMN ${s}.working_memory.content IS 'the block as JSON text; null once forgotten, the row kept so its version is never handed out again'`,
+      `COMMENT ON COLUMN ${s}.working_memory.version IS 'raised by every write; a write names the version it read and changes nothing when the block moved on'`,
+    ],
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { MemoryStoreClosedError, openSqliteMemoryStore, SqliteMemoryFileError } from '../../src/memory-sqlite/index.js';
 import type { SqliteMemoryStore } from '../../src/memory-sqlite/index.js';
 import { memoryStoreContract } from '../memory/store-contract.js';
+import { workingMemoryContract } from '../memory/working-contract.js';
 
 const root = mkdtempSync(join(tmpdir(), 'indusagi-sqlite-memory-'));
 const opened: SqliteMemoryStore[] = [];
@@ -47,6 +48,11 @@ function runChild(source: string, opts: { imports?: string[]; onLine?: (line: st
 }
 
 memoryStoreContract('openSqliteMemoryStore', () => open());
+// Two connections on one file, as two processes would have.
+workingMemoryContract('openSqliteMemoryStore', async () => {
+  const path = freshPath();
+  return { store: await open(path), peer: await open(path) };
+});
 
 describe('openSqliteMemoryStore durability', () => {
   it('keeps what another process saved (and forgot) once each promise resolved, even when that process is then killed', async () => {
@@ -94,6 +100,40 @@ describe('openSqliteMemoryStore durability', () => {
     const all = await store.all();
     expect(all).toHaveLength(80);
     expect(await store.search('entry', { kind: 'left', k: 100 })).toHaveLength(40);
+  });
+
+  it('lets two processes update one working memory block at once without losing an update', async () => {
+    const path = freshPath();
+    const setup = await open(path);
+    await setup.setWorking({ resource: 'ana' }, { count: 0 }, { expectedVersion: 0 });
+    setup.close();
+    // Each adds 1 three hundred times by read, add, write at the version read, reading again after a conflict.
+    // Both start counting once both are open (each says so with a record), so their writes interleave.
+    const counter = (tag: string) => `
+      import { openSqliteMemoryStore } from ${JSON.stringify(storeModule)};
+      import { WorkingMemoryConflictError } from ${JSON.stringify(join(repo, 'src/memory/index.ts'))};
+      const store = await openSqliteMemoryStore(${JSON.stringify(path)});
+      await store.save('ready ${tag}', { kind: 'ready' });
+      while ((await store.list({ kind: 'ready' })).length < 2) await new Promise((go) => setImmediate(go));
+      let conflicts = 0;
+      for (let done = 0; done < 300; ) {
+        const { content, version } = await store.getWorking({ resource: 'ana' });
+        try {
+          await store.setWorking({ resource: 'ana' }, { count: content.count + 1 }, { expectedVersion: version });
+          done++;
+        } catch (error) {
+          if (!WorkingMemoryConflictError.isInstance(error)) throw error;
+          conflicts++;
+        }
+      }
+      console.log('conflicts ' + conflicts);
+      store.close();
+    `;
+    const results = await Promise.all([runChild(counter('left')), runChild(counter('right'))]);
+    for (const result of results) expect(result.stderr).toBe('');
+    for (const result of results) expect(result.stdout).toMatch(/^conflicts \d+\n$/);
+    const store = await open(path);
+    expect(await store.getWorking({ resource: 'ana' })).toEqual({ content: { count: 600 }, version: 601 });
   });
 
   it('reopens the same file in one process with everything in it', async () => {
@@ -155,8 +195,42 @@ describe('openSqliteMemoryStore errors', () => {
     expect(fresh.supersedes).toEqual(['r2']);
     store.close();
     const check = new Database(path);
-    expect(check.pragma('user_version', { simple: true })).toBe(3);
+    expect(check.pragma('user_version', { simple: true })).toBe(4);
     check.close();
+  });
+
+  it('upgrades a version 3 file (before working memory) in place: its records kept, working memory usable and kept', async () => {
+    const path = freshPath();
+    const before = await open(path);
+    const kept = await before.save('The user prefers metric units', { key: 'units', scope: { resource: 'ana' } });
+    before.close();
+    // A version 3 file is today's layout without the working memory table.
+    const db = new Database(path);
+    db.exec('DROP TABLE working_memory; PRAGMA user_version = 3;');
+    db.close();
+    const store = await open(path);
+    expect(await store.all()).toEqual([kept]);
+    expect(await store.getWorking({ resource: 'ana' })).toBeUndefined();
+    await store.setWorking({ resource: 'ana' }, { units: 'metric' }, { expectedVersion: 0 });
+    store.close();
+    const check = new Database(path);
+    expect(check.pragma('user_version', { simple: true })).toBe(4);
+    check.close();
+    const again = await open(path);
+    expect(await again.getWorking({ resource: 'ana' })).toEqual({ content: { units: 'metric' }, version: 1 });
+    expect((await again.search('units', { scope: { resource: 'ana' } })).map((r) => r.id)).toEqual([kept.id]);
+  });
+
+  it('reports a working memory block that is not JSON (a file edited by hand) as a SqliteMemoryFileError', async () => {
+    const path = freshPath();
+    const store = await open(path);
+    await store.setWorking({ resource: 'ana' }, { ok: true }, { expectedVersion: 0 });
+    const db = new Database(path);
+    db.prepare("UPDATE working_memory SET content = '{broken'").run();
+    db.close();
+    const error = await store.getWorking({ resource: 'ana' }).catch((e: unknown) => e);
+    expect(SqliteMemoryFileError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain(path);
   });
 
   it('refuses a memory file from an unknown schema version rather than misreading it', async () => {

@@ -86,7 +86,7 @@ describe('openSqliteMemoryStore with an embedder: the file', () => {
         sql: (db.prepare("SELECT sql FROM sqlite_master WHERE name = 'memory_vectors'").get() as { sql: string }).sql,
       })),
     ).toEqual({
-      version: 3,
+      version: 4,
       embedder: [{ id: 'test/hashed-terms-48', dimensions: 48 }],
       sql: expect.stringContaining('float[48]'),
     });
@@ -102,7 +102,9 @@ describe('openSqliteMemoryStore with an embedder: the file', () => {
     plain.close();
     // Back to the version 2 layout, as a file written before vectors existed.
     const db = new Database(path);
-    db.exec('DROP INDEX memory_records_unembedded; ALTER TABLE memory_records DROP COLUMN embedded; DROP TABLE memory_embedder;');
+    db.exec(
+      'DROP INDEX memory_records_unembedded; ALTER TABLE memory_records DROP COLUMN embedded; DROP TABLE memory_embedder; DROP TABLE working_memory;',
+    );
     db.pragma('user_version = 2');
     db.close();
 

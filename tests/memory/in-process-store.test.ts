@@ -2,10 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryStore, MemoryInputError } from '../../src/memory/index.js';
 import type { MemoryRecord } from '../../src/memory/index.js';
 import { memoryStoreContract } from './store-contract.js';
+import { workingMemoryContract } from './working-contract.js';
 
 memoryStoreContract('createMemoryStore', async () => {
   const store = createMemoryStore();
   return Object.assign(store, { all: store.all! });
+});
+
+// One process, one store: the peer is the store itself.
+workingMemoryContract('createMemoryStore', async () => {
+  const store = createMemoryStore();
+  return { store, peer: store };
 });
 
 describe('createMemoryStore seed', () => {

@@ -69,7 +69,7 @@ const CONTRACT: Record<string, string[]> = {
   'indusagi/models': ['registerModelCard', 'modelCard', 'resolveModel', 'fallbackModels', 'estimateCost', 'parsePartialJson'],
   'indusagi/guardrails': ['maxPromptSize', 'denyToolArguments', 'InputGuardrailTripwireTriggered'],
   'indusagi/tools': ['tool', 'toToolset', 'mergeToolsets', 'lazyToolset', 'ToolError', 'SEARCH_TOOLS'],
-  'indusagi/context': ['createContextManager', 'memorySource', 'lazyToolSource'],
+  'indusagi/context': ['createContextManager', 'memorySource', 'lazyToolSource', 'workingMemory'],
   'indusagi/parts': ['agentRunParts', 'agentRunEvents', 'assertAgentPart'],
   'indusagi/transport': ['sendParts', 'partsResponse', 'readParts', 'fetchParts'],
   'indusagi/ui-message': ['uiMessageStreamResponse', 'sendUIMessageStream', 'uiMessageChunks', 'readChatRequest', 'uiMessagesFromTurns'],

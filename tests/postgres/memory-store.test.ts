@@ -14,6 +14,7 @@ import {
 import { LATEST_VERSION, MIGRATIONS } from '../../src/postgres/migrations.js';
 import type { PostgresStoreOptions } from '../../src/postgres/index.js';
 import { memoryStoreContract } from '../memory/store-contract.js';
+import { workingMemoryContract } from '../memory/working-contract.js';
 import { freshSchema, postgresUrl, testPool } from '../support/postgres.js';
 
 const repo = resolve(import.meta.dirname, '../..');
@@ -40,6 +41,47 @@ describe.skipIf(postgresUrl === undefined)('PostgresMemoryStore', () => {
     const store = make({ schema: freshSchema('rep'), replica: true });
     await store.migrate();
     return store;
+  });
+
+  // The peer has its own pool: two writers racing are two connections, as two machines would be.
+  workingMemoryContract(
+    'PostgresMemoryStore',
+    async () => {
+      const schema = freshSchema('work');
+      const store = make({ schema });
+      await store.migrate();
+      return { store, peer: make({ schema }, { connectionString: postgresUrl! }) };
+    },
+    {
+      tenants: async () => {
+        const schema = freshSchema('worktenant');
+        const a = make({ schema, tenant: 'acme' });
+        await a.migrate();
+        return [a, make({ schema, tenant: 'globex' })];
+      },
+    },
+  );
+
+  it('refuses working memory on a schema before version 10 with PostgresSchemaBehindError, while records keep working', async () => {
+    const schema = freshSchema('work9');
+    const store = make({ schema });
+    await store.migrate();
+    // A schema migrated by the release before working memory: everything but migration 10.
+    await pool.query(`DROP TABLE "${schema}".working_memory; DELETE FROM "${schema}".schema_migrations WHERE version >= 10`);
+    const older = make({ schema });
+    const saved = await older.save('The user prefers metric units');
+    expect((await older.search('units')).map((r) => r.id)).toEqual([saved.id]);
+    for (const call of [
+      () => older.getWorking({}),
+      () => older.setWorking({}, 'x', { expectedVersion: 0 }),
+      () => older.forgetWorking({}),
+    ]) {
+      const error = await call().catch((e: unknown) => e);
+      expect(PostgresSchemaBehindError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ kind: 'postgres_schema_behind', needed: 10 });
+    }
+    expect((await older.migrate()).applied.map((a) => a.version)).toEqual([10]);
+    expect(await older.setWorking({}, 'now it works', { expectedVersion: 0 })).toEqual({ content: 'now it works', version: 1 });
   });
 
   describe('a replica of the search index', () => {
