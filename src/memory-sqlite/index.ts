@@ -2,10 +2,4 @@
 // dependency, loaded only when a store is opened).
 export { openSqliteMemoryStore } from './store.js';
 export type { SqliteMemoryStore } from './store.js';
-export {
-  SqliteUnavailableError,
-  SqliteVecUnavailableError,
-  SqliteMemoryFileError,
-  SqliteMemoryIoError,
-  MemoryStoreClosedError,
-} from './errors.js';
+export { SqliteUnavailableError, SqliteVecUnavailableError, SqliteMemoryFileError, SqliteMemoryIoError } from './errors.js';

@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { MemoryStoreClosedError, openSqliteMemoryStore, SqliteMemoryFileError } from '../../src/memory-sqlite/index.js';
+import { openSqliteMemoryStore, SqliteMemoryFileError } from '../../src/memory-sqlite/index.js';
+import { MemoryStoreClosedError } from '../../src/memory/index.js';
 import type { SqliteMemoryStore } from '../../src/memory-sqlite/index.js';
 import { memoryStoreContract } from '../memory/store-contract.js';
 
