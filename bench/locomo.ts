@@ -1,17 +1,17 @@
-// Reads LoCoMo conversations (Maharana et al., "Evaluating Very Long-Term Conversational Memory of LLM
-// Agents", ACL 2024; snap-research/locomo) into what the recall benchmark needs: one memory record per
-// turn, said at its session's date by its speaker, and the questions whose evidence turns are annotated.
-// The data is research data: it is read from outside the repository and never copied into the package.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+// LoCoMo conversations (Maharana et al., "Evaluating Very Long-Term Conversational Memory of LLM Agents",
+// ACL 2024; snap-research/locomo) as the recall benchmark needs them: where the data is, and each
+// conversation's turns and scorable questions, read by the evaluations' own loader (src/evals/locomo.ts)
+// so the benchmark and `memoryRecallEval` see the same data. The data is research data: it is read from
+// outside the repository and never copied into the package.
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { LOCOMO_CATEGORIES, loadLocomo, type LocomoTurn } from '../src/evals/index.js';
 
-export type LocomoTurn = { id: string; speaker: string; text: string; at: number };
-export type LocomoQuestion = { question: string; category: number; evidence: string[] };
-export type LocomoConversation = { name: string; turns: LocomoTurn[]; questions: LocomoQuestion[]; unanswerable: number };
+export type BenchQuestion = { question: string; category: number; evidence: string[] };
+export type BenchConversation = { name: string; turns: LocomoTurn[]; questions: BenchQuestion[]; unanswerable: number };
 
-/** LoCoMo's category numbers, as the dataset's authors and later papers (mem0, Zep) name them. */
-export const CATEGORY_NAMES: Record<number, string> = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-hop' };
+export { LOCOMO_CATEGORIES as CATEGORY_NAMES };
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -31,51 +31,18 @@ export function locomoDir(): string {
   return found;
 }
 
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
-
-/** "1:56 pm on 8 May, 2023" as epoch ms (UTC: the data gives no zone). */
-export function parseSessionDate(value: string): number {
-  const m = /^(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})$/i.exec(value.trim());
-  const month = m === null ? -1 : MONTHS.indexOf(m[5].toLowerCase());
-  if (m === null || month < 0) throw new Error(`unreadable LoCoMo session date: ${JSON.stringify(value)}`);
-  const hour = (Number(m[1]) % 12) + (m[3].toLowerCase() === 'pm' ? 12 : 0);
-  return Date.UTC(Number(m[6]), month, Number(m[4]), hour, Number(m[2]));
-}
-
-type RawTurn = { speaker: string; dia_id: string; text: string; blip_caption?: string };
-type RawQa = { question: string; evidence?: string[]; category: number };
-
-/** Every conversation file in `dir`, in name order; questions of categories 1-4 only (5 is adversarial). */
-export function loadLocomo(dir: string): LocomoConversation[] {
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.json'))
-    .sort()
-    .map((file) => {
-      const raw = JSON.parse(readFileSync(join(dir, file), 'utf8')) as Record<string, unknown>;
-      const turns: LocomoTurn[] = [];
-      const sessions = Object.keys(raw)
-        .map((k) => /^session_(\d+)$/.exec(k))
-        .filter((m): m is RegExpExecArray => m !== null)
-        .map((m) => Number(m[1]))
-        .sort((a, b) => a - b);
-      for (const n of sessions) {
-        const at = parseSessionDate(String(raw[`session_${n}_date_time`]));
-        for (const turn of raw[`session_${n}`] as RawTurn[]) {
-          // A shared photo is part of what was said: its caption is all the text the turn has about it.
-          const photo = turn.blip_caption ? ` [shares a photo: ${turn.blip_caption}]` : '';
-          turns.push({ id: turn.dia_id, speaker: turn.speaker, text: `${turn.text}${photo}`, at });
-        }
-      }
-      const known = new Set(turns.map((t) => t.id));
-      let unanswerable = 0;
-      const questions: LocomoQuestion[] = [];
-      for (const qa of raw.qa as RawQa[]) {
-        if (qa.category < 1 || qa.category > 4) continue;
-        // A few annotations pack several ids in one string ("D8:6; D9:17"); ids that name no turn are dropped.
-        const evidence = [...new Set((qa.evidence ?? []).flatMap((e) => e.split(/[;,\s]+/)).filter((e) => known.has(e)))];
-        if (evidence.length === 0) unanswerable++;
-        else questions.push({ question: qa.question, category: qa.category, evidence });
-      }
-      return { name: file.replace(/\.json$/, ''), turns, questions, unanswerable };
-    });
+/**
+ * Every conversation file in `dir`, in name order, read by the evaluations' loader (`loadLocomo`), with
+ * the questions of categories 1-4 whose evidence names a turn (5 is adversarial: the conversation holds no answer);
+ * `unanswerable` counts the others.
+ */
+export async function readLocomo(dir: string): Promise<BenchConversation[]> {
+  const data = await loadLocomo(dir);
+  return data.conversations.map((c) => {
+    const asked = c.questions.filter((q) => q.category >= 1 && q.category <= 4);
+    const questions = asked
+      .filter((q) => q.evidence.length > 0)
+      .map(({ question, category, evidence }) => ({ question, category, evidence }));
+    return { name: c.name, turns: c.turns, questions, unanswerable: asked.length - questions.length };
+  });
 }

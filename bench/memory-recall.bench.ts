@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMemoryStore, offlineEmbedder, type Embedder, type MemoryRecord } from '../src/memory/index.js';
-import { CATEGORY_NAMES, loadLocomo, locomoDir, type LocomoConversation } from './locomo.js';
+import { CATEGORY_NAMES, locomoDir, readLocomo, type BenchConversation } from './locomo.js';
 import { fmt, now, percentile } from './stats.js';
 
 type Ranking = 'words' | 'vector' | 'hybrid';
@@ -24,7 +24,7 @@ const FIVE_MINUTES_MS = 300_000;
 
 const started = now();
 const dir = locomoDir();
-const conversations = loadLocomo(dir);
+const conversations = await readLocomo(dir);
 const embedder = await chooseEmbedder(process.env.MEMORY_RECALL_EMBEDDER);
 const rankings: Ranking[] = embedder === undefined ? ['words'] : ['words', 'vector', 'hybrid'];
 
@@ -106,7 +106,7 @@ const total = now() - started;
 console.log(`total ${fmt(total / 1000)} s (limit ${FIVE_MINUTES_MS / 1000} s: ${total < FIVE_MINUTES_MS ? 'met' : 'MISSED'})`);
 
 /** Each turn as a record: who said it and what, at its session's date. */
-function records(conversation: LocomoConversation): MemoryRecord[] {
+function records(conversation: BenchConversation): MemoryRecord[] {
   return conversation.turns.map((t) => ({
     id: t.id,
     text: `${t.speaker}: ${t.text}`,

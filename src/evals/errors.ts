@@ -57,3 +57,19 @@ export class EvalJournalError extends IndusagiError {
     super('eval_journal', message, options);
   }
 }
+
+/**
+ * A LoCoMo file that cannot be read as one: not JSON, or a field missing or of the wrong type. The
+ * message names the file and the field (`26.json: qa[3].category must be a number 1-5`).
+ */
+export class LocomoDataError extends IndusagiError {
+  static override readonly errorName: string = 'LocomoDataError';
+  constructor(
+    readonly file: string,
+    readonly field: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super('locomo_data', `${file}: ${field === '' ? '' : `${field} `}${message}`, options);
+  }
+}

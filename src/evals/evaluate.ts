@@ -124,6 +124,7 @@ export async function evaluate<E = unknown>(options: EvaluateOptions<E>): Promis
     summary: summarize(
       results,
       scorers.map((s) => s.name),
+      options.groupBy,
     ),
   };
 }
@@ -148,6 +149,11 @@ function checkOptions<E>(options: EvaluateOptions<E>): { agent: EvaluateOptions<
   for (const [key, value] of Object.entries(options.limits ?? {})) {
     if (!(typeof value === 'number' && value > 0)) throw new EvalOptionsError(`limits.${key} must be a number > 0`);
   }
+  if (
+    options.groupBy !== undefined &&
+    !(typeof options.groupBy === 'function' || (typeof options.groupBy === 'string' && options.groupBy !== ''))
+  )
+    throw new EvalOptionsError('`groupBy` must be a metadata key or a function of the case');
   if (options.telemetry !== undefined && typeof options.telemetry?.evalCase !== 'function')
     throw new EvalOptionsError('`telemetry` must be what createTelemetry() of indusagi/telemetry returns (it has no evalCase)');
   if (options.journal !== undefined && (typeof options.journal !== 'string' || options.journal === ''))

@@ -7,7 +7,7 @@ export { trajectoryMatch } from './trajectory-scorers.js';
 export type { ToolExpectation, TrajectoryMode, TrajectoryOptions } from './trajectory-scorers.js';
 export { modelJudge } from './judge.js';
 export type { ModelJudgeOptions } from './judge.js';
-export { percentile } from './summary.js';
+export { percentile, groupSummaries } from './summary.js';
 export { recordModel, replayModel, requestKey, loadRecordings } from './record-replay.js';
 export type { RecordedReply, ReplayOptions } from './record-replay.js';
 export { currentCase } from './case-context.js';
@@ -17,7 +17,21 @@ export { defineEval } from './define.js';
 export type { EvalContext, EvalDefinition } from './define.js';
 export type { Comparison, CompareOptions, CaseComparison, Delta, ScorerComparison } from './compare.js';
 export type { CaseContext } from './case-context.js';
-export { EvalOptionsError, EvalDataError, EvalJournalError, ReplayMissError, RecordingFileError, JudgeReplyError } from './errors.js';
+export {
+  EvalOptionsError,
+  EvalDataError,
+  EvalJournalError,
+  ReplayMissError,
+  RecordingFileError,
+  JudgeReplyError,
+  LocomoDataError,
+} from './errors.js';
+export { loadLocomo, locomoCases, locomoCategory, locomoTurnText, LOCOMO_CATEGORIES } from './locomo.js';
+export type { LocomoCaseMetadata, LocomoCaseOptions, LocomoConversation, LocomoData, LocomoQuestion, LocomoTurn } from './locomo.js';
+export { memoryRecallEval } from './memory-recall.js';
+export type { MemoryRecallOptions, MemoryRecallResult } from './memory-recall.js';
+export { locomoQaEval, LOCOMO_ANSWER_SYSTEM, LOCOMO_JUDGE_RUBRIC } from './locomo-qa.js';
+export type { LocomoQaOptions } from './locomo-qa.js';
 export type {
   CaseInput,
   CaseResult,
@@ -31,6 +45,8 @@ export type {
   EvaluableAgent,
   EvaluateOptions,
   EvalTelemetry,
+  GroupBy,
+  GroupSummary,
   Scorer,
   ScorerInput,
   ScoreResult,

@@ -2,7 +2,7 @@
 // script, no request: inline CSS and SVG) with the summary, each scorer's score distribution, the
 // comparison with a baseline, and every case to open: input, answer, scores and reasons, trajectory.
 import type { Comparison } from './compare.js';
-import type { CaseResult, EvalResult, TrajectoryStep } from './types.js';
+import type { CaseResult, EvalResult, GroupSummary, TrajectoryStep } from './types.js';
 
 /** The summary for a terminal: cases by status, per scorer mean and pass rate, cost and latency. */
 export function textSummary(result: EvalResult, comparison?: Comparison): string {
@@ -17,6 +17,17 @@ export function textSummary(result: EvalResult, comparison?: Comparison): string
   const width = Math.max(6, ...s.scorers.map((x) => x.name.length));
   for (const scorer of s.scorers) {
     lines.push(`  ${scorer.name.padEnd(width)}  mean ${scorer.mean.toFixed(3)}  pass ${(scorer.passRate * 100).toFixed(1)}%`);
+  }
+  if (s.groups !== undefined && s.groups.length > 0) {
+    // One line per group, each scorer's mean in the order above: a table a terminal lines up.
+    const label = Math.max(5, ...s.groups.map((g) => g.group.length));
+    lines.push(
+      `  ${'group'.padEnd(label)}  ${'n'.padStart(5)}  ${s.scorers.map((x) => x.name.padStart(Math.max(6, x.name.length))).join('  ')}`,
+    );
+    for (const g of s.groups) {
+      const means = g.scorers.map((x) => x.mean.toFixed(3).padStart(Math.max(6, x.name.length)));
+      lines.push(`  ${g.group.padEnd(label)}  ${String(g.cases).padStart(5)}  ${means.join('  ')}`);
+    }
   }
   const cost = `$${s.costUsd.toFixed(4)}${s.unpriced > 0 ? ` (+${s.unpriced} unpriced)` : ''}`;
   lines.push(`  tokens ${s.usage.inputTokens} in / ${s.usage.outputTokens} out, cost ${cost}, judges $${s.judgeCostUsd.toFixed(4)}`);
@@ -71,6 +82,14 @@ ul.tree{margin:.2rem 0 .2rem 1rem;padding-left:.5rem}
     .map(([k, n]) => `${n} ${k}`)
     .join(', ')})${result.status === 'done' ? '' : `, <strong>${esc(result.status)}</strong>`}.</p>
 <table><tr><th>scorer</th><th>mean</th><th>pass rate</th><th>scored</th></tr>${rows}</table>
+${
+  s.groups === undefined || s.groups.length === 0
+    ? ''
+    : groupsTable(
+        s.groups,
+        s.scorers.map((x) => x.name),
+      )
+}
 <p>Tokens ${s.usage.inputTokens} in, ${s.usage.outputTokens} out; cost $${s.costUsd.toFixed(4)}${s.unpriced > 0 ? ` (${s.unpriced} cases unpriced)` : ''}; judges $${s.judgeCostUsd.toFixed(4)}. Latency p50 ${Math.round(s.latencyMs.p50)} ms, p95 ${Math.round(s.latencyMs.p95)} ms.</p>
 <h2>Score distribution</h2><div class="plots">${histograms}</div>
 ${comparison === undefined ? '' : comparisonSection(comparison)}
@@ -78,6 +97,18 @@ ${comparison === undefined ? '' : comparisonSection(comparison)}
 ${cases}
 </body></html>
 `;
+}
+
+/** Each group's mean and pass rate per scorer, one row a group. */
+function groupsTable(groups: GroupSummary[], scorers: string[]): string {
+  const head = scorers.map((name) => `<th>${esc(name)} mean</th><th>${esc(name)} pass</th>`).join('');
+  const body = groups
+    .map(
+      (g) =>
+        `<tr><td>${esc(g.group)}</td><td>${g.cases}</td>${g.scorers.map((x) => `<td>${x.mean.toFixed(3)}</td><td>${(x.passRate * 100).toFixed(1)}%</td>`).join('')}</tr>`,
+    )
+    .join('');
+  return `<h2>By group</h2><table class="groups"><tr><th>group</th><th>cases</th>${head}</tr>${body}</table>`;
 }
 
 function histogram(name: string, scores: number[]): string {
@@ -111,7 +142,7 @@ function caseDetails(c: CaseResult): string {
     .join('');
   const input = typeof c.input === 'string' ? c.input : JSON.stringify(c.input, null, 2);
   return `<details id="case-${esc(c.id)}"><summary><span class="${c.status}">${esc(c.status)}</span> ${esc(c.id)} &mdash; ${c.scores.map((s) => `${esc(s.name)} ${s.score.toFixed(2)}`).join(', ')}</summary>
-<p>Session <code>${esc(c.sessionId)}</code>, ${Math.round(c.latencyMs)} ms, ${c.usage.inputTokens} in / ${c.usage.outputTokens} out${c.costUsd === undefined ? '' : `, $${c.costUsd.toFixed(5)}`}.</p>
+<p>${c.sessionId === '' ? 'No session (no agent ran)' : `Session <code>${esc(c.sessionId)}</code>`}, ${Math.round(c.latencyMs)} ms, ${c.usage.inputTokens} in / ${c.usage.outputTokens} out${c.costUsd === undefined ? '' : `, $${c.costUsd.toFixed(5)}`}.</p>
 <strong>Input</strong><pre>${esc(input)}</pre><strong>Answer</strong><pre>${esc(c.output)}</pre>
 ${c.expected === undefined ? '' : `<strong>Expected</strong><pre>${esc(JSON.stringify(c.expected, null, 2))}</pre>`}
 ${c.error === undefined ? '' : `<strong>Error</strong><pre>${esc(`${c.error.kind}: ${c.error.message}`)}</pre>`}

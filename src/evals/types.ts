@@ -77,7 +77,10 @@ export type CaseStatus = 'settled' | 'faulted' | 'replay_miss' | 'skipped' | 'ca
 export type CaseResult = {
   id: string;
   index: number;
-  /** The session the case ran in: open it like any other (`indusagi sessions show ID --store ...`). */
+  /**
+   * The session the case ran in: open it like any other (`indusagi sessions show ID --store ...`).
+   * `''` for a case no agent ran (`memoryRecallEval`'s: a search, not a conversation).
+   */
   sessionId: string;
   status: CaseStatus;
   input: CaseInput;
@@ -100,6 +103,15 @@ export type CaseResult = {
 
 export type ScorerSummary = { name: string; mean: number; passRate: number; scored: number };
 
+/** The scorers' summary over the cases of one group (`groupBy`), e.g. one LoCoMo category. */
+export type GroupSummary = { group: string; cases: number; scorers: ScorerSummary[] };
+
+/**
+ * How cases are grouped in the summary and the reports: a metadata key (its value, as text, names the
+ * group) or a function of the case. A case with no group (the key absent, the function undefined) is in `(none)`.
+ */
+export type GroupBy = string | ((c: CaseResult) => string | undefined);
+
 export type EvalSummary = {
   cases: number;
   /** Cases by status. */
@@ -112,6 +124,8 @@ export type EvalSummary = {
   judgeUsage: ModelUsage;
   judgeCostUsd: number;
   latencyMs: { p50: number; p95: number; mean: number };
+  /** Per group, in group order, when the evaluation was given `groupBy`. */
+  groups?: GroupSummary[];
 };
 
 export type EvalResult = {
@@ -174,4 +188,6 @@ export type EvaluateOptions<Expected = any> = {
    * `store`. A case cancelled by `signal` is not journaled: the next run picks it up.
    */
   journal?: string;
+  /** Groups the summary (and the reports) by a metadata key or a function of the case: per group, each scorer's mean and pass rate. */
+  groupBy?: GroupBy;
 };

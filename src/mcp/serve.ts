@@ -9,6 +9,7 @@ import type {
   InputQuestion,
   SampleRequest,
   SampleResult,
+  ToolContext,
   ToolDefinition,
   ToolLogLevel,
   ToolProgress,
@@ -127,7 +128,8 @@ type Served = {
  * against the tool's schema first; a `ToolError` is the call's error result, and any other throw is
  * reported as `Internal error`. Progress a tool reports (`ctx.progress`) reaches the client when it
  * asked for it, and a client's cancellation aborts `ctx.signal`. Over HTTP, a server bound to a
- * loopback address refuses requests whose Host or Origin is not local (DNS rebinding).
+ * loopback address refuses requests whose Host or Origin is not local (DNS rebinding), and a long
+ * tool can close its call's stream (`ctx.closeStream`) to have a 2025-11-25 client poll for the rest.
  */
 export async function serveMcp(options: ServeMcpOptions): Promise<McpServing> {
   if (typeof options !== 'object' || options === null)
@@ -214,14 +216,19 @@ function servedTool(name: string, definition: ToolDefinition, input: CompiledSch
         if (refusal !== undefined) return errorResult(refusal);
       }
       try {
-        const value = await definition.execute(checked.input, {
+        const ctx: ToolContext = {
           signal: extra.signal,
           callId: String(extra.requestId),
           progress: progressOf(extra),
           ask: (question) => ask(name, server, extra, question),
           log: (level, data) => log(name, state, extra, level, data),
           sample: (request) => sample(name, server, extra, request),
-        });
+        };
+        // The SDK offers it only where the client can resume a closed stream: Streamable HTTP with an
+        // event store (serveHttp keeps one per session), a client at 2025-11-25 or later.
+        const close = extra.closeSSEStream;
+        if (close !== undefined) ctx.closeStream = () => close();
+        const value = await definition.execute(checked.input, ctx);
         return resultOf(value);
       } catch (error) {
         if (ToolError.isInstance(error)) return errorResult(error.message);

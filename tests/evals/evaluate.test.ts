@@ -7,12 +7,14 @@ import {
   EvalOptionsError,
   evaluate,
   exactMatch,
+  htmlReport,
   jsonSchema,
   modelJudge,
   numericCloseness,
   regex,
   scorer,
   structuredEqual,
+  textSummary,
   trajectoryMatch,
   type EvalCase,
 } from '../../src/evals/index.js';
@@ -206,7 +208,24 @@ describe('evaluate', () => {
         scorers: [],
       }),
     ).rejects.toThrow(/two cases have the id "a"/);
+    await expect(evaluate({ agent, data: FIVE, scorers: [], groupBy: 42 as never })).rejects.toThrow(/`groupBy` must be a metadata key/);
     expect(model.calls).toBe(0);
+  });
+
+  it('groups the summary by a metadata key: per group the scorers mean and pass rate, in group order', async () => {
+    const { agent, store } = await setup();
+    const topics = ['weather', 'weather', 'math', undefined, 'chat'];
+    const data = FIVE.map((c, i) => ({ ...c, metadata: topics[i] === undefined ? {} : { topic: topics[i] } }));
+    const result = await evaluate({ agent, store, data, scorers: [contains()], groupBy: 'topic' });
+    // paris passes (sunny), oslo fails (rain), sum and hello pass, deep (no topic) is in (none).
+    expect(result.summary.groups!.map((g) => [g.group, g.cases, g.scorers[0].mean, g.scorers[0].passRate])).toEqual([
+      ['(none)', 1, 1, 1],
+      ['chat', 1, 1, 1],
+      ['math', 1, 1, 1],
+      ['weather', 2, 0.5, 0.5],
+    ]);
+    expect(textSummary(result)).toMatch(/weather +2 +0\.500/);
+    expect(htmlReport(result)).toMatch(/<tr><td>weather<\/td><td>2<\/td><td>0\.500<\/td><td>50\.0%<\/td><\/tr>/);
   });
 });
 

@@ -8,7 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelInvoker, ModelRequest } from '../../src/runtime/contract/model.js';
 import { bearerTokens, createServer, migrateServer, type AgentServer } from '../../src/server/index.js';
 import {
@@ -21,6 +21,7 @@ import {
   startScriptedModel,
   sseReader,
   waitForEvent,
+  reportChildrenOnFailure,
 } from '../support/agent-server.js';
 import { findBinaries, startCluster, type RunningCluster } from '../support/postgres-cluster.js';
 
@@ -104,6 +105,8 @@ describe.skipIf('missing' in found)('agent server: the database restarts under r
     });
     api = new Client('http://server.test', TOKEN, server.fetch);
   });
+
+  afterEach(reportChildrenOnFailure);
 
   afterAll(async () => {
     process.off('uncaughtException', onCrash);

@@ -4,7 +4,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { migrateServer } from '../../src/server/index.js';
 import type { AnthropicTestServer } from '../../src/testing/index.js';
 import { runCli } from '../cli/cli-process.js';
@@ -18,6 +18,7 @@ import {
   startScriptedModel,
   untilLedgerHas,
   waitForEvent,
+  reportChildrenOnFailure,
 } from '../support/agent-server.js';
 import { freshSchema, postgresUrl } from '../support/postgres.js';
 
@@ -28,6 +29,8 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'indusagi-serve-'));
   model = await startScriptedModel();
 });
+
+afterEach(reportChildrenOnFailure);
 
 afterAll(async () => {
   killAll();

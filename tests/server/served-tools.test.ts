@@ -5,10 +5,10 @@
 import { lstat, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { reply, startAnthropicServer, type AnthropicTestServer } from '../../src/testing/index.js';
 import { runCli } from '../cli/cli-process.js';
-import { Client, killAll, modelEnv, startCli } from '../support/agent-server.js';
+import { Client, killAll, modelEnv, reportChildrenOnFailure, startCli } from '../support/agent-server.js';
 
 type WireBlock = { type: string; text?: string; content?: unknown; is_error?: boolean };
 
@@ -74,6 +74,8 @@ beforeAll(async () => {
   expect(await run(acme, call('files_write', { path: 'secret.txt', content: 'ACME-SECRET-FILE' }))).toMatch(/^done: ok Wrote/);
   expect(await run(acme, call('memory_remember', { fact: 'ACME-SECRET-MEMORY' }))).toMatch(/^done: ok/);
 });
+
+afterEach(reportChildrenOnFailure);
 
 afterAll(async () => {
   killAll();

@@ -75,12 +75,15 @@ export type CliProcess = { child: ChildProcess; exited: Promise<number | null>; 
 
 /** Every process the tests started, so none outlives its file (see `killAll`). */
 const started: ChildProcess[] = [];
+/** What each started process printed so far, in start order, for `reportChildrenOnFailure`. */
+const transcripts: { args: string[]; child: ChildProcess; output: () => string }[] = [];
 
 /** Starts `indusagi <args>` on tsx; resolves with the first match of `ready` in its output. */
 export function startCli(args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<CliProcess & { match: RegExpExecArray }> {
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   started.push(child);
   let output = '';
+  transcripts.push({ args, child, output: () => output });
   const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {
@@ -105,6 +108,20 @@ export function modelEnv(model: AnthropicTestServer, extra: NodeJS.ProcessEnv = 
   delete env.OPENAI_API_KEY;
   delete env.INDUSAGI_DATABASE_URL;
   return env;
+}
+
+/**
+ * An `afterEach` hook: when the test failed (a timeout included), print what every process it started
+ * printed. A hung wait otherwise gives no account of itself: the processes are still alive, so the
+ * exit handler in `startCli` never fires.
+ */
+export function reportChildrenOnFailure(context: { task: { result?: { state?: string } } }): void {
+  if (context.task.result?.state !== 'fail') return;
+  // Every process of the file, not only the test's own: a server started in beforeAll is often the one that hung.
+  for (const each of transcripts) {
+    const state = each.child.exitCode ?? each.child.signalCode ?? 'still running';
+    console.error(`indusagi ${each.args.join(' ')} (${state}) printed:\n${each.output()}`);
+  }
 }
 
 export function killAll(): void {

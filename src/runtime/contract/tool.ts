@@ -39,6 +39,15 @@ export type ToolContext = {
    * client's `sampling/createMessage`. Rejects with a `ToolError` when the client cannot sample.
    */
   sample?: (request: SampleRequest) => Promise<SampleResult>;
+  /**
+   * Closes the stream the call answers on, and the call runs on: the client comes back a second later
+   * (the stream's `retry: 1000`) with `Last-Event-ID` and gets what the call sent meanwhile, its
+   * result too, then polls again if the call closes that stream as well (MCP SEP-1699). A long call
+   * uses it so that no connection stays open for its whole run. Set by `serveMcp` only over
+   * Streamable HTTP to a client that negotiated protocol 2025-11-25 or later (older clients cannot
+   * resume a closed stream); absent over stdio and wherever an agent runs the tool.
+   */
+  closeStream?: () => void;
 };
 
 /** The syslog levels MCP logging uses, least severe first. */
