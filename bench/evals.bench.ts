@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { createAgent } from '../src/entries/runtime.js';
 import { SessionStore } from '../src/runtime/store/index.js';
 import { contains, evaluate, trajectoryMatch, type EvalCase, type EvaluableAgent } from '../src/evals/index.js';
-import type { ModelInvoker, ModelReply } from '../src/entries/runtime.js';
+import type { ModelInvoker } from '../src/entries/runtime.js';
+import type { ModelReply } from '../src/entries/models.js';
 import { fmt, median, report } from './stats.js';
 import { calculator } from '../tests/evals/scripted.js';
 

@@ -9,8 +9,8 @@ export { childSessionId } from './session-id.js';
 export { AgentToolError } from './errors.js';
 export type { Handoff } from '../runtime/agent/types.js';
 export { MAIN_AGENT, transferToolName } from '../runtime/agent/handoffs.js';
-export { AgentDepthError, BudgetExceededError } from '../runtime/loop/errors.js';
-export { LimitsError, UnpricedModelError, RunBudget } from '../runtime/budget/index.js';
-export type { RunLimits } from '../runtime/contract/limits.js';
+// The budget's errors (`BudgetExceededError`, `AgentDepthError`, `LimitsError`, `UnpricedModelError`) live in
+// indusagi/errors and `RunLimits` in indusagi/runtime: one home per name.
+export { RunBudget } from '../runtime/budget/index.js';
 export { WaitingCall } from '../runtime/contract/tool.js';
 export type { CallerRun, ResumableTool } from '../runtime/contract/tool.js';

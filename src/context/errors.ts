@@ -1,5 +1,5 @@
 import { IndusagiError } from '../errors/index.js';
-import { ToolError } from '../tools/index.js';
+import { ToolError } from '../runtime/tools/index.js';
 import type { SchemaIssue } from '../schema/index.js';
 
 /** Bad options or a malformed turn handed to the context manager or a source factory. */

@@ -1,6 +1,10 @@
-// The `indusagi/errors` entry: every error the vendor-free package throws, in one place, for `catch`
-// blocks and `instanceof`-free checks (`SomeError.isInstance(e)` works across copies of the package).
-// Each error also stays with its concern's entry; a provider's errors live in its own entry.
+// The `indusagi/errors` entry: the errors of the runtime (the conductor, its loop, budget, store,
+// condensation, guardrails, models, usage and tools), in one place, for `catch` blocks and
+// `instanceof`-free checks (`SomeError.isInstance(e)` works across copies of the package). This is their
+// only home (one home per name; the root repeats `ToolError`, `RunFault` and `IndusagiError` as starters).
+// An error a concern outside the runtime throws lives in that concern's entry: indusagi/context,
+// /tools (the toolset's), /parts, /transport, /chat, /ui-message, /schema, /agents, /memory, /server,
+// /mcp, and each provider's in its own.
 export { IndusagiError } from '../errors/index.js';
 export * from '../runtime/agent/errors.js';
 export { OutputValidationError } from '../runtime/agent/index.js';
@@ -15,7 +19,6 @@ export {
   AgentDepthError,
 } from '../runtime/loop/index.js';
 export * from '../runtime/budget/errors.js';
-export { AgentToolError } from '../agents/errors.js';
 export * from '../runtime/compaction/errors.js';
 export * from '../runtime/guardrails/errors.js';
 export * from '../runtime/models/errors.js';
@@ -23,10 +26,3 @@ export * from '../runtime/store/errors.js';
 export { ToolError, ToolInputError, ToolNameCollisionError } from '../runtime/tools/index.js';
 export * from '../runtime/tools/errors.js';
 export * from '../runtime/usage/errors.js';
-export { DuplicateCallIdError, InvalidToolsetError, LazyToolsetInputError, UnknownToolError } from '../tools/index.js';
-export * from '../schema/errors.js';
-export * from '../context/errors.js';
-export { InvalidPartError, InvalidStreamError } from '../parts/index.js';
-export * from '../chat/errors.js';
-export * from '../transport/errors.js';
-export { ChatRequestError } from '../ui-message/index.js';

@@ -1,13 +1,7 @@
 // The `indusagi/guardrails` entry: checks beside the model call that can trip a run
-// (`AgentConfig.inputGuardrails`, `outputGuardrails`), two built-in ones, and their errors.
-export {
-  maxPromptSize,
-  denyToolArguments,
-  GuardrailDefinitionError,
-  GuardrailTripwireTriggered,
-  InputGuardrailTripwireTriggered,
-  OutputGuardrailTripwireTriggered,
-} from '../runtime/guardrails/index.js';
+// (`AgentConfig.inputGuardrails`, `outputGuardrails`) and two built-in ones. Their errors (the tripwires,
+// `GuardrailDefinitionError`) live in indusagi/errors: one home per name.
+export { maxPromptSize, denyToolArguments } from '../runtime/guardrails/index.js';
 export type { MaxPromptSizeOptions, DeniedArgument, DenyToolArgumentsOptions } from '../runtime/guardrails/index.js';
 export type {
   GuardrailContext,

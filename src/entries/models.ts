@@ -1,6 +1,8 @@
 // The `indusagi/models` entry: what the runtime knows of a model (cards: window, output cap, prices),
 // how a `string | ModelInvoker` becomes the model a run uses, a fallback chain between models, token
-// usage and its cost, and what a provider author needs (the `ModelInvoker` seam and its shapes).
+// usage and its cost, and what a provider author needs (the `ModelInvoker` seam's shapes, the stream limits
+// every provider applies). `ModelCard` and `ModelInvoker` live in indusagi/runtime (CONTRACT.md's row), the
+// model errors in indusagi/errors: one home per name.
 export {
   modelCard,
   modelFamily,
@@ -10,7 +12,6 @@ export {
   cardLookup,
   DEFAULT_MODEL_CARD,
 } from '../runtime/models/index.js';
-export { ModelCardError, ModelChoiceError, UnsupportedContentError } from '../runtime/models/index.js';
 export type { ResolvedModel, CardOverrides } from '../runtime/models/index.js';
 export { fallbackModels, isOutage } from '../runtime/routing/index.js';
 export type { FallbackOptions } from '../runtime/routing/index.js';
@@ -24,14 +25,11 @@ export {
   describeCost,
   UNKNOWN_MODEL,
 } from '../runtime/usage/index.js';
-export { InvalidUsageError } from '../runtime/usage/index.js';
 export type { CostEstimate, SessionCost, ModelCost } from '../runtime/usage/index.js';
 export { parsePartialJson } from '../runtime/loop/index.js';
 export type { PartialJson } from '../runtime/loop/index.js';
 export type {
-  ModelCard,
   ModelControls,
-  ModelInvoker,
   ModelPricing,
   ModelReply,
   ModelRequest,
@@ -44,3 +42,11 @@ export type {
   ThinkingControl,
   ToolChoice,
 } from '../runtime/contract/index.js';
+export {
+  DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_MAX_EVENT_BYTES,
+  StreamEventTooLargeError,
+  StreamIdleError,
+  StreamLimitsError,
+} from '../providers/shared/index.js';
+export type { StreamLimits } from '../providers/shared/index.js';

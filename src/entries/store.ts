@@ -1,7 +1,9 @@
 // The `indusagi/store` entry: sessions as content-addressed graphs of turns, and the record-log seam a
 // store implements (`SessionStoreLike`: acquire, read, append, release; see docs/sessions.md for a whole
-// store in 35 lines), with the append-only file store and the in-memory one. PostgreSQL is `indusagi/postgres`.
-export { SessionGraph, hashNode, SessionStore, MemorySessionStore, SessionWriter } from '../runtime/store/index.js';
+// store in 35 lines), with the in-memory store and the file store's writer. PostgreSQL is `indusagi/postgres`.
+// `SessionStore`, `SessionGraph`, `hashNode`, `SessionNode` and `Migrator` live in indusagi/runtime (CONTRACT.md's
+// row), the store's errors in indusagi/errors: one home per name.
+export { MemorySessionStore, SessionWriter } from '../runtime/store/index.js';
 export { loadSession, loadSessionWithReport, loadReportProblems, assertRecords, assertValidSessionId } from '../runtime/store/index.js';
 export type {
   AppendExtra,
@@ -26,5 +28,4 @@ export type {
   SkippedLine,
   StoredSession,
 } from '../runtime/store/index.js';
-export type { SessionNode, SessionRecord, Migrator } from '../runtime/contract/index.js';
-export * from '../runtime/store/errors.js';
+export type { SessionRecord } from '../runtime/contract/index.js';

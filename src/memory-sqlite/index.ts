@@ -8,6 +8,5 @@ export {
   SqliteEmbedderMismatchError,
   SqliteMemoryFileError,
   SqliteMemoryIoError,
-  MemoryStoreClosedError,
 } from './errors.js';
 export type { EmbedderIdentity } from './errors.js';

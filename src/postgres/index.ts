@@ -18,4 +18,3 @@ export {
   SessionFencedError,
   SessionLeaseHeldError,
 } from './errors.js';
-export { MemoryStoreClosedError } from '../memory/errors.js';

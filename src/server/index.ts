@@ -23,7 +23,7 @@ export type {
   RunInput,
   RunRecord,
   RunResult,
-  ServedAgent,
+  ServerAgent,
   ServerLimits,
   ServerRunEvent,
   ServerRunStatus,

@@ -26,13 +26,13 @@ export type AgentContext = {
 };
 
 /** What an agent factory returns: the agent's config (its session is the thread) and its model. */
-export type ServedAgent = {
+export type ServerAgent = {
   config: Omit<AgentConfig, 'sessionId'>;
   invokeModel: ModelInvoker;
 };
 
 /** Builds the agent that executes one run, in the worker that executes it (API servers never call it). */
-export type AgentFactory = (context: AgentContext) => ServedAgent | Promise<ServedAgent>;
+export type AgentFactory = (context: AgentContext) => ServerAgent | Promise<ServerAgent>;
 
 /** A decision on a call waiting for approval, as `agent.approve` / `agent.reject` take it. */
 export type Decision = { approvalId: string; approved: boolean; reason?: string };

@@ -1,15 +1,13 @@
-export { ToolError } from '../runtime/tools/tool-error.js';
-export { sanitizeToolName, buildToolNameMap, ToolNameCollisionError } from '../runtime/tools/names.js';
+export { sanitizeToolName, buildToolNameMap } from '../runtime/tools/names.js';
 export type { ToolNameMap } from '../runtime/tools/names.js';
 export { isPendingApproval, isHeldApproval } from './approvals.js';
 export type { PendingApprovalResult } from './approvals.js';
 export { toToolset, UnknownToolError, DuplicateCallIdError } from './toolset.js';
-export { DuplicateToolError, UnknownApprovalError } from '../runtime/tools/index.js';
 export type { Toolset, AnthropicToolSpec } from './toolset.js';
 export { mergeToolsets, InvalidToolsetError } from './merge.js';
 export { lazyToolset, LazyToolsetInputError, SEARCH_TOOLS, definitionTokens } from './lazy-toolset.js';
 export type { LazyToolset, LazyToolsetOptions, SearchToolsResult, FoundTool, SkippedTool, ToolBudget } from './lazy-toolset.js';
 export { tool, defineTool } from './define-tool.js';
 export type { StandardTool, JsonSchemaTool } from './define-tool.js';
-export { ToolInputError, compileToolInput, checkToolInput } from '../runtime/tools/tool-input.js';
+export { compileToolInput, checkToolInput } from '../runtime/tools/tool-input.js';
 export type { ToolInputCheck } from '../runtime/tools/tool-input.js';

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { createConductor, MemorySessionStore, RunFault } from '../../src/runtime/index.js';
 import type { ModelInvoker, ModelReply, ModelRequest, ToolDefinition } from '../../src/runtime/index.js';
 import { agentTool, AgentToolError, childSessionId } from '../../src/agents/index.js';
-import { ToolError } from '../../src/tools/index.js';
+import { ToolError } from '../../src/entries/errors.js';
 
 const usage = { inputTokens: 1, outputTokens: 1, cacheWriteTokens: 0, cacheReadTokens: 0 };
 const text = (t: string): ModelReply => ({

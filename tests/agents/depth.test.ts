@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { createConductor, MemorySessionStore, RunFault } from '../../src/runtime/index.js';
 import type { AgentConfig, ModelInvoker, ModelReply, ToolDefinition } from '../../src/runtime/index.js';
-import { AgentDepthError, agentTool, AgentToolError, DEFAULT_AGENT_DEPTH } from '../../src/agents/index.js';
+import { agentTool, AgentToolError, DEFAULT_AGENT_DEPTH } from '../../src/agents/index.js';
+import { AgentDepthError } from '../../src/entries/errors.js';
 
 const usage = { inputTokens: 1, outputTokens: 1, cacheWriteTokens: 0, cacheReadTokens: 0 };
 // Far past any cap: without one the tree would grow until this stops it, so the test ends either way.

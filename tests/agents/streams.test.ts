@@ -3,7 +3,8 @@
 // reads it. The model is the loopback Anthropic server, through the real SDK.
 import { readUIMessageStream, type UIMessage } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAgent, MemorySessionStore } from '../../src/entries/runtime.js';
+import { createAgent } from '../../src/entries/runtime.js';
+import { MemorySessionStore } from '../../src/entries/store.js';
 import type { Agent, ToolDefinition } from '../../src/entries/runtime.js';
 import { agentTool } from '../../src/agents/index.js';
 import { agentRunParts, assertAgentPart, type AgentPart } from '../../src/parts/index.js';

@@ -2,7 +2,8 @@
 // `execute_tool` span of the call that runs it, with the real OpenTelemetry SDK in memory.
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent, MemorySessionStore } from '../../src/entries/runtime.js';
+import { createAgent } from '../../src/entries/runtime.js';
+import { MemorySessionStore } from '../../src/entries/store.js';
 import type { ToolDefinition } from '../../src/entries/runtime.js';
 import { agentTool } from '../../src/agents/index.js';
 import { createTelemetry } from '../../src/telemetry/index.js';

@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  AssistantBusyError,
-  InvalidInputError,
-  InvalidItemError,
-  InvalidPartError,
-  InvalidStreamError,
-  createAssistantStore,
-} from '../../src/chat/index.js';
+import { AssistantBusyError, InvalidInputError, InvalidItemError, createAssistantStore } from '../../src/chat/index.js';
+import { InvalidPartError, InvalidStreamError } from '../../src/parts/index.js';
 import type { AssistantItem, AssistantStream, AssistantStreamInfo } from '../../src/chat/index.js';
 import type { AgentPart } from '../../src/parts/index.js';
 import { PartChannel, text, tool } from './channel.js';

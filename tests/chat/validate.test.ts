@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidPartError, assertAgentPart } from '../../src/chat/index.js';
+import { InvalidPartError, assertAgentPart } from '../../src/parts/index.js';
 
 // Parts reach the store from the network; these are the shapes a renderer switches on.
 describe('assertAgentPart', () => {

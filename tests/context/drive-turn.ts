@@ -5,7 +5,8 @@ import type { ContextManager } from '../../src/context/index.js';
 import type { AgentPart } from '../../src/parts/index.js';
 import type { Block, Turn } from '../../src/runtime/contract/turn.js';
 import type { ModelTool } from '../../src/runtime/contract/model.js';
-import { sanitizeToolName, ToolError } from '../../src/tools/index.js';
+import { sanitizeToolName } from '../../src/tools/index.js';
+import { ToolError } from '../../src/entries/errors.js';
 import type { Toolset } from '../../src/tools/index.js';
 
 export type DriveOptions = {

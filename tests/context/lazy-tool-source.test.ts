@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { createContextManager, lazyToolSource, memorySource } from '../../src/context/index.js';
 import type { ContextTurn } from '../../src/context/index.js';
 import { createMemoryStore } from '../../src/memory/index.js';
-import { SEARCH_TOOLS, ToolError } from '../../src/tools/index.js';
+import { SEARCH_TOOLS } from '../../src/tools/index.js';
+import { ToolError } from '../../src/entries/errors.js';
 import type { AnthropicToolSpec } from '../../src/tools/index.js';
 import type { ModelTool } from '../../src/runtime/contract/model.js';
 

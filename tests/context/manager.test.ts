@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ContextInputError, ContextSourceError, createContextManager } from '../../src/context/index.js';
 import type { ContextSource, ContextTurn, Loaded } from '../../src/context/index.js';
-import { ToolError, ToolNameCollisionError } from '../../src/tools/index.js';
+import { ToolError, ToolNameCollisionError } from '../../src/entries/errors.js';
 import type { Turn } from '../../src/runtime/contract/turn.js';
 
 // One token per character keeps the budget arithmetic readable.

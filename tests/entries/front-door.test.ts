@@ -1,7 +1,9 @@
 // The package's doors, read the way a user's editor reads them: through the TypeScript checker, names
 // and types alike. The root stays small (CONTRACT.md: at most 40 names, the seeds' among them), internals
-// stay behind every door, and each door package.json opens is reachable the same way from the sources
-// (tsconfig `paths`) and from old resolvers (`typesVersions`), so no entry is half-registered.
+// stay behind every door, every name has one home (CONTRACT.md's fourth round: the root's starters may
+// repeat a name of their home entry, nothing else does), and each door package.json opens is reachable the
+// same way from the sources (tsconfig `paths`) and from old resolvers (`typesVersions`), so no entry is
+// half-registered.
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import ts from 'typescript';
@@ -30,6 +32,19 @@ const sourceOf = (types: string) => {
 };
 
 let names: Map<string, string[]>;
+
+/**
+ * The names exported by more than one entry, other than a root starter beside its one home: one line per
+ * name, `Name: indusagi/a, indusagi/b`, naming every entry that exports it.
+ */
+function sharedNames(exported: Map<string, string[]>): string[] {
+  const homes = new Map<string, string[]>();
+  for (const [door, list] of exported) for (const name of list) homes.set(name, [...(homes.get(name) ?? []), door]);
+  return [...homes]
+    .filter(([, doors]) => doors.filter((door) => door !== 'indusagi').length > 1)
+    .map(([name, doors]) => `${name}: ${doors.join(', ')}`)
+    .sort();
+}
 beforeAll(() => {
   const files = doors.map((door) => join(repo, sourceOf(door.types)));
   const program = ts.createProgram(files, {
@@ -64,6 +79,32 @@ describe('the front door', () => {
       'createAgent',
     );
     expect(root).toEqual(expect.arrayContaining([...seeds, 'tool', 'Agent', 'AgentConfig', 'Run', 'RunEvent', 'RunSnapshot', 'Turn']));
+  });
+
+  it('gives every exported name one home entry; the root repeats only names of their home', () => {
+    expect(sharedNames(names)).toEqual([]);
+    // A root name is a starter: it is also exported by the entry named for its concern, its home.
+    const elsewhere = new Set([...names].flatMap(([door, list]) => (door === 'indusagi' ? [] : list)));
+    expect(names.get('indusagi')!.filter((name) => !elsewhere.has(name))).toEqual([]);
+  });
+
+  it('reports a name a second entry exports, with every entry that exports it', () => {
+    const doubled = new Map(names);
+    doubled.set('indusagi/anthropic', [...names.get('indusagi/anthropic')!, 'ModelCallError']);
+    doubled.set('indusagi/chat', [...names.get('indusagi/chat')!, 'createAgent']);
+    expect(sharedNames(doubled)).toEqual([
+      'ModelCallError: indusagi/anthropic, indusagi/errors',
+      'createAgent: indusagi, indusagi/runtime, indusagi/chat',
+    ]);
+  });
+
+  it('keeps the names CONTRACT.md gives an entry in that entry, and the runtime free of the providers’ names', () => {
+    expect(names.get('indusagi/memory')).toEqual(
+      expect.arrayContaining(['MemoryStore', 'MemoryRecord', 'RecallOptions', 'createMemoryStore', 'recallMemory', 'rememberFacts']),
+    );
+    expect(names.get('indusagi/anthropic')).toEqual(expect.arrayContaining(['runAgent', 'RunAgentOptions', 'AnthropicClientLike']));
+    expect(names.get('indusagi/runtime')).not.toContain('MissingApiKeyError');
+    expect(names.get('indusagi/anthropic')).not.toContain('createAgent');
   });
 
   it('keeps the runtime row of CONTRACT.md at indusagi/runtime', () => {

@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectMcp, mcpResourceSource, McpToolError, type McpClient, type McpElicitationRequest } from '../../src/mcp/index.js';
 import { createContextManager } from '../../src/context/index.js';
-import { toToolset, ToolInputError } from '../../src/tools/index.js';
+import { toToolset } from '../../src/tools/index.js';
+import { ToolInputError } from '../../src/entries/errors.js';
 import type { ToolContext, ToolProgress } from '../../src/runtime/index.js';
 import { everything, startEverythingHttp } from './reference-servers.js';
 

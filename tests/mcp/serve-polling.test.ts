@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveMcp, type McpServing } from '../../src/mcp/index.js';
-import { ToolError } from '../../src/tools/index.js';
+import { ToolError } from '../../src/entries/errors.js';
 import type { ToolContext, ToolDefinition } from '../../src/runtime/index.js';
 import { closable } from './fixtures/closable-tool.js';
 import { bundleFixture } from './bundle.js';

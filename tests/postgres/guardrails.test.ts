@@ -1,7 +1,8 @@
 // A tripped run is durable on PostgreSQL: a fresh store object (as another machine would have) resumes
 // the session knowing its last run tripped, whether it reads the session whole or its live path only.
 import { afterAll, describe, expect, it } from 'vitest';
-import { RunFault, createAgent } from '../../src/entries/runtime.js';
+import { createAgent } from '../../src/entries/runtime.js';
+import { RunFault } from '../../src/entries/errors.js';
 import { maxPromptSize } from '../../src/runtime/guardrails/index.js';
 import type { ModelInvoker } from '../../src/entries/runtime.js';
 import { PostgresSessionStore } from '../../src/postgres/index.js';

@@ -4,13 +4,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
-  MemoryStoreClosedError,
   migratePostgres,
   PostgresMemoryStore,
   PostgresOptionsError,
   PostgresSchemaBehindError,
   PostgresStoreError,
 } from '../../src/postgres/index.js';
+import { MemoryStoreClosedError } from '../../src/memory/index.js';
 import { LATEST_VERSION, MIGRATIONS } from '../../src/postgres/migrations.js';
 import type { PostgresStoreOptions } from '../../src/postgres/index.js';
 import { memoryStoreContract } from '../memory/store-contract.js';

@@ -3,9 +3,11 @@
 // loopback server speaking its wire format.
 import { createOpenAI } from '@ai-sdk/openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent, MemorySessionStore } from '../../src/entries/runtime.js';
+import { createAgent } from '../../src/entries/runtime.js';
+import { MemorySessionStore } from '../../src/entries/store.js';
 import { ModelCardError, ModelChoiceError } from '../../src/runtime/models/index.js';
-import type { ModelCard, ModelInvoker, ModelRequest } from '../../src/entries/runtime.js';
+import type { ModelCard, ModelInvoker } from '../../src/entries/runtime.js';
+import type { ModelRequest } from '../../src/entries/models.js';
 import { fromAiSdk } from '../../src/providers/ai-sdk/index.js';
 import { anthropic, createAnthropicInvoker } from '../../src/providers/anthropic/index.js';
 import { createOpenAIInvoker, OpenAIOptionsError } from '../../src/providers/openai/index.js';

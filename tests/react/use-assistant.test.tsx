@@ -3,7 +3,7 @@ import { StrictMode } from 'react';
 import { act, fireEvent, render, renderHook, screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { useAssistant } from '../../src/react/index.js';
-import type { AssistantItem, AssistantStream, AssistantStreamInfo } from '../../src/react/index.js';
+import type { AssistantItem, AssistantStream, AssistantStreamInfo } from '../../src/chat/index.js';
 import type { AgentPart } from '../../src/parts/index.js';
 import { PartChannel, text, tool } from '../chat/channel.js';
 

@@ -1,4 +1,5 @@
-import { SessionLeaseLostError, SessionLockedError, assertRecords, assertValidSessionId } from 'indusagi/store';
+import { assertRecords, assertValidSessionId } from 'indusagi/store';
+import { SessionLeaseLostError, SessionLockedError } from 'indusagi/errors';
 import type { SessionLease, SessionRecord, SessionStoreLike, StoredSession } from 'indusagi/store';
 
 /** Sessions in a Map: each one an array of records, appended by one lease holder at a time. */

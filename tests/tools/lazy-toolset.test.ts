@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  DuplicateToolError,
-  lazyToolset,
-  LazyToolsetInputError,
-  SEARCH_TOOLS,
-  ToolError,
-  ToolNameCollisionError,
-  UnknownToolError,
-  tool,
-} from '../../src/tools/index.js';
+import { lazyToolset, LazyToolsetInputError, SEARCH_TOOLS, UnknownToolError, tool } from '../../src/tools/index.js';
+import { DuplicateToolError, ToolError, ToolNameCollisionError } from '../../src/entries/errors.js';
 import type { AnthropicToolSpec } from '../../src/tools/index.js';
 
 const schema = { type: 'object', properties: { id: { type: 'string' } } };

@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  DuplicateCallIdError,
-  DuplicateToolError,
-  InvalidToolsetError,
-  mergeToolsets,
-  ToolError,
-  ToolNameCollisionError,
-  toToolset,
-  UnknownApprovalError,
-  UnknownToolError,
-} from '../../src/tools/index.js';
+import { DuplicateCallIdError, InvalidToolsetError, mergeToolsets, toToolset, UnknownToolError } from '../../src/tools/index.js';
+import { DuplicateToolError, ToolError, ToolNameCollisionError, UnknownApprovalError } from '../../src/entries/errors.js';
 import type { Toolset } from '../../src/tools/index.js';
 import type { ToolDefinition } from '../../src/runtime/contract/tool.js';
 

@@ -1,18 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  buildToolNameMap,
-  DuplicateToolError,
-  isPendingApproval,
-  defineTool,
-  sanitizeToolName,
-  ToolError,
-  ToolInputError,
-  ToolNameCollisionError,
-  toToolset,
-  UnknownApprovalError,
-  UnknownToolError,
-} from '../../src/tools/index.js';
+import { buildToolNameMap, isPendingApproval, defineTool, sanitizeToolName, toToolset, UnknownToolError } from '../../src/tools/index.js';
+import { DuplicateToolError, ToolError, ToolInputError, ToolNameCollisionError, UnknownApprovalError } from '../../src/entries/errors.js';
 import { IndusagiError } from '../../src/errors/index.js';
 import type { ModelInvoker, RunEvent, ToolDefinition } from '../../src/runtime/contract/index.js';
 import { createConductor } from '../../src/runtime/agent/index.js';

@@ -4,11 +4,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import * as v from 'valibot';
-import { AgentConfigError, createAgent, MemorySessionStore, type RunEvent } from '../../src/entries/runtime.js';
+import { createAgent, type RunEvent } from '../../src/entries/runtime.js';
+import { AgentConfigError, ToolInputError } from '../../src/entries/errors.js';
+import { MemorySessionStore } from '../../src/entries/store.js';
 import { runAgent } from '../../src/providers/anthropic/index.js';
 import { createContextManager, lazyToolSource } from '../../src/context/index.js';
 import { SchemaDefinitionError } from '../../src/schema/index.js';
-import { SEARCH_TOOLS, tool, toToolset, ToolInputError } from '../../src/tools/index.js';
+import { SEARCH_TOOLS, tool, toToolset } from '../../src/tools/index.js';
 import { reply, startAnthropicServer, type AnthropicTestServer } from '../../src/testing/index.js';
 
 let server: AnthropicTestServer;

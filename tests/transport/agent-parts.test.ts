@@ -5,7 +5,7 @@ import type { Agent, ToolDefinition } from '../../src/entries/runtime.js';
 import { RunFault } from '../../src/runtime/loop/errors.js';
 import { DEMO_MODEL_ID, startDemoModel } from '../../src/demo/index.js';
 import type { DemoModel } from '../../src/demo/index.js';
-import { ToolError } from '../../src/tools/index.js';
+import { ToolError } from '../../src/entries/errors.js';
 import { RemoteStreamError, fetchParts, sendParts } from '../../src/transport/index.js';
 import { agentRunParts } from '../../src/parts/index.js';
 import type { PartStreamOutcome } from '../../src/transport/index.js';

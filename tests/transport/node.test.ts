@@ -12,7 +12,7 @@ import {
 import type { PartSource, PartStreamOutcome, SendPartsOptions } from '../../src/transport/index.js';
 import { createAssistantStore } from '../../src/chat/index.js';
 import type { AssistantItem } from '../../src/chat/index.js';
-import { ToolError } from '../../src/tools/index.js';
+import { ToolError } from '../../src/entries/errors.js';
 import type { AgentPart } from '../../src/parts/index.js';
 import { text, tool } from '../chat/channel.js';
 import { deferred, readJson, startServer, turn } from './server.js';

@@ -11,7 +11,7 @@ import {
   partsResponse,
   readParts,
 } from '../../src/transport/index.js';
-import { ToolError } from '../../src/tools/index.js';
+import { ToolError } from '../../src/entries/errors.js';
 import type { AgentPart } from '../../src/parts/index.js';
 import { text } from '../chat/channel.js';
 import { deferred, startServer, turn } from './server.js';

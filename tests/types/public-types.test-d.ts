@@ -9,7 +9,8 @@ import { createAgent, type Agent, type RunEvent, type RunSnapshot } from 'indusa
 import type { McpClient } from 'indusagi/mcp';
 import { agentTool, type AgentToolResult } from 'indusagi/agents';
 import { defineTool, tool } from 'indusagi/tools';
-import type { ToolContext, ToolDefinition } from 'indusagi/tools';
+import type { ToolContext } from 'indusagi/tools';
+import type { ToolDefinition } from 'indusagi/runtime';
 
 declare const agent: Agent;
 

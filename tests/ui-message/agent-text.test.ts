@@ -3,7 +3,8 @@
 // the chunks are read back with the AI SDK's own reader, as `useChat` reads them.
 import { readUIMessageStream, type UIMessage } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAgent, MemorySessionStore } from '../../src/entries/runtime.js';
+import { createAgent } from '../../src/entries/runtime.js';
+import { MemorySessionStore } from '../../src/entries/store.js';
 import { agentTool } from '../../src/agents/index.js';
 import { startAnthropicServer, reply, type AnthropicTestServer } from '../../src/testing/index.js';
 import { uiMessageChunks, type AgentDataPart, type UIMessageChunk } from '../../src/ui-message/index.js';

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent } from '../../src/entries/runtime.js';
 import { maxPromptSize } from '../../src/runtime/guardrails/index.js';
 import type { Agent } from '../../src/runtime/agent/index.js';
-import { ToolError } from '../../src/tools/index.js';
+import { ToolError } from '../../src/entries/errors.js';
 import { reply, startAnthropicServer, type AnthropicTestServer } from '../../src/testing/index.js';
 import { readChatRequest, sendUIMessageStream } from '../../src/ui-message/index.js';
 import { haveChromium, launchChromium } from '../support/chromium.js';

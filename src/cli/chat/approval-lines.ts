@@ -1,5 +1,5 @@
 import type { PendingApproval } from '../../runtime/contract/events.js';
-import { ToolError } from '../../tools/index.js';
+import { ToolError } from '../../runtime/tools/index.js';
 import type { Paint } from '../style.js';
 import { editDiff, type Workspace } from '../tools/index.js';
 

@@ -2,13 +2,13 @@ import { mkdir, realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { MemoryStore } from '../../memory/index.js';
-import type { AgentContext, AgentFactory, ServedAgent } from '../../server/index.js';
+import type { AgentContext, AgentFactory, ServerAgent } from '../../server/index.js';
 import { tenantFolder } from '../../server/backend/local/files.js';
 import { chatConfig } from '../chat/config.js';
 import { CliUsageError } from '../errors.js';
 import type { ModelChoice } from '../model.js';
 import { Workspace } from '../tools/index.js';
-import { ToolError } from '../../tools/index.js';
+import { ToolError } from '../../runtime/tools/index.js';
 
 /** The model the command chose (from `--model` and the environment), as an `--agent` module sees it. */
 export type CommandModel = Pick<ModelChoice, 'invokeModel' | 'model' | 'contextWindow' | 'maxOutputTokens' | 'offline'>;
@@ -17,7 +17,7 @@ export type CommandModel = Pick<ModelChoice, 'invokeModel' | 'model' | 'contextW
  * What an `--agent` module default-exports: the agent of each run, given the run's context and the
  * model the command chose (use it, or bring your own invoker).
  */
-export type ServeAgentFactory = (context: AgentContext & { model: CommandModel }) => ServedAgent | Promise<ServedAgent>;
+export type ServeAgentFactory = (context: AgentContext & { model: CommandModel }) => ServerAgent | Promise<ServerAgent>;
 
 /**
  * The agent each run gets: the `--agent` module's, or the built-in one: the chat's file tools confined
@@ -60,7 +60,7 @@ export async function agentFactory(
   };
   // One served agent per tenant and user, the same object on every run: the server defines it once (its
   // tools compiled once) and each run only opens a conversation of it. The most recent ones are kept.
-  const served = new Map<string, { memory: MemoryStore | undefined; agent: Promise<ServedAgent> }>();
+  const served = new Map<string, { memory: MemoryStore | undefined; agent: Promise<ServerAgent> }>();
   return (context) => {
     const key = `${context.tenant}\u0000${context.user}`;
     const kept = served.get(key);

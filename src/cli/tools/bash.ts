@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { ToolDefinition } from '../../runtime/contract/tool.js';
-import { ToolError } from '../../tools/index.js';
+import { ToolError } from '../../runtime/tools/index.js';
 import { field } from './files.js';
 import type { Workspace } from './workspace.js';
 

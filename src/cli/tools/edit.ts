@@ -1,5 +1,5 @@
 import type { ToolDefinition } from '../../runtime/contract/tool.js';
-import { ToolError } from '../../tools/index.js';
+import { ToolError } from '../../runtime/tools/index.js';
 import { field, readWhole, writeWhole } from './files.js';
 import type { Workspace } from './workspace.js';
 

@@ -3,7 +3,7 @@ import { open, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import type { ToolDefinition } from '../../runtime/contract/tool.js';
-import { ToolError } from '../../tools/index.js';
+import { ToolError } from '../../runtime/tools/index.js';
 import { CONTROL_CHARS, terminalJson } from '../safe-text.js';
 import type { Located, Workspace } from './workspace.js';
 

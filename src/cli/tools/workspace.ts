@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { mkdir, open, readlink, realpath, type FileHandle } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { ToolError } from '../../tools/index.js';
+import { ToolError } from '../../runtime/tools/index.js';
 
 const { O_RDONLY } = constants;
 // Absent on Windows, where they have no meaning.

@@ -5,17 +5,11 @@ export type { FromAiSdkOptions } from './invoker.js';
 export type { AiSdkLanguageModel } from './model.js';
 export { toPrompt, callOptions } from './prompt.js';
 export type { SpecVersion } from './prompt.js';
-export { toModelUsage, stopReasonOf } from './reply.js';
+export { aiSdkModelUsage, stopReasonOf } from './reply.js';
 export { AiSdkModelError, AiSdkOptionsError } from './errors.js';
-export {
-  cappedFetch,
-  DEFAULT_IDLE_TIMEOUT_MS,
-  DEFAULT_MAX_EVENT_BYTES,
-  StreamEventTooLargeError,
-  StreamIdleError,
-  StreamLimitsError,
-} from '../shared/index.js';
-export type { CappedFetchOptions, StreamLimits } from '../shared/index.js';
-export { ModelCallError, PromptTooLongError, RunAbortedError } from '../../runtime/loop/errors.js';
+// The stream limits every provider applies (`DEFAULT_IDLE_TIMEOUT_MS`, `StreamIdleError`, ...) live in
+// indusagi/models and the run's errors (`ModelCallError`, ...) in indusagi/errors: one home per name.
+export { cappedFetch } from '../shared/index.js';
+export type { CappedFetchOptions } from '../shared/index.js';
 export { fromAiSdkEmbedding } from './embedder.js';
 export type { AiSdkEmbeddingModel } from './embedder.js';

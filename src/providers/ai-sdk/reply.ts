@@ -96,7 +96,7 @@ export class ReplyAssembler {
     const reply: ModelReply = {
       turn: { role: 'assistant', blocks },
       stopReason: stopReasonOf(finishReason, blocks),
-      usage: toModelUsage(usage),
+      usage: aiSdkModelUsage(usage),
       model: this.modelId,
     };
     if (this.responseId !== undefined) reply.id = this.responseId;
@@ -124,7 +124,7 @@ export function stopReasonOf(reason: SpecFinishReason, blocks: readonly Block[])
 }
 
 /** The specification's usage in indusagi's shape: `inputTokens` is the uncached part of the prompt. */
-export function toModelUsage(usage: SpecUsage): ModelUsage {
+export function aiSdkModelUsage(usage: SpecUsage): ModelUsage {
   const cacheReadTokens = count(usage.inputTokens.cacheRead);
   const cacheWriteTokens = count(usage.inputTokens.cacheWrite);
   const uncached = usage.inputTokens.noCache ?? count(usage.inputTokens.total) - cacheReadTokens - cacheWriteTokens;

@@ -1,5 +1,6 @@
-// The public face of `indusagi/anthropic`: Claude as the conductor's model (`createAgent`, `anthropic(model)`),
-// the streaming invoker, and `runAgent`, the conductor as a stream of parts.
+// The folder's face inside the package: Claude as the conductor's model (`createAgent`, `anthropic(model)`),
+// the streaming invoker, and `runAgent`, the conductor as a stream of parts. The public `indusagi/anthropic` entry is
+// curated from it in src/entries/anthropic.ts (one home per name: `createAgent` is indusagi/runtime's).
 export { createAgent, defineAgent } from './create-agent.js';
 export type { AgentDeps } from './create-agent.js';
 export { anthropic, anthropicCredentials } from './model.js';

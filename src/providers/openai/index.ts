@@ -3,19 +3,12 @@
 export { createOpenAIInvoker } from './invoker.js';
 export type { OpenAIInvokerOptions } from './invoker.js';
 export type { OpenAIClientLike } from './client.js';
-export { requestBody, toInputItems, toModelUsage } from './wire.js';
+export { openAIRequestBody, toInputItems, openAIModelUsage } from './wire.js';
 export type { ResponsesStreamBody, InputItem } from './wire.js';
 export { OPENAI } from './options.js';
 export type { OpenAIProviderOptions, ReasoningEffort } from './options.js';
 export { OpenAIOptionsError } from './errors.js';
-export {
-  DEFAULT_IDLE_TIMEOUT_MS,
-  DEFAULT_MAX_EVENT_BYTES,
-  StreamEventTooLargeError,
-  StreamIdleError,
-  StreamLimitsError,
-} from '../shared/index.js';
-export type { StreamLimits } from '../shared/index.js';
-export { ModelCallError, PromptTooLongError, RunAbortedError } from '../../runtime/loop/errors.js';
+// The stream limits every provider applies (`DEFAULT_IDLE_TIMEOUT_MS`, `StreamIdleError`, ...) live in
+// indusagi/models and the run's errors (`ModelCallError`, ...) in indusagi/errors: one home per name.
 export { openAIEmbedder } from './embedder.js';
 export type { OpenAIEmbeddingsClientLike, OpenAIEmbedderOptions } from './embedder.js';

@@ -19,7 +19,7 @@ import type { OpenAIClientLike } from './client.js';
 import { toModelCallError } from './failures.js';
 import { checkOpenAIOptions, OPENAI, openaiOptions, type OpenAIProviderOptions } from './options.js';
 import { ReplyAssembler } from './reply.js';
-import { requestBody } from './wire.js';
+import { openAIRequestBody } from './wire.js';
 
 /**
  * The model the invoker is built for (`model`, and optionally its `card`), defaults for requests whose
@@ -67,7 +67,9 @@ export function createOpenAIInvoker(client: OpenAIClientLike, options: OpenAIInv
   const maxRetries = typeof clientRetries === 'number' ? clientRetries : 2;
   const invoke = async (request: ModelRequest): Promise<ModelReply> => {
     const body =
-      model.modelId === undefined ? requestBody(request, defaults) : requestBody({ ...request, model: model.modelId }, defaults, bound);
+      model.modelId === undefined
+        ? openAIRequestBody(request, defaults)
+        : openAIRequestBody({ ...request, model: model.modelId }, defaults, bound);
     const reading = new CallReading(request);
     for (let retry = 1; ; retry++) {
       const assembler = new ReplyAssembler(reading.onText);

@@ -3,7 +3,7 @@ import type { ModelReply, StopReason } from '../../runtime/contract/model.js';
 import type { Block } from '../../runtime/contract/turn.js';
 import { ModelCallError } from '../../runtime/loop/errors.js';
 import { failedResponseError } from './failures.js';
-import { toModelUsage } from './wire.js';
+import { openAIModelUsage } from './wire.js';
 
 type Event = OpenAI.Responses.ResponseStreamEvent;
 
@@ -85,7 +85,7 @@ export class ReplyAssembler {
     return {
       turn: { role: 'assistant', blocks },
       stopReason: stopReasonOf(response, blocks, refused),
-      usage: toModelUsage(response.usage),
+      usage: openAIModelUsage(response.usage),
       id: response.id,
       model: response.model,
     };

@@ -57,7 +57,7 @@ export type ResponsesStreamBody = {
  * `structuredOutput: 'instruction'` or a schema whose root is not an object, as an instruction at the
  * end of `instructions`.
  */
-export function requestBody(
+export function openAIRequestBody(
   request: ModelRequest,
   defaults: OpenAIProviderOptions = {},
   card: ModelCard = modelCard(request.model),
@@ -183,7 +183,7 @@ export function jsonSchemaFormat(format: ResponseFormat): JsonSchemaFormat | und
  * The API's usage in indusagi's shape. `input_tokens` counts the whole prompt, cache reads and writes
  * included; indusagi's `inputTokens` is only the uncached rest.
  */
-export function toModelUsage(usage: OpenAI.Responses.ResponseUsage | null | undefined): ModelUsage {
+export function openAIModelUsage(usage: OpenAI.Responses.ResponseUsage | null | undefined): ModelUsage {
   const details: Partial<OpenAI.Responses.ResponseUsage.InputTokensDetails> = usage?.input_tokens_details ?? {};
   const cacheReadTokens = count(details.cached_tokens);
   const cacheWriteTokens = count(details.cache_write_tokens);

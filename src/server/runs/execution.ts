@@ -11,7 +11,7 @@ import type { Run } from '../../runtime/agent/run.js';
 import type { Claim, RunOutcome, ServerBackend } from '../backend/types.js';
 import { RunFencedError } from '../errors.js';
 import { EventWriter } from '../events/writer.js';
-import type { AgentFactory, RunRecord, RunResult, ServedAgent } from '../types.js';
+import type { AgentFactory, RunRecord, RunResult, ServerAgent } from '../types.js';
 import { contextMark, sameMark } from './context-mark.js';
 import { earlierAttemptsUsage } from './earlier-usage.js';
 import { openThread } from './open-thread.js';
@@ -101,11 +101,11 @@ export async function executeClaimed(
 // agent defined once, its tools compiled once, and each run only opens a conversation of it.
 const definitions = new WeakMap<
   object,
-  WeakMap<SessionStoreLike, { invokeModel: ServedAgent['invokeModel']; definition: AgentDefinition }>
+  WeakMap<SessionStoreLike, { invokeModel: ServerAgent['invokeModel']; definition: AgentDefinition }>
 >();
 
 /** The definition of `served` over `store`, made on its first run (a run opens its thread as the session, whatever the config says). */
-function definitionOf(served: ServedAgent, store: SessionStoreLike): AgentDefinition {
+function definitionOf(served: ServerAgent, store: SessionStoreLike): AgentDefinition {
   const config = served.config;
   if (typeof config !== 'object' || config === null) return defineConductor(config, { invokeModel: served.invokeModel, store });
   let byStore = definitions.get(config);

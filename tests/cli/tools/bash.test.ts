@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { builtInTools, Workspace } from '../../../src/cli/tools/index.js';
 import { createMemoryStore } from '../../../src/memory/index.js';
-import { ToolError } from '../../../src/tools/index.js';
+import { ToolError } from '../../../src/entries/errors.js';
 import type { ToolDefinition } from '../../../src/runtime/contract/index.js';
 import { alive, untilEnded, untilFile } from './processes.js';
 

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { builtInTools, Workspace } from '../../../src/cli/tools/index.js';
 import { createMemoryStore } from '../../../src/memory/index.js';
-import { ToolError } from '../../../src/tools/index.js';
+import { ToolError } from '../../../src/entries/errors.js';
 import type { ToolDefinition } from '../../../src/runtime/contract/index.js';
 
 // Files a model (or whoever planted them) can put in the workspace to hang, fool or escape the file

@@ -3,8 +3,10 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AgentConfigError, ContextWindowExceededError, createAgent } from '../../../src/entries/runtime.js';
-import { AiSdkModelError, AiSdkOptionsError, fromAiSdk, StreamIdleError, stopReasonOf } from '../../../src/providers/ai-sdk/index.js';
+import { createAgent } from '../../../src/entries/runtime.js';
+import { AgentConfigError, ContextWindowExceededError } from '../../../src/entries/errors.js';
+import { AiSdkModelError, AiSdkOptionsError, fromAiSdk, stopReasonOf } from '../../../src/providers/ai-sdk/index.js';
+import { StreamIdleError } from '../../../src/entries/models.js';
 import type { ModelRequest, ModelRetry } from '../../../src/runtime/contract/model.js';
 import { reply, startAnthropicServer, type AnthropicTestServer } from '../../../src/testing/index.js';
 import { response, startOpenAIServer, type OpenAITestServer } from '../../support/openai-server.js';

@@ -7,8 +7,10 @@ import {
   runAgent,
   RunAgentOptionsError,
 } from '../../../src/providers/anthropic/index.js';
-import { AgentConfigError, createAgent } from '../../../src/entries/runtime.js';
-import type { ModelRequest, ProviderOptions, ToolDefinition } from '../../../src/entries/runtime.js';
+import { createAgent } from '../../../src/entries/runtime.js';
+import { AgentConfigError } from '../../../src/entries/errors.js';
+import type { ToolDefinition } from '../../../src/entries/runtime.js';
+import type { ModelRequest, ProviderOptions } from '../../../src/entries/models.js';
 import { IndusagiError } from '../../../src/errors/index.js';
 import { createContextManager, lazyToolSource, memorySource } from '../../../src/context/index.js';
 import { createMemoryStore } from '../../../src/memory/index.js';

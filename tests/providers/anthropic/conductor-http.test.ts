@@ -1,6 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createAgent, ModelCallError, RunFault } from '../../../src/entries/runtime.js';
+import { createAgent } from '../../../src/entries/runtime.js';
+import { ModelCallError, RunFault } from '../../../src/entries/errors.js';
 import type { RunEvent } from '../../../src/entries/runtime.js';
 import { reply, startAnthropicServer, type AnthropicTestServer } from '../../../src/testing/index.js';
 

@@ -6,7 +6,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AgentConfigError, createAgent, ModelControlsError, SessionStore } from '../../../src/entries/runtime.js';
+import { createAgent, SessionStore } from '../../../src/entries/runtime.js';
+import { AgentConfigError, ModelControlsError } from '../../../src/entries/errors.js';
 import { reply, startAnthropicServer, type AnthropicTestServer } from '../../../src/testing/index.js';
 
 let server: AnthropicTestServer;

@@ -1,6 +1,7 @@
 // Retries of failed model calls: never silent, never unbounded. Through the real SDK and the loopback server.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AgentConfigError, createAgent, RunFault } from '../../../src/entries/runtime.js';
+import { createAgent } from '../../../src/entries/runtime.js';
+import { AgentConfigError, RunFault } from '../../../src/entries/errors.js';
 import type { RunEvent } from '../../../src/entries/runtime.js';
 import { AnthropicOptionsError, createAnthropicInvoker, StreamIdleError } from '../../../src/providers/anthropic/index.js';
 import type { ModelRequest, ModelRetry } from '../../../src/runtime/contract/model.js';

@@ -1,8 +1,10 @@
 // What the OpenAI invoker does beyond the shared contract: the request it builds, OpenAI's own options,
 // reasoning and refusals, cache writes, and failures that arrive inside a 200 stream.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AgentConfigError, createAgent, ModelCallError, PromptTooLongError } from '../../../src/entries/runtime.js';
-import { createOpenAIInvoker, OpenAIOptionsError, StreamIdleError } from '../../../src/providers/openai/index.js';
+import { createAgent } from '../../../src/entries/runtime.js';
+import { AgentConfigError, ModelCallError, PromptTooLongError } from '../../../src/entries/errors.js';
+import { createOpenAIInvoker, OpenAIOptionsError } from '../../../src/providers/openai/index.js';
+import { StreamIdleError } from '../../../src/entries/models.js';
 import type { ModelRequest, ModelRetry } from '../../../src/runtime/contract/model.js';
 import { response, startOpenAIServer, type OpenAITestServer } from '../../support/openai-server.js';
 

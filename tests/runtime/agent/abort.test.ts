@@ -1,8 +1,11 @@
 import { getEventListeners } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent, MemorySessionStore, SessionStore, RunFault } from '../../../src/entries/runtime.js';
+import { createAgent, SessionStore } from '../../../src/entries/runtime.js';
+import { MemorySessionStore } from '../../../src/entries/store.js';
+import { RunFault } from '../../../src/entries/errors.js';
 import { ABORTED_RESULT } from '../../../src/runtime/loop/index.js';
-import type { ModelInvoker, SessionStoreLike, ToolDefinition } from '../../../src/entries/runtime.js';
+import type { ModelInvoker, ToolDefinition } from '../../../src/entries/runtime.js';
+import type { SessionStoreLike } from '../../../src/entries/store.js';
 import { call, record, say, scriptedModel, tempDir } from './helpers.js';
 
 let dir: Awaited<ReturnType<typeof tempDir>>;

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent, SessionStore, ApprovalsPendingError } from '../../../src/entries/runtime.js';
+import { createAgent, SessionStore } from '../../../src/entries/runtime.js';
+import { ApprovalsPendingError, UnknownApprovalError } from '../../../src/entries/errors.js';
 import type { ToolDefinition } from '../../../src/entries/runtime.js';
-import { UnknownApprovalError } from '../../../src/tools/index.js';
+
 import { call, record, say, scriptedModel, tempDir } from './helpers.js';
 
 let dir: Awaited<ReturnType<typeof tempDir>>;

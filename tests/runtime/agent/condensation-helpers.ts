@@ -4,7 +4,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CONDENSED_PREFIX, SessionStore } from '../../../src/entries/runtime.js';
+import { SessionStore } from '../../../src/entries/runtime.js';
+import { CONDENSED_PREFIX } from '../../../src/entries/condensation.js';
 import type { Agent, RunEvent, SessionNode, ToolDefinition, Turn } from '../../../src/entries/runtime.js';
 import type { AnthropicTestServer, MessageScript, RecordedRequest, Script } from '../../../src/testing/index.js';
 

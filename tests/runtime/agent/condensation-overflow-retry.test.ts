@@ -4,10 +4,12 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ContextWindowExceededError, createAgent, SessionStore } from '../../../src/entries/runtime.js';
+import { createAgent, SessionStore } from '../../../src/entries/runtime.js';
+import { ContextWindowExceededError } from '../../../src/entries/errors.js';
 import { runAgent } from '../../../src/providers/anthropic/index.js';
 import type { AgentPart } from '../../../src/parts/index.js';
-import type { CompactionPolicy, RunFault } from '../../../src/entries/runtime.js';
+import type { CompactionPolicy } from '../../../src/entries/runtime.js';
+import type { RunFault } from '../../../src/entries/errors.js';
 import { serverAndDirPerTest, type TempDir } from '../../support/server-and-dir.js';
 import { reply, type AnthropicTestServer, type Script } from '../../../src/testing/index.js';
 import {

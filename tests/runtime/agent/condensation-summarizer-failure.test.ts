@@ -2,7 +2,7 @@
 // loses nothing: the run's turns are on disk up to the fault, uncondensed, and a later submit works.
 import { describe, expect, it } from 'vitest';
 import { createAgent, SessionStore } from '../../../src/entries/runtime.js';
-import type { RunFault } from '../../../src/entries/runtime.js';
+import type { RunFault } from '../../../src/entries/errors.js';
 import { serverAndDirPerTest, type TempDir } from '../../support/server-and-dir.js';
 import { reply, type AnthropicTestServer, type Script } from '../../../src/testing/index.js';
 import {

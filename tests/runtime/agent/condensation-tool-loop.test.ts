@@ -3,7 +3,7 @@
 // condensation carries the first summary forward, and a tail that cannot fit keeps fewer turns or faults.
 import { describe, expect, it } from 'vitest';
 import { createAgent, SessionStore } from '../../../src/entries/runtime.js';
-import type { RunFault } from '../../../src/entries/runtime.js';
+import type { RunFault } from '../../../src/entries/errors.js';
 import { serverAndDirPerTest, type TempDir } from '../../support/server-and-dir.js';
 import { reply, type AnthropicTestServer } from '../../../src/testing/index.js';
 import {

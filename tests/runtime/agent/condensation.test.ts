@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent, SessionStore, CONDENSED_PREFIX } from '../../../src/entries/runtime.js';
-import type { ModelRequest, RunEvent, Turn } from '../../../src/entries/runtime.js';
+import { createAgent, SessionStore } from '../../../src/entries/runtime.js';
+import { CONDENSED_PREFIX } from '../../../src/entries/condensation.js';
+import type { RunEvent, Turn } from '../../../src/entries/runtime.js';
+import type { ModelRequest } from '../../../src/entries/models.js';
 import { record, say, scriptedModel, tempDir, usage } from './helpers.js';
 
 let dir: Awaited<ReturnType<typeof tempDir>>;

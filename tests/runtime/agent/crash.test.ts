@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleFixture, startLines, type LineChild } from '../../support/child-process.js';
 import { createConductor, INTERRUPTED_RESULT, SessionStore } from '../../../src/runtime/index.js';
-import { UnknownApprovalError } from '../../../src/tools/index.js';
+import { UnknownApprovalError } from '../../../src/entries/errors.js';
 import type { ModelInvoker, ModelRequest, SessionGraph, SessionStoreLike, ToolDefinition, Turn } from '../../../src/runtime/index.js';
 
 let dir: string;

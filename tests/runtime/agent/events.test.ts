@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createAgent, RunLedger, SnapshotAccumulator, InvalidPromptError, AgentClosedError } from '../../../src/entries/runtime.js';
+import { createAgent, RunLedger, SnapshotAccumulator } from '../../../src/entries/runtime.js';
+import { InvalidPromptError, AgentClosedError } from '../../../src/entries/errors.js';
 import type { RunEvent } from '../../../src/entries/runtime.js';
 import { call, deferred, record, say, scriptedModel, usage } from './helpers.js';
 

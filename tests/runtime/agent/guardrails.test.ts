@@ -2,7 +2,8 @@
 // trips, and that the run is taken back with the trip recorded. The model is faked at the HTTP boundary
 // (the loopback Anthropic server) or at the ModelInvoker seam; the store is real files.
 import { describe, expect, it } from 'vitest';
-import { AgentConfigError, RunFault, SessionStore, createAgent } from '../../../src/entries/runtime.js';
+import { SessionStore, createAgent } from '../../../src/entries/runtime.js';
+import { AgentConfigError, RunFault } from '../../../src/entries/errors.js';
 import {
   GuardrailTripwireTriggered,
   InputGuardrailTripwireTriggered,
@@ -10,15 +11,8 @@ import {
   denyToolArguments,
   maxPromptSize,
 } from '../../../src/runtime/guardrails/index.js';
-import type {
-  InputGuardrail,
-  InputGuardrailArgs,
-  OutputGuardrail,
-  OutputGuardrailArgs,
-  RunEvent,
-  ToolDefinition,
-  Turn,
-} from '../../../src/entries/runtime.js';
+import type { RunEvent, ToolDefinition, Turn } from '../../../src/entries/runtime.js';
+import type { InputGuardrail, InputGuardrailArgs, OutputGuardrail, OutputGuardrailArgs } from '../../../src/entries/guardrails.js';
 import { reply, type AnthropicTestServer } from '../../../src/testing/index.js';
 import { serverAndDirPerTest, type TempDir } from '../../support/server-and-dir.js';
 import { call, deferred, record, say, scriptedModel, tempDir } from './helpers.js';

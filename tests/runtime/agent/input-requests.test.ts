@@ -2,8 +2,10 @@
 // the run publishes input_requested and waits, the app answers with agent.answer, and an abort or a
 // headless run ends the wait with a typed error.
 import { describe, expect, it } from 'vitest';
-import { createAgent, InputUnavailableError, RunFault, UnknownInputRequestError } from '../../../src/entries/runtime.js';
-import type { InputAnswer, RunEvent, ToolDefinition } from '../../../src/entries/runtime.js';
+import { createAgent } from '../../../src/entries/runtime.js';
+import { InputUnavailableError, RunFault, UnknownInputRequestError } from '../../../src/entries/errors.js';
+import type { RunEvent, ToolDefinition } from '../../../src/entries/runtime.js';
+import type { InputAnswer } from '../../../src/entries/tools.js';
 import { call, record, say, scriptedModel } from './helpers.js';
 
 const answers: Array<InputAnswer | Error> = [];

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createAgent, DEFAULT_MAX_STEPS, RunFault, AgentConfigError } from '../../../src/entries/runtime.js';
+import { createAgent, DEFAULT_MAX_STEPS } from '../../../src/entries/runtime.js';
+import { RunFault, AgentConfigError, ToolError, ToolNameCollisionError, DuplicateToolError } from '../../../src/entries/errors.js';
 import type { ToolDefinition, Turn } from '../../../src/entries/runtime.js';
-import { ToolError, ToolNameCollisionError, DuplicateToolError } from '../../../src/tools/index.js';
+
 import { call, deferred, record, say, scriptedModel } from './helpers.js';
 
 const schema = { type: 'object', properties: {} };

@@ -3,16 +3,10 @@
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  AgentConfigError,
-  BranchPointError,
-  createAgent,
-  createConductor,
-  CONDENSED_PREFIX,
-  MemorySessionStore,
-  RunFault,
-  SessionStore,
-} from '../../../src/entries/runtime.js';
+import { createAgent, createConductor, SessionStore } from '../../../src/entries/runtime.js';
+import { AgentConfigError, BranchPointError, RunFault } from '../../../src/entries/errors.js';
+import { CONDENSED_PREFIX } from '../../../src/entries/condensation.js';
+import { MemorySessionStore } from '../../../src/entries/store.js';
 import { HISTORY_NOTE } from '../../../src/runtime/history/index.js';
 import { UnknownNodeError } from '../../../src/runtime/store/index.js';
 import type { RunEvent, Turn } from '../../../src/entries/runtime.js';

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createAgent, MemorySessionStore, Run, RunFault } from '../../../src/entries/runtime.js';
+import { createAgent, Run } from '../../../src/entries/runtime.js';
+import { MemorySessionStore } from '../../../src/entries/store.js';
+import { RunFault } from '../../../src/entries/errors.js';
 import type { RunEvent, ToolDefinition } from '../../../src/entries/runtime.js';
 import { call, deferred, record, say, scriptedModel } from './helpers.js';
 

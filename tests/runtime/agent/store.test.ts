@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent, SessionStore, CONDENSED_PREFIX } from '../../../src/entries/runtime.js';
-import type { SessionStoreLike, StepInput, Turn } from '../../../src/entries/runtime.js';
+import { createAgent, SessionStore } from '../../../src/entries/runtime.js';
+import { CONDENSED_PREFIX } from '../../../src/entries/condensation.js';
+import type { StepInput, Turn } from '../../../src/entries/runtime.js';
+import type { SessionStoreLike } from '../../../src/entries/store.js';
 import { call, say, scriptedModel, tempDir } from './helpers.js';
 
 let dir: Awaited<ReturnType<typeof tempDir>>;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CONDENSED_PREFIX, compact, findCutPoint, shouldCompact, type Turn } from '../../../src/entries/runtime.js';
+import { compact, findCutPoint, shouldCompact, type Turn } from '../../../src/entries/runtime.js';
+import { CONDENSED_PREFIX } from '../../../src/entries/condensation.js';
 import { makeSummaryTurn } from '../../../src/runtime/compaction/index.js';
 import { modelCard } from '../../../src/runtime/models/index.js';
 import { assistant, promptOf, recordingInvoker, toolLoop, user } from './helpers.js';

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { CONDENSED_PREFIX, estimateContextTokens, findCutPoint, type ModelTool, type Turn } from '../../../src/entries/runtime.js';
+import { estimateContextTokens, findCutPoint, type Turn } from '../../../src/entries/runtime.js';
+import { CONDENSED_PREFIX } from '../../../src/entries/condensation.js';
+import { type ModelTool } from '../../../src/entries/models.js';
 import {
   CompactionInputError,
   Condenser,

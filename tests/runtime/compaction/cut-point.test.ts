@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CONDENSED_PREFIX, findCutPoint, type Turn } from '../../../src/entries/runtime.js';
+import { findCutPoint, type Turn } from '../../../src/entries/runtime.js';
+import { CONDENSED_PREFIX } from '../../../src/entries/condensation.js';
 import { CompactionInputError } from '../../../src/runtime/compaction/index.js';
 import { assistant, calls, results, tailIsSelfContained, toolLoop, user } from './helpers.js';
 

@@ -1,5 +1,6 @@
 // Turn builders and an in-process ModelInvoker for the condensation tests.
-import type { ModelInvoker, ModelReply, ModelRequest, Turn } from '../../../src/entries/runtime.js';
+import type { ModelInvoker, Turn } from '../../../src/entries/runtime.js';
+import type { ModelReply, ModelRequest } from '../../../src/entries/models.js';
 
 export const user = (text: string): Turn => ({ role: 'user', blocks: [{ kind: 'text', text }] });
 export const assistant = (text: string): Turn => ({ role: 'assistant', blocks: [{ kind: 'text', text }] });

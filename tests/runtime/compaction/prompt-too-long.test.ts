@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IndusagiError, ModelCallError, PromptTooLongError } from '../../../src/entries/runtime.js';
+import { IndusagiError, ModelCallError, PromptTooLongError } from '../../../src/entries/errors.js';
 import { isPromptTooLongError, reportedPromptTokens } from '../../../src/runtime/compaction/index.js';
 
 // A loopback peer answering every request with the status and error body queued for it, so the

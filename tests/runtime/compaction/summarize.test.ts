@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { CONDENSED_PREFIX, estimateContextTokens, summarize, type ModelReply, type Turn } from '../../../src/entries/runtime.js';
+import { estimateContextTokens, summarize, type Turn } from '../../../src/entries/runtime.js';
+import { CONDENSED_PREFIX } from '../../../src/entries/condensation.js';
+import { type ModelReply } from '../../../src/entries/models.js';
 import { CompactionInputError, SummarizerError, estimateTextTokens, makeSummaryTurn } from '../../../src/runtime/compaction/index.js';
 import { assistant, calls, promptOf, recordingInvoker, results, user } from './helpers.js';
 

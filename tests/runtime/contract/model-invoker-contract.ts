@@ -4,27 +4,15 @@
 // harness translates the provider-neutral scripts below into that wire format and reads back what the
 // SDK sent as a neutral transcript, so every assertion here holds for every vendor.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  CONDENSED_PREFIX,
-  createAgent,
-  IndusagiError,
-  MemorySessionStore,
-  ModelCallError,
-  PromptTooLongError,
-  RunAbortedError,
-} from '../../../src/entries/runtime.js';
+import { createAgent } from '../../../src/entries/runtime.js';
+import { CONDENSED_PREFIX } from '../../../src/entries/condensation.js';
+import { IndusagiError, ModelCallError, PromptTooLongError, RunAbortedError } from '../../../src/entries/errors.js';
+import { MemorySessionStore } from '../../../src/entries/store.js';
 import { HISTORY_NOTE } from '../../../src/runtime/history/index.js';
 import { isPromptTooLongError } from '../../../src/runtime/compaction/index.js';
-import type {
-  AgentConfig,
-  AgentDeps,
-  ModelInvoker,
-  ModelRequest,
-  ModelRetry,
-  RunEvent,
-  RunFault,
-  ToolDefinition,
-} from '../../../src/entries/runtime.js';
+import type { AgentConfig, AgentDeps, ModelInvoker, RunEvent, ToolDefinition } from '../../../src/entries/runtime.js';
+import type { ModelRequest, ModelRetry } from '../../../src/entries/models.js';
+import type { RunFault } from '../../../src/entries/errors.js';
 import {
   DEFAULT_MAX_EVENT_BYTES,
   StreamEventTooLargeError,

@@ -1,7 +1,8 @@
 // The two built-in guardrails, asked directly as the conductor asks them.
 import { describe, expect, it } from 'vitest';
 import { GuardrailDefinitionError, denyToolArguments, maxPromptSize } from '../../../src/runtime/guardrails/index.js';
-import type { InputGuardrailArgs, OutputGuardrailArgs, PromptBlock } from '../../../src/entries/runtime.js';
+import type { PromptBlock } from '../../../src/entries/runtime.js';
+import type { InputGuardrailArgs, OutputGuardrailArgs } from '../../../src/entries/guardrails.js';
 
 const context = { sessionId: 's', runId: 'r', signal: new AbortController().signal };
 const prompt = (content: PromptBlock[]): InputGuardrailArgs => ({

@@ -3,16 +3,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  AgentConfigError,
-  CONDENSED_PREFIX,
-  createAgent,
-  MemorySessionStore,
-  SessionGraph,
-  SessionStore,
-} from '../../../src/entries/runtime.js';
+import { createAgent, SessionGraph, SessionStore } from '../../../src/entries/runtime.js';
+import { AgentConfigError } from '../../../src/entries/errors.js';
+import { CONDENSED_PREFIX } from '../../../src/entries/condensation.js';
+import { MemorySessionStore } from '../../../src/entries/store.js';
 import { HISTORY_NOTE, HistoryIndex, turnText } from '../../../src/runtime/history/index.js';
-import type { ModelInvoker, ModelReply, ModelRequest, RunEvent, SessionNode, Turn } from '../../../src/entries/runtime.js';
+import type { ModelInvoker, RunEvent, SessionNode, Turn } from '../../../src/entries/runtime.js';
+import type { ModelReply, ModelRequest } from '../../../src/entries/models.js';
 
 const say = (role: Turn['role'], text: string): Turn => ({ role, blocks: [{ kind: 'text', text }] });
 const answer = (text: string): ModelReply => ({ turn: say('assistant', text), stopReason: 'end_turn' });

@@ -2,19 +2,14 @@
 // loopback server speaking its wire format. The run records which model answered each step and what it
 // cost; only outages hand a call on, and never a reply that already streamed text or an aborted one.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  AgentConfigError,
-  createAgent,
-  MemorySessionStore,
-  ModelCallError,
-  PromptTooLongError,
-  RunAbortedError,
-  RunFault,
-} from '../../../src/entries/runtime.js';
+import { createAgent } from '../../../src/entries/runtime.js';
+import { AgentConfigError, ModelCallError, PromptTooLongError, RunAbortedError, RunFault } from '../../../src/entries/errors.js';
+import { MemorySessionStore } from '../../../src/entries/store.js';
 import { cardLookup, ModelChoiceError } from '../../../src/runtime/models/index.js';
 import { fallbackModels, isOutage } from '../../../src/runtime/routing/index.js';
 import { sessionCost } from '../../../src/runtime/usage/index.js';
-import type { ModelCard, ModelInvoker, ModelReply, ModelRequest, RunEvent } from '../../../src/entries/runtime.js';
+import type { ModelCard, ModelInvoker, RunEvent } from '../../../src/entries/runtime.js';
+import type { ModelReply, ModelRequest } from '../../../src/entries/models.js';
 import { anthropic } from '../../../src/providers/anthropic/index.js';
 import { createOpenAIInvoker } from '../../../src/providers/openai/index.js';
 import { reply, startAnthropicServer, type AnthropicTestServer } from '../../../src/testing/index.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeCost, describeUsage, estimateCost, InvalidUsageError, sessionCost } from '../../../src/runtime/usage/index.js';
 import { modelCard } from '../../../src/runtime/models/index.js';
-import type { ModelUsage } from '../../../src/entries/runtime.js';
+import type { ModelUsage } from '../../../src/entries/models.js';
 import { toModelUsage } from '../../../src/providers/anthropic/index.js';
 
 const usage = (input: number, output: number, write: number, read: number): ModelUsage => ({

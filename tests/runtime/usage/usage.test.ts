@@ -5,7 +5,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent, hashNode, SessionStore } from '../../../src/entries/runtime.js';
 import { InvalidUsageError, sumUsage } from '../../../src/runtime/usage/index.js';
 import { SessionWriter } from '../../../src/runtime/store/index.js';
-import type { ModelUsage, RunEvent, SessionNode, SessionRecord, ToolDefinition } from '../../../src/entries/runtime.js';
+import type { RunEvent, SessionNode, ToolDefinition } from '../../../src/entries/runtime.js';
+import type { ModelUsage } from '../../../src/entries/models.js';
+import type { SessionRecord } from '../../../src/entries/store.js';
 import { reply, startAnthropicServer, type AnthropicTestServer, type ScriptUsage } from '../../../src/testing/index.js';
 import { breakpoints } from '../../support/cache-markers.js';
 
