@@ -136,14 +136,19 @@ export class MemoryVectors {
     let found: Array<{ ref: number; distance: number }>;
     if (n <= this.exactLimit) found = await exact();
     else {
-      // strict_order: rows come out in exact distance order whatever the filter drops.
-      await c.query(`SET LOCAL hnsw.iterative_scan = strict_order; SET LOCAL hnsw.ef_search = ${Math.min(Math.max(depth, 40), 1000)}`);
+      // strict_order: rows come out in exact distance order whatever the filter drops. enable_sort
+      // off: the md5 join condition makes the planner expect one row, and it would sort every
+      // distance rather than read the index in order (measured: 59 ms against 3 ms at 2,000 records).
+      await c.query(
+        `SET LOCAL hnsw.iterative_scan = strict_order; SET LOCAL hnsw.ef_search = ${Math.min(Math.max(depth, 40), 1000)}; SET LOCAL enable_sort = off`,
+      );
       found = await rows(
         c,
         `SELECT r.seq::float8 AS ref, ${distance} AS distance FROM ${s}.memory_vectors v JOIN ${s}.memory_records r ON ${current}
          WHERE ${filter.sql} ORDER BY ${distance} LIMIT ${depth}`,
         values,
       );
+      await c.query('SET LOCAL enable_sort = on');
       if (found.length < depth) found = await exact();
     }
     // As the in-process store: only records pointing the query's way at all.
