@@ -117,7 +117,9 @@ if (search === undefined) console.log('the store ranked exactly (the filtered se
 else {
   const plan = await pool.connect();
   try {
-    await plan.query('BEGIN; SET LOCAL hnsw.iterative_scan = strict_order');
+    // The settings the store sent before it, as it sent them.
+    const settings = sent.find((x) => x.text.startsWith('SET LOCAL hnsw'))!;
+    await plan.query(`BEGIN; ${settings.text}`);
     const lines = (await plan.query(`EXPLAIN ${search.text}`, search.values)).rows.map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']);
     console.log(`plan of the store's vector search:\n  ${lines.join('\n  ')}`);
     await plan.query('ROLLBACK');
