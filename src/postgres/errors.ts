@@ -118,3 +118,37 @@ function pidOf(holder: string): number | null {
   const match = / pid (\d+)/.exec(holder);
   return match === null ? null : Number(match[1]);
 }
+
+/**
+ * A store given an embedder keeps its vectors with pgvector (the `vector` extension, 0.8.0 or later
+ * for filtered index scans), and this database cannot give it: the server has no pgvector, the role
+ * may not create the extension, or the installed one is too old. Nothing was written.
+ */
+export class PostgresVectorUnavailableError extends IndusagiError {
+  static override readonly errorName: string = 'PostgresVectorUnavailableError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('postgres_vector_unavailable', message, options);
+  }
+}
+
+/**
+ * The schema keeps the vectors of another embedder than the store was given (another id, or other
+ * dimensions). Vectors of two models are not comparable, so the store refuses rather than mixing them.
+ */
+export class PostgresEmbedderMismatchError extends IndusagiError {
+  static override readonly errorName: string = 'PostgresEmbedderMismatchError';
+  constructor(
+    readonly schema: string,
+    /** The embedder the schema's vectors come from. */
+    readonly recorded: { id: string; dimensions: number },
+    /** The embedder this store was given. */
+    readonly given: { id: string; dimensions: number },
+  ) {
+    super(
+      'postgres_embedder_mismatch',
+      `PostgreSQL schema "${schema}" keeps the vectors of embedder ${JSON.stringify(recorded.id)} (${recorded.dimensions} dimensions); ` +
+        `this store was given ${JSON.stringify(given.id)} (${given.dimensions} dimensions). Vectors of two embedders cannot be compared: ` +
+        `give the store ${JSON.stringify(recorded.id)}, use another schema, or drop the schema's memory_vectors table and its memory_embedder row to embed every record again with the new one.`,
+    );
+  }
+}

@@ -15,6 +15,8 @@ export {
   PostgresSchemaBehindError,
   PostgresStoreError,
   PostgresTimeoutError,
+  PostgresVectorUnavailableError,
+  PostgresEmbedderMismatchError,
   SessionFencedError,
   SessionLeaseHeldError,
 } from './errors.js';

@@ -9,15 +9,26 @@ type ReplicaRow = {
   scope_resource: string;
   scope_session: string;
   kind: string | null;
+  observed_at: number;
   current: boolean;
 };
 
-/** The filters of one search, in the database or a replica: the scope parts it may see, current records only or not, a kind. */
-export type ReplicaFilter = { resources: readonly string[]; sessions: readonly string[]; current: boolean; kind: string | undefined };
+/**
+ * The filters of one search, in the database or a replica: the scope parts it may see, current records
+ * only or not, a kind, and when the records were said (`since` inclusive, `until` exclusive; infinite for none).
+ */
+export type ReplicaFilter = {
+  resources: readonly string[];
+  sessions: readonly string[];
+  current: boolean;
+  kind: string | undefined;
+  since: number;
+  until: number;
+};
 
 type Entry = ReplicaRow & { doc: number };
 
-const ROW = `seq::float8 AS seq, ord::float8 AS ord, terms, scope_resource, scope_session, kind, superseded_by IS NULL AS current`;
+const ROW = `seq::float8 AS seq, ord::float8 AS ord, terms, scope_resource, scope_session, kind, observed_at, superseded_by IS NULL AS current`;
 
 /**
  * A copy of one tenant's search index in this process: the in-process BM25 index over the records'
@@ -93,6 +104,8 @@ export class MemoryReplica {
       return (
         (!filter.current || entry.current) &&
         (filter.kind === undefined || entry.kind === filter.kind) &&
+        entry.observed_at >= filter.since &&
+        entry.observed_at < filter.until &&
         filter.resources.includes(entry.scope_resource) &&
         filter.sessions.includes(entry.scope_session)
       );

@@ -5,9 +5,13 @@ import type { MemoryRecord, MemoryScope } from '../memory/types.js';
 import { recordFromRow, type MemoryRow } from '../memory/rows.js';
 import type { ClientLike } from './driver.js';
 import type { PostgresDatabase } from './database.js';
+import type { MemoryVectors } from './memory-vectors.js';
 
-/** Where one store's memories live: its database, its tenant (`''` for the default tenant) and the records table, schema-qualified. */
-export type MemoryTables = { db: PostgresDatabase; t: string; table: string };
+/**
+ * Where one store's memories live: its database, its tenant (`''` for the default tenant), the records
+ * table, schema-qualified, and the vectors when the store has an embedder.
+ */
+export type MemoryTables = { db: PostgresDatabase; t: string; table: string; vectors?: MemoryVectors };
 
 export type Row = MemoryRow & { meta: string | null; supersedes: string[] | null };
 

@@ -21,9 +21,13 @@ import { COLUMNS, ownerFilter, toRecord, type MemoryTables, type Row } from './m
 import { searchMemories } from './memory-search.js';
 import { forgetMemory, saveMemory, updateMemory } from './memory-writes.js';
 import { forgetWorking, getWorking, setWorking } from './working-memory.js';
+import { DEFAULT_VECTOR_EXACT_LIMIT, MemoryVectors } from './memory-vectors.js';
+import { checkEmbedder, type Embedder } from '../memory/embedder.js';
 
 /** The schema version the memory tables need: 1 added them, 5 the change log replicas read (working memory needs 10). */
 const MEMORY_VERSION = 5;
+/** With an embedder: 9 added the record of the schema's embedder. */
+const VECTOR_VERSION = 9;
 
 export type PostgresStoreOptions = {
   /** The PostgreSQL schema holding the tables. Default `indusagi`. */
@@ -38,14 +42,29 @@ export type PostgresStoreOptions = {
    * suits a tenant of up to a few hundred thousand memories. Results and scores are the same either way.
    */
   replica?: boolean;
+  /**
+   * Keeps a vector per record in pgvector and ranks by meaning as well as by words (fused as in every
+   * store, see docs/memory.md). The first store given one creates the extension (when the role may) and
+   * the vectors table; the schema then keeps that embedder's vectors, and a store given another is
+   * refused with `PostgresEmbedderMismatchError`. Records saved without it are embedded by the next search.
+   */
+  embedder?: Embedder;
+  /**
+   * A vector search whose filters let through at most this many records ranks them exactly, without
+   * the HNSW index (default 1000): exact is both right and fast on a small set, where an index scan
+   * would read far past it. 0 always goes through the index (still falling back to exact when it finds too few).
+   */
+  vectorExactLimit?: number;
 } & StatementLimitOptions;
 
 /**
  * A `MemoryStore` in PostgreSQL, shared by every process that reaches the database. Records are
  * found through a GIN index over their index terms (indusagi's tokenizer, the same in every store,
  * so a query finds the same records here as in the in-process and SQLite stores) and ranked with the
- * same BM25, from per-tenant term statistics kept in step with every write. The tables come from
- * `migrate()`, never from first use; a store whose schema is behind rejects every call with
+ * same BM25, from per-tenant term statistics kept in step with every write. With an `embedder` it
+ * also keeps a vector per record in pgvector (HNSW, cosine) and fuses the two rankings. The tables
+ * come from `migrate()`, never from first use (except the vectors table, whose column needs the
+ * embedder's dimensions); a store whose schema is behind rejects every call with
  * `PostgresSchemaBehindError`. Each write is one transaction, retried when a concurrent writer
  * deadlocks it or takes the same key slot first. Working memory (one block per tenant and scope) needs
  * schema version 10; on an older schema only its calls are refused.
@@ -59,14 +78,21 @@ export class PostgresMemoryStore implements GovernedMemoryStore, WorkingMemorySt
   constructor(connection: PostgresConnection, options: PostgresStoreOptions = {}) {
     const checked = checkConnection(connection);
     if (typeof options !== 'object' || options === null)
-      throw new PostgresOptionsError('options must be an object: { schema?, tenant?, replica?, statementTimeoutMs?, lockTimeoutMs? }.');
+      throw new PostgresOptionsError(
+        'options must be an object: { schema?, tenant?, replica?, embedder?, vectorExactLimit?, statementTimeoutMs?, lockTimeoutMs? }.',
+      );
     if (options.replica !== undefined && typeof options.replica !== 'boolean')
       throw new PostgresOptionsError(`replica must be true or false, got ${JSON.stringify(options.replica)}.`);
+    const exactLimit = options.vectorExactLimit ?? DEFAULT_VECTOR_EXACT_LIMIT;
+    if (!Number.isSafeInteger(exactLimit) || exactLimit < 0)
+      throw new PostgresOptionsError(`vectorExactLimit must be a whole number >= 0, got ${JSON.stringify(options.vectorExactLimit)}.`);
+    const embedder = options.embedder === undefined ? undefined : checkEmbedder(options.embedder);
     this.schema = checkSchemaName(options.schema);
     this.tenant = checkTenant(options.tenant);
     const t = this.tenant ?? '';
-    const db = new PostgresDatabase(checked, this.schema, MEMORY_VERSION, checkLimits(options));
-    this.tables = { db, t, table: `${db.s}.memory_records` };
+    const db = new PostgresDatabase(checked, this.schema, embedder === undefined ? MEMORY_VERSION : VECTOR_VERSION, checkLimits(options));
+    const vectors = embedder === undefined ? undefined : new MemoryVectors(embedder, db, t, exactLimit);
+    this.tables = { db, t, table: `${db.s}.memory_records`, vectors };
     this.replica = options.replica === true ? new MemoryReplica(db.s, t) : undefined;
   }
 

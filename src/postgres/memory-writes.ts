@@ -21,6 +21,8 @@ export async function saveMemory(tables: MemoryTables, text: string, opts?: Save
   const print = fingerprint(text);
   const terms = tokenize(text);
   const { resource, session } = scopeColumns(save.scope);
+  // Embedded before anything is written: an embedder failure saves nothing.
+  const vector = tables.vectors === undefined ? undefined : (await tables.vectors.embed([text]))[0];
   return tables.db.transaction(
     async (c) => {
       // Saves that could retire the same records (the same key slot, the same fact restated) take
@@ -87,6 +89,7 @@ export async function saveMemory(tables: MemoryTables, text: string, opts?: Save
           distinct(terms),
         ],
       );
+      if (vector !== undefined) await tables.vectors!.write(c, added.seq, vector);
       await logChanges(tables, c, [added.seq, ...targets.map((w) => w.row.seq)]);
       return record;
     },
@@ -104,6 +107,9 @@ export async function updateMemory(
   const { scope } = resolveOwner(id, opts);
   const change = checkEdit(edit);
   const owner = ownerFilter(scope, 3);
+  // A new text is embedded before the transaction (no connection held while the embedder works); it
+  // is written only if the text did change.
+  const vector = change.text === undefined || tables.vectors === undefined ? undefined : (await tables.vectors.embed([change.text]))[0];
   return tables.db.transaction(async (c) => {
     const [row] = await rows<Row & { terms: string }>(
       c,
@@ -137,6 +143,7 @@ export async function updateMemory(
         reindex,
       ],
     );
+    if (reindex && vector !== undefined) await tables.vectors!.write(c, updated.seq, vector);
     await logChanges(tables, c, [updated.seq]);
     return toRecord(updated);
   });

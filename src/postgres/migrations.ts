@@ -231,6 +231,23 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
   },
   {
+    // Only the record of which embedder the schema's vectors come from. The vectors' own table needs
+    // the embedder's dimensions (vector(N)) and the pgvector extension, neither known to a migration:
+    // the first memory store given an embedder creates it (see memory-vectors.ts), so a schema whose
+    // stores never embed needs no extension.
+    version: 9,
+    name: 'memory: the embedder whose vectors the schema keeps',
+    statements: (s) => [
+      `CREATE TABLE ${s}.memory_embedder (
+        one boolean PRIMARY KEY DEFAULT true CHECK (one),
+        id text NOT NULL,
+        dimensions integer NOT NULL CHECK (dimensions > 0),
+        created_at timestamptz NOT NULL DEFAULT now()
+      )`,
+      `COMMENT ON TABLE ${s}.memory_embedder IS 'at most one row: the embedder (id, dimensions) of memory_vectors, which is created with it; a store given another embedder is refused'`,
+    ],
+  },
+  {
     version: 10,
     name: 'memory: working memory, one block per scope',
     statements: (s) => [

@@ -147,6 +147,7 @@ describe.skipIf(postgresUrl === undefined)('indusagi db migrate and --memory pos
           '  applied 6: sessions: the guardrail trip standing at the leaf\n' +
           '  applied 7: agent server: threads, runs, run events, workers\n' +
           '  applied 8: agent server: answers to the questions of running runs\n' +
+          '  applied 9: memory: the embedder whose vectors the schema keeps\n' +
           '  applied 10: memory: working memory, one block per scope\n' +
           'job queue (graphile-worker) in schema indusagi_jobs: up to date\n',
       );
