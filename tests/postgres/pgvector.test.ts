@@ -133,8 +133,8 @@ describe('PostgresMemoryStore with pgvector, on PGlite', () => {
     const plain = await open({});
     await expect(plain.search('x', { ranking: 'vector' })).rejects.toThrow(MemoryInputError);
     // A schema migrated by the previous release (up to 8) serves stores without an embedder, not with one.
-    await pool.query(`DELETE FROM ${plain.schema}.schema_migrations WHERE version = 9`);
-    await pool.query(`DROP TABLE ${plain.schema}.memory_embedder`);
+    await pool.query(`DELETE FROM ${plain.schema}.schema_migrations WHERE version >= 9`);
+    await pool.query(`DROP TABLE ${plain.schema}.memory_embedder; DROP TABLE ${plain.schema}.working_memory`);
     expect(await make({ schema: plain.schema }).search('x')).toEqual([]);
     await expect(make({ schema: plain.schema, embedder: offline }).save('x')).rejects.toThrow(PostgresSchemaBehindError);
   });
