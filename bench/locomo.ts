@@ -6,7 +6,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export type LocomoTurn = { id: string; speaker: string; text: string; at: number };
+/** One turn: `date` is its session's date as the data writes it ("1:56 pm on 8 May, 2023"), `session` its number. */
+export type LocomoTurn = { id: string; speaker: string; text: string; at: number; date: string; session: number };
 export type LocomoQuestion = { question: string; category: number; evidence: string[] };
 export type LocomoConversation = { name: string; turns: LocomoTurn[]; questions: LocomoQuestion[]; unanswerable: number };
 
@@ -59,11 +60,12 @@ export function loadLocomo(dir: string): LocomoConversation[] {
         .map((m) => Number(m[1]))
         .sort((a, b) => a - b);
       for (const n of sessions) {
-        const at = parseSessionDate(String(raw[`session_${n}_date_time`]));
+        const date = String(raw[`session_${n}_date_time`]);
+        const at = parseSessionDate(date);
         for (const turn of raw[`session_${n}`] as RawTurn[]) {
           // A shared photo is part of what was said: its caption is all the text the turn has about it.
           const photo = turn.blip_caption ? ` [shares a photo: ${turn.blip_caption}]` : '';
-          turns.push({ id: turn.dia_id, speaker: turn.speaker, text: `${turn.text}${photo}`, at });
+          turns.push({ id: turn.dia_id, speaker: turn.speaker, text: `${turn.text}${photo}`, at, date, session: n });
         }
       }
       const known = new Set(turns.map((t) => t.id));
