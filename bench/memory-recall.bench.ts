@@ -119,7 +119,10 @@ function records(conversation: LocomoConversation): Array<MemoryRecord & { conte
     createdAt: t.at,
     provenance: { at: t.at, sessionId: conversation.name },
     context: [
-      ...conversation.turns.slice(Math.max(0, i - CONTEXT_TURNS), i).filter((p) => p.session === t.session).map(said),
+      ...conversation.turns
+        .slice(Math.max(0, i - CONTEXT_TURNS), i)
+        .filter((p) => p.session === t.session)
+        .map(said),
       t.date,
     ].join('\n'),
   }));

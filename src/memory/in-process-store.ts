@@ -2,7 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { Bm25Index, feedbackDepth, feedbackTerms, rankWithFeedback, splitTerms, tokenize } from '../search/index.js';
 import type { GovernedMemoryStore, MemoryRecord, MemoryScope } from './types.js';
 import { MemoryInputError } from './errors.js';
-import { checkContext, checkEdit, checkScope, checkText, encodeMeta, resolveList, resolveOwner, resolveSearch, checkSave } from './options.js';
+import {
+  checkContext,
+  checkEdit,
+  checkScope,
+  checkText,
+  encodeMeta,
+  resolveList,
+  resolveOwner,
+  resolveSearch,
+  checkSave,
+} from './options.js';
 import { copyRecord, editedTerms, fingerprint, newRecord, ownedBy, recordTerms, scopeOf, visibleTo } from './governance.js';
 import { chooseTargets } from './supersede.js';
 import { checkEmbedder, dot, embedTexts, type Embedder } from './embedder.js';

@@ -105,10 +105,12 @@ export function rankingContract(name: string, open: StoreFactory): void {
       ]);
     });
 
-    it('indexes a save\'s context at half weight: a query only the context matches finds the record, below records whose own text matches', async () => {
+    it("indexes a save's context at half weight: a query only the context matches finds the record, below records whose own text matches", async () => {
       const store = await open();
       // No two records share a word but "lake", so no feedback word reorders them: this is the weighting alone.
-      const turn = await store.save('Melanie: I signed up for a pottery class', { context: 'Caroline: How was the lake trip?\n8 May, 2023' });
+      const turn = await store.save('Melanie: I signed up for a pottery class', {
+        context: 'Caroline: How was the lake trip?\n8 May, 2023',
+      });
       const own = await store.save('Jon: The lake was cold but lovely', { context: 'Gina: Any plans for summer?\n3 June, 2023' });
       const bare = await store.save('Swimming in the lake every morning');
       await store.save('Bought new running shoes', { context: 'Off to the shop' });
