@@ -21,6 +21,8 @@ type Ranking = 'words' | 'vector' | 'hybrid';
 type Score = { r5: number; r10: number; h10: number };
 const K = 10;
 const FIVE_MINUTES_MS = 300_000;
+// How many earlier turns of its session make up a turn's context.
+const CONTEXT_TURNS = 2;
 
 const started = now();
 const dir = locomoDir();
@@ -105,13 +107,24 @@ if (embedder !== undefined) {
 const total = now() - started;
 console.log(`total ${fmt(total / 1000)} s (limit ${FIVE_MINUTES_MS / 1000} s: ${total < FIVE_MINUTES_MS ? 'met' : 'MISSED'})`);
 
-/** Each turn as a record: who said it and what, at its session's date. */
-function records(conversation: BenchConversation): MemoryRecord[] {
-  return conversation.turns.map((t) => ({
+/**
+ * Each turn as a record: who said it and what, at its session's date, with its context (the two turns
+ * before it in its session and the session's date) indexed beside it at half weight.
+ */
+function records(conversation: BenchConversation): Array<MemoryRecord & { context: string }> {
+  const said = (t: BenchConversation['turns'][number]) => `${t.speaker}: ${t.text}`;
+  return conversation.turns.map((t, i) => ({
     id: t.id,
-    text: `${t.speaker}: ${t.text}`,
+    text: said(t),
     createdAt: t.at,
     provenance: { at: t.at, sessionId: conversation.name },
+    context: [
+      ...conversation.turns
+        .slice(Math.max(0, i - CONTEXT_TURNS), i)
+        .filter((p) => p.session === t.session)
+        .map(said),
+      t.date,
+    ].join('\n'),
   }));
 }
 

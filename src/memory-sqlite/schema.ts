@@ -1,6 +1,7 @@
 import type { Database } from './driver.js';
 import { SqliteMemoryFileError } from './errors.js';
 import { fingerprint, termString } from '../memory/governance.js';
+import { distinctTerms, termLength } from '../search/index.js';
 
 // The version 2 layout, which every fresh file starts from before the later STEPS.
 // FTS5 indexes the index terms indusagi's tokenizer made (`terms`), not the raw text, so it matches
@@ -164,14 +165,15 @@ export function prepareCounts(db: Database): (terms: string, sign: 1 | -1) => vo
   const drop = db.prepare('DELETE FROM memory_terms WHERE term = ? AND df <= 0');
   const stats = db.prepare('UPDATE memory_stats SET docs = docs + ?, total_length = total_length + ?');
   return (terms, sign) => {
+    // The context mark is no term: it counts in neither df nor length (search/term-list.ts).
     const list = terms === '' ? [] : terms.split(' ');
-    for (const term of new Set(list)) {
+    for (const term of distinctTerms(list)) {
       if (sign === 1) up.run(term);
       else {
         down.run(term);
         drop.run(term);
       }
     }
-    stats.run(sign, sign * list.length);
+    stats.run(sign, sign * termLength(list));
   };
 }

@@ -3,7 +3,7 @@ import { searchTermSourceSync, tokenize, type TermCandidate } from '../search/in
 import type { GovernedMemoryStore, MemoryRecord, MemoryScope, WorkingMemoryStore } from '../memory/types.js';
 import { MemoryInputError } from '../memory/errors.js';
 import { checkEdit, checkSave, describe, resolveList, resolveOwner, resolveSearch } from '../memory/options.js';
-import { fingerprint, newRecord, sameScope } from '../memory/governance.js';
+import { editedTerms, fingerprint, newRecord, recordTerms, sameScope } from '../memory/governance.js';
 import { chooseTargets } from '../memory/supersede.js';
 import { recordFromRow, type MemoryRow } from '../memory/rows.js';
 import type { Embedder } from '../memory/index.js';
@@ -58,8 +58,9 @@ const BACKFILL_BATCH = 256;
 
 /**
  * Opens (creating or upgrading if needed) a memory store in the SQLite file at `path`. Records are
- * found through FTS5 over their index terms (indusagi's tokenizer, as in every store) and ranked with
- * the same BM25 as the other stores, from term statistics kept in step with every write. With
+ * found through FTS5 over their index terms (indusagi's tokenizer, as in every store; a save's
+ * `context` in the same term list at half weight) and ranked with the same BM25 and feedback as the
+ * other stores, from term statistics kept in step with every write. With
  * `embedder`, each record also has a vector in a sqlite-vec table, and search fuses the vector ranking
  * with the words ranking (filters apply before either ranks). Each write is one transaction, durable
  * once its promise resolves, and several processes may share the file (WAL).
@@ -124,7 +125,7 @@ export async function openSqliteMemoryStore(path: string, options: SqliteMemoryS
     const record = newRecord(randomUUID(), text, resolved, now);
     if (targets.length > 0) record.supersedes = targets.map((w) => w.row.id);
     for (const target of targets) q.supersede.run(record.id, now, target.row.id);
-    const terms = tokenize(text).join(' ');
+    const terms = recordTerms(text, resolved.context).join(' ');
     const { lastInsertRowid } = q.insert.run({
       id: record.id,
       ord: q.nextOrd.get()!.ord,
@@ -165,7 +166,7 @@ export async function openSqliteMemoryStore(path: string, options: SqliteMemoryS
       if (!row) return undefined;
       const text = change.text ?? row.text;
       const reindex = text !== row.text;
-      const terms = reindex ? tokenize(text).join(' ') : row.terms;
+      const terms = reindex ? editedTerms(row.terms === '' ? [] : row.terms.split(' '), text).join(' ') : row.terms;
       if (reindex) {
         q.removeTerms.run(row.seq, row.terms);
         count(row.terms, -1);

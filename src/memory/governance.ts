@@ -1,7 +1,7 @@
 // The rules every store applies to scopes, provenance and superseding, so a record behaves the same
 // whichever store keeps it.
 import { createHash } from 'node:crypto';
-import { tokenize } from '../search/index.js';
+import { joinTerms, splitTerms, tokenize } from '../search/index.js';
 import type { MemoryRecord, MemoryScope } from './types.js';
 import type { ResolvedSave } from './options.js';
 
@@ -36,6 +36,20 @@ export function fingerprint(text: string): string {
 /** Index terms as the SQL stores keep them: one string, terms separated by single spaces. */
 export function termString(text: string): string {
   return tokenize(text).join(' ');
+}
+
+/**
+ * A record's term list: its own index terms, then (when the context has words) the mark and the
+ * context's terms, which every ranking counts at half weight (see search/term-list.ts). The context is
+ * what surrounded the record: for a conversation turn, the turns before it and the session's date.
+ */
+export function recordTerms(text: string, context?: string): string[] {
+  return joinTerms(tokenize(text), context === undefined ? [] : tokenize(context));
+}
+
+/** The term list of a record whose text became `text`: its new own terms, the context it had. */
+export function editedTerms(list: readonly string[], text: string): string[] {
+  return joinTerms(tokenize(text), splitTerms(list).context);
 }
 
 /** The record a save creates, before any store-specific fields. */

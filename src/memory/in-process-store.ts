@@ -1,17 +1,33 @@
 import { randomUUID } from 'node:crypto';
-import { Bm25Index, tokenize } from '../search/index.js';
+import { Bm25Index, feedbackDepth, feedbackTerms, rankWithFeedback, splitTerms, tokenize } from '../search/index.js';
 import type { GovernedMemoryStore, MemoryRecord, MemoryScope, WorkingMemoryStore } from './types.js';
 import { MemoryInputError } from './errors.js';
-import { checkEdit, checkScope, checkText, encodeMeta, resolveList, resolveOwner, resolveSearch, checkSave } from './options.js';
-import { copyRecord, fingerprint, newRecord, ownedBy, scopeOf, visibleTo } from './governance.js';
+import {
+  checkContext,
+  checkEdit,
+  checkScope,
+  checkText,
+  encodeMeta,
+  resolveList,
+  resolveOwner,
+  resolveSearch,
+  checkSave,
+} from './options.js';
+import { copyRecord, editedTerms, fingerprint, newRecord, ownedBy, recordTerms, scopeOf, visibleTo } from './governance.js';
 import { chooseTargets } from './supersede.js';
 import { checkEmbedder, dot, embedTexts, type Embedder } from './embedder.js';
 import { fuseRankings, fusionDepth } from './fusion.js';
 import { TopK } from '../search/top-k.js';
 import { checkExpectedVersion, checkWorkingScope, encodeWorking, nextVersion, workingFromRow } from './working/index.js';
 
-/** A record as the store holds it; `vector` is its text's embedding once the embedder has made one. */
-type Entry = { record: MemoryRecord; doc: number; fingerprint: string; vector?: Float32Array };
+/**
+ * A record as the store holds it: `terms` its index terms (its context's included, see `recordTerms`),
+ * `vector` its text's embedding once the embedder has made one.
+ */
+type Entry = { record: MemoryRecord; doc: number; fingerprint: string; terms: string[]; vector?: Float32Array };
+
+/** A seed record, with the context its words are indexed beside (see `SaveOptions.context`). */
+type SeedRecord = MemoryRecord & { context?: string };
 
 export type MemoryStoreOptions = {
   /**
@@ -56,7 +72,7 @@ const printSlot = (scope: MemoryScope, kind: string | undefined, print: string) 
  * cosine ranking with the words ranking. Records are lost when the process exits; `seed` preloads some
  * (their ids, `createdAt` and governance fields are kept). It keeps working memory too, one block per scope.
  */
-export function createMemoryStore(seed?: MemoryRecord[], options: MemoryStoreOptions = {}): GovernedMemoryStore & WorkingMemoryStore {
+export function createMemoryStore(seed?: SeedRecord[], options: MemoryStoreOptions = {}): GovernedMemoryStore & WorkingMemoryStore {
   if (typeof options !== 'object' || options === null) throw new MemoryInputError('options must be an object: { embedder? }.');
   const embedder = options.embedder === undefined ? undefined : checkEmbedder(options.embedder);
   const index = new Bm25Index();
@@ -67,7 +83,8 @@ export function createMemoryStore(seed?: MemoryRecord[], options: MemoryStoreOpt
   const byPrint = new SlotIndex((e) => printSlot(scopeOf(e.record), e.record.kind, e.fingerprint));
 
   const indexText = (entry: Entry): void => {
-    entry.doc = index.add(tokenize(entry.record.text));
+    const { own, context } = splitTerms(entry.terms);
+    entry.doc = index.add(own, context);
     byDoc[entry.doc] = entry;
   };
   const owned = (id: string, scope: MemoryScope): Entry | undefined => {
@@ -85,8 +102,8 @@ export function createMemoryStore(seed?: MemoryRecord[], options: MemoryStoreOpt
   // The records with no vector yet: only seeded ones (a save or an edit embeds its text before it
   // changes anything), kept apart so a save or search does not scan every record to find them.
   const unembedded = new Set<Entry>();
-  for (const record of checkSeed(seed)) {
-    const entry: Entry = { record, doc: -1, fingerprint: fingerprint(record.text) };
+  for (const { record, context } of checkSeed(seed)) {
+    const entry: Entry = { record, doc: -1, fingerprint: fingerprint(record.text), terms: recordTerms(record.text, context) };
     insert(entry);
     if (embedder !== undefined) unembedded.add(entry);
   }
@@ -178,7 +195,7 @@ export function createMemoryStore(seed?: MemoryRecord[], options: MemoryStoreOpt
         target.record.supersededBy = record.id;
         target.record.supersededAt = now;
       }
-      insert({ record, doc: -1, fingerprint: print, vector });
+      insert({ record, doc: -1, fingerprint: print, terms: recordTerms(text, save.context), vector });
       return copyRecord(record);
     },
     async search(query, opts) {
@@ -199,10 +216,14 @@ export function createMemoryStore(seed?: MemoryRecord[], options: MemoryStoreOpt
         );
       };
       const hit = (entry: Entry, score: number) => ({ ...copyRecord(entry.record), score });
-      const byWords = (depth: number, min: number) =>
-        index
-          .search(terms, { k: depth, minScore: min, accept: (doc) => accept(byDoc[doc]!) })
-          .map((h) => ({ entry: byDoc[h.doc]!, score: h.score }));
+      // BM25, then pseudo-relevance feedback over a deeper first pass (see search/feedback.ts).
+      const byWords = (depth: number, min: number) => {
+        const pool = index
+          .search(terms, { k: feedbackDepth(depth), minScore: min, accept: (doc) => accept(byDoc[doc]!) })
+          .map((h) => ({ ref: byDoc[h.doc]!, score: h.score, terms: byDoc[h.doc]!.terms }));
+        const stats = { docs: index.size, totalLength: index.totalLength, df: (term: string) => index.documentFrequency(term) };
+        return rankWithFeedback(pool, feedbackTerms(terms, pool), stats, depth).map((h) => ({ entry: h.ref, score: h.score }));
+      };
       if (embedder === undefined || ranking === 'words') return byWords(k, minScore).map((h) => hit(h.entry, h.score));
       const vector = (await embedOne(query, signal))!;
       if (ranking === 'vector')
@@ -262,6 +283,7 @@ export function createMemoryStore(seed?: MemoryRecord[], options: MemoryStoreOpt
       else if (change.meta !== undefined) record.meta = JSON.parse(change.meta);
       record.updatedAt = Date.now();
       if (change.text !== undefined && change.text !== record.text) {
+        entry.terms = editedTerms(entry.terms, change.text);
         record.text = change.text;
         entry.fingerprint = fingerprint(change.text);
         entry.vector = vector;
@@ -276,7 +298,7 @@ export function createMemoryStore(seed?: MemoryRecord[], options: MemoryStoreOpt
 }
 
 /** Validates every seed record before any is stored, so a bad seed leaves no half-filled store behind. */
-function checkSeed(seed: MemoryRecord[] | undefined): MemoryRecord[] {
+function checkSeed(seed: SeedRecord[] | undefined): Array<{ record: MemoryRecord; context: string | undefined }> {
   if (seed === undefined) return [];
   if (!Array.isArray(seed)) throw new MemoryInputError(`seed must be an array of records, got ${typeof seed}.`);
   const ids = new Set<string>();
@@ -325,6 +347,6 @@ function checkSeed(seed: MemoryRecord[] | undefined): MemoryRecord[] {
       record.supersededAt = time(raw.supersededAt, 'supersededAt');
     }
     if (raw.updatedAt !== undefined) record.updatedAt = time(raw.updatedAt, 'updatedAt');
-    return record;
+    return { record, context: checkContext(raw.context, `${where}.context`) };
   });
 }

@@ -20,6 +20,8 @@ export type ResolvedSave = {
   provenance: { sessionId?: string; nodeId?: string; at?: number };
   key: string | undefined;
   supersedes: string[];
+  /** The surrounding text indexed at half weight beside the record's own words; never stored as text. */
+  context: string | undefined;
 };
 
 const DEFAULT_K = 5;
@@ -48,6 +50,14 @@ function checkRecordText(text: unknown): asserts text is string {
   if (text.length > MAX_TEXT_LENGTH)
     throw new MemoryInputError(`Memory text is ${text.length} characters; a record holds at most ${MAX_TEXT_LENGTH}.`);
   checkText(text, 'Memory text');
+}
+
+/** A record's context: any string a record's text could be (empty meaning none), held to the same size. */
+export function checkContext(value: unknown, what: string): string | undefined {
+  const context = optionalString(value, what);
+  if (context !== undefined && context.length > MAX_TEXT_LENGTH)
+    throw new MemoryInputError(`${what} is ${context.length} characters; a record's context holds at most ${MAX_TEXT_LENGTH}.`);
+  return context;
 }
 
 function optionalString(value: unknown, what: string): string | undefined {
@@ -103,10 +113,11 @@ export function checkSave(text: unknown, opts: SaveOptions | undefined): Resolve
     provenance.at = given.at;
   }
   const key = nonEmpty(opts?.key, 'key');
+  const context = checkContext(opts?.context, 'context');
   const raw = opts?.supersedes;
   const list = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
   const supersedes = list.map((id, i) => nonEmpty(id, `supersedes[${i}]`)!);
-  return { kind, meta, scope, provenance, key, supersedes: [...new Set(supersedes)] };
+  return { kind, meta, scope, provenance, key, supersedes: [...new Set(supersedes)], context };
 }
 
 /** Applies the documented defaults (k 5, minScore 0, the empty scope) and rejects values no caller means. */

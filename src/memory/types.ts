@@ -48,6 +48,13 @@ export interface SaveOptions {
   key?: string;
   /** Records this one corrects or replaces; each must be current and in exactly this scope. */
   supersedes?: string | string[];
+  /**
+   * What surrounded the record when it was said (for a conversation turn: the turns before it and the
+   * session's date). Its words are indexed at half the weight of the record's own, so a search for
+   * what the context says finds the record, below records that say it themselves. It is not part of the
+   * record: search returns the text only, and `update` of the text keeps the context's words.
+   */
+  context?: string;
 }
 
 /** Options for `search`. */

@@ -1,4 +1,4 @@
-import { Bm25Index, type RankedRef } from '../search/index.js';
+import { Bm25Index, feedbackDepth, feedbackTerms, rankWithFeedback, splitTerms, type RankedRef } from '../search/index.js';
 import type { ClientLike } from './driver.js';
 
 /** What a replica keeps of a record: what ranking and the search filters read. */
@@ -110,15 +110,20 @@ export class MemoryReplica {
         filter.sessions.includes(entry.scope_session)
       );
     };
-    return this.index
-      .search(terms, { k: opts.k, minScore: opts.minScore, accept })
-      .map(({ doc, score }) => ({ ref: this.byDoc[doc]!.seq, score }));
+    // The database's ranking: BM25 as deep as feedback reads, then the pool ranked again (search/feedback.ts).
+    const pool = this.index.search(terms, { k: feedbackDepth(opts.k), minScore: opts.minScore, accept }).map(({ doc, score }) => {
+      const entry = this.byDoc[doc]!;
+      return { ref: entry.seq, score, terms: entry.terms === '' ? [] : entry.terms.split(' ') };
+    });
+    const stats = { docs: this.index.size, totalLength: this.index.totalLength, df: (term: string) => this.index.documentFrequency(term) };
+    return rankWithFeedback(pool, feedbackTerms(terms, pool), stats, opts.k);
   }
 
   // A record changed since it was indexed is added again, after every record indexed so far: its new
   // `ord` (a save's, or a re-indexed edit's) is the highest, as the database numbers them.
   private add(row: ReplicaRow): void {
-    const entry: Entry = { ...row, doc: this.index.add(row.terms === '' ? [] : row.terms.split(' ')) };
+    const { own, context } = splitTerms(row.terms === '' ? [] : row.terms.split(' '));
+    const entry: Entry = { ...row, doc: this.index.add(own, context) };
     this.entries.set(row.seq, entry);
     this.byDoc[entry.doc] = entry;
   }

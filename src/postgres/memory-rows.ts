@@ -22,8 +22,6 @@ export async function rows<T>(c: ClientLike, sql: string, values: unknown[]): Pr
   return (await c.query(sql, values)).rows as T[];
 }
 
-/** A record's index terms as stored (sorted, each once) for its lexemes and the statistics. */
-export const distinct = (terms: string[]) => [...new Set(terms)].sort();
 /** The `terms` column (the terms joined by spaces) as terms again. */
 export const split = (terms: string) => (terms === '' ? [] : terms.split(' '));
 

@@ -2,13 +2,13 @@
 // change log in step (see memory-stats.ts); a save retires the records it supersedes in the same one.
 
 import { randomUUID } from 'node:crypto';
-import { tokenize } from '../search/index.js';
 import type { MemoryEdit, MemoryRecord, OwnerOptions, SaveOptions } from '../memory/types.js';
 import { checkEdit, checkSave, resolveOwner } from '../memory/options.js';
-import { fingerprint, newRecord, sameScope } from '../memory/governance.js';
+import { editedTerms, fingerprint, newRecord, recordTerms, sameScope } from '../memory/governance.js';
 import { chooseTargets } from '../memory/supersede.js';
 import { scopeColumns, scopeOfRow } from '../memory/rows.js';
-import { COLUMNS, distinct, ownerFilter, rows, split, toRecord, type MemoryTables, type Row } from './memory-rows.js';
+import { distinctTerms } from '../search/index.js';
+import { COLUMNS, ownerFilter, rows, split, toRecord, type MemoryTables, type Row } from './memory-rows.js';
 import { countTerms, logChanges } from './memory-stats.js';
 
 /**
@@ -19,7 +19,7 @@ import { countTerms, logChanges } from './memory-stats.js';
 export async function saveMemory(tables: MemoryTables, text: string, opts?: SaveOptions): Promise<MemoryRecord> {
   const save = checkSave(text, opts);
   const print = fingerprint(text);
-  const terms = tokenize(text);
+  const terms = recordTerms(text, save.context);
   const { resource, session } = scopeColumns(save.scope);
   // Embedded before anything is written: an embedder failure saves nothing.
   const vector = tables.vectors === undefined ? undefined : (await tables.vectors.embed([text]))[0];
@@ -86,7 +86,7 @@ export async function saveMemory(tables: MemoryTables, text: string, opts?: Save
           now,
           print,
           terms.join(' '),
-          distinct(terms),
+          distinctTerms(terms),
         ],
       );
       if (vector !== undefined) await tables.vectors!.write(c, added.seq, vector);
@@ -120,7 +120,7 @@ export async function updateMemory(
     const now = Date.now();
     const text = change.text ?? row.text;
     const reindex = text !== row.text;
-    const terms = reindex ? tokenize(text) : split(row.terms);
+    const terms = reindex ? editedTerms(split(row.terms), text) : split(row.terms);
     if (reindex) {
       await countTerms(tables, c, split(row.terms), -1);
       await countTerms(tables, c, terms, 1);
@@ -139,7 +139,7 @@ export async function updateMemory(
         now,
         reindex ? fingerprint(text) : row.fingerprint,
         terms.join(' '),
-        distinct(terms),
+        distinctTerms(terms),
         reindex,
       ],
     );

@@ -30,11 +30,16 @@ export class Bm25Index {
   private epoch = 0;
   private nextDoc = 0;
   private liveDocs = 0;
-  private totalLength = 0;
+  private lengthSum = 0;
 
   /** Live documents. */
   get size(): number {
     return this.liveDocs;
+  }
+
+  /** Terms of every live document, repeats counted: what length normalisation divides by. */
+  get totalLength(): number {
+    return this.lengthSum;
   }
 
   /** Live documents holding `term`: what its idf is computed from. */
@@ -46,11 +51,16 @@ export class Bm25Index {
     return doc >= 0 && doc < this.nextDoc && this.alive[doc] === 1;
   }
 
-  add(terms: readonly string[]): number {
+  /**
+   * Adds a document of `terms`, with `context` terms counting half as much each (see term-list.ts);
+   * its length counts both. Frequencies are kept in half units, so they stay whole numbers.
+   */
+  add(terms: readonly string[], context: readonly string[] = []): number {
     const doc = this.nextDoc++;
     this.ensureCapacity(this.nextDoc);
     const counts = new Map<string, number>();
-    for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
+    for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 2);
+    for (const term of context) counts.set(term, (counts.get(term) ?? 0) + 1);
     const lists: Postings[] = [];
     for (const [term, count] of counts) {
       let list = this.postings.get(term);
@@ -62,10 +72,10 @@ export class Bm25Index {
       lists.push(list);
     }
     this.docTerms[doc] = lists;
-    this.lengths[doc] = terms.length;
+    this.lengths[doc] = terms.length + context.length;
     this.alive[doc] = 1;
     this.liveDocs++;
-    this.totalLength += terms.length;
+    this.lengthSum += terms.length + context.length;
     return doc;
   }
 
@@ -74,7 +84,7 @@ export class Bm25Index {
     if (!this.has(doc)) return false;
     this.alive[doc] = 0;
     this.liveDocs--;
-    this.totalLength -= this.lengths[doc];
+    this.lengthSum -= this.lengths[doc];
     for (const list of this.docTerms[doc] ?? []) {
       list.dead++;
       if (list.live === 0) this.postings.delete(list.term);
@@ -108,7 +118,7 @@ export class Bm25Index {
 
     const epoch = this.nextEpoch();
     const { scores, stamps, touched, lengths, alive } = this;
-    const { base, lengthWeight } = lengthNorm(n, this.totalLength);
+    const { base, lengthWeight } = lengthNorm(n, this.lengthSum);
     let touchedCount = 0;
     let admitting = true;
     for (let t = 0; t < weighted.length; t++) {
@@ -125,7 +135,7 @@ export class Bm25Index {
         for (let i = 0; i < length; i++) {
           const doc = docs[i];
           if (checkAlive && alive[doc] === 0) continue;
-          const tf = freqs[i];
+          const tf = freqs[i] * 0.5;
           const part = (weight * tf) / (tf + base + lengthWeight * lengths[doc]);
           if (stamps[doc] === epoch) scores[doc] += part;
           else {
@@ -138,7 +148,7 @@ export class Bm25Index {
         for (let i = 0; i < length; i++) {
           const doc = docs[i];
           if (stamps[doc] !== epoch) continue;
-          const tf = freqs[i];
+          const tf = freqs[i] * 0.5;
           scores[doc] += (weight * tf) / (tf + base + lengthWeight * lengths[doc]);
         }
       }

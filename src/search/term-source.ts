@@ -1,4 +1,6 @@
 import { lengthNorm, termWeight } from './bm25-formula.js';
+import { feedbackDepth, feedbackTerms, rankWithFeedback, type PoolHit } from './feedback.js';
+import { CONTEXT_MARK, CONTEXT_TF } from './term-list.js';
 
 /** A document an external term index returned: its key, its tie-break order and its index terms. */
 export type TermCandidate = { ref: number; order: number; terms: string };
@@ -54,7 +56,20 @@ export function searchTermSourceSync(
 }
 
 // The ranking itself, written once: it yields what it needs to read and is resumed with the answer.
+// A first BM25 pass as deep as feedback reads, then the feedback words' statistics, then the pool
+// ranked again (search/feedback.ts), exactly as the in-process stores rank.
 function* rank(query: readonly string[], opts: { k: number; minScore: number }): Generator<Ask, RankedRef[], Answer> {
+  const { k, minScore } = opts;
+  if (k < 1) return [];
+  const pool = yield* firstPass(query, { k: feedbackDepth(k), minScore });
+  const feedback = feedbackTerms(query, pool);
+  if (feedback.length === 0) return pool.slice(0, k).map(({ ref, score }) => ({ ref, score }));
+  const stats = (yield { stats: feedback.map((f) => f.term) }) as TermStats;
+  return rankWithFeedback(pool, feedback, { docs: stats.docs, totalLength: stats.totalLength, df: (t) => stats.df.get(t) ?? 0 }, k);
+}
+
+/** The BM25 top k, best first (ties: lower `order`), each hit with its index terms. */
+function* firstPass(query: readonly string[], opts: { k: number; minScore: number }): Generator<Ask, Array<PoolHit<number>>, Answer> {
   const { k, minScore } = opts;
   if (k < 1) return [];
   const unique = [...new Set(query)];
@@ -70,7 +85,7 @@ function* rank(query: readonly string[], opts: { k: number; minScore: number }):
   for (let i = weighted.length - 1; i >= 0; i--) boundFrom[i] = boundFrom[i + 1] + weighted[i].weight;
   const { base, lengthWeight } = lengthNorm(stats.docs, stats.totalLength);
 
-  const hits: Array<RankedRef & { order: number }> = [];
+  const hits: Array<PoolHit<number> & { order: number }> = [];
   const tf = new Float64Array(weighted.length);
   for (let t = 0; t < weighted.length; t++) {
     if (t > 0 && boundFrom[t] <= threshold(hits, k, minScore)) break;
@@ -78,22 +93,29 @@ function* rank(query: readonly string[], opts: { k: number; minScore: number }):
     for (const row of rows) {
       tf.fill(0);
       const terms = row.terms === '' ? [] : row.terms.split(' ');
-      for (const term of terms) {
-        const at = position.get(term);
-        if (at !== undefined) tf[at]++;
+      // Own terms count 1, context terms (after the mark) CONTEXT_TF, as Bm25Index counts them.
+      let weight = 1;
+      let length = terms.length;
+      for (let i = 0; i < terms.length; i++) {
+        if (terms[i] === CONTEXT_MARK) {
+          weight = CONTEXT_TF;
+          length--;
+          continue;
+        }
+        const at = position.get(terms[i]);
+        if (at !== undefined) tf[at] += weight;
       }
-      const length = terms.length;
       let score = 0;
       // Written exactly as Bm25Index writes it: floating point is not associative.
       for (let i = 0; i < weighted.length; i++)
         if (tf[i] > 0) score += (weighted[i].weight * tf[i]) / (tf[i] + base + lengthWeight * length);
-      if (score > minScore) hits.push({ ref: row.ref, order: row.order, score });
+      if (score > minScore) hits.push({ ref: row.ref, order: row.order, score, terms });
     }
   }
   return hits
     .sort((a, b) => b.score - a.score || a.order - b.order)
     .slice(0, k)
-    .map(({ ref, score }) => ({ ref, score }));
+    .map(({ ref, score, terms }) => ({ ref, score, terms }));
 }
 
 /** The score an unseen document must beat: the k-th best so far, or minScore while fewer than k. */
