@@ -11,7 +11,7 @@ import type { Embedder } from '../src/memory/index.js';
 import { PostgresMemoryStore } from '../src/postgres/index.js';
 import { tokenize } from '../src/search/index.js';
 import { pglitePool } from '../tests/postgres/fixtures/pglite-pool.js';
-import { fmt, now, percentile, report } from './stats.js';
+import { fmt, now, percentile, report, timeEachMs } from './stats.js';
 import { corpus, queries, seeded } from './zipf-text.js';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 5_000);
@@ -43,16 +43,6 @@ const hashing: Embedder = {
       return sum;
     }),
 };
-
-async function timeEach(list: string[], run: (q: string) => Promise<unknown>): Promise<number[]> {
-  const out: number[] = [];
-  for (const q of list) {
-    const start = now();
-    await run(q);
-    out.push(now() - start);
-  }
-  return out;
-}
 
 const pool = await pglitePool();
 // Every statement the store sends, so the plan of its index search can be shown.
@@ -97,8 +87,8 @@ const runs: Array<[string, (q: string) => Promise<unknown>]> = [
 ];
 const p50: Record<string, number> = {};
 for (const [label, run] of runs) {
-  await timeEach(asked.slice(0, 30), run); // warm up: first-search backfill check, plans, JIT
-  const times = await timeEach(asked, run);
+  await timeEachMs(asked.slice(0, 30), run); // warm up: first-search backfill check, plans, JIT
+  const times = await timeEachMs(asked, run);
   p50[label] = percentile(times, 50);
   console.log(`${label}: p50 ${fmt(p50[label])} ms, p99 ${fmt(percentile(times, 99))} ms`);
 }

@@ -15,7 +15,7 @@ import { openSqliteMemoryStore } from '../src/memory-sqlite/index.js';
 import { offlineEmbedder, type Embedder, type SearchOptions } from '../src/memory/index.js';
 import { embedTexts } from '../src/memory/embedder.js';
 import { tokenize } from '../src/search/index.js';
-import { fmt, now, percentile, report } from './stats.js';
+import { fmt, now, percentile, report, timeEachMs } from './stats.js';
 import { corpus, queries } from './zipf-text.js';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 100_000);
@@ -50,16 +50,6 @@ const hashed: Embedder = {
     });
   },
 };
-
-async function timeEach(list: string[], run: (q: string) => unknown): Promise<number[]> {
-  const out: number[] = [];
-  for (const q of list) {
-    const start = now();
-    await run(q);
-    out.push(now() - start);
-  }
-  return out;
-}
 
 const text = corpus(4_000);
 const texts = Array.from({ length: RECORDS }, () => text.sentence(6, 24));
@@ -103,16 +93,16 @@ try {
     { label: 'hybrid, 1% time window', opts: window },
   ];
   // Warm the caches and the JIT for every path before anything is timed.
-  for (const { opts } of cases) await timeEach(asked.slice(0, 20), (q) => store.search(q, opts));
-  await timeEach(asked.slice(0, 20), rawBoth);
+  for (const { opts } of cases) await timeEachMs(asked.slice(0, 20), (q) => store.search(q, opts));
+  await timeEachMs(asked.slice(0, 20), rawBoth);
   const baselines = {
-    words: await timeEach(asked, rawWords),
-    vector: await timeEach(asked, rawVector),
-    hybrid: await timeEach(asked, rawBoth),
+    words: await timeEachMs(asked, rawWords),
+    vector: await timeEachMs(asked, rawVector),
+    hybrid: await timeEachMs(asked, rawBoth),
   };
   console.log(`${RECORDS} records, ${DIMENSIONS} dimensions, k=5, ${QUERIES} queries each (load ${load()})`);
   for (const { label, opts } of cases) {
-    const times = await timeEach(asked, (q) => store.search(q, opts));
+    const times = await timeEachMs(asked, (q) => store.search(q, opts));
     console.log(`SQLite ${label}: p50 ${fmt(percentile(times, 50))} ms, p99 ${fmt(percentile(times, 99))} ms`);
     const base = label.startsWith('words') ? 'words' : label.startsWith('vector') ? 'vector' : 'hybrid';
     const baseLabel = { words: 'raw FTS5 bm25() query', vector: 'raw vec0 KNN query', hybrid: 'raw FTS5 + raw vec0 KNN' }[base];
@@ -132,6 +122,6 @@ const installed = await embedTexts(offline, ['warm up']).then(
   (error: unknown) => (console.log(`offline embedder not measured: ${(error as Error).message}`), false),
 );
 if (installed) {
-  const times = await timeEach(asked.slice(0, 100), (q) => embedTexts(offline, [q]));
+  const times = await timeEachMs(asked.slice(0, 100), (q) => embedTexts(offline, [q]));
   console.log(`offline embedder, one query: p50 ${fmt(percentile(times, 50))} ms, p99 ${fmt(percentile(times, 99))} ms (load ${load()})`);
 }

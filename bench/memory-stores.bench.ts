@@ -20,23 +20,13 @@ import { fingerprint } from '../src/memory/governance.js';
 import { PostgresMemoryStore } from '../src/postgres/index.js';
 import { tokenize } from '../src/search/index.js';
 import { benchDatabase } from './postgres-server.js';
-import { fmt, now, percentile, report } from './stats.js';
+import { fmt, now, percentile, report, timeEachMs } from './stats.js';
 import { corpus, queries } from './zipf-text.js';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 100_000);
 const QUERIES = 1_000;
 const TARGET_P50_MS = 5;
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
-
-async function timeEach(list: string[], run: (q: string) => unknown): Promise<number[]> {
-  const out: number[] = [];
-  for (const q of list) {
-    const start = now();
-    await run(q);
-    out.push(now() - start);
-  }
-  return out;
-}
 
 function summary(label: string, store: number[], raw: number[]): void {
   const p50 = percentile(store, 50);
@@ -74,12 +64,12 @@ async function sqlite(): Promise<void> {
           .map((t) => `"${t}"`)
           .join(' OR '),
       );
-    await timeEach(asked.slice(0, 100), (q) => sqlite.search(q));
-    await timeEach(asked.slice(0, 100), rawSearch);
+    await timeEachMs(asked.slice(0, 100), (q) => sqlite.search(q));
+    await timeEachMs(asked.slice(0, 100), rawSearch);
     gc();
-    const indexed = await timeEach(asked, (q) => sqlite.search(q));
+    const indexed = await timeEachMs(asked, (q) => sqlite.search(q));
     gc();
-    const scanned = await timeEach(asked, rawSearch);
+    const scanned = await timeEachMs(asked, rawSearch);
     summary(`SQLite, ${RECORDS} records, k=5, ${QUERIES} queries`, indexed, scanned);
     raw.close();
     sqlite.close();
@@ -113,10 +103,10 @@ async function postgres(): Promise<void> {
         [query],
       );
     };
-    await timeEach(asked.slice(0, 100), (q) => store.search(q));
-    await timeEach(asked.slice(0, 100), rawSearch);
-    const indexed = await timeEach(asked, (q) => store.search(q));
-    const scanned = await timeEach(asked, rawSearch);
+    await timeEachMs(asked.slice(0, 100), (q) => store.search(q));
+    await timeEachMs(asked.slice(0, 100), rawSearch);
+    const indexed = await timeEachMs(asked, (q) => store.search(q));
+    const scanned = await timeEachMs(asked, rawSearch);
     summary(`PostgreSQL, ${RECORDS} records, k=5, ${QUERIES} queries`, indexed, scanned);
     // The same searches with a replica of the index in this process (`replica: true`); its first
     // search reads every record, timed apart.
@@ -124,8 +114,8 @@ async function postgres(): Promise<void> {
     t0 = now();
     await replicated.search(asked[0]);
     console.log(`PostgreSQL with a replica: first search (reads the ${RECORDS} records) ${fmt(now() - t0)} ms`);
-    await timeEach(asked.slice(0, 100), (q) => replicated.search(q));
-    const fromReplica = await timeEach(asked, (q) => replicated.search(q));
+    await timeEachMs(asked.slice(0, 100), (q) => replicated.search(q));
+    const fromReplica = await timeEachMs(asked, (q) => replicated.search(q));
     summary(`PostgreSQL with a replica, ${RECORDS} records, k=5, ${QUERIES} queries`, fromReplica, scanned);
     await pool.query(`DROP SCHEMA "${schema}" CASCADE`);
     await store.close();

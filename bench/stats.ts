@@ -61,3 +61,8 @@ export async function timeEach<T>(items: readonly T[], run: (item: T) => unknown
   }
   return out;
 }
+
+/** `timeEach` in milliseconds, for searches and writes that take whole milliseconds. */
+export async function timeEachMs<T>(items: readonly T[], run: (item: T) => unknown): Promise<number[]> {
+  return (await timeEach(items, run)).map((us) => us / 1000);
+}
