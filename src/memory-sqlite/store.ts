@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { searchTermSourceSync, tokenize, type TermCandidate } from '../search/index.js';
-import type { GovernedMemoryStore, MemoryRecord, MemoryScope, WorkingMemoryStore } from '../memory/types.js';
+import type { GovernedMemoryStore, MemoryRecord, MemoryScope, WorkingMemory, WorkingMemoryStore } from '../memory/types.js';
 import { MemoryInputError } from '../memory/errors.js';
 import { checkEdit, checkSave, describe, resolveList, resolveOwner, resolveSearch } from '../memory/options.js';
 import { editedTerms, fingerprint, newRecord, recordTerms, sameScope } from '../memory/governance.js';
@@ -352,7 +352,7 @@ export async function openSqliteMemoryStore(path: string, options: SqliteMemoryS
     },
     async getWorking(scope) {
       const { resource: r, session: s } = scopeKey(checkWorkingScope(scope));
-      return guarded(() => workingFromRow(readWorking(q.working.get({ r, s }), path)));
+      return guarded(() => readWorking(q.working.get({ r, s }), path));
     },
     async setWorking(scope, content, opts) {
       const checked = checkWorkingScope(scope);
@@ -459,15 +459,13 @@ function prepare(db: Database) {
   };
 }
 
-/** A block's row, its JSON checked: a file edited by hand must fail as the file's fault, not as a parse error. */
-function readWorking<T extends { content: string | null }>(row: T | undefined, path: string): T | undefined {
-  if (row?.content == null) return row;
+/** A block's row as a block, parsed once: a file edited by hand must fail as the file's fault, not as a parse error. */
+function readWorking(row: { content: string | null; version: number } | undefined, path: string): WorkingMemory | undefined {
   try {
-    JSON.parse(row.content);
+    return workingFromRow(row);
   } catch (error) {
     throw new SqliteMemoryFileError(`A working memory block in ${path} is not readable JSON.`, { cause: error });
   }
-  return row;
 }
 
 function toRecord(row: Row, path: string): MemoryRecord {
