@@ -74,8 +74,15 @@ export async function evaluate<E = unknown>(options: EvaluateOptions<E>): Promis
   };
 
   let next = 0;
+  // A journal line that could not be written stops the evaluation: no case starts after it.
+  let unjournaled = false;
   const worker = async (): Promise<void> => {
-    while (next < cases.length) {
+    // The last case's journal line, on its way to disk while the next case runs: the write (and its
+    // fsync) overlaps the next run instead of adding to it. The case counts as done, and is reported,
+    // only once its line is on disk; killed before that, its session already holds the whole run, so
+    // the next process settles it from there without asking the model again.
+    let journaled: Promise<void> = Promise.resolve();
+    while (next < cases.length && !unjournaled) {
       const index = next++;
       if (results[index] !== undefined) continue;
       const c = cases[index];
@@ -98,16 +105,31 @@ export async function evaluate<E = unknown>(options: EvaluateOptions<E>): Promis
         const info = { evaluation: name, runId, caseId: base.id, sessionId: base.sessionId };
         const result = await (options.telemetry === undefined ? run() : options.telemetry.evalCase(info, run));
         // A case cut short by the signal did not finish: left out of the journal, the next run picks its session up.
-        if (opened !== undefined && !options.signal?.aborted) await opened.journal.record(result);
+        if (opened !== undefined && !options.signal?.aborted) {
+          const written = opened.journal.record(result);
+          journaled = Promise.all([journaled, written]).then(() => undefined);
+          // Marked handled now (it is awaited below, and rethrows there), and no further case starts.
+          written.catch(() => (unjournaled = true));
+        }
         results[index] = result;
         // The run stopped at what was left of the evaluation's budget: nothing more is started.
         if (options.limits !== undefined && result.error?.kind === 'budget_exceeded') limited = true;
         spent.tokens += tokensOf(result.usage);
         spent.costUsd += result.costUsd ?? 0;
       }
-      done++;
-      options.onProgress?.({ done, total: cases.length, last: results[index] });
+      const last = results[index];
+      const report = () => {
+        done++;
+        options.onProgress?.({ done, total: cases.length, last });
+      };
+      // Without a journal at once, so a signal fired from onProgress stops the next case before it starts.
+      if (opened === undefined) report();
+      else {
+        journaled = journaled.then(report);
+        journaled.catch(() => undefined);
+      }
     }
+    await journaled;
   };
   try {
     await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(cases.length, 1)) }, worker));
@@ -160,9 +182,6 @@ function checkOptions<E>(options: EvaluateOptions<E>): { agent: EvaluateOptions<
     throw new EvalOptionsError('`journal` must be the path of a file');
   if (options.journal !== undefined && options.store === undefined)
     throw new EvalOptionsError('`journal` needs `store`: a case cut off by a kill is picked up from its stored session');
-  if (options.limits?.maxCostUsd !== undefined && options.store === undefined) {
-    throw new EvalOptionsError('limits.maxCostUsd needs `store`: the cost of a case is read from its stored session');
-  }
   return { agent, scorers };
 }
 
@@ -240,7 +259,10 @@ async function runCase<E>(
   result.trajectory = before === undefined ? recorder.steps : [...before.steps, ...recorder.steps];
   if (before !== undefined) addUsage(before.usage, recorder.usage);
   result.usage = before?.usage ?? recorder.usage;
-  if (options.store !== undefined) result.costUsd = await costOf(options.store, [base.sessionId, ...recorder.sessions]);
+  // A fresh case is priced from its run's usage events (each names the model billed), as its stored
+  // replies would be, without reading them back. A resumed one from its stored sessions: they hold
+  // what the killed attempt was billed too, which this process never saw.
+  result.costUsd = before === undefined ? recorder.costUsd() : await costOf(options.store!, [base.sessionId, ...recorder.sessions]);
   if (result.status === 'settled') await score(result, scorers);
   else
     result.scores = scorers.map((s) => ({

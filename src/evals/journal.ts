@@ -22,8 +22,12 @@ export type OpenedJournal = {
   resumed: boolean;
 };
 
+type Waiting = { text: string; done: () => void; failed: (error: unknown) => void };
+
 export class EvalJournal {
   #writes: Promise<void> = Promise.resolve();
+  /** Lines handed in while a write was on its way to disk: the next write takes them all, with one fsync. */
+  #waiting: Waiting[] = [];
 
   private constructor(
     readonly file: string,
@@ -102,18 +106,28 @@ export class EvalJournal {
     return this.#writes.then(() => this.handle.close());
   }
 
-  // One append at a time, so concurrent cases never interleave their lines.
+  // One append at a time, so concurrent cases never interleave their lines. The lines that arrive while
+  // one is being written go together in the next (one write, one fsync for all of them): each line is
+  // still on disk before its promise resolves, and none is written twice.
   #append(line: Header | CaseLine): Promise<void> {
-    const write = this.#writes.then(async () => {
-      try {
-        await this.handle.appendFile(`${JSON.stringify(line)}\n`);
-        await this.handle.datasync();
-      } catch (error) {
-        throw new EvalJournalError(`cannot append to the journal ${this.file}: ${(error as Error).message}`, { cause: error });
-      }
+    return new Promise<void>((done, failed) => {
+      this.#waiting.push({ text: `${JSON.stringify(line)}\n`, done, failed });
+      if (this.#waiting.length === 1) this.#writes = this.#writes.then(() => this.#flush());
     });
-    this.#writes = write.catch(() => undefined);
-    return write;
+  }
+
+  async #flush(): Promise<void> {
+    const batch = this.#waiting;
+    this.#waiting = [];
+    try {
+      await this.handle.appendFile(batch.map((w) => w.text).join(''));
+      await this.handle.datasync();
+    } catch (error) {
+      const failure = new EvalJournalError(`cannot append to the journal ${this.file}: ${(error as Error).message}`, { cause: error });
+      for (const w of batch) w.failed(failure);
+      return;
+    }
+    for (const w of batch) w.done();
   }
 }
 

@@ -29,7 +29,7 @@ export type LocomoQaOptions = {
   k?: number;
   /** Question categories. Default 1-4. */
   categories?: readonly number[];
-  /** Where the answerer's sessions are kept (also `evaluate`'s `store`: it prices each case from them). */
+  /** Where the answerer's sessions are kept (also `evaluate`'s `store`: a journaled run resumes a cut-off case from them). */
   sessions?: SessionStoreLike;
   /** A turn's text as saved. Default `[session date] Speaker: text`: the answerer needs the date for "when" questions. */
   turnText?: (turn: LocomoTurn, conversation: LocomoConversation) => string;

@@ -91,7 +91,11 @@ export type CaseResult = {
   trajectory: TrajectoryStep[];
   /** Tokens of every model call of the case, sub-agents included (the judge's are in `judgeUsage`). */
   usage: ModelUsage;
-  /** USD at the model cards' list prices; undefined when some call cannot be priced (or no store was given to read them from). */
+  /**
+   * USD at the model cards' list prices, each call priced by the model billed for it (its run's usage
+   * events; a resumed case's from its stored sessions, the cut-off attempt included); undefined when
+   * some call cannot be priced.
+   */
   costUsd?: number;
   latencyMs: number;
   scores: CaseScore[];
@@ -145,7 +149,10 @@ export type EvalResult = {
  */
 export type EvalLimits = Pick<RunLimits, 'maxCostUsd' | 'maxTokens' | 'maxDurationMs'>;
 
-/** Progress after each case, for a progress bar. */
+/**
+ * Progress after each case, for a progress bar. With a journal a case is reported once its line is on
+ * disk, which may be while the next case runs.
+ */
 export type EvalProgress = { done: number; total: number; last: CaseResult };
 
 /**
@@ -171,8 +178,8 @@ export type EvaluateOptions<Expected = any> = {
   limits?: EvalLimits;
   signal?: AbortSignal;
   /**
-   * The session store the agent's sessions live in (the one the definition was given): read back for
-   * each case's cost, and written to for a case given as a conversation. Without it costs are unknown.
+   * The session store the agent's sessions live in (the one the definition was given): written to for a
+   * case given as a conversation, and read back for a case a kill cut off (`journal`).
    */
   store?: SessionStoreLike;
   /** A schema for the answer (`submit`'s `output`): each case runs with structured output and the scorers get `structured`. */

@@ -19,6 +19,7 @@ import {
   type EvalCase,
 } from '../../src/evals/index.js';
 import { loadSession } from '../../src/runtime/store/index.js';
+import { sessionCost } from '../../src/runtime/usage/index.js';
 import type { ModelInvoker, ModelRequest } from '../../src/runtime/index.js';
 import { agentConfig, definition, MODEL, scratchStore, scriptedModel } from './scripted.js';
 
@@ -120,9 +121,9 @@ describe('evaluate', () => {
     );
     const result = await evaluate({ agent, data: file, scorers: [contains()] });
     expect(result.cases.map((c) => c.id)).toEqual(['paris', 'oslo']);
-    // Without a store the agent's sessions cannot be read back: the cost is unknown, never 0.
-    expect(result.cases[0].costUsd).toBeUndefined();
-    expect(result.summary.unpriced).toBe(2);
+    // Without a store a case is still priced, from its run's usage: two calls at $1 / $5 per million.
+    expect(result.cases[0].costUsd).toBeCloseTo((2 * 200) / 1e6, 12);
+    expect(result.summary.unpriced).toBe(0);
 
     await writeFile(file, `${JSON.stringify(FIVE[0])}\n{"input": 3}\n`);
     await expect(evaluate({ agent, data: file, scorers: [] })).rejects.toSatisfy(
@@ -130,6 +131,44 @@ describe('evaluate', () => {
     );
     await writeFile(file, 'not json\n');
     await expect(evaluate({ agent, data: file, scorers: [] })).rejects.toThrow(/cases\.jsonl:1: not JSON/);
+  });
+
+  it('prices each case from its run as its stored sessions price it: by the model that answered, sub-agents included', async () => {
+    const scratch = await scratchStore();
+    cleanups.push(scratch.cleanup);
+    const { store } = scratch;
+    const scripted = scriptedModel();
+    // The researcher's replies come from another model (as a fallback's would): priced at that model's card,
+    // and a reply from a model with no card leaves its case unpriced rather than free.
+    const invokeModel: ModelInvoker = async (request) => {
+      const reply = await scripted(request);
+      if (request.system?.includes('researcher')) return { ...reply, model: 'claude-sonnet-5-5' };
+      if (/mystery/.test(JSON.stringify(request.messages))) return { ...reply, model: 'no-such-model' };
+      return reply;
+    };
+    const agent = definition(agentConfig(), { invokeModel, store });
+    const data = [
+      { id: 'deep', input: 'research owls' },
+      { id: 'sum', input: 'Please add 2 and 40' },
+      { id: 'odd', input: 'a mystery' },
+    ];
+    const result = await evaluate({ name: 'priced', agent, store, data, scorers: [] });
+    const [deep, sum, odd] = result.cases;
+    // Two calls of the agent at claude-haiku-5-5 ($1 / $5), two of the researcher at claude-sonnet-5-5 ($3 / $15).
+    expect(deep.costUsd).toBeCloseTo((2 * 200 + 2 * 600) / 1e6, 12);
+    expect(sum.costUsd).toBeCloseTo((2 * 200) / 1e6, 12);
+    expect(odd.costUsd).toBeUndefined();
+    expect(result.summary.unpriced).toBe(1);
+    // The same figures as the stored replies give, the sub-agent's session with the case's.
+    const stored = async (...ids: string[]) => {
+      const nodes = [];
+      for (const id of ids) nodes.push(...(await loadSession(store, id, { whole: true })).allNodes());
+      return sessionCost(nodes);
+    };
+    expect(deep.trajectory[0].sessionId).toEqual(expect.any(String));
+    expect((await stored(deep.sessionId, deep.trajectory[0].sessionId!)).cost?.usd).toBeCloseTo(deep.costUsd!, 12);
+    expect((await stored(sum.sessionId)).cost?.usd).toBeCloseTo(sum.costUsd!, 12);
+    expect((await stored(odd.sessionId)).unpriced).toEqual(['no-such-model']);
   });
 
   it('records a failed run as a faulted case, unscored, and goes on with the others', async () => {
@@ -152,6 +191,10 @@ describe('evaluate', () => {
     expect(limited.status).toBe('limited');
     expect(limited.cases.map((c) => c.status)).toEqual(['settled', 'settled', 'skipped', 'skipped', 'skipped', 'skipped']);
     expect(model.calls).toBe(2);
+    // A cost budget needs no store (each case is priced from its run): 200 micro-dollars an echo, two pass 300.
+    const costed = await evaluate({ agent, data: cases, scorers: [], concurrency: 1, limits: { maxCostUsd: 300 / 1e6 } });
+    expect(costed.cases.map((c) => c.status)).toEqual(['settled', 'settled', 'skipped', 'skipped', 'skipped', 'skipped']);
+    expect(model.calls).toBe(4);
 
     const controller = new AbortController();
     const cancelled = await evaluate({

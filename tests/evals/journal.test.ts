@@ -28,9 +28,14 @@ const lines = (file: string) =>
 describe('evaluate with a journal', () => {
   it('killed halfway, resumes where it stopped: every case runs and is billed once, the cut-off case goes on from its session', async () => {
     const args = { storeDir: join(dir, 'kill/sessions'), journal: join(dir, 'kill/sums.journal'), billed: join(dir, 'kill/billed.log') };
-    // Two cases at once: once c6 and c7 both wait on the model, c1 to c5 are finished and journaled.
+    // Two cases at once: once c6 and c7 both wait on the model and c1 to c5 are reported done (a case
+    // is reported only once its journal line is on disk), c1 to c5 are journaled.
     const first = startLines(bundle, { ...args, hangFrom: 6 });
-    await Promise.all([first.waitFor(/^hanging c6$/), first.waitFor(/^hanging c7$/)]);
+    await Promise.all([
+      first.waitFor(/^hanging c6$/),
+      first.waitFor(/^hanging c7$/),
+      ...[1, 2, 3, 4, 5].map((n) => first.waitFor(new RegExp(`^done c${n}$`))),
+    ]);
     first.process.kill('SIGKILL');
     expect(await first.exited).toBe(null);
     const before = lines(args.journal).length - 1;
@@ -69,6 +74,9 @@ describe('evaluate with a journal', () => {
     expect(c6.sessionId).toBe(`sums-${result.runId}-c6`);
     expect(c6.trajectory).toEqual([{ name: 'calculator', callId: 'call_c6', input: { a: 6, b: 6 }, result: '12', isError: false }]);
     expect(c6.usage.inputTokens).toBe(200);
+    // Its cost counts the attempt the kill cut off too (its tool call), as every case's: two calls at
+    // claude-haiku-5-5's $1 / $5 per million.
+    for (const c of result.cases) expect(c.costUsd).toBeCloseTo((2 * (100 * 1 + 20 * 5)) / 1e6, 12);
     const graph = await loadSession(new SessionStore(args.storeDir), c6.sessionId);
     const prompts = graph.nodesTo(graph.leaf!).filter((n) => n.turn.role === 'user' && n.turn.blocks.some((b) => b.kind === 'text'));
     expect(prompts).toHaveLength(1);
@@ -89,6 +97,30 @@ describe('evaluate with a journal', () => {
     await expect(evaluate({ name: 'a', agent, journal, data: [{ id: 'x', input: 'hello' }], scorers: [] })).rejects.toBeInstanceOf(
       EvalOptionsError,
     );
+  });
+
+  it('reports a case done only once its line is in the journal, and writes each case once with cases at once', async () => {
+    const store = new SessionStore(join(dir, 'once/sessions'));
+    const agent = definition(agentConfig(), { invokeModel: scriptedModel(), store });
+    const journal = join(dir, 'once/o.journal');
+    const data = Array.from({ length: 9 }, (_, i) => ({ id: `q${i}`, input: i % 2 === 0 ? `add ${i} and 1` : `hello ${i}` }));
+    const seenInJournal: boolean[] = [];
+    const result = await evaluate({
+      name: 'o',
+      agent,
+      store,
+      journal,
+      data,
+      scorers: [],
+      concurrency: 3,
+      onProgress: ({ last }) => seenInJournal.push(lines(journal).some((line) => JSON.parse(line).result?.id === last.id)),
+    });
+    expect(result.cases.map((c) => c.status)).toEqual(data.map(() => 'settled'));
+    expect(seenInJournal).toEqual(data.map(() => true));
+    const ids = lines(journal)
+      .slice(1)
+      .map((line) => JSON.parse(line).result.id as string);
+    expect(ids.sort()).toEqual(data.map((c) => c.id).sort());
   });
 
   it('a torn last line (a kill mid-append) is cut off, and the evaluation goes on from the whole lines', async () => {

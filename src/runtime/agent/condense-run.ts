@@ -33,7 +33,7 @@ export function applyCondensation(core: AgentCore, scope: RunScope, session: Age
   const dropped = session.condense(condensation, billed(core, condensation.usage));
   // What the next run would calibrate from was sent before this change; it no longer describes the context.
   core.carried.previous = undefined;
-  if (condensation.usage !== undefined) scope.spend(condensation.usage);
+  if (condensation.usage !== undefined) scope.spend(condensation.usage, core.card.id);
   core.sessions.condensed(dropped);
   const event = {
     kind: 'compacted' as const,

@@ -182,7 +182,7 @@ function openConversation(config: AgentConfig, deps: ConductorDeps, resolved: Re
           maxOutputTokens: card.maxOutputTokens,
           summaryNote: recall ? HISTORY_NOTE : undefined,
           // A summary not used (it would not have shrunk the context) was still billed: to the run that asked for it.
-          onDiscarded: (usage) => current?.spend(usage),
+          onDiscarded: (usage) => current?.spend(usage, card.id),
         }));
       },
       automatic: config.compaction !== undefined,

@@ -175,8 +175,9 @@ export async function executeRun(core: AgentCore, scope: RunScope, plan: RunPlan
 
 /** A reply's tokens: counted in the run, published, and stored on the node of the turn it produced with the model that answered. */
 function billReply(scope: RunScope, reply: ModelReply, runModel: string): Billing | undefined {
-  scope.spend(reply.usage ?? zeroUsage());
-  return reply.usage === undefined ? undefined : { usage: reply.usage, model: reply.model ?? runModel };
+  const model = reply.model ?? runModel;
+  scope.spend(reply.usage ?? zeroUsage(), model);
+  return reply.usage === undefined ? undefined : { usage: reply.usage, model };
 }
 
 /**

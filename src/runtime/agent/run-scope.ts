@@ -69,9 +69,9 @@ export class RunScope {
     return this.ledger.subscriberCount > 0 || this.log.reading;
   }
 
-  /** Adds a model call's tokens to the run's and publishes them. */
-  spend(used: ModelUsage): void {
+  /** Adds a model call's tokens to the run's and publishes them, with the model billed for them. */
+  spend(used: ModelUsage, model: string): void {
     addUsage(this.usage, used);
-    this.publish({ kind: 'usage', usage: used, total: { ...this.usage }, runId: this.runId });
+    this.publish({ kind: 'usage', usage: used, total: { ...this.usage }, model, runId: this.runId });
   }
 }

@@ -116,7 +116,11 @@ export type RunEventBody =
       tools?: string[];
       tokens?: number;
     }
-  | { kind: 'usage'; usage: ModelUsage; total: ModelUsage }
+  /**
+   * A model call's tokens (`usage`) and the run's so far (`total`). `model` is the model billed for it,
+   * the one its session node names (a fallback's answers name the fallback): what prices it.
+   */
+  | { kind: 'usage'; usage: ModelUsage; total: ModelUsage; model?: string }
   /**
    * With `submit(prompt, { output })`: the answer's JSON so far, parsed as it streams (`parsePartialJson`):
    * only what has arrived and cannot change. Not validated; the settled snapshot's `output` is.

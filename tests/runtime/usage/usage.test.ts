@@ -80,10 +80,16 @@ describe('usage over a multi-step tool loop', () => {
   it('stores each call’s usage and model on the node of the assistant turn it produced, outside the node id', async () => {
     scriptToolLoop();
     const agent = createAgent({ model: MODEL, tools: [probe], sessionId: 's1' }, { client: server.client(), store: new SessionStore(dir) });
+    const events: RunEvent[] = [];
+    agent.subscribe((e) => events.push(e));
     await agent.submit('Probe twice.');
     await agent.close();
 
     const nodes = await storedNodes('s1');
+    // Each usage event names the model its node names: what prices a run from its events (evaluations do).
+    expect(usageEvents(events).map((e) => [e.usage, e.model])).toEqual(
+      nodes.filter((n) => n.turn.role === 'assistant').map((n) => [n.usage, n.model]),
+    );
     expect(nodes.map((n) => n.turn.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
     expect(nodes.filter((n) => n.turn.role === 'assistant').map((n) => n.usage)).toEqual(finals.map(asModelUsage));
     expect(nodes.filter((n) => n.turn.role === 'assistant').every((n) => n.model === MODEL)).toBe(true);
