@@ -103,7 +103,9 @@ SIGINT or SIGTERM stops taking runs, waits up to 30 s for those under way, and e
 const EVAL = `usage: indusagi eval FILE [options]     run an evaluation module (docs/evals.md)
 
 FILE default-exports defineEval(({ model, modelId, store }) => ({ agent, data, scorers })) of
-indusagi/evals; each case runs in its own session of --store.
+indusagi/evals; each case runs in its own session of --store. A module whose evaluation runs
+itself ({ run }: memory recall on LoCoMo, dist/evals/locomo-recall.eval.js) takes --json, --html
+and --baseline only.
 
 options:
   --model M         as for chat: provider:model with its key in the environment; the offline demo

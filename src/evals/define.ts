@@ -1,6 +1,6 @@
 import type { ModelCard, ModelInvoker } from '../runtime/contract/model.js';
 import type { SessionStoreLike } from '../runtime/store/types.js';
-import type { EvaluateOptions } from './types.js';
+import type { EvalProgress, EvalResult, EvaluateOptions } from './types.js';
 
 /**
  * What `indusagi eval FILE` hands the module: the model the command chose (`--model` and the
@@ -18,8 +18,20 @@ export type EvalContext = {
   offline: boolean;
 };
 
-/** An evaluation module's default export: its options built from what the command chose. */
-export type EvalDefinition<E = any> = (context: EvalContext) => EvaluateOptions<E> | Promise<EvaluateOptions<E>>;
+/**
+ * An evaluation that runs itself instead of `evaluate` (one with no agent to run, such as
+ * `memoryRecallEval`): `indusagi eval` calls `run` with its progress bar and reports the result as it
+ * reports `evaluate`'s (`--json`, `--html`, `--baseline`).
+ */
+export type EvalRunner = {
+  run(controls: { onProgress?: (progress: EvalProgress) => void; signal?: AbortSignal }): Promise<EvalResult>;
+};
+
+/**
+ * An evaluation module's default export: its `evaluate` options built from what the command chose, or
+ * an evaluation that runs itself (`{ run }`).
+ */
+export type EvalDefinition<E = any> = (context: EvalContext) => EvaluateOptions<E> | EvalRunner | Promise<EvaluateOptions<E> | EvalRunner>;
 
 /** Types an evaluation module's default export (`export default defineEval(({ model, store }) => ({ ... }))`). */
 export function defineEval<E = any>(definition: EvalDefinition<E>): EvalDefinition<E> {

@@ -14,7 +14,7 @@ export { currentCase } from './case-context.js';
 export { compare, signTest } from './compare.js';
 export { htmlReport, textSummary } from './report.js';
 export { defineEval } from './define.js';
-export type { EvalContext, EvalDefinition } from './define.js';
+export type { EvalContext, EvalDefinition, EvalRunner } from './define.js';
 export type { Comparison, CompareOptions, CaseComparison, Delta, ScorerComparison } from './compare.js';
 export type { CaseContext } from './case-context.js';
 export {

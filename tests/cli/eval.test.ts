@@ -4,7 +4,8 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { SessionStore } from '../../src/runtime/store/index.js';
 import { startAnthropicServer } from '../../src/testing/index.js';
-import type { Comparison, EvalResult } from '../../src/evals/index.js';
+import { loadLocomo, memoryRecallEval, type Comparison, type EvalResult } from '../../src/evals/index.js';
+import { createMemoryStore } from '../../src/memory/index.js';
 import { haveChromium, launchChromium } from '../support/chromium.js';
 import { runCli, useWorkspace } from './cli-process.js';
 
@@ -12,6 +13,36 @@ import { runCli, useWorkspace } from './cli-process.js';
 // endpoint in the environment that must see no request), compare, and the HTML report in Chromium.
 const SLOW = 300_000;
 const MODULE = join(import.meta.dirname, '../evals/fixtures/clock-eval.ts');
+const RECALL = join(import.meta.dirname, '../../src/evals/locomo-recall.eval.ts');
+
+/** A LoCoMo-shaped file as published (an array of `{ sample_id, conversation, qa }`), small enough to read. */
+const tinyLocomo = [
+  {
+    sample_id: 'tiny',
+    conversation: {
+      speaker_a: 'Ana',
+      speaker_b: 'Ben',
+      session_1_date_time: '10:00 am on 3 March, 2023',
+      session_1: [
+        { speaker: 'Ana', dia_id: 'D1:1', text: 'I adopted a puppy named Biscuit.' },
+        { speaker: 'Ben', dia_id: 'D1:2', text: 'Congratulations! I started learning the violin.' },
+        { speaker: 'Ana', dia_id: 'D1:3', text: 'My sister lives in Lisbon.' },
+      ],
+      session_2_date_time: '2:30 pm on 17 April, 2023',
+      session_2: [
+        { speaker: 'Ben', dia_id: 'D2:1', text: 'I played the violin at a concert last Saturday.' },
+        { speaker: 'Ana', dia_id: 'D2:2', text: 'Biscuit chewed my shoes again.' },
+      ],
+    },
+    qa: [
+      { question: "What is the name of Ana's puppy?", answer: 'Biscuit', evidence: ['D1:1'], category: 4 },
+      { question: 'When did Ben play at a concert?', answer: '15 April 2023', evidence: ['D2:1'], category: 2 },
+      { question: 'Which instrument did Ben play at the concert?', answer: 'the violin', evidence: ['D1:2', 'D2:1'], category: 1 },
+      { question: 'Where does Ana live?', answer: 'unknown', evidence: [], category: 3 },
+      { question: 'What did Ben adopt?', adversarial_answer: 'a puppy', evidence: ['D1:1'], category: 5 },
+    ],
+  },
+];
 const workspace = useWorkspace();
 
 describe('indusagi eval', () => {
@@ -139,6 +170,58 @@ describe('indusagi eval', () => {
       }
       const journal = (await readFile(join(dir, 'clock.journal'), 'utf8')).trimEnd().split('\n');
       expect(journal).toHaveLength(1 + done.cases.length);
+    },
+    SLOW,
+  );
+
+  it(
+    'runs memory recall on LoCoMo from its module: --json, the summary by category, --html and --baseline',
+    async () => {
+      const dir = workspace.dir;
+      const file = join(dir, 'tiny-locomo.json');
+      await writeFile(file, JSON.stringify(tinyLocomo));
+      const env = { LOCOMO: file, LOCOMO_K: '1,5' };
+      const json = await runCli(['eval', RECALL, '--json'], dir, [], env);
+      expect(json).toMatchObject({ code: 0, stderr: '' });
+      const result = JSON.parse(json.stdout) as EvalResult & { unscorable: string[] };
+      // Categories 1-4 by default; the open-domain question names no evidence turn, so it cannot be scored.
+      expect(result.name).toBe('locomo-recall');
+      expect(result.cases.map((c) => c.metadata.category)).toEqual([4, 2, 1]);
+      expect(result.unscorable).toHaveLength(1);
+      expect(result.summary.scorers.map((s) => s.name)).toEqual(['recall@1', 'hit@1', 'recall@5', 'hit@5']);
+      expect(result.summary.groups!.map((g) => [g.group, g.cases])).toEqual([
+        ['1 multi-hop', 1],
+        ['2 temporal', 1],
+        ['4 single-hop', 1],
+      ]);
+      // The same scores as memoryRecallEval gives in process over the same data and store.
+      const direct = await memoryRecallEval({ data: await loadLocomo(file), store: () => createMemoryStore(), k: [1, 5] });
+      expect(result.cases.map((c) => [c.id, c.output, c.scores])).toEqual(direct.cases.map((c) => [c.id, c.output, c.scores]));
+      expect(result.summary.groups).toEqual(direct.summary.groups);
+      await writeFile(join(dir, 'recall-base.json'), json.stdout);
+
+      const text = await runCli(['eval', RECALL, '--html', 'recall.html', '--baseline', 'recall-base.json'], dir, [], env);
+      expect(text).toMatchObject({ code: 0, stderr: '' });
+      expect(text.stdout).toMatch(/^locomo-recall \(run \w+\): 3 cases, 3 settled\n/);
+      expect(text.stdout).toMatch(/^ {2}group +n +recall@1 +hit@1 +recall@5 +hit@5$/m);
+      expect(text.stdout).toMatch(/^ {2}2 temporal +1 +\d\.\d{3} +\d\.\d{3}/m);
+      expect(text.stdout).toMatch(/against locomo-recall \(run \w+\), 3 paired cases:\n {4}recall@1 +same +\+0 -0 =3/);
+      const html = await readFile(join(dir, 'recall.html'), 'utf8');
+      expect(html).toContain('<h2>By group</h2>');
+      expect(html).toContain('4 single-hop');
+
+      // What steers evaluate's agents does not reach it; bad settings are named.
+      const refused = await Promise.all([
+        runCli(['eval', RECALL, '--journal', 'recall.journal'], dir, [], env),
+        runCli(['eval', RECALL], dir, [], { ...env, LOCOMO_K: 'five' }),
+        runCli(['eval', RECALL], dir, [], { LOCOMO: join(dir, 'missing.json') }),
+      ]);
+      expect(refused[0].code).toBe(2);
+      expect(refused[0].stderr).toMatch(/runs its evaluation itself \(no agent, no model\): --journal does not apply/);
+      expect(refused[1].code).not.toBe(0);
+      expect(refused[1].stderr).toMatch(/LOCOMO_K must be whole numbers separated by commas .*"five"/);
+      expect(refused[2].code).not.toBe(0);
+      expect(refused[2].stderr).toMatch(/missing\.json/);
     },
     SLOW,
   );

@@ -10,7 +10,10 @@ import {
   textSummary,
   type EvalContext,
   type EvalDefinition,
+  type EvalProgress,
   type EvalResult,
+  type EvalRunner,
+  type EvaluateOptions,
 } from '../../evals/index.js';
 import type { ModelInvoker } from '../../runtime/contract/model.js';
 import { CliUsageError } from '../errors.js';
@@ -58,16 +61,18 @@ export async function runEval(command: EvalCommand, io: Io): Promise<number> {
     }
     const options = await definition({ model, modelId, card, store, offline });
     const bar = io.stderr.isTTY === true && !command.json ? progressBar(io.stderr) : undefined;
-    const result = await evaluate({
-      ...options,
-      store: options.store ?? store,
-      concurrency: command.concurrency ?? options.concurrency,
-      journal: command.journal ?? options.journal,
-      onProgress: (progress) => {
-        bar?.(progress.done, progress.total);
-        options.onProgress?.(progress);
-      },
-    });
+    const result = isRunner(options)
+      ? await runItself(command, options, (progress) => bar?.(progress.done, progress.total))
+      : await evaluate({
+          ...options,
+          store: options.store ?? store,
+          concurrency: command.concurrency ?? options.concurrency,
+          journal: command.journal ?? options.journal,
+          onProgress: (progress) => {
+            bar?.(progress.done, progress.total);
+            options.onProgress?.(progress);
+          },
+        });
     if (bar !== undefined) io.stderr.write('\n');
     const comparison = baseline === undefined ? undefined : compare(baseline, result);
     if (command.html !== undefined) await writeFile(command.html, htmlReport(result, comparison));
@@ -80,6 +85,34 @@ export async function runEval(command: EvalCommand, io: Io): Promise<number> {
     await close();
     await store.close();
   }
+}
+
+function isRunner(options: EvaluateOptions | EvalRunner): options is EvalRunner {
+  return typeof (options as Partial<EvalRunner>)?.run === 'function' && (options as Partial<EvaluateOptions>).agent === undefined;
+}
+
+/**
+ * A module's evaluation that runs itself (`{ run }`: `memoryRecallEval`'s, no agent, no model): the
+ * flags that steer `evaluate`'s agents do not reach it, so they are refused rather than ignored.
+ */
+async function runItself(command: EvalCommand, runner: EvalRunner, onProgress: (progress: EvalProgress) => void): Promise<EvalResult> {
+  const given = (
+    [
+      ['--model', command.model],
+      ['--record', command.record],
+      ['--replay', command.replay],
+      ['--concurrency', command.concurrency],
+      ['--journal', command.journal],
+    ] as const
+  ).flatMap(([flag, value]) => (value === undefined ? [] : [flag]));
+  if (given.length > 0)
+    throw new CliUsageError(
+      `eval: ${command.file} runs its evaluation itself (no agent, no model): ${given.join(', ')} does not apply to it`,
+    );
+  const result = await runner.run({ onProgress });
+  if (typeof result !== 'object' || result === null || !Array.isArray(result.cases) || typeof result.summary !== 'object')
+    throw new CliUsageError(`eval: ${command.file}: \`run\` must resolve to an evaluation's result (what memoryRecallEval returns)`);
+  return result;
 }
 
 async function loadDefinition(file: string): Promise<EvalDefinition> {
