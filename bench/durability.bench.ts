@@ -49,14 +49,21 @@ function measuring(store: SessionStore, file: string, raw: FileHandle) {
   return { store: measured, spent };
 }
 
+// The CPU time (ms, every thread of the process) the last conversation took: on a loaded machine a
+// run of a few milliseconds is often preempted, which the wall clock counts and the CPU clock does not.
+let lastCpu = 0;
+
 async function conversation(deps: { store?: SessionStoreLike }): Promise<number> {
   const agent = createConductor(
     { model: 'bench', tools: [counterTool], maxSteps: STEPS, sessionId: 's' },
     { invokeModel: instantModel(counterScript(STEPS)), ...deps },
   );
+  const c0 = process.cpuUsage();
   const t0 = now();
   await agent.submit('count');
   const elapsed = now() - t0;
+  const cpu = process.cpuUsage(c0);
+  lastCpu = (cpu.user + cpu.system) / 1000;
   await agent.close();
   return elapsed;
 }
@@ -94,15 +101,20 @@ try {
 
   const none: number[] = [];
   const inMemory: number[] = [];
+  const noneCpu: number[] = [];
+  const inMemoryCpu: number[] = [];
   for (let sample = 0; sample < 15; sample++) {
     none.push(await conversation({}));
+    noneCpu.push(lastCpu);
     inMemory.push(await conversation({ store: new MemorySessionStore() }));
+    inMemoryCpu.push(lastCpu);
   }
   const perStep = (ms: number) => (ms * 1000) / STEPS;
   console.log(
     `loop overhead per step (in-process model and tool, median of 15): no store ${fmt(perStep(median(none)))} us, durable steps in a MemorySessionStore ${fmt(perStep(median(inMemory)))} us`,
   );
-  report('  durable steps (in memory) vs none', median(inMemory), median(none), 'ms');
+  report('  durable steps (in memory) vs none', median(inMemory), median(none), 'ms', 1.5);
+  report('  durable steps (in memory) vs none, CPU time', median(inMemoryCpu), median(noneCpu), 'ms', 1.5);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -4,6 +4,7 @@ import { addUsage } from '../usage/sum.js';
 import { encodeCheckpoint, type ByteRange } from './checkpoint.js';
 import type { RangeSet } from './range-set.js';
 import { leafPosition } from './records.js';
+import { recordLine } from './record-line.js';
 
 /** What a writer knows of its session file, from the load and from its own writes. */
 export type WriterState = {
@@ -74,7 +75,7 @@ export class CheckpointWriter {
     let nodes = state.nodes;
     const usage = { ...state.usage };
     for (const record of records) {
-      const line = `${JSON.stringify(record)}\n`;
+      const line = `${recordLine(record)}\n`;
       const end = position + Buffer.byteLength(line);
       if (record.type === 'node') {
         // A node written before (a write that failed after its bytes landed, retried) is counted once.

@@ -19,14 +19,14 @@ export function hashNode({ parent, turn, at }: NodeIdentity): string {
  * createHash().update().digest() for a step's few hundred bytes.
  */
 export function hashIdentity(parent: unknown, turnJson: string | undefined, at: unknown): string {
-  const fields = [field('at', canonicalJson(at)), field('parent', canonicalJson(parent)), field('turn', turnJson)].filter(
-    (text) => text !== undefined,
-  );
-  return hash('sha256', `{${fields.join(',')}}`, 'hex');
-}
-
-function field(key: string, text: string | undefined): string | undefined {
-  return text === undefined ? undefined : `"${key}":${text}`;
+  // The common case, a finite time and a string or null parent, written directly (what canonicalJson writes for them).
+  const atText = typeof at === 'number' && Number.isFinite(at) ? String(at) : canonicalJson(at);
+  const parentText = parent === null ? 'null' : typeof parent === 'string' ? JSON.stringify(parent) : canonicalJson(parent);
+  let text = '';
+  if (atText !== undefined) text = `"at":${atText}`;
+  if (parentText !== undefined) text += `${text === '' ? '' : ','}"parent":${parentText}`;
+  if (turnJson !== undefined) text += `${text === '' ? '' : ','}"turn":${turnJson}`;
+  return hash('sha256', `{${text}}`, 'hex');
 }
 
 /**
@@ -62,4 +62,42 @@ export function canonicalJson(value: unknown, seen: unknown[] = []): string | un
   }
   seen.pop();
   return out;
+}
+
+// Keys written as `"key":`, kept for the keys a process sees again and again (a turn's own, a tool's
+// arguments); bounded, so that arbitrary keys cannot grow it without end.
+const quotedKeys = new Map<string, string>();
+const MAX_QUOTED_KEYS = 1024;
+
+function quotedKey(key: string): string {
+  let text = quotedKeys.get(key);
+  if (text === undefined) {
+    text = `${JSON.stringify(key)}:`;
+    if (quotedKeys.size < MAX_QUOTED_KEYS) quotedKeys.set(key, text);
+  }
+  return text;
+}
+
+/**
+ * `canonicalJson` of a value `JSON.parse` made: the same text, without what such a value cannot hold
+ * (toJSON, undefined, functions, cycles, which cost a look at every value). Every node a graph makes
+ * is hashed from its JSON copy this way.
+ */
+export function canonicalJsonOfParsed(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'null';
+  if (typeof value !== 'object') return String(value);
+  if (value === null) return 'null';
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + canonicalJsonOfParsed(value[i]);
+    return `${out}]`;
+  }
+  const keys = Object.keys(value);
+  if (keys.length > 1) keys.sort();
+  let out = '{';
+  for (let i = 0; i < keys.length; i++) {
+    out += (i === 0 ? '' : ',') + quotedKey(keys[i]) + canonicalJsonOfParsed((value as Record<string, unknown>)[keys[i]]);
+  }
+  return `${out}}`;
 }

@@ -2,6 +2,7 @@ import type { SessionRecord } from '../contract/session.js';
 import type { SessionGraph } from './graph.js';
 import { SessionLeaseLostError, SessionLockedError } from './errors.js';
 import { assertRecords } from './records.js';
+import { recordLine } from './record-line.js';
 import { assertValidSessionId } from './session-id.js';
 import { loadSession } from './load-session.js';
 import type { AppendReport, SessionLease, SessionStoreLike, StoredSession } from './types.js';
@@ -47,12 +48,14 @@ export class MemorySessionStore implements SessionStoreLike {
 
   /** Keeps `records` (all or none) while `lease` holds the session; says how many records and bytes (as JSON lines) that was. */
   async append(lease: SessionLease, records: readonly SessionRecord[]): Promise<AppendReport> {
-    assertValidSessionId(lease?.sessionId);
-    if (this.leases.get(lease.sessionId) !== lease.epoch) {
+    // A lease this store gave names an id checked when it was taken.
+    const epoch = this.leases.get(lease?.sessionId);
+    if (epoch === undefined || epoch !== lease.epoch) {
+      assertValidSessionId(lease?.sessionId);
       throw new SessionLeaseLostError(lease.sessionId, `lease ${lease.epoch} no longer holds it (released, or never taken here)`);
     }
     assertRecords(lease.sessionId, records);
-    const added = records.map((record) => JSON.stringify(record));
+    const added = records.map(recordLine);
     const lines = this.lines.get(lease.sessionId) ?? [];
     lines.push(...added);
     this.lines.set(lease.sessionId, lines);

@@ -3,7 +3,8 @@ import type { ModelUsage } from '../contract/model.js';
 import type { SessionNode } from '../contract/session.js';
 import { assertUsage } from '../usage/check.js';
 import { BrokenCondensationError, InvalidTurnError } from './errors.js';
-import { canonicalJson, hashIdentity } from './hash.js';
+import { canonicalJsonOfParsed, hashIdentity } from './hash.js';
+import { rememberTurnText } from './record-line.js';
 import { turnProblem } from './records.js';
 
 /** Marks a condensation summary node: the verbatim tail it keeps starts at `firstKept` (null: keeps none). */
@@ -15,7 +16,9 @@ export type AppendExtra = { condenses?: CondensationMarker; usage?: ModelUsage; 
 /**
  * What appending `turn` under `parent` at `at` makes, before the graph looks for it: a JSON copy of the
  * turn (later changes to the caller's object do not reach it, and what is stored is exactly what a
- * reload sees) and the node id. Throws `InvalidTurnError` for a turn or time that could not be stored.
+ * reload sees) and the node id. The turn is serialized once: the copy is parsed from that text, the id
+ * hashed from the copy's canonical text, and a store writes the same text (see `recordLine`). Throws
+ * `InvalidTurnError` for a turn or time that could not be stored.
  */
 export function nodeIdentity(parent: string | null, turn: Turn, at: number): { id: string; turn: Turn } {
   if (typeof at !== 'number' || !Number.isFinite(at)) throw new InvalidTurnError(`"at" must be a finite number, got ${String(at)}`);
@@ -23,7 +26,8 @@ export function nodeIdentity(parent: string | null, turn: Turn, at: number): { i
   const problem = turnProblem(raw);
   if (problem !== null) throw new InvalidTurnError(problem);
   const copy = raw as Turn;
-  return { id: hashIdentity(parent, text, at), turn: copy };
+  rememberTurnText(copy, text);
+  return { id: hashIdentity(parent, canonicalJsonOfParsed(copy), at), turn: copy };
 }
 
 /**
@@ -62,15 +66,14 @@ export function newNode(
 }
 
 /**
- * The turn's JSON copy, in the caller's key order (a resumed run must send a tool's arguments byte for
- * byte as the live run did: prompt caches and the terminal's display depend on it), and the canonical
- * text its id is hashed from, written from the copy (plain JSON by then, so the cheap path of
- * `canonicalJson`).
+ * The turn's JSON text, in the caller's key order (a resumed run must send a tool's arguments byte for
+ * byte as the live run did: prompt caches and the terminal's display depend on it), and the copy parsed
+ * from it.
  */
 function jsonCopy(turn: Turn): { text: string; copy: unknown } {
   try {
-    const copy: unknown = JSON.parse(JSON.stringify(turn) ?? 'null');
-    return { text: canonicalJson(copy) ?? 'null', copy };
+    const text = JSON.stringify(turn) ?? 'null';
+    return { text, copy: JSON.parse(text) };
   } catch (error) {
     throw new InvalidTurnError('the turn is not representable as JSON', { cause: error });
   }

@@ -258,7 +258,14 @@ export class SessionStore implements SessionStoreLike {
 
   private async write(held: Held, records: readonly SessionRecord[]): Promise<AppendReport> {
     const id = held.lease.sessionId;
-    if (!(await io(id, 'checking the writer lock', async () => stillHeld(held.lock)))) throw new SessionLockLostError(id, held.lock.path);
+    // Checked in place (one metadata lookup, synchronous): no promise round trip before every durable write.
+    let ours: boolean;
+    try {
+      ours = stillHeld(held.lock);
+    } catch (error) {
+      throw new SessionIoError(id, 'checking the writer lock', error);
+    }
+    if (!ours) throw new SessionLockLostError(id, held.lock.path);
     try {
       if (knownOf(held) === null) {
         const read = await this.loader.load(id, held.path, false, (decoded) => this.learn(id, decoded));

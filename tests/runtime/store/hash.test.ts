@@ -3,7 +3,8 @@
 import { createHash } from 'node:crypto';
 import stableStringify from 'fast-json-stable-stringify';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, hashNode } from '../../../src/runtime/store/hash.js';
+import { canonicalJson, canonicalJsonOfParsed, hashNode } from '../../../src/runtime/store/hash.js';
+import { SessionGraph } from '../../../src/runtime/store/graph.js';
 import { nodeIdentity } from '../../../src/runtime/store/new-node.js';
 import type { Turn } from '../../../src/runtime/contract/index.js';
 
@@ -57,6 +58,15 @@ describe('canonicalJson', () => {
     }
   });
 
+  it('writes the same text for a value JSON.parse made, by the path every new node takes', () => {
+    for (let seed = 1; seed <= 5_000; seed++) {
+      const text = JSON.stringify(value(random(seed), 0));
+      if (text === undefined) continue;
+      const parsed: unknown = JSON.parse(text);
+      expect(canonicalJsonOfParsed(parsed), `seed ${seed}`).toBe(stableStringify(parsed));
+    }
+  });
+
   it('sorts keys, integer-like ones as strings, and honours toJSON, undefined and functions as JSON does', () => {
     expect(canonicalJson({ b: 1, a: [undefined, () => 0], 10: 'x', 9: 'y', skip: undefined, at: { toJSON: () => 'then' } })).toBe(
       '{"10":"x","9":"y","a":[null,null],"at":"then","b":1}',
@@ -105,5 +115,31 @@ describe('nodeIdentity', () => {
     expect(JSON.stringify(copy)).toBe(JSON.stringify(turn));
     expect(copy).not.toBe(turn);
     expect(id).toBe(hashNode({ parent: 'p', turn, at: 7 }));
+  });
+});
+
+describe('node ids', () => {
+  it('are the ids sessions already on disk carry: two known nodes hash to the same hex as ever', () => {
+    // Written down from the store before nodes were serialized once; a change here orphans every stored session.
+    const graph = new SessionGraph('pinned');
+    const prompt = graph.append({ role: 'user', blocks: [{ kind: 'text', text: 'Count to two, "quoted" é 😀' }] }, 1_700_000_000_000);
+    const reply = graph.append(
+      {
+        role: 'assistant',
+        blocks: [
+          {
+            kind: 'tool_call',
+            id: 'c1',
+            name: 'files_write',
+            input: { path: 'notes/plan.txt', content: 'first draft', z: [1, 2.5, null, true], a: { y: 1, b: 2 } },
+          },
+        ],
+      },
+      1_700_000_000_001,
+      { usage: { inputTokens: 3, outputTokens: 4, cacheWriteTokens: 0, cacheReadTokens: 0 }, model: 'm' },
+    );
+    expect(prompt.id).toBe('722497cfee2d5707f8091342fec49aa6e425f2ddd1644ab5e953d991286de5a6');
+    expect(reply.id).toBe('c029980b7df53a2ffb10feec60b7b567c3ec48d40d1f83e6e62d41f645ae9d78');
+    expect(hashNode(reply)).toBe(reply.id);
   });
 });
