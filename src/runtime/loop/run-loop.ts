@@ -97,7 +97,8 @@ async function runSteps(input: LoopInput, abort: AbortRace): Promise<LoopOutcome
     }
     if (batch.length > 0) {
       const pending = await settleBatch(batch, input, fresh, abort);
-      await checkpoint();
+      // Not through `checkpoint`, here and below: without durability a step awaits nothing it need not.
+      if (input.durability !== undefined) await input.durability.checkpoint();
       emit({ kind: 'step', steps });
       if (pending.length > 0) {
         if (!signal.aborted) return { status: 'waiting', pending, steps, previous };
@@ -109,7 +110,7 @@ async function runSteps(input: LoopInput, abort: AbortRace): Promise<LoopOutcome
     }
 
     if (steps >= input.maxSteps) throw new MaxStepsError(input.maxSteps);
-    let overrides = await prepare();
+    let overrides = input.prepareStep === undefined ? undefined : await prepare();
     if (overrides?.condensation !== undefined) await condense(overrides.condensation);
     let reply: ModelReply;
     try {
@@ -129,9 +130,14 @@ async function runSteps(input: LoopInput, abort: AbortRace): Promise<LoopOutcome
     input.append(turn, reply);
     previous = { reply, sentTurns };
     // The reply is durable before any of its tools starts: after a crash its calls count as possibly run.
-    if (turn.blocks.some((block) => block.kind === 'tool_call')) await checkpoint();
+    if (input.durability !== undefined && hasToolCall(turn)) await input.durability.checkpoint();
     fresh = true;
   }
+}
+
+function hasToolCall(turn: Turn): boolean {
+  for (const block of turn.blocks) if (block.kind === 'tool_call') return true;
+  return false;
 }
 
 /** The run's controls with a step's over them (a step's `thinking: false` turns thinking off for that call). */

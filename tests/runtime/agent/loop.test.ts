@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createAgent, DEFAULT_MAX_STEPS } from '../../../src/entries/runtime.js';
 import { RunFault, AgentConfigError, ToolError, ToolNameCollisionError, DuplicateToolError } from '../../../src/entries/errors.js';
-import type { ModelInvoker, ModelRequest, ToolDefinition, Turn } from '../../../src/entries/runtime.js';
+import type { ModelInvoker, ToolDefinition, Turn } from '../../../src/entries/runtime.js';
+import type { ModelRequest } from '../../../src/entries/models.js';
 
 import { call, deferred, record, say, scriptedModel } from './helpers.js';
 
