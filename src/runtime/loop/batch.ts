@@ -11,9 +11,10 @@ export function openBatch(context: readonly Turn[]): ToolCallBlock[] {
   for (let i = context.length - 1; i >= 0; i--) {
     const turn = context[i];
     if (turn.role !== 'assistant') continue;
-    const open: ToolCallBlock[] = [];
-    for (const block of turn.blocks) if (block.kind === 'tool_call' && !answeredAfter(context, i, block.id)) open.push(block);
-    return open;
+    // Made only once a call is open: every step asks twice, and after its results the answer is none.
+    let open: ToolCallBlock[] | undefined;
+    for (const block of turn.blocks) if (block.kind === 'tool_call' && !answeredAfter(context, i, block.id)) (open ??= []).push(block);
+    return open ?? [];
   }
   return [];
 }

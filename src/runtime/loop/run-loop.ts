@@ -10,7 +10,7 @@ import { openBatch } from './batch.js';
 import { ContextWindowExceededError, MaxStepsError, ModelCallError, RunAbortedError } from './errors.js';
 import { abortBatch, settleBatch } from './run-tools.js';
 import type { LoopInput, LoopOutcome } from './types.js';
-import { ModelView, withOriginalNames } from './wire-names.js';
+import { ModelView, defineMessages, withOriginalNames } from './wire-names.js';
 import { turnProblem } from '../store/records.js';
 import { applyControls } from './controls.js';
 
@@ -68,15 +68,16 @@ async function runSteps(input: LoopInput, abort: AbortRace): Promise<LoopOutcome
     return (await abort.race(Promise.resolve(hook(step)))) ?? undefined;
   };
   const requestFor = (overrides: StepOverrides | undefined): ModelRequest => {
-    const request: ModelRequest = {
-      model: overrides?.model?.modelId ?? input.model,
-      messages: view.of(context),
-      tools: overrides?.tools ?? tools.specs,
-      maxOutputTokens: overrides?.maxOutputTokens ?? input.maxOutputTokens,
-      signal,
-      onText,
-      onRetry,
-    };
+    // `messages` is the invoker's to keep, copied from the view's append-only mirror only when read
+    // (see `defineMessages`), and defined right after `model` so that the request's keys keep their order.
+    const mirror = view.of(context);
+    const request = { model: overrides?.model?.modelId ?? input.model } as ModelRequest;
+    defineMessages(request, mirror, mirror.length);
+    request.tools = overrides?.tools ?? tools.specs;
+    request.maxOutputTokens = overrides?.maxOutputTokens ?? input.maxOutputTokens;
+    request.signal = signal;
+    request.onText = onText;
+    request.onRetry = onRetry;
     const system = overrides?.system ?? input.system;
     if (system !== undefined) request.system = system;
     const volatileSystem = overrides?.volatileSystem ?? input.volatileSystem;
@@ -96,7 +97,8 @@ async function runSteps(input: LoopInput, abort: AbortRace): Promise<LoopOutcome
     }
     if (batch.length > 0) {
       const pending = await settleBatch(batch, input, fresh, abort);
-      await checkpoint();
+      // Not through `checkpoint`, here and below: without durability a step awaits nothing it need not.
+      if (input.durability !== undefined) await input.durability.checkpoint();
       emit({ kind: 'step', steps });
       if (pending.length > 0) {
         if (!signal.aborted) return { status: 'waiting', pending, steps, previous };
@@ -108,7 +110,7 @@ async function runSteps(input: LoopInput, abort: AbortRace): Promise<LoopOutcome
     }
 
     if (steps >= input.maxSteps) throw new MaxStepsError(input.maxSteps);
-    let overrides = await prepare();
+    let overrides = input.prepareStep === undefined ? undefined : await prepare();
     if (overrides?.condensation !== undefined) await condense(overrides.condensation);
     let reply: ModelReply;
     try {
@@ -128,9 +130,14 @@ async function runSteps(input: LoopInput, abort: AbortRace): Promise<LoopOutcome
     input.append(turn, reply);
     previous = { reply, sentTurns };
     // The reply is durable before any of its tools starts: after a crash its calls count as possibly run.
-    if (turn.blocks.some((block) => block.kind === 'tool_call')) await checkpoint();
+    if (input.durability !== undefined && hasToolCall(turn)) await input.durability.checkpoint();
     fresh = true;
   }
+}
+
+function hasToolCall(turn: Turn): boolean {
+  for (const block of turn.blocks) if (block.kind === 'tool_call') return true;
+  return false;
 }
 
 /** The run's controls with a step's over them (a step's `thinking: false` turns thinking off for that call). */
@@ -212,11 +219,18 @@ function replyProblem(turn: Turn): string | null {
   if (turn.role !== 'assistant') return `its role is ${JSON.stringify(turn.role)}, not "assistant"`;
   const shape = turnProblem(turn);
   if (shape !== null) return shape;
-  const ids = new Set<string>();
+  // The ids seen so far: a set only from the second call on (most replies make one call, or none).
+  let first: string | undefined;
+  let ids: Set<string> | undefined;
   for (const block of turn.blocks) {
     if (block.kind !== 'tool_call') continue;
     if (block.id === '') return 'a tool call has no id';
     if (block.name === '') return `tool call ${block.id} has no tool name`;
+    if (first === undefined) {
+      first = block.id;
+      continue;
+    }
+    ids ??= new Set([first]);
     if (ids.has(block.id)) return `two tool calls share the id ${block.id}`;
     ids.add(block.id);
   }

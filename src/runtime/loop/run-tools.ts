@@ -36,7 +36,9 @@ export async function settleBatch(calls: ToolCallBlock[], input: LoopInput, fres
   const starting: string[] = [];
   const pending: PendingApproval[] = [];
   const startsOf = input.durability?.startsOf ?? neverStarted;
-  const admitted = await admit(calls, input, abort);
+  // Synchronous unless a schema validates asynchronously: no await (and no turn of the queue) for nothing.
+  const admissions = admitCalls(calls, input.tools);
+  const admitted = admissions instanceof Promise ? await admit(admissions, calls, input, abort) : admissions;
   // The input each admitted call runs with: its schema's output, which may differ from what the model sent.
   const inputs: unknown[] = new Array(calls.length);
 
@@ -140,7 +142,9 @@ export async function settleBatch(calls: ToolCallBlock[], input: LoopInput, fres
         outcomes[i] = finish(call, end, input);
       }
     };
-    const all: Promise<unknown> = input.sequential ? runInOrder(runnable, runOne) : Promise.all(runnable.map(runOne));
+    // One call (most steps) needs neither an array of promises nor Promise.all around it.
+    const all: Promise<unknown> =
+      runnable.length === 1 ? runOne(runnable[0]) : input.sequential ? runInOrder(runnable, runOne) : Promise.all(runnable.map(runOne));
     try {
       await abort.race(all);
     } catch (error) {
@@ -164,10 +168,8 @@ function notRun(error: unknown): string {
   return `Not run: ${error instanceof Error ? error.message : String(error)}`;
 }
 
-/** Every call's admission (see `admitCalls`); an abort while a schema validates asynchronously closes the batch as aborted. */
-async function admit(calls: ToolCallBlock[], input: LoopInput, abort: AbortRace): Promise<Admission[]> {
-  const admitted = admitCalls(calls, input.tools);
-  if (!(admitted instanceof Promise)) return admitted;
+/** Every call's admission once a schema validated asynchronously (see `admitCalls`); an abort meanwhile closes the batch as aborted. */
+async function admit(admitted: Promise<Admission[]>, calls: ToolCallBlock[], input: LoopInput, abort: AbortRace): Promise<Admission[]> {
   try {
     return await abort.race(admitted);
   } catch (error) {

@@ -51,11 +51,12 @@ export type Admission = { input: unknown } | { refusal: string };
  */
 export function admitCalls(calls: readonly ToolCallBlock[], tools: LoopTools): Admission[] | Promise<Admission[]> {
   let pending = false;
-  const admissions = calls.map((call) => {
-    const admission = admitCall(call, tools);
+  const admissions: Array<Admission | Promise<Admission>> = new Array(calls.length);
+  for (let i = 0; i < calls.length; i++) {
+    const admission = admitCall(calls[i], tools);
     if (admission instanceof Promise) pending = true;
-    return admission;
-  });
+    admissions[i] = admission;
+  }
   return pending ? Promise.all(admissions) : (admissions as Admission[]);
 }
 

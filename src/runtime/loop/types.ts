@@ -145,8 +145,12 @@ export interface LoopBudget {
 
 /** The context as the model sees it, converted turn by turn as it grows (see `ModelView`). */
 export type ContextView = {
-  /** A fresh array the callee may keep. `context` must only have grown since the last call or `reset`. */
-  of(context: readonly Turn[]): Turn[];
+  /**
+   * The context as the model sees it, in an append-only array: its first `context.length` turns never
+   * change afterwards, so a request copies them only when its invoker reads them. `context` must only
+   * have grown since the last call or `reset`.
+   */
+  of(context: readonly Turn[]): readonly Turn[];
   /** Forgets what was converted; called when the context was replaced rather than grown. */
   reset(): void;
 };

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createAgent, DEFAULT_MAX_STEPS } from '../../../src/entries/runtime.js';
 import { RunFault, AgentConfigError, ToolError, ToolNameCollisionError, DuplicateToolError } from '../../../src/entries/errors.js';
-import type { ToolDefinition, Turn } from '../../../src/entries/runtime.js';
+import type { ModelInvoker, ToolDefinition, Turn } from '../../../src/entries/runtime.js';
+import type { ModelRequest } from '../../../src/entries/models.js';
 
 import { call, deferred, record, say, scriptedModel } from './helpers.js';
 
@@ -132,6 +133,52 @@ describe('the loop through createAgent', () => {
     expect(shown(model.requests[4].messages)).toEqual([...shown(snapshot.messages), 'sure?']);
     expect(shown(model.requests[4].messages)[0]).toMatch(/Summary: notes were listed\./);
   });
+
+  it.each(['notes.list', 'notes'])(
+    'hands each request messages of its own that later steps and a condensation leave as sent (tool %s)',
+    async (name) => {
+      // Kept as they came, not copied, and not read until the runs are over: what each request holds then
+      // must be what it was sent, however the context grew or was condensed after it.
+      const kept: ModelRequest[] = [];
+      const replies = [
+        call({ name: name.replace('.', '_'), id: 'n1' }),
+        say('One note.'),
+        say('Still one.'),
+        say('Summary: listed.'),
+        say('Yes.'),
+      ];
+      const invokeModel: ModelInvoker = async (request) => {
+        kept.push(request);
+        return replies.shift()!;
+      };
+      const agent = createAgent({ model: 'm', tools: [tool(name, () => ['milk'])], compaction: { keepRecent: 2 } }, { invokeModel });
+      const shown = (turns: Turn[]) => turns.map((turn) => turn.blocks.map((b) => (b.kind === 'text' ? b.text : b.kind)).join('|'));
+
+      await agent.submit('what notes?');
+      await agent.submit('and now?');
+      const { snapshot } = await agent.condense();
+      await agent.submit('sure?');
+
+      const before = ['what notes?', 'tool_call', 'tool_result', 'One note.', 'and now?'];
+      expect(kept).toHaveLength(5);
+      // kept[3] is the summarizer's own request.
+      expect([0, 1, 2, 4].map((i) => shown(kept[i].messages))).toEqual([
+        before.slice(0, 1),
+        before.slice(0, 3),
+        before,
+        [...shown(snapshot.messages), 'sure?'],
+      ]);
+      expect(shown(snapshot.messages)[0]).toMatch(/Summary: listed\./);
+      expect(kept[2].messages).toBe(kept[2].messages);
+      expect(kept[0].messages).toBe(kept[0].messages);
+      // A plain property as far as a copy of the request can tell, and one an invoker may replace.
+      expect(JSON.parse(JSON.stringify({ ...kept[1], signal: undefined })).messages).toEqual(kept[1].messages);
+      expect(Object.keys(kept[1]).slice(0, 3)).toEqual(['model', 'messages', 'tools']);
+      const mine: Turn[] = [];
+      kept[1].messages = mine;
+      expect(kept[1].messages).toBe(mine);
+    },
+  );
 
   it('refuses at set-up two tool names that sanitize alike, and duplicate names', () => {
     const noop = () => null;
