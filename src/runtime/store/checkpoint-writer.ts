@@ -1,7 +1,8 @@
 import type { ModelUsage } from '../contract/model.js';
 import type { SessionNode, SessionRecord } from '../contract/session.js';
 import { addUsage } from '../usage/sum.js';
-import { encodeCheckpoint, type ByteRange } from './checkpoint.js';
+import { crc32 } from 'node:zlib';
+import { encodeCheckpoint, type ByteRange, type VouchedRange } from './checkpoint.js';
 import type { RangeSet } from './range-set.js';
 import { leafPosition } from './records.js';
 import { recordLine } from './record-line.js';
@@ -30,6 +31,17 @@ export type WriterState = {
   /** Where each node the writer knows of sits in the file. */
   offsets: Map<string, ByteRange>;
   verified: RangeSet;
+  /**
+   * The ranges this writer vouches for (ascending, disjoint): one per checkpoint it wrote, from the one
+   * before (or where its vouching began) to it, and those the checkpoint it resumed from vouched for.
+   */
+  vouched: VouchedRange[];
+  /**
+   * The bytes from `start` to the end of the file, which it vouches for too, with their CRC so far:
+   * what it wrote since its last checkpoint (or since the load, when the load could check what was
+   * there). Its next checkpoint closes this range.
+   */
+  vouching: { start: number; crc: number };
 };
 
 /** One write: its bytes, how many records they hold (a checkpoint included), and what to record once they are durable. */
@@ -68,6 +80,8 @@ export class CheckpointWriter {
     const size = state.size;
     const firstByte = size + (closeTornLine ? 1 : 0);
     const lines: string[] = closeTornLine ? ['\n'] : [];
+    // A torn line is no record: vouching starts again after it.
+    let vouching = closeTornLine ? { start: firstByte, crc: 0 } : state.vouching;
     const placed = new Map<string, ByteRange>();
     const written = new Map<string, SessionNode>();
     let position = firstByte;
@@ -90,9 +104,13 @@ export class CheckpointWriter {
       lines.push(line);
       position = end;
     }
+    let crc = vouching.crc;
+    for (let i = closeTornLine ? 1 : 0; i < lines.length; i++) crc = crc32(lines[i], crc);
+    vouching = { start: vouching.start, crc };
 
     const where = (id: string) => placed.get(id) ?? state.offsets.get(id);
     let checkpoint: WriterState['checkpoint'] = null;
+    let closed: VouchedRange | null = null;
     let chain: readonly SessionNode[] | null | undefined;
     const last = state.checkpoint;
     let due = !state.stale && position - (last?.offset ?? 0) >= this.every;
@@ -105,8 +123,11 @@ export class CheckpointWriter {
       const live = chain === null || chain.at(-1)?.id !== leaf ? null : this.liveRanges(chain, where, [firstByte, position]);
       if (chain !== null && live !== null) {
         checkpoint = { offset: position, live, chain: new Set(chain.map((node) => node.id)) };
-        const line = `${encodeCheckpoint({ offset: position, leaf, live, nodes, usage, started: startsIn(chain, startsOf) })}\n`;
+        if (position > vouching.start) closed = [vouching.start, position, vouching.crc];
+        const vouched = vouchedOver(closed === null ? state.vouched : [...state.vouched, closed], live);
+        const line = `${encodeCheckpoint({ offset: position, leaf, live, nodes, usage, started: startsIn(chain, startsOf), vouched })}\n`;
         lines.push(line);
+        vouching = { start: position, crc: crc32(line) };
         position += Buffer.byteLength(line);
       }
     }
@@ -122,6 +143,8 @@ export class CheckpointWriter {
         state.usage = usage;
         state.leaf = leaf;
         if (checkpoint !== null) state.checkpoint = checkpoint;
+        if (closed !== null) state.vouched.push(closed);
+        state.vouching = vouching;
       },
     };
   }
@@ -137,6 +160,7 @@ export class CheckpointWriter {
     this.state.stale = true;
     this.state.checkpoint = null;
     this.state.offsets.clear();
+    this.state.vouched = [];
   }
 
   /** Takes in where every node of a whole read of the file sits (a graph loading its whole session). */
@@ -182,6 +206,23 @@ export class CheckpointWriter {
     }
     return merged;
   }
+}
+
+/** The ranges of `vouched` (ascending, disjoint) that overlap one of `live` (ascending, disjoint): what a checkpoint vouches for. */
+function vouchedOver(vouched: readonly VouchedRange[], live: readonly ByteRange[]): VouchedRange[] {
+  const over: VouchedRange[] = [];
+  for (const [start, end] of live) {
+    let low = 0;
+    let high = vouched.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (vouched[mid][1] <= start) low = mid + 1;
+      else high = mid;
+    }
+    // Both lists ascend, so a range overlapping two live ranges comes up twice in a row.
+    for (let i = low; i < vouched.length && vouched[i][0] < end; i++) if (over.at(-1) !== vouched[i]) over.push(vouched[i]);
+  }
+  return over;
 }
 
 /** True when a reader resuming from checkpoint `last` may take node `id` (at `range`): after it, or in the context it records. */

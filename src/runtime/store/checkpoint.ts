@@ -1,9 +1,22 @@
 import { createHash } from 'node:crypto';
+import { crc32 } from 'node:zlib';
 import type { ModelUsage } from '../contract/model.js';
 import { usageProblem } from '../usage/check.js';
 
 /** A byte range of a session file, `[start, end)`; a record's range ends after its newline. */
 export type ByteRange = [start: number, end: number];
+
+/**
+ * Bytes `[start, end)` a writer of ours vouches for, with their CRC-32: whole lines, each one record it
+ * wrote itself (after checking it) or read and checked. While the bytes still have that CRC, a reader
+ * may parse them without checking every record's shape again (see docs/sessions.md, "Checkpoints").
+ */
+export type VouchedRange = [start: number, end: number, crc: number];
+
+/** The CRC-32 of `bytes[start, end)` continued from `crc`: the one checksum vouched ranges use. */
+export function crcOf(bytes: Uint8Array, start = 0, end = bytes.length, crc = 0): number {
+  return crc32(start === 0 && end === bytes.length ? bytes : bytes.subarray(start, end), crc);
+}
 
 /**
  * A checkpoint record: an index a writer appends now and then so that a reader can resume from the
@@ -34,6 +47,12 @@ export type Checkpoint = {
    * here (`graph.startsOf`): a reader resuming from here sees no `started` record before it.
    */
   started: Array<[callId: string, count: number]>;
+  /**
+   * Ranges (ascending, disjoint, before `offset`) the writer vouches for, covering what it could of the
+   * `live` ranges. Absent in checkpoints written before it existed, which older readers ignore (the
+   * record's checksum covers it, and they read every field by name).
+   */
+  vouched?: VouchedRange[];
 };
 
 /** Every checkpoint line starts with exactly these bytes; a newline before them marks a line start. */
@@ -48,7 +67,8 @@ function checksum(body: string): string {
 
 /** The checkpoint's line (without the newline): its fields, then a checksum of everything before it. */
 export function encodeCheckpoint(fields: Omit<Checkpoint, 'type' | 'v'>): string {
-  const body = `${CHECKPOINT_PREFIX}"v":1,"offset":${fields.offset},"leaf":${JSON.stringify(fields.leaf)},"live":${JSON.stringify(fields.live)},"nodes":${fields.nodes},"usage":${JSON.stringify(fields.usage)},"started":${JSON.stringify(fields.started)}`;
+  const vouched = fields.vouched === undefined || fields.vouched.length === 0 ? '' : `,"vouched":${JSON.stringify(fields.vouched)}`;
+  const body = `${CHECKPOINT_PREFIX}"v":1,"offset":${fields.offset},"leaf":${JSON.stringify(fields.leaf)},"live":${JSON.stringify(fields.live)},"nodes":${fields.nodes},"usage":${JSON.stringify(fields.usage)},"started":${JSON.stringify(fields.started)}${vouched}`;
   return `${body}${SUM_KEY}${checksum(body)}"}`;
 }
 
@@ -85,7 +105,24 @@ export function parseCheckpoint(line: string, raw: Record<string, unknown>): Che
       return 'malformed checkpoint record: its "live" ranges are not ascending, disjoint and before it';
     previousEnd = end;
   }
+  if (raw.vouched !== undefined) {
+    if (!Array.isArray(raw.vouched)) return 'malformed checkpoint record: "vouched" is not a list of vouched ranges';
+    previousEnd = 0;
+    for (const range of raw.vouched as unknown[]) {
+      if (!Array.isArray(range) || range.length !== 3 || !isCount(range[0]) || !isCount(range[1]) || !isCrc(range[2])) {
+        return 'malformed checkpoint record: "vouched" holds something other than [start, end, crc] ranges';
+      }
+      const [start, end] = range as VouchedRange;
+      if (start < previousEnd || end <= start || end > offset)
+        return 'malformed checkpoint record: its "vouched" ranges are not ascending, disjoint and before it';
+      previousEnd = end;
+    }
+  }
   return raw as unknown as Checkpoint;
+}
+
+function isCrc(value: unknown): value is number {
+  return isCount(value) && value <= 0xffffffff;
 }
 
 function isCount(value: unknown): value is number {

@@ -95,7 +95,16 @@ export class SessionFileLoader {
   private missing(id: string): FileRead {
     const report: FileLoadReport = { ...cleanReport(), scope: 'file', fullScanReason: null, bytes: 0 };
     const known = (): Known => ({
-      writer: this.newWriter({ size: 0, leaf: null, nodes: 0, usage: zeroUsage(), offsets: new Map(), verified: [] }),
+      writer: this.newWriter({
+        size: 0,
+        leaf: null,
+        nodes: 0,
+        usage: zeroUsage(),
+        offsets: new Map(),
+        verified: [],
+        vouched: [],
+        vouching: { start: 0, crc: 0 },
+      }),
       index: new SessionGraph(id),
       endsCleanly: true,
     });
@@ -129,6 +138,9 @@ export class SessionFileLoader {
         offsets: tail.offsets(),
         verified: tail.verified,
         checkpoint: { offset: tail.checkpoint.offset, live: tail.checkpoint.live, chain: tail.checkpointChain() },
+        // What the checkpoint vouched for, passed on (every reader checks the CRCs before it relies on them).
+        vouched: [...(tail.checkpoint.vouched ?? [])],
+        vouching: tail.vouchable ?? { start: size, crc: 0 },
       }),
       index: SessionGraph.fromLivePath(id, records, {
         leaf: tail.leaf,
@@ -163,6 +175,9 @@ export class SessionFileLoader {
         usage: index.usageTotal(),
         offsets: offsetsOf(decoded),
         verified: decoded.verified,
+        // A whole read vouches for nothing before the end: it may have skipped lines, or upgraded them.
+        vouched: [],
+        vouching: { start: decoded.size, crc: 0 },
       });
       return { writer, index, endsCleanly: decoded.endsCleanly };
     };

@@ -3,7 +3,7 @@ import type { ModelUsage } from '../contract/model.js';
 import type { SessionNode } from '../contract/session.js';
 import type { GuardrailTrip } from '../contract/guardrail.js';
 import { addUsage } from '../usage/sum.js';
-import { CHECKPOINT_PREFIX, type ByteRange, type Checkpoint } from './checkpoint.js';
+import { CHECKPOINT_PREFIX, crcOf, type ByteRange, type Checkpoint, type VouchedRange } from './checkpoint.js';
 import { ChainWalk, pathChain, type ContextChain } from './context-chain.js';
 import { hashNode } from './hash.js';
 import { decodeRecord, leafPosition, LineProblem, type StoredLine } from './records.js';
@@ -82,6 +82,12 @@ export type TailResume = {
   checkpointChain(): Set<string>;
   /** Byte ranges read and found to hold only whole, valid records. */
   verified: ByteRange[];
+  /**
+   * From the last checkpoint's line to the end of the file, with its CRC, when a writer going on from
+   * here may vouch for those bytes: every line checked as a load without migrators checks it (a line a
+   * migrator had to upgrade is not what a store writes). Null otherwise.
+   */
+  vouchable: { start: number; crc: number } | null;
   lines: number;
   bytesRead: number;
 };
@@ -182,6 +188,10 @@ export async function readTail(file: FileHandle, size: number, options: ReadOpti
   // cover exactly their calls. The writer checkpoints before the leaf leaves them.
   const fromRanges = new Map<string, SessionNode>();
   let unread = checkpoint.live.length;
+  // Vouched bytes skip the record checks only when those checks are all a load would do: migrators
+  // may reshape records, and `verify` re-hashes every node.
+  const fast = checkpoint.vouched !== undefined && options.migrators.length === 0 && !options.verify;
+  const intact = new Map<number, boolean>();
   let recorded: ContextChain;
   const walk = new ChainWalk(checkpoint.leaf);
   for (;;) {
@@ -195,24 +205,26 @@ export async function readTail(file: FileHandle, size: number, options: ReadOpti
         bytesRead,
       };
     const [start, end] = checkpoint.live[--unread];
-    // One byte more in front, to see that the range starts a line.
-    const from = Math.max(0, start - 1);
+    // One byte more in front, to see that the range starts a line; and the whole of every vouched
+    // range it overlaps, whose CRC covers all of it.
+    const covering = fast ? vouchedOver(checkpoint.vouched!, start, end) : [];
+    const from = Math.min(Math.max(0, start - 1), covering[0]?.[0] ?? Infinity);
+    const to = Math.max(end, covering.at(-1)?.[1] ?? 0);
     let bytes: Buffer;
-    let got = end - from;
+    let got = to - from;
     if (from >= tail.start) {
-      bytes = tail.bytes.subarray(from - tail.start, end - tail.start); // read already, on the way back
+      bytes = tail.bytes.subarray(from - tail.start, to - tail.start); // read already, on the way back
     } else {
-      bytes = Buffer.allocUnsafe(end - from);
+      bytes = Buffer.allocUnsafe(to - from);
       got = (await file.read(bytes, 0, bytes.length, from)).bytesRead;
       bytesRead += got;
     }
-    if (got !== bytes.length || (start > 0 && bytes[0] !== NEWLINE) || bytes[bytes.length - 1] !== NEWLINE) {
+    if (got !== bytes.length || (start > 0 && bytes[start - 1 - from] !== NEWLINE) || bytes[end - 1 - from] !== NEWLINE) {
       return { ...miss(`the checkpoint's live range ${start}-${end} does not hold whole lines`), bytesRead };
     }
     const read: SessionNode[] = [];
-    eachLine(bytes, start - from, bytes.length, from, (line, lineStart, lineEnd) => {
+    const onRecord = (record: StoredLine | string, lineStart: number, lineEnd: number): boolean => {
       lines++;
-      const record = decodeValid(line, options);
       if (typeof record === 'string')
         return ((damaged ??= `the line at byte ${lineStart}, in the checkpoint's live range ${start}-${end}, ${record}`), false);
       if (record.type === 'node') {
@@ -220,7 +232,30 @@ export async function readTail(file: FileHandle, size: number, options: ReadOpti
         placed.push(record.node.id, lineStart, lineEnd);
       }
       return true;
-    });
+    };
+    // What vouched ranges whose CRC still matches cover is parsed in one go, unchecked; the rest line by line.
+    let done = start;
+    for (const [vouchedStart, vouchedEnd] of intactSpans(covering, bytes, from, intact)) {
+      const pieceStart = Math.max(vouchedStart, done);
+      const pieceEnd = Math.min(vouchedEnd, end);
+      if (pieceEnd <= pieceStart) continue;
+      eachLine(bytes, done - from, pieceStart - from, from, (line, lineStart, lineEnd) =>
+        onRecord(decodeValid(line, options), lineStart, lineEnd),
+      );
+      if (damaged !== null) break;
+      if (!decodeVouched(bytes, pieceStart - from, pieceEnd - from, from, onRecord)) {
+        eachLine(bytes, pieceStart - from, pieceEnd - from, from, (line, lineStart, lineEnd) =>
+          onRecord(decodeValid(line, options), lineStart, lineEnd),
+        );
+      }
+      if (damaged !== null) break;
+      done = pieceEnd;
+    }
+    if (damaged === null) {
+      eachLine(bytes, done - from, end - from, from, (line, lineStart, lineEnd) =>
+        onRecord(decodeValid(line, options), lineStart, lineEnd),
+      );
+    }
     if (damaged !== null) return { ...miss(damaged), bytesRead };
     verified.push([start, end]);
     // A conversation that never branched back has its whole context in the last range, in order: when
@@ -270,9 +305,82 @@ export async function readTail(file: FileHandle, size: number, options: ReadOpti
     checkpoint,
     checkpointChain,
     verified,
+    vouchable: options.migrators.length === 0 ? { start: at, crc: crcOf(tail.bytes, at - tail.start, size - tail.start) } : null,
     lines,
     bytesRead,
   };
+}
+
+/** The vouched ranges that overlap `[start, end)` (`vouched` is ascending and disjoint). */
+function vouchedOver(vouched: readonly VouchedRange[], start: number, end: number): VouchedRange[] {
+  let low = 0;
+  let high = vouched.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (vouched[mid][1] <= start) low = mid + 1;
+    else high = mid;
+  }
+  const over: VouchedRange[] = [];
+  for (let i = low; i < vouched.length && vouched[i][0] < end; i++) over.push(vouched[i]);
+  return over;
+}
+
+/**
+ * The spans of `covering` (ascending; `bytes[0]` is at file offset `origin` and holds them all) whose
+ * bytes still have the CRC they were vouched with, adjacent ones merged. `intact` remembers each
+ * range's verdict across the live ranges of one load.
+ */
+function intactSpans(covering: readonly VouchedRange[], bytes: Buffer, origin: number, intact: Map<number, boolean>): ByteRange[] {
+  const spans: ByteRange[] = [];
+  for (const [start, end, crc] of covering) {
+    let ok = intact.get(start);
+    if (ok === undefined) intact.set(start, (ok = crcOf(bytes, start - origin, end - origin) === crc));
+    if (!ok) continue;
+    const last = spans.at(-1);
+    if (last !== undefined && last[1] === start) last[1] = end;
+    else spans.push([start, end]);
+  }
+  return spans;
+}
+
+/**
+ * Decodes the whole lines of vouched bytes `bytes[from, to)` with one `JSON.parse` (the lines joined
+ * into one array), handing each to `onRecord` as the line-by-line decode would, minus the shape check
+ * their voucher made when it wrote or read them. False, with nothing handed on, when the bytes do not
+ * parse as one value per line: the caller then decodes them line by line, which says what is wrong.
+ */
+function decodeVouched(
+  bytes: Buffer,
+  from: number,
+  to: number,
+  origin: number,
+  onRecord: (record: StoredLine, start: number, end: number) => boolean,
+): boolean {
+  if ((from > 0 && bytes[from - 1] !== NEWLINE) || bytes[to - 1] !== NEWLINE) return false;
+  const text = bytes.toString('utf8', from, to);
+  // Where each line ends: found in the string when every character is one byte (the usual case, and
+  // much cheaper than a search call per line on the buffer), else in the bytes.
+  const ends: number[] = [];
+  if (text.length === to - from) {
+    for (let newline = text.indexOf('\n'); newline >= 0; newline = text.indexOf('\n', newline + 1)) ends.push(from + newline);
+  } else {
+    for (let newline = bytes.indexOf(NEWLINE, from); newline >= 0 && newline < to; newline = bytes.indexOf(NEWLINE, newline + 1))
+      ends.push(newline);
+  }
+  let values: unknown;
+  try {
+    // Valid JSON lines joined by commas inside brackets parse to exactly the values they parse to one by one.
+    values = JSON.parse(`[${text.slice(0, -1).replaceAll('\n', ',')}]`);
+  } catch {
+    return false; // Not what was vouched for after all: the line-by-line decode says what is wrong.
+  }
+  if (!Array.isArray(values) || values.length !== ends.length) return false;
+  let start = from;
+  for (let i = 0; i < values.length; i++) {
+    if (!onRecord(values[i] as StoredLine, origin + start, origin + ends[i] + 1)) return true;
+    start = ends[i] + 1;
+  }
+  return true;
 }
 
 /** True when `nodes` is one line of descent (each node's parent is the node before it) ending at node `leaf`. */
