@@ -2,7 +2,7 @@ import type { ModelUsage } from '../contract/model.js';
 import type { SessionNode, SessionRecord } from '../contract/session.js';
 import { addUsage } from '../usage/sum.js';
 import { crc32 } from 'node:zlib';
-import { encodeCheckpoint, type ByteRange, type VouchedRange } from './checkpoint.js';
+import { encodeCheckpoint, firstVouchedAfter, type ByteRange, type VouchedRange } from './checkpoint.js';
 import type { RangeSet } from './range-set.js';
 import { leafPosition } from './records.js';
 import { recordLine } from './record-line.js';
@@ -212,13 +212,7 @@ export class CheckpointWriter {
 function vouchedOver(vouched: readonly VouchedRange[], live: readonly ByteRange[]): VouchedRange[] {
   const over: VouchedRange[] = [];
   for (const [start, end] of live) {
-    let low = 0;
-    let high = vouched.length;
-    while (low < high) {
-      const mid = (low + high) >>> 1;
-      if (vouched[mid][1] <= start) low = mid + 1;
-      else high = mid;
-    }
+    const low = firstVouchedAfter(vouched, start);
     // Both lists ascend, so a range overlapping two live ranges comes up twice in a row.
     for (let i = low; i < vouched.length && vouched[i][0] < end; i++) if (over.at(-1) !== vouched[i]) over.push(vouched[i]);
   }

@@ -13,6 +13,18 @@ export type ByteRange = [start: number, end: number];
  */
 export type VouchedRange = [start: number, end: number, crc: number];
 
+/** The first range of `vouched` (ascending, disjoint) that ends after `offset`: where an overlap search starts. */
+export function firstVouchedAfter(vouched: readonly VouchedRange[], offset: number): number {
+  let low = 0;
+  let high = vouched.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (vouched[mid][1] <= offset) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
 /** The CRC-32 of `bytes[start, end)` continued from `crc`: the one checksum vouched ranges use. */
 export function crcOf(bytes: Uint8Array, start = 0, end = bytes.length, crc = 0): number {
   return crc32(start === 0 && end === bytes.length ? bytes : bytes.subarray(start, end), crc);

@@ -3,7 +3,7 @@ import type { ModelUsage } from '../contract/model.js';
 import type { SessionNode } from '../contract/session.js';
 import type { GuardrailTrip } from '../contract/guardrail.js';
 import { addUsage } from '../usage/sum.js';
-import { CHECKPOINT_PREFIX, crcOf, type ByteRange, type Checkpoint, type VouchedRange } from './checkpoint.js';
+import { CHECKPOINT_PREFIX, crcOf, firstVouchedAfter, type ByteRange, type Checkpoint, type VouchedRange } from './checkpoint.js';
 import { ChainWalk, pathChain, type ContextChain } from './context-chain.js';
 import { hashNode } from './hash.js';
 import { decodeRecord, leafPosition, LineProblem, type StoredLine } from './records.js';
@@ -313,15 +313,8 @@ export async function readTail(file: FileHandle, size: number, options: ReadOpti
 
 /** The vouched ranges that overlap `[start, end)` (`vouched` is ascending and disjoint). */
 function vouchedOver(vouched: readonly VouchedRange[], start: number, end: number): VouchedRange[] {
-  let low = 0;
-  let high = vouched.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if (vouched[mid][1] <= start) low = mid + 1;
-    else high = mid;
-  }
   const over: VouchedRange[] = [];
-  for (let i = low; i < vouched.length && vouched[i][0] < end; i++) over.push(vouched[i]);
+  for (let i = firstVouchedAfter(vouched, start); i < vouched.length && vouched[i][0] < end; i++) over.push(vouched[i]);
   return over;
 }
 
