@@ -124,6 +124,15 @@ describe('the front door', () => {
       ).toEqual([]);
   });
 
+  it('exports none of the names that were a second word for one concept (docs/packaging.md, "Moved names")', () => {
+    const gone = ['defineTool'];
+    for (const [door, exported] of names)
+      expect(
+        exported.filter((name) => gone.includes(name)),
+        door,
+      ).toEqual([]);
+  });
+
   it('opens every entry the same way for sources, exports and old resolvers', () => {
     for (const door of doors) {
       const source = `./${sourceOf(door.types)}`;
