@@ -3,7 +3,9 @@
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent, createConductor, SessionStore } from '../../../src/entries/runtime.js';
+import { createAgent, SessionStore } from '../../../src/entries/runtime.js';
+// The vendor-free factory behind createAgent (internal): it refuses deps createAgent would fill in.
+import { createConductor } from '../../../src/runtime/agent/index.js';
 import { AgentConfigError, BranchPointError, RunFault } from '../../../src/entries/errors.js';
 import { CONDENSED_PREFIX } from '../../../src/entries/condensation.js';
 import { MemorySessionStore } from '../../../src/entries/store.js';
