@@ -18,7 +18,7 @@ export type {
   AgentTelemetry,
   InstrumentedAgent,
   SubmitOptions,
-  CondenseOutcome,
+  CompactionOutcome,
   OutputSnapshot,
   InputRequest,
 } from '../runtime/agent/index.js';

@@ -126,6 +126,10 @@ describe('the front door', () => {
 
   it('exports none of the names that were a second word for one concept (docs/packaging.md, "Moved names")', () => {
     const gone = ['defineTool', 'createConductor', 'defineConductor', 'ConductorDeps'];
+    gone.push('CondenseResult', 'Condensation', 'CONDENSED_PREFIX', 'CondenseOutcome', 'BrokenCondensationError', 'CondensationMarker');
+    // The entry itself went with its word: `indusagi/condensation` is `indusagi/compaction`.
+    expect(Object.keys(pkg.exports)).not.toContain('./condensation');
+    expect(Object.keys(pkg.exports)).toContain('./compaction');
     for (const [door, exported] of names)
       expect(
         exported.filter((name) => gone.includes(name)),

@@ -1,9 +1,9 @@
 import type { CompactionPolicy } from '../contract/compaction.js';
 import type { ModelCard, ModelInvoker, ModelTool, ModelUsage } from '../contract/model.js';
 import type { Turn } from '../contract/turn.js';
-import type { Condensation, StepInput } from '../contract/step.js';
+import type { Compaction, StepInput } from '../contract/step.js';
 import { Condenser } from '../compaction/condenser.js';
-import type { CondenseResult } from '../compaction/condense.js';
+import type { CompactionResult } from '../compaction/condense.js';
 import { isPromptTooLongError, reportedPromptTokens } from '../compaction/prompt-too-long.js';
 import { ContextWindowExceededError } from '../loop/errors.js';
 import { addUsage } from '../usage/sum.js';
@@ -33,9 +33,9 @@ export interface CondensationStep {
    * call would not fit beside `sending`. With `step.failure` (the API said the prompt is too long, or a
    * reply was cut off by a full window) it condenses once more, forced. Undefined: nothing to do.
    */
-  decide(step: StepInput, sending?: Sending): Promise<Condensation | undefined>;
+  decide(step: StepInput, sending?: Sending): Promise<Compaction | undefined>;
   /** `agent.condense()`: condenses whatever the size, keeping every recent turn; null when nothing can be dropped. */
-  condenseNow(messages: readonly Turn[], signal: AbortSignal): Promise<Condensation | null>;
+  condenseNow(messages: readonly Turn[], signal: AbortSignal): Promise<Compaction | null>;
 }
 
 /**
@@ -92,7 +92,7 @@ export function condensationStep(options: CondensationStepOptions): Condensation
   };
 }
 
-function condensationOf(result: CondenseResult, alsoBilled?: ModelUsage): Condensation {
+function condensationOf(result: CompactionResult, alsoBilled?: ModelUsage): Compaction {
   const usage = { ...result.usage };
   if (alsoBilled !== undefined) addUsage(usage, alsoBilled);
   return {

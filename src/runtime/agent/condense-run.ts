@@ -1,5 +1,5 @@
 import type { ModelUsage } from '../contract/model.js';
-import type { Condensation } from '../contract/step.js';
+import type { Compaction } from '../contract/step.js';
 import { faultKindOf } from '../loop/errors.js';
 import { summaryBody } from '../compaction/summary-turn.js';
 import type { AgentCore } from './agent-core.js';
@@ -7,13 +7,13 @@ import { finishRun, openForRun } from './run-durability.js';
 import type { Failure } from './run-faults.js';
 import type { RunScope } from './run-scope.js';
 import type { AgentSession, Billing } from './session.js';
-import type { CondenseOutcome } from './types.js';
+import type { CompactionOutcome } from './types.js';
 
 /** `condense()`: a run that makes one forced condensation and nothing else. */
-export async function condenseRun(core: AgentCore, scope: RunScope): Promise<CondenseOutcome> {
+export async function condenseRun(core: AgentCore, scope: RunScope): Promise<CompactionOutcome> {
   const session = await openForRun(core, scope, null);
   scope.publish({ kind: 'run_started', sessionId: session.id, prompt: null, runId: scope.runId });
-  let compacted: CondenseOutcome['compacted'] = null;
+  let compacted: CompactionOutcome['compacted'] = null;
   let failure: Failure | undefined;
   try {
     const condensation = await core.condensation.condenseNow(session.context, scope.signal);
@@ -29,7 +29,7 @@ export async function condenseRun(core: AgentCore, scope: RunScope): Promise<Con
  * is announced), bills the summarizer to the run, makes the dropped turns searchable and publishes
  * `compacted`. Forced (`condenseRun`) or asked before a call of any run.
  */
-export function applyCondensation(core: AgentCore, scope: RunScope, session: AgentSession, condensation: Condensation) {
+export function applyCondensation(core: AgentCore, scope: RunScope, session: AgentSession, condensation: Compaction) {
   const dropped = session.condense(condensation, billed(core, condensation.usage));
   // What the next run would calibrate from was sent before this change; it no longer describes the context.
   core.carried.previous = undefined;

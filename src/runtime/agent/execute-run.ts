@@ -143,7 +143,7 @@ export async function executeRun(core: AgentCore, scope: RunScope, plan: RunPlan
           ? undefined
           : async (step) => {
               const overrides = await hook(step);
-              if (overrides?.condensation === undefined) announcePrepared();
+              if (overrides?.compaction === undefined) announcePrepared();
               return overrides;
             };
       let outcome = await runLoop(input);

@@ -1,7 +1,7 @@
 import type { Turn } from '../contract/turn.js';
 import type { ModelUsage } from '../contract/model.js';
 import type { LoadReport, SessionNode } from '../contract/session.js';
-import type { Condensation } from '../contract/step.js';
+import type { Compaction } from '../contract/step.js';
 import type { GuardrailTrip } from '../contract/guardrail.js';
 import type { SessionGraph } from '../store/graph.js';
 import type { SessionStoreLike } from '../store/types.js';
@@ -42,7 +42,7 @@ export interface AgentSession {
    * turn); `billed`: the summarizer's cost. Returns the nodes of the turns the summary replaced (none
    * without a graph).
    */
-  condense(condensation: Condensation, billed?: Billing): SessionNode[];
+  condense(condensation: Compaction, billed?: Billing): SessionNode[];
   /**
    * Replaces the whole context with `turns` (a context manager's own history compaction): only a session
    * that records nothing can take a replacement that is not a condensation; any other throws
@@ -266,8 +266,8 @@ function contextNodesAt(graph: SessionGraph, leaf: string): SessionNode[] {
 }
 
 /** A condensation's shape, checked before anything changes: a user summary turn, and a kept tail inside the context. */
-function checkCondensation(condensation: Condensation, length: number): Condensation {
-  const { summary, keptFrom } = condensation ?? ({} as Partial<Condensation>);
+function checkCondensation(condensation: Compaction, length: number): Compaction {
+  const { summary, keptFrom } = condensation ?? ({} as Partial<Compaction>);
   if (summary?.role !== 'user' || !Array.isArray(summary.blocks)) throw new ContextReplacementError('its `summary` must be a user turn');
   if (!Number.isInteger(keptFrom) || keptFrom! < 0 || keptFrom! > length) {
     throw new ContextReplacementError(

@@ -1,4 +1,4 @@
-import type { Condensation, PrepareStep, StepOverrides } from '../contract/step.js';
+import type { Compaction, PrepareStep, StepOverrides } from '../contract/step.js';
 import type { Turn } from '../contract/turn.js';
 import type { CondensationStep } from './condensation-step.js';
 import type { ContextRun } from './context-run.js';
@@ -32,7 +32,7 @@ export function composeStepHook(producers: StepProducers): PrepareStep | undefin
     if (condensation !== undefined) {
       const condensed = await condensation.decide(step, context?.sending());
       if (condensed !== undefined) {
-        overrides.condensation = condensed;
+        overrides.compaction = condensed;
         messages = condensedView(step.messages, condensed);
         if (context !== undefined && step.step === 0 && step.failure === undefined) await context.reprepare(messages);
       }
@@ -53,15 +53,22 @@ export function composeStepHook(producers: StepProducers): PrepareStep | undefin
     };
     const own = (await user(seen)) ?? undefined;
     if (own === undefined) return overrides;
-    if (own.condensation !== undefined && overrides.condensation !== undefined) {
-      throw new StepHookError('prepareStep returned a condensation for a step the agent already condensed; one condensation per step');
+    // `condensation` was this field's name before compaction became the one word for it (issue 37): a
+    // hook that still returns it would be ignored without a word, so it is refused with the new name.
+    if (typeof own === 'object' && 'condensation' in own) {
+      throw new StepHookError(
+        'prepareStep returned `condensation`, which is now `compaction`: return { compaction: { summary, keptFrom } }',
+      );
+    }
+    if (own.compaction !== undefined && overrides.compaction !== undefined) {
+      throw new StepHookError('prepareStep returned a compaction for a step the agent already compacted; one compaction per step');
     }
     return { ...overrides, ...own };
   };
 }
 
 /** The messages as the call will send them after `condensation`: the summary, then the kept tail. */
-export function condensedView(messages: readonly Turn[], condensation: Condensation): Turn[] {
+export function condensedView(messages: readonly Turn[], condensation: Compaction): Turn[] {
   const view = [condensation.summary];
   for (let i = condensation.keptFrom; i < messages.length; i++) view.push(messages[i]);
   return view;

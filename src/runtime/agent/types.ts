@@ -217,7 +217,7 @@ export type OutputSnapshot<Output> =
   (RunSnapshot & { status: 'settled'; output: Output }) | (RunSnapshot & { status: 'waiting'; output?: undefined });
 
 /** What `agent.condense()` did: the `compacted` event it published, or null when there was nothing to condense. */
-export type CondenseOutcome = {
+export type CompactionOutcome = {
   compacted: Extract<RunEvent, { kind: 'compacted' }> | null;
   snapshot: RunSnapshot;
 };
@@ -255,7 +255,7 @@ export interface Agent {
    * the session. A run of its own: it publishes `compacted` and `usage`, and faults `summarizer_failed`
    * without changing anything when the summary call fails.
    */
-  condense(opts?: SubmitOptions): Promise<CondenseOutcome>;
+  condense(opts?: SubmitOptions): Promise<CompactionOutcome>;
   /**
    * Moves the session's live leaf to node `nodeId`, so the next prompt starts a new branch there (as
    * `/fork` does); the later turns stay in the session. Needs a store (`MemorySessionStore` for one in

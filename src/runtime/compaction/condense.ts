@@ -8,7 +8,7 @@ import { makeSummaryTurn } from './summary-turn.js';
 import { addUsage, zeroUsage } from '../usage/sum.js';
 
 /** What one condensation did; `messages` is what the next model call should be sent. */
-export type CondenseResult = {
+export type CompactionResult = {
   /** `[summaryTurn, ...tail]`; the tail turns are the caller's own objects, unchanged. */
   messages: Turn[];
   summaryTurn: Turn;
@@ -79,7 +79,7 @@ export async function condenseAt(
   cuts: readonly number[],
   tokensBefore: number,
   ctx: CondenseContext,
-): Promise<CondenseResult | null> {
+): Promise<CompactionResult | null> {
   const { budget } = ctx;
   const frameTokens = estimateTurnTokens(makeSummaryTurn('', ctx.summaryNote));
   const total = cumulative[messages.length];

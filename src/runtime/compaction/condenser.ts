@@ -2,7 +2,7 @@ import type { CompactionPolicy } from '../contract/compaction.js';
 import type { ModelCard, ModelInvoker, ModelTool } from '../contract/model.js';
 import type { Turn } from '../contract/turn.js';
 import { fits, resolveBudget, type Budget } from './budget.js';
-import { condenseAt, type CondenseResult, type DiscardedSummary } from './condense.js';
+import { condenseAt, type CompactionResult, type DiscardedSummary } from './condense.js';
 import { findCutPoint, shrinkingCuts } from './cut-point.js';
 import { estimateTextTokens, estimateToolsTokens, estimateTurnTokens } from './estimate.js';
 import { assertCount, resolveCompactionPolicy, type ResolvedCompactionPolicy } from './policy.js';
@@ -122,7 +122,7 @@ export class Condenser {
    * Throws `ContextOverflowError` when even that cannot fit and `SummarizerError` when the summary
    * call fails; in both cases `messages` is untouched and nothing is lost, so the caller may fault or retry.
    */
-  async condense(messages: readonly Turn[], signal?: AbortSignal, opts: CondenseOptions = {}): Promise<CondenseResult | null> {
+  async condense(messages: readonly Turn[], signal?: AbortSignal, opts: CondenseOptions = {}): Promise<CompactionResult | null> {
     this.#track(messages);
     const tokensBefore = this.#estimate();
     if (!opts.force && fits(this.#budget, tokensBefore)) return null;
@@ -168,7 +168,7 @@ export class Condenser {
   }
 
   /** Continues from the condensed context, reusing the kept turns' estimates. */
-  #adopt(result: CondenseResult): void {
+  #adopt(result: CompactionResult): void {
     const kept = this.#cumulative;
     const keptFrom = result.keptFrom;
     this.#turns = result.messages.slice();

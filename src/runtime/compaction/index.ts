@@ -1,4 +1,4 @@
-// Condensation: deciding when history must shrink, where it may be cut, and replacing the oldest
+// Compaction: deciding when history must shrink, where it may be cut, and replacing the oldest
 // turns with one summary turn. `Condenser` is the incremental form the conductor calls per model call.
 export {
   estimateContextTokens,
@@ -19,7 +19,7 @@ export { isSummaryTurn, makeSummaryTurn, summaryBody } from './summary-turn.js';
 export { TOOL_INPUT_CLIP_CHARS, TOOL_RESULT_CLIP_CHARS } from './transcript.js';
 export { compact } from './compact.js';
 export type { CompactOptions } from './compact.js';
-export type { CondenseResult, DiscardedSummary } from './condense.js';
+export type { CompactionResult, DiscardedSummary } from './condense.js';
 export { Condenser } from './condenser.js';
 export type { CondenserOptions, CondensePlan, CondenseOptions } from './condenser.js';
 export { isPromptTooLongError, reportedPromptTokens } from './prompt-too-long.js';

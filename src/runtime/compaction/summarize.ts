@@ -1,5 +1,5 @@
 import type { ModelInvoker, ModelRequest, ModelUsage } from '../contract/model.js';
-import { CONDENSED_PREFIX, type Turn } from '../contract/turn.js';
+import { COMPACTION_PREFIX, type Turn } from '../contract/turn.js';
 import { modelCard } from '../models/index.js';
 import { DEFAULT_TRIGGER_RATIO, assertCount } from './policy.js';
 import { CHARS_PER_TOKEN, TURN_SURCHARGE_TOKENS, estimateTextTokens } from './estimate.js';
@@ -112,7 +112,7 @@ function systemPrompt(maxOutputTokens: number): string {
     'Identifiers: every exact file path, id, URL, name, command, number and value the remaining work still needs, copied verbatim.',
     '',
     'If a previous summary is given, merge it in: keep every fact and identifier from it that is still relevant, updated by what the transcript shows.',
-    `Do not invent anything. Write plain text, at most about ${words} words. Do not begin with "${CONDENSED_PREFIX}".`,
+    `Do not invent anything. Write plain text, at most about ${words} words. Do not begin with "${COMPACTION_PREFIX}".`,
   ].join('\n');
 }
 

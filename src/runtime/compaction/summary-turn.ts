@@ -1,9 +1,9 @@
-import { CONDENSED_PREFIX, type Turn } from '../contract/turn.js';
+import { COMPACTION_PREFIX, type Turn } from '../contract/turn.js';
 
-/** A condensation summary: a `user` turn whose first text block starts with `CONDENSED_PREFIX`. */
+/** A condensation summary: a `user` turn whose first text block starts with `COMPACTION_PREFIX`. */
 export function isSummaryTurn(turn: Turn): boolean {
   const first = turn.blocks[0];
-  return turn.role === 'user' && first?.kind === 'text' && first.text.startsWith(CONDENSED_PREFIX);
+  return turn.role === 'user' && first?.kind === 'text' && first.text.startsWith(COMPACTION_PREFIX);
 }
 
 /**
@@ -12,7 +12,7 @@ export function isSummaryTurn(turn: Turn): boolean {
  * taken for part of the summary.
  */
 export function makeSummaryTurn(summary: string, note?: string): Turn {
-  const turn: Turn = { role: 'user', blocks: [{ kind: 'text', text: `${CONDENSED_PREFIX}\n${summary}` }] };
+  const turn: Turn = { role: 'user', blocks: [{ kind: 'text', text: `${COMPACTION_PREFIX}\n${summary}` }] };
   if (note !== undefined) turn.blocks.push({ kind: 'text', text: note });
   return turn;
 }
@@ -29,6 +29,6 @@ export function summaryBody(turn: Turn): string {
  */
 export function stripCondensedPrefix(text: string): string {
   let rest = text.trim();
-  while (rest.startsWith(CONDENSED_PREFIX)) rest = rest.slice(CONDENSED_PREFIX.length).trim();
+  while (rest.startsWith(COMPACTION_PREFIX)) rest = rest.slice(COMPACTION_PREFIX.length).trim();
   return rest;
 }

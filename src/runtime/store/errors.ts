@@ -83,8 +83,8 @@ export class InvalidTurnError extends IndusagiError {
 }
 
 /** A condensation node whose `firstKept` is not one of its ancestors, so its context cannot be rebuilt. */
-export class BrokenCondensationError extends IndusagiError {
-  static override readonly errorName: string = 'BrokenCondensationError';
+export class BrokenCompactionError extends IndusagiError {
+  static override readonly errorName: string = 'BrokenCompactionError';
   constructor(
     readonly sessionId: string,
     readonly summaryId: string,

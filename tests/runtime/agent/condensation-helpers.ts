@@ -5,11 +5,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SessionStore } from '../../../src/entries/runtime.js';
-import { CONDENSED_PREFIX } from '../../../src/entries/condensation.js';
+import { COMPACTION_PREFIX } from '../../../src/entries/compaction.js';
 import type { Agent, RunEvent, SessionNode, ToolDefinition, Turn } from '../../../src/entries/runtime.js';
 import type { AnthropicTestServer, MessageScript, RecordedRequest, Script } from '../../../src/testing/index.js';
 
-export { CONDENSED_PREFIX };
+export { COMPACTION_PREFIX };
 
 /** The summarizer's request is the only one whose system prompt asks for a condensation. */
 export const isSummarizerRequest = (request: RecordedRequest): boolean =>

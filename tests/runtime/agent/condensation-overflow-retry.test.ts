@@ -13,7 +13,7 @@ import type { RunFault } from '../../../src/entries/errors.js';
 import { serverAndDirPerTest, type TempDir } from '../../support/server-and-dir.js';
 import { reply, type AnthropicTestServer, type Script } from '../../../src/testing/index.js';
 import {
-  CONDENSED_PREFIX,
+  COMPACTION_PREFIX,
   compactedEvents,
   contentOf,
   fakeModel,
@@ -81,7 +81,7 @@ describe.each([
     const [refused, summarizer, retried] = server.requests.slice(2).map((r) => r.body);
     expect(isSummarizerRequest(server.requests[3])).toBe(true);
     expect(firstText(summarizer.messages[0])).toContain('Plan a trip to Lisbon for me.');
-    expect(firstText(retried.messages[0])).toBe(`${CONDENSED_PREFIX}\n${SUMMARY}`);
+    expect(firstText(retried.messages[0])).toBe(`${COMPACTION_PREFIX}\n${SUMMARY}`);
     // keepRecent 2: the summary, then the refused request's last two turns as they were.
     expect(retried.messages.slice(1).map(firstText)).toEqual(refused.messages.slice(-2).map(firstText));
     expect(compactedEvents(events)).toHaveLength(1);
@@ -98,7 +98,7 @@ describe.each([
       'We leave on Friday; the booking is REF-4471.',
       expect.stringMatching(/^Answer 1/),
       'Now write out the itinerary.',
-      `${CONDENSED_PREFIX}\n${SUMMARY}`,
+      `${COMPACTION_PREFIX}\n${SUMMARY}`,
       'Here is the whole itinerary.',
     ]);
     expect(await sessionFile()).not.toContain(PARTIAL);
@@ -121,7 +121,7 @@ describe.each([
     expect(fault.snapshot.messages.at(-1)!.blocks).toEqual([{ kind: 'text', text: 'Now write out the itinerary.' }]);
     await agent.close();
     const { path } = await storedSession(dir.path, 'trip');
-    expect(contentOf(path).at(-1)).toBe(`${CONDENSED_PREFIX}\n${SUMMARY}`);
+    expect(contentOf(path).at(-1)).toBe(`${COMPACTION_PREFIX}\n${SUMMARY}`);
     expect(contentOf(path).slice(0, 5)).toEqual([
       'Plan a trip to Lisbon for me.',
       expect.stringMatching(/^Answer 0/),

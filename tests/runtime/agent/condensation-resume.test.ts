@@ -9,7 +9,7 @@ import { runJsonChild } from '../../support/child-process.js';
 import { serverAndDirPerTest, type TempDir } from '../../support/server-and-dir.js';
 import { reply, type AnthropicTestServer } from '../../../src/testing/index.js';
 import {
-  CONDENSED_PREFIX,
+  COMPACTION_PREFIX,
   compactedEvents,
   fakeModel,
   firstText,
@@ -64,7 +64,7 @@ async function condensedSession(): Promise<RunSnapshot> {
   const snapshot = await agent.submit('Read the whole document, chunk by chunk.');
   await agent.close();
   expect(server.requests.filter(isSummarizerRequest)).toHaveLength(1);
-  expect(snapshot.messages[0].blocks[0]).toEqual({ kind: 'text', text: `${CONDENSED_PREFIX}\n${FIRST}` });
+  expect(snapshot.messages[0].blocks[0]).toEqual({ kind: 'text', text: `${COMPACTION_PREFIX}\n${FIRST}` });
   return snapshot;
 }
 
@@ -82,7 +82,7 @@ describe('resuming a condensed session in a new process', () => {
     const sent = server.requests.slice(before);
     expect(sent.filter(isSummarizerRequest)).toHaveLength(0);
     expect(sent).toHaveLength(1);
-    expect(firstText(sent[0].body.messages[0])).toBe(`${CONDENSED_PREFIX}\n${FIRST}`);
+    expect(firstText(sent[0].body.messages[0])).toBe(`${COMPACTION_PREFIX}\n${FIRST}`);
     expect(sent[0].body.messages).toHaveLength(condensed.messages.length + 1);
     expect(firstText(sent[0].body.messages.at(-1))).toBe('What was the document about?');
     expect(same.compacted).toEqual([]);
@@ -109,16 +109,16 @@ describe('resuming a condensed session in a new process', () => {
     const next = server.requests.slice(before);
     expect(next.map(isSummarizerRequest)).toEqual([true, false]);
     expect(firstText(next[0].body.messages[0])).toContain(`<previous-summary>\n${FIRST}\n</previous-summary>`);
-    expect(firstText(next[1].body.messages[0])).toBe(`${CONDENSED_PREFIX}\n${SECOND}`);
+    expect(firstText(next[1].body.messages[0])).toBe(`${COMPACTION_PREFIX}\n${SECOND}`);
     expect(promptTokens(next[1].body) + next[1].body.max_tokens).toBeLessThanOrEqual(2_000);
     expect(compactedEvents(events).map((e) => e.summary)).toEqual([SECOND]);
-    expect(smaller.messages[0].blocks[0]).toEqual({ kind: 'text', text: `${CONDENSED_PREFIX}\n${SECOND}` });
+    expect(smaller.messages[0].blocks[0]).toEqual({ kind: 'text', text: `${COMPACTION_PREFIX}\n${SECOND}` });
 
     // On disk: both summaries, the second under the prompt it was made for; the whole history kept.
     const { graph, leaf, path, summaries } = await storedSession(dir.path, 'doc');
     expect(summaries.map((n) => n.turn.blocks[0])).toEqual([
-      { kind: 'text', text: `${CONDENSED_PREFIX}\n${FIRST}` },
-      { kind: 'text', text: `${CONDENSED_PREFIX}\n${SECOND}` },
+      { kind: 'text', text: `${COMPACTION_PREFIX}\n${FIRST}` },
+      { kind: 'text', text: `${COMPACTION_PREFIX}\n${SECOND}` },
     ]);
     expect(graph.node(summaries[1].parent!)!.turn.blocks).toEqual([{ kind: 'text', text: 'Remind me of the marker.' }]);
     expect(graph.resume(leaf)).toEqual(smaller.messages);

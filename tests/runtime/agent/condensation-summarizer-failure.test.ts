@@ -6,7 +6,7 @@ import type { RunFault } from '../../../src/entries/errors.js';
 import { serverAndDirPerTest, type TempDir } from '../../support/server-and-dir.js';
 import { reply, type AnthropicTestServer, type Script } from '../../../src/testing/index.js';
 import {
-  CONDENSED_PREFIX,
+  COMPACTION_PREFIX,
   contentOf,
   fakeModel,
   isSummarizerRequest,
@@ -72,11 +72,11 @@ describe.each<{ failure: string; answer: Script }>([
     // The next submit condenses this time and settles.
     const snapshot = await agent.submit('Please continue.');
     expect(snapshot).toMatchObject({ status: 'settled', text: 'Finished reading.' });
-    expect(snapshot.messages[0].blocks[0]).toEqual({ kind: 'text', text: `${CONDENSED_PREFIX}\n${SUMMARY}` });
+    expect(snapshot.messages[0].blocks[0]).toEqual({ kind: 'text', text: `${COMPACTION_PREFIX}\n${SUMMARY}` });
     expect(server.requests.filter(isSummarizerRequest)).toHaveLength(2);
     await agent.close();
 
     const after = await storedSession(dir.path, 'doc');
-    expect(contentOf(after.path)).toEqual([PROMPT, ...pairs, 'Please continue.', `${CONDENSED_PREFIX}\n${SUMMARY}`, 'Finished reading.']);
+    expect(contentOf(after.path)).toEqual([PROMPT, ...pairs, 'Please continue.', `${COMPACTION_PREFIX}\n${SUMMARY}`, 'Finished reading.']);
   });
 });

@@ -1,4 +1,4 @@
-// Condensation inside one long tool loop, through the real SDK and the loopback server: the check runs
+// Compaction inside one long tool loop, through the real SDK and the loopback server: the check runs
 // before every model call, the summary lands in the session DAG under the current leaf, a second
 // condensation carries the first summary forward, and a tail that cannot fit keeps fewer turns or faults.
 import { describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import type { RunFault } from '../../../src/entries/errors.js';
 import { serverAndDirPerTest, type TempDir } from '../../support/server-and-dir.js';
 import { reply, type AnthropicTestServer } from '../../../src/testing/index.js';
 import {
-  CONDENSED_PREFIX,
+  COMPACTION_PREFIX,
   chunkText,
   compactedEvents,
   contentOf,
@@ -78,12 +78,12 @@ describe('condensation between the steps of one tool loop', () => {
     // One run: the call before the summary was answered with a tool call, and the call after it carries
     // that call's result, so the condensation ran between two steps of the same loop.
     expect(firstText(before.messages[0])).toBe(PROMPT);
-    expect(firstText(after.messages[0])).toBe(`${CONDENSED_PREFIX}\n${SUMMARY}`);
+    expect(firstText(after.messages[0])).toBe(`${COMPACTION_PREFIX}\n${SUMMARY}`);
     // Every request before the summarizer's was an agent call, the n-th asking for chunk n.
     const lastCallBefore = at - 1;
     expect(after.messages.at(-1).content[0]).toMatchObject({ type: 'tool_result', tool_use_id: `toolu_${lastCallBefore}` });
     expect(after.messages.slice(1).map((m: any) => m.role)).toEqual(['assistant', 'user', 'assistant', 'user']);
-    for (const later of requests.slice(at + 1)) expect(firstText(later.body.messages[0])).toBe(`${CONDENSED_PREFIX}\n${SUMMARY}`);
+    for (const later of requests.slice(at + 1)) expect(firstText(later.body.messages[0])).toBe(`${COMPACTION_PREFIX}\n${SUMMARY}`);
     // The summarizer saw the start of the work, which the kept tail no longer holds.
     expect(firstText(requests[at].body.messages[0])).toContain(PROMPT);
     expect(firstText(requests[at].body.messages[0])).toContain('chunk 0 begins.');
@@ -106,7 +106,7 @@ describe('condensation between the steps of one tool loop', () => {
     const { graph, leaf, path, summaries } = await storedSession(dir.path, 'reading');
     expect(summaries).toHaveLength(1);
     const summary = summaries[0];
-    expect(summary.turn).toEqual({ role: 'user', blocks: [{ kind: 'text', text: `${CONDENSED_PREFIX}\n${SUMMARY}` }] });
+    expect(summary.turn).toEqual({ role: 'user', blocks: [{ kind: 'text', text: `${COMPACTION_PREFIX}\n${SUMMARY}` }] });
     expect(graph.node(summary.parent!)!.turn.blocks).toEqual([
       { kind: 'tool_result', callId: `toolu_${lastCallBefore}`, content: chunkText(lastCallBefore, 1_200) },
     ]);
@@ -119,7 +119,7 @@ describe('condensation between the steps of one tool loop', () => {
     expect(contentOf(path)).toEqual([
       PROMPT,
       ...pairs(0, lastCallBefore + 1),
-      `${CONDENSED_PREFIX}\n${SUMMARY}`,
+      `${COMPACTION_PREFIX}\n${SUMMARY}`,
       ...pairs(lastCallBefore + 1, 16),
       'The document is about a fox.',
     ]);
@@ -146,15 +146,15 @@ describe('condensation between the steps of one tool loop', () => {
     expect(compactedEvents(events).map((e) => e.summary)).toEqual([FIRST, SECOND]);
     // After the second condensation the context holds the second summary only.
     const last = agentRequests().at(-1)!.body;
-    expect(firstText(last.messages[0])).toBe(`${CONDENSED_PREFIX}\n${SECOND}`);
+    expect(firstText(last.messages[0])).toBe(`${COMPACTION_PREFIX}\n${SECOND}`);
     expect(JSON.stringify(last.messages)).not.toContain(FIRST);
-    expect(snapshot.messages[0].blocks[0]).toEqual({ kind: 'text', text: `${CONDENSED_PREFIX}\n${SECOND}` });
+    expect(snapshot.messages[0].blocks[0]).toEqual({ kind: 'text', text: `${COMPACTION_PREFIX}\n${SECOND}` });
     await agent.close();
 
     const { graph, leaf, summaries } = await storedSession(dir.path, 'reading');
     expect(summaries.map((n) => n.turn.blocks[0])).toEqual([
-      { kind: 'text', text: `${CONDENSED_PREFIX}\n${FIRST}` },
-      { kind: 'text', text: `${CONDENSED_PREFIX}\n${SECOND}` },
+      { kind: 'text', text: `${COMPACTION_PREFIX}\n${FIRST}` },
+      { kind: 'text', text: `${COMPACTION_PREFIX}\n${SECOND}` },
     ]);
     expect(graph.resume(leaf)).toEqual(snapshot.messages);
     // Nothing was deleted: every call of the run is still on the path.
@@ -176,7 +176,7 @@ describe('a tail that does not fit', () => {
     expect(server.requests.filter(isSummarizerRequest)).toHaveLength(1);
     const after = agentRequests().at(-1)!.body;
     expect(shapes(after)).toEqual(['user:text', 'assistant:tool_use', 'user:tool_result']);
-    expect(firstText(after.messages[0])).toBe(`${CONDENSED_PREFIX}\n${SUMMARY}`);
+    expect(firstText(after.messages[0])).toBe(`${COMPACTION_PREFIX}\n${SUMMARY}`);
     expect(after.messages[2].content[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_3' });
     expect(after.messages[2].content[0].content === chunkText(3, 13_200), 'the huge result is sent whole').toBe(true);
     expect(promptTokens(after) + after.max_tokens).toBeLessThanOrEqual(WINDOW);

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent, SessionStore } from '../../../src/entries/runtime.js';
-import { CONDENSED_PREFIX } from '../../../src/entries/condensation.js';
+import { COMPACTION_PREFIX } from '../../../src/entries/compaction.js';
 import type { RunEvent, Turn } from '../../../src/entries/runtime.js';
 import type { ModelRequest } from '../../../src/entries/models.js';
 import { record, say, scriptedModel, tempDir, usage } from './helpers.js';
@@ -51,7 +51,7 @@ describe('condensation in the conductor (AgentConfig.compaction)', () => {
     expect(compacted!.tokensAfter).toBeLessThan(compacted!.tokensBefore);
     const summaryCall = model.requests.findIndex(isSummaryRequest);
     const next = model.requests[summaryCall + 1];
-    expect(firstText(next.messages[0]).startsWith(CONDENSED_PREFIX)).toBe(true);
+    expect(firstText(next.messages[0]).startsWith(COMPACTION_PREFIX)).toBe(true);
     expect(firstText(next.messages[0])).toContain('exchanged long greetings');
     expect(snapshot!.messages).toEqual(next.messages.concat(snapshot!.messages.slice(-1)));
     // The run's totals include the summarizer's call: one reply of 500 output tokens plus a summary of 30.
@@ -75,7 +75,7 @@ describe('condensation in the conductor (AgentConfig.compaction)', () => {
 
     expect(last.status).toBe('settled');
     expect(events.filter((e) => e.kind === 'compacted')).toHaveLength(1);
-    expect(firstText(last.messages[0]).startsWith(CONDENSED_PREFIX)).toBe(true);
+    expect(firstText(last.messages[0]).startsWith(COMPACTION_PREFIX)).toBe(true);
   });
 
   it('faults with context_overflow when condensing cannot make the prompt fit', async () => {
@@ -93,9 +93,9 @@ describe('condensation in the conductor (AgentConfig.compaction)', () => {
       {
         ...config,
         prepareStep: ({ messages }) => {
-          seen.push(firstText(messages[0]).slice(0, CONDENSED_PREFIX.length));
-          if (condenseAgain && firstText(messages[0]).startsWith(CONDENSED_PREFIX)) {
-            return { condensation: { summary: { role: 'user', blocks: [{ kind: 'text', text: 'mine' }] }, keptFrom: 1 } };
+          seen.push(firstText(messages[0]).slice(0, COMPACTION_PREFIX.length));
+          if (condenseAgain && firstText(messages[0]).startsWith(COMPACTION_PREFIX)) {
+            return { compaction: { summary: { role: 'user', blocks: [{ kind: 'text', text: 'mine' }] }, keptFrom: 1 } };
           }
           return undefined;
         },
@@ -113,14 +113,14 @@ describe('condensation in the conductor (AgentConfig.compaction)', () => {
       );
 
     // The agent condensed first; the hook saw the summary at the head and tried to condense the same step again.
-    expect(seen.at(-1)).toBe(CONDENSED_PREFIX);
+    expect(seen.at(-1)).toBe(COMPACTION_PREFIX);
     expect(failure).toMatchObject({ kind: 'invalid_request', cause: { name: 'StepHookError' } });
     // The step was refused whole: neither condensation was applied, nothing was sent, the session kept its turns.
     expect(events.filter((e) => e.kind === 'compacted')).toHaveLength(0);
     const calls = model.requests.filter((r) => !isSummaryRequest(r));
-    expect(calls.every((r) => !firstText(r.messages[0]).startsWith(CONDENSED_PREFIX))).toBe(true);
+    expect(calls.every((r) => !firstText(r.messages[0]).startsWith(COMPACTION_PREFIX))).toBe(true);
     const session = await new SessionStore(dir.path).loadSession(agent.sessionId);
-    expect(session.pathTo(session.leaf!).some((turn) => firstText(turn).startsWith(CONDENSED_PREFIX))).toBe(false);
+    expect(session.pathTo(session.leaf!).some((turn) => firstText(turn).startsWith(COMPACTION_PREFIX))).toBe(false);
     await agent.close();
   });
 });

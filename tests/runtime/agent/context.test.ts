@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent, SessionStore } from '../../../src/entries/runtime.js';
-import { CONDENSED_PREFIX } from '../../../src/entries/condensation.js';
+import { COMPACTION_PREFIX } from '../../../src/entries/compaction.js';
 import type { RunEvent } from '../../../src/entries/runtime.js';
 import { createContextManager, lazyToolSource, memorySource } from '../../../src/context/index.js';
 import { createMemoryStore } from '../../../src/memory/index.js';
@@ -159,7 +159,7 @@ describe('createAgent({ context })', () => {
       expect(estimatedTokens(request.body)).toBeLessThanOrEqual(LIMIT);
     }
     const condensed = requests.at(-1)!.body;
-    expect(condensed.messages[0].content[0].text.startsWith(CONDENSED_PREFIX)).toBe(true);
+    expect(condensed.messages[0].content[0].text.startsWith(COMPACTION_PREFIX)).toBe(true);
     expect(systemOf(condensed).indexOf('You answer billing questions.')).toBe(0);
     // The summary is stored as a condensation, billed with what the summarizer call cost.
     const graph = await new SessionStore(dir).loadSession('acme');
@@ -213,7 +213,7 @@ describe('createAgent({ context })', () => {
       await agent.submit('Read my notes about Acme, page by page.');
 
       const requests = server.requests.slice(start).filter((r) => !isSummarizerRequest(r.body));
-      const condensedBefore = requests.findIndex((r) => r.body.messages[0].content[0].text?.startsWith(CONDENSED_PREFIX));
+      const condensedBefore = requests.findIndex((r) => r.body.messages[0].content[0].text?.startsWith(COMPACTION_PREFIX));
       expect(events.filter((e) => e.kind === 'compacted').length).toBeGreaterThan(0);
       return { condensedBefore, requests };
     };

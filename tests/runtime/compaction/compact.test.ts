@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compact, findCutPoint, shouldCompact, type Turn } from '../../../src/entries/runtime.js';
-import { CONDENSED_PREFIX } from '../../../src/entries/condensation.js';
+import { COMPACTION_PREFIX } from '../../../src/entries/compaction.js';
 import { makeSummaryTurn } from '../../../src/runtime/compaction/index.js';
 import { modelCard } from '../../../src/runtime/models/index.js';
 import { assistant, promptOf, recordingInvoker, toolLoop, user } from './helpers.js';
@@ -44,7 +44,7 @@ describe('compact', () => {
     expect(condensed).toHaveLength(1 + history.length - cut);
     expect(condensed[0]).toEqual({
       role: 'user',
-      blocks: [{ kind: 'text', text: `${CONDENSED_PREFIX}\nGoal: refactor /repo/build.ts. Progress: read c0..c7.` }],
+      blocks: [{ kind: 'text', text: `${COMPACTION_PREFIX}\nGoal: refactor /repo/build.ts. Progress: read c0..c7.` }],
     });
     condensed.slice(1).forEach((turn, i) => expect(turn).toBe(history[cut + i]));
     expect(history).toEqual(before);

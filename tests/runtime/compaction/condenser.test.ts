@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { estimateContextTokens, findCutPoint, type Turn } from '../../../src/entries/runtime.js';
-import { CONDENSED_PREFIX } from '../../../src/entries/condensation.js';
+import { COMPACTION_PREFIX } from '../../../src/entries/compaction.js';
 import { type ModelTool } from '../../../src/entries/models.js';
 import {
   CompactionInputError,
@@ -298,7 +298,7 @@ describe('Condenser.condense', () => {
     expect(carried).toContain('PREVIOUS SUMMARY');
     expect(carried).toContain('BILL-4471, /srv/billing/schema.sql');
     expect(second!.messages.filter(isSummaryTurn)).toHaveLength(1);
-    expect((second!.messages[0].blocks[0] as { text: string }).text.startsWith(`${CONDENSED_PREFIX}\nGoal: ship.`)).toBe(true);
+    expect((second!.messages[0].blocks[0] as { text: string }).text.startsWith(`${COMPACTION_PREFIX}\nGoal: ship.`)).toBe(true);
   });
 
   it('never replaces turns with a summary that is not smaller than they are, forced or not: null, history untouched', async () => {

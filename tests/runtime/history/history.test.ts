@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createAgent, SessionGraph, SessionStore } from '../../../src/entries/runtime.js';
 import { AgentConfigError } from '../../../src/entries/errors.js';
-import { CONDENSED_PREFIX } from '../../../src/entries/condensation.js';
+import { COMPACTION_PREFIX } from '../../../src/entries/compaction.js';
 import { MemorySessionStore } from '../../../src/entries/store.js';
 import { HISTORY_NOTE, HistoryIndex, turnText } from '../../../src/runtime/history/index.js';
 import type { ModelInvoker, RunEvent, SessionNode, Turn } from '../../../src/entries/runtime.js';
@@ -65,7 +65,7 @@ describe('history recall through the conductor', () => {
     const path = graph.nodesTo(graph.leaf!);
     expect(condensed.compacted?.dropped).toEqual(path.slice(0, 6).map((n) => n.id));
     expect(condensed.snapshot.messages[0].blocks).toEqual([
-      { kind: 'text', text: `${CONDENSED_PREFIX}\nSummary: the user set up the project.` },
+      { kind: 'text', text: `${COMPACTION_PREFIX}\nSummary: the user set up the project.` },
       { kind: 'text', text: HISTORY_NOTE },
     ]);
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
-  BrokenCondensationError,
+  BrokenCompactionError,
   InvalidTurnError,
   MissingHistoryError,
   SessionGraph,
@@ -201,14 +201,14 @@ describe('SessionGraph', () => {
       expect(graph.contextTo(last.id)).toEqual([summary('2000 turns'), user('kept'), assistant('after')]);
     });
 
-    it('refuses a marker whose firstKept is not on the path, with BrokenCondensationError', () => {
+    it('refuses a marker whose firstKept is not on the path, with BrokenCompactionError', () => {
       const graph = new SessionGraph('s');
       const a = graph.append(user('a'), 1);
       const b = graph.append(assistant('b'), 2);
       graph.branchFrom(a.id);
       graph.append(assistant('c'), 3);
-      expect(() => graph.append(summary('x'), 4, { condenses: { firstKept: b.id } })).toThrow(BrokenCondensationError);
-      expect(() => graph.append(summary('x'), 4, { condenses: { firstKept: 'missing' } })).toThrow(BrokenCondensationError);
+      expect(() => graph.append(summary('x'), 4, { condenses: { firstKept: b.id } })).toThrow(BrokenCompactionError);
+      expect(() => graph.append(summary('x'), 4, { condenses: { firstKept: 'missing' } })).toThrow(BrokenCompactionError);
       expect(graph.size).toBe(3);
     });
   });

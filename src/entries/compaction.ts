@@ -1,4 +1,4 @@
-// The `indusagi/condensation` entry: when history must shrink, where it may be cut, the summary that
+// The `indusagi/compaction` entry: when history must shrink, where it may be cut, the summary that
 // replaces the oldest turns, and history recall (the turns condensation took out stay searchable).
 // `estimateContextTokens`, `shouldCompact`, `findCutPoint`, `summarize`, `compact` and `CompactionPolicy`
 // live in indusagi/runtime (CONTRACT.md's row), condensation's errors in indusagi/errors: one home per name.
@@ -9,8 +9,14 @@ export {
   DEFAULT_KEEP_RECENT,
   DEFAULT_SUMMARY_MAX_TOKENS,
 } from '../runtime/compaction/index.js';
-export type { CompactOptions, CompactionBudget, CondenseResult, DiscardedSummary, SummarizeOptions } from '../runtime/compaction/index.js';
-export { CONDENSED_PREFIX } from '../runtime/contract/index.js';
-export type { Condensation } from '../runtime/contract/index.js';
+export type {
+  CompactOptions,
+  CompactionBudget,
+  CompactionResult,
+  DiscardedSummary,
+  SummarizeOptions,
+} from '../runtime/compaction/index.js';
+export { COMPACTION_PREFIX } from '../runtime/contract/index.js';
+export type { Compaction } from '../runtime/contract/index.js';
 export { HistoryIndex, historyTools, turnText, HISTORY_NOTE, HISTORY_READ, HISTORY_SEARCH } from '../runtime/history/index.js';
 export type { HistoryHit, HistoryLoad, HistoryOptions, HistoryPage } from '../runtime/history/index.js';
