@@ -1,7 +1,7 @@
 // The `indusagi/compaction` entry: when history must shrink, where it may be cut, the summary that
-// replaces the oldest turns, and history recall (the turns condensation took out stay searchable).
+// replaces the oldest turns, and history recall (the turns compaction took out stay searchable).
 // `estimateContextTokens`, `shouldCompact`, `findCutPoint`, `summarize`, `compact` and `CompactionPolicy`
-// live in indusagi/runtime (CONTRACT.md's row), condensation's errors in indusagi/errors: one home per name.
+// live in indusagi/runtime (CONTRACT.md's row), compaction's errors in indusagi/errors: one home per name.
 export {
   estimateTurnTokens,
   isSummaryTurn,

@@ -5,7 +5,7 @@
 // stay internal, so there is one way to make an agent. Wired
 // in src/providers/anthropic/create-agent.ts, which loads `@anthropic-ai/sdk` only on Claude's first call:
 // importing this entry loads no vendor SDK. The run's errors are in indusagi/errors; the rest of the
-// store, condensation, models, tools and guardrails in indusagi/store, /condensation, /models, /tools, /guardrails.
+// store, compaction, models, tools and guardrails in indusagi/store, /compaction, /models, /tools, /guardrails.
 export { createAgent, defineAgent } from '../providers/anthropic/create-agent.js';
 export type { AgentDeps } from '../providers/anthropic/create-agent.js';
 export { Run, DEFAULT_MAX_STEPS } from '../runtime/agent/index.js';
@@ -64,6 +64,6 @@ export type {
   SessionNode,
   Migrator,
 } from '../runtime/contract/index.js';
-// The session store and condensation names CONTRACT.md lists for this entry (the rest: indusagi/store, /condensation).
+// The session store and compaction names CONTRACT.md lists for this entry (the rest: indusagi/store, /compaction).
 export { SessionStore, SessionGraph, hashNode } from '../runtime/store/index.js';
 export { estimateContextTokens, shouldCompact, findCutPoint, summarize, compact } from '../runtime/compaction/index.js';

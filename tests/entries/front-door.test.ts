@@ -116,7 +116,7 @@ describe('the front door', () => {
 
   it('shows no internal behind any door', () => {
     const internals = ['queueWrite', 'drainWrites', 'legalCuts', 'settleOpenBatch', 'CHARS_PER_TOKEN', 'runLoop', 'openBatch'];
-    internals.push('Condenser', 'graphOf', 'titleOf', 'invokerTraits', 'makeSummaryTurn', 'applyControls');
+    internals.push('Compactor', 'graphOf', 'titleOf', 'invokerTraits', 'makeSummaryTurn', 'applyControls');
     for (const [door, exported] of names)
       expect(
         exported.filter((name) => internals.includes(name)),

@@ -2,7 +2,7 @@ import type { Turn } from './turn.js';
 import type { ModelControls, ModelInvoker, ModelReply, ModelTool, ModelUsage } from './model.js';
 
 /**
- * A condensation as a value: `summary` replaces the turns before `keptFrom`, and the turns from
+ * A compaction as a value: `summary` replaces the turns before `keptFrom`, and the turns from
  * `keptFrom` on stay verbatim after it. The session records the summary with the node of the first
  * kept turn as its `condenses.firstKept`; nothing is ever read back out of the summary's text.
  */
@@ -56,7 +56,7 @@ export type StepOverrides = ModelControls & {
 
 /**
  * The one way to customise a model call: asked before every call of a run (the calls between the steps
- * of one tool loop included) and again, with `failure`, when a call fails in a way a condensation can
+ * of one tool loop included) and again, with `failure`, when a call fails in a way a compaction can
  * cure. Return overrides, or nothing to send the step as it is. Compaction and the context manager are
  * producers of this hook; `AgentConfig.prepareStep` is yours, asked after them.
  */

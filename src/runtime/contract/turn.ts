@@ -24,7 +24,7 @@ export type Block = TextBlock | ThinkingBlock | RedactedThinkingBlock | ToolCall
 /** What `submit` takes as a prompt besides plain text: text, images and documents, in order. */
 export type PromptBlock = TextBlock | ImageBlock | DocumentBlock;
 
-/** The prefix that marks a condensation summary turn (a `user` turn whose first text block starts with it). */
+/** The prefix that marks a compaction summary turn (a `user` turn whose first text block starts with it). */
 export const COMPACTION_PREFIX = '[condensed earlier context]';
 
 /**

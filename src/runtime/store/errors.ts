@@ -82,7 +82,7 @@ export class InvalidTurnError extends IndusagiError {
   }
 }
 
-/** A condensation node whose `firstKept` is not one of its ancestors, so its context cannot be rebuilt. */
+/** A compaction summary node whose `firstKept` is not one of its ancestors, so its context cannot be rebuilt. */
 export class BrokenCompactionError extends IndusagiError {
   static override readonly errorName: string = 'BrokenCompactionError';
   constructor(
@@ -91,8 +91,8 @@ export class BrokenCompactionError extends IndusagiError {
     readonly firstKept: string,
   ) {
     super(
-      'broken_condensation',
-      `Session ${JSON.stringify(sessionId)}: condensation node ${summaryId} keeps a tail from ${firstKept}, which is not one of its ancestors.`,
+      'broken_compaction',
+      `Session ${JSON.stringify(sessionId)}: compaction summary node ${summaryId} keeps a tail from ${firstKept}, which is not one of its ancestors.`,
     );
   }
 }

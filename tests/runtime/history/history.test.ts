@@ -138,7 +138,7 @@ describe('history recall through the conductor', () => {
     await agent.submit('third');
     expect(resultOf(replies.requests.at(-1)!, 'bad')).toMatchObject({
       isError: true,
-      content: expect.stringContaining('No condensed turn has the id "not-a-node"'),
+      content: expect.stringContaining('No compacted turn has the id "not-a-node"'),
     });
     await agent.close();
   });
@@ -342,13 +342,13 @@ describe('history recall of identifiers deep in long turns', () => {
     const graph = await store.loadSession('long');
     const path = graph.nodesTo(graph.leaf!);
     const firstKept = path.findLast((n) => n.condenses !== undefined)!.condenses!.firstKept;
-    const condensedAway = path
+    const compactedAway = path
       .slice(
         0,
         path.findIndex((n) => n.id === firstKept),
       )
       .map((n) => turnText(n.turn));
-    const searched = identifiers.filter((_, i) => condensedAway.includes(turnOf(i)));
+    const searched = identifiers.filter((_, i) => compactedAway.includes(turnOf(i)));
     expect(searched.length).toBeGreaterThanOrEqual(50);
     const script = model([
       {

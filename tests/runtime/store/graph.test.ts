@@ -282,7 +282,7 @@ describe('SessionGraph', () => {
     });
 
     /** 1..4, then a summary keeping 3..4, then 5..6; a branch 2b forks off 2. */
-    function condensedHistory() {
+    function compactedHistory() {
       const graph = new SessionGraph('s');
       const [one, two] = [graph.append(user('1'), 1), graph.append(assistant('2'), 2)];
       const twoB = graph.append(user('2b'), 3);
@@ -295,7 +295,7 @@ describe('SessionGraph', () => {
     const without = (records: SessionRecord[], id: string) => records.filter((r) => !(r.type === 'node' && r.node.id === id));
 
     it('keeps the leaf when the damage lies above the latest condensation, with the intact part of its path', () => {
-      const { records, one, two, twoB, three, six } = condensedHistory();
+      const { records, one, two, twoB, three, six } = compactedHistory();
       const restored = SessionGraph.restore('s', without(records, one.id));
       expect(restored.leafFallback).toBeNull();
       expect(restored.graph.leaf).toBe(six.id);
@@ -310,14 +310,14 @@ describe('SessionGraph', () => {
     });
 
     it('falls back when a node of the kept tail is lost, as for any node the context needs', () => {
-      const { records, three, four, six } = condensedHistory();
+      const { records, three, four, six } = compactedHistory();
       const restored = SessionGraph.restore('s', without(records, four.id));
       expect(restored.leafFallback).toEqual({ recorded: six.id, restored: three.id });
       expect(restored.graph.resume(three.id)).toEqual([user('1'), assistant('2'), user('3')]);
     });
 
     it('rejects a summary whose firstKept is not an ancestor, like a damaged record, and falls back before it', () => {
-      const { records, s, four, five, six } = condensedHistory();
+      const { records, s, four, five, six } = compactedHistory();
       const damaged = records.map((r) =>
         r.type === 'node' && r.node.id === s.id
           ? { type: 'node' as const, node: { ...r.node, condenses: { firstKept: 'f'.repeat(64) } } }

@@ -1,6 +1,6 @@
 // Compaction inside one long tool loop, through the real SDK and the loopback server: the check runs
 // before every model call, the summary lands in the session DAG under the current leaf, a second
-// condensation carries the first summary forward, and a tail that cannot fit keeps fewer turns or faults.
+// compaction carries the first summary forward, and a tail that cannot fit keeps fewer turns or faults.
 import { describe, expect, it } from 'vitest';
 import { createAgent, SessionStore } from '../../../src/entries/runtime.js';
 import type { RunFault } from '../../../src/entries/errors.js';
@@ -20,7 +20,7 @@ import {
   shapes,
   storedSession,
   tempDir,
-} from './condensation-helpers.js';
+} from './compaction-helpers.js';
 
 const WINDOW = 6_000;
 const OUT = 500;
@@ -59,8 +59,8 @@ function agentWith(options: { keepRecent: number; chunkChars: (n: number) => num
 
 const agentRequests = () => server.requests.filter((r) => !isSummarizerRequest(r));
 
-describe('condensation between the steps of one tool loop', () => {
-  it('condenses mid-run, sends the summary first on every later call, and records it under the leaf it followed', async () => {
+describe('compaction between the steps of one tool loop', () => {
+  it('compacts mid-run, sends the summary first on every later call, and records it under the leaf it followed', async () => {
     const SUMMARY = 'Goal: read the document. Progress: chunks 0 onward read; they describe a fox. Identifiers: read_chunk.';
     readingModel(16, [SUMMARY]);
     const agent = agentWith({ keepRecent: 4, chunkChars: () => 1_200 });
@@ -76,7 +76,7 @@ describe('condensation between the steps of one tool loop', () => {
     const before = requests[at - 1].body;
     const after = requests[at + 1].body;
     // One run: the call before the summary was answered with a tool call, and the call after it carries
-    // that call's result, so the condensation ran between two steps of the same loop.
+    // that call's result, so the compaction ran between two steps of the same loop.
     expect(firstText(before.messages[0])).toBe(PROMPT);
     expect(firstText(after.messages[0])).toBe(`${COMPACTION_PREFIX}\n${SUMMARY}`);
     // Every request before the summarizer's was an agent call, the n-th asking for chunk n.
@@ -127,7 +127,7 @@ describe('condensation between the steps of one tool loop', () => {
     expect(graph.resume(leaf)).toEqual(snapshot.messages);
   });
 
-  it('condenses again later in the run, handing the first summary to the second summarizer call', async () => {
+  it('compacts again later in the run, handing the first summary to the second summarizer call', async () => {
     const FIRST = 'Goal: read the document. Progress: early chunks read. Identifiers: marker ALPHA-7731.';
     const SECOND = 'Goal: read the document. Progress: most chunks read. Identifiers: marker ALPHA-7731.';
     readingModel(30, [FIRST, SECOND]);
@@ -144,7 +144,7 @@ describe('condensation between the steps of one tool loop', () => {
     // The first summary is carried as a summary, not repeated as a transcript line.
     expect(secondInput.split(FIRST)).toHaveLength(2);
     expect(compactedEvents(events).map((e) => e.summary)).toEqual([FIRST, SECOND]);
-    // After the second condensation the context holds the second summary only.
+    // After the second compaction the context holds the second summary only.
     const last = agentRequests().at(-1)!.body;
     expect(firstText(last.messages[0])).toBe(`${COMPACTION_PREFIX}\n${SECOND}`);
     expect(JSON.stringify(last.messages)).not.toContain(FIRST);
@@ -191,7 +191,7 @@ describe('a tail that does not fit', () => {
     const fault = (await agent.submit(PROMPT).catch((error: unknown) => error)) as RunFault;
 
     expect(fault).toMatchObject({ name: 'RunFault', kind: 'context_overflow' });
-    expect(fault.message).toMatch(/cannot be condensed to fit/);
+    expect(fault.message).toMatch(/cannot be compacted to fit/);
     expect(events.at(-1)).toMatchObject({ kind: 'faulted', error: { kind: 'context_overflow' } });
     // One call asked for the tool; the next was never made, the summarizer neither.
     expect(server.requests).toHaveLength(1);

@@ -1,4 +1,4 @@
-// Shared pieces for the condensation tests: a fake model behind the loopback Anthropic server that
+// Shared pieces for the compaction tests: a fake model behind the loopback Anthropic server that
 // reports a prompt size the way the API does, a tool whose results are long enough to fill a small
 // window, and readers for the recorded request bodies and the session on disk.
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -11,7 +11,7 @@ import type { AnthropicTestServer, MessageScript, RecordedRequest, Script } from
 
 export { COMPACTION_PREFIX };
 
-/** The summarizer's request is the only one whose system prompt asks for a condensation. */
+/** The summarizer's request is the only one whose system prompt asks for a compaction. */
 export const isSummarizerRequest = (request: RecordedRequest): boolean =>
   typeof request.body?.system === 'string' && request.body.system.startsWith('You condense the earlier part');
 
@@ -113,6 +113,6 @@ export function contentOf(turns: readonly Turn[]): string[] {
 }
 
 export async function tempDir(): Promise<{ path: string; remove: () => Promise<void> }> {
-  const path = await mkdtemp(join(tmpdir(), 'indusagi-condensation-'));
+  const path = await mkdtemp(join(tmpdir(), 'indusagi-compaction-'));
   return { path, remove: () => rm(path, { recursive: true, force: true }) };
 }

@@ -1,6 +1,6 @@
-// Resuming a condensed session in a NEW process rebuilds the condensed context from the session file
+// Resuming a compacted session in a NEW process rebuilds the compacted context from the session file
 // without asking the model to summarize again; resumed with a smaller window, the session is over the
-// limit and condenses on its next submit, carrying the stored summary forward.
+// limit and compacts on its next submit, carrying the stored summary forward.
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createAgent, SessionStore } from '../../../src/entries/runtime.js';
@@ -19,7 +19,7 @@ import {
   record,
   storedSession,
   tempDir,
-} from './condensation-helpers.js';
+} from './compaction-helpers.js';
 
 const fixture = fileURLToPath(new URL('./fixtures/resume-process.ts', import.meta.url));
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
@@ -44,8 +44,8 @@ let server: AnthropicTestServer;
 let dir: TempDir;
 serverAndDirPerTest(tempDir, (s, d) => ((server = s), (dir = d)));
 
-/** A long tool loop in this process that condenses once, leaving a condensed session on disk. */
-async function condensedSession(): Promise<RunSnapshot> {
+/** A long tool loop in this process that compacts once, leaving a compacted session on disk. */
+async function compactedSession(): Promise<RunSnapshot> {
   fakeModel(server, {
     agent: (_body, n) =>
       n < 16 ? reply.tools([{ name: 'read_chunk', input: { n }, id: `toolu_${n}` }]) : reply.text('The document is about a fox.'),
@@ -68,9 +68,9 @@ async function condensedSession(): Promise<RunSnapshot> {
   return snapshot;
 }
 
-describe('resuming a condensed session in a new process', () => {
-  it('a new process sends the stored summary first without a summarizer call; with a smaller window, the next submit condenses', async () => {
-    const condensed = await condensedSession();
+describe('resuming a compacted session in a new process', () => {
+  it('a new process sends the stored summary first without a summarizer call; with a smaller window, the next submit compacts', async () => {
+    const compacted = await compactedSession();
     const child = { storeDir: dir.path, sessionId: 'doc', baseURL: server.baseURL, ...settings };
     fakeModel(server, { agent: () => reply.text('It is about a fox.'), summarize: () => reply.text(SECOND) });
 
@@ -78,18 +78,18 @@ describe('resuming a condensed session in a new process', () => {
     let before = server.requests.length;
     const same = await inChild({ ...child, prompt: 'What was the document about?' });
     expect(same.error).toBeUndefined();
-    expect(same.resumed.messages).toEqual(condensed.messages);
+    expect(same.resumed.messages).toEqual(compacted.messages);
     const sent = server.requests.slice(before);
     expect(sent.filter(isSummarizerRequest)).toHaveLength(0);
     expect(sent).toHaveLength(1);
     expect(firstText(sent[0].body.messages[0])).toBe(`${COMPACTION_PREFIX}\n${FIRST}`);
-    expect(sent[0].body.messages).toHaveLength(condensed.messages.length + 1);
+    expect(sent[0].body.messages).toHaveLength(compacted.messages.length + 1);
     expect(firstText(sent[0].body.messages.at(-1))).toBe('What was the document about?');
     expect(same.compacted).toEqual([]);
     expect(same.snapshot).toMatchObject({ status: 'settled', text: 'It is about a fox.' });
 
     // Resumed (here in this process) with a window a third the size: the same context is over the
-    // limit, so the next submit condenses before its call, carrying the stored summary forward.
+    // limit, so the next submit compacts before its call, carrying the stored summary forward.
     before = server.requests.length;
     const agent = createAgent(
       {
