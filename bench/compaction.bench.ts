@@ -1,10 +1,10 @@
-// Per-model-call planning cost of condensation as history grows. The conductor asks the Condenser
+// Per-model-call planning cost of condensation as history grows. The conductor asks the Compactor
 // before every model call (plan) and feeds it the reported usage after (observeUsage); a tool loop
 // appends two turns per call. Subject: that per-call work at 10, 1,000 and 10,000 turns of history.
 // Baseline, in the same run: the naive decision, a full estimateContextTokens of the history per call.
 // Target: the 10,000-turn cost within 2x of the 10-turn cost.
 import { estimateContextTokens, type ModelInvoker, type Turn } from '../src/entries/runtime.js';
-import { Condenser } from '../src/runtime/compaction/index.js';
+import { Compactor } from '../src/runtime/compaction/index.js';
 import { modelCard } from '../src/runtime/models/index.js';
 import { fmt, median, now, report } from './stats.js';
 
@@ -52,7 +52,7 @@ function withHeadroom(base: Turn[], appended: Turn[]): Turn[] {
 /** Per-call microseconds of one batch: prime outside the clock, then time CALLS_PER_BATCH steps. */
 const incremental: Strategy = (base, appended) => {
   const history = withHeadroom(base, appended);
-  const condenser = new Condenser({ card, policy: {}, invokeModel: neverCalled, systemText: 'You are a careful engineer.' });
+  const condenser = new Compactor({ card, policy: {}, invokeModel: neverCalled, systemText: 'You are a careful engineer.' });
   condenser.plan(history);
   let sink = 0;
   const t0 = now();
@@ -100,11 +100,11 @@ for (const size of SIZES) {
   planCost.set(size, measure(incremental, size, BATCHES));
   naiveCost.set(size, measure(naive, size, size >= 10_000 ? 40 : BATCHES));
   console.log(
-    `${String(size).padStart(6)} turns: Condenser ${fmt(planCost.get(size)!)} µs/call, full re-estimate ${fmt(naiveCost.get(size)!)} µs/call`,
+    `${String(size).padStart(6)} turns: Compactor ${fmt(planCost.get(size)!)} µs/call, full re-estimate ${fmt(naiveCost.get(size)!)} µs/call`,
   );
 }
 
 const [small, large] = [SIZES[0], SIZES[SIZES.length - 1]];
-report('Condenser per-call planning, 10,000 vs 10 turns', planCost.get(large)!, planCost.get(small)!, 'µs', 2);
+report('Compactor per-call planning, 10,000 vs 10 turns', planCost.get(large)!, planCost.get(small)!, 'µs', 2);
 report('full re-estimate per call, 10,000 vs 10 turns (for contrast)', naiveCost.get(large)!, naiveCost.get(small)!, 'µs');
-report('full re-estimate vs Condenser at 10,000 turns (the saving)', naiveCost.get(large)!, planCost.get(large)!, 'µs');
+report('full re-estimate vs Compactor at 10,000 turns (the saving)', naiveCost.get(large)!, planCost.get(large)!, 'µs');

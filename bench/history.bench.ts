@@ -115,14 +115,14 @@ const asked = queries(texts, text, QUERIES);
 
 // As the conductor does: the index exists from the session's opening, each condensation adds what it
 // dropped, and the load reads what had been condensed before the index existed (nothing, here).
-let condensedSoFar = 0;
-const live = new HistoryIndex(() => nodes.slice(0, condensedSoFar));
+let compactedSoFar = 0;
+const live = new HistoryIndex(() => nodes.slice(0, compactedSoFar));
 const adding: number[] = [];
 for (let at = 0; at < TURNS; at += DROP) {
   const t = now();
   live.add(nodes.slice(at, at + DROP));
   adding.push((now() - t) / DROP);
-  condensedSoFar = at + DROP;
+  compactedSoFar = at + DROP;
   await new Promise((resolve) => setImmediate(resolve));
 }
 console.log(

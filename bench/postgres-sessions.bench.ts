@@ -20,7 +20,7 @@ const SESSIONS = 50;
 const STEPS = Number(process.env.BENCH_STEPS ?? 100);
 const LONG = Number(process.env.BENCH_LONG_TURNS ?? 100_000);
 const SHORT = 1_000;
-const CONDENSE_EVERY = 100;
+const COMPACT_EVERY = 100;
 const RESUMES = 30;
 const BIG = 40_000;
 
@@ -100,11 +100,11 @@ try {
     const writer = await SessionWriter.open(store, id);
     let keptFrom: string | null = null;
     for (let i = 0; i < turns; i++) {
-      if (i > 0 && i % CONDENSE_EVERY === 0) {
+      if (i > 0 && i % COMPACT_EVERY === 0) {
         writer.append(say('user', `[condensed] everything before turn ${i}`), i, { condenses: { firstKept: keptFrom } });
       } else {
         const node = writer.append(say(i % 2 === 0 ? 'user' : 'assistant', `${i} ${filler}`), i);
-        if (i % CONDENSE_EVERY === CONDENSE_EVERY - 4) keptFrom = node.id;
+        if (i % COMPACT_EVERY === COMPACT_EVERY - 4) keptFrom = node.id;
       }
       if (i % 1_000 === 999) await writer.persist();
     }
@@ -113,7 +113,7 @@ try {
   let t0 = now();
   await build('short', SHORT);
   await build('long', LONG);
-  console.log(`built sessions of ${SHORT} and ${LONG} turns (condensed every ${CONDENSE_EVERY}) in ${fmt((now() - t0) / 1000)} s`);
+  console.log(`built sessions of ${SHORT} and ${LONG} turns (condensed every ${COMPACT_EVERY}) in ${fmt((now() - t0) / 1000)} s`);
   await pool.query(`VACUUM ANALYZE "${schema}".session_nodes`);
   const resume = async (id: string) => {
     const graph: SessionGraph = await store.loadSession(id);

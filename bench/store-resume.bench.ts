@@ -20,7 +20,7 @@ import { run } from './session-turns.js';
 import { fullParse } from './full-parse.js';
 
 const SIZES_MB = (process.env.STORE_RESUME_MB ?? '10,100').split(',').map(Number);
-const CONDENSE_EVERY = 2_000;
+const COMPACT_EVERY = 2_000;
 const KEEP = 8;
 const LIVE_TURNS = 1_000;
 // The writer is closed and reopened (resumed from the tail) this often, as separate agent sessions would.
@@ -40,7 +40,7 @@ try {
   const store = new SessionStore(dir);
   let writer = await SessionWriter.open(store, 'grow');
   let turns = 0;
-  let sinceCondense = 0;
+  let sinceCompaction = 0;
   let sinceOpen = 0;
   let at = 1_700_000_000_000;
   let runs = 0;
@@ -48,7 +48,7 @@ try {
     for (const turn of run(runs++)) writer.append(turn, at++);
     await writer.persist();
     turns += 4;
-    sinceCondense += 4;
+    sinceCompaction += 4;
     sinceOpen += 4;
     if (sinceOpen >= REOPEN_EVERY) {
       await writer.close();
@@ -59,7 +59,7 @@ try {
   const condense = () => {
     const context = writer.graph.contextNodes(writer.graph.leaf!);
     writer.append(summary(turns), at++, { condenses: { firstKept: context[context.length - KEEP].id } });
-    sinceCondense = 0;
+    sinceCompaction = 0;
   };
   const fileBytes = () => (existsSync(store.pathOf('grow')) ? statSync(store.pathOf('grow')).size : 0);
 
@@ -70,11 +70,11 @@ try {
     // more and write the fixed live context after it.
     const perTurn = fileBytes() / Math.max(1, turns) || 600;
     while (fileBytes() + LIVE_TURNS * perTurn < mb * 1e6) {
-      if (sinceCondense >= CONDENSE_EVERY) condense();
+      if (sinceCompaction >= COMPACT_EVERY) condense();
       await writeRun();
     }
     condense();
-    while (sinceCondense < LIVE_TURNS) await writeRun();
+    while (sinceCompaction < LIVE_TURNS) await writeRun();
     await writer.close();
     const id = `session-${mb}mb`;
     copyFileSync(store.pathOf('grow'), store.pathOf(id));

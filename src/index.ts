@@ -1,6 +1,6 @@
 // The front door, `indusagi`: the conductor, its starter vocabulary, the part stream a UI reads, and the
 // context layer (memory, lazy tools). Everything else lives in an entry named for its concern (Hono's
-// model): indusagi/runtime, /store, /condensation, /models, /tools, /context, /guardrails, /parts,
+// model): indusagi/runtime, /store, /compaction, /models, /tools, /context, /guardrails, /parts,
 // /transport, /ui-message, /schema, /errors, /workspace, and the providers' own entries. Each name here is
 // a starter that repeats a name of its home entry (one home per name; tests/entries/front-door.test.ts).
 export { createAgent, defineAgent } from './providers/anthropic/create-agent.js';

@@ -1,6 +1,6 @@
 import type { AgentPart, AgentToolPart } from '../parts/types.js';
 import type { PendingApproval } from '../runtime/contract/events.js';
-import { CONDENSED_PREFIX, toolResultContent, type Block, type Turn } from '../runtime/contract/turn.js';
+import { COMPACTION_PREFIX, toolResultContent, type Block, type Turn } from '../runtime/contract/turn.js';
 import { applyPartToThread, findToolPart } from './thread.js';
 import type { AssistantItem } from './types.js';
 
@@ -39,7 +39,7 @@ export function itemsFromTurns(turns: readonly Turn[], pending: readonly Pending
       items = applyPartToThread(items, found.item, answered);
     }
     if (text === '') continue;
-    if (text.startsWith(CONDENSED_PREFIX)) items = [...items, { role: 'assistant', parts: [{ type: 'text', text }] }];
+    if (text.startsWith(COMPACTION_PREFIX)) items = [...items, { role: 'assistant', parts: [{ type: 'text', text }] }];
     else items = [...items, { role: 'user', text }];
   }
   return items;
@@ -76,7 +76,7 @@ export function turnsFromItems(items: readonly AssistantItem[]): Turn[] {
       continue;
     }
     const first = item.parts[0];
-    if (item.parts.length === 1 && first.type === 'text' && first.text.startsWith(CONDENSED_PREFIX)) {
+    if (item.parts.length === 1 && first.type === 'text' && first.text.startsWith(COMPACTION_PREFIX)) {
       turns.push({ role: 'user', blocks: [{ kind: 'text', text: first.text }] });
       continue;
     }

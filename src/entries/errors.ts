@@ -1,5 +1,5 @@
 // The `indusagi/errors` entry: the errors of the runtime (the conductor, its loop, budget, store,
-// condensation, guardrails, models, usage and tools), in one place, for `catch` blocks and
+// compaction, guardrails, models, usage and tools), in one place, for `catch` blocks and
 // `instanceof`-free checks (`SomeError.isInstance(e)` works across copies of the package). This is their
 // only home (one home per name; the root repeats `ToolError`, `RunFault` and `IndusagiError` as starters).
 // An error a concern outside the runtime throws lives in that concern's entry: indusagi/context,

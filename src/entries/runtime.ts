@@ -1,12 +1,14 @@
 // The `indusagi/runtime` entry: the conductor and the vocabulary it speaks, vendor-free, and nothing that
 // has an entry of its own (one home per name, CONTRACT.md's fourth round; docs/packaging.md lists where
-// each name lives). `createAgent` is the conductor with Claude as its default model (CONTRACT.md), wired
+// each name lives). `defineAgent` defines an agent and `createAgent` (CONTRACT.md) opens one conversation of it,
+// with Claude as the default model; the vendor-free factories behind them (`defineConductor`, `createConductor`)
+// stay internal, so there is one way to make an agent. Wired
 // in src/providers/anthropic/create-agent.ts, which loads `@anthropic-ai/sdk` only on Claude's first call:
 // importing this entry loads no vendor SDK. The run's errors are in indusagi/errors; the rest of the
-// store, condensation, models, tools and guardrails in indusagi/store, /condensation, /models, /tools, /guardrails.
+// store, compaction, models, tools and guardrails in indusagi/store, /compaction, /models, /tools, /guardrails.
 export { createAgent, defineAgent } from '../providers/anthropic/create-agent.js';
 export type { AgentDeps } from '../providers/anthropic/create-agent.js';
-export { createConductor, defineConductor, Run, DEFAULT_MAX_STEPS } from '../runtime/agent/index.js';
+export { Run, DEFAULT_MAX_STEPS } from '../runtime/agent/index.js';
 export type {
   Agent,
   AgentConfig,
@@ -15,9 +17,8 @@ export type {
   RunOnceOptions,
   AgentTelemetry,
   InstrumentedAgent,
-  ConductorDeps,
   SubmitOptions,
-  CondenseOutcome,
+  CompactionOutcome,
   OutputSnapshot,
   InputRequest,
 } from '../runtime/agent/index.js';
@@ -63,6 +64,6 @@ export type {
   SessionNode,
   Migrator,
 } from '../runtime/contract/index.js';
-// The session store and condensation names CONTRACT.md lists for this entry (the rest: indusagi/store, /condensation).
+// The session store and compaction names CONTRACT.md lists for this entry (the rest: indusagi/store, /compaction).
 export { SessionStore, SessionGraph, hashNode } from '../runtime/store/index.js';
 export { estimateContextTokens, shouldCompact, findCutPoint, summarize, compact } from '../runtime/compaction/index.js';

@@ -8,7 +8,7 @@ export { loadSession, loadSessionWithReport, loadReportProblems, assertRecords, 
 export type {
   AppendExtra,
   AppendReport,
-  CondensationMarker,
+  CompactionMarker,
   FileLoadReport,
   LeafFallback,
   LivePathOptions,

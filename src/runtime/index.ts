@@ -1,4 +1,4 @@
-// The vendor-free runtime: contract, ledger, models and routing between them, usage, condensation, store,
+// The vendor-free runtime: contract, ledger, models and routing between them, usage, compaction, store,
 // loop and the conductor.
 // The `indusagi/runtime` entry adds `createAgent` (this conductor with Claude as its default model).
 export * from './contract/index.js';

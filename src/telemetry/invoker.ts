@@ -26,7 +26,7 @@ import {
   SPAN_CONDENSE,
 } from './conventions.js';
 import { inputMessages, outputMessages, systemInstructions } from './content.js';
-import type { AgentTrace, CondensationTrace, RunScope } from './run-scope.js';
+import type { AgentTrace, CompactionTrace, RunScope } from './run-scope.js';
 import { failSpanWith, secondsSince } from './spans.js';
 import { inputTokensOf, usageAttributes } from './usage.js';
 
@@ -44,7 +44,7 @@ export function traceInvoker(inner: ModelInvoker, agent: AgentTrace): ModelInvok
     const located = agent.locate(contexts.active());
     const run = located.run;
     const summary = request.purpose === 'summary';
-    const parent = summary && run !== undefined ? openCondensation(run).context : located.parent;
+    const parent = summary && run !== undefined ? openCompaction(run).context : located.parent;
     const attributes: Attributes = {
       [ATTR_OPERATION_NAME]: OP_CHAT,
       [ATTR_REQUEST_MODEL]: request.model,
@@ -132,7 +132,7 @@ export function traceInvoker(inner: ModelInvoker, agent: AgentTrace): ModelInvok
  * The run's open condensation, opened by its first summarizer call: the `compacted` event that ends it
  * comes only after the summary is written, so its calls need a parent before anything announces it.
  */
-function openCondensation(run: RunScope): CondensationTrace {
+function openCompaction(run: RunScope): CompactionTrace {
   if (run.condensation !== undefined) return run.condensation;
   const span = run.agent.inst.tracer.startSpan(SPAN_CONDENSE, { attributes: { [ATTR_CONVERSATION_ID]: run.sessionId } }, run.context);
   run.condensation = { span, context: trace.setSpan(run.context, span), usage: zeroUsage(), calls: 0 };

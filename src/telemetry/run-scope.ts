@@ -32,7 +32,7 @@ export type RunOperation = 'submit' | 'approve' | 'reject' | 'continue' | 'conde
 export type ToolCallTrace = { span: Span; context: Context; name: string; startedAt: number; error?: unknown };
 
 /** An open condensation: its span, and what its summarizer calls cost so far. */
-export type CondensationTrace = { span: Span; context: Context; usage: ModelUsage; calls: number; failure?: unknown };
+export type CompactionTrace = { span: Span; context: Context; usage: ModelUsage; calls: number; failure?: unknown };
 
 const RUN = createContextKey('indusagi run');
 
@@ -50,7 +50,7 @@ export class RunScope {
   readonly context: Context;
   readonly startedAt = performance.now();
   readonly tools = new Map<string, ToolCallTrace>();
-  condensation: CondensationTrace | undefined;
+  condensation: CompactionTrace | undefined;
 
   constructor(
     readonly agent: AgentTrace,

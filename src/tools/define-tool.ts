@@ -35,6 +35,3 @@ export function tool(definition: ToolDefinition): ToolDefinition {
   compileToolInput(definition);
   return definition;
 }
-
-/** `tool` under another name, for code where `tool` is taken. */
-export const defineTool = tool;

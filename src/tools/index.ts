@@ -7,7 +7,7 @@ export type { Toolset, AnthropicToolSpec } from './toolset.js';
 export { mergeToolsets, InvalidToolsetError } from './merge.js';
 export { lazyToolset, LazyToolsetInputError, SEARCH_TOOLS, definitionTokens } from './lazy-toolset.js';
 export type { LazyToolset, LazyToolsetOptions, SearchToolsResult, FoundTool, SkippedTool, ToolBudget } from './lazy-toolset.js';
-export { tool, defineTool } from './define-tool.js';
+export { tool } from './define-tool.js';
 export type { StandardTool, JsonSchemaTool } from './define-tool.js';
 export { compileToolInput, checkToolInput } from '../runtime/tools/tool-input.js';
 export type { ToolInputCheck } from '../runtime/tools/tool-input.js';

@@ -3,7 +3,7 @@ import { applyPartToThread, itemsFromTurns, turnsFromItems, type AssistantItem }
 import { createAgent } from '../../src/entries/runtime.js';
 import { agentRunParts, type AgentPart } from '../../src/parts/index.js';
 import { toMessageParams } from '../../src/providers/anthropic/index.js';
-import { CONDENSED_PREFIX, type RunSnapshot, type Turn } from '../../src/runtime/contract/index.js';
+import { COMPACTION_PREFIX, type RunSnapshot, type Turn } from '../../src/runtime/contract/index.js';
 import type { Run } from '../../src/runtime/agent/index.js';
 import { reply, startAnthropicServer, type AnthropicTestServer } from '../../src/testing/index.js';
 
@@ -97,7 +97,7 @@ describe('itemsFromTurns and turnsFromItems, against a real agent run', () => {
 
 describe('turnsFromItems on hand-made threads', () => {
   it('keeps failed calls failed, drops memory and context parts, and sends a recap back as the summary turn it was', () => {
-    const recap = `${CONDENSED_PREFIX} The user asked about notes.`;
+    const recap = `${COMPACTION_PREFIX} The user asked about notes.`;
     const items: AssistantItem[] = [
       { role: 'assistant', parts: [{ type: 'text', text: recap }] },
       { role: 'user', text: 'read x' },

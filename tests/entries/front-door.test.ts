@@ -116,10 +116,23 @@ describe('the front door', () => {
 
   it('shows no internal behind any door', () => {
     const internals = ['queueWrite', 'drainWrites', 'legalCuts', 'settleOpenBatch', 'CHARS_PER_TOKEN', 'runLoop', 'openBatch'];
-    internals.push('Condenser', 'graphOf', 'titleOf', 'invokerTraits', 'makeSummaryTurn', 'applyControls');
+    internals.push('Compactor', 'graphOf', 'titleOf', 'invokerTraits', 'makeSummaryTurn', 'applyControls');
     for (const [door, exported] of names)
       expect(
         exported.filter((name) => internals.includes(name)),
+        door,
+      ).toEqual([]);
+  });
+
+  it('exports none of the names that were a second word for one concept (docs/packaging.md, "Moved names")', () => {
+    const gone = ['defineTool', 'createConductor', 'defineConductor', 'ConductorDeps'];
+    gone.push('CondenseResult', 'Condensation', 'CONDENSED_PREFIX', 'CondenseOutcome', 'BrokenCondensationError', 'CondensationMarker');
+    // The entry itself went with its word: `indusagi/condensation` is `indusagi/compaction`.
+    expect(Object.keys(pkg.exports)).not.toContain('./condensation');
+    expect(Object.keys(pkg.exports)).toContain('./compaction');
+    for (const [door, exported] of names)
+      expect(
+        exported.filter((name) => gone.includes(name)),
         door,
       ).toEqual([]);
   });

@@ -57,7 +57,7 @@ const CONTRACT: Record<string, string[]> = {
     'agentRunParts',
   ],
   'indusagi/store': ['MemorySessionStore', 'SessionWriter', 'loadSession', 'assertRecords'],
-  'indusagi/condensation': ['estimateTurnTokens', 'isSummaryTurn', 'CONDENSED_PREFIX', 'HistoryIndex', 'historyTools'],
+  'indusagi/compaction': ['estimateTurnTokens', 'isSummaryTurn', 'COMPACTION_PREFIX', 'HistoryIndex', 'historyTools'],
   'indusagi/models': [
     'registerModelCard',
     'modelCard',

@@ -10,7 +10,7 @@ import type { RunEvent, ToolDefinition } from '../../src/entries/runtime.js';
 import { createTelemetry } from '../../src/telemetry/index.js';
 import { reply, type AnthropicTestServer } from '../../src/testing/index.js';
 import { serverAndDirPerTest, type TempDir } from '../support/server-and-dir.js';
-import { fakeModel, isSummarizerRequest, promptTokens, readChunkTool, tempDir } from '../runtime/agent/condensation-helpers.js';
+import { fakeModel, isSummarizerRequest, promptTokens, readChunkTool, tempDir } from '../runtime/agent/compaction-helpers.js';
 import { spanTrees, startOtel, toNanos, type Otel } from './otel-sdk.js';
 
 let otel: Otel;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { buildToolNameMap, isPendingApproval, defineTool, sanitizeToolName, toToolset, UnknownToolError } from '../../src/tools/index.js';
+import { buildToolNameMap, isPendingApproval, tool, sanitizeToolName, toToolset, UnknownToolError } from '../../src/tools/index.js';
 import { DuplicateToolError, ToolError, ToolInputError, ToolNameCollisionError, UnknownApprovalError } from '../../src/entries/errors.js';
 import { IndusagiError } from '../../src/errors/index.js';
 import type { ModelInvoker, RunEvent, ToolDefinition } from '../../src/runtime/contract/index.js';
@@ -150,7 +150,7 @@ describe('toToolset', () => {
     let writable = true;
     const runs: unknown[] = [];
     const set = toToolset([
-      defineTool({
+      tool({
         name: 'fs.write',
         description: 'Write a file.',
         inputSchema: z.object({ path: z.string() }).refine(() => writable, 'The disk is read-only now.'),

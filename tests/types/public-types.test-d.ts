@@ -8,7 +8,7 @@ import * as v from 'valibot';
 import { createAgent, type Agent, type RunEvent, type RunSnapshot } from 'indusagi';
 import type { McpClient } from 'indusagi/mcp';
 import { agentTool, type AgentToolResult } from 'indusagi/agents';
-import { defineTool, tool } from 'indusagi/tools';
+import { tool } from 'indusagi/tools';
 import type { ToolContext } from 'indusagi/tools';
 import type { ToolDefinition } from 'indusagi/runtime';
 
@@ -72,7 +72,7 @@ describe("tool() infers execute's input", () => {
   });
 
   it('from a valibot schema', () => {
-    defineTool({
+    tool({
       name: 'lookup',
       description: 'Looks a word up.',
       inputSchema: v.object({ word: v.string(), limit: v.optional(v.number()) }),
@@ -107,8 +107,7 @@ describe("tool() infers execute's input", () => {
     });
   });
 
-  it('is one function under two names, and its result is a ToolDefinition', () => {
-    expectTypeOf(defineTool).toEqualTypeOf(tool);
+  it('returns a ToolDefinition', () => {
     const made = tool({ name: 'n', description: 'd', inputSchema: z.object({}), execute: () => 1 });
     expectTypeOf(made).toExtend<ToolDefinition>();
   });
@@ -143,7 +142,7 @@ describe('tools an agent takes', () => {
     expectTypeOf(
       createAgent({
         model: 'claude-sonnet-5-5',
-        tools: [...everything.tools(), defineTool({ name: 't', description: 'd', inputSchema: z.object({}), execute: () => 'ok' })],
+        tools: [...everything.tools(), tool({ name: 't', description: 'd', inputSchema: z.object({}), execute: () => 'ok' })],
       }),
     ).toEqualTypeOf<Agent>();
     const frozen: readonly ToolDefinition[] = Object.freeze([]);

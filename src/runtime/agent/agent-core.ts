@@ -7,7 +7,7 @@ import type { ApprovalDecision, LoopTools } from '../loop/types.js';
 import type { RunControls } from '../loop/controls.js';
 import type { RunLimits } from '../contract/limits.js';
 import type { CallerRun } from '../contract/tool.js';
-import type { CondensationStep } from './condensation-step.js';
+import type { CompactionStep } from './compaction-step.js';
 import type { AgentSession } from './session.js';
 import type { SessionSlot } from './session-slot.js';
 import type { OutputRequest } from './structured-output.js';
@@ -28,7 +28,7 @@ export type AgentCore = {
   readonly beforeToolRuns: ConductorDeps['beforeToolRuns'];
   readonly sessions: SessionSlot;
   /** Behind `condense()`; asked before every call too when `automatic`. */
-  readonly condensation: CondensationStep;
+  readonly compaction: CompactionStep;
   readonly automatic: boolean;
   /** What the agent was built from, before telemetry decorated it: its sub-agents are built from it too. */
   readonly origin: CallerDeps;

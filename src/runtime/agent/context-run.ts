@@ -29,7 +29,7 @@ export type ContextRun = {
   readonly prepared: ContextReport[];
   /** What the next call sends besides the messages (the tool list grows as searches load tools). */
   sending(): { system?: string; tools: readonly ModelTool[] };
-  /** Prepares the turn again on condensed `messages`, so selections such as recalled memory see the room that freed. */
+  /** Prepares the turn again on compacted `messages`, so selections such as recalled memory see the room that freed. */
   reprepare(messages: readonly Turn[]): Promise<void>;
   /** What the manager reported while answering call `callId`: publish right after that call's result. */
   takeParts(callId: string): ContextReport[];
@@ -39,7 +39,7 @@ export type ContextRun = {
 
 /**
  * Drives a `ContextManager` around one run, as docs/context.md lays out: `compact`, then `prepare` once
- * (system text, tool list, budgeted selections; again if the run's first step condensed); every tool
+ * (system text, tool list, budgeted selections; again if the run's first step compacted); every tool
  * call is offered to `handle` first (a `search_tools` call loads tools, which the very next model call
  * sees); `commit` after. The conductor makes it a producer of the per-step hook.
  */
@@ -49,7 +49,7 @@ export async function beginContextRun(input: ContextRunInput): Promise<ContextRu
   let turn: ContextTurn = { prompt: input.prompt, messages: compacted.slice(), system: input.system };
   let prepared = await manager.prepare(turn);
   const specsOf = (tools: ModelTool[] | null): ModelTool[] => tools ?? own.specs;
-  // The same array for every call until a handled call changes it, so the condensation's overhead is counted once.
+  // The same array for every call until a handled call changes it, so the compaction's overhead is counted once.
   let specs = specsOf(prepared.tools);
   let everything: string | undefined;
   let system: string | undefined;

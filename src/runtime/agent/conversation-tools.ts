@@ -19,8 +19,8 @@ function alwaysShown(tools: LoopTools): ModelTool[] {
 /**
  * A definition's tools as one conversation runs them. The definition compiled every tool once, its
  * built-in history tools included; what is the conversation's is `history`, those tools built on its
- * own history (made on the first call of one: most conversations never condense): they are shown to
- * the model, and callable, only while `open()` says so (once a condensation left something to search),
+ * own history (made on the first call of one: most conversations never compact): they are shown to
+ * the model, and callable, only while `open()` says so (once a compaction left something to search),
  * and their calls go to this conversation's history. A class, so a conversation (one per sub-agent
  * call) allocates one object, not a closure per method.
  */

@@ -6,10 +6,10 @@ import type { ApprovalDecision } from '../loop/types.js';
 import { isSummaryTurn } from '../compaction/summary-turn.js';
 import { HISTORY_NOTE, historyTools, type HistoryOptions } from '../history/index.js';
 import { UnknownApprovalError } from '../tools/index.js';
-import { condensationStep, type CondensationStep } from './condensation-step.js';
+import { compactionStep, type CompactionStep } from './compaction-step.js';
 import { ApprovalsPendingError, UnknownInputRequestError } from './errors.js';
 import type { AgentCore, RunOptions, RunPlan } from './agent-core.js';
-import { condenseRun } from './condense-run.js';
+import { compactRun } from './compact-run.js';
 import { executeRun } from './execute-run.js';
 import { buildHandoffs, MAIN_AGENT, type HandoffPlan, type Handoffs } from './handoffs.js';
 import { settleOpened } from './delegation.js';
@@ -49,7 +49,7 @@ import type {
  * conversation from it: one session at a time, one run at a time, over any `ModelInvoker`. See
  * docs/agent.md. `defineAgent` is this definition with Claude as the default model.
  *
- * A conversation composes: the session slot (`SessionSlot`), the condensation (`condensationStep`) and
+ * A conversation composes: the session slot (`SessionSlot`), the compaction (`compactionStep`) and
  * one `RunScope` per run, executed by `executeRun` one after another (`RunQueue`). Every operation
  * (`submit`, `approve`, `reject`, `continue`, `condense`, `resume`, `branchFrom`, `close`) queues behind
  * the ones before it; the four that run the model return a `Run`.
@@ -148,7 +148,7 @@ function openConversation(config: AgentConfig, deps: ConductorDeps, resolved: Re
     }
     return settleOpened(session, conversation().tools, conversation().handoffs, origin, current);
   });
-  // What runs need beyond the slot (this conversation's tools, handoffs and condensation) is made on
+  // What runs need beyond the slot (this conversation's tools, handoffs and compaction) is made on
   // first use: opening a conversation costs its session slot and run queue.
   let made: { tools: LoopTools; handoffs: Handoffs | undefined; core: AgentCore } | undefined;
   const conversation = () => (made ??= make());
@@ -160,8 +160,8 @@ function openConversation(config: AgentConfig, deps: ConductorDeps, resolved: Re
     const handoffs = plan?.open(bind);
     const tools: LoopTools = handoffs?.tools ?? bind(settings.tools);
     // Made on first use: a conversation without `compaction` that is never asked to `condense()` (a
-    // sub-agent call's, most often) never needs its condenser.
-    let condensation: CondensationStep | undefined;
+    // sub-agent call's, most often) never needs its compactor.
+    let compaction: CompactionStep | undefined;
     const core: AgentCore = {
       config,
       card,
@@ -171,8 +171,8 @@ function openConversation(config: AgentConfig, deps: ConductorDeps, resolved: Re
       ledger,
       beforeToolRuns: options.beforeToolRuns ?? deps.beforeToolRuns,
       sessions,
-      get condensation() {
-        return (condensation ??= condensationStep({
+      get compaction() {
+        return (compaction ??= compactionStep({
           card,
           policy: config.compaction ?? {},
           invokeModel: invoke,
@@ -303,7 +303,7 @@ function openConversation(config: AgentConfig, deps: ConductorDeps, resolved: Re
       return startPlan(opts, () => ({ prompt: null, admit: admitAll }));
     },
     condense(opts) {
-      return queued((scope) => condenseRun(conversation().core, scope), opts?.signal).outcome;
+      return queued((scope) => compactRun(conversation().core, scope), opts?.signal).outcome;
     },
     branchFrom(nodeId) {
       return queued(async (scope) => {

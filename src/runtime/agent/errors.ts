@@ -34,9 +34,9 @@ export class AgentConfigError extends IndusagiError {
 }
 
 /**
- * A change to the context the session cannot record: a condensation whose summary is not a user turn or
+ * A change to the context the session cannot record: a compaction whose summary is not a user turn or
  * whose kept tail starts outside the context, or a context manager's own history compaction (any
- * replacement) in a session that records condensations only.
+ * replacement) in a session that records compactions only.
  */
 export class ContextReplacementError extends IndusagiError {
   static override readonly errorName: string = 'ContextReplacementError';
@@ -94,7 +94,7 @@ export class ModelControlsError extends IndusagiError {
   }
 }
 
-/** A `prepareStep` hook returned overrides the run cannot apply (a second condensation in one step). */
+/** A `prepareStep` hook returned overrides the run cannot apply (a second compaction in one step). */
 export class StepHookError extends IndusagiError {
   static override readonly errorName: string = 'StepHookError';
   constructor(detail: string) {

@@ -7,7 +7,7 @@ import type { LoopEvent, LoopInput } from '../loop/types.js';
 import type { ContextReport } from '../contract/context.js';
 import { zeroUsage } from '../usage/sum.js';
 import type { AgentCore, RunPlan } from './agent-core.js';
-import { applyCondensation } from './condense-run.js';
+import { applyCompaction } from './compact-run.js';
 import { beginContextRun, type ContextRun } from './context-run.js';
 import { durabilityOf, finishRun, openForRun } from './run-durability.js';
 import { failureOf, type Failure } from './run-faults.js';
@@ -22,7 +22,7 @@ import { noteCall } from './waiting-calls.js';
 
 /**
  * One run, start to end: answers the calls an earlier run left open, adds the prompt, drives the
- * loop with the per-step hook composed of the context manager, condensation and `config.prepareStep`,
+ * loop with the per-step hook composed of the context manager, compaction and `config.prepareStep`,
  * gets a structured answer when asked, and makes every settled step durable as it goes (see
  * `LoopDurability`): a crash loses at most the step in flight. Resolves with the final snapshot, or
  * rejects with `RunFault` after publishing `faulted`.
@@ -80,9 +80,9 @@ export async function executeRun(core: AgentCore, scope: RunScope, plan: RunPlan
         turn,
         reply === undefined ? undefined : billReply(scope, reply, core.handoffs?.model ?? plan.model?.modelId ?? core.card.id),
       ),
-    condense(condensation) {
-      applyCondensation(core, scope, session, condensation);
-      // The context turn was prepared again on the condensed messages: what it holds now is announced after `compacted`.
+    condense(compaction) {
+      applyCompaction(core, scope, session, compaction);
+      // The context turn was prepared again on the compacted messages: what it holds now is announced after `compacted`.
       announcePrepared();
     },
     emit(event: LoopEvent) {
@@ -135,7 +135,7 @@ export async function executeRun(core: AgentCore, scope: RunScope, plan: RunPlan
       const hook = composeStepHook({
         handoff: core.handoffs?.step((event) => scope.publish({ ...event, runId: scope.runId })),
         context: contextRun,
-        condensation: core.automatic ? core.condensation : undefined,
+        compaction: core.automatic ? core.compaction : undefined,
         user: core.config.prepareStep,
       });
       input.prepareStep =
@@ -143,7 +143,7 @@ export async function executeRun(core: AgentCore, scope: RunScope, plan: RunPlan
           ? undefined
           : async (step) => {
               const overrides = await hook(step);
-              if (overrides?.condensation === undefined) announcePrepared();
+              if (overrides?.compaction === undefined) announcePrepared();
               return overrides;
             };
       let outcome = await runLoop(input);

@@ -202,7 +202,7 @@ export class RunGuard {
   }
 }
 
-/** A user turn that is a prompt: not tool results, not a condensation summary. */
+/** A user turn that is a prompt: not tool results, not a compaction summary. */
 function isPrompt(turn: Turn): boolean {
   return (
     turn.role === 'user' &&

@@ -141,7 +141,7 @@ export class Handoffs {
 
   /**
    * Reads which agent has `session` from its handoffs: the target of the last transfer that went
-   * through, looking past a condensation into the turns it took out of the context if need be.
+   * through, looking past a compaction into the turns it took out of the context if need be.
    */
   async restore(session: AgentSession): Promise<void> {
     this.#next = undefined;
@@ -150,7 +150,7 @@ export class Handoffs {
     const first = session.context[0];
     if (name === undefined && first !== undefined && isSummaryTurn(first)) {
       name = lastHandoff(
-        (await session.condensedAway()).map((node) => node.turn),
+        (await session.compactedAway()).map((node) => node.turn),
         targets,
       );
     }

@@ -13,7 +13,7 @@ export type {
   AgentTelemetry,
   ConductorDeps,
   SubmitOptions,
-  CondenseOutcome,
+  CompactionOutcome,
   OutputSnapshot,
 } from './types.js';
 export { OutputValidationError, OUTPUT_REPAIR_PREFIX } from './structured-output.js';

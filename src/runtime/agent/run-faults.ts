@@ -9,7 +9,7 @@ export type Failure = { kind: FaultKind; error: unknown };
 
 /** The fault an error thrown by a run's work is. */
 export function failureOf(error: unknown): Failure {
-  // "Prompt is too long" arrives as a plain 400; it is still an overflow, whatever condensation could do.
+  // "Prompt is too long" arrives as a plain 400; it is still an overflow, whatever compaction could do.
   return { kind: isPromptTooLongError(error) ? 'context_overflow' : faultKindOf(error), error };
 }
 

@@ -9,7 +9,7 @@ import { memorySession, openStoredSession, type AgentSession } from './session.j
 /**
  * The session an agent works on, one at a time: opened from the store on first use (or kept in memory
  * without one), switched by `resume`, let go by `close`. With history recall on, it also keeps the
- * index of what condensation took out of the live path, rebuilt whenever the live path changes
+ * index of what compaction took out of the live path, rebuilt whenever the live path changes
  * (`resume`, `branchFrom`), so a search never reaches a branch the user left.
  */
 export class SessionSlot {
@@ -87,8 +87,8 @@ export class SessionSlot {
     }
   }
 
-  /** Turns a condensation just took out of the context: searchable from now on. */
-  condensed(dropped: readonly SessionNode[]): void {
+  /** Turns a compaction just took out of the context: searchable from now on. */
+  compacted(dropped: readonly SessionNode[]): void {
     this.#history?.add(dropped);
   }
 
@@ -107,14 +107,14 @@ export class SessionSlot {
   /** The open session's live path changed (a run taken back): the recall index follows it. */
   moved(): void {
     const session = this.#session;
-    if (session !== undefined) this.#history?.switchPath(() => session.condensedAway());
+    if (session !== undefined) this.#history?.switchPath(() => session.compactedAway());
   }
 
   /** Moves the live leaf; the recall index follows the new live path (the branch left behind drops out of it). */
   async branchFrom(nodeId: string | null): Promise<AgentSession> {
     const session = await this.open();
     await session.branchFrom(nodeId);
-    this.#history?.switchPath(() => session.condensedAway());
+    this.#history?.switchPath(() => session.compactedAway());
     return session;
   }
 
@@ -134,7 +134,7 @@ export class SessionSlot {
 
   #reindex(): void {
     const session = this.#session;
-    // Filled from the live path's condensed-away turns on the first search (or condensation), then kept up to date by `condensed`.
-    this.#history = this.recall && session !== undefined ? new HistoryIndex(() => session.condensedAway()) : undefined;
+    // Filled from the live path's compacted-away turns on the first search (or compaction), then kept up to date by `compacted`.
+    this.#history = this.recall && session !== undefined ? new HistoryIndex(() => session.compactedAway()) : undefined;
   }
 }

@@ -1,7 +1,7 @@
 import type { Turn } from '../contract/turn.js';
 import type { ModelUsage } from '../contract/model.js';
 import type { LoadReport, SessionNode } from '../contract/session.js';
-import type { Condensation } from '../contract/step.js';
+import type { Compaction } from '../contract/step.js';
 import type { GuardrailTrip } from '../contract/guardrail.js';
 import type { SessionGraph } from '../store/graph.js';
 import type { SessionStoreLike } from '../store/types.js';
@@ -13,12 +13,12 @@ import { BranchPointError, ContextReplacementError } from './errors.js';
 
 /**
  * Where an agent keeps one session's history while it works on it. The session owns the context: the
- * loop reads it and changes it only through `append` and `condense`, so the turns and what records
+ * loop reads it and changes it only through `append` and `compact`, so the turns and what records
  * them (the graph's nodes, one per context turn) can never drift apart.
  */
 export interface AgentSession {
   readonly id: string;
-  /** The conversation as the model will next see it (condensation applied). */
+  /** The conversation as the model will next see it (compaction applied). */
   readonly context: readonly Turn[];
   /** What loading the session from its store found; undefined without a store or when the store cannot say. */
   readonly report: LoadReport | undefined;
@@ -38,19 +38,19 @@ export interface AgentSession {
   /** Adds a turn to the end of the context and records it; `billed` is what the model call that produced it cost. */
   append(turn: Turn, billed?: Billing): void;
   /**
-   * Applies a condensation to the context and records its summary (with the node of the first kept
+   * Applies a compaction to the context and records its summary (with the node of the first kept
    * turn); `billed`: the summarizer's cost. Returns the nodes of the turns the summary replaced (none
    * without a graph).
    */
-  condense(condensation: Condensation, billed?: Billing): SessionNode[];
+  compact(compaction: Compaction, billed?: Billing): SessionNode[];
   /**
    * Replaces the whole context with `turns` (a context manager's own history compaction): only a session
-   * that records nothing can take a replacement that is not a condensation; any other throws
+   * that records nothing can take a replacement that is not a compaction; any other throws
    * `ContextReplacementError` and changes nothing.
    */
   replace(turns: readonly Turn[]): void;
-  /** The nodes of the live path that condensation took out of the context, oldest first (none without a graph). */
-  condensedAway(): Promise<SessionNode[]>;
+  /** The nodes of the live path that compaction took out of the context, oldest first (none without a graph). */
+  compactedAway(): Promise<SessionNode[]>;
   /** Moves the live leaf to `nodeId` (null: before the first turn) and makes the context the one there. */
   branchFrom(nodeId: string | null): Promise<void>;
   /** Tokens billed over the whole session, every branch, earlier runs included. */
@@ -106,8 +106,8 @@ export function memorySession(id: string, messages?: readonly Turn[]): AgentSess
       tripped = undefined;
       if (billed !== undefined) addUsage(total, billed.usage);
     },
-    condense(condensation, billed) {
-      const { summary, keptFrom } = checkCondensation(condensation, context.length);
+    compact(compaction, billed) {
+      const { summary, keptFrom } = checkCompaction(compaction, context.length);
       context.splice(0, keptFrom, summary);
       view.reset();
       if (billed !== undefined) addUsage(total, billed.usage);
@@ -117,7 +117,7 @@ export function memorySession(id: string, messages?: readonly Turn[]): AgentSess
       replaceContents(context, turns);
       view.reset();
     },
-    condensedAway: async () => [],
+    compactedAway: async () => [],
     async branchFrom() {
       throw new BranchPointError(
         id,
@@ -136,7 +136,7 @@ export function memorySession(id: string, messages?: readonly Turn[]): AgentSess
  * session read (its live path when the store offers one), every turn appended to the graph as it joins
  * the context, and the records not yet appended handed to the store when the agent persists (put back
  * in front when an append fails); `close` appends what is left, then releases the lease. `ids[i]` is the
- * node of `context[i]`: a condensation names its first kept turn by position, never by object identity.
+ * node of `context[i]`: a compaction names its first kept turn by position, never by object identity.
  */
 export async function openStoredSession(store: SessionStoreLike, id: string): Promise<AgentSession> {
   const writer = await SessionWriter.open(store, id);
@@ -179,8 +179,8 @@ export async function openStoredSession(store: SessionStoreLike, id: string): Pr
       context.push(turn);
       ids.push(node.id);
     },
-    condense(condensation, billed) {
-      const { summary, keptFrom } = checkCondensation(condensation, context.length);
+    compact(compaction, billed) {
+      const { summary, keptFrom } = checkCompaction(compaction, context.length);
       const firstKept = keptFrom < ids.length ? ids[keptFrom] : null;
       const node = writer.append(summary, Date.now(), { condenses: { firstKept }, ...billed });
       const dropped = ids.slice(0, keptFrom).flatMap((nodeId) => graph.node(nodeId) ?? []);
@@ -191,14 +191,14 @@ export async function openStoredSession(store: SessionStoreLike, id: string): Pr
     },
     replace() {
       throw new ContextReplacementError(
-        "a session in a store records condensations, not arbitrary replacements; condense with the agent's `compaction` (or return a `condensation` from `prepareStep`) instead of a context manager's own `history`",
+        "a session in a store records compactions, not arbitrary replacements; condense with the agent's `compaction` (or return a `compaction` from `prepareStep`) instead of a context manager's own `history`",
       );
     },
-    async condensedAway() {
+    async compactedAway() {
       if (graph.leaf === null) return [];
-      // What condensation took out lies off a live-path graph: read the rest of the session first.
+      // What compaction took out lies off a live-path graph: read the rest of the session first.
       await graph.loadWhole();
-      return condensedAwayOf(graph.nodesTo(graph.leaf));
+      return compactedAwayOf(graph.nodesTo(graph.leaf));
     },
     async branchFrom(nodeId) {
       if (nodeId === null) {
@@ -265,24 +265,24 @@ function contextNodesAt(graph: SessionGraph, leaf: string): SessionNode[] {
   return [chain[at], ...chain.slice(0, at).filter((node) => node.condenses === undefined), ...chain.slice(at + 1)];
 }
 
-/** A condensation's shape, checked before anything changes: a user summary turn, and a kept tail inside the context. */
-function checkCondensation(condensation: Condensation, length: number): Condensation {
-  const { summary, keptFrom } = condensation ?? ({} as Partial<Condensation>);
+/** A compaction's shape, checked before anything changes: a user summary turn, and a kept tail inside the context. */
+function checkCompaction(compaction: Compaction, length: number): Compaction {
+  const { summary, keptFrom } = compaction ?? ({} as Partial<Compaction>);
   if (summary?.role !== 'user' || !Array.isArray(summary.blocks)) throw new ContextReplacementError('its `summary` must be a user turn');
   if (!Number.isInteger(keptFrom) || keptFrom! < 0 || keptFrom! > length) {
     throw new ContextReplacementError(
       `its \`keptFrom\` must be an index from 0 to ${length} (the context's length), got ${String(keptFrom)}`,
     );
   }
-  return condensation;
+  return compaction;
 }
 
 /**
  * The nodes of `path` (root to leaf) that the context at its end leaves out: everything before the
  * kept tail of the latest summary on it (earlier summaries included), or before that summary when it
- * keeps no tail. None when nothing was condensed.
+ * keeps no tail. None when nothing was compacted.
  */
-function condensedAwayOf(path: readonly SessionNode[]): SessionNode[] {
+function compactedAwayOf(path: readonly SessionNode[]): SessionNode[] {
   const latest = path.findLastIndex((node) => node.condenses !== undefined);
   if (latest === -1) return [];
   const firstKept = path[latest].condenses!.firstKept;

@@ -1,6 +1,6 @@
-import type { Condensation, PrepareStep, StepOverrides } from '../contract/step.js';
+import type { Compaction, PrepareStep, StepOverrides } from '../contract/step.js';
 import type { Turn } from '../contract/turn.js';
-import type { CondensationStep } from './condensation-step.js';
+import type { CompactionStep } from './compaction-step.js';
 import type { ContextRun } from './context-run.js';
 import { StepHookError } from './errors.js';
 
@@ -10,30 +10,30 @@ export type StepProducers = {
   handoff?: () => StepOverrides | undefined;
   /** The run's context manager, when the agent has one: its system texts and tools for every call. */
   context?: ContextRun;
-  /** The agent's automatic condensation (`config.compaction`). */
-  condensation?: CondensationStep;
+  /** The agent's automatic compaction (`config.compaction`). */
+  compaction?: CompactionStep;
   /** `config.prepareStep`: the user's, asked last, seeing what the others decided. */
   user?: PrepareStep;
 };
 
 /**
- * The one hook the loop asks before every model call, composed from its producers: condensation
+ * The one hook the loop asks before every model call, composed from its producers: compaction
  * decides against everything the call sends (the context manager's system text and tools included),
- * and when the run's first step condensed, the context manager prepares again on the condensed
- * messages (so recalled memory sees the room that freed). At most one condensation per step: a user
- * hook returning one when another producer already condensed throws `StepHookError`.
+ * and when the run's first step compacted, the context manager prepares again on the compacted
+ * messages (so recalled memory sees the room that freed). At most one compaction per step: a user
+ * hook returning one when another producer already compacted throws `StepHookError`.
  */
 export function composeStepHook(producers: StepProducers): PrepareStep | undefined {
-  const { handoff, context, condensation, user } = producers;
-  if (handoff === undefined && context === undefined && condensation === undefined && user === undefined) return undefined;
+  const { handoff, context, compaction, user } = producers;
+  if (handoff === undefined && context === undefined && compaction === undefined && user === undefined) return undefined;
   return async (step) => {
     const overrides: StepOverrides = {};
     let messages = step.messages;
-    if (condensation !== undefined) {
-      const condensed = await condensation.decide(step, context?.sending());
-      if (condensed !== undefined) {
-        overrides.condensation = condensed;
-        messages = condensedView(step.messages, condensed);
+    if (compaction !== undefined) {
+      const compacted = await compaction.decide(step, context?.sending());
+      if (compacted !== undefined) {
+        overrides.compaction = compacted;
+        messages = compactedView(step.messages, compacted);
         if (context !== undefined && step.step === 0 && step.failure === undefined) await context.reprepare(messages);
       }
     }
@@ -53,16 +53,23 @@ export function composeStepHook(producers: StepProducers): PrepareStep | undefin
     };
     const own = (await user(seen)) ?? undefined;
     if (own === undefined) return overrides;
-    if (own.condensation !== undefined && overrides.condensation !== undefined) {
-      throw new StepHookError('prepareStep returned a condensation for a step the agent already condensed; one condensation per step');
+    // `condensation` was this field's name before compaction became the one word for it (issue 37): a
+    // hook that still returns it would be ignored without a word, so it is refused with the new name.
+    if (typeof own === 'object' && 'condensation' in own) {
+      throw new StepHookError(
+        'prepareStep returned `condensation`, which is now `compaction`: return { compaction: { summary, keptFrom } }',
+      );
+    }
+    if (own.compaction !== undefined && overrides.compaction !== undefined) {
+      throw new StepHookError('prepareStep returned a compaction for a step the agent already compacted; one compaction per step');
     }
     return { ...overrides, ...own };
   };
 }
 
-/** The messages as the call will send them after `condensation`: the summary, then the kept tail. */
-export function condensedView(messages: readonly Turn[], condensation: Condensation): Turn[] {
-  const view = [condensation.summary];
-  for (let i = condensation.keptFrom; i < messages.length; i++) view.push(messages[i]);
+/** The messages as the call will send them after `compaction`: the summary, then the kept tail. */
+export function compactedView(messages: readonly Turn[], compaction: Compaction): Turn[] {
+  const view = [compaction.summary];
+  for (let i = compaction.keptFrom; i < messages.length; i++) view.push(messages[i]);
   return view;
 }

@@ -34,7 +34,7 @@ export type AgentConfig = ModelControls & {
   maxOutputTokens?: number;
   /** Overrides the model card's context window. */
   contextWindow?: number;
-  /** Condense history automatically near the window. Omit to condense only when asked (`agent.condense()`). */
+  /** Compact history automatically near the window. Omit to compact only when asked (`agent.condense()`). */
   compaction?: CompactionPolicy;
   /** Owns recall, tool loading and write-backs for each run (`createContextManager`); see docs/context.md. */
   context?: ContextManagerLike;
@@ -42,8 +42,8 @@ export type AgentConfig = ModelControls & {
   /** Run a step's tool calls one at a time instead of all at once. Results are in call order either way. */
   sequential?: boolean;
   /**
-   * History recall: with a store, the turns condensation takes out of the context stay searchable
-   * through `history.search` and `history.read`, which the model gets once a condensation happened
+   * History recall: with a store, the turns compaction takes out of the context stay searchable
+   * through `history.search` and `history.read`, which the model gets once a compaction happened
    * (every summary says so). Default on; `false` turns it off; an object tunes how much a call returns.
    */
   history?: boolean | HistoryOptions;
@@ -53,8 +53,8 @@ export type AgentConfig = ModelControls & {
    */
   providerOptions?: ProviderOptions;
   /**
-   * Asked before every model call of every run, after the agent's own condensation and context manager:
-   * return overrides for that call (system text, tools, controls, a condensation of your own). See
+   * Asked before every model call of every run, after the agent's own compaction and context manager:
+   * return overrides for that call (system text, tools, controls, a compaction of your own). See
    * `PrepareStep` and docs/agent.md.
    */
   prepareStep?: PrepareStep;
@@ -204,7 +204,7 @@ export type SubmitOptions = ModelControls & {
   parent?: CallerRun;
   /**
    * Another model for this run only: an invoker (it brings its own id and card) or a model id the agent's
-   * invoker can call. The agent's own model (and its card's window for condensation) is unchanged.
+   * invoker can call. The agent's own model (and its card's window for compaction) is unchanged.
    */
   model?: string | ModelInvoker;
 };
@@ -216,8 +216,8 @@ export type SubmitOptions = ModelControls & {
 export type OutputSnapshot<Output> =
   (RunSnapshot & { status: 'settled'; output: Output }) | (RunSnapshot & { status: 'waiting'; output?: undefined });
 
-/** What `agent.condense()` did: the `compacted` event it published, or null when there was nothing to condense. */
-export type CondenseOutcome = {
+/** What `agent.condense()` did: the `compacted` event it published, or null when there was nothing to compact. */
+export type CompactionOutcome = {
   compacted: Extract<RunEvent, { kind: 'compacted' }> | null;
   snapshot: RunSnapshot;
 };
@@ -250,12 +250,12 @@ export interface Agent {
    */
   continue(opts?: SubmitOptions): Run;
   /**
-   * Condenses the session now, whatever its size (as `/compact` does): the oldest turns become one
+   * Compacts the session now, whatever its size (as `/compact` does): the oldest turns become one
    * summary, the last `compaction.keepRecent` (default 8) stay verbatim, and the summary is recorded in
    * the session. A run of its own: it publishes `compacted` and `usage`, and faults `summarizer_failed`
    * without changing anything when the summary call fails.
    */
-  condense(opts?: SubmitOptions): Promise<CondenseOutcome>;
+  condense(opts?: SubmitOptions): Promise<CompactionOutcome>;
   /**
    * Moves the session's live leaf to node `nodeId`, so the next prompt starts a new branch there (as
    * `/fork` does); the later turns stay in the session. Needs a store (`MemorySessionStore` for one in

@@ -19,8 +19,8 @@ export type CompactionBudget = {
  * A request fits when `input + reserve <= limit`, where input is the estimated tokens of the
  * messages plus `overhead` (system prompt and tool definitions), `reserve` is the requested
  * `max_tokens`, and `limit` is `floor(contextWindow × triggerRatio)`. The same rule decides when to
- * condense (the next request would not fit) and whether a condensed context is good enough, so a
- * condensation can never leave a context that immediately asks to be condensed again.
+ * compact (the next request would not fit) and whether a compacted context is good enough, so a
+ * compaction can never leave a context that immediately asks to be compacted again.
  */
 export type Budget = { limit: number; overhead: number; reserve: number };
 
@@ -43,7 +43,7 @@ export function fits(budget: Budget, inputTokens: number): boolean {
 }
 
 /**
- * Whether the next call with `messages` would cross the trigger. No policy means condensation is
+ * Whether the next call with `messages` would cross the trigger. No policy means compaction is
  * disabled, so the answer is always false.
  */
 export function shouldCompact(

@@ -2,7 +2,7 @@ import type { CompactionPolicy } from '../contract/compaction.js';
 import type { ModelCard, ModelInvoker } from '../contract/model.js';
 import type { Turn } from '../contract/turn.js';
 import { resolveBudget, type CompactionBudget } from './budget.js';
-import { condenseAt } from './condense.js';
+import { compactAt } from './compact-at.js';
 import { shrinkingCuts } from './cut-point.js';
 import { estimateTurnTokens } from './estimate.js';
 import { resolveCompactionPolicy } from './policy.js';
@@ -14,7 +14,7 @@ export type CompactOptions = CompactionBudget & {
 };
 
 /**
- * Condenses `messages` to `[summaryTurn, ...recentTail]` whenever there is something to drop: it does
+ * Compacts `messages` to `[summaryTurn, ...recentTail]` whenever there is something to drop: it does
  * not consult `shouldCompact` (call that to decide). When the cut point is 0 it returns `messages`
  * itself, unchanged, and so it does when the summary came out no smaller than the turns it would
  * replace. If the tail that `keepRecent` asks for would not fit beside a summary, fewer turns
@@ -34,7 +34,7 @@ export async function compact(
   if (cuts.length === 0 || cuts[0] > messages.length - resolved.keepRecent) return messages;
   const cumulative = [0];
   for (const turn of messages) cumulative.push(cumulative[cumulative.length - 1] + estimateTurnTokens(turn));
-  const result = await condenseAt(messages, cumulative, cuts, budget.overhead + cumulative[messages.length], {
+  const result = await compactAt(messages, cumulative, cuts, budget.overhead + cumulative[messages.length], {
     card: modelCard,
     budget,
     invokeModel,

@@ -1,6 +1,6 @@
 import { IndusagiError } from '../../errors/index.js';
 
-/** A policy, budget or history the condenser cannot work with; nothing was changed. */
+/** A policy, budget or history the compactor cannot work with; nothing was changed. */
 export class CompactionInputError extends IndusagiError {
   static override readonly errorName: string = 'CompactionInputError';
   constructor(message: string, options?: { cause?: unknown }) {
@@ -10,7 +10,7 @@ export class CompactionInputError extends IndusagiError {
 
 /**
  * The summarizing model call failed: the invoker rejected (network, API error), the model refused,
- * stopped early or answered with nothing. The history it was asked to condense is untouched.
+ * stopped early or answered with nothing. The history it was asked to compact is untouched.
  */
 export class SummarizerError extends IndusagiError {
   static override readonly errorName: string = 'SummarizerError';

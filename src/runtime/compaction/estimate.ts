@@ -6,7 +6,7 @@ import { documentTokens, imageTokens } from './media.js';
 /**
  * The footprint heuristic: no tokenizer, about 4 characters a token, plus a per-turn surcharge for
  * the role and framing the API adds. English prose runs nearer 4.5 characters a token, so this errs
- * toward condensing a little early; dense JSON and code run nearer 3, which the trigger ratio's
+ * toward compacting a little early; dense JSON and code run nearer 3, which the trigger ratio's
  * headroom and usage calibration absorb.
  */
 export const CHARS_PER_TOKEN = 4;
@@ -35,7 +35,7 @@ export function estimateContextTokens(messages: readonly Turn[]): number {
 }
 
 // A tool list is counted once: an agent's list is one array for every conversation opened from its
-// definition (each conversation's condensation counts it as it opens), and a list the loop sends is read
+// definition (each conversation's compaction counts it as it opens), and a list the loop sends is read
 // as the immutable value its `readonly` type says it is.
 const toolTokens = new WeakMap<readonly ModelTool[], number>();
 

@@ -1,5 +1,5 @@
-// Condensation: deciding when history must shrink, where it may be cut, and replacing the oldest
-// turns with one summary turn. `Condenser` is the incremental form the conductor calls per model call.
+// Compaction: deciding when history must shrink, where it may be cut, and replacing the oldest
+// turns with one summary turn. `Compactor` is the incremental form the conductor calls per model call.
 export {
   estimateContextTokens,
   estimateTurnTokens,
@@ -19,8 +19,8 @@ export { isSummaryTurn, makeSummaryTurn, summaryBody } from './summary-turn.js';
 export { TOOL_INPUT_CLIP_CHARS, TOOL_RESULT_CLIP_CHARS } from './transcript.js';
 export { compact } from './compact.js';
 export type { CompactOptions } from './compact.js';
-export type { CondenseResult, DiscardedSummary } from './condense.js';
-export { Condenser } from './condenser.js';
-export type { CondenserOptions, CondensePlan, CondenseOptions } from './condenser.js';
+export type { CompactionResult, DiscardedSummary } from './compact-at.js';
+export { Compactor } from './compactor.js';
+export type { CompactorOptions, CompactionPlan, CompactorCallOptions } from './compactor.js';
 export { isPromptTooLongError, reportedPromptTokens } from './prompt-too-long.js';
 export { CompactionInputError, ContextOverflowError, SummarizerError } from './errors.js';

@@ -2,7 +2,7 @@ import type { DocumentBlock, ImageBlock } from '../contract/turn.js';
 
 /**
  * What an image or document costs in the context, in tokens, without a tokenizer (see
- * docs/condensation.md). An image: the Messages API's formula, width × height / 750, after the API's
+ * docs/compaction.md). An image: the Messages API's formula, width × height / 750, after the API's
  * own downscaling (long edge at most 1,568 px), at most 1,600; the size is read from the base64 header
  * (PNG, GIF, JPEG, WebP); an image whose size cannot be read (a URL, an unknown format) counts as the
  * most an image costs, 1,600. A PDF: 3,000 tokens a page (the upper end of the API's 1,500-3,000, each

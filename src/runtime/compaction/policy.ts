@@ -6,7 +6,7 @@ export const DEFAULT_KEEP_RECENT = 8;
 
 export type ResolvedCompactionPolicy = Required<CompactionPolicy>;
 
-/** Fills in the defaults and refuses values that would make condensation meaningless or endless. */
+/** Fills in the defaults and refuses values that would make compaction meaningless or endless. */
 export function resolveCompactionPolicy(policy: CompactionPolicy = {}): ResolvedCompactionPolicy {
   const triggerRatio = policy.triggerRatio ?? DEFAULT_TRIGGER_RATIO;
   const keepRecent = policy.keepRecent ?? DEFAULT_KEEP_RECENT;

@@ -21,7 +21,7 @@ export function isPromptTooLongError(error: unknown): boolean {
   return typedError(error) !== undefined || tooLongMessage(error) !== undefined;
 }
 
-/** The prompt size the API reported in that error (for `Condenser.observeUsage`), when it gave one. */
+/** The prompt size the API reported in that error (for `Compactor.observeUsage`), when it gave one. */
 export function reportedPromptTokens(error: unknown): number | undefined {
   const typed = typedError(error);
   if (typed !== undefined) return typed.promptTokens;

@@ -1,11 +1,11 @@
 import type { ModelInvoker, ModelRequest, ModelUsage } from '../contract/model.js';
-import { CONDENSED_PREFIX, type Turn } from '../contract/turn.js';
+import { COMPACTION_PREFIX, type Turn } from '../contract/turn.js';
 import { modelCard } from '../models/index.js';
 import { DEFAULT_TRIGGER_RATIO, assertCount } from './policy.js';
 import { CHARS_PER_TOKEN, TURN_SURCHARGE_TOKENS, estimateTextTokens } from './estimate.js';
 import { CompactionInputError, ContextOverflowError, SummarizerError } from './errors.js';
 import { errorMessage } from '../../errors/base.js';
-import { stripCondensedPrefix } from './summary-turn.js';
+import { stripCompactionPrefix } from './summary-turn.js';
 import { renderForSummary } from './transcript.js';
 
 /** The longest summary asked for by default, in tokens. */
@@ -30,7 +30,7 @@ export type SummarizeOptions = {
 export type SummaryReply = { text: string; usage: ModelUsage | undefined };
 
 /**
- * Condenses `turns` into a summary body (without the `[condensed earlier context]` prefix) by one
+ * Compacts `turns` into a summary body (without the `[condensed earlier context]` prefix) by one
  * model call with no tools. Earlier summaries among `turns` are handed over separately, labelled to
  * be carried forward. Throws `SummarizerError` when the call rejects, the model refuses, stops early
  * or answers with nothing; an abort of `signal` rejects with the invoker's own abort error.
@@ -59,7 +59,7 @@ export async function requestSummary(turns: readonly Turn[], invokeModel: ModelI
     });
   }
   const blocks = Array.isArray(reply.turn?.blocks) ? reply.turn.blocks : [];
-  const text = stripCondensedPrefix(blocks.map((b) => (b.kind === 'text' ? b.text : '')).join(''));
+  const text = stripCompactionPrefix(blocks.map((b) => (b.kind === 'text' ? b.text : '')).join(''));
   if (text === '') throw new SummarizerError('the summarizer answered with no text', { stopReason: reply.stopReason });
   return { text, usage: reply.usage };
 }
@@ -112,7 +112,7 @@ function systemPrompt(maxOutputTokens: number): string {
     'Identifiers: every exact file path, id, URL, name, command, number and value the remaining work still needs, copied verbatim.',
     '',
     'If a previous summary is given, merge it in: keep every fact and identifier from it that is still relevant, updated by what the transcript shows.',
-    `Do not invent anything. Write plain text, at most about ${words} words. Do not begin with "${CONDENSED_PREFIX}".`,
+    `Do not invent anything. Write plain text, at most about ${words} words. Do not begin with "${COMPACTION_PREFIX}".`,
   ].join('\n');
 }
 

@@ -23,7 +23,7 @@ export type InterruptedCall = { callId: string; name: string; input: unknown; re
 
 export type RunSnapshot = {
   sessionId: string;
-  /** The conversation as the model will next see it (condensed where condensation ran). */
+  /** The conversation as the model will next see it (compacted where compaction ran). */
   messages: Turn[];
   /** The final assistant text of the run (text blocks of the last assistant turn, joined). */
   text: string;

@@ -127,7 +127,7 @@ export type ModelRequest = {
    */
   onFirstChunk?: () => void;
   /**
-   * What the call is for when it is not a step of the conversation: `summary` for the condensation
+   * What the call is for when it is not a step of the conversation: `summary` for the compaction
    * summarizer's one-off prompt. Telemetry reports it; invokers need not read it.
    */
   purpose?: 'summary';

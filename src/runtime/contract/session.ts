@@ -12,13 +12,13 @@ export type SessionNode = {
   turn: Turn;
   at: number;
   /**
-   * Present on a condensation summary node: the id of the first node of the verbatim tail that the
+   * Present on a compaction summary node: the id of the first node of the verbatim tail that the
    * summary keeps (null when it keeps none). Everything on the path before that node is replaced by
    * the summary when the context is rebuilt; it stays on disk and in `pathTo`.
    */
   condenses?: { firstKept: string | null };
   /**
-   * On an assistant turn: what the model call that produced it was billed; on a condensation summary:
+   * On an assistant turn: what the model call that produced it was billed; on a compaction summary:
    * what the summarizer call(s) were billed. Stored with the node, not part of its id.
    */
   usage?: ModelUsage;

@@ -2,11 +2,11 @@ import type { Turn } from './turn.js';
 import type { ModelControls, ModelInvoker, ModelReply, ModelTool, ModelUsage } from './model.js';
 
 /**
- * A condensation as a value: `summary` replaces the turns before `keptFrom`, and the turns from
+ * A compaction as a value: `summary` replaces the turns before `keptFrom`, and the turns from
  * `keptFrom` on stay verbatim after it. The session records the summary with the node of the first
  * kept turn as its `condenses.firstKept`; nothing is ever read back out of the summary's text.
  */
-export type Condensation = {
+export type Compaction = {
   /** The summary turn, a user turn (by convention its first text block starts with `[condensed earlier context]`). */
   summary: Turn;
   /** Index into the step's `messages` where the verbatim tail starts: `messages.length` keeps none. */
@@ -33,7 +33,7 @@ export type StepInput = {
   previous?: { reply: ModelReply; sentTurns: number };
   /**
    * Set when the hook is asked again because this step's call failed (a prompt too long for the window,
-   * or a reply cut off by a full window): return a `condensation` to retry the call once with it, or
+   * or a reply cut off by a full window): return a `compaction` to retry the call once with it, or
    * nothing to let the failure stand. Never set for an abort.
    */
   failure?: unknown;
@@ -42,8 +42,8 @@ export type StepInput = {
 
 /** What one step overrides. Absent fields keep what the run would send; the controls apply to this call only. */
 export type StepOverrides = ModelControls & {
-  /** Condense before this call. At most one condensation per step. */
-  condensation?: Condensation;
+  /** Compact before this call. At most one compaction per step. */
+  compaction?: Compaction;
   system?: string;
   volatileSystem?: string;
   /** The tools the model sees for this call (sanitized names, a subset of the run's tools: calls still run through the run's tools). */
@@ -56,8 +56,8 @@ export type StepOverrides = ModelControls & {
 
 /**
  * The one way to customise a model call: asked before every call of a run (the calls between the steps
- * of one tool loop included) and again, with `failure`, when a call fails in a way a condensation can
- * cure. Return overrides, or nothing to send the step as it is. Condensation and the context manager are
+ * of one tool loop included) and again, with `failure`, when a call fails in a way a compaction can
+ * cure. Return overrides, or nothing to send the step as it is. Compaction and the context manager are
  * producers of this hook; `AgentConfig.prepareStep` is yours, asked after them.
  */
 export type PrepareStep = (step: StepInput) => StepOverrides | undefined | void | Promise<StepOverrides | undefined | void>;

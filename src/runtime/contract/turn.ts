@@ -24,8 +24,8 @@ export type Block = TextBlock | ThinkingBlock | RedactedThinkingBlock | ToolCall
 /** What `submit` takes as a prompt besides plain text: text, images and documents, in order. */
 export type PromptBlock = TextBlock | ImageBlock | DocumentBlock;
 
-/** The prefix that marks a condensation summary turn (a `user` turn whose first text block starts with it). */
-export const CONDENSED_PREFIX = '[condensed earlier context]';
+/** The prefix that marks a compaction summary turn (a `user` turn whose first text block starts with it). */
+export const COMPACTION_PREFIX = '[condensed earlier context]';
 
 /**
  * A tool's value as the model gets it in a `tool_result`: a string as it is, anything else as JSON. Throws

@@ -11,18 +11,18 @@ export type HistoryHit = { id: string; role: SessionNode['turn']['role']; at: nu
 /** One turn read back whole (up to a page of it). */
 export type HistoryPage = { id: string; role: SessionNode['turn']['role']; at: number; text: string; offset: number; more: boolean };
 
-/** Where the condensed-away turns of the live path come from (the session's, read when needed). */
+/** Where the compacted-away turns of the live path come from (the session's, read when needed). */
 export type HistoryLoad = () => Promise<readonly SessionNode[]> | readonly SessionNode[];
 
 /** Turns indexed between two yields to the event loop while a large history is loaded. */
 const SLICE = 500;
 
 /**
- * BM25 over the turns condensation took out of a session's context: the evidence a summary keeps only
- * as conclusions (paths, commands, ids, numbers). Turns a condensation drops are indexed by `add` as
- * they are dropped, so a search never waits for them. The turns condensed before the index existed (a
- * resumed session's) come from `load`, read once: on the first search, or as soon as a condensation
- * shows the model the history tools, whichever is first; an agent that never condenses nor searches
+ * BM25 over the turns compaction took out of a session's context: the evidence a summary keeps only
+ * as conclusions (paths, commands, ids, numbers). Turns a compaction drops are indexed by `add` as
+ * they are dropped, so a search never waits for them. The turns compacted before the index existed (a
+ * resumed session's) come from `load`, read once: on the first search, or as soon as a compaction
+ * shows the model the history tools, whichever is first; an agent that never compacts nor searches
  * never pays for them.
  */
 export class HistoryIndex {
@@ -40,14 +40,14 @@ export class HistoryIndex {
     this.load = load;
   }
 
-  /** Turns a condensation just dropped: searchable at once. Starts reading the older ones too. */
+  /** Turns a compaction just dropped: searchable at once. Starts reading the older ones too. */
   add(nodes: readonly SessionNode[]): void {
     for (const node of nodes) this.insert(node);
     this.prepare();
   }
 
   /**
-   * Starts reading the turns condensed before this index existed, in slices that let other work run
+   * Starts reading the turns compacted before this index existed, in slices that let other work run
    * between them; a search then waits only for what is left. A failure is the next search's to report
    * (and that search's retry), not lost.
    */
@@ -60,8 +60,8 @@ export class HistoryIndex {
 
   /**
    * The live path changed (`branchFrom`): from now on the index holds only the turns `load` returns,
-   * the new path's condensed-away turns. Turns of the path the user left are dropped and ones the new
-   * path condensed are added, on the next search or read (or `prepare`); `add` keeps working meanwhile.
+   * the new path's compacted-away turns. Turns of the path the user left are dropped and ones the new
+   * path compacted are added, on the next search or read (or `prepare`); `add` keeps working meanwhile.
    */
   switchPath(load: HistoryLoad): void {
     this.load = load;
@@ -89,7 +89,7 @@ export class HistoryIndex {
     });
   }
 
-  /** The turn of node `id` from `offset`, at most `chars` of it; undefined when it is not a condensed-away turn of the live path. */
+  /** The turn of node `id` from `offset`, at most `chars` of it; undefined when it is not a compacted-away turn of the live path. */
   async read(id: string, offset: number, chars: number): Promise<HistoryPage | undefined> {
     await this.built();
     const doc = this.docOf.get(id);
@@ -135,7 +135,7 @@ export class HistoryIndex {
     let fresh = 0;
     for (const node of nodes) {
       if (!this.insert(node)) continue;
-      // A resumed session may hold 100,000 condensed turns: seconds of indexing must not stall a run.
+      // A resumed session may hold 100,000 compacted turns: seconds of indexing must not stall a run.
       if (++fresh % SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
     }
   }

@@ -1,4 +1,4 @@
-// History recall: the turns condensation took out of the context stay searchable and readable.
+// History recall: the turns compaction took out of the context stay searchable and readable.
 export { HistoryIndex } from './history-index.js';
 export type { HistoryHit, HistoryLoad, HistoryPage } from './history-index.js';
 export { historyTools, HISTORY_NOTE, HISTORY_READ, HISTORY_SEARCH } from './tools.js';

@@ -2,7 +2,7 @@ import type { ToolDefinition } from '../contract/tool.js';
 import { ToolError } from '../tools/tool-error.js';
 import type { HistoryIndex } from './history-index.js';
 
-/** `history.search` and `history.read`, the tools over a session's condensed-away turns. */
+/** `history.search` and `history.read`, the tools over a session's compacted-away turns. */
 export const HISTORY_SEARCH = 'history.search';
 export const HISTORY_READ = 'history.read';
 
@@ -57,14 +57,14 @@ export function historyTools(current: () => HistoryIndex | undefined, options: H
   const readChars = options.readChars ?? 8_000;
   const index = (): HistoryIndex => {
     const found = current();
-    if (found === undefined) throw new ToolError('This session has no condensed history to search.');
+    if (found === undefined) throw new ToolError('This session has no compacted history to search.');
     return found;
   };
   return [
     {
       name: HISTORY_SEARCH,
       description:
-        'Searches the earlier turns of this conversation that were condensed into a summary, and returns the best matches verbatim with their ids. Use it for exact details the summary left out: file paths, commands, ids, numbers, quotes.',
+        'Searches the earlier turns of this conversation that were compacted into a summary, and returns the best matches verbatim with their ids. Use it for exact details the summary left out: file paths, commands, ids, numbers, quotes.',
       inputSchema: searchInput(k),
       idempotent: true,
       async execute(input: { query?: unknown; k?: unknown }) {
@@ -90,7 +90,7 @@ export function historyTools(current: () => HistoryIndex | undefined, options: H
         const offset = input.offset ?? 0;
         if (!Number.isInteger(offset) || (offset as number) < 0) throw new ToolError('"offset" must be a whole number of at least 0.');
         const page = await index().read(input.id, offset as number, readChars);
-        if (page === undefined) throw new ToolError(`No condensed turn has the id "${input.id}"; use an id history_search returned.`);
+        if (page === undefined) throw new ToolError(`No compacted turn has the id "${input.id}"; use an id history_search returned.`);
         return {
           id: page.id,
           role: page.role,

@@ -1,6 +1,6 @@
 import type { Turn } from '../contract/turn.js';
 import type { ModelReply, ModelRequest, ModelRetry } from '../contract/model.js';
-import type { Condensation, StepInput, StepOverrides } from '../contract/step.js';
+import type { Compaction, StepInput, StepOverrides } from '../contract/step.js';
 import type { RunControls } from './controls.js';
 import type { PendingApproval } from '../contract/events.js';
 import { IndusagiError } from '../../errors/index.js';
@@ -47,7 +47,7 @@ async function runSteps(input: LoopInput, abort: AbortRace): Promise<LoopOutcome
   const checkpoint = async (): Promise<void> => {
     if (input.durability !== undefined) await input.durability.checkpoint();
   };
-  const condense = async (condensation: Condensation): Promise<void> => {
+  const condense = async (condensation: Compaction): Promise<void> => {
     input.condense(condensation);
     view.reset();
     await checkpoint();
@@ -111,16 +111,16 @@ async function runSteps(input: LoopInput, abort: AbortRace): Promise<LoopOutcome
 
     if (steps >= input.maxSteps) throw new MaxStepsError(input.maxSteps);
     let overrides = input.prepareStep === undefined ? undefined : await prepare();
-    if (overrides?.condensation !== undefined) await condense(overrides.condensation);
+    if (overrides?.compaction !== undefined) await condense(overrides.compaction);
     let reply: ModelReply;
     try {
       reply = await callModel(input, overrides, requestFor(overrides), abort);
     } catch (error) {
       // One condensation per step: a step that condensed already lets its failure stand.
-      if (signal.aborted || overrides?.condensation !== undefined) throw error;
+      if (signal.aborted || overrides?.compaction !== undefined) throw error;
       const retry = await prepare(error);
-      if (retry?.condensation === undefined) throw error;
-      await condense(retry.condensation);
+      if (retry?.compaction === undefined) throw error;
+      await condense(retry.compaction);
       overrides = { ...overrides, ...retry };
       reply = await callModel(input, overrides, requestFor(overrides), abort);
     }

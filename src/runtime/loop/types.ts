@@ -1,6 +1,6 @@
 import type { Turn } from '../contract/turn.js';
 import type { CallerRun, InputAnswer, InputQuestion, ResumableTool, ToolContext } from '../contract/tool.js';
-import type { Condensation, PrepareStep, StepInput } from '../contract/step.js';
+import type { Compaction, PrepareStep, StepInput } from '../contract/step.js';
 import type { ModelInvoker, ModelReply, ModelRequest, ModelTool, ModelUsage, ProviderOptions, ResponseFormat } from '../contract/model.js';
 import type { PendingApproval, RunEvent } from '../contract/events.js';
 import type { ToolNameMap } from '../tools/names.js';
@@ -80,7 +80,7 @@ export type LoopInput = {
    */
   append(turn: Turn, reply?: ModelReply): void;
   /** Applies a condensation a step asked for to `context` (the caller records it). Throws to refuse it. */
-  condense(condensation: Condensation): void;
+  condense(condensation: Compaction): void;
   invoke: ModelInvoker;
   tools: LoopTools;
   /** Run a step's tool calls one at a time instead of all at once. Results are in call order either way. */

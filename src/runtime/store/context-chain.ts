@@ -1,7 +1,7 @@
 import type { SessionNode } from '../contract/session.js';
 import type { Turn } from '../contract/turn.js';
 import type { IndusagiError } from '../../errors/index.js';
-import { BrokenCondensationError, MissingHistoryError, UnknownNodeError } from './errors.js';
+import { BrokenCompactionError, MissingHistoryError, UnknownNodeError } from './errors.js';
 
 /**
  * The nodes a model context is built from, leaf first: the turns up to the latest condensation summary
@@ -131,7 +131,7 @@ export function chainProblem(chain: ContextChain): string | null {
 
 /** The typed error for a chain to `id` that could not be built, in session `sessionId`. */
 export function chainError(sessionId: string, id: string, chain: Exclude<ContextChain, { ok: true }>): IndusagiError {
-  if ('broken' in chain) return new BrokenCondensationError(sessionId, chain.broken.id, chain.broken.condenses!.firstKept!);
+  if ('broken' in chain) return new BrokenCompactionError(sessionId, chain.broken.id, chain.broken.condenses!.firstKept!);
   if (chain.missing === id) return new UnknownNodeError(sessionId, id);
   return new MissingHistoryError(sessionId, id, chain.missing);
 }

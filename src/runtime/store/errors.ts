@@ -82,17 +82,17 @@ export class InvalidTurnError extends IndusagiError {
   }
 }
 
-/** A condensation node whose `firstKept` is not one of its ancestors, so its context cannot be rebuilt. */
-export class BrokenCondensationError extends IndusagiError {
-  static override readonly errorName: string = 'BrokenCondensationError';
+/** A compaction summary node whose `firstKept` is not one of its ancestors, so its context cannot be rebuilt. */
+export class BrokenCompactionError extends IndusagiError {
+  static override readonly errorName: string = 'BrokenCompactionError';
   constructor(
     readonly sessionId: string,
     readonly summaryId: string,
     readonly firstKept: string,
   ) {
     super(
-      'broken_condensation',
-      `Session ${JSON.stringify(sessionId)}: condensation node ${summaryId} keeps a tail from ${firstKept}, which is not one of its ancestors.`,
+      'broken_compaction',
+      `Session ${JSON.stringify(sessionId)}: compaction summary node ${summaryId} keeps a tail from ${firstKept}, which is not one of its ancestors.`,
     );
   }
 }

@@ -5,7 +5,7 @@ export { hashNode } from './hash.js';
 export type { NodeIdentity } from './hash.js';
 export { SessionGraph } from './graph.js';
 export type { RestoredGraph } from './graph.js';
-export type { AppendExtra, CondensationMarker } from './new-node.js';
+export type { AppendExtra, CompactionMarker } from './new-node.js';
 export type { LivePathOptions } from './live-rest.js';
 export type { LeafFallback, OrphanNode, RejectedNode } from './restore.js';
 export { SessionStore } from './store.js';
@@ -23,7 +23,7 @@ export { assertRecords } from './records.js';
 export { queueWrite } from './write-queue.js';
 export { titleOf } from './list-session.js';
 export {
-  BrokenCondensationError,
+  BrokenCompactionError,
   GraphNotLoadedError,
   InvalidRecordError,
   InvalidSessionIdError,

@@ -2,16 +2,16 @@ import type { Turn } from '../contract/turn.js';
 import type { ModelUsage } from '../contract/model.js';
 import type { SessionNode } from '../contract/session.js';
 import { assertUsage } from '../usage/check.js';
-import { BrokenCondensationError, InvalidTurnError } from './errors.js';
+import { BrokenCompactionError, InvalidTurnError } from './errors.js';
 import { canonicalJsonOfParsed, hashIdentity } from './hash.js';
 import { rememberTurnText } from './record-line.js';
 import { turnProblem } from './records.js';
 
 /** Marks a condensation summary node: the verbatim tail it keeps starts at `firstKept` (null: keeps none). */
-export type CondensationMarker = { firstKept: string | null };
+export type CompactionMarker = { firstKept: string | null };
 
 /** Stored on the node, outside its id: `usage` and `model` record what the call that produced the turn was billed. */
-export type AppendExtra = { condenses?: CondensationMarker; usage?: ModelUsage; model?: string };
+export type AppendExtra = { condenses?: CompactionMarker; usage?: ModelUsage; model?: string };
 
 /**
  * What appending `turn` under `parent` at `at` makes, before the graph looks for it: a JSON copy of the
@@ -50,7 +50,7 @@ export function newNode(
     if (firstKept !== null) {
       let walker = parent === null ? undefined : lookup(parent);
       while (walker !== undefined && walker.id !== firstKept) walker = walker.parent === null ? undefined : lookup(walker.parent);
-      if (walker === undefined) throw new BrokenCondensationError(sessionId, made.id, firstKept);
+      if (walker === undefined) throw new BrokenCompactionError(sessionId, made.id, firstKept);
     }
     node.condenses = { firstKept };
   }

@@ -5,7 +5,7 @@ import type { AppendReport, LivePathSession, SessionLease, SessionStoreLike, Sto
 import { IndusagiError } from '../../errors/index.js';
 import type { SessionGraph } from './graph.js';
 import {
-  BrokenCondensationError,
+  BrokenCompactionError,
   MissingHistoryError,
   SessionIoError,
   SessionLeaseLostError,
@@ -358,8 +358,7 @@ function liveChain(index: SessionGraph): SessionNode[] | null {
   try {
     return index.contextNodes(index.leaf);
   } catch (error) {
-    if (BrokenCondensationError.isInstance(error) || MissingHistoryError.isInstance(error) || UnknownNodeError.isInstance(error))
-      return null;
+    if (BrokenCompactionError.isInstance(error) || MissingHistoryError.isInstance(error) || UnknownNodeError.isInstance(error)) return null;
     throw error;
   }
 }

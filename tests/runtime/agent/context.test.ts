@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent, SessionStore } from '../../../src/entries/runtime.js';
-import { CONDENSED_PREFIX } from '../../../src/entries/condensation.js';
+import { COMPACTION_PREFIX } from '../../../src/entries/compaction.js';
 import type { RunEvent } from '../../../src/entries/runtime.js';
 import { createContextManager, lazyToolSource, memorySource } from '../../../src/context/index.js';
 import { createMemoryStore } from '../../../src/memory/index.js';
@@ -159,7 +159,7 @@ describe('createAgent({ context })', () => {
       expect(estimatedTokens(request.body)).toBeLessThanOrEqual(LIMIT);
     }
     const condensed = requests.at(-1)!.body;
-    expect(condensed.messages[0].content[0].text.startsWith(CONDENSED_PREFIX)).toBe(true);
+    expect(condensed.messages[0].content[0].text.startsWith(COMPACTION_PREFIX)).toBe(true);
     expect(systemOf(condensed).indexOf('You answer billing questions.')).toBe(0);
     // The summary is stored as a condensation, billed with what the summarizer call cost.
     const graph = await new SessionStore(dir).loadSession('acme');
@@ -195,7 +195,7 @@ describe('createAgent({ context })', () => {
   });
 
   it('counts the recalled block before every call of its run: tool results condense around a big one sooner, and no call passes the budget', async () => {
-    const readNotes = async (fact: string): Promise<{ condensedBefore: number; requests: RecordedRequest[] }> => {
+    const readNotes = async (fact: string): Promise<{ compactedBefore: number; requests: RecordedRequest[] }> => {
       const memory = createMemoryStore();
       await memory.save(fact);
       // notes.list answers with a long page of notes, so each tool round adds about 500 tokens.
@@ -213,16 +213,16 @@ describe('createAgent({ context })', () => {
       await agent.submit('Read my notes about Acme, page by page.');
 
       const requests = server.requests.slice(start).filter((r) => !isSummarizerRequest(r.body));
-      const condensedBefore = requests.findIndex((r) => r.body.messages[0].content[0].text?.startsWith(CONDENSED_PREFIX));
+      const compactedBefore = requests.findIndex((r) => r.body.messages[0].content[0].text?.startsWith(COMPACTION_PREFIX));
       expect(events.filter((e) => e.kind === 'compacted').length).toBeGreaterThan(0);
-      return { condensedBefore, requests };
+      return { compactedBefore, requests };
     };
 
     const small = await readNotes('Acme notes are filed weekly');
     const big = await readNotes(`Acme notes handbook: ${'notes are filed weekly and reviewed by the Acme account team '.repeat(52)}`);
 
-    expect(big.condensedBefore).toBeGreaterThan(0);
-    expect(big.condensedBefore).toBeLessThan(small.condensedBefore);
+    expect(big.compactedBefore).toBeGreaterThan(0);
+    expect(big.compactedBefore).toBeLessThan(small.compactedBefore);
     for (const request of [...small.requests, ...big.requests]) expect(estimatedTokens(request.body)).toBeLessThanOrEqual(LIMIT);
     for (const request of big.requests) expect(systemOf(request.body)).toContain('Acme notes handbook');
   });

@@ -354,7 +354,7 @@ describe('the loop through createAgent', () => {
     const agent = createAgent(
       {
         model: 'm',
-        prepareStep: ({ messages }) => (messages.length < 5 ? undefined : { condensation: { summary, keptFrom: messages.length - 1 } }),
+        prepareStep: ({ messages }) => (messages.length < 5 ? undefined : { compaction: { summary, keptFrom: messages.length - 1 } }),
       },
       { invokeModel: model.invoke },
     );
@@ -371,15 +371,28 @@ describe('the loop through createAgent', () => {
   it('faults with invalid_request, before any call, when prepareStep returns a condensation that cannot apply', async () => {
     const model = scriptedModel(say('never'));
     const summary: Turn = { role: 'user', blocks: [{ kind: 'text', text: 'x' }] };
-    const agent = createAgent(
-      { model: 'm', prepareStep: () => ({ condensation: { summary, keptFrom: 5 } }) },
-      { invokeModel: model.invoke },
-    );
+    const agent = createAgent({ model: 'm', prepareStep: () => ({ compaction: { summary, keptFrom: 5 } }) }, { invokeModel: model.invoke });
 
     const failure = (await agent.submit('hi').catch((e: unknown) => e)) as RunFault;
 
     expect(failure.kind).toBe('invalid_request');
     expect(model.requests).toHaveLength(0);
     expect(failure.snapshot.messages).toHaveLength(1);
+  });
+
+  it('refuses the old field name `condensation` with its new name, instead of ignoring it', async () => {
+    const model = scriptedModel(say('never'));
+    const summary: Turn = { role: 'user', blocks: [{ kind: 'text', text: 'x' }] };
+    // A hook written against the old name (plain JS, or a cast): compaction is the one word since issue 37.
+    const agent = createAgent(
+      { model: 'm', prepareStep: () => ({ condensation: { summary, keptFrom: 0 } }) as never },
+      { invokeModel: model.invoke },
+    );
+
+    const failure = (await agent.submit('hi').catch((e: unknown) => e)) as RunFault;
+
+    expect(failure).toMatchObject({ kind: 'invalid_request', cause: { name: 'StepHookError' } });
+    expect((failure.cause as Error).message).toMatch(/`condensation`, which is now `compaction`/);
+    expect(model.requests).toHaveLength(0);
   });
 });

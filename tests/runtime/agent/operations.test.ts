@@ -3,9 +3,11 @@
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent, createConductor, SessionStore } from '../../../src/entries/runtime.js';
+import { createAgent, SessionStore } from '../../../src/entries/runtime.js';
+// The vendor-free factory behind createAgent (internal): it refuses deps createAgent would fill in.
+import { createConductor } from '../../../src/runtime/agent/index.js';
 import { AgentConfigError, BranchPointError, RunFault } from '../../../src/entries/errors.js';
-import { CONDENSED_PREFIX } from '../../../src/entries/condensation.js';
+import { COMPACTION_PREFIX } from '../../../src/entries/compaction.js';
 import { MemorySessionStore } from '../../../src/entries/store.js';
 import { HISTORY_NOTE } from '../../../src/runtime/history/index.js';
 import { UnknownNodeError } from '../../../src/runtime/store/index.js';
@@ -36,7 +38,7 @@ describe('agent.condense()', () => {
 
     expect(outcome.compacted).toMatchObject({ kind: 'compacted', removed: 4, summary: 'Summary: three questions, three answers.' });
     expect(outcome.snapshot.messages.map(text)).toEqual([
-      `${CONDENSED_PREFIX}\nSummary: three questions, three answers.|${HISTORY_NOTE}`,
+      `${COMPACTION_PREFIX}\nSummary: three questions, three answers.|${HISTORY_NOTE}`,
       'q3',
       'a3',
     ]);

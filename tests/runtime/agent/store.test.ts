@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent, SessionStore } from '../../../src/entries/runtime.js';
-import { CONDENSED_PREFIX } from '../../../src/entries/condensation.js';
+import { COMPACTION_PREFIX } from '../../../src/entries/compaction.js';
 import type { StepInput, Turn } from '../../../src/entries/runtime.js';
 import type { SessionStoreLike } from '../../../src/entries/store.js';
 import { call, say, scriptedModel, tempDir } from './helpers.js';
@@ -112,9 +112,9 @@ describe('the conductor over a session store', () => {
   });
 
   it('records a condensation in the session, so a resumed agent sees the condensed context', async () => {
-    const summary: Turn = { role: 'user', blocks: [{ kind: 'text', text: `${CONDENSED_PREFIX} we said hello twice` }] };
+    const summary: Turn = { role: 'user', blocks: [{ kind: 'text', text: `${COMPACTION_PREFIX} we said hello twice` }] };
     const prepareStep = ({ messages }: StepInput) =>
-      messages.length >= 5 ? { condensation: { summary, keptFrom: messages.length - 1 } } : undefined;
+      messages.length >= 5 ? { compaction: { summary, keptFrom: messages.length - 1 } } : undefined;
     const model = scriptedModel(say('hello 1'), say('hello 2'), say('hello 3'), say('resumed answer'));
     const agent = createAgent(
       { model: 'm', sessionId: 'long', prepareStep },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compact, findCutPoint, shouldCompact, type Turn } from '../../../src/entries/runtime.js';
-import { CONDENSED_PREFIX } from '../../../src/entries/condensation.js';
+import { COMPACTION_PREFIX } from '../../../src/entries/compaction.js';
 import { makeSummaryTurn } from '../../../src/runtime/compaction/index.js';
 import { modelCard } from '../../../src/runtime/models/index.js';
 import { assistant, promptOf, recordingInvoker, toolLoop, user } from './helpers.js';
@@ -39,16 +39,16 @@ describe('compact', () => {
     const cut = findCutPoint(history, 8);
 
     const invoke = recordingInvoker(() => 'Goal: refactor /repo/build.ts. Progress: read c0..c7.');
-    const condensed = await compact(history, card, policy, invoke);
+    const compacted = await compact(history, card, policy, invoke);
 
-    expect(condensed).toHaveLength(1 + history.length - cut);
-    expect(condensed[0]).toEqual({
+    expect(compacted).toHaveLength(1 + history.length - cut);
+    expect(compacted[0]).toEqual({
       role: 'user',
-      blocks: [{ kind: 'text', text: `${CONDENSED_PREFIX}\nGoal: refactor /repo/build.ts. Progress: read c0..c7.` }],
+      blocks: [{ kind: 'text', text: `${COMPACTION_PREFIX}\nGoal: refactor /repo/build.ts. Progress: read c0..c7.` }],
     });
-    condensed.slice(1).forEach((turn, i) => expect(turn).toBe(history[cut + i]));
+    compacted.slice(1).forEach((turn, i) => expect(turn).toBe(history[cut + i]));
     expect(history).toEqual(before);
-    expect(shouldCompact(condensed, card, policy)).toBe(false);
+    expect(shouldCompact(compacted, card, policy)).toBe(false);
 
     // The summarizer saw exactly the dropped turns.
     const prompt = promptOf(invoke.requests[0]);
@@ -57,12 +57,12 @@ describe('compact', () => {
     expect(prompt).not.toContain(`[call c${(cut - 1) / 2}]`);
   });
 
-  it('condenses a history that is already far over the window, so it can still be resumed', async () => {
+  it('compacts a history that is already far over the window, so it can still be resumed', async () => {
     const history: Turn[] = [];
     for (let i = 0; i < 60; i++) history.push(user(`question ${i} `.padEnd(4_000, '?')), assistant(`answer ${i}`));
     const invoke = recordingInvoker(() => 'Goal: answer questions.');
-    const condensed = await compact(history, card, policy, invoke);
-    expect(shouldCompact(condensed, card, policy)).toBe(false);
-    expect(condensed).toHaveLength(9);
+    const compacted = await compact(history, card, policy, invoke);
+    expect(shouldCompact(compacted, card, policy)).toBe(false);
+    expect(compacted).toHaveLength(9);
   });
 });

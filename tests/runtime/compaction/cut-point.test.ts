@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { findCutPoint, type Turn } from '../../../src/entries/runtime.js';
-import { CONDENSED_PREFIX } from '../../../src/entries/condensation.js';
+import { COMPACTION_PREFIX } from '../../../src/entries/compaction.js';
 import { CompactionInputError } from '../../../src/runtime/compaction/index.js';
 import { assistant, calls, results, tailIsSelfContained, toolLoop, user } from './helpers.js';
 
-const summary = (text: string): Turn => user(`${CONDENSED_PREFIX}\n${text}`);
+const summary = (text: string): Turn => user(`${COMPACTION_PREFIX}\n${text}`);
 
 describe('findCutPoint', () => {
   it('keeps the last keepRecent turns and cuts right before them when that splits nothing', () => {
@@ -109,7 +109,7 @@ function bruteForceCut(history: Turn[], keep: number): number {
   for (let c = history.length - keep; c > 0; c--) {
     const prefixOnlySummaries = history
       .slice(0, c)
-      .every((t) => t.blocks[0]?.kind === 'text' && t.blocks[0].text.startsWith(CONDENSED_PREFIX));
+      .every((t) => t.blocks[0]?.kind === 'text' && t.blocks[0].text.startsWith(COMPACTION_PREFIX));
     if (!prefixOnlySummaries && tailIsSelfContained(history.slice(c))) return c;
   }
   return 0;

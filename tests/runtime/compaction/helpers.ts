@@ -1,4 +1,4 @@
-// Turn builders and an in-process ModelInvoker for the condensation tests.
+// Turn builders and an in-process ModelInvoker for the compaction tests.
 import type { ModelInvoker, Turn } from '../../../src/entries/runtime.js';
 import type { ModelReply, ModelRequest } from '../../../src/entries/models.js';
 

@@ -1,4 +1,4 @@
-// What images and documents count for in the condensation estimate (docs/condensation.md), and how the
+// What images and documents count for in the compaction estimate (docs/compaction.md), and how the
 // summarizer's transcript names them.
 import { describe, expect, it } from 'vitest';
 import { estimateTurnTokens, TURN_SURCHARGE_TOKENS } from '../../../src/runtime/compaction/estimate.js';

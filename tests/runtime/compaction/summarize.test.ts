@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { estimateContextTokens, summarize, type Turn } from '../../../src/entries/runtime.js';
-import { CONDENSED_PREFIX } from '../../../src/entries/condensation.js';
+import { COMPACTION_PREFIX } from '../../../src/entries/compaction.js';
 import { type ModelReply } from '../../../src/entries/models.js';
 import { CompactionInputError, SummarizerError, estimateTextTokens, makeSummaryTurn } from '../../../src/runtime/compaction/index.js';
 import { assistant, calls, promptOf, recordingInvoker, results, user } from './helpers.js';
@@ -63,7 +63,7 @@ describe('summarize', () => {
     const [carried, transcript] = prompt.split('<transcript>');
     expect(carried).toMatch(/PREVIOUS SUMMARY.*Carry forward everything in it that is still relevant/);
     expect(carried).toContain('ticket BILL-4471, branch feat/pg');
-    expect(carried).not.toContain(CONDENSED_PREFIX);
+    expect(carried).not.toContain(COMPACTION_PREFIX);
     expect(transcript).not.toContain('BILL-4471');
     expect(invoke.requests[0].system).toMatch(/previous summary is given, merge it in/);
   });
@@ -100,11 +100,11 @@ describe('summarize', () => {
   });
 
   it('strips a prefix the model echoes, so the summary turn carries it exactly once', async () => {
-    const invoke = recordingInvoker(() => `${CONDENSED_PREFIX}\n${CONDENSED_PREFIX} Goal: keep going`);
+    const invoke = recordingInvoker(() => `${COMPACTION_PREFIX}\n${COMPACTION_PREFIX} Goal: keep going`);
     const text = await summarize(history, invoke, { model: 'claude-sonnet-4-6' });
     expect(text).toBe('Goal: keep going');
     const turnText = (makeSummaryTurn(text).blocks[0] as { text: string }).text;
-    expect(turnText.split(CONDENSED_PREFIX)).toHaveLength(2);
+    expect(turnText.split(COMPACTION_PREFIX)).toHaveLength(2);
   });
 
   it('fails with a typed SummarizerError, cause attached, when the call rejects', async () => {
@@ -124,7 +124,7 @@ describe('summarize', () => {
     const cases: [ModelReply, RegExp][] = [
       [reply('I cannot help with that', 'refusal'), /refused/],
       [reply('   '), /no text/],
-      [reply(CONDENSED_PREFIX), /no text/],
+      [reply(COMPACTION_PREFIX), /no text/],
       [{ turn: { role: 'assistant', blocks: [] }, stopReason: 'end_turn' }, /no text/],
       [reply('Goal: half a sum', 'max_tokens'), /ended early \(stop reason max_tokens\)/],
     ];

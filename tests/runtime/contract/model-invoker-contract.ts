@@ -5,7 +5,7 @@
 // SDK sent as a neutral transcript, so every assertion here holds for every vendor.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent } from '../../../src/entries/runtime.js';
-import { CONDENSED_PREFIX } from '../../../src/entries/condensation.js';
+import { COMPACTION_PREFIX } from '../../../src/entries/compaction.js';
 import { IndusagiError, ModelCallError, PromptTooLongError, RunAbortedError } from '../../../src/entries/errors.js';
 import { MemorySessionStore } from '../../../src/entries/store.js';
 import { HISTORY_NOTE } from '../../../src/runtime/history/index.js';
@@ -568,7 +568,7 @@ export function modelInvokerContract(name: string, start: () => Promise<InvokerH
         const sent = h.sent();
         expect(sent).toHaveLength(5);
         expect(sent[3].transcript[0]).toContain('Plan a trip to Lisbon for me.');
-        expect(sent[4].transcript[0]).toBe(`user: ${CONDENSED_PREFIX}\n${SUMMARY}`);
+        expect(sent[4].transcript[0]).toBe(`user: ${COMPACTION_PREFIX}\n${SUMMARY}`);
         // With a store the summary says the turns it replaced can be searched (history recall).
         expect(sent[4].transcript[1]).toBe(`user: ${HISTORY_NOTE}`);
         expect(sent[4].transcript.slice(2)).toEqual(sent[2].transcript.slice(-2));

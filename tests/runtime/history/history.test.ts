@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createAgent, SessionGraph, SessionStore } from '../../../src/entries/runtime.js';
 import { AgentConfigError } from '../../../src/entries/errors.js';
-import { CONDENSED_PREFIX } from '../../../src/entries/condensation.js';
+import { COMPACTION_PREFIX } from '../../../src/entries/compaction.js';
 import { MemorySessionStore } from '../../../src/entries/store.js';
 import { HISTORY_NOTE, HistoryIndex, turnText } from '../../../src/runtime/history/index.js';
 import type { ModelInvoker, RunEvent, SessionNode, Turn } from '../../../src/entries/runtime.js';
@@ -65,7 +65,7 @@ describe('history recall through the conductor', () => {
     const path = graph.nodesTo(graph.leaf!);
     expect(condensed.compacted?.dropped).toEqual(path.slice(0, 6).map((n) => n.id));
     expect(condensed.snapshot.messages[0].blocks).toEqual([
-      { kind: 'text', text: `${CONDENSED_PREFIX}\nSummary: the user set up the project.` },
+      { kind: 'text', text: `${COMPACTION_PREFIX}\nSummary: the user set up the project.` },
       { kind: 'text', text: HISTORY_NOTE },
     ]);
 
@@ -138,7 +138,7 @@ describe('history recall through the conductor', () => {
     await agent.submit('third');
     expect(resultOf(replies.requests.at(-1)!, 'bad')).toMatchObject({
       isError: true,
-      content: expect.stringContaining('No condensed turn has the id "not-a-node"'),
+      content: expect.stringContaining('No compacted turn has the id "not-a-node"'),
     });
     await agent.close();
   });
@@ -342,13 +342,13 @@ describe('history recall of identifiers deep in long turns', () => {
     const graph = await store.loadSession('long');
     const path = graph.nodesTo(graph.leaf!);
     const firstKept = path.findLast((n) => n.condenses !== undefined)!.condenses!.firstKept;
-    const condensedAway = path
+    const compactedAway = path
       .slice(
         0,
         path.findIndex((n) => n.id === firstKept),
       )
       .map((n) => turnText(n.turn));
-    const searched = identifiers.filter((_, i) => condensedAway.includes(turnOf(i)));
+    const searched = identifiers.filter((_, i) => compactedAway.includes(turnOf(i)));
     expect(searched.length).toBeGreaterThanOrEqual(50);
     const script = model([
       {

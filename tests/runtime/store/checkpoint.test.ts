@@ -19,10 +19,10 @@ const text = (turn: Turn) => (turn.blocks[0] as { text: string }).text;
 const nodeRecords = (nodes: readonly SessionNode[]): SessionRecord[] => nodes.map((node) => ({ type: 'node', node }));
 
 /**
- * A session the way an agent writes one: a persist every 4 turns, a condensation every `condenseEvery`
+ * A session the way an agent writes one: a persist every 4 turns, a condensation every `compactEvery`
  * turns keeping 8, and `after` turns since the last one. Returns the store and what was appended.
  */
-async function longSession(options: { turns: number; condenseEvery: number; after: number; store?: SessionStore }) {
+async function longSession(options: { turns: number; compactEvery: number; after: number; store?: SessionStore }) {
   const store = options.store ?? new SessionStore(root);
   const writer = await SessionWriter.open(store, 's');
   const graph = writer.graph;
@@ -40,7 +40,7 @@ async function longSession(options: { turns: number; condenseEvery: number; afte
     writer.append(summary(at), at++, { condenses: { firstKept: context[context.length - 8].id } });
   };
   while (at < options.turns) {
-    await appendTurns(options.condenseEvery);
+    await appendTurns(options.compactEvery);
     condense();
   }
   await appendTurns(options.after);
@@ -65,7 +65,7 @@ function countingMigrator(): Migrator & { seen: number } {
 
 describe('resuming from the last checkpoint', () => {
   it('reads the live context and what follows the last checkpoint, not the whole file', async () => {
-    const { leaf, context, path } = await longSession({ turns: 3_000, condenseEvery: 500, after: 100 });
+    const { leaf, context, path } = await longSession({ turns: 3_000, compactEvery: 500, after: 100 });
     const size = readFileSync(path).length;
     const counter = countingMigrator();
     const store = new SessionStore(root, [counter]);
@@ -91,7 +91,7 @@ describe('resuming from the last checkpoint', () => {
   });
 
   it('loads a file written before checkpoints whole, and the first persist adds one', async () => {
-    const { path, leaf, context } = await longSession({ turns: 1_200, condenseEvery: 400, after: 50 });
+    const { path, leaf, context } = await longSession({ turns: 1_200, compactEvery: 400, after: 50 });
     // The same history without its checkpoints, as an older version wrote it.
     const old = readFileSync(path, 'utf8')
       .split('\n')
@@ -113,7 +113,7 @@ describe('resuming from the last checkpoint', () => {
   });
 
   it('reads a file that ends in a torn line whole and reports it; once a writer closed it off, the end is read again', async () => {
-    const { path, leaf } = await longSession({ turns: 800, condenseEvery: 300, after: 40 });
+    const { path, leaf } = await longSession({ turns: 800, compactEvery: 300, after: 40 });
     const intact = readFileSync(path);
     writeFileSync(path, Buffer.concat([intact, Buffer.from('{"type":"node","node":{"id":"abc')]));
     const store = new SessionStore(root);
@@ -132,7 +132,7 @@ describe('resuming from the last checkpoint', () => {
   });
 
   it('writes a checkpoint with the persist that moves the leaf back to old history, so the next resume still reads the end', async () => {
-    const { store, path } = await longSession({ turns: 1_500, condenseEvery: 500, after: 30 });
+    const { store, path } = await longSession({ turns: 1_500, compactEvery: 500, after: 30 });
     const writer = await SessionWriter.open(store, 's');
     await writer.graph.loadWhole();
     const old = [...writer.graph.allNodes()][100]; // long condensed away
@@ -166,7 +166,7 @@ describe('resuming from the last checkpoint', () => {
   });
 
   it('resumes from the end the guardrail trip standing at the leaf: before the last checkpoint, after it, or cleared since', async () => {
-    const { store, path } = await longSession({ turns: 1_500, condenseEvery: 500, after: 30 });
+    const { store, path } = await longSession({ turns: 1_500, compactEvery: 500, after: 30 });
     const tripped = { guardrail: 'deny', stage: 'answer' as const, message: 'no', runId: 'r1', at: 7 };
     const resumed = async () => {
       const { graph, report } = await store.loadSessionWithReport('s');
@@ -212,7 +212,7 @@ describe('resuming from the last checkpoint', () => {
   });
 
   it('reads the whole file when the last checkpoint is damaged or sits where it says it does not', async () => {
-    const { path, leaf, context } = await longSession({ turns: 800, condenseEvery: 300, after: 40 });
+    const { path, leaf, context } = await longSession({ turns: 800, compactEvery: 300, after: 40 });
     const intact = readFileSync(path, 'utf8');
     const at = intact.lastIndexOf('"nodes":');
     writeFileSync(path, `${intact.slice(0, at + 8)}${intact[at + 8] === '9' ? '8' : '9'}${intact.slice(at + 9)}`);
@@ -230,7 +230,7 @@ describe('resuming from the last checkpoint', () => {
 
   it('agrees with a whole read after a crash at any byte of the last records, checkpoint included', async () => {
     const store = new SessionStore(root, [], { checkpointBytes: 1 }); // a checkpoint with every persist
-    const { path } = await longSession({ turns: 60, condenseEvery: 20, after: 6, store });
+    const { path } = await longSession({ turns: 60, compactEvery: 20, after: 6, store });
     const intact = readFileSync(path);
     for (let cut = intact.length - 1_500; cut < intact.length; cut++) {
       truncateSync(path, cut);
@@ -245,7 +245,7 @@ describe('resuming from the last checkpoint', () => {
 
   it('resumes from the end when started records come just before the last checkpoint, with their counts', async () => {
     const store = new SessionStore(root, [], { checkpointBytes: 1 }); // a checkpoint with every persist
-    const { path } = await longSession({ turns: 40, condenseEvery: 30, after: 3, store });
+    const { path } = await longSession({ turns: 40, compactEvery: 30, after: 3, store });
     const writer = await SessionWriter.open(store, 's');
     writer.append(toolCall('call-1', 'deploy', { to: 'prod' }), 100, { usage, model: 'claude-test' });
     await writer.persist(); // the reply is durable before its call starts
@@ -277,7 +277,7 @@ describe('resuming from the last checkpoint', () => {
 
   it('stops checkpointing when a failed write may have landed in part, and the next open starts again', async () => {
     const store = new SessionStore(root, [], { checkpointBytes: 1 });
-    const { path } = await longSession({ turns: 30, condenseEvery: 20, after: 3, store });
+    const { path } = await longSession({ turns: 30, compactEvery: 20, after: 3, store });
     const writer = await SessionWriter.open(store, 's');
     writer.append(toolCall('call-2', 'deploy', {}), 200);
     writer.markStarted(['call-2']);
@@ -324,7 +324,7 @@ describe('resuming from the last checkpoint', () => {
   });
 
   it('checkpoints about once per checkpointBytes while the leaf only grows', async () => {
-    const { path } = await longSession({ turns: 2_000, condenseEvery: 700, after: 10 });
+    const { path } = await longSession({ turns: 2_000, compactEvery: 700, after: 10 });
     const file = readFileSync(path, 'utf8');
     const checkpoints = file.split('\n').filter((line) => line.startsWith('{"type":"checkpoint"')).length;
     const expected = file.length / (64 * 1024);
@@ -335,7 +335,7 @@ describe('resuming from the last checkpoint', () => {
 
 describe('listing', () => {
   it('gives the first prompt and the turn count from the two ends of each file', async () => {
-    const { path } = await longSession({ turns: 3_000, condenseEvery: 500, after: 30 });
+    const { path } = await longSession({ turns: 3_000, compactEvery: 500, after: 30 });
     expect(readFileSync(path).length).toBeGreaterThan(1024 * 1024); // more than a listing reads back
     const small = new SessionStore(root);
     const tiny = await SessionWriter.open(small, 'tiny');

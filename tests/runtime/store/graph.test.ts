@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
-  BrokenCondensationError,
+  BrokenCompactionError,
   InvalidTurnError,
   MissingHistoryError,
   SessionGraph,
@@ -201,14 +201,14 @@ describe('SessionGraph', () => {
       expect(graph.contextTo(last.id)).toEqual([summary('2000 turns'), user('kept'), assistant('after')]);
     });
 
-    it('refuses a marker whose firstKept is not on the path, with BrokenCondensationError', () => {
+    it('refuses a marker whose firstKept is not on the path, with BrokenCompactionError', () => {
       const graph = new SessionGraph('s');
       const a = graph.append(user('a'), 1);
       const b = graph.append(assistant('b'), 2);
       graph.branchFrom(a.id);
       graph.append(assistant('c'), 3);
-      expect(() => graph.append(summary('x'), 4, { condenses: { firstKept: b.id } })).toThrow(BrokenCondensationError);
-      expect(() => graph.append(summary('x'), 4, { condenses: { firstKept: 'missing' } })).toThrow(BrokenCondensationError);
+      expect(() => graph.append(summary('x'), 4, { condenses: { firstKept: b.id } })).toThrow(BrokenCompactionError);
+      expect(() => graph.append(summary('x'), 4, { condenses: { firstKept: 'missing' } })).toThrow(BrokenCompactionError);
       expect(graph.size).toBe(3);
     });
   });
@@ -282,7 +282,7 @@ describe('SessionGraph', () => {
     });
 
     /** 1..4, then a summary keeping 3..4, then 5..6; a branch 2b forks off 2. */
-    function condensedHistory() {
+    function compactedHistory() {
       const graph = new SessionGraph('s');
       const [one, two] = [graph.append(user('1'), 1), graph.append(assistant('2'), 2)];
       const twoB = graph.append(user('2b'), 3);
@@ -295,7 +295,7 @@ describe('SessionGraph', () => {
     const without = (records: SessionRecord[], id: string) => records.filter((r) => !(r.type === 'node' && r.node.id === id));
 
     it('keeps the leaf when the damage lies above the latest condensation, with the intact part of its path', () => {
-      const { records, one, two, twoB, three, six } = condensedHistory();
+      const { records, one, two, twoB, three, six } = compactedHistory();
       const restored = SessionGraph.restore('s', without(records, one.id));
       expect(restored.leafFallback).toBeNull();
       expect(restored.graph.leaf).toBe(six.id);
@@ -310,14 +310,14 @@ describe('SessionGraph', () => {
     });
 
     it('falls back when a node of the kept tail is lost, as for any node the context needs', () => {
-      const { records, three, four, six } = condensedHistory();
+      const { records, three, four, six } = compactedHistory();
       const restored = SessionGraph.restore('s', without(records, four.id));
       expect(restored.leafFallback).toEqual({ recorded: six.id, restored: three.id });
       expect(restored.graph.resume(three.id)).toEqual([user('1'), assistant('2'), user('3')]);
     });
 
     it('rejects a summary whose firstKept is not an ancestor, like a damaged record, and falls back before it', () => {
-      const { records, s, four, five, six } = condensedHistory();
+      const { records, s, four, five, six } = compactedHistory();
       const damaged = records.map((r) =>
         r.type === 'node' && r.node.id === s.id
           ? { type: 'node' as const, node: { ...r.node, condenses: { firstKept: 'f'.repeat(64) } } }

@@ -141,7 +141,7 @@ describe('session ids', () => {
 
 describe('a damaged condensation marker', () => {
   /** A session whose last persist holds a condensation summary and two turns after it. */
-  async function condensedSession(store: SessionStore) {
+  async function compactedSession(store: SessionStore) {
     const writer = await SessionWriter.open(store, 's');
     writer.append(user('old question'), 1);
     const kept = writer.append(assistant('old answer'), 2);
@@ -166,7 +166,7 @@ describe('a damaged condensation marker', () => {
 
   it('is reported like a damaged line, the leaf falls back visibly, and the session opens and resumes', async () => {
     const store = new SessionStore(root);
-    const { before, summary, leaf, kept } = await condensedSession(store);
+    const { before, summary, leaf, kept } = await compactedSession(store);
     const line = flipFirstKept(join(root, 's.jsonl'), kept.id);
 
     const writer = await SessionWriter.open(store, 's');
@@ -185,7 +185,7 @@ describe('a damaged condensation marker', () => {
 
   it('lets an agent resume the session from the fallback and close it, so the next writer is not locked out', async () => {
     const store = new SessionStore(root);
-    const { before, kept } = await condensedSession(store);
+    const { before, kept } = await compactedSession(store);
     const line = flipFirstKept(join(root, 's.jsonl'), kept.id);
     const invokeModel: ModelInvoker = async () => {
       throw new Error('resuming calls no model');

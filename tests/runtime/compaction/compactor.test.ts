@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { estimateContextTokens, findCutPoint, type Turn } from '../../../src/entries/runtime.js';
-import { CONDENSED_PREFIX } from '../../../src/entries/condensation.js';
+import { COMPACTION_PREFIX } from '../../../src/entries/compaction.js';
 import { type ModelTool } from '../../../src/entries/models.js';
 import {
   CompactionInputError,
-  Condenser,
+  Compactor,
   ContextOverflowError,
   SummarizerError,
   estimateTextTokens,
@@ -23,13 +23,13 @@ const sized = (tokens: number, role: 'user' | 'assistant' = 'user', label = ''):
   (role === 'user' ? user : assistant)(label.padEnd((tokens - 4) * 4, '.'));
 const ok = () => recordingInvoker(() => 'Goal: keep going. Identifiers: /repo/build.ts');
 
-describe('Condenser.plan', () => {
+describe('Compactor.plan', () => {
   it('equals a full re-estimate at every step of a growing, replaced and resumed history', () => {
     const systemText = 'You are a careful engineer. '.repeat(20);
     const tools: ModelTool[] = [
       { name: 'files_read', description: 'Reads a file', inputSchema: { type: 'object', properties: { path: { type: 'string' } } } },
     ];
-    const condenser = new Condenser({ card, policy, invokeModel: ok(), systemText, tools });
+    const compactor = new Compactor({ card, policy, invokeModel: ok(), systemText, tools });
     const overhead = estimateTextTokens(systemText) + estimateToolsTokens(tools);
     const full = (h: Turn[]) => overhead + estimateContextTokens(h);
 
@@ -42,7 +42,7 @@ describe('Condenser.plan', () => {
       else if (r < 0.9)
         history = history.map((t) => structuredClone(t)); // a resume: same content, new objects
       else history = [sized(50), ...history.slice(Math.floor(history.length / 2))]; // a replaced context
-      const plan = condenser.plan(history);
+      const plan = compactor.plan(history);
       expect(plan.estimatedTokens, `step ${step}`).toBe(full(history));
       expect(plan.shouldCompact).toBe(plan.estimatedTokens > 8_000);
     }
@@ -61,14 +61,14 @@ describe('Condenser.plan', () => {
       };
     };
     const history = Array.from({ length: 5_000 }, (_, i) => counted(i));
-    const condenser = new Condenser({ card, policy, invokeModel: ok() });
-    condenser.plan(history);
+    const compactor = new Compactor({ card, policy, invokeModel: ok() });
+    compactor.plan(history);
     reads.clear();
 
     history.push(counted(5_000), counted(5_001));
-    const plan = condenser.plan(history);
-    condenser.observeUsage(history, 1_234);
-    condenser.plan(history);
+    const plan = compactor.plan(history);
+    compactor.observeUsage(history, 1_234);
+    compactor.plan(history);
 
     expect(plan.estimatedTokens).toBe(5_002 * 20);
     expect([...reads.keys()].sort()).toEqual([5_000, 5_001]);
@@ -76,72 +76,72 @@ describe('Condenser.plan', () => {
 
   it('reserves the requested max_tokens for the reply', () => {
     const history = [sized(3_000), sized(3_000)];
-    expect(new Condenser({ card, policy, invokeModel: ok(), maxOutputTokens: 2_000 }).plan(history).shouldCompact).toBe(false);
-    expect(new Condenser({ card, policy, invokeModel: ok(), maxOutputTokens: 2_001 }).plan(history).shouldCompact).toBe(true);
+    expect(new Compactor({ card, policy, invokeModel: ok(), maxOutputTokens: 2_000 }).plan(history).shouldCompact).toBe(false);
+    expect(new Compactor({ card, policy, invokeModel: ok(), maxOutputTokens: 2_001 }).plan(history).shouldCompact).toBe(true);
   });
 
   it('refuses a bad policy or budget at construction', () => {
-    expect(() => new Condenser({ card, policy: { keepRecent: -2 }, invokeModel: ok() })).toThrow(CompactionInputError);
-    expect(() => new Condenser({ card, policy, invokeModel: ok(), maxOutputTokens: -1 })).toThrow(CompactionInputError);
-    expect(() => new Condenser({ card, policy, invokeModel: ok(), summaryMaxTokens: 1.5 })).toThrow(CompactionInputError);
+    expect(() => new Compactor({ card, policy: { keepRecent: -2 }, invokeModel: ok() })).toThrow(CompactionInputError);
+    expect(() => new Compactor({ card, policy, invokeModel: ok(), maxOutputTokens: -1 })).toThrow(CompactionInputError);
+    expect(() => new Compactor({ card, policy, invokeModel: ok(), summaryMaxTokens: 1.5 })).toThrow(CompactionInputError);
   });
 });
 
-describe('Condenser.observeUsage', () => {
+describe('Compactor.observeUsage', () => {
   it('starts the next estimate from the reported count plus the estimate of what was added since', () => {
-    const condenser = new Condenser({ card, policy, invokeModel: ok(), systemText: 's'.repeat(400) });
+    const compactor = new Compactor({ card, policy, invokeModel: ok(), systemText: 's'.repeat(400) });
     const history = [sized(100), sized(100), sized(100)];
-    expect(condenser.plan(history).estimatedTokens).toBe(400);
+    expect(compactor.plan(history).estimatedTokens).toBe(400);
 
-    condenser.observeUsage(history, 7_900);
-    expect(condenser.plan(history)).toEqual({ shouldCompact: false, estimatedTokens: 7_900 });
+    compactor.observeUsage(history, 7_900);
+    expect(compactor.plan(history)).toEqual({ shouldCompact: false, estimatedTokens: 7_900 });
     history.push(sized(150, 'assistant'), sized(50));
     // The heuristic alone would say 600; the API's count says the next call is over the limit.
-    expect(condenser.plan(history)).toEqual({ shouldCompact: true, estimatedTokens: 8_100 });
+    expect(compactor.plan(history)).toEqual({ shouldCompact: true, estimatedTokens: 8_100 });
 
-    // A report for a prefix of what the condenser has seen anchors at that prefix.
-    condenser.observeUsage(history.slice(0, 4), 1_000);
-    expect(condenser.plan(history).estimatedTokens).toBe(1_050);
+    // A report for a prefix of what the compactor has seen anchors at that prefix.
+    compactor.observeUsage(history.slice(0, 4), 1_000);
+    expect(compactor.plan(history).estimatedTokens).toBe(1_050);
   });
 
   it('is dropped when the history is replaced, e.g. by a resume', () => {
-    const condenser = new Condenser({ card, policy, invokeModel: ok() });
+    const compactor = new Compactor({ card, policy, invokeModel: ok() });
     const history = [sized(100), sized(100)];
-    condenser.plan(history);
-    condenser.observeUsage(history, 5_000);
+    compactor.plan(history);
+    compactor.observeUsage(history, 5_000);
     const resumed = history.map((t) => structuredClone(t));
-    expect(condenser.plan(resumed).estimatedTokens).toBe(200);
+    expect(compactor.plan(resumed).estimatedTokens).toBe(200);
   });
 
   it('refuses a count that is not a whole number of tokens', () => {
-    const condenser = new Condenser({ card, policy, invokeModel: ok() });
-    expect(() => condenser.observeUsage([], Number.NaN)).toThrow(CompactionInputError);
-    expect(() => condenser.observeUsage([], -5)).toThrow(CompactionInputError);
+    const compactor = new Compactor({ card, policy, invokeModel: ok() });
+    expect(() => compactor.observeUsage([], Number.NaN)).toThrow(CompactionInputError);
+    expect(() => compactor.observeUsage([], -5)).toThrow(CompactionInputError);
   });
 });
 
-describe('Condenser.condense', () => {
+describe('Compactor.compact', () => {
   it('does nothing while the context fits, unless forced', async () => {
     const invoke = ok();
-    const condenser = new Condenser({ card, policy, invokeModel: invoke });
+    const compactor = new Compactor({ card, policy, invokeModel: invoke });
     const history = toolLoop(6);
-    expect(await condenser.condense(history)).toBeNull();
+    expect(await compactor.compact(history)).toBeNull();
     expect(invoke.requests).toHaveLength(0);
 
-    const forced = await condenser.condense(history, undefined, { force: true });
+    const forced = await compactor.compact(history, undefined, { force: true });
     expect(forced?.keptFrom).toBe(findCutPoint(history, 4));
     expect(invoke.requests).toHaveLength(1);
   });
 
-  it('condenses at the keepRecent cut and reports what it did', async () => {
+  it('compacts at the keepRecent cut and reports what it did', async () => {
     const invoke = ok();
-    const condenser = new Condenser({ card, policy, invokeModel: invoke, systemText: 'be brief' });
+    const compactor = new Compactor({ card, policy, invokeModel: invoke, systemText: 'be brief' });
     const history = Array.from({ length: 40 }, (_, i) => sized(210, i % 2 ? 'assistant' : 'user', `turn ${i}`));
     const before = structuredClone(history);
-    const plan = condenser.plan(history);
+    const plan = compactor.plan(history);
     expect(plan.shouldCompact).toBe(true);
 
-    const result = await condenser.condense(history);
+    const result = await compactor.compact(history);
     expect(result).not.toBeNull();
     const r = result!;
     expect(r.keptFrom).toBe(36);
@@ -162,16 +162,16 @@ describe('Condenser.condense', () => {
     expect(prompt).not.toContain('turn 36');
     expect(invoke.requests[0].maxOutputTokens).toBe(2_000);
 
-    // The condenser continues from the condensed context, still in step with a full estimate.
+    // The compactor continues from the compacted context, still in step with a full estimate.
     const next = [...r.messages, sized(30)];
-    expect(condenser.plan(next)).toEqual({
+    expect(compactor.plan(next)).toEqual({
       shouldCompact: false,
       estimatedTokens: estimateTextTokens('be brief') + estimateContextTokens(next),
     });
   });
 
   it('keeps fewer turns when the kept tail holds a turn too big to keep, instead of looping', async () => {
-    const condenser = new Condenser({ card, policy, invokeModel: ok() });
+    const compactor = new Compactor({ card, policy, invokeModel: ok() });
     const history = [
       ...Array.from({ length: 10 }, () => sized(300)),
       sized(6_000, 'user', 'GIANT'),
@@ -179,21 +179,21 @@ describe('Condenser.condense', () => {
       sized(50),
       sized(50, 'assistant'),
     ];
-    const result = await condenser.condense(history);
+    const result = await compactor.compact(history);
     expect(result!.keptFrom).toBe(history.length - 3);
     expect(result!.messages.some((t) => JSON.stringify(t).includes('GIANT'))).toBe(false);
-    expect(condenser.plan(result!.messages).shouldCompact).toBe(false);
+    expect(compactor.plan(result!.messages).shouldCompact).toBe(false);
   });
 
   it('goes below keepRecent when the whole short history does not fit', async () => {
-    const condenser = new Condenser({ card, policy: { keepRecent: 20 }, invokeModel: ok() });
+    const compactor = new Compactor({ card, policy: { keepRecent: 20 }, invokeModel: ok() });
     const history = [sized(100), sized(100, 'assistant'), sized(7_800), sized(100, 'assistant'), sized(100)];
-    const result = await condenser.condense(history);
+    const result = await compactor.compact(history);
     expect(result!.keptFrom).toBe(3);
   });
 
   it('never keeps a tool_result without its call when shrinking', async () => {
-    const condenser = new Condenser({ card, policy, invokeModel: ok() });
+    const compactor = new Compactor({ card, policy, invokeModel: ok() });
     const history = [
       user('go'),
       calls({ id: 'a' }),
@@ -202,17 +202,17 @@ describe('Condenser.condense', () => {
       results({ id: 'b' }),
       assistant('done'),
     ];
-    const result = await condenser.condense(history);
+    const result = await compactor.compact(history);
     expect(result!.keptFrom).toBe(3);
     expect(tailIsSelfContained(result!.messages)).toBe(true);
   });
 
   it('faults with context_overflow, before any model call, when even the last call/result pair cannot fit', async () => {
     const invoke = ok();
-    const condenser = new Condenser({ card, policy, invokeModel: invoke, maxOutputTokens: 1_000 });
+    const compactor = new Compactor({ card, policy, invokeModel: invoke, maxOutputTokens: 1_000 });
     const history = [...toolLoop(3), calls({ id: 'big' }), results({ id: 'big', content: 'y'.repeat(30_000) })];
     const before = structuredClone(history);
-    const error = await condenser.condense(history).catch((e) => e);
+    const error = await compactor.compact(history).catch((e) => e);
     expect(ContextOverflowError.isInstance(error)).toBe(true);
     expect(error.kind).toBe('context_overflow');
     expect(error.limitTokens).toBe(8_000);
@@ -223,34 +223,34 @@ describe('Condenser.condense', () => {
   });
 
   it('keeps nothing verbatim when keepRecent is 0', async () => {
-    const condenser = new Condenser({ card, policy: { keepRecent: 0 }, invokeModel: ok() });
+    const compactor = new Compactor({ card, policy: { keepRecent: 0 }, invokeModel: ok() });
     const history = Array.from({ length: 40 }, () => sized(210));
-    const result = await condenser.condense(history);
+    const result = await compactor.compact(history);
     expect(result!.keptFrom).toBe(40);
     expect(result!.messages).toEqual([result!.summaryTurn]);
   });
 
   it('returns null when there is nothing it may drop', async () => {
     const invoke = ok();
-    const condenser = new Condenser({ card, policy, invokeModel: invoke });
-    expect(await condenser.condense([sized(9_000)])).toBeNull();
-    expect(await condenser.condense([sized(9_000)], undefined, { force: true })).toBeNull();
+    const compactor = new Compactor({ card, policy, invokeModel: invoke });
+    expect(await compactor.compact([sized(9_000)])).toBeNull();
+    expect(await compactor.compact([sized(9_000)], undefined, { force: true })).toBeNull();
     expect(invoke.requests).toHaveLength(0);
   });
 
   it('faults with summarizer_failed and loses nothing when the summary call fails, then can try again', async () => {
     const invoke = recordingInvoker((_, call) => (call === 0 ? new Error('socket hang up') : 'Goal: recovered'));
-    const condenser = new Condenser({ card, policy, invokeModel: invoke });
+    const compactor = new Compactor({ card, policy, invokeModel: invoke });
     const history = Array.from({ length: 40 }, () => sized(210));
     const before = structuredClone(history);
 
-    const error = await condenser.condense(history).catch((e) => e);
+    const error = await compactor.compact(history).catch((e) => e);
     expect(SummarizerError.isInstance(error)).toBe(true);
     expect(error.kind).toBe('summarizer_failed');
     expect(history).toEqual(before);
-    expect(condenser.plan(history).shouldCompact).toBe(true);
+    expect(compactor.plan(history).shouldCompact).toBe(true);
 
-    const result = await condenser.condense(history);
+    const result = await compactor.compact(history);
     expect(result!.summary).toBe('Goal: recovered');
   });
 
@@ -262,9 +262,9 @@ describe('Condenser.condense', () => {
     ];
     const long = 'Identifiers: BILL-4471 ' + 'z'.repeat(13_000);
     const invoke = recordingInvoker((_, call) => (call === 0 ? long : 'Goal: short now. Identifiers: BILL-4471'));
-    const condenser = new Condenser({ card, policy, invokeModel: invoke });
+    const compactor = new Compactor({ card, policy, invokeModel: invoke });
 
-    const result = await condenser.condense(history, undefined, { force: true });
+    const result = await compactor.compact(history, undefined, { force: true });
     expect(invoke.requests).toHaveLength(2);
     const second = promptOf(invoke.requests[1]);
     expect(second.split('<transcript>')[0]).toContain('Identifiers: BILL-4471');
@@ -278,44 +278,44 @@ describe('Condenser.condense', () => {
   it('gives up with context_overflow after a bounded number of calls when every summary is too long', async () => {
     const history = [...Array.from({ length: 8 }, () => sized(400)), ...Array.from({ length: 4 }, () => sized(1_250))];
     const invoke = recordingInvoker(() => 'z'.repeat(40_000));
-    const error = await new Condenser({ card, policy, invokeModel: invoke }).condense(history, undefined, { force: true }).catch((e) => e);
+    const error = await new Compactor({ card, policy, invokeModel: invoke }).compact(history, undefined, { force: true }).catch((e) => e);
     expect(ContextOverflowError.isInstance(error)).toBe(true);
     expect(invoke.requests.length).toBeLessThanOrEqual(4);
   });
 
-  it('carries the previous summary forward when condensing again', async () => {
+  it('carries the previous summary forward when compacting again', async () => {
     const invoke = recordingInvoker((_, call) =>
       call === 0 ? 'Goal: ship. Identifiers: BILL-4471, /srv/billing/schema.sql' : 'Goal: ship. Identifiers: BILL-4471',
     );
-    const condenser = new Condenser({ card, policy, invokeModel: invoke });
-    const first = await condenser.condense(Array.from({ length: 40 }, () => sized(210)));
+    const compactor = new Compactor({ card, policy, invokeModel: invoke });
+    const first = await compactor.compact(Array.from({ length: 40 }, () => sized(210)));
 
     const grown = [...first!.messages, ...Array.from({ length: 36 }, () => sized(210))];
-    expect(condenser.plan(grown).shouldCompact).toBe(true);
-    const second = await condenser.condense(grown);
+    expect(compactor.plan(grown).shouldCompact).toBe(true);
+    const second = await compactor.compact(grown);
 
     const carried = promptOf(invoke.requests[1]).split('<transcript>')[0];
     expect(carried).toContain('PREVIOUS SUMMARY');
     expect(carried).toContain('BILL-4471, /srv/billing/schema.sql');
     expect(second!.messages.filter(isSummaryTurn)).toHaveLength(1);
-    expect((second!.messages[0].blocks[0] as { text: string }).text.startsWith(`${CONDENSED_PREFIX}\nGoal: ship.`)).toBe(true);
+    expect((second!.messages[0].blocks[0] as { text: string }).text.startsWith(`${COMPACTION_PREFIX}\nGoal: ship.`)).toBe(true);
   });
 
   it('never replaces turns with a summary that is not smaller than they are, forced or not: null, history untouched', async () => {
-    // 12 short turns: the 8 a forced condensation may drop hold about 8 × 10 tokens; the summary is ~500.
+    // 12 short turns: the 8 a forced compaction may drop hold about 8 × 10 tokens; the summary is ~500.
     const history = Array.from({ length: 12 }, (_, i) => sized(10, i % 2 ? 'assistant' : 'user'));
     const before = structuredClone(history);
     const invoke = recordingInvoker(() => 'Goal: '.padEnd(2_000, 'z'));
     const discarded: Array<{ summaryTokens: number; replacedTokens: number; inputTokens: number }> = [];
-    const condenser = new Condenser({
+    const compactor = new Compactor({
       card,
       policy,
       invokeModel: invoke,
       onDiscarded: (d) =>
         discarded.push({ summaryTokens: d.summaryTokens, replacedTokens: d.replacedTokens, inputTokens: d.usage.inputTokens }),
     });
-    expect(await condenser.condense(history, undefined, { force: true, keepAllRecent: true })).toBeNull();
-    expect(await condenser.condense(history, undefined, { force: true })).toBeNull();
+    expect(await compactor.compact(history, undefined, { force: true, keepAllRecent: true })).toBeNull();
+    expect(await compactor.compact(history, undefined, { force: true })).toBeNull();
     expect(history).toEqual(before);
     // The summarizer was asked (and billed) each time; what it cost is handed on, not lost.
     expect(invoke.requests).toHaveLength(2);
@@ -324,17 +324,17 @@ describe('Condenser.condense', () => {
       expect(d.summaryTokens).toBeGreaterThanOrEqual(d.replacedTokens);
       expect(d.inputTokens).toBe(100);
     }
-    // The condenser still tracks the untouched history: nothing was adopted.
-    expect(condenser.plan(history).estimatedTokens).toBe(estimateContextTokens(history));
+    // The compactor still tracks the untouched history: nothing was adopted.
+    expect(compactor.plan(history).estimatedTokens).toBe(estimateContextTokens(history));
   });
 
   it('reports tokensAfter on the scale of tokensBefore: a calibrated count shrinks as the estimate does', async () => {
     const history = Array.from({ length: 12 }, (_, i) => sized(100, i % 2 ? 'assistant' : 'user'));
-    const condenser = new Condenser({ card, policy, invokeModel: ok() });
-    condenser.plan(history);
+    const compactor = new Compactor({ card, policy, invokeModel: ok() });
+    compactor.plan(history);
     // The API counts less than the heuristic (as the demo model does, which counts tools by name).
-    condenser.observeUsage(history, 1_000);
-    const result = (await condenser.condense(history, undefined, { force: true, keepAllRecent: true }))!;
+    compactor.observeUsage(history, 1_000);
+    const result = (await compactor.compact(history, undefined, { force: true, keepAllRecent: true }))!;
     expect(result.tokensBefore).toBe(1_000);
     const estimatedAfter = estimateContextTokens(result.messages);
     expect(result.tokensAfter).toBe(Math.round((1_000 * estimatedAfter) / estimateContextTokens(history)));
@@ -344,7 +344,7 @@ describe('Condenser.condense', () => {
   it('passes the abort signal to the summarizer', async () => {
     const invoke = ok();
     const controller = new AbortController();
-    await new Condenser({ card, policy, invokeModel: invoke }).condense(
+    await new Compactor({ card, policy, invokeModel: invoke }).compact(
       Array.from({ length: 40 }, () => sized(210)),
       controller.signal,
     );

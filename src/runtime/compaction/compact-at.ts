@@ -7,8 +7,8 @@ import { DEFAULT_SUMMARY_MAX_TOKENS, requestSummary } from './summarize.js';
 import { makeSummaryTurn } from './summary-turn.js';
 import { addUsage, zeroUsage } from '../usage/sum.js';
 
-/** What one condensation did; `messages` is what the next model call should be sent. */
-export type CondenseResult = {
+/** What one compaction did; `messages` is what the next model call should be sent. */
+export type CompactionResult = {
   /** `[summaryTurn, ...tail]`; the tail turns are the caller's own objects, unchanged. */
   messages: Turn[];
   summaryTurn: Turn;
@@ -27,7 +27,7 @@ export type CondenseResult = {
 
 /**
  * A summary that came out no smaller (by the estimate) than the turns it would have replaced: it is
- * not used, since a condensation must never make the context larger. The call was billed all the same.
+ * not used, since a compaction must never make the context larger. The call was billed all the same.
  */
 export type DiscardedSummary = {
   summary: string;
@@ -39,7 +39,7 @@ export type DiscardedSummary = {
   usage: ModelUsage;
 };
 
-export type CondenseContext = {
+export type CompactAtContext = {
   card: ModelCard;
   budget: Budget;
   invokeModel: ModelInvoker;
@@ -61,25 +61,25 @@ const SUMMARY_MIN_TOKENS = 256;
 const SUMMARY_ROOM_SHARE = 0.8;
 
 /**
- * Condenses `messages` at the first of `cuts` (legal, ascending, non-empty) whose kept tail leaves
+ * Compacts `messages` at the first of `cuts` (legal, ascending, non-empty) whose kept tail leaves
  * room for a full summary, or else at the last cut if it leaves room for a short one. A summary
  * that still comes out too long is folded forward into a later cut (fewer kept turns), never looped
  * on. `cumulative[i]` is the estimated tokens of `messages[0..i)`.
  *
  * Returns null, and tells `onDiscarded`, when the summary is not smaller than the turns it would
  * replace: the context already fits then, and replacing them would only make it larger (a short
- * history condensed on request, a summarizer that writes at length). Both sides are the estimate's,
+ * history compacted on request, a summarizer that writes at length). Both sides are the estimate's,
  * so the rule holds whatever the model's tokenizer counts; the reported `tokensAfter` is put on the
  * scale of `tokensBefore` (see `onScaleOf`).
  * Throws `ContextOverflowError` when no cut can fit, before any model call if that is already clear.
  */
-export async function condenseAt(
+export async function compactAt(
   messages: readonly Turn[],
   cumulative: readonly number[],
   cuts: readonly number[],
   tokensBefore: number,
-  ctx: CondenseContext,
-): Promise<CondenseResult | null> {
+  ctx: CompactAtContext,
+): Promise<CompactionResult | null> {
   const { budget } = ctx;
   const frameTokens = estimateTurnTokens(makeSummaryTurn('', ctx.summaryNote));
   const total = cumulative[messages.length];
@@ -155,7 +155,7 @@ function onScaleOf(tokensBefore: number, estimatedBefore: number, estimatedAfter
 function overflow(budget: Budget, inputTokens: number, keptTurns: number): ContextOverflowError {
   const neededTokens = inputTokens + budget.reserve;
   return new ContextOverflowError(
-    `the context cannot be condensed to fit: a summary plus the last ${keptTurns} turn(s) that must stay together ` +
+    `the context cannot be compacted to fit: a summary plus the last ${keptTurns} turn(s) that must stay together ` +
       `need about ${neededTokens} tokens (system prompt, tools and ${budget.reserve} reserved for the reply included), ` +
       `over the budget of ${budget.limit}`,
     { neededTokens, limitTokens: budget.limit },

@@ -1,13 +1,13 @@
-// Condensation inside one long tool loop, through the real SDK and the loopback server: the check runs
+// Compaction inside one long tool loop, through the real SDK and the loopback server: the check runs
 // before every model call, the summary lands in the session DAG under the current leaf, a second
-// condensation carries the first summary forward, and a tail that cannot fit keeps fewer turns or faults.
+// compaction carries the first summary forward, and a tail that cannot fit keeps fewer turns or faults.
 import { describe, expect, it } from 'vitest';
 import { createAgent, SessionStore } from '../../../src/entries/runtime.js';
 import type { RunFault } from '../../../src/entries/errors.js';
 import { serverAndDirPerTest, type TempDir } from '../../support/server-and-dir.js';
 import { reply, type AnthropicTestServer } from '../../../src/testing/index.js';
 import {
-  CONDENSED_PREFIX,
+  COMPACTION_PREFIX,
   chunkText,
   compactedEvents,
   contentOf,
@@ -20,7 +20,7 @@ import {
   shapes,
   storedSession,
   tempDir,
-} from './condensation-helpers.js';
+} from './compaction-helpers.js';
 
 const WINDOW = 6_000;
 const OUT = 500;
@@ -59,8 +59,8 @@ function agentWith(options: { keepRecent: number; chunkChars: (n: number) => num
 
 const agentRequests = () => server.requests.filter((r) => !isSummarizerRequest(r));
 
-describe('condensation between the steps of one tool loop', () => {
-  it('condenses mid-run, sends the summary first on every later call, and records it under the leaf it followed', async () => {
+describe('compaction between the steps of one tool loop', () => {
+  it('compacts mid-run, sends the summary first on every later call, and records it under the leaf it followed', async () => {
     const SUMMARY = 'Goal: read the document. Progress: chunks 0 onward read; they describe a fox. Identifiers: read_chunk.';
     readingModel(16, [SUMMARY]);
     const agent = agentWith({ keepRecent: 4, chunkChars: () => 1_200 });
@@ -76,14 +76,14 @@ describe('condensation between the steps of one tool loop', () => {
     const before = requests[at - 1].body;
     const after = requests[at + 1].body;
     // One run: the call before the summary was answered with a tool call, and the call after it carries
-    // that call's result, so the condensation ran between two steps of the same loop.
+    // that call's result, so the compaction ran between two steps of the same loop.
     expect(firstText(before.messages[0])).toBe(PROMPT);
-    expect(firstText(after.messages[0])).toBe(`${CONDENSED_PREFIX}\n${SUMMARY}`);
+    expect(firstText(after.messages[0])).toBe(`${COMPACTION_PREFIX}\n${SUMMARY}`);
     // Every request before the summarizer's was an agent call, the n-th asking for chunk n.
     const lastCallBefore = at - 1;
     expect(after.messages.at(-1).content[0]).toMatchObject({ type: 'tool_result', tool_use_id: `toolu_${lastCallBefore}` });
     expect(after.messages.slice(1).map((m: any) => m.role)).toEqual(['assistant', 'user', 'assistant', 'user']);
-    for (const later of requests.slice(at + 1)) expect(firstText(later.body.messages[0])).toBe(`${CONDENSED_PREFIX}\n${SUMMARY}`);
+    for (const later of requests.slice(at + 1)) expect(firstText(later.body.messages[0])).toBe(`${COMPACTION_PREFIX}\n${SUMMARY}`);
     // The summarizer saw the start of the work, which the kept tail no longer holds.
     expect(firstText(requests[at].body.messages[0])).toContain(PROMPT);
     expect(firstText(requests[at].body.messages[0])).toContain('chunk 0 begins.');
@@ -106,7 +106,7 @@ describe('condensation between the steps of one tool loop', () => {
     const { graph, leaf, path, summaries } = await storedSession(dir.path, 'reading');
     expect(summaries).toHaveLength(1);
     const summary = summaries[0];
-    expect(summary.turn).toEqual({ role: 'user', blocks: [{ kind: 'text', text: `${CONDENSED_PREFIX}\n${SUMMARY}` }] });
+    expect(summary.turn).toEqual({ role: 'user', blocks: [{ kind: 'text', text: `${COMPACTION_PREFIX}\n${SUMMARY}` }] });
     expect(graph.node(summary.parent!)!.turn.blocks).toEqual([
       { kind: 'tool_result', callId: `toolu_${lastCallBefore}`, content: chunkText(lastCallBefore, 1_200) },
     ]);
@@ -119,7 +119,7 @@ describe('condensation between the steps of one tool loop', () => {
     expect(contentOf(path)).toEqual([
       PROMPT,
       ...pairs(0, lastCallBefore + 1),
-      `${CONDENSED_PREFIX}\n${SUMMARY}`,
+      `${COMPACTION_PREFIX}\n${SUMMARY}`,
       ...pairs(lastCallBefore + 1, 16),
       'The document is about a fox.',
     ]);
@@ -127,7 +127,7 @@ describe('condensation between the steps of one tool loop', () => {
     expect(graph.resume(leaf)).toEqual(snapshot.messages);
   });
 
-  it('condenses again later in the run, handing the first summary to the second summarizer call', async () => {
+  it('compacts again later in the run, handing the first summary to the second summarizer call', async () => {
     const FIRST = 'Goal: read the document. Progress: early chunks read. Identifiers: marker ALPHA-7731.';
     const SECOND = 'Goal: read the document. Progress: most chunks read. Identifiers: marker ALPHA-7731.';
     readingModel(30, [FIRST, SECOND]);
@@ -144,17 +144,17 @@ describe('condensation between the steps of one tool loop', () => {
     // The first summary is carried as a summary, not repeated as a transcript line.
     expect(secondInput.split(FIRST)).toHaveLength(2);
     expect(compactedEvents(events).map((e) => e.summary)).toEqual([FIRST, SECOND]);
-    // After the second condensation the context holds the second summary only.
+    // After the second compaction the context holds the second summary only.
     const last = agentRequests().at(-1)!.body;
-    expect(firstText(last.messages[0])).toBe(`${CONDENSED_PREFIX}\n${SECOND}`);
+    expect(firstText(last.messages[0])).toBe(`${COMPACTION_PREFIX}\n${SECOND}`);
     expect(JSON.stringify(last.messages)).not.toContain(FIRST);
-    expect(snapshot.messages[0].blocks[0]).toEqual({ kind: 'text', text: `${CONDENSED_PREFIX}\n${SECOND}` });
+    expect(snapshot.messages[0].blocks[0]).toEqual({ kind: 'text', text: `${COMPACTION_PREFIX}\n${SECOND}` });
     await agent.close();
 
     const { graph, leaf, summaries } = await storedSession(dir.path, 'reading');
     expect(summaries.map((n) => n.turn.blocks[0])).toEqual([
-      { kind: 'text', text: `${CONDENSED_PREFIX}\n${FIRST}` },
-      { kind: 'text', text: `${CONDENSED_PREFIX}\n${SECOND}` },
+      { kind: 'text', text: `${COMPACTION_PREFIX}\n${FIRST}` },
+      { kind: 'text', text: `${COMPACTION_PREFIX}\n${SECOND}` },
     ]);
     expect(graph.resume(leaf)).toEqual(snapshot.messages);
     // Nothing was deleted: every call of the run is still on the path.
@@ -176,7 +176,7 @@ describe('a tail that does not fit', () => {
     expect(server.requests.filter(isSummarizerRequest)).toHaveLength(1);
     const after = agentRequests().at(-1)!.body;
     expect(shapes(after)).toEqual(['user:text', 'assistant:tool_use', 'user:tool_result']);
-    expect(firstText(after.messages[0])).toBe(`${CONDENSED_PREFIX}\n${SUMMARY}`);
+    expect(firstText(after.messages[0])).toBe(`${COMPACTION_PREFIX}\n${SUMMARY}`);
     expect(after.messages[2].content[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_3' });
     expect(after.messages[2].content[0].content === chunkText(3, 13_200), 'the huge result is sent whole').toBe(true);
     expect(promptTokens(after) + after.max_tokens).toBeLessThanOrEqual(WINDOW);
@@ -191,7 +191,7 @@ describe('a tail that does not fit', () => {
     const fault = (await agent.submit(PROMPT).catch((error: unknown) => error)) as RunFault;
 
     expect(fault).toMatchObject({ name: 'RunFault', kind: 'context_overflow' });
-    expect(fault.message).toMatch(/cannot be condensed to fit/);
+    expect(fault.message).toMatch(/cannot be compacted to fit/);
     expect(events.at(-1)).toMatchObject({ kind: 'faulted', error: { kind: 'context_overflow' } });
     // One call asked for the tool; the next was never made, the summarizer neither.
     expect(server.requests).toHaveLength(1);

@@ -1,6 +1,6 @@
 // When the API says the prompt is too long although the estimate said it fit (the 400, or a reply that
-// stopped with `model_context_window_exceeded`), the conductor condenses once and retries once; a
-// second overflow, or nothing to condense, faults `context_overflow`. A cut-off reply is never kept.
+// stopped with `model_context_window_exceeded`), the conductor compacts once and retries once; a
+// second overflow, or nothing to compact, faults `context_overflow`. A cut-off reply is never kept.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ import type { RunFault } from '../../../src/entries/errors.js';
 import { serverAndDirPerTest, type TempDir } from '../../support/server-and-dir.js';
 import { reply, type AnthropicTestServer, type Script } from '../../../src/testing/index.js';
 import {
-  CONDENSED_PREFIX,
+  COMPACTION_PREFIX,
   compactedEvents,
   contentOf,
   fakeModel,
@@ -22,7 +22,7 @@ import {
   record,
   storedSession,
   tempDir,
-} from './condensation-helpers.js';
+} from './compaction-helpers.js';
 
 const SUMMARY = 'Goal: plan the trip. Decisions: leave on Friday. Identifiers: booking REF-4471.';
 const PARTIAL = 'Here is the itinerary: day one, the';
@@ -66,7 +66,7 @@ describe.each([
   { form: 'the 400 "prompt is too long"', overflow: tooLong },
   { form: 'stop reason model_context_window_exceeded', overflow: cutOff },
 ])('the API says the prompt is too long: $form', ({ overflow }) => {
-  it('condenses once, retries the call once with the condensed context, and settles', async () => {
+  it('compacts once, retries the call once with the compacted context, and settles', async () => {
     overflowingModel([overflow]);
     const agent = makeAgent();
     const events = record(agent);
@@ -81,7 +81,7 @@ describe.each([
     const [refused, summarizer, retried] = server.requests.slice(2).map((r) => r.body);
     expect(isSummarizerRequest(server.requests[3])).toBe(true);
     expect(firstText(summarizer.messages[0])).toContain('Plan a trip to Lisbon for me.');
-    expect(firstText(retried.messages[0])).toBe(`${CONDENSED_PREFIX}\n${SUMMARY}`);
+    expect(firstText(retried.messages[0])).toBe(`${COMPACTION_PREFIX}\n${SUMMARY}`);
     // keepRecent 2: the summary, then the refused request's last two turns as they were.
     expect(retried.messages.slice(1).map(firstText)).toEqual(refused.messages.slice(-2).map(firstText));
     expect(compactedEvents(events)).toHaveLength(1);
@@ -98,7 +98,7 @@ describe.each([
       'We leave on Friday; the booking is REF-4471.',
       expect.stringMatching(/^Answer 1/),
       'Now write out the itinerary.',
-      `${CONDENSED_PREFIX}\n${SUMMARY}`,
+      `${COMPACTION_PREFIX}\n${SUMMARY}`,
       'Here is the whole itinerary.',
     ]);
     expect(await sessionFile()).not.toContain(PARTIAL);
@@ -114,14 +114,14 @@ describe.each([
 
     expect(fault).toMatchObject({ name: 'RunFault', kind: 'context_overflow' });
     expect(events.at(-1)).toMatchObject({ kind: 'faulted', error: { kind: 'context_overflow' } });
-    // One condensation and one retry, not a loop.
+    // One compaction and one retry, not a loop.
     expect(server.requests).toHaveLength(5);
     expect(server.requests.filter(isSummarizerRequest)).toHaveLength(1);
     expect(JSON.stringify(fault.snapshot.messages)).not.toContain(PARTIAL);
     expect(fault.snapshot.messages.at(-1)!.blocks).toEqual([{ kind: 'text', text: 'Now write out the itinerary.' }]);
     await agent.close();
     const { path } = await storedSession(dir.path, 'trip');
-    expect(contentOf(path).at(-1)).toBe(`${CONDENSED_PREFIX}\n${SUMMARY}`);
+    expect(contentOf(path).at(-1)).toBe(`${COMPACTION_PREFIX}\n${SUMMARY}`);
     expect(contentOf(path).slice(0, 5)).toEqual([
       'Plan a trip to Lisbon for me.',
       expect.stringMatching(/^Answer 0/),
@@ -132,7 +132,7 @@ describe.each([
     expect(await sessionFile()).not.toContain(PARTIAL);
   });
 
-  it('faults context_overflow without a summarizer call when there is nothing to condense', async () => {
+  it('faults context_overflow without a summarizer call when there is nothing to compact', async () => {
     fakeModel(server, { agent: () => overflow });
     const agent = makeAgent();
 

@@ -1,17 +1,17 @@
-// Shared pieces for the condensation tests: a fake model behind the loopback Anthropic server that
+// Shared pieces for the compaction tests: a fake model behind the loopback Anthropic server that
 // reports a prompt size the way the API does, a tool whose results are long enough to fill a small
 // window, and readers for the recorded request bodies and the session on disk.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SessionStore } from '../../../src/entries/runtime.js';
-import { CONDENSED_PREFIX } from '../../../src/entries/condensation.js';
+import { COMPACTION_PREFIX } from '../../../src/entries/compaction.js';
 import type { Agent, RunEvent, SessionNode, ToolDefinition, Turn } from '../../../src/entries/runtime.js';
 import type { AnthropicTestServer, MessageScript, RecordedRequest, Script } from '../../../src/testing/index.js';
 
-export { CONDENSED_PREFIX };
+export { COMPACTION_PREFIX };
 
-/** The summarizer's request is the only one whose system prompt asks for a condensation. */
+/** The summarizer's request is the only one whose system prompt asks for a compaction. */
 export const isSummarizerRequest = (request: RecordedRequest): boolean =>
   typeof request.body?.system === 'string' && request.body.system.startsWith('You condense the earlier part');
 
@@ -113,6 +113,6 @@ export function contentOf(turns: readonly Turn[]): string[] {
 }
 
 export async function tempDir(): Promise<{ path: string; remove: () => Promise<void> }> {
-  const path = await mkdtemp(join(tmpdir(), 'indusagi-condensation-'));
+  const path = await mkdtemp(join(tmpdir(), 'indusagi-compaction-'));
   return { path, remove: () => rm(path, { recursive: true, force: true }) };
 }

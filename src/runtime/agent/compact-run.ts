@@ -1,5 +1,5 @@
 import type { ModelUsage } from '../contract/model.js';
-import type { Condensation } from '../contract/step.js';
+import type { Compaction } from '../contract/step.js';
 import { faultKindOf } from '../loop/errors.js';
 import { summaryBody } from '../compaction/summary-turn.js';
 import type { AgentCore } from './agent-core.js';
@@ -7,17 +7,17 @@ import { finishRun, openForRun } from './run-durability.js';
 import type { Failure } from './run-faults.js';
 import type { RunScope } from './run-scope.js';
 import type { AgentSession, Billing } from './session.js';
-import type { CondenseOutcome } from './types.js';
+import type { CompactionOutcome } from './types.js';
 
-/** `condense()`: a run that makes one forced condensation and nothing else. */
-export async function condenseRun(core: AgentCore, scope: RunScope): Promise<CondenseOutcome> {
+/** `condense()`: a run that makes one forced compaction and nothing else. */
+export async function compactRun(core: AgentCore, scope: RunScope): Promise<CompactionOutcome> {
   const session = await openForRun(core, scope, null);
   scope.publish({ kind: 'run_started', sessionId: session.id, prompt: null, runId: scope.runId });
-  let compacted: CondenseOutcome['compacted'] = null;
+  let compacted: CompactionOutcome['compacted'] = null;
   let failure: Failure | undefined;
   try {
-    const condensation = await core.condensation.condenseNow(session.context, scope.signal);
-    if (condensation !== null) compacted = applyCondensation(core, scope, session, condensation);
+    const compaction = await core.compaction.compactNow(session.context, scope.signal);
+    if (compaction !== null) compacted = applyCompaction(core, scope, session, compaction);
   } catch (error) {
     failure = { kind: faultKindOf(error), error };
   }
@@ -25,22 +25,22 @@ export async function condenseRun(core: AgentCore, scope: RunScope): Promise<Con
 }
 
 /**
- * Records a condensation in the session (refused there when it cannot be recorded, before anything
+ * Records a compaction in the session (refused there when it cannot be recorded, before anything
  * is announced), bills the summarizer to the run, makes the dropped turns searchable and publishes
- * `compacted`. Forced (`condenseRun`) or asked before a call of any run.
+ * `compacted`. Forced (`compactRun`) or asked before a call of any run.
  */
-export function applyCondensation(core: AgentCore, scope: RunScope, session: AgentSession, condensation: Condensation) {
-  const dropped = session.condense(condensation, billed(core, condensation.usage));
+export function applyCompaction(core: AgentCore, scope: RunScope, session: AgentSession, compaction: Compaction) {
+  const dropped = session.compact(compaction, billed(core, compaction.usage));
   // What the next run would calibrate from was sent before this change; it no longer describes the context.
   core.carried.previous = undefined;
-  if (condensation.usage !== undefined) scope.spend(condensation.usage, core.card.id);
-  core.sessions.condensed(dropped);
+  if (compaction.usage !== undefined) scope.spend(compaction.usage, core.card.id);
+  core.sessions.compacted(dropped);
   const event = {
     kind: 'compacted' as const,
-    removed: condensation.keptFrom,
-    summary: summaryBody(condensation.summary),
-    tokensBefore: condensation.tokensBefore ?? 0,
-    tokensAfter: condensation.tokensAfter ?? 0,
+    removed: compaction.keptFrom,
+    summary: summaryBody(compaction.summary),
+    tokensBefore: compaction.tokensBefore ?? 0,
+    tokensAfter: compaction.tokensAfter ?? 0,
     runId: scope.runId,
     ...(session.durable && { dropped: dropped.map((node) => node.id) }),
   };

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent, SessionStore } from '../../../src/entries/runtime.js';
-import { CONDENSED_PREFIX } from '../../../src/entries/condensation.js';
+import { COMPACTION_PREFIX } from '../../../src/entries/compaction.js';
 import type { RunEvent, Turn } from '../../../src/entries/runtime.js';
 import type { ModelRequest } from '../../../src/entries/models.js';
 import { record, say, scriptedModel, tempDir, usage } from './helpers.js';
@@ -36,10 +36,10 @@ function talkativeModel(options: { overflowOnce?: boolean; overflowAlways?: bool
 
 const config = { model: 'claude-test', tools: [tool], contextWindow: 4_000, maxOutputTokens: 400, compaction: { keepRecent: 2 } };
 
-describe('condensation in the conductor (AgentConfig.compaction)', () => {
-  it('condenses before the call that would not fit, publishes compacted, counts the summarizer, and resumes condensed', async () => {
+describe('compaction in the conductor (AgentConfig.compaction)', () => {
+  it('compacts before the call that would not fit, publishes compacted, counts the summarizer, and resumes compacted', async () => {
     const model = talkativeModel();
-    const agent = createAgent({ ...config, sessionId: 'condensed' }, { invokeModel: model.invoke, store: new SessionStore(dir.path) });
+    const agent = createAgent({ ...config, sessionId: 'compacted' }, { invokeModel: model.invoke, store: new SessionStore(dir.path) });
     const events = record(agent);
 
     let snapshot;
@@ -51,18 +51,18 @@ describe('condensation in the conductor (AgentConfig.compaction)', () => {
     expect(compacted!.tokensAfter).toBeLessThan(compacted!.tokensBefore);
     const summaryCall = model.requests.findIndex(isSummaryRequest);
     const next = model.requests[summaryCall + 1];
-    expect(firstText(next.messages[0]).startsWith(CONDENSED_PREFIX)).toBe(true);
+    expect(firstText(next.messages[0]).startsWith(COMPACTION_PREFIX)).toBe(true);
     expect(firstText(next.messages[0])).toContain('exchanged long greetings');
     expect(snapshot!.messages).toEqual(next.messages.concat(snapshot!.messages.slice(-1)));
     // The run's totals include the summarizer's call: one reply of 500 output tokens plus a summary of 30.
     expect(snapshot!.usage.outputTokens).toBe(500 + 30);
     await agent.close();
 
-    const resumed = await createAgent(config, { invokeModel: model.invoke, store: new SessionStore(dir.path) }).resume('condensed');
+    const resumed = await createAgent(config, { invokeModel: model.invoke, store: new SessionStore(dir.path) }).resume('compacted');
     expect(resumed.messages).toEqual(snapshot!.messages);
   });
 
-  it('condenses once more and retries when the API still says the prompt is too long', async () => {
+  it('compacts once more and retries when the API still says the prompt is too long', async () => {
     const model = talkativeModel({ overflowOnce: true });
     const agent = createAgent(
       { ...config, compaction: { keepRecent: 2, triggerRatio: 1 }, contextWindow: 100_000 },
@@ -75,27 +75,27 @@ describe('condensation in the conductor (AgentConfig.compaction)', () => {
 
     expect(last.status).toBe('settled');
     expect(events.filter((e) => e.kind === 'compacted')).toHaveLength(1);
-    expect(firstText(last.messages[0]).startsWith(CONDENSED_PREFIX)).toBe(true);
+    expect(firstText(last.messages[0]).startsWith(COMPACTION_PREFIX)).toBe(true);
   });
 
-  it('faults with context_overflow when condensing cannot make the prompt fit', async () => {
+  it('faults with context_overflow when compacting cannot make the prompt fit', async () => {
     const model = talkativeModel({ overflowAlways: true });
     const agent = createAgent({ ...config, contextWindow: 100_000 }, { invokeModel: model.invoke });
 
     await expect(agent.submit('hi')).rejects.toMatchObject({ kind: 'context_overflow' });
   });
 
-  it('asks prepareStep after its own condensation, with the condensed messages, and allows one condensation per step', async () => {
+  it('asks prepareStep after its own compaction, with the compacted messages, and allows one compaction per step', async () => {
     const model = talkativeModel();
     const seen: string[] = [];
-    let condenseAgain = false;
+    let compactAgain = false;
     const agent = createAgent(
       {
         ...config,
         prepareStep: ({ messages }) => {
-          seen.push(firstText(messages[0]).slice(0, CONDENSED_PREFIX.length));
-          if (condenseAgain && firstText(messages[0]).startsWith(CONDENSED_PREFIX)) {
-            return { condensation: { summary: { role: 'user', blocks: [{ kind: 'text', text: 'mine' }] }, keptFrom: 1 } };
+          seen.push(firstText(messages[0]).slice(0, COMPACTION_PREFIX.length));
+          if (compactAgain && firstText(messages[0]).startsWith(COMPACTION_PREFIX)) {
+            return { compaction: { summary: { role: 'user', blocks: [{ kind: 'text', text: 'mine' }] }, keptFrom: 1 } };
           }
           return undefined;
         },
@@ -104,7 +104,7 @@ describe('condensation in the conductor (AgentConfig.compaction)', () => {
     );
     const events = record(agent);
 
-    condenseAgain = true;
+    compactAgain = true;
     let failure: unknown;
     for (let i = 0; i < 4 && failure === undefined; i++)
       failure = await agent.submit(long(`question ${i}`)).then(
@@ -112,15 +112,15 @@ describe('condensation in the conductor (AgentConfig.compaction)', () => {
         (e: unknown) => e,
       );
 
-    // The agent condensed first; the hook saw the summary at the head and tried to condense the same step again.
-    expect(seen.at(-1)).toBe(CONDENSED_PREFIX);
+    // The agent compacted first; the hook saw the summary at the head and tried to compact the same step again.
+    expect(seen.at(-1)).toBe(COMPACTION_PREFIX);
     expect(failure).toMatchObject({ kind: 'invalid_request', cause: { name: 'StepHookError' } });
-    // The step was refused whole: neither condensation was applied, nothing was sent, the session kept its turns.
+    // The step was refused whole: neither compaction was applied, nothing was sent, the session kept its turns.
     expect(events.filter((e) => e.kind === 'compacted')).toHaveLength(0);
     const calls = model.requests.filter((r) => !isSummaryRequest(r));
-    expect(calls.every((r) => !firstText(r.messages[0]).startsWith(CONDENSED_PREFIX))).toBe(true);
+    expect(calls.every((r) => !firstText(r.messages[0]).startsWith(COMPACTION_PREFIX))).toBe(true);
     const session = await new SessionStore(dir.path).loadSession(agent.sessionId);
-    expect(session.pathTo(session.leaf!).some((turn) => firstText(turn).startsWith(CONDENSED_PREFIX))).toBe(false);
+    expect(session.pathTo(session.leaf!).some((turn) => firstText(turn).startsWith(COMPACTION_PREFIX))).toBe(false);
     await agent.close();
   });
 });

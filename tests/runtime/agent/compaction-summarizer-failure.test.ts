@@ -1,12 +1,12 @@
 // A summarizer call that fails (network, API error, refusal) faults the run `summarizer_failed` and
-// loses nothing: the run's turns are on disk up to the fault, uncondensed, and a later submit works.
+// loses nothing: the run's turns are on disk up to the fault, uncompacted, and a later submit works.
 import { describe, expect, it } from 'vitest';
 import { createAgent, SessionStore } from '../../../src/entries/runtime.js';
 import type { RunFault } from '../../../src/entries/errors.js';
 import { serverAndDirPerTest, type TempDir } from '../../support/server-and-dir.js';
 import { reply, type AnthropicTestServer, type Script } from '../../../src/testing/index.js';
 import {
-  CONDENSED_PREFIX,
+  COMPACTION_PREFIX,
   contentOf,
   fakeModel,
   isSummarizerRequest,
@@ -14,7 +14,7 @@ import {
   record,
   storedSession,
   tempDir,
-} from './condensation-helpers.js';
+} from './compaction-helpers.js';
 
 const PROMPT = 'Read the whole document, chunk by chunk.';
 const SUMMARY = 'Goal: read the document. Progress: many chunks read.';
@@ -28,7 +28,7 @@ describe.each<{ failure: string; answer: Script }>([
   { failure: 'an API error', answer: reply.httpError(529, { message: 'Overloaded' }) },
   { failure: 'a refusal', answer: reply.text('I cannot help with that.', { stopReason: 'refusal' }) },
 ])('the summarizer fails with $failure', ({ answer }) => {
-  it('faults summarizer_failed, keeps every turn of the run on disk, and the next submit condenses and settles', async () => {
+  it('faults summarizer_failed, keeps every turn of the run on disk, and the next submit compacts and settles', async () => {
     fakeModel(server, {
       // Reads chunk after chunk until told to continue, then answers.
       agent: (body, n) =>
@@ -63,20 +63,20 @@ describe.each<{ failure: string; answer: Script }>([
     expect(server.requests).toHaveLength(calls + 1);
     const pairs = Array.from({ length: calls }, (_, i) => [`call toolu_${i}`, `result toolu_${i}`]).flat();
     expect(contentOf(fault.snapshot.messages)).toEqual([PROMPT, ...pairs]);
-    // Persisted before the next run: the file already holds the run up to the fault, uncondensed.
+    // Persisted before the next run: the file already holds the run up to the fault, uncompacted.
     const failed = await storedSession(dir.path, 'doc');
     expect(failed.summaries).toHaveLength(0);
     expect(contentOf(failed.path)).toEqual([PROMPT, ...pairs]);
     expect(failed.graph.resume(failed.leaf)).toEqual(fault.snapshot.messages);
 
-    // The next submit condenses this time and settles.
+    // The next submit compacts this time and settles.
     const snapshot = await agent.submit('Please continue.');
     expect(snapshot).toMatchObject({ status: 'settled', text: 'Finished reading.' });
-    expect(snapshot.messages[0].blocks[0]).toEqual({ kind: 'text', text: `${CONDENSED_PREFIX}\n${SUMMARY}` });
+    expect(snapshot.messages[0].blocks[0]).toEqual({ kind: 'text', text: `${COMPACTION_PREFIX}\n${SUMMARY}` });
     expect(server.requests.filter(isSummarizerRequest)).toHaveLength(2);
     await agent.close();
 
     const after = await storedSession(dir.path, 'doc');
-    expect(contentOf(after.path)).toEqual([PROMPT, ...pairs, 'Please continue.', `${CONDENSED_PREFIX}\n${SUMMARY}`, 'Finished reading.']);
+    expect(contentOf(after.path)).toEqual([PROMPT, ...pairs, 'Please continue.', `${COMPACTION_PREFIX}\n${SUMMARY}`, 'Finished reading.']);
   });
 });

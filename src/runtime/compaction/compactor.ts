@@ -2,13 +2,13 @@ import type { CompactionPolicy } from '../contract/compaction.js';
 import type { ModelCard, ModelInvoker, ModelTool } from '../contract/model.js';
 import type { Turn } from '../contract/turn.js';
 import { fits, resolveBudget, type Budget } from './budget.js';
-import { condenseAt, type CondenseResult, type DiscardedSummary } from './condense.js';
+import { compactAt, type CompactionResult, type DiscardedSummary } from './compact-at.js';
 import { findCutPoint, shrinkingCuts } from './cut-point.js';
 import { estimateTextTokens, estimateToolsTokens, estimateTurnTokens } from './estimate.js';
 import { assertCount, resolveCompactionPolicy, type ResolvedCompactionPolicy } from './policy.js';
 import { CompactionInputError } from './errors.js';
 
-export type CondenserOptions = {
+export type CompactorOptions = {
   card: ModelCard;
   policy: CompactionPolicy;
   /** Writes the summaries; normally the agent's own invoker and model. */
@@ -25,37 +25,37 @@ export type CondenserOptions = {
   summaryNote?: string;
   /**
    * Told when a summary was written but not used because it was no smaller than the turns it would
-   * replace (`condense` then returns null): its call was billed all the same.
+   * replace (`compact` then returns null): its call was billed all the same.
    */
   onDiscarded?: (discarded: DiscardedSummary) => void;
 };
 
-export type CondensePlan = {
+export type CompactionPlan = {
   /** The next call would not fit: estimated input plus the output reserve exceeds window × triggerRatio. */
   shouldCompact: boolean;
   /** Estimated input tokens of the next call: messages, system prompt and tools. */
   estimatedTokens: number;
 };
 
-export type CondenseOptions = {
-  /** Condense even though the estimate says the context fits (the API said otherwise, or a user asked). */
+export type CompactorCallOptions = {
+  /** Compact even though the estimate says the context fits (the API said otherwise, or a user asked). */
   force?: boolean;
   /**
    * Never keep fewer than `keepRecent` turns: return null when that leaves nothing to drop. For a
-   * condensation someone asked for; one the window forces may cut into them.
+   * compaction someone asked for; one the window forces may cut into them.
    */
   keepAllRecent?: boolean;
 };
 
 /**
- * The conductor's condensation state, one per agent. It remembers each turn's estimate, so deciding
+ * The conductor's compaction state, one per agent. It remembers each turn's estimate, so deciding
  * before a model call costs only the turns added since the last call, however long the history.
  *
  * Histories are recognised by the identity of their turn objects: a call whose first turn and last
  * known turn are the same objects as last time is an extension (the conductor appends between
- * calls); anything else (a resume, a condensed or replaced context) is estimated afresh.
+ * calls); anything else (a resume, a compacted or replaced context) is estimated afresh.
  */
-export class Condenser {
+export class Compactor {
   readonly #card: ModelCard;
   readonly #policy: ResolvedCompactionPolicy;
   #budget: Budget;
@@ -70,7 +70,7 @@ export class Condenser {
   /** The last reported input size, how many of `#turns` it covered, and the overhead estimated for it then. */
   #anchor: { count: number; inputTokens: number; overhead: number } | null = null;
 
-  constructor(options: CondenserOptions) {
+  constructor(options: CompactorOptions) {
     this.#card = options.card;
     this.#policy = resolveCompactionPolicy(options.policy);
     this.#budget = resolveBudget(options.card, this.#policy, options);
@@ -81,8 +81,8 @@ export class Condenser {
     if (this.#summaryMaxTokens !== undefined) assertCount('summaryMaxTokens', this.#summaryMaxTokens);
   }
 
-  /** Whether the next call with `messages` needs condensing, and its estimated input. */
-  plan(messages: readonly Turn[]): CondensePlan {
+  /** Whether the next call with `messages` needs compacting, and its estimated input. */
+  plan(messages: readonly Turn[]): CompactionPlan {
     this.#track(messages);
     const estimatedTokens = this.#estimate();
     return { shouldCompact: !fits(this.#budget, estimatedTokens), estimatedTokens };
@@ -117,12 +117,12 @@ export class Condenser {
   /**
    * Replaces the oldest turns with a summary so the next call fits. Returns null when the context
    * already fits (unless `force`), when no legal cut exists, or when the summary came out no smaller
-   * than the turns it would replace (a condensation never makes the context larger). Keeps `keepRecent` turns when they
+   * than the turns it would replace (a compaction never makes the context larger). Keeps `keepRecent` turns when they
    * fit beside a summary, fewer (down to the last turn or last complete call/result pair) when not.
    * Throws `ContextOverflowError` when even that cannot fit and `SummarizerError` when the summary
    * call fails; in both cases `messages` is untouched and nothing is lost, so the caller may fault or retry.
    */
-  async condense(messages: readonly Turn[], signal?: AbortSignal, opts: CondenseOptions = {}): Promise<CondenseResult | null> {
+  async compact(messages: readonly Turn[], signal?: AbortSignal, opts: CompactorCallOptions = {}): Promise<CompactionResult | null> {
     this.#track(messages);
     const tokensBefore = this.#estimate();
     if (!opts.force && fits(this.#budget, tokensBefore)) return null;
@@ -130,7 +130,7 @@ export class Condenser {
       ? atLeast(findCutPoint(messages, this.#policy.keepRecent))
       : shrinkingCuts(messages, this.#policy.keepRecent);
     if (cuts.length === 0) return null;
-    const result = await condenseAt(messages, this.#cumulative, cuts, tokensBefore, {
+    const result = await compactAt(messages, this.#cumulative, cuts, tokensBefore, {
       card: this.#card,
       budget: this.#budget,
       invokeModel: this.#invokeModel,
@@ -167,8 +167,8 @@ export class Condenser {
     return this.#anchor.inputTokens + this.#budget.overhead - this.#anchor.overhead + total - this.#cumulative[this.#anchor.count];
   }
 
-  /** Continues from the condensed context, reusing the kept turns' estimates. */
-  #adopt(result: CondenseResult): void {
+  /** Continues from the compacted context, reusing the kept turns' estimates. */
+  #adopt(result: CompactionResult): void {
     const kept = this.#cumulative;
     const keptFrom = result.keptFrom;
     this.#turns = result.messages.slice();
