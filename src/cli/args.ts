@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { CliUsageError } from './errors.js';
 import { parseModelFlag, type ModelFlag } from './model-flag.js';
 import { parseServe, type ServeCommand, type WorkerCommand } from './serve/args.js';
+import { parseEmbedderFlag, type EmbedderFlag } from './embedder-flag.js';
 
 export type Locations = { store: string; memory: string };
 
@@ -25,6 +26,8 @@ export type ChatCommand = {
   /** `--force` (with `-p`): append even when the session's live leaf fell back to an older node on load. */
   force: boolean;
   locations: Locations;
+  /** `--embedder` (or INDUSAGI_EMBEDDER): how the memory recalls; `auto` by default. */
+  embedder: EmbedderFlag;
 };
 
 /** `indusagi eval FILE` (see cli/eval). */
@@ -61,6 +64,7 @@ export type Command =
       port?: number;
       host?: string;
       memory: string;
+      embedder: EmbedderFlag;
       /** `--allow-bash`: serve the shell tool too (it runs any command the client's user allows). */
       allowBash: boolean;
       /** `--token-file FILE`: the HTTP transport's bearer token is read from it, instead of made up at start. */
@@ -94,6 +98,7 @@ const CHAT_OPTIONS = {
   force: { type: 'boolean' },
   continue: { type: 'boolean', short: 'c' },
   mcp: { type: 'string', multiple: true },
+  embedder: { type: 'string' },
 } as const;
 
 /** Reads the command line; anything it does not know is a `CliUsageError`, decided before any file is touched. */
@@ -115,21 +120,21 @@ export function parseCommand(argv: string[], cwd: string, env: NodeJS.ProcessEnv
             .slice(0, 2),
     };
   }
-  if (first === 'chat') return parseChat(rest, cwd, 'chat');
+  if (first === 'chat') return parseChat(rest, cwd, 'chat', env);
   // `indusagi -p "prompt"`, `indusagi --continue`: flags alone are the chat's, reported without a
   // command name (the line already starts "indusagi:").
-  if (first.startsWith('-')) return parseChat(argv, cwd, '');
+  if (first.startsWith('-')) return parseChat(argv, cwd, '', env);
   if (first === 'sessions') return parseSessions(rest, cwd);
   if (first === 'memory') return parseMemory(rest, cwd);
   if (first === 'db') return parseDb(rest);
-  if (first === 'mcp') return parseMcp(rest, cwd);
+  if (first === 'mcp') return parseMcp(rest, cwd, env);
   if (first === 'trust') return parseTrust(rest, cwd);
   if (first === 'serve' || first === 'worker') return parseServe(first, rest, cwd, env);
   if (first === 'eval') return parseEval(rest, cwd);
   throw new CliUsageError(`unknown command "${first}"; try "indusagi help"`);
 }
 
-function parseChat(argv: string[], cwd: string, usage: string): ChatCommand {
+function parseChat(argv: string[], cwd: string, usage: string, env: NodeJS.ProcessEnv): ChatCommand {
   const { values } = parse(argv, CHAT_OPTIONS, 0, usage);
   const named = nonEmpty(values.session, '--session');
   if (named !== undefined && values.continue === true) throw new CliUsageError('--session and --continue both pick the session; give one');
@@ -146,6 +151,7 @@ function parseChat(argv: string[], cwd: string, usage: string): ChatCommand {
     mcp: (values.mcp ?? []).map((file) => resolve(cwd, nonEmpty(file, '--mcp')!)),
     force: values.force === true,
     locations: locations(values, cwd),
+    embedder: parseEmbedderFlag(nonEmpty(values.embedder, '--embedder'), env),
   };
 }
 
@@ -243,7 +249,7 @@ function parseTrust(argv: string[], cwd: string): TrustCommand {
   return { name: 'trust', action: values.list === true ? 'list' : values.revoke === true ? 'revoke' : 'grant', dir: resolve(cwd, dir) };
 }
 
-function parseMcp(argv: string[], cwd: string): Command {
+function parseMcp(argv: string[], cwd: string, env: NodeJS.ProcessEnv): Command {
   const [action, ...rest] = argv;
   if (action === undefined) throw new CliUsageError('mcp needs an action: serve');
   if (action !== 'serve') throw new CliUsageError(`unknown mcp action "${action}"; use serve`);
@@ -253,6 +259,7 @@ function parseMcp(argv: string[], cwd: string): Command {
       port: { type: 'string' },
       host: { type: 'string' },
       memory: { type: 'string' },
+      embedder: { type: 'string' },
       'allow-bash': { type: 'boolean' },
       'token-file': { type: 'string' },
     },
@@ -263,6 +270,7 @@ function parseMcp(argv: string[], cwd: string): Command {
     name: 'mcp',
     action,
     memory: memoryLocation(values.memory, cwd),
+    embedder: parseEmbedderFlag(nonEmpty(values.embedder, '--embedder'), env),
     allowBash: values['allow-bash'] === true,
   };
   if (values.port !== undefined) {

@@ -7,7 +7,7 @@ import { EXIT_CODES } from './exit-codes.js';
 export const USAGE = `indusagi: a terminal agent over Claude or OpenAI's models
 
 usage:
-  indusagi chat [--session ID | --continue] [--model M] [--store DIR|URL] [--memory FILE] [--mcp FILE]
+  indusagi chat [--session ID | --continue] [--model M] [--store DIR|URL] [--memory FILE] [--embedder E] [--mcp FILE]
   indusagi -p PROMPT [--json] [--force] [--session ID | --continue] [--model M] [--store DIR|URL] [--memory FILE]
   indusagi sessions ls [--store DIR|URL]
   indusagi sessions show ID [--store DIR|URL]
@@ -51,6 +51,8 @@ options:
   --model M        provider:model (anthropic:… or openai:…; a bare id is Anthropic's), or demo
   --store DIR|URL  where sessions live: a folder (default ./${DEFAULT_STORE}) or a postgres:// URL
   --memory F|URL   the remembered facts: a file (default ./${DEFAULT_MEMORY}) or a postgres:// URL
+  --embedder E     how memory recalls: auto (default: by meaning too when the offline embedder's
+                   packages are installed, else words only; /memory says which), offline, none
   --mcp FILE       MCP servers to use, in the mcpServers format of Claude Desktop and Claude Code
                    (repeatable); a .mcp.json in the folder is used too once you allow it
   -p, --print P    run the prompt P ("-": read it from stdin), print the final answer, exit
@@ -94,6 +96,7 @@ options:
                     default ./.indusagi/workspace, kept apart from --data and --tokens)
   --model M         as for chat: provider:model with its key in the environment; the offline demo
                     model without one
+  --embedder E      serve --data: how each tenant's memory recalls, as for chat (auto, offline, none)
   --concurrency N   runs executed at once (default 4)
   --lease-ms N      a worker silent this long is dead and its runs are taken over (default 30000)
 

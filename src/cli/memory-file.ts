@@ -1,8 +1,9 @@
 import { mkdir, open, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { IndusagiError } from '../errors/index.js';
-import { createMemoryStore, type GovernedMemoryStore, type MemoryRecord } from '../memory/index.js';
+import { createMemoryStore, type Embedder, type GovernedMemoryStore, type MemoryRecord } from '../memory/index.js';
 import { appendDurably, endsWithNewline, syncDirectory } from '../runtime/store/durable-append.js';
+import { cachedEmbedder, vectorCachePath, type CachedEmbedder } from './memory-vectors.js';
 
 /** The command's memory file holds a line it cannot read; nothing was loaded or changed. */
 export class MemoryFileError extends IndusagiError {
@@ -24,7 +25,11 @@ export type MemoryFileReport = {
   tornTail: boolean;
 };
 
-export type MemoryFile = GovernedMemoryStore & { readonly report: MemoryFileReport };
+export type MemoryFile = GovernedMemoryStore & {
+  readonly report: MemoryFileReport;
+  /** With an embedder: where the records' vectors are cached, and (once read) how many it holds. */
+  readonly vectors?: CachedEmbedder['cache'];
+};
 
 type Entry = { op: 'save'; record: MemoryRecord } | { op: 'forget'; id: string };
 
@@ -36,9 +41,13 @@ type Entry = { op: 'save'; record: MemoryRecord } | { op: 'forget'; id: string }
  * JSON (left by a crash mid-append) is skipped and reported; a JSON line of an unknown shape is
  * refused, since it was written by something this version would misread.
  */
-export async function openMemoryFile(path: string): Promise<MemoryFile> {
+export async function openMemoryFile(path: string, opts: { embedder?: Embedder } = {}): Promise<MemoryFile> {
   const { records, report } = await replay(path);
-  const store = createMemoryStore(records);
+  // With an embedder, the records' vectors come from a cache beside the file (see memory-vectors.ts):
+  // the store asks for every record's vector before its first search, and only new texts reach the model.
+  const embedder = opts.embedder === undefined ? undefined : cachedEmbedder(opts.embedder, vectorCachePath(path));
+  embedder?.keep(records.map((r) => r.text));
+  const store = createMemoryStore(records, { embedder });
   // Appends run one at a time, so each sees the tail the previous one left.
   let queue: Promise<void> = Promise.resolve();
   const log = (...entries: Entry[]): Promise<void> => {
@@ -48,7 +57,9 @@ export async function openMemoryFile(path: string): Promise<MemoryFile> {
   };
   return {
     report,
+    vectors: embedder?.cache,
     async save(text, opts) {
+      if (typeof text === 'string') embedder?.keep([text]);
       const record = await store.save(text, opts);
       const retired = await Promise.all((record.supersedes ?? []).map((id) => store.get(id)));
       // One append: a crash cuts it after the new record at worst, leaving the old one current, not lost.
@@ -62,6 +73,7 @@ export async function openMemoryFile(path: string): Promise<MemoryFile> {
       return removed;
     },
     async update(id, edit, opts) {
+      if (typeof edit?.text === 'string') embedder?.keep([edit.text]);
       const record = await store.update(id, edit, opts);
       if (record !== undefined) await log({ op: 'save', record });
       return record;

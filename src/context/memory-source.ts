@@ -1,12 +1,13 @@
 import type { MemoryStore } from '../memory/types.js';
 import { recallMemory } from '../memory/recall.js';
-import { rememberFacts } from '../memory/remember.js';
+import { rememberFacts, turnContext } from '../memory/remember.js';
 import type { ContextSource, MemorySourceOptions } from './types.js';
 import { ContextInputError } from './errors.js';
 
 /**
  * A source named 'memory' over a `MemoryStore`. Before the model runs it recalls records matching the
- * prompt into the system prompt; after the turn it saves exactly what `remember` returns. It never
+ * prompt into the system prompt; after the turn it saves exactly what `remember` returns, with the
+ * turn's words as each record's `context` (see `SaveOptions.context`). It never
  * decides on its own what to save: without `remember`, nothing is written.
  */
 export function memorySource(memory: MemoryStore, opts?: MemorySourceOptions): ContextSource {
@@ -28,8 +29,14 @@ export function memorySource(memory: MemoryStore, opts?: MemorySourceOptions): C
     },
     async commit(turn) {
       if (!remember) return null;
-      // Facts learned in a scoped conversation belong to that scope, as its recall does.
-      const saved = await rememberFacts(memory, await remember(turn), { kind: opts?.rememberKind, scope: opts?.recall?.scope });
+      // Facts learned in a scoped conversation belong to that scope, as its recall does; the turns they
+      // came from go with them as context (indexed at half weight), so a later search by what was
+      // around them finds them too.
+      const saved = await rememberFacts(memory, await remember(turn), {
+        kind: opts?.rememberKind,
+        scope: opts?.recall?.scope,
+        context: turnContext(turn),
+      });
       return saved.length === 0 ? null : { op: 'saved', records: saved };
     },
   };

@@ -52,6 +52,8 @@ const MAX_VECTOR_K = 4096;
 // The share of records a filter must let through for the vector ranking to read the nearest of all
 // and filter them after; below it, vec0 ranks only the records that pass.
 const UNFILTERED_KNN_SHARE = 0.25;
+// Filters whose passing counts are kept at once (see `passingCount`).
+const PASSING_COUNTS = 64;
 // Records embedded per backfill step, each step one transaction: progress survives a crash and other
 // writers wait for one batch, not for the whole file.
 const BACKFILL_BATCH = 256;
@@ -220,6 +222,28 @@ export async function openSqliteMemoryStore(path: string, options: SqliteMemoryS
     rankWords(terms, filter, k, minScore).map(({ ref, score }) => hit(ref, score)),
   );
 
+  // How many records a filter lets through, kept until the file changes: counting them cost a scan of
+  // every passing record on each search (bench memory-stores-sqlite-vectors). The count only chooses
+  // between two exact plans, so a stale one would cost time, never a record; it is still dropped on
+  // any change, this connection's (total_changes) or another's (data_version).
+  const passingCounts = new Map<string, number>();
+  let countedAt = '';
+  const passingCount = (filter: SearchFilter): number => {
+    const now = `${v!.dataVersion.get()!.v}:${v!.totalChanges.get()!.n}`;
+    if (now !== countedAt) {
+      passingCounts.clear();
+      countedAt = now;
+    }
+    const key = JSON.stringify(filter);
+    let n = passingCounts.get(key);
+    if (n === undefined) {
+      // Bounded: a caller sweeping time windows must not grow it without end.
+      if (passingCounts.size >= PASSING_COUNTS) passingCounts.clear();
+      passingCounts.set(key, (n = v!.passing.get(filter)!.n));
+    }
+    return n;
+  };
+
   /**
    * The `k` nearest records among those `filter` lets through, exactly. When most records pass, the
    * nearest of all read a little deeper and then filtered is cheaper than building the constraint
@@ -227,7 +251,7 @@ export async function openSqliteMemoryStore(path: string, options: SqliteMemoryS
    * pass, vec0 ranks only the passing ones.
    */
   const nearestPassing = (filter: SearchFilter, query: Float32Array, k: number) => {
-    const passing = v!.passing.get(filter)!.n;
+    const passing = passingCount(filter);
     const share = passing / Math.max(q.stats.get()!.docs, 1);
     if (passing > k && share >= UNFILTERED_KNN_SHARE) {
       const deeper = Math.min(Math.ceil((2 * k) / share), MAX_VECTOR_K);

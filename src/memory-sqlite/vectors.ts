@@ -79,6 +79,10 @@ export type VectorStatements = {
   nearest: Statement<Record<string, unknown>, { seq: number; distance: number }>;
   nearestThenFilter: Statement<Record<string, unknown>, { seq: number; distance: number }>;
   passing: Statement<Record<string, unknown>, { n: number }>;
+  /** Changes when another connection commits to the file. */
+  dataVersion: Statement<[], { v: number }>;
+  /** Rows this connection has changed since it opened. */
+  totalChanges: Statement<[], { n: number }>;
   unembedded: Statement<[number], { seq: number; text: string }>;
   markEmbedded: Statement<[number, string]>;
 };
@@ -104,6 +108,8 @@ export function prepareVectors(db: Database): VectorStatements {
         JOIN memory_records r ON r.seq = n.seq WHERE r.embedded = 1 AND ${FILTERED} ORDER BY n.distance`,
     ),
     passing: db.prepare(`SELECT count(*) AS n FROM memory_records r WHERE r.embedded = 1 AND ${FILTERED}`),
+    dataVersion: db.prepare<[], { v: number }>('SELECT data_version AS v FROM pragma_data_version'),
+    totalChanges: db.prepare<[], { n: number }>('SELECT total_changes() AS n'),
     unembedded: db.prepare<[number], { seq: number; text: string }>(
       'SELECT seq, text FROM memory_records WHERE embedded = 0 ORDER BY seq LIMIT ?',
     ),

@@ -1,6 +1,7 @@
 import { IndusagiError } from '../errors/index.js';
 import type { CompletedTurn, ModelInvoker } from '../runtime/contract/index.js';
 import type { MemoryStore, MemoryScope } from './types.js';
+import { turnContext } from './remember.js';
 
 /** The extraction model answered something that is not `{ facts: [{ text, key? }] }`. Nothing was saved. */
 export class FactExtractionError extends IndusagiError {
@@ -66,7 +67,8 @@ function parseFacts(raw: string): { text: string; key?: string }[] {
 /**
  * A ready `remember` for `memorySource`: asks the model for durable facts and saves them through the
  * store's governance (a keyed fact supersedes the old one in the scope; a restated fact is not kept
- * twice). It saves the facts itself (to keep their keys) and returns [] so memorySource adds nothing.
+ * twice), each with the turn's words as its `context`. It saves the facts itself (to keep their keys)
+ * and returns [] so memorySource adds nothing.
  */
 export function learnFacts(opts: LearnOptions): (turn: CompletedTurn) => Promise<string[]> {
   return async (turn) => {
@@ -82,10 +84,12 @@ export function learnFacts(opts: LearnOptions): (turn: CompletedTurn) => Promise
     const raw = reply.turn.blocks.map((b) => (b.kind === 'text' ? b.text : '')).join('');
     const facts = parseFacts(raw);
     const at = opts.at ? opts.at(turn) : Date.now();
+    // The turns the facts were drawn from, indexed beside each at half weight (`SaveOptions.context`).
+    const context = turnContext(turn);
     for (const fact of facts) {
       const current = (await opts.memory.search?.(fact.text, { scope: opts.scope, k: 5 })) ?? [];
       if (current.some((r) => r.text.trim().toLowerCase() === fact.text.toLowerCase())) continue;
-      await opts.memory.save(fact.text, { kind: opts.kind ?? 'fact', scope: opts.scope, key: fact.key, provenance: { at } });
+      await opts.memory.save(fact.text, { kind: opts.kind ?? 'fact', scope: opts.scope, key: fact.key, provenance: { at }, context });
     }
     return [];
   };

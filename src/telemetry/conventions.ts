@@ -52,6 +52,10 @@ export const ATTR_SESSION_SKIPPED_LINES = 'indusagi.session.skipped_lines';
 export const ATTR_SESSION_TRUNCATED_TAIL = 'indusagi.session.truncated_tail';
 export const ATTR_SESSION_LIVE_PATH = 'indusagi.session.live_path';
 export const ATTR_MEMORY_FORGOTTEN = 'indusagi.memory.forgotten';
+/** The operation was on a scope's working-memory block (`getWorking`, `setWorking`, `forgetWorking`), not on records. */
+export const ATTR_MEMORY_WORKING = 'indusagi.memory.working';
+/** The working-memory block's version: the one read, or the one a write reached. */
+export const ATTR_MEMORY_WORKING_VERSION = 'indusagi.memory.working.version';
 /** The configured name of the MCP server a tool comes from (the conventions name none for it). */
 export const ATTR_MCP_SERVER = 'indusagi.mcp.server';
 export const ATTR_GUARDRAIL_NAME = 'indusagi.guardrail.name';

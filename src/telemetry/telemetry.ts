@@ -1,5 +1,5 @@
 import type { AgentConfig, AgentTelemetry, ConductorDeps, InstrumentedAgent } from '../runtime/agent/index.js';
-import type { GovernedMemoryStore, MemoryStore } from '../memory/types.js';
+import type { MemoryStore } from '../memory/types.js';
 import { traceAgent } from './agent.js';
 import { traceEvalCase, type EvalCaseInfo, type EvalCaseOutcome } from './eval-case.js';
 import { resolveInstrumentation, type TelemetryOptions } from './instrumentation.js';
@@ -15,11 +15,12 @@ import { traceGuardrail } from './guardrails.js';
 export interface Telemetry extends AgentTelemetry {
   /**
    * `store` with `create_memory`, `search_memory`, `update_memory` and `delete_memory` spans, and the
-   * same optional members (`all`, `get`, `list`, `update`) as `store`. Hand the returned store to
-   * whatever uses it (`memorySource`, your tools); its operations nest under the run that makes them.
+   * same members as `store`: the optional ones (`all`, `get`, `list`, `update`) and working memory
+   * (`getWorking`, `setWorking`, `forgetWorking`) traced, any other (`close`, `path`) passed through.
+   * Hand the returned store to whatever uses it (`memorySource`, `workingMemory`, your tools); its
+   * operations nest under the run that makes them.
    */
-  memoryStore(store: GovernedMemoryStore, options?: MemoryStoreTelemetryOptions): GovernedMemoryStore;
-  memoryStore(store: MemoryStore, options?: MemoryStoreTelemetryOptions): MemoryStore;
+  memoryStore<S extends MemoryStore>(store: S, options?: MemoryStoreTelemetryOptions): S;
   /**
    * Runs one evaluation case inside an `evaluate_case` span (what `evaluate({ telemetry })` of
    * indusagi/evals calls for each case): the case's agent runs nest under it, and it records the case's
@@ -62,8 +63,7 @@ export function createTelemetry(options: TelemetryOptions = {}): Telemetry {
         conversation: (ledger) => ({ ledger: new TappedLedger(ledger, agent), agent: (conductor) => traceAgent(conductor, agent) }),
       };
     },
-    memoryStore: ((store: MemoryStore, memoryOptions?: MemoryStoreTelemetryOptions) =>
-      traceMemoryStore(store, inst, memoryOptions)) as Telemetry['memoryStore'],
+    memoryStore: (store, memoryOptions) => traceMemoryStore(store, inst, memoryOptions),
     evalCase: (info, work) => traceEvalCase(inst, info, work),
   };
 }

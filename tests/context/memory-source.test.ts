@@ -74,6 +74,30 @@ describe('memorySource', () => {
     expect(parts).toEqual([{ type: 'context', source: 'memory', op: 'saved', records: all }]);
   });
 
+  it('saves each fact with the turn it came from as context: a search by what was said around it finds it, below a record that says it', async () => {
+    const memory = createMemoryStore();
+    const manager = createContextManager({
+      budget: { maxTokens: 10_000, count },
+      sources: [memorySource(memory, { remember: async () => ['The user booked it for Saturday'] })],
+    });
+    const turn: CompletedTurn = {
+      prompt: 'Book the dentist for Saturday',
+      messages: [
+        { role: 'user', blocks: [{ kind: 'text', text: 'My tooth hurts since the hiking trip' }] },
+        { role: 'assistant', blocks: [{ kind: 'text', text: 'Sorry to hear it.' }] },
+        { role: 'user', blocks: [{ kind: 'text', text: 'Book the dentist for Saturday' }] },
+      ],
+      text: 'Booked with Dr. Okafor.',
+    };
+    await manager.commit(turn);
+    const says = await memory.save('The dentist is Dr. Okafor, near the hiking trail');
+    const hits = await memory.search('dentist hiking okafor');
+    expect(hits.map((h) => h.text)).toEqual(['The dentist is Dr. Okafor, near the hiking trail', 'The user booked it for Saturday']);
+    expect(hits[0].id).toBe(says.id);
+    // The context is not part of the record.
+    expect(hits[1].text).not.toContain('dentist');
+  });
+
   it('uses rememberKind for saved facts', async () => {
     const memory = createMemoryStore();
     const manager = createContextManager({

@@ -267,6 +267,24 @@ describe('openSqliteMemoryStore with an embedder: filters before ranking', () =>
     for (const hit of hits) expect(hit.scope).toBeUndefined();
   });
 
+  it('a filtered vector search after another connection wrote ranks what that connection saved or forgot', async () => {
+    const path = freshPath();
+    const embedder = hashedEmbedder();
+    const reader = await open(path, { embedder });
+    const writer = await open(path, { embedder });
+    for (let i = 0; i < 40; i++) await writer.save(`invoice number ${i} paid`, { kind: 'bill' });
+    // Counted here: 40 pass the filter.
+    expect(await reader.search('invoice paid', { k: 3, kind: 'bill', ranking: 'vector' })).toHaveLength(3);
+    const roses = await writer.save('garden roses bloom in the invoice', { kind: 'bill' });
+    expect((await reader.search('garden roses bloom', { k: 1, kind: 'bill', ranking: 'vector' }))[0].id).toBe(roses.id);
+    await writer.forget(roses.id);
+    expect((await reader.search('garden roses bloom', { k: 1, kind: 'bill', ranking: 'vector' }))[0].id).not.toBe(roses.id);
+    // And this connection's own writes: a kind that had no record passing now has one.
+    expect(await reader.search('garden roses', { kind: 'note', ranking: 'vector' })).toEqual([]);
+    const note = await reader.save('garden roses note', { kind: 'note' });
+    expect((await reader.search('garden roses', { kind: 'note', ranking: 'vector' })).map((h) => h.id)).toEqual([note.id]);
+  });
+
   it('the words ranking honours since and until in a store without an embedder', async () => {
     const store = await open();
     await store.save('met Ana at the conference', { provenance: { at: 1000 } });

@@ -28,6 +28,13 @@ describe('learnFacts', () => {
     expect(all[0]!.supersededBy).toBe(all[1]!.id);
     expect(all[1]!.provenance?.at).toBe(1000);
   });
+  it('saves each fact with the turn as context, so a search by what the turn said finds it', async () => {
+    const memory = createMemoryStore();
+    const remember = learnFacts({ invoker: scripted(['{"facts":[{"text":"User lives there now","key":"home_city"}]}']), memory });
+    await remember({ prompt: 'I moved to Lisbon last spring', messages: [], text: 'Lisbon is lovely.' });
+    expect((await memory.search('lisbon spring')).map((h) => h.text)).toEqual(['User lives there now']);
+    expect(await memory.search('lisbon spring', { ranking: 'words' })).toHaveLength(1);
+  });
   it('a malformed answer raises FactExtractionError with the raw answer and saves nothing', async () => {
     const memory = createMemoryStore();
     const remember = learnFacts({ invoker: scripted(['{"facts":[{"txt":1}]}']), memory });

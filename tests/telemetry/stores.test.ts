@@ -12,6 +12,9 @@ import { createMemoryStore } from '../../src/memory/index.js';
 import type { MemoryStore } from '../../src/memory/index.js';
 import { createTelemetry, TelemetryOptionsError } from '../../src/telemetry/index.js';
 import { memoryStoreContract } from '../memory/store-contract.js';
+import { workingMemoryContract } from '../memory/working-contract.js';
+import { openSqliteMemoryStore } from '../../src/memory-sqlite/index.js';
+import { workingMemory } from '../../src/context/index.js';
 import { startOtel, type Otel } from './otel-sdk.js';
 
 let otel: Otel;
@@ -178,5 +181,59 @@ describe('the memory store, traced, edited', () => {
       [mine.id, 0],
       [mine.id, 1],
     ]);
+  });
+});
+
+// Working memory through the decorator: a traced store keeps every block rule of the store it wraps.
+workingMemoryContract('createTelemetry().memoryStore(createMemoryStore())', async () => {
+  const store = createTelemetry().memoryStore(createMemoryStore());
+  return { store, peer: store };
+});
+
+describe('the memory store, traced, keeps what the store has beyond MemoryStore', () => {
+  it('traces working memory as search, update and delete spans marked working, with the version reached', async () => {
+    const memory = createTelemetry({ captureContent: true }).memoryStore(createMemoryStore(), { id: 'blocks' });
+    const ana = { resource: 'ana' };
+    expect(await memory.getWorking(ana)).toBeUndefined();
+    await memory.setWorking(ana, { city: 'Lisbon' }, { expectedVersion: 0 });
+    expect(await memory.getWorking(ana)).toEqual({ content: { city: 'Lisbon' }, version: 1 });
+    expect(await memory.forgetWorking(ana)).toBe(true);
+    const working = otel.spans().filter((span) => span.attributes['indusagi.memory.working'] === true);
+    expect(
+      working.map((span) => [span.name, span.attributes['gen_ai.memory.record.count'], span.attributes['indusagi.memory.working.version']]),
+    ).toEqual([
+      ['search_memory', 0, undefined],
+      ['update_memory', 1, 1],
+      ['search_memory', 1, 1],
+      ['delete_memory', undefined, undefined],
+    ]);
+    expect(working.every((span) => span.attributes['gen_ai.memory.store.id'] === 'blocks')).toBe(true);
+    expect(JSON.parse(working[1].attributes['gen_ai.memory.records'] as string)).toEqual([{ content: { city: 'Lisbon' } }]);
+    expect(working[3].attributes['indusagi.memory.forgotten']).toBe(true);
+  });
+
+  it('lets workingMemory (which needs getWorking and setWorking) take a traced store', async () => {
+    const memory = createTelemetry().memoryStore(createMemoryStore());
+    expect(() => workingMemory(memory, { scope: { resource: 'ana' } })).not.toThrow();
+  });
+
+  it("passes a SQLite store's path and close through, and a closed store stays closed through it", async () => {
+    const path = join(root, 'memory.db');
+    const store = await openSqliteMemoryStore(path);
+    const memory = createTelemetry().memoryStore(store);
+    expect(memory.path).toBe(path);
+    await memory.save('The build runs on Fridays.');
+    memory.close();
+    await expect(store.search('build')).rejects.toThrow(/closed/);
+  });
+
+  it('leaves out what the store does not have', () => {
+    const bare: MemoryStore = {
+      save: async () => ({ id: 'x', text: 'x', createdAt: 0 }),
+      search: async () => [],
+      forget: async () => false,
+    };
+    const memory = createTelemetry().memoryStore(bare) as MemoryStore & Record<string, unknown>;
+    expect(['getWorking', 'setWorking', 'forgetWorking', 'all', 'get', 'list', 'update'].filter((name) => name in memory)).toEqual([]);
   });
 });

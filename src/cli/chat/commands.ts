@@ -20,6 +20,9 @@ export async function runCommand(chat: ChatState, command: Exclude<SlashCommand,
     case 'mcp':
       view.write(chat.deps.mcpStatus?.() ?? 'no MCP servers: start the chat with --mcp FILE, or put a .mcp.json in this folder\n');
       return;
+    case 'memory':
+      view.write(chat.deps.memoryStatus?.() ?? 'no memory in this chat\n');
+      return;
     case 'tree':
       await tree(chat);
       return;

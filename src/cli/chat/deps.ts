@@ -31,4 +31,6 @@ export type ChatDeps = {
   };
   /** What `/mcp` prints: the MCP servers, their state and tool counts; absent without servers. */
   mcpStatus?: () => string;
+  /** What `/memory` prints: where the memory is and how it recalls; absent when the chat has no memory to describe. */
+  memoryStatus?: () => string;
 };

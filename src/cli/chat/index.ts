@@ -130,6 +130,7 @@ function chatDeps(setup: ChatSetup, view: ChatView, io: Io, paint: ReturnType<ty
     store: setup.store,
     makeAgent: setup.makeAgent,
     mcpStatus: setup.mcpStatus,
+    memoryStatus: setup.memoryStatus,
     view,
     paint,
     warn: (text: string) => void io.stderr.write(`${errorPaint('yellow', 'indusagi:')} ${terminalText(text)}\n`),

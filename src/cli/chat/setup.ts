@@ -27,6 +27,8 @@ export type ChatSetup = {
   memoryNotes: string[];
   /** What `/mcp` prints; absent without MCP servers. */
   mcpStatus?: () => string;
+  /** What `/memory` prints: where the memory is and how it recalls (the embedder, or words only and why). */
+  memoryStatus: () => string;
   makeAgent(sessionId: string): Agent;
   /**
    * Agents made from now on use the model `flag` names (null: the offline demo model), as `chooseModel`
@@ -47,7 +49,7 @@ export async function setUpChat(command: ChatCommand, env: NodeJS.ProcessEnv, cw
   const store = openSessionStore(command.locations.store);
   let memory: Awaited<ReturnType<typeof openMemory>>;
   try {
-    memory = await openMemory(command.locations.memory);
+    memory = await openMemory(command.locations.memory, { embedder: command.embedder });
   } catch (error) {
     await store.close();
     throw error;
@@ -97,6 +99,7 @@ export async function setUpChat(command: ChatCommand, env: NodeJS.ProcessEnv, cw
     rules,
     memoryNotes: notes,
     mcpStatus: mcp?.status,
+    memoryStatus: () => `${memory.describe().join('\n')}\n`,
     makeAgent: (sessionId) => {
       const agent = createAgent({ ...configFor(model), sessionId }, { store, invokeModel: model.invokeModel });
       return mcp === null ? agent : mcp.restoring(agent);

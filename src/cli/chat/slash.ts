@@ -1,11 +1,11 @@
 import { CliUsageError } from '../errors.js';
 
 export type SlashCommand =
-  | { name: 'help' | 'exit' | 'sessions' | 'tree' | 'compact' | 'continue' | 'mcp' }
+  | { name: 'help' | 'exit' | 'sessions' | 'tree' | 'compact' | 'continue' | 'mcp' | 'memory' }
   | { name: 'fork'; arg: string }
   | { name: 'resume' | 'approve' | 'reject' | 'model'; arg: string | null };
 
-const NO_ARG = new Set(['help', 'exit', 'sessions', 'tree', 'compact', 'continue', 'mcp']);
+const NO_ARG = new Set(['help', 'exit', 'sessions', 'tree', 'compact', 'continue', 'mcp', 'memory']);
 const NEEDS_ARG = new Set(['fork']);
 const OPTIONAL_ARG = new Set(['resume', 'approve', 'reject', 'model']);
 
@@ -21,6 +21,7 @@ export const SLASH_HELP = [
   '                 on a terminal the prompt takes y, n, or a: always for that tool here)',
   '/reject [ID]     refuse it; the model is told',
   '/mcp             the MCP servers: state, tools, and the tools loaded so far',
+  '/memory          where the memory is and how it recalls (the embedder, or words only)',
   '/help            this list',
   '/exit            leave (Ctrl-D works too; Ctrl-C stops a run, twice leaves)',
 ];

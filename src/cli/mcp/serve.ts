@@ -5,6 +5,7 @@ import { serveMcp } from '../../mcp/index.js';
 import { errorMessage } from '../../errors/index.js';
 import { CliUsageError } from '../errors.js';
 import { openMemory } from '../memory/index.js';
+import type { EmbedderFlag } from '../embedder-flag.js';
 import { builtInTools, Workspace } from '../tools/index.js';
 import type { Io } from '../run.js';
 
@@ -12,7 +13,15 @@ import type { Io } from '../run.js';
  * What `mcp serve` serves from: where the memory is, HTTP's port, host and token file (stdio without a
  * port), and whether the shell tool is served.
  */
-export type ServeCommand = { port?: number; host?: string; memory: string; allowBash: boolean; tokenFile?: string };
+export type ServeCommand = {
+  port?: number;
+  host?: string;
+  memory: string;
+  /** How the memory recalls (`--embedder`); default `auto`. */
+  embedder?: EmbedderFlag;
+  allowBash: boolean;
+  tokenFile?: string;
+};
 
 /** The environment variable a token can come from instead of `--token-file`. */
 export const TOKEN_ENV = 'INDUSAGI_MCP_TOKEN';
@@ -30,7 +39,7 @@ export async function serveBuiltInTools(command: ServeCommand, io: Io): Promise<
   // Before anything is opened: a token that cannot be read stops the command with nothing served.
   const token = command.port === undefined ? undefined : await tokenFor(command, io);
   const workspace = await Workspace.open(io.cwd);
-  const memory = await openMemory(command.memory);
+  const memory = await openMemory(command.memory, { embedder: command.embedder ?? 'auto' });
   for (const note of memory.notes) io.stderr.write(`indusagi: ${note}\n`);
   // The shell runs anything the client's user allows: a client (or, over HTTP, anyone holding the
   // token) gets it only when the person starting the server asked for it.

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { CliUsageError } from '../errors.js';
 import { parseModelFlag, type ModelFlag } from '../model-flag.js';
+import { parseEmbedderFlag, type EmbedderFlag } from '../embedder-flag.js';
 
 /** What `indusagi serve` and `indusagi worker` share. */
 type Served = {
@@ -26,6 +27,8 @@ export type ServeCommand = Served & {
   tokens: string | undefined;
   /** With a database: execute runs in this process too. */
   worker: boolean;
+  /** `--embedder` (or INDUSAGI_EMBEDDER): how each tenant's memory file recalls; default `auto`. */
+  embedder?: EmbedderFlag;
 };
 
 export type WorkerCommand = Served & { name: 'worker' };
@@ -50,6 +53,7 @@ const SERVE = {
   data: { type: 'string' },
   tokens: { type: 'string' },
   worker: { type: 'boolean' },
+  embedder: { type: 'string' },
 } as const;
 
 /** `indusagi serve ...` / `indusagi worker ...`; `env` gives PORT and INDUSAGI_DATABASE_URL when the flags do not. */
@@ -83,6 +87,8 @@ export function parseServe(name: 'serve' | 'worker', argv: string[], cwd: string
     return { name, ...served };
   }
   const worker = values.worker === true;
+  if (text('embedder') !== undefined && database !== undefined)
+    throw new CliUsageError("--embedder goes with --data: with --database the memory is the database's");
   if (worker && database === undefined)
     throw new CliUsageError('--worker goes with --database: on one machine the server always executes its runs');
   return {
@@ -93,6 +99,7 @@ export function parseServe(name: 'serve' | 'worker', argv: string[], cwd: string
     data: resolve(cwd, text('data') ?? DEFAULT_DATA),
     tokens: text('tokens') === undefined ? undefined : resolve(cwd, text('tokens')!),
     worker,
+    embedder: parseEmbedderFlag(text('embedder'), env),
   };
 }
 

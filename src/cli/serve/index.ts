@@ -1,10 +1,11 @@
 // `indusagi serve` and `indusagi worker`: the agent server and its workers as commands (docs/server.md).
 import { join } from 'node:path';
-import type { GovernedMemoryStore, MemoryStore } from '../../memory/index.js';
+import type { Embedder, GovernedMemoryStore, MemoryStore } from '../../memory/index.js';
 import { bearerTokens, createServer, createWorker } from '../../server/index.js';
 import { tenantFolder } from '../../server/backend/local/files.js';
 import { EXIT } from '../exit-codes.js';
 import { openMemoryFile } from '../memory-file.js';
+import { chooseEmbedding } from '../memory/index.js';
 import { chooseModel } from '../model.js';
 import type { Io } from '../run.js';
 import { agentFactory } from './agent.js';
@@ -21,6 +22,8 @@ const DRAIN_MS = 30_000;
 export async function runServe(command: ServeCommand, io: Io): Promise<number> {
   const { tokens, generated } = await serveTokens(command.tokens, io.env, command.database !== undefined);
   const authenticate = bearerTokens(tokens);
+  // Each tenant's memory file recalls with the same embedder (one model in the process), words only without one.
+  const embedding = command.database === undefined ? chooseEmbedding(command.embedder ?? 'auto', 'file') : undefined;
   const model = await chooseModel(io.env, command.model);
   try {
     const agent = await agentFactory(command.agent, model, command.workspace, {
@@ -31,7 +34,7 @@ export async function runServe(command: ServeCommand, io: Io): Promise<number> {
     const server = await createServer({
       authenticate,
       agent,
-      ...(shared ? { database: command.database } : { dataDir: command.data, memory: fileMemory(command.data) }),
+      ...(shared ? { database: command.database } : { dataDir: command.data, memory: fileMemory(command.data, embedding?.embedder) }),
       // Shared: `indusagi worker` processes execute the runs, unless --worker asks this one to as well.
       worker: shared && !command.worker ? false : { concurrency: command.concurrency },
       schema: command.schema,
@@ -43,6 +46,7 @@ export async function runServe(command: ServeCommand, io: Io): Promise<number> {
       : `one machine, data in ${command.data}`;
     io.stdout.write(`indusagi server on ${url} (${where}; model: ${model.describe})\n`);
     if (generated !== undefined) io.stdout.write(`token (tenant "default"): ${generated}\n`);
+    if (embedding !== undefined) io.stdout.write(`memory recall: ${embedding.status}\n`);
     await stopSignal();
     await server.close(DRAIN_MS);
     return EXIT.ok;
@@ -79,12 +83,12 @@ function stopSignal(): Promise<void> {
 }
 
 /** On one machine, each tenant's memory is a file beside its sessions (opened on first use). */
-function fileMemory(data: string): (tenant: string) => MemoryStore {
+function fileMemory(data: string, embedder: Embedder | undefined): (tenant: string) => MemoryStore {
   const opened = new Map<string, MemoryStore>();
   return (tenant) => {
     let store = opened.get(tenant);
     if (store === undefined) {
-      const file = openMemoryFile(join(data, 'tenants', tenantFolder(tenant), 'memory.jsonl'));
+      const file = openMemoryFile(join(data, 'tenants', tenantFolder(tenant), 'memory.jsonl'), { embedder });
       // A file that cannot be read fails each call that uses it, not the process.
       file.catch(() => undefined);
       const use = async <T>(work: (memory: GovernedMemoryStore) => Promise<T>): Promise<T> => work(await file);
