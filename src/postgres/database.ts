@@ -158,11 +158,14 @@ export class PostgresDatabase {
    * carry the limits; in one read-only transaction on a borrowed pool, the only place the store can set
    * them there without changing the connections of someone else's pool.
    */
-  async limitedReads<T>(work: (query: <R>(sql: PreparedQuery, values: unknown[]) => Promise<R[]>) => Promise<T>): Promise<T> {
+  async limitedReads<T>(
+    /** `snapshot`: the statements see one snapshot of the database (they run in one read-only transaction). */
+    work: (query: <R>(sql: PreparedQuery, values: unknown[]) => Promise<R[]>, snapshot: boolean) => Promise<T>,
+  ): Promise<T> {
     await this.ready();
-    if ((await this.pool!).owned) return work((sql, values) => this.query(sql, values));
+    if ((await this.pool!).owned) return work((sql, values) => this.query(sql, values), false);
     return this.transaction(
-      (client) => work(async (sql, values) => (await client.query({ name: sql.name, text: sql.text, values })).rows),
+      (client) => work(async (sql, values) => (await client.query({ name: sql.name, text: sql.text, values })).rows, true),
       { readOnly: true },
     );
   }

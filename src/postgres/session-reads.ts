@@ -56,16 +56,23 @@ export function readWhole(tables: SessionTables, id: string): Promise<StoredSess
 }
 
 /**
- * The live path of a session with more nodes than `above`, or null for a smaller one (read it whole).
+ * The live path of a session with more nodes than `above`; a smaller one whole, as `readWhole` reads
+ * it, when that costs no second snapshot (the reads share one transaction, or the session holds no
+ * node: one statement's view of an empty session is all there is to read); else null (read it whole).
  * See `PostgresSessionStore.readLivePath`.
  */
-export function readLive(tables: SessionTables, id: string, above: number): Promise<LivePathSession | null> {
+export function readLive(tables: SessionTables, id: string, above: number): Promise<LivePathSession | StoredSession | null> {
   const { db, sql, t } = tables;
   type Row = SessionRow & { has_starts: boolean; node_id: string | null; node_seq: number | null; node: string | null };
-  return db.limitedReads(async (query): Promise<LivePathSession | null> => {
+  return db.limitedReads(async (query, snapshot): Promise<LivePathSession | StoredSession | null> => {
     const rows = await query<Row>(sql.liveStart, [t, id, above, FIRST_WIDTH]);
     const row = rows[0];
-    if (row === undefined || row.nodes <= above || row.leaf === null) return null;
+    // A session that holds no node: what `readWhole` would find too, without a second transaction.
+    if (row === undefined || row.nodes === 0) return { records: [], report: report(undefined) };
+    if (row.nodes <= above || row.leaf === null) {
+      // Smaller: read whole, in the same snapshot when there is one (one transaction, not two).
+      return snapshot ? { records: await recordsOf(tables, query, id, row), report: report(row) } : null;
+    }
     const first: WindowRow[] = rows.flatMap((r) => (r.node_id === null ? [] : [{ id: r.node_id, seq: r.node_seq!, node: r.node! }]));
     const nodes = await readLivePathNodes(
       {
@@ -95,12 +102,22 @@ async function rowIn(tables: SessionTables, client: ClientLike, id: string): Pro
 }
 
 /** Every record of a session: its nodes in the order written, a `started` record per start, then the head (with its trip). */
-async function recordsIn(tables: SessionTables, client: ClientLike, id: string, row: SessionRow): Promise<SessionRecord[]> {
-  const records: SessionRecord[] = ((await ask(client, tables.sql.allNodes, [tables.t, id])).rows as Array<{ node: string }>).map((r) => ({
+function recordsIn(tables: SessionTables, client: ClientLike, id: string, row: SessionRow): Promise<SessionRecord[]> {
+  return recordsOf(tables, async (statement, values) => (await ask(client, statement, values)).rows, id, row);
+}
+
+/** `recordsIn`, its statements run by `query` (which must give them one snapshot). */
+async function recordsOf(
+  tables: SessionTables,
+  query: <R>(sql: PreparedQuery, values: unknown[]) => Promise<R[]>,
+  id: string,
+  row: SessionRow,
+): Promise<SessionRecord[]> {
+  const records: SessionRecord[] = (await query<{ node: string }>(tables.sql.allNodes, [tables.t, id])).map((r) => ({
     type: 'node',
     node: JSON.parse(r.node) as SessionNode,
   }));
-  for (const r of (await ask(client, tables.sql.allStarts, [tables.t, id])).rows as Array<{ call_id: string; count: number }>)
+  for (const r of await query<{ call_id: string; count: number }>(tables.sql.allStarts, [tables.t, id]))
     records.push(startedRecord(r.call_id, r.count));
   records.push(
     row.tripped === null ? { type: 'head', leaf: row.leaf } : { type: 'head', leaf: row.leaf, tripped: JSON.parse(row.tripped) },

@@ -168,7 +168,8 @@ export class PostgresSessionStore implements SessionStoreLike {
    * snapshot needed: nodes are never changed or removed and the walk starts from the leaf that row
    * names, so later statements read the same path (on a pool the store does not own they still run in
    * one transaction, where its limits are set: `limitedReads`). A smaller session whole, in one
-   * snapshot, as `read` gives it, so tree views and branching to any node need no second read.
+   * snapshot, as `read` gives it, so tree views and branching to any node need no second read; in
+   * that same transaction when there is one, and an empty session from the first statement alone.
    */
   async readLivePath(id: string): Promise<LivePathSession | StoredSession> {
     assertValidSessionId(id);

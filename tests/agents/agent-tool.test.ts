@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createConductor, MemorySessionStore, RunFault } from '../../src/runtime/index.js';
-import type { ModelInvoker, ModelReply, ModelRequest, ToolDefinition } from '../../src/runtime/index.js';
+import type { ModelInvoker, ModelReply, ModelRequest, RunEvent, ToolDefinition } from '../../src/runtime/index.js';
 import { agentTool, AgentToolError, childSessionId } from '../../src/agents/index.js';
 import { ToolError } from '../../src/entries/errors.js';
 
@@ -57,6 +57,31 @@ describe('agentTool', () => {
     for (const id of ['call0', 'call1']) expect(store.sessionIds()).toContain(childSessionId('lead', id));
     await lead.close();
     await researcher.close();
+  });
+
+  it("streams the sub-agent's step snapshots to whoever reads the calling run, and builds none nobody watches", async () => {
+    const lead = () =>
+      createConductor(
+        { model: 'm', system: 'lead', tools: [agentTool({ model: 'child', system: 'child' }, { name: 'research', description: 'R.' })] },
+        { invokeModel: leadModel('research', [{ prompt: 'a' }]), store: new MemorySessionStore() },
+      );
+    const nestedSnapshots = (events: RunEvent[]) =>
+      events.filter((e) => e.kind === 'nested' && e.event.kind === 'snapshot' && e.event.snapshot.text === 'done: a');
+    const read = lead();
+    const events: RunEvent[] = [];
+    for await (const event of read.submit('Go.')) events.push(event);
+    expect(nestedSnapshots(events)).toHaveLength(1);
+    await read.close();
+
+    // Nobody reads the run while it runs, nobody subscribes: its log, read after the end, holds no snapshot of the sub-agent's.
+    const unwatched = lead();
+    const run = unwatched.submit('Go.');
+    expect((await run).status).toBe('settled');
+    const late: RunEvent[] = [];
+    for await (const event of run) late.push(event);
+    expect(late.some((e) => e.kind === 'nested' && e.event.kind === 'run_started')).toBe(true);
+    expect(nestedSnapshots(late)).toHaveLength(0);
+    await unwatched.close();
   });
 
   it('takes an input schema of its own and a prompt made from the checked input', async () => {

@@ -13,11 +13,13 @@ import { freshSchema, postgresUrl, testPool } from '../support/postgres.js';
 const say = (role: Turn['role'], text: string): Turn => ({ role, blocks: [{ kind: 'text', text }] });
 const texts = (graph: SessionGraph) => graph.resume(graph.leaf!).map((t) => (t.blocks[0] as { text: string }).text);
 
-/** The statement keys a pool and its clients ran (`indusagi_<key>_<hash>`), in order. */
-function recording(pool: PoolLike): { pool: PoolLike; ran: string[] } {
+/** The statement keys a pool and its clients ran (`indusagi_<key>_<hash>`), in order, and how many transactions began. */
+function recording(pool: PoolLike): { pool: PoolLike; ran: string[]; began: { count: number } } {
   const ran: string[] = [];
+  const began = { count: 0 };
   const note = (text: string | PreparedQuery) => {
     if (typeof text === 'object') ran.push(text.name.split('_')[1]);
+    else if (text.startsWith('BEGIN')) began.count++;
   };
   const wrap = (client: ClientLike): ClientLike => ({
     query: (text, values) => (note(text), client.query(text, values)),
@@ -25,6 +27,7 @@ function recording(pool: PoolLike): { pool: PoolLike; ran: string[] } {
   });
   return {
     ran,
+    began,
     pool: {
       query: (text, values) => (note(text), pool.query(text, values)),
       connect: async () => wrap(await pool.connect()),
@@ -50,7 +53,7 @@ describe.skipIf(postgresUrl === undefined)('PostgresSessionStore resuming from t
     const recorded = recording(pool);
     const reader = new PostgresSessionStore({ pool: recorded.pool }, { schema, livePathAbove: 100 });
     stores.push(reader);
-    return { writer, reader, ran: recorded.ran };
+    return { writer, reader, ran: recorded.ran, began: recorded.began };
   }
 
   /** The live-path load and a whole load of the same session: the same leaf and context. */
@@ -64,6 +67,32 @@ describe.skipIf(postgresUrl === undefined)('PostgresSessionStore resuming from t
     expect(texts(live)).toEqual(texts(whole));
     return { live, statements };
   }
+
+  it('reads a smaller session whole, and finds an empty one, in one transaction on a pool it was given', async () => {
+    const { writer, reader, ran, began } = await fresh();
+    const session = await SessionWriter.open(writer, 'short');
+    for (let i = 0; i < 6; i++) session.append(say(i % 2 === 0 ? 'user' : 'assistant', `turn ${i}`), i);
+    await session.close();
+
+    ran.length = 0;
+    began.count = 0;
+    const live = await reader.loadSession('short');
+    // The session's row comes with the first statement: its nodes and starts follow in the same snapshot.
+    expect(ran).toEqual(['liveStart', 'allNodes', 'allStarts']);
+    expect(began.count).toBe(1);
+    const whole = await reader.loadSession('short', { whole: true });
+    expect(live.whole).toBe(true);
+    expect(live.leaf).toBe(whole.leaf);
+    expect(texts(live)).toEqual(texts(whole));
+
+    ran.length = 0;
+    began.count = 0;
+    const none = await reader.loadSession('never-written');
+    expect(ran).toEqual(['liveStart']);
+    expect(began.count).toBe(1);
+    expect(none.leaf).toBeNull();
+    expect(none.size).toBe(0);
+  });
 
   it('reads a context written in order in a few windows, each wider than the last', async () => {
     const { writer, reader, ran } = await fresh();

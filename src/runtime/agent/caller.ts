@@ -37,6 +37,11 @@ export class AgentCaller implements CallerRun {
     this.scope?.publish({ ...event, runId: this.runId });
   }
 
+  /** True when someone would see an event of the calling run now (its `Run` read, its agent subscribed to, or its own caller watched). */
+  get watched(): boolean {
+    return this.scope?.watched ?? false;
+  }
+
   /** True when the calling run's questions have someone to answer them (up the tree): then a sub-agent's have too. */
   get listened(): boolean {
     return this.scope?.inputs.heard ?? false;

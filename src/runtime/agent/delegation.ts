@@ -40,6 +40,9 @@ export function runDelegation(
   const parent = callerOf(plan.parent);
   // A sub-agent's questions are answered where its caller's are: nobody listening there, nobody can answer.
   if (parent !== undefined) scope.inputs.within(() => parent.listened);
+  // Its events reach an audience only through its caller's run (agentTool forwards them): a snapshot
+  // nobody up the tree sees is not built.
+  if (parent !== undefined) scope.forwardedTo(() => parent.watched);
   const above = parent?.budget;
   const budget = plan.limits === undefined && above === undefined ? undefined : new RunBudget(plan.limits ?? {}, above);
   const depth = parent === undefined ? 0 : parent.depth + 1;

@@ -17,6 +17,8 @@ export class RunScope {
   readonly signal: AbortSignal;
   // The caller's signal this run follows until `release`; undefined without one (or once released).
   #follows: AbortSignal | undefined;
+  // A sub-agent's run: whether the run that called it is watched (see `forwardedTo`).
+  #upstream: (() => boolean) | undefined;
 
   /** What this run's tools ask the person, waiting for `agent.answer`. */
   readonly inputs: InputRequests;
@@ -64,9 +66,19 @@ export class RunScope {
     this.ledger.publish(event);
   }
 
+  /**
+   * A sub-agent's run, whose reader (agentTool) only forwards its events into the run that called it:
+   * that reader is no audience of its own, so an event is worth building when someone subscribes to
+   * the sub-agent, or when someone watches the calling run (`upstream`).
+   */
+  forwardedTo(upstream: () => boolean): void {
+    this.#upstream = upstream;
+  }
+
   /** True when an event would reach anyone now: worth building a costly one (a snapshot copies the context). */
   get watched(): boolean {
-    return this.ledger.subscriberCount > 0 || this.log.reading;
+    if (this.ledger.subscriberCount > 0) return true;
+    return this.#upstream === undefined ? this.log.reading : this.#upstream();
   }
 
   /** Adds a model call's tokens to the run's and publishes them, with the model billed for them. */

@@ -199,7 +199,9 @@ export type SubmitOptions = ModelControls & {
   limits?: RunLimits;
   /**
    * The tool call this run is made for, when it is a sub-agent's (`ctx.caller` of that call): the run
-   * spends from the calling run's limits too, so one budget covers the tree. `agentTool` passes it.
+   * spends from the calling run's limits too, so one budget covers the tree. `agentTool` passes it. Its
+   * events are taken to travel up into the calling run: a per-step `snapshot` (a copy of the context)
+   * is built only while someone watches that run, or subscribes to this agent.
    */
   parent?: CallerRun;
   /**

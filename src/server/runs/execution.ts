@@ -78,12 +78,12 @@ export async function executeClaimed(
   } catch (error) {
     outcome = failed(run, error, signal, deps.log);
   }
-  try {
-    await writer.drain();
-  } catch (error) {
+  // The last events and the session's close go out side by side (other tables, neither waits on the
+  // other); the run ends below only once both are done, so the thread is free only after its lease is.
+  const drained = writer.drain().catch((error: unknown) => {
     if (!RunFencedError.isInstance(error)) deps.log(`run ${run.id}: storing its events failed`, error);
-  }
-  if (agent !== undefined) await letSessionGo(agent, run, deps.log);
+  });
+  await Promise.all([drained, agent === undefined ? undefined : letSessionGo(agent, run, deps.log)]);
   if (writer.stopped !== undefined) {
     if (RunFencedError.isInstance(writer.stopped)) return;
     // Events were lost to a failing database: fail the job so the engine tries it again (a takeover that picks it up).
