@@ -5,9 +5,10 @@ export default defineConfig({
   resolve: { tsconfigPaths: true },
   test: {
     include: ['tests/**/*.test.ts', 'tests/**/*.test.tsx'],
-    // One throwaway PostgreSQL cluster for the whole run (see tests/support/postgres-setup.ts), and one
-    // packed tarball for the files that install it (tests/support/pack-setup.ts).
-    globalSetup: ['tests/support/postgres-setup.ts', 'tests/support/pack-setup.ts'],
+    // One throwaway PostgreSQL cluster for the whole run (see tests/support/postgres-setup.ts), one
+    // packed tarball for the files that install it (tests/support/pack-setup.ts), and one bundle of the
+    // `indusagi` command for the tests that run it (tests/support/cli-setup.ts).
+    globalSetup: ['tests/support/postgres-setup.ts', 'tests/support/pack-setup.ts', 'tests/support/cli-setup.ts'],
     // A test waits on events (a line printed, a process exiting, a row written), never on the clock, so
     // a limit here is only a guard against a hang: generous enough that a loaded 2-core machine never
     // trips it on a test that works (issue 32 item 8), so a test that does trip it is a real hang.

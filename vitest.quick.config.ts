@@ -26,5 +26,8 @@ export const heavyFiles: string[] = readdirSync('tests', { recursive: true, enco
     return heavyMarks.some((mark) => mark.test(source));
   });
 
-// No globalSetup: the quick run starts no PostgreSQL cluster and packs no tarball.
-export default defineConfig({ ...base, test: { ...base.test, globalSetup: [], exclude: [...configDefaults.exclude, ...heavyFiles] } });
+// The quick run starts no PostgreSQL cluster and packs no tarball; it does bundle the command its CLI tests run.
+export default defineConfig({
+  ...base,
+  test: { ...base.test, globalSetup: ['tests/support/cli-setup.ts'], exclude: [...configDefaults.exclude, ...heavyFiles] },
+});
