@@ -17,7 +17,9 @@ export default defineConfig({
     // Crash and multi-process tests spawn real children; two cores are all CI has.
     maxWorkers: 2,
     // The public types inference carries (tests/types/*.test-d.ts), checked by tsc in the same run: a
-    // wrong inference, or a `@ts-expect-error` that is no longer an error, fails `npm test`.
+    // wrong inference, or a `@ts-expect-error` that is no longer an error, fails the run. `npm test`
+    // turns this off (`--typecheck.enabled=false`): its `npm run typecheck` step already checks those
+    // files (tsconfig.json includes tests/), and a second tsc beside the test files costs a core.
     typecheck: { enabled: true, include: ['tests/types/**/*.test-d.ts'], tsconfig: 'tsconfig.json' },
   },
 });
