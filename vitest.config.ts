@@ -14,6 +14,10 @@ export default defineConfig({
     // trips it on a test that works (issue 32 item 8), so a test that does trip it is a real hang.
     testTimeout: 300_000,
     hookTimeout: 300_000,
+    // The same for `expect.poll` (the browser tests wait on the page with it): its default gives up
+    // after one second, which a busy machine overruns on a page that works (web-chat-page failed so
+    // under load 20); a wait that long is only a guard against a page that never gets there.
+    expect: { poll: { timeout: 60_000 } },
     // Crash and multi-process tests spawn real children; two cores are all CI has.
     maxWorkers: 2,
     // The public types inference carries (tests/types/*.test-d.ts), checked by tsc in the same run: a
