@@ -4,8 +4,8 @@
 //
 // Only src/ is bundled; the packages stay imports, resolved from a `node_modules` link beside the bundle,
 // so every dependency loads from its own files as it does for the command run from source. The bundle
-// sits at `src/cli/main.mjs` under a folder whose `package.json` is the repo's, so the command's
-// `new URL('../../package.json', import.meta.url)` (its --version) reads the same file as from source.
+// (its chunks beside it) sits at `src/cli/main.mjs` under a folder whose `package.json` is the repo's,
+// so the command's `new URL('../../package.json', import.meta.url)` (its --version) reads the same file.
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -25,10 +25,14 @@ export default async function setup(project: TestProject): Promise<() => void> {
   const dir = mkdtempSync(join(tmpdir(), 'indusagi-cli-bundle-'));
   symlinkSync(join(repo, 'package.json'), join(dir, 'package.json'));
   symlinkSync(join(repo, 'node_modules'), join(dir, 'node_modules'), 'dir');
-  const outfile = join(dir, 'src/cli/main.mjs');
+  // Split at every dynamic import, so what the command loads lazily stays lazy: one file would hoist a
+  // lazy module's package imports to its top (tests/cli/sdk-load.test.ts saw the Anthropic SDK load at start).
   await build({
     entryPoints: [join(repo, 'src/cli/main.ts')],
-    outfile,
+    outdir: join(dir, 'src/cli'),
+    splitting: true,
+    outExtension: { '.js': '.mjs' },
+    chunkNames: 'chunk-[hash]',
     bundle: true,
     packages: 'external',
     format: 'esm',
@@ -36,6 +40,6 @@ export default async function setup(project: TestProject): Promise<() => void> {
     target: 'node20',
     logLevel: 'error',
   });
-  project.provide('cliBundle', outfile);
+  project.provide('cliBundle', join(dir, 'src/cli/main.mjs'));
   return () => rmSync(dir, { recursive: true, force: true });
 }
