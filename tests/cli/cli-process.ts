@@ -1,4 +1,4 @@
-// Runs the real `indusagi` command as a child process (through tsx, as `npm start` does), with its
+// Runs the real `indusagi` command as a child process (bundled once per run, see `cliArgv`), with its
 // own working directory, so tests see exactly what a user sees: stdout, stderr, exit code, files.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { SessionStore } from '../../src/runtime/store/index.js';
-import { MAIN, OutputWatch, TSX, withUserConfig } from './output-watch.js';
+import { OutputWatch, cliArgv, withUserConfig } from './output-watch.js';
 
 export type Finished = { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string };
 
@@ -25,7 +25,7 @@ export class CliProcess {
     delete base.ANTHROPIC_BASE_URL;
     delete base.OPENAI_API_KEY;
     delete base.OPENAI_BASE_URL;
-    this.child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], { cwd, env: withUserConfig(base, env) });
+    this.child = spawn(process.execPath, cliArgv(args), { cwd, env: withUserConfig(base, env) });
     this.child.stdout.setEncoding('utf8').on('data', (chunk: string) => this.grow('stdout', chunk));
     this.child.stderr.setEncoding('utf8').on('data', (chunk: string) => this.grow('stderr', chunk));
     this.finished = new Promise((resolve, reject) => {

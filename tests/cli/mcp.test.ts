@@ -10,7 +10,7 @@ import { connectMcp } from '../../src/mcp/index.js';
 import { reply, startAnthropicServer, type AnthropicTestServer } from '../../src/testing/index.js';
 import { hostile } from '../mcp/reference-servers.js';
 import { CliProcess, makeWorkspace, runCli } from './cli-process.js';
-import { MAIN, TSX } from './output-watch.js';
+import { cliArgv } from './output-watch.js';
 import { PtyCli, screenLines } from './pty.js';
 
 let workspace: { dir: string; cleanup(): Promise<void> };
@@ -237,7 +237,7 @@ describe('indusagi mcp serve', () => {
   it('serves the built-in tools over stdio; a write asks the client’s user first', async () => {
     const served = await connectMcp(
       'indusagi',
-      { command: process.execPath, args: ['--import', TSX, MAIN, 'mcp', 'serve'], cwd: workspace.dir, needsApproval: false },
+      { command: process.execPath, args: cliArgv(['mcp', 'serve']), cwd: workspace.dir, needsApproval: false },
       { onElicitation: async () => ({ action: 'accept', content: { allow: true } }) },
     );
     try {

@@ -4,9 +4,24 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
 
 export const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 export const TSX = new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
+
+/**
+ * Node's arguments that run `indusagi ARGS`: the run's bundle of the command (tests/support/cli-setup.ts),
+ * which starts in a third of the time the sources take through tsx. A command that imports the user's
+ * TypeScript module (`eval FILE`, `serve`/`worker --agent FILE`) runs from the sources through tsx
+ * instead: that module imports src/, and it must get the very modules the command runs on (the same
+ * classes and module state), as a user's module and the installed command share the package's files.
+ */
+export function cliArgv(args: string[]): string[] {
+  if (args[0] === 'eval' || args.includes('--agent')) return ['--import', TSX, MAIN, ...args];
+  const bundle = inject('cliBundle');
+  if (bundle === undefined) throw new Error('no bundled command: tests/support/cli-setup.ts must be in the vitest globalSetup');
+  return [bundle, ...args];
+}
 
 // The user's config folder of every command a test runs, unless the test gives HOME or XDG_CONFIG_HOME
 // itself: empty, so neither the rules and trust of the machine's user reach a test nor a test's answers

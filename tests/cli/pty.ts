@@ -5,7 +5,7 @@ import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:c
 import { readFileSync, readlinkSync } from 'node:fs';
 import { onTestFailed } from 'vitest';
 import { VtScreen } from '../support/vt-screen.js';
-import { MAIN, OutputWatch, TSX, withUserConfig } from './output-watch.js';
+import { OutputWatch, cliArgv, withUserConfig } from './output-watch.js';
 
 const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
 
@@ -31,7 +31,7 @@ export class PtyCli {
     delete base.ANTHROPIC_API_KEY;
     delete base.ANTHROPIC_BASE_URL;
     delete base.NO_COLOR;
-    const command = [process.execPath, '--import', TSX, MAIN, ...args].map(quote).join(' ');
+    const command = [process.execPath, ...cliArgv(args)].map(quote).join(' ');
     this.child = spawn('script', ['-qfec', `stty cols ${size.cols} rows ${size.rows} && exec ${command}`, '/dev/null'], {
       cwd,
       env: withUserConfig(base, { TERM: 'xterm-256color', ...env }),

@@ -5,8 +5,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { reply, startAnthropicServer, type AnthropicTestServer, type Script } from '../../src/testing/index.js';
+import { cliArgv } from '../cli/output-watch.js';
 
-export const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 export const FIXTURE_AGENT = fileURLToPath(new URL('../server/fixtures/agent.ts', import.meta.url));
 
 type WireBlock = { type: string; text?: string; content?: unknown };
@@ -78,9 +78,9 @@ const started: ChildProcess[] = [];
 /** What each started process printed so far, in start order, for `reportChildrenOnFailure`. */
 const transcripts: { args: string[]; child: ChildProcess; output: () => string }[] = [];
 
-/** Starts `indusagi <args>` on tsx; resolves with the first match of `ready` in its output. */
+/** Starts `indusagi <args>` (as `cliArgv` runs it); resolves with the first match of `ready` in its output. */
 export function startCli(args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<CliProcess & { match: RegExpExecArray }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, cliArgv(args), { env, stdio: ['ignore', 'pipe', 'pipe'] });
   started.push(child);
   let output = '';
   transcripts.push({ args, child, output: () => output });
