@@ -100,7 +100,7 @@ export async function evaluate<E = unknown>(options: EvaluateOptions<E>): Promis
       } else {
         const run = () =>
           inCase({ caseId: base.id, sessionId: base.sessionId }, () =>
-            runCase(options, agent, scorers, c, base, budget, opened?.resumed === true),
+            runCase(options, agent, scorers, c, base, budget, opened?.resumed === true ? options.store : undefined),
           );
         const info = { evaluation: name, runId, caseId: base.id, sessionId: base.sessionId };
         const result = await (options.telemetry === undefined ? run() : options.telemetry.evalCase(info, run));
@@ -221,7 +221,9 @@ async function runCase<E>(
   c: EvalCase<E>,
   base: CaseResult,
   limits: RunLimits,
-  resuming: boolean,
+  // The store a killed run's sessions are in, when this evaluation goes on from its journal (a
+  // journal needs a store: checkOptions refuses one without); undefined for a fresh run.
+  resumedFrom: SessionStoreLike | undefined,
 ): Promise<CaseResult> {
   const result: CaseResult = { ...base };
   const recorder = new TrajectoryRecorder();
@@ -229,7 +231,7 @@ async function runCase<E>(
   let snapshot: RunSnapshot | undefined;
   let before: { steps: TrajectoryStep[]; usage: ModelUsage } | undefined;
   try {
-    const stored = resuming ? await storedRun(options.store!, base.sessionId, c.input) : undefined;
+    const stored = resumedFrom === undefined ? undefined : await storedRun(resumedFrom, base.sessionId, c.input);
     const prompt = stored?.steps === undefined ? await promptOf(c.input, options.store, base.sessionId, stored?.turns ?? 0) : undefined;
     const agent = definition.open({ sessionId: base.sessionId });
     const unsubscribe = agent.subscribe((event) => recorder.see(event));
@@ -262,7 +264,10 @@ async function runCase<E>(
   // A fresh case is priced from its run's usage events (each names the model billed), as its stored
   // replies would be, without reading them back. A resumed one from its stored sessions: they hold
   // what the killed attempt was billed too, which this process never saw.
-  result.costUsd = before === undefined ? recorder.costUsd() : await costOf(options.store!, [base.sessionId, ...recorder.sessions]);
+  result.costUsd =
+    before === undefined || resumedFrom === undefined
+      ? recorder.costUsd()
+      : await costOf(resumedFrom, [base.sessionId, ...recorder.sessions]);
   if (result.status === 'settled') await score(result, scorers);
   else
     result.scores = scorers.map((s) => ({
