@@ -388,9 +388,9 @@ describe('openSqliteMemoryStore with an embedder: filters before ranking', () =>
         JSON.stringify(filter),
       ).toEqual(expected.map((r) => expect.closeTo(r.score, 5)));
       const cutoff = expected[expected.length - 1].score;
-      const surely = (list: Array<{ id: string; score: number }>) =>
+      const surely = (list: Array<{ id: string; score?: number }>) =>
         list
-          .filter((r) => r.score > cutoff + 1e-6)
+          .filter((r) => r.score! > cutoff + 1e-6)
           .map((r) => r.id)
           .sort();
       expect(surely(hits), JSON.stringify(filter)).toEqual(surely(expected));
