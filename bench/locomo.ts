@@ -3,7 +3,7 @@
 // conversation's turns and scorable questions, read by the evaluations' own loader (src/evals/locomo.ts)
 // so the benchmark and `memoryRecallEval` see the same data. The data is research data: it is read from
 // outside the repository and never copied into the package.
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LOCOMO_CATEGORIES, loadLocomo, type LocomoTurn } from '../src/evals/index.js';
@@ -29,6 +29,18 @@ export function locomoDir(): string {
       `LoCoMo data not found (looked in ${candidates.join(', ')}). Set LOCOMO_DIR to a folder of locomo10 conversation files (one JSON object per file).`,
     );
   return found;
+}
+
+/**
+ * The held-out data folder `given` (LOCOMO_HELDOUT_DIR), resolved; throws when it does not exist or is
+ * the development folder itself, which would make the check compare the half with itself.
+ */
+export function heldOutDirectory(given: string): string {
+  const dir = resolve(given);
+  if (!existsSync(dir)) throw new Error(`LOCOMO_HELDOUT_DIR names ${dir}, which does not exist.`);
+  if (realpathSync(dir) === realpathSync(locomoDir()))
+    throw new Error(`LOCOMO_HELDOUT_DIR is the development data itself (${dir}); point it at the held-out conversations.`);
+  return dir;
 }
 
 /**

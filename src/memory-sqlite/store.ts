@@ -91,8 +91,11 @@ export async function openSqliteMemoryStore(path: string, options: SqliteMemoryS
     if (v !== undefined && vector !== undefined) {
       v.remove.run(seqOf(seq));
       v.insert.run(seqOf(seq), vector);
-    } else if (v !== undefined) v.remove.run(seqOf(seq));
-    else if (wasEmbedded) q.markStale.run();
+      v.insertCopy.run(seqOf(seq), vector);
+    } else if (v !== undefined) {
+      v.remove.run(seqOf(seq));
+      v.removeCopy.run(seqOf(seq));
+    } else if (wasEmbedded) q.markStale.run();
   };
 
   // Damage may lie anywhere in the file and only show when a query reaches it.
@@ -247,8 +250,8 @@ export async function openSqliteMemoryStore(path: string, options: SqliteMemoryS
   /**
    * The `k` nearest records among those `filter` lets through, exactly. When most records pass, the
    * nearest of all read a little deeper and then filtered is cheaper than building the constraint
-   * (measured in bench memory-stores-sqlite-vectors); when that keeps fewer than `k`, or few records
-   * pass, vec0 ranks only the passing ones.
+   * (measured in bench memory-stores-sqlite-vectors); when that keeps fewer than `k`, or fewer records
+   * pass, the passing ones are ranked exactly from their copies (`exact`).
    */
   const nearestPassing = (filter: SearchFilter, query: Float32Array, k: number) => {
     const passing = passingCount(filter);
@@ -258,7 +261,7 @@ export async function openSqliteMemoryStore(path: string, options: SqliteMemoryS
       const found = v!.nearestThenFilter.all({ ...filter, query, k: deeper });
       if (found.length >= k) return found.slice(0, k);
     }
-    return v!.nearest.all({ ...filter, query, k });
+    return v!.exact.all({ ...filter, query, k });
   };
 
   // Both rankings read in one transaction, so they see the same records.

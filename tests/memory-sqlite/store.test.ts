@@ -196,7 +196,7 @@ describe('openSqliteMemoryStore errors', () => {
     expect(fresh.supersedes).toEqual(['r2']);
     store.close();
     const check = new Database(path);
-    expect(check.pragma('user_version', { simple: true })).toBe(4);
+    expect(check.pragma('user_version', { simple: true })).toBe(5);
     check.close();
   });
 
@@ -205,9 +205,11 @@ describe('openSqliteMemoryStore errors', () => {
     const before = await open(path);
     const kept = await before.save('The user prefers metric units', { key: 'units', scope: { resource: 'ana' } });
     before.close();
-    // A version 3 file is today's layout without the working memory table.
+    // A version 3 file is today's layout without the working memory table and the vector copies.
     const db = new Database(path);
-    db.exec('DROP TABLE working_memory; PRAGMA user_version = 3;');
+    db.exec(
+      'DROP TABLE working_memory; DROP TABLE memory_vector_copies; ALTER TABLE memory_embedder DROP COLUMN copied; PRAGMA user_version = 3;',
+    );
     db.close();
     const store = await open(path);
     expect(await store.all()).toEqual([kept]);
@@ -215,7 +217,7 @@ describe('openSqliteMemoryStore errors', () => {
     await store.setWorking({ resource: 'ana' }, { units: 'metric' }, { expectedVersion: 0 });
     store.close();
     const check = new Database(path);
-    expect(check.pragma('user_version', { simple: true })).toBe(4);
+    expect(check.pragma('user_version', { simple: true })).toBe(5);
     check.close();
     const again = await open(path);
     expect(await again.getWorking({ resource: 'ana' })).toEqual({ content: { units: 'metric' }, version: 1 });

@@ -86,7 +86,7 @@ describe('openSqliteMemoryStore with an embedder: the file', () => {
         sql: (db.prepare("SELECT sql FROM sqlite_master WHERE name = 'memory_vectors'").get() as { sql: string }).sql,
       })),
     ).toEqual({
-      version: 4,
+      version: 5,
       embedder: [{ id: 'test/hashed-terms-48', dimensions: 48 }],
       sql: expect.stringContaining('float[48]'),
     });
@@ -103,7 +103,7 @@ describe('openSqliteMemoryStore with an embedder: the file', () => {
     // Back to the version 2 layout, as a file written before vectors existed.
     const db = new Database(path);
     db.exec(
-      'DROP INDEX memory_records_unembedded; ALTER TABLE memory_records DROP COLUMN embedded; DROP TABLE memory_embedder; DROP TABLE working_memory;',
+      'DROP INDEX memory_records_unembedded; ALTER TABLE memory_records DROP COLUMN embedded; DROP TABLE memory_embedder; DROP TABLE working_memory; DROP TABLE memory_vector_copies;',
     );
     db.pragma('user_version = 2');
     db.close();
@@ -211,6 +211,57 @@ describe('openSqliteMemoryStore with an embedder: the file', () => {
     await expect(openSqliteMemoryStore(path, { embedder: hashedEmbedder(64, 'model-a') })).rejects.toThrow(/"model-b"/);
   });
 
+  it('upgrades a version 4 file with vectors: opened without the embedder it still reads, and the embedder store copies every vector', async () => {
+    const path = freshPath();
+    const embedder = hashedEmbedder();
+    const first = await open(path, { embedder });
+    const puppy = await first.save('I adopted a puppy from the shelter', { kind: 'pet' });
+    await first.save('The quarterly tax return is due in April', { kind: 'tax' });
+    await first.save('The puppy chews the tax forms', { kind: 'tax' });
+    first.close();
+    // Back to version 4: vectors only in vec0, no copies.
+    const db = new Database(path);
+    db.exec('DROP TABLE memory_vector_copies; ALTER TABLE memory_embedder DROP COLUMN copied; PRAGMA user_version = 4;');
+    db.close();
+
+    // A store without the embedder upgrades the file; it cannot read vec0, so nothing is copied yet.
+    const plain = await open(path);
+    expect((await plain.search('puppy', { ranking: 'words', kind: 'pet' })).map((h) => h.id)).toEqual([puppy.id]);
+    plain.close();
+    const copies = () => inspect(path, (d) => (d.prepare('SELECT count(*) AS n FROM memory_vector_copies').get() as { n: number }).n);
+    expect(inspect(path, (d) => d.pragma('user_version', { simple: true }))).toBe(5);
+    expect(copies()).toBe(0);
+
+    const store = await open(path, { embedder });
+    expect(copies()).toBe(3);
+    // The filtered ranking reads the copies: the one pet record, and the nearer of the two tax ones.
+    expect((await store.search('puppy shelter', { k: 1, kind: 'pet', ranking: 'vector' })).map((h) => h.id)).toEqual([puppy.id]);
+    expect((await store.search('puppy', { k: 1, kind: 'tax', ranking: 'vector' })).map((h) => h.text)).toEqual([
+      'The puppy chews the tax forms',
+    ]);
+    // Each copy is the vector vec0 holds for the same record.
+    expect(
+      inspect(
+        path,
+        (d) =>
+          (
+            d
+              .prepare(
+                'SELECT count(*) AS n FROM memory_vector_copies c JOIN memory_vectors v ON v.rowid = c.seq WHERE c.embedding = v.embedding',
+              )
+              .get() as { n: number }
+          ).n,
+      ),
+    ).toBe(3);
+    expect(embedder.calls).toEqual([
+      ['I adopted a puppy from the shelter'],
+      ['The quarterly tax return is due in April'],
+      ['The puppy chews the tax forms'],
+      ['puppy shelter'],
+      ['puppy'],
+    ]);
+  });
+
   it('a file with vectors still opens without an embedder, searching by words and refusing the vector ranking', async () => {
     const path = freshPath();
     (await open(path, { embedder: hashedEmbedder() })).close();
@@ -283,6 +334,67 @@ describe('openSqliteMemoryStore with an embedder: filters before ranking', () =>
     expect(await reader.search('garden roses', { kind: 'note', ranking: 'vector' })).toEqual([]);
     const note = await reader.save('garden roses note', { kind: 'note' });
     expect((await reader.search('garden roses', { kind: 'note', ranking: 'vector' })).map((h) => h.id)).toEqual([note.id]);
+  });
+
+  it('a filtered vector ranking is the exact one: the same records and order as every passing vector ranked by hand', async () => {
+    const path = freshPath();
+    const embedder = hashedEmbedder();
+    const store = await open(path, { embedder });
+    const words = ['garden', 'roses', 'invoice', 'tulips', 'water', 'chess', 'river', 'bloom'];
+    const saved: Array<{ id: string; text: string; kind: string; at: number; resource?: string }> = [];
+    for (let i = 0; i < 1200; i++) {
+      const text = `${words[i % 8]} ${words[(i * 3) % 8]} ${words[(i * 5 + 1) % 8]} ${i}`;
+      const kind = ['note', 'chore', 'bill'][i % 3];
+      const resource = i % 4 === 0 ? 'ana' : undefined;
+      const record = await store.save(text, { kind, provenance: { at: i }, ...(resource ? { scope: { resource } } : {}) });
+      saved.push({ id: record.id, text, kind, at: i, resource });
+    }
+    // Record 7 forgotten and record 8 re-worded: neither may rank with its old vector.
+    await store.forget(saved[7].id);
+    await store.update(saved[8].id, { text: 'chess by the river 8' });
+    saved[8].text = 'chess by the river 8';
+    saved.splice(7, 1);
+    const [q] = await embedder.embed(['garden roses bloom'], {});
+    const cosine = async (text: string) => {
+      const [v] = await embedder.embed([text], {});
+      let dot = 0,
+        a = 0,
+        b = 0;
+      for (let i = 0; i < v.length; i++) ((dot += v[i] * q[i]), (a += v[i] * v[i]), (b += q[i] * q[i]));
+      return dot / Math.sqrt(a * b);
+    };
+    const scored = await Promise.all(saved.map(async (r) => ({ ...r, score: await cosine(r.text) })));
+    const filters = [
+      { kind: 'chore' },
+      { since: 100, until: 140 },
+      { scope: { resource: 'ana' }, kind: 'bill' },
+      { since: 1000 },
+      {},
+    ] as const;
+    for (const filter of filters) {
+      const passes = (r: (typeof scored)[number]) =>
+        (!('kind' in filter) || r.kind === filter.kind) &&
+        (!('since' in filter) || r.at >= filter.since!) &&
+        (!('until' in filter) || r.at < filter.until!) &&
+        (r.resource === undefined || ('scope' in filter && filter.scope.resource === r.resource));
+      const expected = scored
+        .filter((r) => passes(r) && r.score > 0)
+        .sort((a, b) => b.score - a.score)
+        .slice(0, 10);
+      const hits = await store.search('garden roses bloom', { k: 10, ranking: 'vector', ...filter });
+      // Ties in cosine may come in either order: compare the scores in rank order, and the set of records.
+      expect(
+        hits.map((h) => h.score),
+        JSON.stringify(filter),
+      ).toEqual(expected.map((r) => expect.closeTo(r.score, 5)));
+      const cutoff = expected[expected.length - 1].score;
+      const surely = (list: Array<{ id: string; score?: number }>) =>
+        list
+          .filter((r) => r.score! > cutoff + 1e-6)
+          .map((r) => r.id)
+          .sort();
+      expect(surely(hits), JSON.stringify(filter)).toEqual(surely(expected));
+    }
   });
 
   it('the words ranking honours since and until in a store without an embedder', async () => {
