@@ -1,11 +1,13 @@
 // Child process of cold-resume.bench.ts, run by plain node (no tsx): in a fresh process, either resumes
 // a session as `indusagi chat --session` does (import the built store, load the session, rebuild its
 // live context) or reads and parses its file (the floor). Prints the milliseconds from this module's
-// first line to the context in hand: loading our code is part of a cold resume, so it is inside.
+// first line to the context in hand, and the CPU time over the same span (every thread: GC helpers
+// and the file-system pool count): loading our code is part of a cold resume, so it is inside.
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 
+const c0 = process.cpuUsage();
 const [mode, dir, id, built] = process.argv.slice(2);
 const t0 = performance.now();
 let turns = 0;
@@ -27,5 +29,6 @@ if (mode === 'resume') {
   }
 }
 const ms = performance.now() - t0;
+const { user, system } = process.cpuUsage(c0);
 if (turns === 0) throw new Error(`${mode}: an empty context`);
-process.stdout.write(JSON.stringify({ ms, turns }));
+process.stdout.write(JSON.stringify({ ms, cpuMs: (user + system) / 1000, turns }));

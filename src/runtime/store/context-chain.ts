@@ -47,6 +47,11 @@ export class ChainWalk {
     return this.nodes;
   }
 
+  /** True once the walk met a summary and is walking its kept tail. */
+  get inKeptTail(): boolean {
+    return this.summary !== null;
+  }
+
   /** Walks on through `lookup`: the whole chain, a broken condensation, or the node still missing. */
   run(lookup: (id: string) => SessionNode | undefined): ContextChain {
     if (this.done !== null) return this.done;
@@ -81,27 +86,26 @@ export class ChainWalk {
  * rather than looking each parent up by id. What a store hands over to resume is usually such a path.
  */
 export function pathChain(path: readonly SessionNode[]): ContextChain {
-  const nodes: SessionNode[] = [];
-  let i = path.length - 1;
+  // Only indices are walked; the chain is one native slice and reverse at the end: a cold resume steps
+  // through every node of a long path once, and a push per node in cold code costs more than the copy.
+  const last = path.length - 1;
+  let i = last;
   for (;;) {
     const current = path[i];
-    nodes.push(current);
     if (current.condenses !== undefined) break;
-    if (current.parent === null) return { ok: true, nodes, summaryAt: -1 };
+    if (current.parent === null) return { ok: true, nodes: path.slice(i).reverse(), summaryAt: -1 };
     if (i === 0) return { ok: false, missing: current.parent };
     i--;
   }
   const summary = path[i];
-  const summaryAt = nodes.length - 1;
+  const summaryAt = last - i;
   const firstKept = summary.condenses!.firstKept;
-  if (firstKept === null) return { ok: true, nodes, summaryAt };
+  if (firstKept === null) return { ok: true, nodes: path.slice(i).reverse(), summaryAt };
   for (;;) {
     const parent = path[i].parent;
     if (parent === null) return { ok: false, broken: summary };
     if (i === 0) return { ok: false, missing: parent };
-    const node = path[--i];
-    nodes.push(node);
-    if (node.id === firstKept) return { ok: true, nodes, summaryAt };
+    if (path[--i].id === firstKept) return { ok: true, nodes: path.slice(i).reverse(), summaryAt };
   }
 }
 
