@@ -96,6 +96,21 @@ function walkObject(value: object, depth: number): unknown {
   // Own enumerable string keys, in the order JSON.stringify writes them (integer-like keys first).
   const keys = Object.keys(source);
   const copy: Record<string, unknown> = {};
+  if (keys.length === 1 && keys[0] !== '__proto__') {
+    // One key (a tool's single argument, a marker): nothing to sort, no pieces to keep.
+    const key = keys[0];
+    const item = walk(source[key], depth + 1);
+    if (item === NOT_PLAIN) return NOT_PLAIN;
+    if (item === undefined) {
+      plainText = canonicalText = '{}';
+      return copy;
+    }
+    copy[key] = item;
+    const quoted = quotedKey(key);
+    plainText = `{${quoted}${plainText}}`;
+    canonicalText = `{${quoted}${canonicalText}}`;
+    return copy;
+  }
   let plain = '{';
   // Each kept key's `"key":canonical` piece, sorted below; `sorted` holds their keys, side by side.
   const pieces: string[] = [];

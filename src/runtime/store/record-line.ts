@@ -1,4 +1,5 @@
 import type { SessionNode, SessionRecord } from '../contract/index.js';
+import { jsonString, quotedKey } from './json-copy.js';
 
 /** The JSON texts of a new node's identity, as `nodeIdentity` wrote them while it made the node's id. */
 export type NodeTexts = {
@@ -58,8 +59,8 @@ export class NodeRecord {
     // The id is the sha256 hex the graph made: nothing in it to escape.
     let out = `{"type":"node","node":{"id":"${node.id}","parent":${texts.parent},"turn":${texts.turn},"at":${texts.at}`;
     for (let i = 4; i < keys.length; i++) {
-      const value = JSON.stringify((node as Record<string, unknown>)[keys[i]]);
-      if (value !== undefined) out += `,${JSON.stringify(keys[i])}:${value}`;
+      const value = flatJson((node as Record<string, unknown>)[keys[i]]);
+      if (value !== undefined) out += `,${quotedKey(keys[i])}${value}`;
     }
     return `${out}}}`;
   }
@@ -79,4 +80,26 @@ export function recordLine(record: SessionRecord): string {
 
 function hasToJson(value: object): boolean {
   return typeof (value as { toJSON?: unknown }).toJSON === 'function';
+}
+
+/**
+ * `JSON.stringify(value)`, written here for what a node stores outside its id (a model id, a usage of
+ * token counts, a compaction marker): a string, a finite number, null, or a plain object of those.
+ * Anything else goes to JSON.stringify.
+ */
+function flatJson(value: unknown): string | undefined {
+  if (typeof value === 'string') return jsonString(value);
+  if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype || hasToJson(value))
+    return JSON.stringify(value);
+  let out = '{';
+  for (const key of Object.keys(value)) {
+    const field = (value as Record<string, unknown>)[key];
+    let text: string;
+    if (typeof field === 'number' && Number.isFinite(field)) text = String(field);
+    else if (typeof field === 'string') text = jsonString(field);
+    else if (field === null) text = 'null';
+    else return JSON.stringify(value);
+    out += `${out === '{' ? '' : ','}${quotedKey(key)}${text}`;
+  }
+  return `${out}}`;
 }
