@@ -112,13 +112,16 @@ function walkObject(value: object, depth: number): unknown {
     return copy;
   }
   let plain = '{';
-  // Each kept key's `"key":canonical` piece, sorted below; `sorted` holds their keys, side by side.
-  const pieces: string[] = [];
-  const sorted: string[] = [];
+  // Each kept key's `"key":canonical` piece, kept sorted on the shared stacks above `base` (nested
+  // objects push above this one's and are gone again before it goes on), so no arrays per object.
+  const base = sortedKeys.length;
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i];
     const item = walk(source[key], depth + 1);
-    if (item === NOT_PLAIN) return NOT_PLAIN;
+    if (item === NOT_PLAIN) {
+      sortedKeys.length = sortedPieces.length = base;
+      return NOT_PLAIN;
+    }
     if (item === undefined) continue;
     // An own "__proto__" (JSON.parse makes one) must stay an own key, not become the copy's prototype.
     if (key === '__proto__') Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
@@ -126,19 +129,26 @@ function walkObject(value: object, depth: number): unknown {
     const quoted = quotedKey(key);
     plain += plain === '{' ? quoted + plainText : `,${quoted}${plainText}`;
     // Insertion sort by UTF-16 code units (the canonical order): objects here have a handful of keys.
-    let at = sorted.length;
-    while (at > 0 && sorted[at - 1] > key) {
-      sorted[at] = sorted[at - 1];
-      pieces[at] = pieces[at - 1];
+    let at = sortedKeys.length;
+    while (at > base && sortedKeys[at - 1] > key) {
+      sortedKeys[at] = sortedKeys[at - 1];
+      sortedPieces[at] = sortedPieces[at - 1];
       at--;
     }
-    sorted[at] = key;
-    pieces[at] = quoted + canonicalText;
+    sortedKeys[at] = key;
+    sortedPieces[at] = quoted + canonicalText;
   }
+  let canonical = '{';
+  for (let i = base; i < sortedPieces.length; i++) canonical += i === base ? sortedPieces[i] : `,${sortedPieces[i]}`;
+  sortedKeys.length = sortedPieces.length = base;
   plainText = `${plain}}`;
-  canonicalText = `{${pieces.join(',')}}`;
+  canonicalText = `${canonical}}`;
   return copy;
 }
+
+// The stacks `walkObject` sorts each object's keys and canonical pieces on.
+const sortedKeys: string[] = [];
+const sortedPieces: string[] = [];
 
 // Keys written as `"key":`, kept for the keys a process sees again and again (a turn's own, a tool's
 // arguments); bounded, so that arbitrary keys cannot grow it without end.

@@ -97,6 +97,9 @@ describe('plainJsonCopy', () => {
       new Uint8Array(1),
     ]) {
       expect(plainJsonCopy({ role: 'user', blocks: [{ kind: 'text', text: 'x', odd }] })).toBeUndefined();
+      // A walk given up midway leaves nothing behind for the next one.
+      const next = { role: 'user', blocks: [{ kind: 'text', text: 'y', b: 1, a: 2 }] };
+      expect(plainJsonCopy(next)?.canonical).toBe(canonicalJsonOfParsed(next));
     }
   });
 });
