@@ -32,7 +32,14 @@ let canonicalText = '';
  * them through JSON.stringify and JSON.parse instead. -0 is copied as 0, as a reload would give it.
  */
 export function plainJsonCopy(value: unknown): PlainJsonCopy | undefined {
-  const copy = walk(value, 0);
+  let copy: unknown;
+  try {
+    copy = walk(value, 0);
+  } catch {
+    // A getter or proxy threw: JSON.stringify meets it again and says so (as InvalidTurnError, in the caller).
+    stackTop = 0;
+    return undefined;
+  }
   if (copy === NOT_PLAIN || copy === undefined) return undefined;
   return { copy, text: plainText, canonical: canonicalText };
 }
@@ -114,12 +121,12 @@ function walkObject(value: object, depth: number): unknown {
   let plain = '{';
   // Each kept key's `"key":canonical` piece, kept sorted on the shared stacks above `base` (nested
   // objects push above this one's and are gone again before it goes on), so no arrays per object.
-  const base = sortedKeys.length;
+  const base = stackTop;
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i];
     const item = walk(source[key], depth + 1);
     if (item === NOT_PLAIN) {
-      sortedKeys.length = sortedPieces.length = base;
+      stackTop = base;
       return NOT_PLAIN;
     }
     if (item === undefined) continue;
@@ -129,7 +136,7 @@ function walkObject(value: object, depth: number): unknown {
     const quoted = quotedKey(key);
     plain += plain === '{' ? quoted + plainText : `,${quoted}${plainText}`;
     // Insertion sort by UTF-16 code units (the canonical order): objects here have a handful of keys.
-    let at = sortedKeys.length;
+    let at = stackTop++;
     while (at > base && sortedKeys[at - 1] > key) {
       sortedKeys[at] = sortedKeys[at - 1];
       sortedPieces[at] = sortedPieces[at - 1];
@@ -139,16 +146,18 @@ function walkObject(value: object, depth: number): unknown {
     sortedPieces[at] = quoted + canonicalText;
   }
   let canonical = '{';
-  for (let i = base; i < sortedPieces.length; i++) canonical += i === base ? sortedPieces[i] : `,${sortedPieces[i]}`;
-  sortedKeys.length = sortedPieces.length = base;
+  for (let i = base; i < stackTop; i++) canonical += i === base ? sortedPieces[i] : `,${sortedPieces[i]}`;
+  stackTop = base;
   plainText = `${plain}}`;
   canonicalText = `${canonical}}`;
   return copy;
 }
 
-// The stacks `walkObject` sorts each object's keys and canonical pieces on.
+// The stacks `walkObject` sorts each object's keys and canonical pieces on, used up to `stackTop` (left
+// in place above it rather than truncated: setting an array's length costs more than the slots).
 const sortedKeys: string[] = [];
 const sortedPieces: string[] = [];
+let stackTop = 0;
 
 // Keys written as `"key":`, kept for the keys a process sees again and again (a turn's own, a tool's
 // arguments); bounded, so that arbitrary keys cannot grow it without end.

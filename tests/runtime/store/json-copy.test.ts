@@ -102,6 +102,19 @@ describe('plainJsonCopy', () => {
       expect(plainJsonCopy(next)?.canonical).toBe(canonicalJsonOfParsed(next));
     }
   });
+
+  it('gives up on a value whose getter throws, and the next walk is whole', () => {
+    const hostile = {
+      kind: 'text',
+      text: 'x',
+      get boom(): never {
+        throw new Error('boom');
+      },
+    };
+    expect(plainJsonCopy({ role: 'user', blocks: [{ a: 1, b: { c: 2, d: hostile } }] })).toBeUndefined();
+    const next = { role: 'user', blocks: [{ kind: 'text', text: 'y', b: 1, a: 2 }] };
+    expect(plainJsonCopy(next)?.canonical).toBe(canonicalJsonOfParsed(next));
+  });
 });
 
 describe('jsonString', () => {
