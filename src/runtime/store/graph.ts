@@ -9,7 +9,11 @@ import type { LeafFallback, OrphanNode, RejectedNode } from './restore.js';
 import { newNode, nodeIdentity, type AppendExtra } from './new-node.js';
 import { mergeWhole, type LiveRest, type LivePathOptions } from './live-rest.js';
 import { NodeTable } from './node-table.js';
+import { NodeRecord } from './record-line.js';
 import { livePathSeed, restoredSeed, restoreProblems, type GraphSeed } from './graph-seed.js';
+
+/** Keys `SessionGraph`'s append for a writer (see `SessionWriter.append`); the package keeps it to itself. */
+export const addRecorded: unique symbol = Symbol('SessionGraph.addRecorded');
 
 /** What `SessionGraph.restore` rebuilt, and what it could not. */
 export type RestoredGraph = {
@@ -170,18 +174,28 @@ export class SessionGraph {
 
   /** `append`, saying whether the node is new to the graph (false: the same turn was appended there before). */
   add(turn: Turn, at: number = Date.now(), extra?: AppendExtra): { node: SessionNode; added: boolean } {
+    const { node, record } = this[addRecorded](turn, at, extra);
+    return { node, added: record !== null };
+  }
+
+  /**
+   * `add` for a writer: the new node's record, carrying the texts the node was serialized to (see
+   * `NodeRecord`), or null when the graph held the node already. Keyed by a symbol the package keeps to
+   * itself, so it is no part of the graph's public face.
+   */
+  [addRecorded](turn: Turn, at: number, extra: AppendExtra | undefined): { node: SessionNode; record: NodeRecord | null } {
     const parent = this.currentLeaf;
     const made = nodeIdentity(parent, turn, at);
     const existing = this.nodes.get(made.id);
     this.trip = null;
     if (existing !== undefined) {
       this.currentLeaf = existing.id;
-      return { node: existing, added: false };
+      return { node: existing, record: null };
     }
     const node = newNode(this.sessionId, made, parent, at, extra, (id) => this.lookup(id));
     this.insert(node);
     this.currentLeaf = node.id;
-    return { node, added: true };
+    return { node, record: new NodeRecord(node, made.texts) };
   }
 
   /**

@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
 import type { Turn } from '../contract/turn.js';
+import { jsonString, quotedKey } from './json-copy.js';
 
 /** The fields a node id is derived from; `condenses` is deliberately not among them. */
 export type NodeIdentity = { parent: string | null; turn: Turn; at: number };
@@ -14,14 +15,22 @@ export function hashNode({ parent, turn, at }: NodeIdentity): string {
 
 /**
  * `hashNode` for a turn whose canonical JSON is already written (`turnJson`; undefined for a turn JSON
- * has no text for): the one place the identity's text is put together, `{ at, parent, turn }` in key
- * order, without building or sorting the object. Hashed one-shot: a third of
- * createHash().update().digest() for a step's few hundred bytes.
+ * has no text for): the parent's and the time's canonical texts, then `hashIdentityText`.
  */
 export function hashIdentity(parent: unknown, turnJson: string | undefined, at: unknown): string {
   // The common case, a finite time and a string or null parent, written directly (what canonicalJson writes for them).
   const atText = typeof at === 'number' && Number.isFinite(at) ? String(at) : canonicalJson(at);
-  const parentText = parent === null ? 'null' : typeof parent === 'string' ? JSON.stringify(parent) : canonicalJson(parent);
+  const parentText = parent === null ? 'null' : typeof parent === 'string' ? jsonString(parent) : canonicalJson(parent);
+  return hashIdentityText(atText, parentText, turnJson);
+}
+
+/**
+ * The id of the node whose identity's parts have these canonical texts (undefined: JSON has none, and
+ * the key is left out): the one place the identity's text is put together, `{ at, parent, turn }` in
+ * key order, without building or sorting the object. Hashed one-shot: a third of
+ * createHash().update().digest() for a step's few hundred bytes.
+ */
+export function hashIdentityText(atText: string | undefined, parentText: string | undefined, turnJson: string | undefined): string {
   let text = '';
   if (atText !== undefined) text = `"at":${atText}`;
   if (parentText !== undefined) text += `${text === '' ? '' : ','}"parent":${parentText}`;
@@ -64,24 +73,10 @@ export function canonicalJson(value: unknown, seen: unknown[] = []): string | un
   return out;
 }
 
-// Keys written as `"key":`, kept for the keys a process sees again and again (a turn's own, a tool's
-// arguments); bounded, so that arbitrary keys cannot grow it without end.
-const quotedKeys = new Map<string, string>();
-const MAX_QUOTED_KEYS = 1024;
-
-function quotedKey(key: string): string {
-  let text = quotedKeys.get(key);
-  if (text === undefined) {
-    text = `${JSON.stringify(key)}:`;
-    if (quotedKeys.size < MAX_QUOTED_KEYS) quotedKeys.set(key, text);
-  }
-  return text;
-}
-
 /**
  * `canonicalJson` of a value `JSON.parse` made: the same text, without what such a value cannot hold
- * (toJSON, undefined, functions, cycles, which cost a look at every value). Every node a graph makes
- * is hashed from its JSON copy this way.
+ * (toJSON, undefined, functions, cycles, which cost a look at every value). A node whose turn
+ * `plainJsonCopy` could not copy is hashed from its JSON copy this way.
  */
 export function canonicalJsonOfParsed(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);

@@ -55,11 +55,22 @@ export class MemorySessionStore implements SessionStoreLike {
       throw new SessionLeaseLostError(lease.sessionId, `lease ${lease.epoch} no longer holds it (released, or never taken here)`);
     }
     assertRecords(lease.sessionId, records);
-    const added = records.map(recordLine);
-    const lines = this.lines.get(lease.sessionId) ?? [];
-    lines.push(...added);
-    this.lines.set(lease.sessionId, lines);
-    return { records: added.length, bytes: added.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0) };
+    let lines = this.lines.get(lease.sessionId);
+    if (lines === undefined) this.lines.set(lease.sessionId, (lines = []));
+    // Every line is made before any is kept: all or none.
+    const from = lines.length;
+    let bytes = 0;
+    try {
+      for (const record of records) {
+        const line = recordLine(record);
+        bytes += Buffer.byteLength(line) + 1;
+        lines.push(line);
+      }
+    } catch (error) {
+      lines.length = from;
+      throw error;
+    }
+    return { records: records.length, bytes };
   }
 
   async release(lease: SessionLease): Promise<void> {

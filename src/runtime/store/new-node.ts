@@ -3,8 +3,9 @@ import type { ModelUsage } from '../contract/model.js';
 import type { SessionNode } from '../contract/session.js';
 import { assertUsage } from '../usage/check.js';
 import { BrokenCompactionError, InvalidTurnError } from './errors.js';
-import { canonicalJsonOfParsed, hashIdentity } from './hash.js';
-import { rememberTurnText } from './record-line.js';
+import { canonicalJsonOfParsed, hashIdentityText } from './hash.js';
+import { jsonString, plainJsonCopy, type PlainJsonCopy } from './json-copy.js';
+import type { NodeTexts } from './record-line.js';
 import { turnProblem } from './records.js';
 
 /** Marks a condensation summary node: the verbatim tail it keeps starts at `firstKept` (null: keeps none). */
@@ -16,19 +17,27 @@ export type AppendExtra = { condenses?: CompactionMarker; usage?: ModelUsage; mo
 /**
  * What appending `turn` under `parent` at `at` makes, before the graph looks for it: a JSON copy of the
  * turn (later changes to the caller's object do not reach it, and what is stored is exactly what a
- * reload sees) and the node id. The turn is serialized once: the copy is parsed from that text, the id
- * hashed from the copy's canonical text, and a store writes the same text (see `recordLine`). Throws
+ * reload sees), the node id, and the texts a store writes the node with (see `NodeRecord`). One walk
+ * over the turn makes the copy, its JSON text and its canonical text (`plainJsonCopy`); a turn holding
+ * what JSON has rules of its own for is copied through JSON.stringify and JSON.parse instead. Throws
  * `InvalidTurnError` for a turn or time that could not be stored.
  */
-export function nodeIdentity(parent: string | null, turn: Turn, at: number): { id: string; turn: Turn } {
+export function nodeIdentity(parent: string | null, turn: Turn, at: number): MadeNode {
   if (typeof at !== 'number' || !Number.isFinite(at)) throw new InvalidTurnError(`"at" must be a finite number, got ${String(at)}`);
-  const { text, copy: raw } = jsonCopy(turn);
-  const problem = turnProblem(raw);
+  const made = plainJsonCopy(turn) ?? jsonCopy(turn);
+  const problem = turnProblem(made.copy);
   if (problem !== null) throw new InvalidTurnError(problem);
-  const copy = raw as Turn;
-  rememberTurnText(copy, text);
-  return { id: hashIdentity(parent, canonicalJsonOfParsed(copy), at), turn: copy };
+  const texts: NodeTexts = {
+    turn: made.text,
+    // A finite number's text is String(at) in JSON and canonically alike.
+    at: String(at),
+    parent: parent === null ? 'null' : jsonString(parent),
+  };
+  return { id: hashIdentityText(texts.at, texts.parent, made.canonical), turn: made.copy as Turn, texts };
 }
+
+/** A node `nodeIdentity` made: its id, its copy of the turn, and the JSON texts of its identity's parts. */
+export type MadeNode = { id: string; turn: Turn; texts: NodeTexts };
 
 /**
  * The new node, with what `extra` stores outside its id, checked. `lookup` finds the summary's
@@ -36,7 +45,7 @@ export function nodeIdentity(parent: string | null, turn: Turn, at: number): { i
  */
 export function newNode(
   sessionId: string,
-  made: { id: string; turn: Turn },
+  made: MadeNode,
   parent: string | null,
   at: number,
   extra: AppendExtra | undefined,
@@ -66,15 +75,18 @@ export function newNode(
 }
 
 /**
- * The turn's JSON text, in the caller's key order (a resumed run must send a tool's arguments byte for
- * byte as the live run did: prompt caches and the terminal's display depend on it), and the copy parsed
- * from it.
+ * `plainJsonCopy` by way of JSON itself, for a turn the walk left alone: the copy is parsed from the
+ * turn's JSON text (in the caller's key order: a resumed run must send a tool's arguments byte for byte
+ * as the live run did), and the canonical text written from the copy.
  */
-function jsonCopy(turn: Turn): { text: string; copy: unknown } {
+function jsonCopy(turn: Turn): PlainJsonCopy {
+  let text: string;
+  let copy: unknown;
   try {
-    const text = JSON.stringify(turn) ?? 'null';
-    return { text, copy: JSON.parse(text) };
+    text = JSON.stringify(turn) ?? 'null';
+    copy = JSON.parse(text);
   } catch (error) {
     throw new InvalidTurnError('the turn is not representable as JSON', { cause: error });
   }
+  return { copy, text, canonical: canonicalJsonOfParsed(copy) };
 }

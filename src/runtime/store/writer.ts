@@ -1,7 +1,7 @@
 import type { Turn } from '../contract/turn.js';
 import type { LoadReport, SessionNode, SessionRecord } from '../contract/session.js';
 import type { GuardrailTrip } from '../contract/guardrail.js';
-import type { SessionGraph } from './graph.js';
+import { addRecorded, type SessionGraph } from './graph.js';
 import type { AppendExtra } from './new-node.js';
 import type { AppendReport, SessionLease, SessionStoreLike } from './types.js';
 import { SessionLeaseLostError, UnknownNodeError } from './errors.js';
@@ -62,8 +62,8 @@ export class SessionWriter {
 
   /** `graph.append`, keeping the new node's record for the next `persist` (none when the graph held the node). */
   append(turn: Turn, at: number = Date.now(), extra?: AppendExtra): SessionNode {
-    const { node, added } = this.graph.add(turn, at, extra);
-    if (added) this.nodes.push({ type: 'node', node });
+    const { node, record } = this.graph[addRecorded](turn, at, extra);
+    if (record !== null) this.nodes.push(record);
     return node;
   }
 

@@ -115,6 +115,12 @@ describe('SessionGraph', () => {
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
     expect(() => graph.append(toolCall('c', 'n', cyclic), 1)).toThrow(InvalidTurnError);
+    const throwing = {
+      get value(): never {
+        throw new Error('no value');
+      },
+    };
+    expect(() => graph.append(toolCall('c', 'n', throwing), 1)).toThrow(InvalidTurnError);
     expect(() => graph.append(user('x'), Number.NaN)).toThrow(InvalidTurnError);
     expect(graph.size).toBe(0);
     expect(graph.leaf).toBeNull();

@@ -43,6 +43,58 @@ describe('recordLine', () => {
   });
 });
 
+describe('the records a writer hands a store', () => {
+  // What the writer appends, captured on its way to the store.
+  async function writtenRecords(): Promise<SessionRecord[]> {
+    const appended: SessionRecord[] = [];
+    const memory = new MemorySessionStore();
+    const store: SessionStoreLike = {
+      acquire: (id) => memory.acquire(id),
+      read: (id) => memory.read(id),
+      release: (lease) => memory.release(lease),
+      append: (lease, records) => {
+        appended.push(...records);
+        return memory.append(lease, records);
+      },
+    };
+    const writer = await SessionWriter.open(store, 's');
+    writer.append(user('hi "there"\n'), 1);
+    writer.append(toolCall('c1', 'files_write', { path: 'a.txt', content: 'x', nested: { z: 1, a: [null, 2.5] } }), 2, {
+      usage,
+      model: 'm',
+    });
+    writer.append(toolResult('c1', 'ok'), 3);
+    writer.append(user('summary'), 4, { condenses: { firstKept: null }, usage, model: 's' });
+    await writer.close();
+    return appended;
+  }
+
+  it('are written as JSON.stringify writes them, from the texts each node was made with', async () => {
+    const records = await writtenRecords();
+    expect(records.filter((record) => record.type === 'node')).toHaveLength(4);
+    for (const record of records) expect(recordLine(record)).toBe(JSON.stringify(record));
+  });
+
+  it('are written as they are once changed after they were made: a field replaced or added, a turn swapped, a toJSON', async () => {
+    const changes: Array<(record: SessionRecord & { type: 'node' }) => void> = [
+      (record) => void (record.node.usage = { ...usage, inputTokens: 99 }),
+      (record) => void ((record.node as { extra?: unknown }).extra = [1]),
+      (record) => void (record.node.turn = user('swapped')),
+      (record) => void (record.node.at = 42),
+      (record) => void (record.node = { ...record.node, parent: null }),
+      (record) => void ((record as { more?: unknown }).more = true),
+      (record) => void ((record.node as { toJSON?: unknown }).toJSON = () => 'replaced'),
+    ];
+    for (const change of changes) {
+      const record = (await writtenRecords()).find((r) => r.type === 'node' && r.node.usage !== undefined) as SessionRecord & {
+        type: 'node';
+      };
+      change(record);
+      expect(recordLine(record)).toBe(JSON.stringify(record));
+    }
+  });
+});
+
 describe('stores write each node once, in the caller’s key order', () => {
   let root: string;
   let cleanup: () => void;
