@@ -9,7 +9,17 @@ import tseslint from 'typescript-eslint';
 import indusagi from './tools/eslint/index-face.mjs';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'tools/mcp-conformance/**', 'tests/package/consumer/**', '**/*.d.ts', '.doc-examples/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'tools/mcp-conformance/**',
+      'tests/package/consumer/**',
+      '**/*.d.ts',
+      '.doc-examples/**',
+      '.bench-dist/**',
+    ],
+  },
   {
     files: ['**/*.ts', '**/*.tsx', '**/*.mts'],
     languageOptions: {
