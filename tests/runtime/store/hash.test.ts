@@ -7,48 +7,10 @@ import { canonicalJson, canonicalJsonOfParsed, hashNode } from '../../../src/run
 import { SessionGraph } from '../../../src/runtime/store/graph.js';
 import { nodeIdentity } from '../../../src/runtime/store/new-node.js';
 import type { Turn } from '../../../src/runtime/contract/index.js';
+import { generatedValue, random } from './generated-json.js';
 
-// A small deterministic generator, so a failure names a seed that reproduces it.
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
-
-const STRINGS = ['', 'a', 'B', 'é', '10', '9', '__proto__', 'line\nbreak', 'quote"', '\u2028', '\ud83d\ude00', 'constructor', ' '];
-const NUMBERS = [0, -0, 1, -1, 1.5, 1e21, 1e-7, 2 ** 53, Number.MAX_VALUE, NaN, Infinity, -Infinity];
-
-function value(next: () => number, depth: number): unknown {
-  const pick = Math.floor(next() * (depth > 3 ? 6 : 9));
-  switch (pick) {
-    case 0:
-      return null;
-    case 1:
-      return next() < 0.5;
-    case 2:
-      return NUMBERS[Math.floor(next() * NUMBERS.length)];
-    case 3:
-      return STRINGS[Math.floor(next() * STRINGS.length)];
-    case 4:
-      return undefined;
-    case 5:
-      return new Date(Math.floor(next() * 2 ** 40));
-    case 6:
-      return Array.from({ length: Math.floor(next() * 4) }, () => value(next, depth + 1));
-    default: {
-      const object: Record<string, unknown> = {};
-      for (let i = Math.floor(next() * 5); i > 0; i--) {
-        // As JSON.parse makes them: own keys, "__proto__" among them.
-        const key = STRINGS[Math.floor(next() * STRINGS.length)];
-        Object.defineProperty(object, key, { value: value(next, depth + 1), enumerable: true, writable: true, configurable: true });
-      }
-      if (next() < 0.1) object.fn = () => 1;
-      return object;
-    }
-  }
-}
+// Dates, functions, NaN and the infinities among them: canonicalJson must treat them as JSON does.
+const value = (next: () => number, depth: number) => generatedValue(next, depth, { plain: false });
 
 describe('canonicalJson', () => {
   it('writes what fast-json-stable-stringify writes, for 5,000 generated values', () => {

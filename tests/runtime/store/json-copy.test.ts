@@ -3,58 +3,10 @@
 import { describe, expect, it } from 'vitest';
 import { jsonString, plainJsonCopy } from '../../../src/runtime/store/json-copy.js';
 import { canonicalJsonOfParsed } from '../../../src/runtime/store/hash.js';
-
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
-
-const STRINGS = [
-  '',
-  'a',
-  'B',
-  'é',
-  '10',
-  '9',
-  '__proto__',
-  'line\nbreak',
-  'quote"',
-  'back\\slash',
-  '\u2028',
-  '\ud83d\ude00',
-  '\ud800',
-  'x'.repeat(200) + '"',
-];
-const NUMBERS = [0, -0, 1, -1, 1.5, 1e21, 1e-7, 2 ** 53, Number.MAX_VALUE];
+import { generatedValue, random, STRINGS } from './generated-json.js';
 
 // Plain JSON data only (what the walk copies itself), undefined among it.
-function value(next: () => number, depth: number): unknown {
-  switch (Math.floor(next() * (depth > 3 ? 5 : 7))) {
-    case 0:
-      return null;
-    case 1:
-      return next() < 0.5;
-    case 2:
-      return NUMBERS[Math.floor(next() * NUMBERS.length)];
-    case 3:
-      return STRINGS[Math.floor(next() * STRINGS.length)];
-    case 4:
-      return undefined;
-    case 5:
-      return Array.from({ length: Math.floor(next() * 4) }, () => value(next, depth + 1));
-    default: {
-      const object: Record<string, unknown> = next() < 0.2 ? Object.create(null) : {};
-      for (let i = Math.floor(next() * 5); i > 0; i--) {
-        const key = STRINGS[Math.floor(next() * STRINGS.length)];
-        Object.defineProperty(object, key, { value: value(next, depth + 1), enumerable: true, writable: true, configurable: true });
-      }
-      return object;
-    }
-  }
-}
+const value = (next: () => number, depth: number) => generatedValue(next, depth, { plain: true });
 
 describe('plainJsonCopy', () => {
   it('makes what JSON.parse(JSON.stringify(value)) makes, the text JSON.stringify writes and the canonical text, for 5,000 generated values', () => {
