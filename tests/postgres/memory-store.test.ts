@@ -82,7 +82,7 @@ describe.skipIf(postgresUrl === undefined)('PostgresMemoryStore', () => {
       expect(PostgresSchemaBehindError.isInstance(error)).toBe(true);
       expect(error).toMatchObject({ kind: 'postgres_schema_behind', needed: 10 });
     }
-    expect((await older.migrate()).applied.map((a) => a.version)).toEqual([10, 11]);
+    expect((await older.migrate()).applied.map((a) => a.version)).toEqual([10]);
     expect(await older.setWorking({}, 'now it works', { expectedVersion: 0 })).toEqual({ content: 'now it works', version: 1 });
   });
 
