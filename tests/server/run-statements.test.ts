@@ -34,11 +34,7 @@ describe.skipIf(postgresUrl === undefined)('the statements of a run on PostgreSQ
   const query = recorded.query.bind(recorded) as (...args: unknown[]) => Promise<unknown>;
   (recorded as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = (text: unknown, ...rest: unknown[]) => {
     const name = typeof text === 'object' && text !== null ? (text as { name?: string }).name : undefined;
-    ran.push(
-      name === undefined
-        ? String(typeof text === 'string' ? text : (text as { text: string }).text)
-        : name.slice('indusagi_server_'.length, -(schema.length + 1)),
-    );
+    ran.push(name === undefined ? String(typeof text === 'string' ? text : (text as { text: string }).text) : name.slice('indusagi_server_'.length, -(schema.length + 1)));
     return query(text, ...rest);
   };
   let backend: PostgresBackend;
@@ -63,11 +59,9 @@ describe.skipIf(postgresUrl === undefined)('the statements of a run on PostgreSQ
   const queue = (threadId: string, maxQueued = 100, tenant = ana) =>
     backend.createRun(tenant, threadId, prompt, { createThread: false, maxQueued, retryAfterSeconds: 1 });
   const events = async (runId: string) =>
-    (
-      await pool.query<{ seq: string; event: string }>(`SELECT seq, event FROM "${schema}".server_run_events WHERE run = $1 ORDER BY seq`, [
-        runId,
-      ])
-    ).rows.map((row) => [Number(row.seq), (JSON.parse(row.event) as ServerRunEvent).kind]);
+    (await pool.query<{ seq: string; event: string }>(`SELECT seq, event FROM "${schema}".server_run_events WHERE run = $1 ORDER BY seq`, [runId])).rows.map(
+      (row) => [Number(row.seq), (JSON.parse(row.event) as ServerRunEvent).kind],
+    );
 
   it('queues a run in one statement and executes it to its end in three', async () => {
     const threadId = await thread();

@@ -154,7 +154,7 @@ export class PostgresBackend implements ServerBackend {
     // A refusal read from a thread that changed since (its run just ended) is not a reason: try once more.
     // A slot another creator took first (in the instant between reading it free and taking it) is not
     // one either: try another, from a fresh snapshot that shows it taken.
-    for (let attempt = 0, collisions = 0; ;) {
+    for (let attempt = 0, collisions = 0; ; ) {
       const id = randomUUID();
       const start = Math.floor(Math.random() * cap);
       const [row] = await this.db.query<{
