@@ -264,23 +264,6 @@ export const MIGRATIONS: readonly Migration[] = [
       `COMMENT ON COLUMN ${s}.working_memory.version IS 'raised by every write; a write names the version it read and changes nothing when the block moved on'`,
     ],
   },
-  {
-    // The per-tenant cap kept without a row every create and every end of a run updates (one hot row
-    // per tenant, which serialized the tenant's creates and ends): each run queued or running holds one
-    // of the tenant's slots 0..cap-1, which a unique index gives out at most once, and gives it back in
-    // the update that ends it. server_tenants stays (migrations only add), unused: a server before 11
-    // must not queue runs beside one of 11, whose ends no longer lower its counter.
-    version: 11,
-    name: 'agent server: the per-tenant cap as slots held by runs',
-    statements: (s) => [
-      `ALTER TABLE ${s}.server_runs ADD COLUMN slot integer`,
-      `COMMENT ON COLUMN ${s}.server_runs.slot IS 'while the run is queued or running, which of its tenant''s slots (0 to the cap less one) it holds; null once it ended'`,
-      `UPDATE ${s}.server_runs r SET slot = n.k FROM (SELECT id, (row_number() OVER (PARTITION BY tenant ORDER BY created_at, id) - 1)::int AS k
-        FROM ${s}.server_runs WHERE status IN ('queued', 'running')) n WHERE r.id = n.id`,
-      `CREATE UNIQUE INDEX server_runs_slot ON ${s}.server_runs (tenant, slot) WHERE slot IS NOT NULL`,
-      `COMMENT ON TABLE ${s}.server_tenants IS 'unused from version 11 (the cap counts the slots runs hold, server_runs.slot); kept because migrations only add'`,
-    ],
-  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

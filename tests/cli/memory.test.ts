@@ -141,7 +141,7 @@ describe.skipIf(postgresUrl === undefined)('indusagi db migrate and --memory pos
       const first = await runCli(['db', 'migrate'], dir, [], { INDUSAGI_DATABASE_URL: url });
       expect(first).toMatchObject({ code: 0, stderr: '' });
       expect(first.stdout).toBe(
-        'schema indusagi: version 0 -> 11\n  applied 1: memory records, term statistics\n  applied 2: sessions: content-addressed nodes, started calls, leaf and writer lease\n' +
+        'schema indusagi: version 0 -> 10\n  applied 1: memory records, term statistics\n  applied 2: sessions: content-addressed nodes, started calls, leaf and writer lease\n' +
           '  applied 3: sessions: when each was last written, for listing\n  applied 4: sessions: steps that only add nodes leave the session row alone\n' +
           '  applied 5: memory: a per-tenant version and change log, for replicas of the search index\n' +
           '  applied 6: sessions: the guardrail trip standing at the leaf\n' +
@@ -149,12 +149,11 @@ describe.skipIf(postgresUrl === undefined)('indusagi db migrate and --memory pos
           '  applied 8: agent server: answers to the questions of running runs\n' +
           '  applied 9: memory: the embedder whose vectors the schema keeps\n' +
           '  applied 10: memory: working memory, one block per scope\n' +
-          '  applied 11: agent server: the per-tenant cap as slots held by runs\n' +
           'job queue (graphile-worker) in schema indusagi_jobs: up to date\n',
       );
       const second = await runCli(['db', 'migrate', '--database', url], dir);
       expect(second.stdout).toBe(
-        'schema indusagi is at version 11; nothing to apply\njob queue (graphile-worker) in schema indusagi_jobs: up to date\n',
+        'schema indusagi is at version 10; nothing to apply\njob queue (graphile-worker) in schema indusagi_jobs: up to date\n',
       );
       const none = await runCli(['db', 'migrate'], dir, [], { INDUSAGI_DATABASE_URL: '' });
       expect(none.code).toBe(2);

@@ -83,11 +83,8 @@ export interface ServerBackend {
   rebaseRun(claim: Claim, mark: ContextMark): Promise<void>;
   /** Stores events (ids from `claim.nextEventId` on) and tells readers; `RunFencedError` once another attempt has the run. */
   appendEvents(claim: Claim, events: ServerRunEvent[]): Promise<void>;
-  /**
-   * Ends the run with its last events (`last`: those its writer still held, ids from `claim.nextEventId`
-   * on), its terminal event and the thread's new state, in one step; `RunFencedError` as above.
-   */
-  finishRun(claim: Claim, outcome: RunOutcome, last?: ServerRunEvent[]): Promise<void>;
+  /** Ends the run with its terminal event and the thread's new state, in one step; `RunFencedError` as above. */
+  finishRun(claim: Claim, outcome: RunOutcome): Promise<void>;
   /** Calls `handler` with the id of every run someone asked to cancel (from any server instance). */
   onCancel(handler: (runId: string) => void): () => void;
   /** The answers kept for those of `requestIds` (questions of run `runId`, of `tenant`) that have one. */

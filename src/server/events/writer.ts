@@ -7,15 +7,11 @@ export type StoreEvents = (events: ServerRunEvent[]) => Promise<void>;
 const RETRIES = 5;
 const FIRST_RETRY_MS = 50;
 
-/** Events that may wait up to the coalescing window for company: text (joined) and a step's usage. */
-const waits = (event: ServerRunEvent) => event.kind === 'text_delta' || event.kind === 'usage';
-
 /**
  * A run's events on their way to the log, as a database's group commit: one write in flight at a time,
  * everything that arrives meanwhile leaves together in the next. Text deltas wait up to `coalesceMs`
- * and travel as one (a chunk of text per write, not a row per token), and so does a step's usage (a
- * tally the next event, or the run's end, follows at once); any other event leaves at once, taking
- * what waited before it along. A write that fails is tried again (the log skips events it already
+ * and travel as one (a chunk of text per write, not a row per token); any other event leaves at once,
+ * taking the text before it along. A write that fails is tried again (the log skips events it already
  * has), and a run taken over by another worker (`RunFencedError`) stops the writer: nothing more is
  * stored, and `drain` says why.
  */
@@ -24,7 +20,6 @@ export class EventWriter {
   private writing: Promise<void> | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private soon = false;
-  private closed = false;
   private failure: unknown;
   private idle: Array<{ resolve: () => void; reject: (error: unknown) => void }> = [];
   // Calls whose `tool_started` is stored, and who waits to hear of one (see `startStored`).
@@ -42,14 +37,14 @@ export class EventWriter {
   }
 
   push(event: ServerRunEvent): void {
-    if (this.failure !== undefined || this.closed) return;
+    if (this.failure !== undefined) return;
     const last = this.pending[this.pending.length - 1];
     if (event.kind === 'text_delta' && last?.kind === 'text_delta') {
       this.pending[this.pending.length - 1] = { ...last, delta: last.delta + event.delta };
     } else {
       this.pending.push(event);
     }
-    this.schedule(!waits(event));
+    this.schedule(event.kind !== 'text_delta');
   }
 
   /**
@@ -75,25 +70,7 @@ export class EventWriter {
     return new Promise((resolve, reject) => this.idle.push({ resolve, reject }));
   }
 
-  /**
-   * Stops the writer and hands back what it had not stored yet, once the write in flight (if any) is
-   * done: the caller stores those itself, with the run's end in the same statement. Rejects with what
-   * stopped the writer; events pushed after this are dropped (the run has ended).
-   */
-  async close(): Promise<ServerRunEvent[]> {
-    this.closed = true;
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
-    // The write in flight ends (stored, or failed for good) without rejecting, and starts no other.
-    while (this.writing !== undefined) await this.writing;
-    if (this.failure !== undefined) throw this.failure;
-    const rest = this.pending;
-    this.pending = [];
-    return rest;
-  }
-
   private schedule(now: boolean): void {
-    if (this.closed) return;
     if (this.writing !== undefined) return; // the write in flight schedules the next one when it ends
     if (now) {
       if (this.timer !== undefined) clearTimeout(this.timer);
@@ -114,7 +91,7 @@ export class EventWriter {
   }
 
   private write(): void {
-    if (this.closed || this.writing !== undefined || this.pending.length === 0) return this.settleIdle();
+    if (this.writing !== undefined || this.pending.length === 0) return this.settleIdle();
     const batch = this.pending;
     this.pending = [];
     this.writing = this.storeWithRetries(batch).then(
@@ -122,7 +99,7 @@ export class EventWriter {
         this.writing = undefined;
         this.noteStarts(batch);
         if (this.pending.length === 0) return this.settleIdle();
-        this.schedule(this.pending.some((event) => !waits(event)) || this.idle.length > 0);
+        this.schedule(this.pending.some((event) => event.kind !== 'text_delta') || this.idle.length > 0);
       },
       (error: unknown) => {
         this.writing = undefined;

@@ -11,7 +11,7 @@ import type { Run } from '../../runtime/agent/run.js';
 import type { Claim, RunOutcome, ServerBackend } from '../backend/types.js';
 import { RunFencedError } from '../errors.js';
 import { EventWriter } from '../events/writer.js';
-import type { AgentFactory, RunRecord, RunResult, ServerAgent, ServerRunEvent } from '../types.js';
+import type { AgentFactory, RunRecord, RunResult, ServerAgent } from '../types.js';
 import { contextMark, sameMark } from './context-mark.js';
 import { earlierAttemptsUsage } from './earlier-usage.js';
 import { openThread } from './open-thread.js';
@@ -78,24 +78,19 @@ export async function executeClaimed(
   } catch (error) {
     outcome = failed(run, error, signal, deps.log);
   }
-  // The write in flight and the session's close go out side by side (other tables, neither waits on
-  // the other); the run ends below only once both are done, so the thread is free only after its lease
-  // is. The events the writer still holds go with the run's end, in its statement.
-  let last: ServerRunEvent[] = [];
-  const closed = writer.close().then(
-    (rest) => void (last = rest),
-    (error: unknown) => {
-      if (!RunFencedError.isInstance(error)) deps.log(`run ${run.id}: storing its events failed`, error);
-    },
-  );
-  await Promise.all([closed, agent === undefined ? undefined : letSessionGo(agent, run, deps.log)]);
+  // The last events and the session's close go out side by side (other tables, neither waits on the
+  // other); the run ends below only once both are done, so the thread is free only after its lease is.
+  const drained = writer.drain().catch((error: unknown) => {
+    if (!RunFencedError.isInstance(error)) deps.log(`run ${run.id}: storing its events failed`, error);
+  });
+  await Promise.all([drained, agent === undefined ? undefined : letSessionGo(agent, run, deps.log)]);
   if (writer.stopped !== undefined) {
     if (RunFencedError.isInstance(writer.stopped)) return;
     // Events were lost to a failing database: fail the job so the engine tries it again (a takeover that picks it up).
     throw writer.stopped;
   }
   try {
-    await deps.backend.finishRun(claim, outcome, last);
+    await deps.backend.finishRun(claim, outcome);
   } catch (error) {
     if (!RunFencedError.isInstance(error)) throw error;
   }

@@ -14,12 +14,9 @@ import { canceledBeforeStart } from '../canceled.js';
 import { mergeMetadata, storableMetadata } from '../metadata.js';
 import { runRefusal } from '../thread-record.js';
 
-/** The schema version the server's tables need (src/postgres/migrations.ts): 11 holds the tenants' slots. */
-export const SERVER_TABLES_VERSION = 11;
+/** The schema version the server's tables arrived in (src/postgres/migrations.ts). */
+export const SERVER_TABLES_VERSION = 8;
 const EVENTS_PAGE = 500;
-const MAX_SLOTS = 2 ** 31 - 1;
-// Creators racing for the tenant's last free slots: past this many lost races the queue is as good as full.
-const MAX_COLLISIONS = 16;
 
 export type PostgresBackendOptions = {
   connection: PostgresConnection;
@@ -149,21 +146,13 @@ export class PostgresBackend implements ServerBackend {
   private async queueRun(principal: Principal, threadId: string, input: RunInput, opts: CreateRunOptions): Promise<RunRecord> {
     const { tenant, user } = principal;
     const decided = input.kind === 'decisions' ? input.decisions.map((d) => d.approvalId) : [];
-    // Slots are numbered up to the cap, an int; a fractional cap allows as many runs as the counter it replaced did.
-    const cap = Math.min(Math.ceil(opts.maxQueued), MAX_SLOTS);
     // A refusal read from a thread that changed since (its run just ended) is not a reason: try once more.
-    // A slot another creator took first (in the instant between reading it free and taking it) is not
-    // one either: try another, from a fresh snapshot that shows it taken.
-    for (let attempt = 0, collisions = 0; ; ) {
+    for (let attempt = 0; ; attempt++) {
       const id = randomUUID();
-      const start = Math.floor(Math.random() * cap);
-      const [row] = await this.db.query<{
-        free: number;
-        slot: number | null;
-        created_at: Date | null;
-        mark_length: number;
-        mark_last: string | null;
-      }>(this.sql.createRun, [tenant, threadId, id, user, JSON.stringify(input), input.kind, decided, cap, RUN_TASK, start]);
+      const [row] = await this.db.query<{ free: number; created_at: Date | null; mark_length: number; mark_last: string | null }>(
+        this.sql.createRun,
+        [tenant, threadId, id, user, JSON.stringify(input), input.kind, decided, opts.maxQueued, RUN_TASK],
+      );
       if (row.created_at !== null) {
         return {
           id,
@@ -184,12 +173,9 @@ export class PostgresBackend implements ServerBackend {
           eventsExpired: false,
         };
       }
-      if (row.free > 0) {
-        if (row.slot === null || ++collisions > MAX_COLLISIONS) throw new QueueFullError(opts.maxQueued, opts.retryAfterSeconds);
-        continue;
-      }
+      if (row.free > 0) throw new QueueFullError(opts.maxQueued, opts.retryAfterSeconds);
       const refusal = await this.refusal(tenant, threadId, input);
-      if (refusal !== undefined || attempt++ > 0) throw refusal ?? new ThreadBusyError(threadId, 'a run that just ended');
+      if (refusal !== undefined || attempt > 0) throw refusal ?? new ThreadBusyError(threadId, 'a run that just ended');
     }
   }
 
@@ -269,9 +255,8 @@ export class PostgresBackend implements ServerBackend {
     claim.nextEventId += events.length;
   }
 
-  async finishRun(claim: Claim, outcome: RunOutcome, last: ServerRunEvent[] = []): Promise<void> {
+  async finishRun(claim: Claim, outcome: RunOutcome): Promise<void> {
     const thread = outcome.thread;
-    const events = [...last, outcome.terminal].map((e) => JSON.stringify(e));
     const [row] = await this.db.query<{ finished: number }>(this.sql.finish, [
       claim.run.id,
       claim.attempt,
@@ -279,13 +264,13 @@ export class PostgresBackend implements ServerBackend {
       outcome.result === null ? null : JSON.stringify(outcome.result),
       outcome.error === null ? null : JSON.stringify(outcome.error),
       claim.nextEventId,
-      events,
+      JSON.stringify(outcome.terminal),
       thread === undefined ? null : JSON.stringify(thread.pendingApprovals),
       thread === undefined ? null : thread.mark.length,
       thread === undefined ? null : thread.mark.last,
     ]);
     if (row.finished === 0) throw new RunFencedError(claim.run.id, claim.attempt);
-    claim.nextEventId += events.length;
+    claim.nextEventId++;
   }
 
   onCancel(handler: (runId: string) => void): () => void {

@@ -38,13 +38,10 @@ export function serverSql(s: string, schema: string, jobs: string) {
       `DELETE FROM ${s}.server_threads WHERE tenant = $1 AND id = $2`,
     ],
     // Queues a run in one statement: the thread is locked only if it is free and ready for this input
-    // (a prompt: no call waits; decisions: each names a waiting call); the run takes a free slot of its
-    // tenant's (0 to the cap $8 less one: $10 if free, else the first free after it, else the first
-    // free from 0; none while a run holds one past the cap, which was lowered), which the unique index
-    // hands out once (two creators after one slot: the second waits for the first and inserts nothing);
-    // then the run, the thread's mark of it, and its job. Nothing is written unless all of it is. The
-    // result says which part refused (see queueRun in backend.ts). No row of the tenant's is written,
-    // so the tenant's creates and ends of runs do not queue for one row.
+    // (a prompt: no call waits; decisions: each names a waiting call); the tenant's slot counter takes
+    // one more only below the cap (an upsert re-checks the row it waits for, so two creators never both
+    // slip under); then the run, the thread's mark of it, and its job. Nothing is written unless all of
+    // it is. The result says which part refused (see createRun in backend.ts).
     createRun: prepared(
       'create_run',
       `WITH thread AS MATERIALIZED (
@@ -53,22 +50,16 @@ export function serverSql(s: string, schema: string, jobs: string) {
           AND $7::text[] <@ ARRAY(SELECT json_array_elements(pending::json) ->> 'approvalId')
         FOR UPDATE),
       slot AS MATERIALIZED (
-        SELECT CASE
-          WHEN EXISTS (SELECT 1 FROM ${s}.server_runs WHERE tenant = $1 AND slot >= $8::int) THEN NULL
-          WHEN NOT EXISTS (SELECT 1 FROM ${s}.server_runs WHERE tenant = $1 AND slot = $10::int) THEN $10::int
-          ELSE (SELECT c.n FROM (SELECT r.slot + 1 AS n FROM ${s}.server_runs r WHERE r.tenant = $1 AND r.slot IS NOT NULL UNION ALL SELECT 0) c
-            WHERE c.n < $8::int AND NOT EXISTS (SELECT 1 FROM ${s}.server_runs u WHERE u.tenant = $1 AND u.slot = c.n)
-            ORDER BY c.n < $10::int, c.n LIMIT 1)
-        END AS n FROM thread),
+        INSERT INTO ${s}.server_tenants AS st (tenant, active) SELECT $1, 1 FROM thread
+        ON CONFLICT (tenant) DO UPDATE SET active = st.active + 1 WHERE st.active < $8 RETURNING active),
       run AS (
-        INSERT INTO ${s}.server_runs (id, tenant, thread, created_by, input, status, base_length, base_last, slot)
-        SELECT $3, $1, $2, $4, $5, 'queued', thread.mark_length, thread.mark_last, slot.n FROM thread, slot WHERE slot.n IS NOT NULL
-        ON CONFLICT (tenant, slot) WHERE slot IS NOT NULL DO NOTHING RETURNING created_at),
+        INSERT INTO ${s}.server_runs (id, tenant, thread, created_by, input, status, base_length, base_last)
+        SELECT $3, $1, $2, $4, $5, 'queued', thread.mark_length, thread.mark_last FROM thread, slot RETURNING created_at),
       occupied AS (
         UPDATE ${s}.server_threads SET active_run = $3, updated_at = now()
         WHERE tenant = $1 AND id = $2 AND EXISTS (SELECT 1 FROM run) RETURNING 1),
       job AS (SELECT 1 FROM run, LATERAL ${jobs}.add_job($9, json_build_object('runId', $3::text), max_attempts := 25, job_key := 'run:' || $3) j)
-      SELECT (SELECT count(*) FROM thread)::int AS free, (SELECT n FROM slot) AS slot, (SELECT created_at FROM run) AS created_at,
+      SELECT (SELECT count(*) FROM thread)::int AS free, (SELECT created_at FROM run) AS created_at,
         (SELECT mark_length FROM thread) AS mark_length, (SELECT mark_last FROM thread) AS mark_last,
         (SELECT count(*) FROM occupied)::int AS occupied, (SELECT count(*) FROM job)::int AS queued`,
     ),
@@ -77,8 +68,10 @@ export function serverSql(s: string, schema: string, jobs: string) {
     tenantRun: prepared('tenant_run', `SELECT ${run} FROM ${s}.server_runs r WHERE r.tenant = $1 AND r.id = $2`),
     listRuns: `SELECT ${run} FROM ${s}.server_runs r WHERE r.tenant = $1 AND r.thread = $2 ORDER BY r.created_at DESC LIMIT $3`,
     // A queued run ends at once (its slot given back); a running one is flagged and its worker told.
-    cancelQueued: `UPDATE ${s}.server_runs SET status = 'canceled', cancel_requested = true, finished_at = now(), slot = NULL,
-      error = $3 WHERE tenant = $1 AND id = $2 AND status = 'queued' RETURNING thread`,
+    cancelQueued: `WITH canceled AS (UPDATE ${s}.server_runs SET status = 'canceled', cancel_requested = true, finished_at = now(),
+        error = $3 WHERE tenant = $1 AND id = $2 AND status = 'queued' RETURNING tenant, thread),
+      freed AS (UPDATE ${s}.server_tenants st SET active = st.active - 1 FROM canceled WHERE st.tenant = canceled.tenant RETURNING 1)
+      SELECT thread, (SELECT count(*) FROM freed) AS freed FROM canceled`,
     cancelRunning: `WITH flagged AS (UPDATE ${s}.server_runs SET cancel_requested = true
       WHERE tenant = $1 AND id = $2 AND status = 'running' RETURNING id)
       SELECT pg_notify('${cancels}', id) FROM flagged`,
@@ -125,23 +118,22 @@ export function serverSql(s: string, schema: string, jobs: string) {
       SELECT (SELECT count(*) FROM holder)::int AS held,
         (SELECT pg_notify('${events}', $1 || ' ' || max(seq)) FROM added HAVING count(*) > 0) AS told`,
     ),
-    // The run's end, its last events (those its writer still held, then the terminal one: $7, ids from
-    // $6 on), the thread's new state, its slot given back and the notification, all in one statement;
+    // The run's end, its terminal event, the thread's new state and the notification, all in one commit;
     // the answers to its questions go (an ended run takes none: a late one finds it not running).
     finish: prepared(
       'finish',
-      `WITH done AS (UPDATE ${s}.server_runs SET status = $3, result = $4, error = $5, finished_at = now(), slot = NULL
+      `WITH done AS (UPDATE ${s}.server_runs SET status = $3, result = $4, error = $5, finished_at = now()
         WHERE id = $1 AND attempt = $2 AND status = 'running' RETURNING tenant, thread),
-      added AS (INSERT INTO ${s}.server_run_events (run, seq, event)
-        SELECT $1, $6 + e.i - 1, e.event FROM done, unnest($7::text[]) WITH ORDINALITY AS e(event, i)
+      added AS (INSERT INTO ${s}.server_run_events (run, seq, event) SELECT $1, $6, $7 FROM done
         ON CONFLICT (run, seq) DO NOTHING RETURNING seq),
       freed AS (UPDATE ${s}.server_threads t SET active_run = NULL, updated_at = now(),
           pending = coalesce($8, t.pending), mark_length = coalesce($9, t.mark_length),
           mark_last = CASE WHEN $9::int IS NULL THEN t.mark_last ELSE $10 END
         FROM done WHERE t.tenant = done.tenant AND t.id = done.thread AND t.active_run = $1 RETURNING 1),
+      slot AS (UPDATE ${s}.server_tenants st SET active = st.active - 1 FROM done WHERE st.tenant = done.tenant RETURNING 1),
       answers AS (DELETE FROM ${s}.server_run_answers a USING done WHERE a.tenant = done.tenant AND a.run = $1 RETURNING 1)
-      SELECT (SELECT count(*) FROM done)::int AS finished, (SELECT count(*) FROM freed)::int AS freed,
-        (SELECT pg_notify('${events}', $1 || ' ' || ($6 + cardinality($7::text[]) - 1)) FROM done) AS told`,
+      SELECT (SELECT count(*) FROM done)::int AS finished, (SELECT count(*) FROM freed)::int AS freed, (SELECT count(*) FROM slot)::int AS slot,
+        (SELECT pg_notify('${events}', $1 || ' ' || $6) FROM done) AS told`,
     ),
     lastSeq: prepared('last_seq', `SELECT coalesce(max(seq), 0)::bigint AS seq FROM ${s}.server_run_events WHERE run = $1`),
     eventsAfter: prepared(
