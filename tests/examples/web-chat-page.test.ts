@@ -332,7 +332,9 @@ describe.skipIf(!haveChromium('web-chat page'))('the web chat page, on files', (
       'tool done',
       'text',
     ]);
-    expect(await html(rebuilt)).toBe(live);
+    // Code blocks are highlighted once the highlighter has loaded, a moment after the text is shown:
+    // waited for, not sampled (a busy machine showed the rebuilt card before its highlighting).
+    await expect.poll(() => html(rebuilt)).toBe(live);
     expect(await reread.locator('[data-tool="files.read"] .tool-output pre').textContent()).toContain('| design | Ana | yes |');
     expect(await reread.locator('.tool-answer').count()).toBe(0);
     expect(await reread.innerText()).not.toContain('sessionId');
