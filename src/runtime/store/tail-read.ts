@@ -240,28 +240,22 @@ export async function readTail(file: FileHandle, size: number, options: ReadOpti
       return true;
     };
     // What vouched ranges whose CRC still matches cover is parsed in one go, unchecked; the rest line by line.
+    const checkLines = (lineFrom: number, lineTo: number) =>
+      eachLine(bytes, lineFrom - from, lineTo - from, from, (line, lineStart, lineEnd) =>
+        onRecord(decodeValid(line, options), lineStart, lineEnd),
+      );
     let done = start;
     for (const [vouchedStart, vouchedEnd] of intactSpans(covering, bytes, from, intact)) {
       const pieceStart = Math.max(vouchedStart, done);
       const pieceEnd = Math.min(vouchedEnd, end);
       if (pieceEnd <= pieceStart) continue;
-      eachLine(bytes, done - from, pieceStart - from, from, (line, lineStart, lineEnd) =>
-        onRecord(decodeValid(line, options), lineStart, lineEnd),
-      );
+      checkLines(done, pieceStart);
       if (damaged !== null) break;
-      if (!decodeVouched(bytes, pieceStart - from, pieceEnd - from, from, onRecord)) {
-        eachLine(bytes, pieceStart - from, pieceEnd - from, from, (line, lineStart, lineEnd) =>
-          onRecord(decodeValid(line, options), lineStart, lineEnd),
-        );
-      }
+      if (!decodeVouched(bytes, pieceStart - from, pieceEnd - from, from, onRecord)) checkLines(pieceStart, pieceEnd);
       if (damaged !== null) break;
       done = pieceEnd;
     }
-    if (damaged === null) {
-      eachLine(bytes, done - from, end - from, from, (line, lineStart, lineEnd) =>
-        onRecord(decodeValid(line, options), lineStart, lineEnd),
-      );
-    }
+    if (damaged === null) checkLines(done, end);
     if (damaged !== null) return { ...miss(damaged), bytesRead };
     verified.push([start, end]);
     // A conversation that never branched back has its whole context in the last range, in order: when
