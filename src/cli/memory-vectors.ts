@@ -88,7 +88,12 @@ export function cachedEmbedder(inner: Embedder, path: string): CachedEmbedder {
       });
       await loaded;
       const hashes = texts.map(digest);
-      const missing = [...new Set(texts.filter((_, i) => !vectors.has(hashes[i])))];
+      // Each text not cached yet, once, with its hash (already made above).
+      const unseen = new Map<string, string>();
+      texts.forEach((text, i) => {
+        if (!vectors.has(hashes[i])) unseen.set(text, hashes[i]);
+      });
+      const missing = [...unseen.keys()];
       if (missing.length > 0) {
         const made = await inner.embed(missing, opts);
         // A wrong answer goes back as it came, for the store's checks to refuse; nothing is cached from it.
@@ -98,7 +103,7 @@ export function cachedEmbedder(inner: Embedder, path: string): CachedEmbedder {
         missing.forEach((text, i) => byText.set(text, made[i]));
         const answer = texts.map((text, i) => vectors.get(hashes[i]) ?? byText.get(text)!);
         missing.forEach((text, i) => {
-          const h = digest(text);
+          const h = unseen.get(text)!;
           const vector = Float32Array.from(made[i]);
           if (!kept.has(h) || vector.length !== inner.dimensions || !vector.every(Number.isFinite)) return;
           vectors.set(h, vector);
