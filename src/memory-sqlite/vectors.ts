@@ -30,6 +30,22 @@ export const FILTERED = `r.scope_resource IN ('', @r) AND r.scope_session IN (''
   AND (@since IS NULL OR r.observed_at >= @since) AND (@until IS NULL OR r.observed_at < @until)`;
 
 /**
+ * `FILTERED` for a search with a time window: the same records, with the bounds written as a range the
+ * planner can read from `memory_records_observed` (an `@since IS NULL OR` form hides it). A missing
+ * bound is bound as an infinity (`timeBounds`). Only used when a bound is set: without one, the range
+ * would still lead the planner to walk that index over every record.
+ */
+export const FILTERED_IN_WINDOW = `r.scope_resource IN ('', @r) AND r.scope_session IN ('', @s)
+  AND (@all = 1 OR r.superseded_by IS NULL) AND (@kind IS NULL OR r.kind = @kind)
+  AND r.observed_at >= @since AND r.observed_at < @until`;
+
+/** Whether `filter` has a time window, and its parameters for `FILTERED_IN_WINDOW`. */
+export function timeBounds(filter: SearchFilter): SearchFilter | undefined {
+  if (filter.since === null && filter.until === null) return undefined;
+  return { ...filter, since: filter.since ?? -Infinity, until: filter.until ?? Infinity };
+}
+
+/**
  * Readies the file's vectors for `embedder`, in one transaction: creates `memory_vectors` on the first
  * open with an embedder; refuses another embedder than the recorded one with
  * `SqliteEmbedderMismatchError` unless `reembed`, which drops every vector and marks every record for
@@ -92,8 +108,11 @@ export type VectorStatements = {
   removeCopy: Statement<[bigint]>;
   insertCopy: Statement<[bigint, Float32Array]>;
   exact: Statement<Record<string, unknown>, { seq: number; distance: number }>;
+  /** `exact` for a filter with a time window (see FILTERED_IN_WINDOW). */
+  exactInWindow: Statement<Record<string, unknown>, { seq: number; distance: number }>;
   nearestThenFilter: Statement<Record<string, unknown>, { seq: number; distance: number }>;
   passing: Statement<Record<string, unknown>, { n: number }>;
+  passingInWindow: Statement<Record<string, unknown>, { n: number }>;
   /** Changes when another connection commits to the file. */
   dataVersion: Statement<[], { v: number }>;
   /** Rows this connection has changed since it opened. */
@@ -118,6 +137,10 @@ export function prepareVectors(db: Database): VectorStatements {
       `SELECT r.seq, vec_distance_cosine(c.embedding, @query) AS distance FROM memory_records r
         JOIN memory_vector_copies c ON c.seq = r.seq WHERE r.embedded = 1 AND ${FILTERED} ORDER BY distance, r.seq LIMIT @k`,
     ),
+    exactInWindow: db.prepare(
+      `SELECT r.seq, vec_distance_cosine(c.embedding, @query) AS distance FROM memory_records r
+        JOIN memory_vector_copies c ON c.seq = r.seq WHERE r.embedded = 1 AND ${FILTERED_IN_WINDOW} ORDER BY distance, r.seq LIMIT @k`,
+    ),
     // When most records pass: the @k nearest of all, then the filter. Exact whenever it keeps enough:
     // a passing record outside those @k is farther than every one inside.
     nearestThenFilter: db.prepare(
@@ -125,6 +148,7 @@ export function prepareVectors(db: Database): VectorStatements {
         JOIN memory_records r ON r.seq = n.seq WHERE r.embedded = 1 AND ${FILTERED} ORDER BY n.distance`,
     ),
     passing: db.prepare(`SELECT count(*) AS n FROM memory_records r WHERE r.embedded = 1 AND ${FILTERED}`),
+    passingInWindow: db.prepare(`SELECT count(*) AS n FROM memory_records r WHERE r.embedded = 1 AND ${FILTERED_IN_WINDOW}`),
     dataVersion: db.prepare<[], { v: number }>('SELECT data_version AS v FROM pragma_data_version'),
     totalChanges: db.prepare<[], { n: number }>('SELECT total_changes() AS n'),
     unembedded: db.prepare<[number], { seq: number; text: string }>(

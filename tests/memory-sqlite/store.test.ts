@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { openSqliteMemoryStore, SqliteMemoryFileError } from '../../src/memory-sqlite/index.js';
-import { MemoryStoreClosedError } from '../../src/memory/index.js';
+import { createMemoryStore, MemoryStoreClosedError } from '../../src/memory/index.js';
 import type { SqliteMemoryStore } from '../../src/memory-sqlite/index.js';
 import { memoryStoreContract } from '../memory/store-contract.js';
 import { workingMemoryContract } from '../memory/working-contract.js';
@@ -148,6 +148,36 @@ describe('openSqliteMemoryStore durability', () => {
   });
 });
 
+describe('openSqliteMemoryStore time windows', () => {
+  it('ranks the words of a small window over its records and a large one through FTS5, both as the in-process store ranks them', async () => {
+    const sqlite = await open();
+    const reference = createMemoryStore();
+    const vocabulary = ['garden', 'tulip', 'rose', 'river', 'chess', 'lisbon', 'tax', 'puppy', 'shelter', 'friday'];
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const word = () => vocabulary[Math.floor(vocabulary.length * random() ** 2)];
+    // More records than a small window reads whole (2,000), so the whole span goes through FTS5.
+    for (let at = 0; at < 2_100; at++) {
+      const text = `${Array.from({ length: 1 + Math.floor(random() * 5) }, word).join(' ')} note ${at}`;
+      // Some records found by their context's words too (counted at half weight).
+      const opts = { provenance: { at }, ...(at % 4 === 0 ? { context: `${word()} ${word()}` } : {}) };
+      await sqlite.save(text, opts);
+      await reference.save(text, opts);
+    }
+    const windows = [{ since: 1_000, until: 1_040 }, { until: 25 }, { since: 2_080 }, { since: 0 }, { since: 50, until: 2_090 }];
+    for (const window of windows)
+      for (const query of ['tulip garden', 'chess by the river', 'puppy shelter friday']) {
+        const hits = await sqlite.search(query, { k: 10, ...window });
+        const expected = await reference.search(query, { k: 10, ...window });
+        expect(hits.length, JSON.stringify({ window, query })).toBeGreaterThan(0);
+        expect(
+          hits.map((h) => [h.text, h.score]),
+          JSON.stringify({ window, query }),
+        ).toEqual(expected.map((h) => [h.text, expect.closeTo(h.score!, 9)]));
+      }
+  });
+});
+
 describe('openSqliteMemoryStore errors', () => {
   it('refuses use after close with MemoryStoreClosedError, and close is idempotent', async () => {
     const store = await open();
@@ -196,7 +226,7 @@ describe('openSqliteMemoryStore errors', () => {
     expect(fresh.supersedes).toEqual(['r2']);
     store.close();
     const check = new Database(path);
-    expect(check.pragma('user_version', { simple: true })).toBe(5);
+    expect(check.pragma('user_version', { simple: true })).toBe(6);
     check.close();
   });
 
@@ -208,7 +238,7 @@ describe('openSqliteMemoryStore errors', () => {
     // A version 3 file is today's layout without the working memory table and the vector copies.
     const db = new Database(path);
     db.exec(
-      'DROP TABLE working_memory; DROP TABLE memory_vector_copies; ALTER TABLE memory_embedder DROP COLUMN copied; PRAGMA user_version = 3;',
+      'DROP INDEX memory_records_observed; DROP TABLE working_memory; DROP TABLE memory_vector_copies; ALTER TABLE memory_embedder DROP COLUMN copied; PRAGMA user_version = 3;',
     );
     db.close();
     const store = await open(path);
@@ -217,7 +247,7 @@ describe('openSqliteMemoryStore errors', () => {
     await store.setWorking({ resource: 'ana' }, { units: 'metric' }, { expectedVersion: 0 });
     store.close();
     const check = new Database(path);
-    expect(check.pragma('user_version', { simple: true })).toBe(5);
+    expect(check.pragma('user_version', { simple: true })).toBe(6);
     check.close();
     const again = await open(path);
     expect(await again.getWorking({ resource: 'ana' })).toEqual({ content: { units: 'metric' }, version: 1 });

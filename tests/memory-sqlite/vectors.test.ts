@@ -86,7 +86,7 @@ describe('openSqliteMemoryStore with an embedder: the file', () => {
         sql: (db.prepare("SELECT sql FROM sqlite_master WHERE name = 'memory_vectors'").get() as { sql: string }).sql,
       })),
     ).toEqual({
-      version: 5,
+      version: 6,
       embedder: [{ id: 'test/hashed-terms-48', dimensions: 48 }],
       sql: expect.stringContaining('float[48]'),
     });
@@ -103,7 +103,7 @@ describe('openSqliteMemoryStore with an embedder: the file', () => {
     // Back to the version 2 layout, as a file written before vectors existed.
     const db = new Database(path);
     db.exec(
-      'DROP INDEX memory_records_unembedded; ALTER TABLE memory_records DROP COLUMN embedded; DROP TABLE memory_embedder; DROP TABLE working_memory; DROP TABLE memory_vector_copies;',
+      'DROP INDEX memory_records_observed; DROP INDEX memory_records_unembedded; ALTER TABLE memory_records DROP COLUMN embedded; DROP TABLE memory_embedder; DROP TABLE working_memory; DROP TABLE memory_vector_copies;',
     );
     db.pragma('user_version = 2');
     db.close();
@@ -221,7 +221,9 @@ describe('openSqliteMemoryStore with an embedder: the file', () => {
     first.close();
     // Back to version 4: vectors only in vec0, no copies.
     const db = new Database(path);
-    db.exec('DROP TABLE memory_vector_copies; ALTER TABLE memory_embedder DROP COLUMN copied; PRAGMA user_version = 4;');
+    db.exec(
+      'DROP INDEX memory_records_observed; DROP TABLE memory_vector_copies; ALTER TABLE memory_embedder DROP COLUMN copied; PRAGMA user_version = 4;',
+    );
     db.close();
 
     // A store without the embedder upgrades the file; it cannot read vec0, so nothing is copied yet.
@@ -229,7 +231,7 @@ describe('openSqliteMemoryStore with an embedder: the file', () => {
     expect((await plain.search('puppy', { ranking: 'words', kind: 'pet' })).map((h) => h.id)).toEqual([puppy.id]);
     plain.close();
     const copies = () => inspect(path, (d) => (d.prepare('SELECT count(*) AS n FROM memory_vector_copies').get() as { n: number }).n);
-    expect(inspect(path, (d) => d.pragma('user_version', { simple: true }))).toBe(5);
+    expect(inspect(path, (d) => d.pragma('user_version', { simple: true }))).toBe(6);
     expect(copies()).toBe(0);
 
     const store = await open(path, { embedder });
@@ -260,6 +262,28 @@ describe('openSqliteMemoryStore with an embedder: the file', () => {
       ['puppy shelter'],
       ['puppy'],
     ]);
+  });
+
+  it('upgrades a version 5 file (before the time index): the index is made on open and windowed searches find the same records', async () => {
+    const path = freshPath();
+    const embedder = hashedEmbedder();
+    const first = await open(path, { embedder });
+    for (let at = 0; at < 40; at++) await first.save(`tulips in the garden, week ${at}`, { provenance: { at } });
+    const before = await first.search('tulips garden', { k: 5, since: 10, until: 20, ranking: 'vector' });
+    first.close();
+    const db = new Database(path);
+    db.exec('DROP INDEX memory_records_observed; PRAGMA user_version = 5;');
+    db.close();
+
+    const store = await open(path, { embedder });
+    const indexes = () =>
+      inspect(path, (d) => d.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'memory_records_observed'").all());
+    expect(indexes()).toEqual([{ name: 'memory_records_observed' }]);
+    expect(inspect(path, (d) => d.pragma('user_version', { simple: true }))).toBe(6);
+    const after = await store.search('tulips garden', { k: 5, since: 10, until: 20, ranking: 'vector' });
+    expect(after).toEqual(before);
+    expect(after.map((h) => h.provenance!.at).every((at) => at >= 10 && at < 20)).toBe(true);
+    expect(after).toHaveLength(5);
   });
 
   it('a file with vectors still opens without an embedder, searching by words and refusing the vector ranking', async () => {
@@ -369,6 +393,7 @@ describe('openSqliteMemoryStore with an embedder: filters before ranking', () =>
       { since: 100, until: 140 },
       { scope: { resource: 'ana' }, kind: 'bill' },
       { since: 1000 },
+      { until: 140 },
       {},
     ] as const;
     for (const filter of filters) {
