@@ -25,6 +25,20 @@ export const BUILT_NOTE = 'timing the compiled package (src/ as tsc emits it for
 let built: Promise<void> | undefined;
 
 /**
+ * The compiled file of the package's published entry `name` (`indusagi/runtime`), as package.json's
+ * `exports` maps it into dist/, built first: what a user's `import` of that entry loads, for a bench
+ * that runs it in a child process of its own.
+ */
+export async function builtEntry(name: string): Promise<string> {
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, { default?: string }> };
+  const target = manifest.exports[name === 'indusagi' ? '.' : `.${name.slice('indusagi'.length)}`]?.default;
+  if (target === undefined || !target.startsWith('./dist/')) throw new Error(`package.json exports no entry ${name} from dist/`);
+  built ??= Promise.resolve().then(build);
+  await built;
+  return join(out, target.slice('./dist/'.length));
+}
+
+/**
  * Imports a module of the compiled package, `path` relative to src/ with its `.js` name (as in dist/):
  * `await importBuilt<typeof import('../src/entries/runtime.js')>('entries/runtime.js')`.
  */

@@ -4,7 +4,7 @@ import { AgentConfigError } from '../../runtime/agent/errors.js';
 import type { Agent, AgentConfig, AgentDefinition, ConductorDeps } from '../../runtime/agent/types.js';
 import { IndusagiError, errorMessage } from '../../errors/index.js';
 import type { AnthropicClientLike } from './client.js';
-import { DEMO_MODEL_CARD, DEMO_MODEL_ID } from '../demo/index.js';
+import { DEMO_MODEL_CARD, DEMO_MODEL_ID } from '../demo/card/index.js';
 import { ANTHROPIC } from './cache.js';
 import { demoChosen } from './demo-switch.js';
 import { lazyAnthropicInvoker, lazyClaude } from './model.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { DEMO_BANNER } from './card.js';
+import { DEMO_BANNER } from './card/index.js';
 import { DemoRequestError } from './errors.js';
 import { readIntent, type Intent } from './intents.js';
 import { longStory } from './story.js';

@@ -1,4 +1,4 @@
-import { DEMO_BANNER } from './card.js';
+import { DEMO_BANNER } from './card/index.js';
 import { messageText, type DemoRequest } from './request.js';
 
 const MENTIONS_SUMMARY = /\bsummar(?:y|ise|ize|ized|ised|izing|ising)\b/i;

@@ -1,4 +1,6 @@
-import type { ModelCard } from '../../runtime/contract/model.js';
+// The demo model's card, id and banner: a folder of its own, so that code naming the demo model (createAgent,
+// which every import of indusagi/runtime loads) imports these constants without the responder's modules.
+import type { ModelCard } from '../../../runtime/contract/index.js';
 
 export const DEMO_MODEL_ID = 'indusagi-offline-demo';
 
