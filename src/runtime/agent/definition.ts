@@ -307,7 +307,11 @@ function openConversation(config: AgentConfig, deps: ConductorDeps, resolved: Re
     },
     resume(id) {
       return queued(async (scope) => {
-        conversation().core.carried.previous = undefined;
+        const { carried } = conversation().core;
+        // What a run carried is for the next run of its own session: the output request of one that
+        // stopped waiting (the run deciding it answers in JSON) never reaches another session's runs.
+        if (id !== sessions.id) carried.output = undefined;
+        carried.previous = undefined;
         return stand(scope, await sessions.resume(id));
       }).outcome;
     },
