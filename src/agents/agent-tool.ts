@@ -113,18 +113,19 @@ export function agentTool(agent: AgentConfig | Agent, options: AgentToolOptions)
     }
     return defined;
   };
-  const open = (caller: AgentCaller, sessionId: string): Promise<Opened> => {
+  // At once for a config (nothing to wait for); an `Agent` waits its turn.
+  const open = (caller: AgentCaller, sessionId: string): Opened | Promise<Opened> => {
     if (isAgent(agent)) return openShared(agent);
     const { definition, idle } = definitionFor(agent, caller.deps);
     const conversation = idle.pop() ?? openReusable(definition, sessionId);
-    return Promise.resolve({
+    return {
       agent: conversation.agent,
       release: async () => {
         await conversation.letGo();
         // Kept only once its session is let go of; as many as may run at once in one run.
         if (idle.length < concurrency) idle.push(conversation);
       },
-    });
+    };
   };
 
   async function execute(input: unknown, ctx: ToolContext): Promise<AgentToolResult | WaitingCall> {
@@ -136,7 +137,9 @@ export function agentTool(agent: AgentConfig | Agent, options: AgentToolOptions)
     const prompt = promptOf(input);
     let runSlots = slots.get(caller.runId);
     if (runSlots === undefined) slots.set(caller.runId, (runSlots = new Slots(concurrency)));
-    await runSlots.take(ctx.signal);
+    // A free slot is taken at once: only a call that waits for one awaits.
+    const waited = runSlots.take(ctx.signal);
+    if (waited !== undefined) await waited;
     try {
       const { agent: child, release } = await open(caller, sessionId);
       try {
@@ -165,7 +168,8 @@ export function agentTool(agent: AgentConfig | Agent, options: AgentToolOptions)
           }
         }
         if (snapshot.status === 'waiting') return new WaitingCall(snapshot.pendingApprovals);
-        return { sessionId, answer: await answerOf(snapshot, output, name) };
+        const answer = answerOf(snapshot, output, name);
+        return { sessionId, answer: answer instanceof Promise ? await answer : answer };
       } catch (error) {
         throw stopped(error, caller, name, sessionId, ctx.signal);
       } finally {
@@ -285,9 +289,14 @@ function decisionFor(
   return undefined;
 }
 
-async function answerOf(snapshot: RunSnapshot, output: OutputRequest | undefined, name: string): Promise<unknown> {
+/** The call's answer: at once from the snapshot, or judged again (a promise) for a sub-agent that settled before a crash. */
+function answerOf(snapshot: RunSnapshot, output: OutputRequest | undefined, name: string): unknown {
   if (output === undefined) return snapshot.text;
   if (snapshot.output !== undefined) return snapshot.output;
+  return judgedAnswer(snapshot, output, name);
+}
+
+async function judgedAnswer(snapshot: RunSnapshot, output: OutputRequest, name: string): Promise<unknown> {
   // A sub-agent that settled before a crash: its answer is judged again from its text.
   const judged = await judge(output, snapshot.text);
   if (!judged.ok) throw new ToolError(`The ${name} agent's answer does not match its output schema:\n${formatIssues(judged.issues)}`);
