@@ -120,11 +120,11 @@ export function agentTool(agent: AgentConfig | Agent, options: AgentToolOptions)
     const conversation = idle.pop() ?? openReusable(definition, sessionId);
     return {
       agent: conversation.agent,
-      release: async () => {
-        await conversation.letGo();
-        // Kept only once its session is let go of; as many as may run at once in one run.
-        if (idle.length < concurrency) idle.push(conversation);
-      },
+      release: () =>
+        conversation.letGo().then(() => {
+          // Kept only once its session is let go of; as many as may run at once in one run.
+          if (idle.length < concurrency) idle.push(conversation);
+        }),
     };
   };
 
@@ -228,14 +228,7 @@ async function openShared(agent: Agent): Promise<Opened> {
  * microtask queue, rather than read one by one as an async iterable: the calling run's log keeps every
  * one in order all the same.
  */
-async function forwardEvents(
-  agent: Agent,
-  run: Run,
-  caller: AgentCaller,
-  name: string,
-  callId: string,
-  sessionId: string,
-): Promise<RunSnapshot> {
+function forwardEvents(agent: Agent, run: Run, caller: AgentCaller, name: string, callId: string, sessionId: string): Promise<RunSnapshot> {
   const deliver = (event: RunEvent): void => {
     const up = nested(event, name, callId, sessionId);
     // A question asked at any depth is answered on the calling agent, which hands the answer down (each agent to the one below).
@@ -248,18 +241,24 @@ async function forwardEvents(
     caller.publish(up);
   };
   const flush = forwardRun(run, deliver);
-  if (flush === undefined) {
-    for await (const event of run) deliver(event);
-    return await run;
-  }
-  let snapshot: RunSnapshot;
-  try {
-    snapshot = await run;
-  } finally {
-    // Its last events (`settled` among them) are in the calling run before the call's result is.
-    flush();
-  }
-  return snapshot;
+  if (flush === undefined) return readEvents(run, deliver);
+  // Its last events (`settled` among them) are in the calling run before the call's result is.
+  return run.then(
+    (snapshot) => {
+      flush();
+      return snapshot;
+    },
+    (error: unknown) => {
+      flush();
+      throw error;
+    },
+  );
+}
+
+/** A run `forwardRun` cannot hand over (not one of this package's), read as the async iterable it is. */
+async function readEvents(run: Run, deliver: (event: RunEvent) => void): Promise<RunSnapshot> {
+  for await (const event of run) deliver(event);
+  return await run;
 }
 
 function nested(event: RunEvent, name: string, callId: string, sessionId: string) {

@@ -124,7 +124,7 @@ export class SessionSlot {
    */
   async letGo(): Promise<void> {
     if (this.#closed) return;
-    await this.#settleOpening();
+    if (this.#opening !== undefined) await this.#settleOpening();
     await this.#session?.close();
     this.#session = undefined;
     this.#history = undefined;
