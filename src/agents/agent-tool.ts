@@ -1,11 +1,11 @@
 import type { PendingApproval, RunEvent, RunSnapshot } from '../runtime/contract/events.js';
 import type { ModelInvoker } from '../runtime/contract/model.js';
 import { WaitingCall, type CallerRun, type ToolContext, type ToolDefinition } from '../runtime/contract/tool.js';
-import { defineConductor } from '../runtime/agent/definition.js';
+import { defineConductor, openReusable, type ReusableConversation } from '../runtime/agent/definition.js';
 import { callerOf, type AgentCaller, type CallerDeps } from '../runtime/agent/caller.js';
 import { judge, outputRequest, type OutputRequest } from '../runtime/agent/structured-output.js';
 import type { Agent, AgentConfig, AgentDefinition, SubmitOptions } from '../runtime/agent/types.js';
-import type { Run } from '../runtime/agent/run.js';
+import { forwardRun, type Run } from '../runtime/agent/run.js';
 import type { ApprovalDecision } from '../runtime/loop/types.js';
 import { AgentDepthError, BudgetExceededError, RunFault } from '../runtime/loop/errors.js';
 import { MemorySessionStore } from '../runtime/store/memory-store.js';
@@ -92,14 +92,15 @@ export function agentTool(agent: AgentConfig | Agent, options: AgentToolOptions)
   // Without a store of the caller's, sub-agent sessions live here, for as long as the process.
   let memory: MemorySessionStore | undefined;
   // The sub-agent defined once per calling agent's definition (whose model, store and telemetry it
-  // uses): each call only opens a conversation of it.
-  const definitions = new WeakMap<CallerDeps, AgentDefinition>();
-  const definitionFor = (config: AgentConfig, deps: CallerDeps): AgentDefinition => {
-    let definition = definitions.get(deps);
-    if (definition === undefined) {
+  // uses), with the conversations of it that finished a call and wait for the next: a call takes one
+  // (or opens one when none is idle), resumes its own session in it, runs, and lets the session go.
+  const definitions = new WeakMap<CallerDeps, { definition: AgentDefinition; idle: ReusableConversation[] }>();
+  const definitionFor = (config: AgentConfig, deps: CallerDeps): { definition: AgentDefinition; idle: ReusableConversation[] } => {
+    let defined = definitions.get(deps);
+    if (defined === undefined) {
       const store: SessionStoreLike = deps.store ?? (memory ??= new MemorySessionStore());
       // Named for the tool unless it has a name of its own: telemetry calls its spans `invoke_agent <name>`.
-      definition = defineConductor(
+      const definition = defineConductor(
         { name, ...config },
         // A config whose `model` is an invoker brings its own; an id is asked of the caller's invoker.
         {
@@ -108,14 +109,23 @@ export function agentTool(agent: AgentConfig | Agent, options: AgentToolOptions)
           telemetry: deps.telemetry,
         },
       );
-      definitions.set(deps, definition);
+      definitions.set(deps, (defined = { definition, idle: [] }));
     }
-    return definition;
+    return defined;
   };
-  const open = (caller: AgentCaller, sessionId: string): Promise<Opened> => {
+  // At once for a config (nothing to wait for); an `Agent` waits its turn.
+  const open = (caller: AgentCaller, sessionId: string): Opened | Promise<Opened> => {
     if (isAgent(agent)) return openShared(agent);
-    const child = definitionFor(agent, caller.deps).open({ sessionId });
-    return Promise.resolve({ agent: child, release: () => child.close() });
+    const { definition, idle } = definitionFor(agent, caller.deps);
+    const conversation = idle.pop() ?? openReusable(definition, sessionId);
+    return {
+      agent: conversation.agent,
+      release: () =>
+        conversation.letGo().then(() => {
+          // Kept only once its session is let go of; as many as may run at once in one run.
+          if (idle.length < concurrency) idle.push(conversation);
+        }),
+    };
   };
 
   async function execute(input: unknown, ctx: ToolContext): Promise<AgentToolResult | WaitingCall> {
@@ -127,7 +137,9 @@ export function agentTool(agent: AgentConfig | Agent, options: AgentToolOptions)
     const prompt = promptOf(input);
     let runSlots = slots.get(caller.runId);
     if (runSlots === undefined) slots.set(caller.runId, (runSlots = new Slots(concurrency)));
-    await runSlots.take(ctx.signal);
+    // A free slot is taken at once: only a call that waits for one awaits.
+    const waited = runSlots.take(ctx.signal);
+    if (waited !== undefined) await waited;
     try {
       const { agent: child, release } = await open(caller, sessionId);
       try {
@@ -156,7 +168,8 @@ export function agentTool(agent: AgentConfig | Agent, options: AgentToolOptions)
           }
         }
         if (snapshot.status === 'waiting') return new WaitingCall(snapshot.pendingApprovals);
-        return { sessionId, answer: await answerOf(snapshot, output, name) };
+        const answer = answerOf(snapshot, output, name);
+        return { sessionId, answer: answer instanceof Promise ? await answer : answer };
       } catch (error) {
         throw stopped(error, caller, name, sessionId, ctx.signal);
       } finally {
@@ -209,16 +222,14 @@ async function openShared(agent: Agent): Promise<Opened> {
   return { agent, release: async () => release() };
 }
 
-/** Forwards `run`'s events into the calling run as `nested` events, then returns its snapshot (or throws its fault). */
-async function forwardEvents(
-  agent: Agent,
-  run: Run,
-  caller: AgentCaller,
-  name: string,
-  callId: string,
-  sessionId: string,
-): Promise<RunSnapshot> {
-  for await (const event of run) {
+/**
+ * Forwards `run`'s events into the calling run as `nested` events, then returns its snapshot (or throws
+ * its fault). Handed over as the run publishes them (`forwardRun`), a burst of events a turn of the
+ * microtask queue, rather than read one by one as an async iterable: the calling run's log keeps every
+ * one in order all the same.
+ */
+function forwardEvents(agent: Agent, run: Run, caller: AgentCaller, name: string, callId: string, sessionId: string): Promise<RunSnapshot> {
+  const deliver = (event: RunEvent): void => {
     const up = nested(event, name, callId, sessionId);
     // A question asked at any depth is answered on the calling agent, which hands the answer down (each agent to the one below).
     if (up.event.kind === 'input_requested') {
@@ -228,7 +239,25 @@ async function forwardEvents(
       caller.inputSettled(up.event.requestId);
     }
     caller.publish(up);
-  }
+  };
+  const flush = forwardRun(run, deliver);
+  if (flush === undefined) return readEvents(run, deliver);
+  // Its last events (`settled` among them) are in the calling run before the call's result is.
+  return run.then(
+    (snapshot) => {
+      flush();
+      return snapshot;
+    },
+    (error: unknown) => {
+      flush();
+      throw error;
+    },
+  );
+}
+
+/** A run `forwardRun` cannot hand over (not one of this package's), read as the async iterable it is. */
+async function readEvents(run: Run, deliver: (event: RunEvent) => void): Promise<RunSnapshot> {
+  for await (const event of run) deliver(event);
   return await run;
 }
 
@@ -259,9 +288,14 @@ function decisionFor(
   return undefined;
 }
 
-async function answerOf(snapshot: RunSnapshot, output: OutputRequest | undefined, name: string): Promise<unknown> {
+/** The call's answer: at once from the snapshot, or judged again (a promise) for a sub-agent that settled before a crash. */
+function answerOf(snapshot: RunSnapshot, output: OutputRequest | undefined, name: string): unknown {
   if (output === undefined) return snapshot.text;
   if (snapshot.output !== undefined) return snapshot.output;
+  return judgedAnswer(snapshot, output, name);
+}
+
+async function judgedAnswer(snapshot: RunSnapshot, output: OutputRequest, name: string): Promise<unknown> {
   // A sub-agent that settled before a crash: its answer is judged again from its text.
   const judged = await judge(output, snapshot.text);
   if (!judged.ok) throw new ToolError(`The ${name} agent's answer does not match its output schema:\n${formatIssues(judged.issues)}`);

@@ -14,14 +14,17 @@ export class Slots {
     return this.#held === 0 && this.#waiting.length === 0;
   }
 
-  /** Resolves once a slot is held; rejects with `RunAbortedError` if `signal` fires first. */
-  async take(signal: AbortSignal): Promise<void> {
+  /**
+   * Takes a slot: at once (undefined) when one is free, else a promise that resolves once one is held
+   * and rejects with `RunAbortedError` if `signal` fires first. Throws that error when `signal` already fired.
+   */
+  take(signal: AbortSignal): Promise<void> | undefined {
     if (signal.aborted) throw new RunAbortedError({ cause: signal.reason });
     if (this.#held < this.limit) {
       this.#held++;
-      return;
+      return undefined;
     }
-    await new Promise<void>((resolve, reject) => {
+    return new Promise<void>((resolve, reject) => {
       const grant = (): void => {
         signal.removeEventListener('abort', leave);
         resolve();

@@ -32,9 +32,15 @@ export class AgentCaller implements CallerRun {
     readonly depth: number = 0,
   ) {}
 
-  /** Puts an event of a sub-agent's run into the calling run: its `Run` stream and the agent's subscribers. */
+  /**
+   * Puts an event of a sub-agent's run into the calling run: its `Run` stream and the agent's
+   * subscribers. The body is made for this call (agentTool builds one per event), so it is stamped
+   * with the calling run's id as it is, not copied.
+   */
   publish(event: NestedEventBody): void {
-    this.scope?.publish({ ...event, runId: this.runId });
+    const stamped = event as NestedEventBody & { runId: string };
+    stamped.runId = this.runId;
+    this.scope?.publish(stamped);
   }
 
   /** True when someone would see an event of the calling run now (its `Run` read, its agent subscribed to, or its own caller watched). */

@@ -87,7 +87,7 @@ export function defineConductor(config: AgentConfig, deps: ConductorDeps = {}): 
       plan,
       instrumented,
       options,
-    });
+    }).agent;
   }
 
   async function run(prompt: string | PromptBlock[], options: RunOnceOptions = {}): Promise<RunSnapshot> {
@@ -108,12 +108,33 @@ export function defineConductor(config: AgentConfig, deps: ConductorDeps = {}): 
     return snapshot;
   }
 
-  return Object.freeze({
+  const definition: AgentDefinition = Object.freeze({
     name: config.name ?? MAIN_AGENT,
     model: config.model as string,
     open,
     run: run as AgentDefinition['run'],
   });
+  reusables.set(definition, (sessionId) =>
+    openConversation(defined, given, { origin, recall, historyOptions, settings, plan, instrumented, options: { sessionId } }),
+  );
+  return definition;
+}
+
+/**
+ * A conversation of the definition that can be let go of between sessions instead of closed: `letGo`
+ * hands its session back (the store's lease) and leaves it ready to `resume` another. A sub-agent call
+ * (agentTool) opens one only when none is idle, so a call costs its session, not a conversation.
+ */
+export type ReusableConversation = { agent: Agent; letGo: () => Promise<void> };
+
+// Each definition's opener of reusable conversations: set once per definition, for `openReusable`.
+const reusables = new WeakMap<AgentDefinition, (sessionId: string) => ReusableConversation>();
+
+/** A reusable conversation of `definition` (one `defineConductor` made), on session `sessionId`. */
+export function openReusable(definition: AgentDefinition, sessionId: string): ReusableConversation {
+  const open = reusables.get(definition);
+  if (open === undefined) throw new AgentConfigError('openReusable takes a definition made by defineConductor or defineAgent.');
+  return open(sessionId);
 }
 
 /** The conductor over one conversation: `defineConductor(config, deps).open()`. */
@@ -133,7 +154,7 @@ type Resolved = {
 };
 
 /** One conversation of a definition: its ledger, session slot, run queue and handoffs; the rest is the definition's. */
-function openConversation(config: AgentConfig, deps: ConductorDeps, resolved: Resolved): Agent {
+function openConversation(config: AgentConfig, deps: ConductorDeps, resolved: Resolved): ReusableConversation {
   const { origin, recall, settings, plan, instrumented, options } = resolved;
   const { card, controls, invoke } = settings;
   const traced = instrumented?.conversation(options.ledger ?? deps.ledger ?? new RunLedger());
@@ -286,7 +307,11 @@ function openConversation(config: AgentConfig, deps: ConductorDeps, resolved: Re
     },
     resume(id) {
       return queued(async (scope) => {
-        conversation().core.carried.previous = undefined;
+        const { carried } = conversation().core;
+        // What a run carried is for the next run of its own session: the output request of one that
+        // stopped waiting (the run deciding it answers in JSON) never reaches another session's runs.
+        if (id !== sessions.id) carried.output = undefined;
+        carried.previous = undefined;
         return stand(scope, await sessions.resume(id));
       }).outcome;
     },
@@ -331,7 +356,16 @@ function openConversation(config: AgentConfig, deps: ConductorDeps, resolved: Re
       return queue.run(() => sessions.close());
     },
   };
-  return traced === undefined ? agent : traced.agent(agent);
+  // Between sessions nothing of the last one stays: not its session, not what its last run carried.
+  const letGo = (): Promise<void> =>
+    queue.run(async () => {
+      await sessions.letGo();
+      if (made !== undefined) {
+        made.core.carried.output = undefined;
+        made.core.carried.previous = undefined;
+      }
+    });
+  return { agent: traced === undefined ? agent : traced.agent(agent), letGo };
 }
 
 /** Refuses what `open` cannot work with, before anything is opened. */

@@ -118,6 +118,18 @@ export class SessionSlot {
     return session;
   }
 
+  /**
+   * Lets the open session go (its store lease) and stays open: the next `open` or `resume` opens one
+   * again. How a conversation kept for reuse (a sub-agent's, see `openReusable`) idles between calls.
+   */
+  async letGo(): Promise<void> {
+    if (this.#closed) return;
+    if (this.#opening !== undefined) await this.#settleOpening();
+    await this.#session?.close();
+    this.#session = undefined;
+    this.#history = undefined;
+  }
+
   /** Lets the session go. Marked closed only once it did, so a failed close can be retried and loses nothing. */
   async close(): Promise<void> {
     if (this.#closed) return;

@@ -1,5 +1,5 @@
-// The Agent's own ways to change a session without a prompt: condense(), branchFrom(), continue(), and
-// what resume() says about a damaged session file.
+// The Agent's own ways to change a session without a prompt: condense(), branchFrom(), continue(), what
+// resume() says about a damaged session file, and what resume() of another session leaves behind.
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -219,5 +219,45 @@ describe('resume() over a damaged session file', () => {
     const opened = events.find((e) => e.kind === 'session_opened');
     expect(opened).toMatchObject({ kind: 'session_opened', sessionId: 's', report: snapshot.loadReport });
     await reader.close();
+  });
+});
+
+describe('resume() of another session', () => {
+  // Session B waits on an approval of a run asked without `output`; session A on one asked with it.
+  const wipe = { name: 'disk.wipe', description: 'Wipes.', inputSchema: { type: 'object' }, needsApproval: true, execute: () => 'wiped' };
+  const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+
+  it("leaves the last session's output request behind: deciding the other session's approval answers in text", async () => {
+    const store = new MemorySessionStore();
+    const model = scriptedModel(call({ name: 'disk_wipe', id: 'b-wipe' }), call({ name: 'disk_wipe', id: 'a-wipe' }), say('Wiped it.'));
+    const first = createConductor({ model: 'm', tools: [wipe] }, { store, invokeModel: model.invoke });
+    await first.resume('b');
+    expect((await first.submit('wipe it')).status).toBe('waiting');
+    await first.close();
+
+    const agent = createConductor({ model: 'm', tools: [wipe] }, { store, invokeModel: model.invoke });
+    await agent.resume('a');
+    expect((await agent.submit('where?', { output: schema })).status).toBe('waiting');
+    await agent.resume('b');
+    const settled = await agent.approve('b-wipe');
+
+    // B's run was never asked for JSON: its answer is its text, with no output judged and no repair asked.
+    expect(settled).toMatchObject({ sessionId: 'b', status: 'settled', text: 'Wiped it.' });
+    expect(settled.output).toBeUndefined();
+    expect(settled.messages.map(text)).toEqual(['wipe it', 'tool_call', 'tool_result', 'Wiped it.']);
+    expect(model.requests.at(-1)?.responseFormat).toBeUndefined();
+    expect(model.remaining()).toBe(0);
+    await agent.close();
+  });
+
+  it("keeps the output request when the same session is resumed: the approval's run still answers in JSON", async () => {
+    const store = new MemorySessionStore();
+    const model = scriptedModel(call({ name: 'disk_wipe', id: 'a-wipe' }), say('{"city":"Pune"}'));
+    const agent = createConductor({ model: 'm', tools: [wipe] }, { store, invokeModel: model.invoke });
+    await agent.resume('a');
+    expect((await agent.submit('where?', { output: schema })).status).toBe('waiting');
+    await agent.resume('a');
+    expect(await agent.approve('a-wipe')).toMatchObject({ status: 'settled', output: { city: 'Pune' } });
+    await agent.close();
   });
 });
